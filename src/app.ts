@@ -1,0 +1,43 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./env";
+import { ApiError } from "./lib/errors";
+import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
+import { validationHook } from "./lib/validation";
+import captureFlow from "./routes/capture-flow";
+import { mountDocs } from "./routes/docs";
+import uploads from "./routes/uploads";
+import verifications from "./routes/verifications";
+
+const MB = 1024 * 1024;
+const tooLarge = (): never => {
+  throw new ApiError("payload_too_large", "The request body is too large.");
+};
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.onError(handleError);
+  app.notFound(notFoundOrWrongMethod(app));
+  app.use("*", requestId);
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+  });
+
+  // Raw byte uploads first: they stream their body and must not pass through the JSON handling.
+  app.route("/", uploads);
+
+  // Inline captures carry up to 6 MB of image as base64; every other JSON body is small.
+  app.use("/v1/verifications/:token/captures", bodyLimit({ maxSize: 9 * MB, onError: tooLarge }));
+  app.use("/v1/*", async (c, next) => {
+    if (/^\/v1\/verifications\/[^/]+\/captures$/.test(c.req.path)) return next();
+    return bodyLimit({ maxSize: 1 * MB, onError: tooLarge })(c, next);
+  });
+  app.use("/v1/*", jsonBodies);
+
+  app.route("/", verifications);
+  app.route("/", captureFlow);
+  mountDocs(app);
+  app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));
+  return app;
+}

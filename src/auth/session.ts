@@ -1,0 +1,68 @@
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { jwtVerify, SignJWT } from "jose";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { isId } from "../lib/ids";
+import type { Principal } from "./principal";
+
+export const SESSION_COOKIE = "svc_session";
+export const SESSION_TTL_SECONDS = 8 * 60 * 60;
+const ISSUER = "verification-service";
+const AUDIENCE = "dashboard";
+const encoder = new TextEncoder();
+
+function sessionKey(env: Env): Uint8Array {
+  const secret = env.SESSION_SECRET;
+  if (!secret || secret.length < 32) throw new Error("SESSION_SECRET is missing or shorter than 32 characters");
+  return encoder.encode(secret);
+}
+
+export async function signSession(env: Env, claims: { userId: string; tenantId: string }, now = Date.now()): Promise<string> {
+  const iat = Math.floor(now / 1000);
+  return new SignJWT({ tid: claims.tenantId })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(claims.userId)
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + SESSION_TTL_SECONDS)
+    .sign(sessionKey(env));
+}
+
+/** Verifies a session JWT: HS256 only, our issuer and audience, not expired. Null when anything is off. */
+export async function verifySession(env: Env, token: string): Promise<{ userId: string; tenantId: string } | null> {
+  try {
+    const { payload } = await jwtVerify(token, sessionKey(env), { algorithms: ["HS256"], issuer: ISSUER, audience: AUDIENCE });
+    const userId = payload.sub;
+    const tenantId = payload.tid;
+    if (typeof userId !== "string" || !isId("user", userId) || typeof tenantId !== "string" || !isId("tenant", tenantId)) return null;
+    return { userId, tenantId };
+  } catch {
+    return null;
+  }
+}
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header, or
+ * failing that Sec-Fetch-Site, has to say so. A request carrying neither is refused too.
+ */
+export function isSameOrigin(c: Context<AppEnv>): boolean {
+  if (!UNSAFE.has(c.req.method)) return true;
+  const allowed = new Set([new URL(settings(c.env).baseUrl).origin, new URL(c.req.url).origin]);
+  const origin = c.req.header("Origin");
+  if (origin !== undefined) return allowed.has(origin);
+  return c.req.header("Sec-Fetch-Site") === "same-origin";
+}
+
+/** The session principal when a valid cookie is present; CSRF failures surface as `forbidden`. */
+export async function readSession(c: Context<AppEnv>): Promise<Principal | "csrf" | null> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token) return null;
+  const session = await verifySession(c.env, token);
+  if (!session) return null;
+  if (!isSameOrigin(c)) return "csrf";
+  return { kind: "session", tenantId: session.tenantId, userId: session.userId };
+}

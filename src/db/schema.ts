@@ -1,0 +1,310 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { VerificationConfig } from "../domain/verification/config";
+
+/*
+ * The system of record. Every timestamp is integer milliseconds since the epoch (UTC); JSON columns
+ * hold documents whose shape is owned by the domain module named in their comment.
+ */
+
+const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
+const ms = (name: string) => integer(name);
+
+export const tenants = sqliteTable("tenants", {
+  id: text("id").primaryKey(),
+  slug: text("slug").notNull().unique(),
+  displayName: text("display_name").notNull(),
+  /** Standard Webhooks signing secret (`whsec_…`); kept in clear because we must sign with it. */
+  webhookSecret: text("webhook_secret").notNull(),
+  /** The secret being rotated out: it keeps signing until `webhook_secret_previous_expires_at`. */
+  webhookSecretPrevious: text("webhook_secret_previous"),
+  webhookSecretPreviousExpiresAt: ms("webhook_secret_previous_expires_at"),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const users = sqliteTable("users", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  email: text("email"),
+  phone: text("phone"),
+  displayName: text("display_name"),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [index("users_tenant_idx").on(t.tenantId), uniqueIndex("users_email_idx").on(t.email)]);
+
+/** A sign-in method bound to a user: (`oidc:<issuer>`, sub), (`email`, address), (`phone`, number). */
+export const userIdentities = sqliteTable("user_identities", {
+  provider: text("provider").notNull(),
+  subject: text("subject").notNull(),
+  userId: text("user_id").notNull().references(() => users.id),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.provider, t.subject] })]);
+
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  /** `test` keys (`pk_test_`) work in local and staging, `live` keys (`pk_live_`) in production. */
+  environment: text("environment", { enum: ["test", "live"] }).notNull(),
+  scope: text("scope", { enum: ["full", "publishable"] }).notNull(),
+  /** SHA-256 hex of the whole key: the plaintext is never stored. */
+  keyHash: text("key_hash").notNull().unique(),
+  /** First characters of the key, shown to operators to tell keys apart. */
+  keyPrefix: text("key_prefix").notNull(),
+  name: text("name"),
+  createdAt: ms("created_at").notNull(),
+  lastUsedAt: ms("last_used_at"),
+  revokedAt: ms("revoked_at"),
+}, (t) => [index("api_keys_tenant_idx").on(t.tenantId)]);
+
+export type VerificationStatus = "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+
+export const verifications = sqliteTable("verifications", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  status: text("status").$type<VerificationStatus>().notNull(),
+  /** Compare-and-swap guard: every write sets it to exactly old + 1 (enforced by a trigger). */
+  version: integer("version").notNull(),
+  /** Fixed at creation, never updated (see domain/verification/config.ts). */
+  config: json<VerificationConfig>("config").notNull(),
+  sealEnabled: integer("seal_enabled", { mode: "boolean" }).notNull(),
+  originChannel: text("origin_channel"),
+  templateId: text("template_id"),
+  templateVersion: integer("template_version"),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+  capturesCount: integer("captures_count").notNull().default(0),
+  submittedAt: ms("submitted_at"),
+  /** When the evidence became complete (quota filled and required answers, or submit). */
+  readyAt: ms("ready_at"),
+  completedAt: ms("completed_at"),
+  /** SHA-256 of the canonical record + answers; null when sealing is off or nothing is answered. */
+  sealHash: text("seal_hash"),
+  verdict: json<unknown>("verdict"),
+  objectMatch: json<unknown>("object_match"),
+  locationMatch: json<unknown>("location_match"),
+  condition: json<unknown>("condition"),
+  failureReason: text("failure_reason"),
+  narrative: text("narrative"),
+  finalizedAt: ms("finalized_at"),
+  caseAnalysis: json<unknown>("case_analysis"),
+  progress: json<unknown>("progress"),
+}, (t) => [
+  index("verifications_tenant_list_idx").on(t.tenantId, t.id),
+  index("verifications_tenant_status_idx").on(t.tenantId, t.status, t.id),
+]);
+
+export const captures = sqliteTable("captures", {
+  id: text("id").primaryKey(),
+  verificationId: text("verification_id").notNull().references(() => verifications.id),
+  tenantId: text("tenant_id").notNull(),
+  stepKey: text("step_key").notNull(),
+  stepType: text("step_type", { enum: ["image", "upload"] }).notNull(),
+  /** 1-based order of acceptance within the verification. */
+  seq: integer("seq").notNull(),
+  imageKey: text("image_key").notNull().unique(),
+  contentType: text("content_type").notNull(),
+  sizeBytes: integer("size_bytes").notNull(),
+  sha256: text("sha256").notNull(),
+  surface: text("surface"),
+  clientCapturedAt: ms("client_captured_at"),
+  location: json<unknown>("location"),
+  forensicBufferKey: text("forensic_buffer_key"),
+  attestation: json<unknown>("attestation"),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [index("captures_verification_idx").on(t.verificationId, t.seq)]);
+
+export const answers = sqliteTable("answers", {
+  verificationId: text("verification_id").notNull().references(() => verifications.id),
+  stepKey: text("step_key").notNull(),
+  value: text("value").notNull(),
+  answeredAt: ms("answered_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.verificationId, t.stepKey] })]);
+
+/** An upload URL minted for a verification: the capability a signed PUT consumes exactly once. */
+export const uploads = sqliteTable("uploads", {
+  id: text("id").primaryKey(),
+  verificationId: text("verification_id").notNull().references(() => verifications.id),
+  kind: text("kind", { enum: ["image", "forensic_buffer"] }).notNull(),
+  objectKey: text("object_key").notNull().unique(),
+  contentType: text("content_type").notNull(),
+  maxBytes: integer("max_bytes").notNull(),
+  status: text("status", { enum: ["minted", "uploading", "uploaded"] }).notNull(),
+  sizeBytes: integer("size_bytes"),
+  sha256: text("sha256"),
+  /** Media type sniffed from the stored bytes (null when they match no supported type). */
+  sniffedType: text("sniffed_type"),
+  expiresAt: ms("expires_at").notNull(),
+  uploadedAt: ms("uploaded_at"),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [index("uploads_verification_idx").on(t.verificationId)]);
+
+/** Audit timeline and transactional outbox in one: `dispatched_at` null means not yet on the queue. */
+export const events = sqliteTable("events", {
+  id: text("id").primaryKey(),
+  verificationId: text("verification_id").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  name: text("name").notNull(),
+  payload: json<Record<string, unknown>>("payload"),
+  occurredAt: ms("occurred_at").notNull(),
+  dispatchedAt: ms("dispatched_at"),
+}, (t) => [
+  index("events_verification_idx").on(t.verificationId, t.id),
+  index("events_undispatched_idx").on(t.verificationId).where(sql`dispatched_at IS NULL`),
+]);
+
+export const idempotencyKeys = sqliteTable("idempotency_keys", {
+  tenantId: text("tenant_id").notNull(),
+  key: text("key").notNull(),
+  /** SHA-256 of method, path and canonical body: the same key with another request conflicts. */
+  fingerprint: text("fingerprint").notNull(),
+  statusCode: integer("status_code").notNull(),
+  responseBody: text("response_body").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.tenantId, t.key] })]);
+
+/** Per-capture analysis output (signals with provider, method version and evidence codes). */
+export const captureAnalyses = sqliteTable("capture_analyses", {
+  captureId: text("capture_id").primaryKey(),
+  verificationId: text("verification_id").notNull(),
+  status: text("status", { enum: ["completed", "failed"] }).notNull(),
+  result: json<unknown>("result"),
+  error: text("error"),
+  analyzedAt: ms("analyzed_at").notNull(),
+}, (t) => [index("capture_analyses_verification_idx").on(t.verificationId)]);
+
+/**
+ * Perceptual-hash index of every stored image, for near-duplicate lookups (multi-index hashing:
+ * the 64-bit hash is cut into four 16-bit bands; any two hashes within Hamming distance 3 share a
+ * band exactly, so each band is an equality lookup on its own index).
+ */
+export const imageHashes = sqliteTable("image_hashes", {
+  captureId: text("capture_id").primaryKey(),
+  verificationId: text("verification_id").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  algorithm: text("algorithm").notNull(),
+  hash: text("hash").notNull(),
+  band0: integer("band0").notNull(),
+  band1: integer("band1").notNull(),
+  band2: integer("band2").notNull(),
+  band3: integer("band3").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [
+  index("image_hashes_band0_idx").on(t.algorithm, t.band0),
+  index("image_hashes_band1_idx").on(t.algorithm, t.band1),
+  index("image_hashes_band2_idx").on(t.algorithm, t.band2),
+  index("image_hashes_band3_idx").on(t.algorithm, t.band3),
+]);
+
+export const webhookDeliveries = sqliteTable("webhook_deliveries", {
+  id: text("id").primaryKey(),
+  /** One delivery per event: the event id is the `webhook-id` on every attempt. */
+  eventId: text("event_id").notNull().unique(),
+  verificationId: text("verification_id").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  eventType: text("event_type").notNull(),
+  url: text("url").notNull(),
+  /** The exact body signed and sent; fixed at creation so retries carry the same bytes. */
+  payload: text("payload").notNull(),
+  status: text("status", { enum: ["pending", "succeeded", "failed"] }).notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  lastStatusCode: integer("last_status_code"),
+  lastError: text("last_error"),
+  nextAttemptAt: ms("next_attempt_at"),
+  deliveredAt: ms("delivered_at"),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [index("webhook_deliveries_verification_idx").on(t.verificationId, t.id)]);
+
+export const webhookAttempts = sqliteTable("webhook_attempts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  deliveryId: text("delivery_id").notNull().references(() => webhookDeliveries.id),
+  attempt: integer("attempt").notNull(),
+  statusCode: integer("status_code"),
+  latencyMs: integer("latency_ms").notNull(),
+  error: text("error"),
+  attemptedAt: ms("attempted_at").notNull(),
+  nextAttemptAt: ms("next_attempt_at"),
+}, (t) => [uniqueIndex("webhook_attempts_delivery_attempt_idx").on(t.deliveryId, t.attempt)]);
+
+export const linkTemplates = sqliteTable("link_templates", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  slug: text("slug").notNull(),
+  name: text("name").notNull(),
+  mode: text("mode", { enum: ["verification", "audit"] }).notNull(),
+  status: text("status", { enum: ["active", "revoked"] }).notNull(),
+  version: integer("version").notNull(),
+  /** The current version's creation spec (steps, expiry and config fields). */
+  spec: json<Record<string, unknown>>("spec").notNull(),
+  startedTotal: integer("started_total").notNull().default(0),
+  startedToday: integer("started_today").notNull().default(0),
+  /** UTC day (YYYY-MM-DD) that `started_today` counts. */
+  startedDay: text("started_day"),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+}, (t) => [uniqueIndex("link_templates_tenant_slug_idx").on(t.tenantId, t.slug)]);
+
+export const linkTemplateVersions = sqliteTable("link_template_versions", {
+  templateId: text("template_id").notNull().references(() => linkTemplates.id),
+  version: integer("version").notNull(),
+  name: text("name").notNull(),
+  mode: text("mode").notNull(),
+  spec: json<Record<string, unknown>>("spec").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.templateId, t.version] })]);
+
+export const magicLinks = sqliteTable("magic_links", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  expiresAt: ms("expires_at").notNull(),
+  usedAt: ms("used_at"),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const otpCodes = sqliteTable("otp_codes", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  phone: text("phone").notNull(),
+  codeHash: text("code_hash").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  expiresAt: ms("expires_at").notNull(),
+  usedAt: ms("used_at"),
+  createdAt: ms("created_at").notNull(),
+});
+
+/** Signatures the bot already used, refused on replay until they fall out of the tolerance window. */
+export const botNonces = sqliteTable("bot_nonces", {
+  signature: text("signature").primaryKey(),
+  expiresAt: ms("expires_at").notNull(),
+});
+
+/** Emails and messages sent (or, in local development, only recorded) to people. */
+export const outboundMessages = sqliteTable("outbound_messages", {
+  id: text("id").primaryKey(),
+  /** Makes a notification at-most-once per cause, e.g. `email:<event id>`. */
+  dedupeKey: text("dedupe_key").notNull().unique(),
+  channel: text("channel", { enum: ["email", "whatsapp"] }).notNull(),
+  recipient: text("recipient").notNull(),
+  subject: text("subject"),
+  body: text("body").notNull(),
+  verificationId: text("verification_id"),
+  provider: text("provider").notNull(),
+  status: text("status", { enum: ["sent", "recorded", "failed"] }).notNull(),
+  error: text("error"),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const queueFailures = sqliteTable("queue_failures", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  queue: text("queue").notNull(),
+  messageId: text("message_id").notNull(),
+  body: text("body").notNull(),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const geocodeCache = sqliteTable("geocode_cache", {
+  query: text("query").primaryKey(),
+  result: json<unknown>("result"),
+  createdAt: ms("created_at").notNull(),
+});

@@ -1,0 +1,71 @@
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import type { Db } from "./client";
+import { answers, captures, events, verifications } from "./schema";
+import type { VerificationState } from "../domain/verification/state";
+
+export type VerificationRow = typeof verifications.$inferSelect;
+export type CaptureRow = typeof captures.$inferSelect;
+export type AnswerRow = typeof answers.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+
+/** A verification with everything a read or a decision needs, loaded in one D1 round trip. */
+export interface VerificationRecord {
+  row: VerificationRow;
+  captures: CaptureRow[];
+  answers: AnswerRow[];
+}
+
+export async function loadRecord(db: Db, id: string): Promise<VerificationRecord | null> {
+  const [rows, captureRows, answerRows] = await db.batch([
+    db.select().from(verifications).where(eq(verifications.id, id)),
+    db.select().from(captures).where(eq(captures.verificationId, id)).orderBy(asc(captures.seq)),
+    db.select().from(answers).where(eq(answers.verificationId, id)),
+  ]);
+  const row = rows[0];
+  return row ? { row, captures: captureRows, answers: answerRows } : null;
+}
+
+/** The tenant-scoped read: another tenant's verification is indistinguishable from a missing one. */
+export async function loadTenantRecord(db: Db, tenantId: string, id: string): Promise<VerificationRecord | null> {
+  const record = await loadRecord(db, id);
+  return record && record.row.tenantId === tenantId ? record : null;
+}
+
+export function toState(record: VerificationRecord): VerificationState {
+  const { row } = record;
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    status: row.status,
+    version: row.version,
+    config: row.config,
+    sealEnabled: row.sealEnabled,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    submittedAt: row.submittedAt,
+    readyAt: row.readyAt,
+    completedAt: row.completedAt,
+    finalizedAt: row.finalizedAt,
+    captures: record.captures.map((c) => ({ id: c.id, stepKey: c.stepKey, imageKey: c.imageKey })),
+    answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt }])),
+  };
+}
+
+export async function undispatchedEvents(db: Db, verificationId: string): Promise<EventRow[]> {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.verificationId, verificationId), isNull(events.dispatchedAt)))
+    .orderBy(asc(events.id));
+}
+
+export async function markDispatched(db: Db, ids: string[], now: number): Promise<void> {
+  // 100 bound parameters per statement: ids are chunked well below that.
+  for (let i = 0; i < ids.length; i += 50) {
+    await db.update(events).set({ dispatchedAt: now }).where(inArray(events.id, ids.slice(i, i + 50)));
+  }
+}
+
+export async function timeline(db: Db, verificationId: string): Promise<EventRow[]> {
+  return db.select().from(events).where(eq(events.verificationId, verificationId)).orderBy(asc(events.id));
+}

@@ -1,0 +1,170 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { uploads } from "../../db/schema";
+import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { MEDIA_TYPES } from "../../schemas/steps";
+import { objectKeyFor, putEvidence, readEvidence, deleteEvidence } from "../../storage/evidence";
+import { presignPut, r2Credentials } from "../../storage/presign";
+import { maxEvidenceBytes, type VerificationConfig } from "../verification/config";
+import { normalizeContentType, sniffMediaType } from "./media";
+
+export const UPLOAD_TTL_MS = 5 * 60 * 1000;
+/** A depth map is small (a 16-bit PNG at sensor resolution); 10 MB leaves ample room. */
+export const FORENSIC_BUFFER_MAX_BYTES = 10 * 1024 * 1024;
+const TOKEN_PURPOSE = "upload";
+
+export type UploadRow = typeof uploads.$inferSelect;
+export type UploadKind = UploadRow["kind"];
+
+export interface MintedUpload {
+  upload_url: string;
+  image_key: string;
+  capture_id: string;
+  expires_at: string;
+}
+
+/** Checks the declared media type against what a `kind` of upload may carry (415 otherwise). */
+export function acceptedContentType(kind: UploadKind, declared: string): string {
+  const type = normalizeContentType(declared);
+  const allowed: readonly string[] = kind === "forensic_buffer" ? ["image/png"] : MEDIA_TYPES;
+  if (!allowed.includes(type)) {
+    throw new ApiError("unsupported_media_type", `A ${kind} upload must be one of ${allowed.join(", ")}.`, {
+      fields: { content_type: `Unsupported: ${type || "(empty)"}.` },
+    });
+  }
+  return type;
+}
+
+export async function mintUpload(
+  env: Env,
+  db: Db,
+  options: { verificationId: string; config: VerificationConfig; kind: UploadKind; contentType: string; baseUrl: string; secret: string; now: number },
+): Promise<MintedUpload> {
+  const { verificationId, kind, now } = options;
+  const contentType = acceptedContentType(kind, options.contentType);
+  const id = newId("capture", now);
+  const objectKey = objectKeyFor(verificationId, id, kind);
+  const expiresAt = now + UPLOAD_TTL_MS;
+  const maxBytes = kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES;
+  await db.insert(uploads).values({ id, verificationId, kind, objectKey, contentType, maxBytes, status: "minted", expiresAt, createdAt: now });
+  const creds = r2Credentials(env);
+  const uploadUrl = creds
+    ? await presignPut(creds, objectKey, contentType, new Date(now))
+    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: expiresAt })}`;
+  return { upload_url: uploadUrl, image_key: objectKey, capture_id: id, expires_at: new Date(expiresAt).toISOString() };
+}
+
+/**
+ * The Worker upload route: verifies the signed URL, claims the upload (single use), reads at most
+ * `max_bytes`, and stores the bytes with their SHA-256 and sniffed type. A failed attempt releases
+ * the claim so the client can retry the same URL within its five minutes.
+ */
+export async function receiveUpload(
+  bucket: R2Bucket,
+  db: Db,
+  options: { token: string; secret: string; contentType: string | undefined; contentLength: string | undefined; body: ReadableStream<Uint8Array> | null; now: number },
+): Promise<{ image_key: string; size_bytes: number; sha256: string }> {
+  const claims = (await verifyToken(options.secret, TOKEN_PURPOSE, options.token)) as { id?: unknown; exp?: unknown } | null;
+  if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number") throw ApiError.notFound("upload URL");
+  if (claims.exp <= options.now) throw new ApiError("expired", "This upload URL has expired; request a new one.");
+  const row = await db.select().from(uploads).where(eq(uploads.id, claims.id)).get();
+  if (!row) throw ApiError.notFound("upload URL");
+  if (row.status === "uploaded") throw new ApiError("invalid_state", "This upload URL was already used.");
+  if (normalizeContentType(options.contentType ?? "") !== row.contentType) {
+    throw new ApiError("unsupported_media_type", `This upload URL only accepts Content-Type ${row.contentType}.`);
+  }
+  const declared = options.contentLength === undefined ? NaN : Number(options.contentLength);
+  if (!Number.isSafeInteger(declared) || declared < 0) {
+    throw ApiError.invalid({ "content-length": "A Content-Length header is required." });
+  }
+  if (declared > row.maxBytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
+  if (declared === 0 || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
+
+  const claimed = await db
+    .update(uploads)
+    .set({ status: "uploading" })
+    .where(and(eq(uploads.id, row.id), eq(uploads.status, "minted")))
+    .run();
+  if (claimed.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
+  try {
+    const bytes = await readAtMost(options.body, row.maxBytes);
+    if (!bytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
+    const sha256 = await sha256Hex(bytes);
+    await putEvidence(bucket, row.objectKey, bytes, row.contentType, sha256);
+    await db
+      .update(uploads)
+      .set({ status: "uploaded", sizeBytes: bytes.length, sha256, sniffedType: sniffMediaType(bytes), uploadedAt: options.now })
+      .where(eq(uploads.id, row.id))
+      .run();
+    return { image_key: row.objectKey, size_bytes: bytes.length, sha256 };
+  } catch (err) {
+    await db.update(uploads).set({ status: "minted" }).where(eq(uploads.id, row.id)).run();
+    throw err;
+  }
+}
+
+/** Reads a stream fully unless it exceeds `limit` bytes (then null, without buffering the rest). */
+async function readAtMost(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** A stored upload as a capture sees it: its digest, size and sniffed type. */
+export interface StoredUpload {
+  row: UploadRow;
+  sizeBytes: number;
+  sha256: string;
+  sniffedType: string | null;
+}
+
+/**
+ * Finds the upload behind an `image_key` (or `forensic_buffer_key`) of this verification. Uploads
+ * that went straight to R2 (presigned mode) are inspected and recorded on first use.
+ */
+export async function resolveUpload(
+  bucket: R2Bucket,
+  db: Db,
+  options: { verificationId: string; objectKey: string; kind: UploadKind; field: string; now: number },
+): Promise<StoredUpload> {
+  const row = await db.select().from(uploads).where(eq(uploads.objectKey, options.objectKey)).get();
+  if (!row || row.verificationId !== options.verificationId || row.kind !== options.kind) {
+    throw ApiError.invalid({ [options.field]: `Unknown ${options.field} for this verification; mint one with captures/upload-url.` });
+  }
+  if (row.status === "uploaded" && row.sha256 && row.sizeBytes !== null) {
+    return { row, sizeBytes: row.sizeBytes, sha256: row.sha256, sniffedType: row.sniffedType };
+  }
+  const bytes = await readEvidence(bucket, row.objectKey);
+  if (!bytes) throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
+  if (bytes.length > row.maxBytes) {
+    await deleteEvidence(bucket, [row.objectKey]);
+    throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
+  }
+  const sha256 = await sha256Hex(bytes);
+  const sniffedType = sniffMediaType(bytes);
+  await db
+    .update(uploads)
+    .set({ status: "uploaded", sizeBytes: bytes.length, sha256, sniffedType, uploadedAt: options.now })
+    .where(eq(uploads.id, row.id))
+    .run();
+  return { row, sizeBytes: bytes.length, sha256, sniffedType };
+}

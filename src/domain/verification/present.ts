@@ -1,0 +1,84 @@
+import type { VerificationRecord } from "../../db/verifications";
+import { iso } from "../../lib/time";
+import type { VerificationConfig } from "./config";
+import { sealOf } from "./seal";
+import { effectiveStatus } from "./state";
+
+/** Who is looking decides what a Verification shows. */
+export type Audience =
+  /** Tenant back-end (API key): everything but the operator-only progress snapshot. */
+  | "tenant"
+  /** Operator dashboard (session cookie): everything, progress included. */
+  | "operator"
+  /** The end user holding the capture link: their own answers, no verdict, no tenant-private config. */
+  | "capture";
+
+export function captureUrl(baseUrl: string, id: string): string {
+  return `${baseUrl}/c/${id}`;
+}
+
+function capturePageConfig(config: VerificationConfig): VerificationConfig {
+  const { webhook_url: _w, notify_email: _n, metadata: _m, ...rest } = config;
+  return rest;
+}
+
+/** The Verification resource in its wire shape (snake_case, RFC 3339 times). */
+export function presentVerification(
+  record: VerificationRecord,
+  options: { baseUrl: string; audience: Audience; now?: number },
+): Record<string, unknown> {
+  const { row } = record;
+  const now = options.now ?? Date.now();
+  const full = options.audience !== "capture";
+  const out: Record<string, unknown> = {
+    id: row.id,
+    status: effectiveStatus(row, now),
+    capture_url: captureUrl(options.baseUrl, row.id),
+    created_at: iso(row.createdAt),
+    expires_at: iso(row.expiresAt),
+    captures_count: row.capturesCount,
+    config: full ? row.config : capturePageConfig(row.config),
+  };
+  if (record.answers.length > 0) {
+    out.answers = Object.fromEntries(
+      [...record.answers]
+        .sort((a, b) => a.stepKey.localeCompare(b.stepKey))
+        .map((a) => [a.stepKey, { value: a.value, answered_at: iso(a.answeredAt) }]),
+    );
+  }
+  const seal = sealOf(row.sealHash);
+  if (seal) out.record_seal = seal;
+  out.captures = record.captures.map((c) => ({
+    id: c.id,
+    step_key: c.stepKey,
+    created_at: iso(c.createdAt),
+    ...(full && c.attestation ? { attestation: c.attestation } : {}),
+  }));
+  if (row.submittedAt !== null) out.submitted_at = iso(row.submittedAt);
+  if (!full) return out;
+  if (row.verdict) out.verdict = row.verdict;
+  if (row.completedAt !== null) out.completed_at = iso(row.completedAt);
+  if (row.failureReason) out.failure_reason = row.failureReason;
+  if (row.narrative !== null) out.narrative = row.narrative;
+  if (row.caseAnalysis) out.case_analysis = row.caseAnalysis;
+  if (row.objectMatch) out.object_match = row.objectMatch;
+  if (row.locationMatch) out.location_match = row.locationMatch;
+  if (row.condition) out.condition = row.condition;
+  if (options.audience === "operator" && row.progress) out.progress = row.progress;
+  return out;
+}
+
+/** The share-safe certificate projection: verdict label only, nothing personal or tenant-private. */
+export function presentPublic(record: VerificationRecord, tenantName: string, now = Date.now()): Record<string, unknown> {
+  const { row } = record;
+  const verdict = row.verdict as { label?: string } | null;
+  return {
+    id: row.id,
+    status: effectiveStatus(row, now),
+    tenant: { display_name: tenantName },
+    created_at: iso(row.createdAt),
+    ...(row.completedAt !== null ? { completed_at: iso(row.completedAt) } : {}),
+    captures_count: row.capturesCount,
+    ...(verdict?.label ? { verdict: { label: verdict.label } } : {}),
+  };
+}

@@ -1,0 +1,125 @@
+import canonicalize from "canonicalize";
+import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { answers, captures, idempotencyKeys, verifications } from "../../db/schema";
+import type { VerificationRecord } from "../../db/verifications";
+import { unwrap, verificationObject } from "../../durable-objects/verification-client";
+import { settings } from "../../env";
+import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
+import type { VerificationStatus } from "./state";
+import { normalizeConfig } from "./config";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface CreateOptions {
+  tenantId: string;
+  input: CreateVerificationInput;
+  originChannel?: string;
+  templateId?: string;
+  templateVersion?: number;
+  idempotencyKey?: string;
+  now?: number;
+}
+
+export type CreateOutcome =
+  | { kind: "created"; record: VerificationRecord }
+  | { kind: "replayed"; statusCode: number; body: string };
+
+/** Creates a verification through its Durable Object, honouring `Idempotency-Key` (24 h, per tenant). */
+export async function createVerification(env: Env, db: Db, options: CreateOptions): Promise<CreateOutcome> {
+  const now = options.now ?? Date.now();
+  const { input } = options;
+  let idempotency: { key: string; fingerprint: string; staleBefore: number } | undefined;
+  if (options.idempotencyKey !== undefined) {
+    const fingerprint = await sha256Hex(`POST /v1/verifications\n${canonicalize(input) ?? ""}`);
+    const replay = await findReplay(db, options.tenantId, options.idempotencyKey, fingerprint, now);
+    if (replay) return replay;
+    idempotency = { key: options.idempotencyKey, fingerprint, staleBefore: now - IDEMPOTENCY_TTL_MS };
+  }
+  const id = newId("verification", now);
+  const result = await verificationObject(env, id).create({
+    id,
+    tenantId: options.tenantId,
+    config: normalizeConfig(input),
+    sealEnabled: input.seal !== false,
+    createdAt: now,
+    expiresAt: now + (input.expires_in_seconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000,
+    ...(options.originChannel ? { originChannel: options.originChannel } : {}),
+    ...(options.templateId ? { templateId: options.templateId, templateVersion: options.templateVersion ?? 1 } : {}),
+    ...(idempotency ? { idempotency } : {}),
+  });
+  if (!result.ok && result.error.code === "idempotency_conflict" && idempotency) {
+    // A concurrent request with the same key committed first: answer as its replay would.
+    const replay = await findReplay(db, options.tenantId, idempotency.key, idempotency.fingerprint, now);
+    if (replay) return replay;
+  }
+  return { kind: "created", record: unwrap(result).record };
+}
+
+async function findReplay(db: Db, tenantId: string, key: string, fingerprint: string, now: number): Promise<CreateOutcome | null> {
+  const stored = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.tenantId, tenantId), eq(idempotencyKeys.key, key), gte(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS)))
+    .get();
+  if (!stored) return null;
+  if (stored.fingerprint !== fingerprint) {
+    throw new ApiError("idempotency_conflict", "This Idempotency-Key was already used with a different request body.");
+  }
+  return { kind: "replayed", statusCode: stored.statusCode, body: stored.responseBody };
+}
+
+export interface ListFilters {
+  limit: number;
+  cursor?: string;
+  status?: VerificationStatus;
+  createdGte?: number;
+  createdLt?: number;
+}
+
+/** Newest first, keyset-paginated on the id (a ULID, so it sorts by creation time). */
+export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
+  const secret = settings(env).signingSecret;
+  const conditions: SQL[] = [eq(verifications.tenantId, tenantId)];
+  if (filters.cursor !== undefined) {
+    const decoded = (await verifyToken(secret, "list-cursor", filters.cursor)) as { after?: unknown } | null;
+    if (!decoded || typeof decoded.after !== "string") {
+      throw ApiError.invalid({ cursor: "Invalid cursor: pass back the next_cursor of the previous page unchanged." });
+    }
+    conditions.push(lt(verifications.id, decoded.after));
+  }
+  if (filters.status) conditions.push(eq(verifications.status, filters.status));
+  if (filters.createdGte !== undefined) conditions.push(gte(verifications.createdAt, filters.createdGte));
+  if (filters.createdLt !== undefined) conditions.push(lt(verifications.createdAt, filters.createdLt));
+  const rows = await db
+    .select()
+    .from(verifications)
+    .where(and(...conditions))
+    .orderBy(desc(verifications.id))
+    .limit(filters.limit + 1);
+  const page = rows.slice(0, filters.limit);
+  const records = await attachChildren(db, page);
+  const last = page[page.length - 1];
+  if (rows.length > filters.limit && last) {
+    return { records, nextCursor: await signToken(secret, "list-cursor", { after: last.id }) };
+  }
+  return { records };
+}
+
+async function attachChildren(db: Db, rows: VerificationRecord["row"][]): Promise<VerificationRecord[]> {
+  const byId = new Map<string, VerificationRecord>(rows.map((row) => [row.id, { row, captures: [], answers: [] }]));
+  const ids = rows.map((r) => r.id);
+  for (let i = 0; i < ids.length; i += 50) {
+    const chunk = ids.slice(i, i + 50);
+    const [captureRows, answerRows] = await db.batch([
+      db.select().from(captures).where(inArray(captures.verificationId, chunk)).orderBy(captures.verificationId, captures.seq),
+      db.select().from(answers).where(inArray(answers.verificationId, chunk)),
+    ]);
+    for (const c of captureRows) byId.get(c.verificationId)?.captures.push(c);
+    for (const a of answerRows) byId.get(a.verificationId)?.answers.push(a);
+  }
+  return [...byId.values()];
+}

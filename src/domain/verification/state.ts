@@ -1,0 +1,57 @@
+import type { VerificationStatus } from "../../db/schema";
+import type { VerificationConfig } from "./config";
+
+export type { VerificationStatus };
+
+export interface CaptureRef {
+  id: string;
+  stepKey: string;
+  imageKey: string;
+}
+
+export interface AnswerValue {
+  value: string;
+  answeredAt: number;
+}
+
+/** What the state machine needs to know about a verification: loaded from D1 before each decision. */
+export interface VerificationState {
+  id: string;
+  tenantId: string;
+  status: VerificationStatus;
+  version: number;
+  config: VerificationConfig;
+  sealEnabled: boolean;
+  createdAt: number;
+  expiresAt: number;
+  submittedAt: number | null;
+  readyAt: number | null;
+  completedAt: number | null;
+  finalizedAt: number | null;
+  captures: CaptureRef[];
+  answers: Record<string, AnswerValue>;
+}
+
+export const TERMINAL_STATUSES: readonly VerificationStatus[] = ["completed", "expired", "failed"];
+
+export function isTerminal(status: VerificationStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/**
+ * The status a reader should see. A verification whose `expires_at` passed is expired even before its
+ * alarm has written that down, unless its evidence was already complete (then only analysis remains).
+ */
+export function effectiveStatus(
+  state: Pick<VerificationState, "status" | "expiresAt" | "readyAt">,
+  now: number,
+): VerificationStatus {
+  if (!isTerminal(state.status) && state.readyAt === null && now >= state.expiresAt) return "expired";
+  return state.status;
+}
+
+export function capturesInStep(state: Pick<VerificationState, "captures">, stepKey: string): number {
+  let n = 0;
+  for (const c of state.captures) if (c.stepKey === stepKey) n += 1;
+  return n;
+}

@@ -1,0 +1,449 @@
+import { DurableObject } from "cloudflare:workers";
+import { eq, lt, and } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { createDb, type Db } from "../db/client";
+import { answers, captures, events, idempotencyKeys, verifications } from "../db/schema";
+import {
+  loadRecord,
+  markDispatched,
+  toState,
+  undispatchedEvents,
+  type CaptureRow,
+  type EventRow,
+  type VerificationRecord,
+  type VerificationRow,
+} from "../db/verifications";
+import { presentVerification } from "../domain/verification/present";
+import { settings } from "../env";
+import { computeSealHash } from "../domain/verification/seal";
+import type { VerificationState } from "../domain/verification/state";
+import { isTerminal } from "../domain/verification/state";
+import * as machine from "../domain/verification/transitions";
+import type { ProgressKind, Transition } from "../domain/verification/transitions";
+import type { VerificationConfig } from "../domain/verification/config";
+import { queuePublisher, type EventPublisher } from "../events/publisher";
+import { errorResult, type ErrorResult } from "../lib/errors";
+import { newId } from "../lib/ids";
+import type { MediaType } from "../schemas/steps";
+import { sweepOrphans } from "../storage/evidence";
+
+export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
+
+export interface CreateInput {
+  id: string;
+  tenantId: string;
+  config: VerificationConfig;
+  sealEnabled: boolean;
+  createdAt: number;
+  expiresAt: number;
+  originChannel?: string;
+  templateId?: string;
+  templateVersion?: number;
+  /** Stored in the same batch as the verification, so a replay always finds a finished response. */
+  idempotency?: { key: string; fingerprint: string; staleBefore: number };
+}
+
+export interface CaptureInput {
+  captureId: string;
+  stepKey?: string;
+  imageKey: string;
+  mediaType: MediaType;
+  sizeBytes: number;
+  sha256: string;
+  surface?: string;
+  clientCapturedAt?: number;
+  location?: unknown;
+  forensicBufferKey?: string;
+  attestation?: unknown;
+}
+
+/** What a decision asks the shell to write besides the transition itself. */
+interface Plan {
+  transition: Transition;
+  columns?: Partial<typeof verifications.$inferInsert>;
+  statements?: (db: Db) => BatchItem<"sqlite">[];
+  /** Nothing to write: answer with the current record. */
+  noop?: boolean;
+}
+
+const SWEEP_GRACE_MS = 6 * 60 * 1000;
+const REDRIVE_BASE_MS = 5_000;
+const REDRIVE_MAX_MS = 10 * 60 * 1000;
+
+/**
+ * One instance per verification: the single writer of its D1 rows. It runs mutations one at a time
+ * (a promise chain, because D1/R2/queue I/O opens the input gate), commits each as one D1 batch whose
+ * first statement is a version compare-and-swap (the `verifications_version_cas` trigger), then
+ * publishes the outbox events of that batch; its alarm expires it, re-drives unsent events and sweeps
+ * orphaned uploads. All rules live in domain/verification/transitions.ts.
+ */
+export class VerificationObject extends DurableObject<Env> {
+  #tail: Promise<unknown> = Promise.resolve();
+  /** Replaceable from tests (runInDurableObject) to simulate a failing queue. */
+  publisher: EventPublisher;
+  clock: () => number = () => Date.now();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.publisher = queuePublisher(env.EVENTS_QUEUE);
+  }
+
+  get #db(): Db {
+    return createDb(this.env.DB);
+  }
+
+  /** Runs `fn` after every earlier call finished, whatever it awaits in between. */
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(fn, fn);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async create(input: CreateInput): Promise<MutationResult> {
+    return this.#exclusive(async () => {
+      await this.ctx.storage.put("verification_id", input.id);
+      const db = this.#db;
+      const now = input.createdAt;
+      const row = newVerificationRow(input);
+      const eventRows = [eventRow(input.id, input.tenantId, { name: "verification.created" }, now)];
+      const statements: BatchItem<"sqlite">[] = [];
+      if (input.idempotency) {
+        const { key, fingerprint, staleBefore } = input.idempotency;
+        const responseBody = JSON.stringify(
+          presentVerification({ row, captures: [], answers: [] }, { baseUrl: settings(this.env).baseUrl, audience: "tenant", now }),
+        );
+        statements.push(
+          db
+            .delete(idempotencyKeys)
+            .where(and(eq(idempotencyKeys.tenantId, input.tenantId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.createdAt, staleBefore))),
+          db.insert(idempotencyKeys).values({ tenantId: input.tenantId, key, fingerprint, statusCode: 201, responseBody, createdAt: now }),
+        );
+      }
+      statements.push(db.insert(verifications).values(row), db.insert(events).values(eventRows));
+      try {
+        await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+      } catch (err) {
+        if (input.idempotency && isUniqueViolation(err)) {
+          return errorResult("idempotency_conflict", "Another request with this Idempotency-Key won the race.");
+        }
+        throw err;
+      }
+      await this.#dispatch(input.id, eventRows);
+      const record: VerificationRecord = { row, captures: [], answers: [] };
+      await this.#schedule(record);
+      return { ok: true, record };
+    });
+  }
+
+  async addCapture(id: string, input: CaptureInput): Promise<MutationResult> {
+    return this.#mutate(id, (state, record, now) => {
+      const existing = record.captures.find((c) => c.imageKey === input.imageKey);
+      if (existing) return { transition: noChange(state), noop: true, replayed: true };
+      const decision = machine.acceptCapture(state, input, now);
+      if (!decision.ok) return decision;
+      const row: CaptureRow = {
+        id: input.captureId,
+        verificationId: id,
+        tenantId: state.tenantId,
+        stepKey: decision.step.key,
+        stepType: decision.step.type,
+        seq: decision.seq,
+        imageKey: input.imageKey,
+        contentType: input.mediaType,
+        sizeBytes: input.sizeBytes,
+        sha256: input.sha256,
+        surface: input.surface ?? null,
+        clientCapturedAt: input.clientCapturedAt ?? null,
+        location: input.location ?? null,
+        forensicBufferKey: input.forensicBufferKey ?? null,
+        attestation: input.attestation ?? null,
+        createdAt: now,
+      };
+      return {
+        transition: decision.transition,
+        columns: { capturesCount: decision.seq },
+        statements: (db) => [db.insert(captures).values(row)],
+      };
+    });
+  }
+
+  async answer(id: string, stepKey: string, value: string): Promise<MutationResult> {
+    return this.#mutate(id, async (state, _record, now) => {
+      const decision = machine.recordAnswer(state, stepKey, value, now);
+      if (!decision.ok) return decision;
+      const sealHash = await computeSealHash({ ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } });
+      return {
+        transition: decision.transition,
+        columns: { sealHash },
+        statements: (db) => [
+          db
+            .insert(answers)
+            .values({ verificationId: id, stepKey, value, answeredAt: now })
+            .onConflictDoUpdate({ target: [answers.verificationId, answers.stepKey], set: { value, answeredAt: now } }),
+        ],
+      };
+    });
+  }
+
+  async submit(id: string): Promise<MutationResult> {
+    return this.#mutate(id, (state, _record, now) => {
+      const decision = machine.submit(state, now);
+      if (!decision.ok) return decision;
+      return { transition: decision.transition, noop: decision.alreadySubmitted };
+    });
+  }
+
+  async progress(id: string, kind: ProgressKind, snapshot: Record<string, unknown>): Promise<MutationResult> {
+    return this.#mutate(id, (state, _record, now) => {
+      const decision = machine.reportProgress(state, kind, now);
+      if (!decision.ok) return decision;
+      return { transition: decision.transition, columns: { progress: { ...snapshot, received_at: new Date(now).toISOString() } } };
+    });
+  }
+
+  /** Written by the analysis worker: the verdict and the independent checks, then `completed`. */
+  async complete(id: string, outcome: { verdict: unknown; objectMatch?: unknown; locationMatch?: unknown; condition?: unknown }): Promise<MutationResult> {
+    return this.#mutate(id, (state, _record, now) => {
+      const label = (outcome.verdict as { label?: string } | null)?.label;
+      const decision = machine.complete(state, now, label ? { label } : {});
+      if (!decision.ok) return decision;
+      return {
+        transition: decision.transition,
+        columns: {
+          verdict: outcome.verdict,
+          objectMatch: outcome.objectMatch ?? null,
+          locationMatch: outcome.locationMatch ?? null,
+          condition: outcome.condition ?? null,
+        },
+      };
+    });
+  }
+
+  async fail(id: string, reason: string): Promise<MutationResult> {
+    return this.#mutate(id, (state) => {
+      const decision = machine.fail(state, reason);
+      if (!decision.ok) return decision;
+      return { transition: decision.transition, columns: { failureReason: reason } };
+    });
+  }
+
+  async finalize(id: string, narrative: string): Promise<MutationResult> {
+    return this.#mutate(id, (state, _record, now) => {
+      const decision = machine.finalize(state, narrative, now);
+      if (!decision.ok) return decision;
+      return { transition: decision.transition, columns: { narrative } };
+    });
+  }
+
+  /** The case analysis result, written once after finalize (synchronously or by the queue). */
+  async recordCaseAnalysis(id: string, caseAnalysis: unknown): Promise<MutationResult> {
+    return this.#mutate(id, (state, record) => {
+      if (state.finalizedAt === null) return errorResult("invalid_state", "The case was not finalized.");
+      if (record.row.caseAnalysis) return { transition: noChange(state), noop: true };
+      return { transition: { status: state.status, patch: {}, events: [{ name: "verification.case.analyzed" }] }, columns: { caseAnalysis } };
+    });
+  }
+
+  override async alarm(): Promise<void> {
+    await this.#exclusive(async () => {
+      const id = await this.ctx.storage.get<string>("verification_id");
+      if (!id) return;
+      const db = this.#db;
+      let record = await loadRecord(db, id);
+      if (!record) {
+        await this.ctx.storage.deleteAll();
+        return;
+      }
+      const now = this.clock();
+      const expiry = machine.expire(toState(record), now);
+      if (expiry.ok) {
+        const result = await this.#apply(id, (state, _r, at) => {
+          const decision = machine.expire(state, at);
+          return decision.ok ? { transition: decision.transition } : decision;
+        });
+        if (result.ok) record = result.record;
+      }
+      await this.#redrive(id);
+      const sweepAt = await this.ctx.storage.get<number>("sweep_at");
+      if (sweepAt !== undefined && sweepAt <= now) {
+        const referenced = new Set<string>();
+        for (const c of record.captures) {
+          referenced.add(c.imageKey);
+          if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
+        }
+        await sweepOrphans(this.env.EVIDENCE, id, referenced, now, SWEEP_GRACE_MS);
+        await this.ctx.storage.delete("sweep_at");
+      }
+      await this.#schedule(record);
+    });
+  }
+
+  #mutate(id: string, decide: Decide): Promise<MutationResult> {
+    return this.#exclusive(async () => {
+      await this.ctx.storage.put("verification_id", id);
+      return this.#apply(id, decide);
+    });
+  }
+
+  /** Load → decide → one D1 batch (CAS first) → publish events → re-arm the alarm. Caller holds the lock. */
+  async #apply(id: string, decide: Decide): Promise<MutationResult> {
+    const db = this.#db;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const record = await loadRecord(db, id);
+      if (!record) return errorResult("not_found", "No such verification.");
+      const now = this.clock();
+      const state = toState(record);
+      const plan = await decide(state, record, now);
+      if ("ok" in plan) return plan;
+      if (plan.noop) return { ok: true, record, ...(plan.replayed ? { replayed: true } : {}) };
+      const { transition } = plan;
+      const eventRows = transition.events.map((e) => eventRow(id, state.tenantId, e, now));
+      const batch: BatchItem<"sqlite">[] = [
+        db
+          .update(verifications)
+          .set({ ...plan.columns, ...transition.patch, status: transition.status, version: state.version + 1, updatedAt: now })
+          .where(eq(verifications.id, id)),
+        ...(plan.statements?.(db) ?? []),
+      ];
+      if (eventRows.length > 0) batch.push(db.insert(events).values(eventRows));
+      try {
+        await db.batch(batch as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+      } catch (err) {
+        if (isVersionConflict(err)) continue;
+        throw err;
+      }
+      await this.#dispatch(id, eventRows);
+      const after = await loadRecord(db, id);
+      if (!after) throw new Error("verification vanished after commit");
+      await this.#schedule(after);
+      return { ok: true, record: after };
+    }
+    return errorResult("invalid_state", "The verification changed concurrently; retry the request.");
+  }
+
+  /** Publishes freshly committed events; on failure the alarm re-drives them from the outbox. */
+  async #dispatch(id: string, rows: EventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.publisher.publish(rows);
+      await markDispatched(this.#db, rows.map((r) => r.id), this.clock());
+    } catch (err) {
+      console.error(JSON.stringify({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) }));
+      await this.#scheduleRedrive();
+    }
+  }
+
+  async #redrive(id: string): Promise<void> {
+    const pending = await undispatchedEvents(this.#db, id);
+    if (pending.length === 0) {
+      await this.ctx.storage.delete(["redrive_at", "redrive_attempts"]);
+      return;
+    }
+    try {
+      await this.publisher.publish(pending);
+      await markDispatched(this.#db, pending.map((r) => r.id), this.clock());
+      await this.ctx.storage.delete(["redrive_at", "redrive_attempts"]);
+    } catch (err) {
+      console.error(JSON.stringify({ msg: "event re-drive failed", verification_id: id, error: String(err) }));
+      await this.#scheduleRedrive();
+    }
+  }
+
+  async #scheduleRedrive(): Promise<void> {
+    const attempts = ((await this.ctx.storage.get<number>("redrive_attempts")) ?? 0) + 1;
+    const delay = Math.min(REDRIVE_BASE_MS * 2 ** (attempts - 1), REDRIVE_MAX_MS);
+    await this.ctx.storage.put({ redrive_attempts: attempts, redrive_at: this.clock() + delay });
+  }
+
+  /** One alarm serves expiry, outbox re-drive and the orphan sweep: arm it for the earliest. */
+  async #schedule(record: VerificationRecord): Promise<void> {
+    const { row } = record;
+    if (isTerminal(row.status) && (await this.ctx.storage.get<number>("sweep_scheduled")) === undefined) {
+      await this.ctx.storage.put({ sweep_at: this.clock() + SWEEP_GRACE_MS, sweep_scheduled: true });
+    }
+    const candidates: number[] = [];
+    if (!isTerminal(row.status) && row.readyAt === null) candidates.push(row.expiresAt);
+    const redriveAt = await this.ctx.storage.get<number>("redrive_at");
+    if (redriveAt !== undefined) candidates.push(redriveAt);
+    const sweepAt = await this.ctx.storage.get<number>("sweep_at");
+    if (sweepAt !== undefined) candidates.push(sweepAt);
+    if (candidates.length === 0) {
+      await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    const next = Math.min(...candidates);
+    const current = await this.ctx.storage.getAlarm();
+    if (current !== next) await this.ctx.storage.setAlarm(next);
+  }
+}
+
+type Decide = (
+  state: VerificationState,
+  record: VerificationRecord,
+  now: number,
+) => (Plan & { replayed?: boolean }) | ErrorResult | Promise<(Plan & { replayed?: boolean }) | ErrorResult>;
+
+function newVerificationRow(input: CreateInput): VerificationRow {
+  return {
+    id: input.id,
+    tenantId: input.tenantId,
+    status: "pending",
+    version: 1,
+    config: input.config,
+    sealEnabled: input.sealEnabled,
+    originChannel: input.originChannel ?? null,
+    templateId: input.templateId ?? null,
+    templateVersion: input.templateVersion ?? null,
+    createdAt: input.createdAt,
+    updatedAt: input.createdAt,
+    expiresAt: input.expiresAt,
+    capturesCount: 0,
+    submittedAt: null,
+    readyAt: null,
+    completedAt: null,
+    sealHash: null,
+    verdict: null,
+    objectMatch: null,
+    locationMatch: null,
+    condition: null,
+    failureReason: null,
+    narrative: null,
+    finalizedAt: null,
+    caseAnalysis: null,
+    progress: null,
+  };
+}
+
+function noChange(state: VerificationState): Transition {
+  return { status: state.status, patch: {}, events: [] };
+}
+
+function eventRow(verificationId: string, tenantId: string, draft: { name: string; payload?: Record<string, unknown> }, now: number): EventRow {
+  return {
+    id: newId("event", now),
+    verificationId,
+    tenantId,
+    name: draft.name,
+    payload: draft.payload ?? null,
+    occurredAt: now,
+    dispatchedAt: null,
+  };
+}
+
+function errorText(err: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = err;
+  while (current instanceof Error) {
+    parts.push(current.message);
+    current = current.cause;
+  }
+  return parts.join(" | ") || String(err);
+}
+
+function isVersionConflict(err: unknown): boolean {
+  return errorText(err).includes("version_conflict");
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return errorText(err).includes("UNIQUE constraint failed");
+}

@@ -1,0 +1,79 @@
+import type { Principal } from "./auth/principal";
+
+/**
+ * Secrets and optional provider settings. Bindings and plain vars are declared in wrangler.toml and
+ * typed by `wrangler types` (worker-configuration.d.ts); these are the values that arrive as secrets
+ * (`wrangler secret put`, or `.dev.vars` locally) and are therefore invisible to the generator.
+ */
+export interface Secrets {
+  /** HMAC key for upload URLs and list cursors. */
+  SIGNING_SECRET?: string;
+  /** HS256 key of dashboard session JWTs. */
+  SESSION_SECRET?: string;
+  /** Browser attestation (Turnstile-compatible siteverify). */
+  ATTESTATION_SECRET?: string;
+  ATTESTATION_VERIFY_URL?: string;
+  ATTESTATION_SITE_KEY?: string;
+  /** `direct` for presigned uploads straight to R2 (production option); the Worker upload route otherwise. */
+  UPLOAD_MODE?: string;
+  R2_ACCOUNT_ID?: string;
+  R2_ACCESS_KEY_ID?: string;
+  R2_SECRET_ACCESS_KEY?: string;
+  R2_BUCKET_NAME?: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Env extends Secrets {}
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- augmenting the runtime's global namespace
+  namespace Cloudflare {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Env extends Secrets {}
+  }
+}
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    principal: Principal;
+  };
+};
+
+export type Environment = "development" | "staging" | "production";
+
+export interface Settings {
+  environment: Environment;
+  /** Which API keys this deployment accepts: `test` (pk_test_) or `live` (pk_live_). */
+  keyEnvironment: "test" | "live";
+  baseUrl: string;
+  signingSecret: string;
+  isLocal: boolean;
+}
+
+const cache = new WeakMap<object, Settings>();
+
+/** Reads and checks the deployment's configuration once per env object; throws when it is unusable. */
+export function settings(env: Env): Settings {
+  const cached = cache.get(env);
+  if (cached) return cached;
+  const environment = parseEnvironment(env.ENVIRONMENT);
+  const signingSecret = env.SIGNING_SECRET;
+  if (!signingSecret || signingSecret.length < 32) {
+    throw new Error("SIGNING_SECRET is missing or shorter than 32 characters");
+  }
+  const value: Settings = {
+    environment,
+    keyEnvironment: environment === "production" ? "live" : "test",
+    baseUrl: (env.PUBLIC_BASE_URL || "http://localhost:8787").replace(/\/+$/, ""),
+    signingSecret,
+    isLocal: environment === "development",
+  };
+  cache.set(env, value);
+  return value;
+}
+
+function parseEnvironment(value: string | undefined): Environment {
+  if (value === "development" || value === "staging" || value === "production") return value;
+  throw new Error(`ENVIRONMENT must be development, staging or production (got ${JSON.stringify(value)})`);
+}

@@ -1,0 +1,22 @@
+import { z } from "zod";
+
+/** A domain event as it travels on the events queue (the outbox row, minus delivery bookkeeping). */
+export const DomainEventSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  verification_id: z.string(),
+  tenant_id: z.string(),
+  occurred_at: z.number(),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+});
+export type DomainEvent = z.infer<typeof DomainEventSchema>;
+
+/** Every queue message body, versioned and discriminated by `type`. */
+export const QueueMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("domain_event"), v: z.literal(1), event: DomainEventSchema }),
+  z.object({ type: z.literal("analyze_capture"), v: z.literal(1), verification_id: z.string(), capture_id: z.string() }),
+  z.object({ type: z.literal("settle_verification"), v: z.literal(1), verification_id: z.string() }),
+  z.object({ type: z.literal("analyze_case"), v: z.literal(1), verification_id: z.string() }),
+  z.object({ type: z.literal("deliver_webhook"), v: z.literal(1), delivery_id: z.string() }),
+]);
+export type QueueMessage = z.infer<typeof QueueMessageSchema>;

@@ -1,0 +1,12 @@
+import { createApp } from "./app";
+import { handleQueue } from "./queues";
+
+export { VerificationObject } from "./durable-objects/verification-object";
+export { RateLimiterObject } from "./durable-objects/rate-limiter-object";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  queue: handleQueue,
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,68 @@
+import type { Context, Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../env";
+import { ApiError, fromHttpException } from "./errors";
+
+/** Turns anything thrown while handling a request into the standard error body. */
+export function handleError(err: Error, c: Context<AppEnv>): Response {
+  let apiError: ApiError;
+  if (err instanceof ApiError) apiError = err;
+  else if (err instanceof HTTPException) apiError = fromHttpException(err);
+  else apiError = new ApiError("internal_error", "Something went wrong on our side.");
+  if (apiError.status >= 500) {
+    console.error(
+      JSON.stringify({ msg: "request failed", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack }),
+    );
+  }
+  for (const [name, value] of Object.entries(apiError.headers ?? {})) c.header(name, value);
+  return c.json(apiError.toBody(), apiError.status);
+}
+
+/** 404 for unknown paths; 405 (with Allow) for known paths asked with the wrong method. */
+export function notFoundOrWrongMethod(app: Hono<AppEnv>) {
+  let table: Array<{ pattern: RegExp; method: string }> | null = null;
+  return (c: Context<AppEnv>): Response => {
+    table ??= app.routes
+      .filter((r) => r.method !== "ALL")
+      .map((r) => ({ method: r.method, pattern: pathPattern(r.path) }));
+    const allowed = [...new Set(table.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      c.header("Allow", allowed.join(", "));
+      return handleError(new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(" or ")}.`), c);
+    }
+    return handleError(new ApiError("not_found", "No such route."), c);
+  };
+}
+
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split("/")
+    .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${source}/?$`);
+}
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The API speaks JSON whatever Content-Type a client sends (`curl -d` says form-urlencoded): the
+ * body is read once, and the request is re-labelled so the validators parse it as JSON. An empty
+ * body is treated as absent. Routes that stream raw bytes are mounted outside this middleware.
+ */
+export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
+  if (!BODY_METHODS.has(c.req.method)) return next();
+  const text = await c.req.text();
+  const headers = new Headers(c.req.raw.headers);
+  if (text.trim() === "") headers.delete("content-type");
+  else headers.set("content-type", "application/json");
+  c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers });
+  return next();
+});
+
+export const requestId = createMiddleware<AppEnv>(async (c, next) => {
+  const id = c.req.header("CF-Ray") ?? crypto.randomUUID();
+  c.set("requestId", id);
+  c.header("X-Request-Id", id);
+  await next();
+});

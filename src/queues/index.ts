@@ -1,0 +1,43 @@
+import { QueueMessageSchema, type QueueMessage } from "../events/messages";
+import { recordDeadLetter } from "./dead-letter.consumer";
+import { handleDomainEvent } from "./events.consumer";
+
+/**
+ * The single queue entry point. Messages are dispatched by their `type`, so one handler serves every
+ * queue; each message is acked or retried on its own (a throw would retry the whole batch).
+ */
+export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+  const deadLetter = batch.queue.includes("dead-letter");
+  for (const message of batch.messages) {
+    const parsed = QueueMessageSchema.safeParse(message.body);
+    if (!parsed.success) {
+      console.error(JSON.stringify({ msg: "dropping malformed queue message", queue: batch.queue, id: message.id }));
+      message.ack();
+      continue;
+    }
+    try {
+      if (deadLetter) await recordDeadLetter(parsed.data, env, batch.queue, message.id);
+      else await dispatch(parsed.data, env, ctx);
+      message.ack();
+    } catch (err) {
+      console.error(JSON.stringify({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) }));
+      message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+    }
+  }
+}
+
+async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext): Promise<void> {
+  switch (message.type) {
+    case "domain_event":
+      return handleDomainEvent(message.event, env);
+    default:
+      throw new Error(`no consumer for ${message.type} yet`);
+  }
+}
+
+/** Exponential backoff with jitter, capped at the queue's 12 h maximum delay. */
+export function backoffSeconds(attempts: number, baseSeconds = 5): number {
+  const exp = Math.min(baseSeconds * 2 ** Math.max(0, attempts - 1), 43_200);
+  const jitter = crypto.getRandomValues(new Uint32Array(1))[0]! / 0x1_0000_0000;
+  return Math.round(exp / 2 + (jitter * exp) / 2);
+}

@@ -1,0 +1,171 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { cors } from "hono/cors";
+import { eq } from "drizzle-orm";
+import { createDb } from "../db/client";
+import { tenants } from "../db/schema";
+import { loadRecord } from "../db/verifications";
+import { assertOpen, findByToken, submitCapture } from "../domain/capture/service";
+import { mintUpload, UPLOAD_TTL_MS } from "../domain/capture/uploads";
+import { INLINE_MAX_BYTES } from "../domain/capture/media";
+import { presentVerification } from "../domain/verification/present";
+import { presentCaptureFlow } from "../domain/verification/capture-view";
+import { unwrap, verificationObject } from "../durable-objects/verification-client";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { ApiError } from "../lib/errors";
+import { validationHook } from "../lib/validation";
+import { attestationVerifier } from "../providers/attestation";
+import {
+  AnswerRequestSchema,
+  CaptureRequestSchema,
+  ProgressRequestSchema,
+  UploadUrlRequestSchema,
+  UploadUrlResponseSchema,
+  VerifyViewSchema,
+} from "../schemas/capture-flow";
+import { jsonContent, pickErrors } from "../schemas/common";
+import { VerificationSchema } from "../schemas/verification";
+
+/*
+ * The end user's capture flow. The verification id in the path is the only credential, so these
+ * routes answer any origin (no cookies are involved) and never show tenant-private fields.
+ */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const TokenParam = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The verification id" }) });
+const tags = ["Capture flow"];
+
+app.use("/v1/verify/*", cors());
+app.use("/v1/verifications/:token/captures", cors());
+app.use("/v1/verifications/:token/captures/*", cors());
+app.use("/v1/verifications/:token/answers", cors());
+app.use("/v1/verifications/:token/submit", cors());
+app.use("/v1/verifications/:token/progress", cors());
+
+function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
+  return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof VerificationSchema>;
+}
+
+const verify = createRoute({
+  method: "get",
+  path: "/v1/verify/{token}",
+  tags,
+  summary: "What the capture page needs",
+  request: { params: TokenParam },
+  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 500) },
+});
+
+app.openapi(verify, async (c) => {
+  const db = createDb(c.env.DB);
+  const row = await findByToken(db, c.req.valid("param").token);
+  const [record, tenant] = await Promise.all([
+    loadRecord(db, row.id),
+    db.select({ name: tenants.displayName }).from(tenants).where(eq(tenants.id, row.tenantId)).get(),
+  ]);
+  if (!record) throw ApiError.notFound("verification");
+  c.header("Cache-Control", "no-store");
+  const view = presentCaptureFlow(record, {
+    tenantName: tenant?.name ?? "",
+    siteKey: c.env.ATTESTATION_SITE_KEY,
+    limits: { inline_max_bytes: INLINE_MAX_BYTES, upload_url_ttl_seconds: UPLOAD_TTL_MS / 1000 },
+  });
+  return c.json(view as z.infer<typeof VerifyViewSchema>, 200);
+});
+
+const uploadUrl = createRoute({
+  method: "post",
+  path: "/v1/verifications/{token}/captures/upload-url",
+  tags,
+  summary: "Mint a single-use upload URL (5 minutes, one media type)",
+  request: { params: TokenParam, body: { content: { "application/json": { schema: UploadUrlRequestSchema } }, required: true } },
+  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 415, 500) },
+});
+
+app.openapi(uploadUrl, async (c) => {
+  const db = createDb(c.env.DB);
+  const now = Date.now();
+  const row = await findByToken(db, c.req.valid("param").token);
+  assertOpen(row, now);
+  const body = c.req.valid("json");
+  const s = settings(c.env);
+  const minted = await mintUpload(c.env, db, {
+    verificationId: row.id,
+    config: row.config,
+    kind: body.kind ?? "image",
+    contentType: body.content_type,
+    baseUrl: s.baseUrl,
+    secret: s.signingSecret,
+    now,
+  });
+  return c.json(minted, 200);
+});
+
+const capture = createRoute({
+  method: "post",
+  path: "/v1/verifications/{token}/captures",
+  tags,
+  summary: "Submit a capture (inline base64 or an uploaded image_key)",
+  request: { params: TokenParam, body: { content: { "application/json": { schema: CaptureRequestSchema } }, required: true } },
+  responses: {
+    201: jsonContent(VerificationSchema, "The verification after the write"),
+    ...pickErrors(400, 404, 409, 410, 413, 415, 500),
+  },
+});
+
+app.openapi(capture, async (c) => {
+  const db = createDb(c.env.DB);
+  const { record } = await submitCapture(
+    { env: c.env, db, verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
+    c.req.valid("param").token,
+    c.req.valid("json"),
+  );
+  return c.json(captureView(c, record), 201);
+});
+
+const answer = createRoute({
+  method: "post",
+  path: "/v1/verifications/{token}/answers",
+  tags,
+  summary: "Answer a text step (overwrites until completed)",
+  request: { params: TokenParam, body: { content: { "application/json": { schema: AnswerRequestSchema } }, required: true } },
+  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(400, 404, 409, 410, 500) },
+});
+
+app.openapi(answer, async (c) => {
+  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const { step_key, value } = c.req.valid("json");
+  const { record } = unwrap(await verificationObject(c.env, row.id).answer(row.id, step_key, value));
+  return c.json(captureView(c, record), 200);
+});
+
+const submit = createRoute({
+  method: "post",
+  path: "/v1/verifications/{token}/submit",
+  tags,
+  summary: "Declare the evidence complete",
+  request: { params: TokenParam },
+  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(404, 409, 410, 500) },
+});
+
+app.openapi(submit, async (c) => {
+  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const { record } = unwrap(await verificationObject(c.env, row.id).submit(row.id));
+  return c.json(captureView(c, record), 200);
+});
+
+const progress = createRoute({
+  method: "post",
+  path: "/v1/verifications/{token}/progress",
+  tags,
+  summary: "Report a funnel snapshot (overwrites the previous one)",
+  request: { params: TokenParam, body: { content: { "application/json": { schema: ProgressRequestSchema } }, required: true } },
+  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 500) },
+});
+
+app.openapi(progress, async (c) => {
+  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const snapshot = c.req.valid("json");
+  unwrap(await verificationObject(c.env, row.id).progress(row.id, snapshot.kind, snapshot));
+  return c.body(null, 204);
+});
+
+export default app;

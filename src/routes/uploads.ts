@@ -1,0 +1,37 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { cors } from "hono/cors";
+import { createDb } from "../db/client";
+import { receiveUpload } from "../domain/capture/uploads";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { validationHook } from "../lib/validation";
+import { jsonContent, pickErrors } from "../schemas/common";
+import { UploadReceiptSchema } from "../schemas/capture-flow";
+
+/** The signed upload URL's target: streams raw bytes, so it is mounted before the JSON body handling. */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+app.use("/v1/uploads/*", cors({ origin: "*", allowMethods: ["PUT", "OPTIONS"], allowHeaders: ["Content-Type"] }));
+
+const put = createRoute({
+  method: "put",
+  path: "/v1/uploads/{token}",
+  tags: ["Capture flow"],
+  summary: "Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)",
+  request: { params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) }) },
+  responses: { 200: jsonContent(UploadReceiptSchema, "Stored"), ...pickErrors(400, 404, 409, 410, 413, 415, 500) },
+});
+
+app.openapi(put, async (c) => {
+  const receipt = await receiveUpload(c.env.EVIDENCE, createDb(c.env.DB), {
+    token: c.req.valid("param").token,
+    secret: settings(c.env).signingSecret,
+    contentType: c.req.header("Content-Type"),
+    contentLength: c.req.header("Content-Length"),
+    body: c.req.raw.body,
+    now: Date.now(),
+  });
+  return c.json(receipt, 200);
+});
+
+export default app;

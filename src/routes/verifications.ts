@@ -1,0 +1,166 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { tenants } from "../db/schema";
+import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
+import { presentPublic, presentVerification, type Audience } from "../domain/verification/present";
+import { createVerification, listVerifications } from "../domain/verification/service";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { ApiError } from "../lib/errors";
+import { isId } from "../lib/ids";
+import { iso } from "../lib/time";
+import { validationHook } from "../lib/validation";
+import { jsonContent, pickErrors } from "../schemas/common";
+import {
+  AuditEventSchema,
+  ListQuerySchema,
+  PublicVerificationSchema,
+  VerificationListSchema,
+  VerificationSchema,
+} from "../schemas/verification";
+import { CreateVerificationSchema } from "../schemas/verification-create";
+
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+
+function audienceOf(kind: string): Audience {
+  return kind === "session" ? "operator" : "tenant";
+}
+
+const create = createRoute({
+  method: "post",
+  path: "/v1/verifications",
+  tags: ["Verifications"],
+  summary: "Create a verification",
+  security,
+  middleware: [authenticate({ apiKey: "any", session: true })] as const,
+  request: {
+    headers: z.object({
+      "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
+    }),
+    body: { content: { "application/json": { schema: CreateVerificationSchema } }, required: true },
+  },
+  responses: {
+    201: jsonContent(VerificationSchema, "The new verification, `capture_url` included"),
+    ...pickErrors(400, 401, 403, 409, 500),
+  },
+});
+
+app.openapi(create, async (c) => {
+  const principal = c.get("principal");
+  const outcome = await createVerification(c.env, createDb(c.env.DB), {
+    tenantId: principal.tenantId,
+    input: c.req.valid("json"),
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  if (outcome.kind === "replayed") {
+    c.header("Idempotent-Replayed", "true");
+    return c.json(JSON.parse(outcome.body) as z.infer<typeof VerificationSchema>, outcome.statusCode as 201);
+  }
+  const body = presentVerification(outcome.record, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });
+  return c.json(body as z.infer<typeof VerificationSchema>, 201);
+});
+
+const list = createRoute({
+  method: "get",
+  path: "/v1/verifications",
+  tags: ["Verifications"],
+  summary: "List verifications, newest first",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { query: ListQuerySchema },
+  responses: { 200: jsonContent(VerificationListSchema, "One page"), ...pickErrors(400, 401, 403, 500) },
+});
+
+app.openapi(list, async (c) => {
+  const principal = c.get("principal");
+  const q = c.req.valid("query");
+  const { records, nextCursor } = await listVerifications(c.env, createDb(c.env.DB), principal.tenantId, {
+    limit: q.limit ?? 20,
+    ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.created_gte ? { createdGte: Date.parse(q.created_gte) } : {}),
+    ...(q.created_lt ? { createdLt: Date.parse(q.created_lt) } : {}),
+  });
+  const baseUrl = settings(c.env).baseUrl;
+  const items = records.map((r) => presentVerification(r, { baseUrl, audience: audienceOf(principal.kind) }));
+  return c.json({ items, ...(nextCursor ? { next_cursor: nextCursor } : {}) } as z.infer<typeof VerificationListSchema>, 200);
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/v1/verifications/{id}",
+  tags: ["Verifications"],
+  summary: "Fetch a verification",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: IdParam },
+  responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(401, 403, 404, 500) },
+});
+
+app.openapi(get, async (c) => {
+  const principal = c.get("principal");
+  const { id } = c.req.valid("param");
+  const record = isId("verification", id) ? await loadTenantRecord(createDb(c.env.DB), principal.tenantId, id) : null;
+  if (!record) throw ApiError.notFound("verification");
+  const body = presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });
+  return c.json(body as z.infer<typeof VerificationSchema>, 200);
+});
+
+const publicView = createRoute({
+  method: "get",
+  path: "/v1/verifications/{id}/public",
+  tags: ["Verifications"],
+  summary: "Share-safe projection (certificate page); no authentication",
+  request: { params: IdParam },
+  responses: { 200: jsonContent(PublicVerificationSchema, "Verdict label only"), ...pickErrors(404, 500) },
+});
+
+app.openapi(publicView, async (c) => {
+  const { id } = c.req.valid("param");
+  const db = createDb(c.env.DB);
+  const record = isId("verification", id) ? await loadRecord(db, id) : null;
+  if (!record) throw ApiError.notFound("verification");
+  const tenant = await db.select({ name: tenants.displayName }).from(tenants).where(eq(tenants.id, record.row.tenantId)).get();
+  c.header("Cache-Control", "no-store");
+  return c.json(presentPublic(record, tenant?.name ?? "") as z.infer<typeof PublicVerificationSchema>, 200);
+});
+
+const events = createRoute({
+  method: "get",
+  path: "/v1/verifications/{id}/events",
+  tags: ["Verifications"],
+  summary: "Audit timeline, oldest first",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: IdParam },
+  responses: {
+    200: jsonContent(z.object({ events: z.array(AuditEventSchema) }), "The timeline"),
+    ...pickErrors(401, 403, 404, 500),
+  },
+});
+
+app.openapi(events, async (c) => {
+  const principal = c.get("principal");
+  const { id } = c.req.valid("param");
+  const db = createDb(c.env.DB);
+  const record = isId("verification", id) ? await loadTenantRecord(db, principal.tenantId, id) : null;
+  if (!record) throw ApiError.notFound("verification");
+  const rows = await timeline(db, id);
+  return c.json(
+    {
+      events: rows.map((e) => ({
+        event_id: e.id,
+        event_name: e.name,
+        occurred_at: iso(e.occurredAt),
+        ...(e.payload ? { payload: e.payload } : {}),
+      })),
+    },
+    200,
+  );
+});
+
+export default app;

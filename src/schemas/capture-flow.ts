@@ -1,0 +1,98 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime } from "./common";
+import { StepSchema } from "./steps";
+
+export const UploadUrlRequestSchema = z
+  .strictObject({
+    content_type: z.string().min(1).max(100),
+    kind: z.enum(["image", "forensic_buffer"]).optional().openapi({ description: "Defaults to image." }),
+  })
+  .openapi("UploadUrlRequest");
+
+export const UploadUrlResponseSchema = z
+  .object({ upload_url: z.url(), image_key: z.string(), capture_id: z.string(), expires_at: DateTime })
+  .openapi("UploadUrl");
+
+export const UploadReceiptSchema = z
+  .object({ image_key: z.string(), size_bytes: z.int(), sha256: z.string() })
+  .openapi("UploadReceipt");
+
+export const LocationSchema = z
+  .strictObject({
+    lat: z.number().min(-90).max(90),
+    lng: z.number().min(-180).max(180),
+    accuracy_m: z.number().min(0).max(1_000_000).optional(),
+    is_mock: z.boolean().optional(),
+  })
+  .openapi("DeviceLocation");
+
+/** Epoch milliseconds, or an RFC 3339 timestamp. */
+const Timestamp = z.union([z.int().min(0).max(8_640_000_000_000_000), z.iso.datetime({ offset: true })]);
+
+export const CaptureRequestSchema = z
+  .strictObject({
+    image_base64: z.string().optional().openapi({ description: "Inline shape: the image bytes, at most 6 MB decoded." }),
+    image_key: z.string().min(1).max(512).optional().openapi({ description: "Key-reference shape: the `image_key` from upload-url." }),
+    image_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "Must be 64 hex characters.").optional(),
+    step_key: z.string().min(1).max(64).optional(),
+    surface: z.string().min(1).max(64).optional(),
+    client_captured_at: Timestamp.optional(),
+    attestation_token: z.string().min(1).max(4096).optional(),
+    location: LocationSchema.optional(),
+    forensic_buffer_key: z.string().min(1).max(512).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const inline = body.image_base64 !== undefined;
+    const keyed = body.image_key !== undefined;
+    if (inline === keyed) {
+      ctx.addIssue({ code: "custom", path: [inline ? "image_key" : "image_base64"], message: "Send exactly one of image_base64 or image_key." });
+    }
+    if (keyed && body.image_sha256 === undefined) {
+      ctx.addIssue({ code: "custom", path: ["image_sha256"], message: "Required with image_key." });
+    }
+    if (inline && body.image_sha256 !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["image_sha256"], message: "Only used with image_key." });
+    }
+  })
+  .openapi("CaptureRequest");
+export type CaptureRequest = z.infer<typeof CaptureRequestSchema>;
+
+export const AnswerRequestSchema = z
+  .strictObject({ step_key: z.string().min(1).max(64), value: z.string().min(1).max(2000) })
+  .openapi("AnswerRequest");
+
+export const PROGRESS_STEPS = ["landing", "ready", "capturing", "reviewing", "uploading", "camera_blocked", "success"] as const;
+
+export const ProgressRequestSchema = z
+  .strictObject({
+    schema_version: z.literal(1),
+    kind: z.enum(["step_reached", "camera_permission", "abandoned"]),
+    step: z.enum(PROGRESS_STEPS),
+    elapsed_ms: z.int().min(0),
+    step_index: z.int().min(0).optional(),
+    camera_permission: z.enum(["granted", "denied", "unavailable", "unknown"]).optional(),
+  })
+  .openapi("ProgressReport");
+
+const VerifyStep = z.union([
+  StepSchema.options[0].extend({ captured: z.int() }),
+  StepSchema.options[1].extend({ answered: z.boolean() }),
+  StepSchema.options[2].extend({ captured: z.int() }),
+]);
+
+export const VerifyViewSchema = z
+  .object({
+    id: z.string(),
+    status: z.string(),
+    expires_at: DateTime,
+    tenant: z.object({ display_name: z.string() }),
+    mode: z.enum(["verification", "audit"]),
+    steps: z.array(VerifyStep),
+    captures_count: z.int(),
+    max_captures: z.int(),
+    submitted: z.boolean(),
+    ready_for_submit: z.boolean(),
+    limits: z.object({ inline_max_bytes: z.int(), upload_url_ttl_seconds: z.int(), image_max_bytes: z.int() }),
+    attestation: z.object({ site_key: z.string() }).optional(),
+  })
+  .openapi("CaptureFlowView");

@@ -1,0 +1,68 @@
+import { z } from "@hono/zod-openapi";
+
+export const MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+
+export const DEFAULT_MAX_SIZE_BYTES = 10 * 1024 * 1024;
+export const MAX_SIZE_BYTES_CAP = 26_214_400;
+export const TEXT_FORMATS = ["free_text", "numeric_id", "alphanumeric_id"] as const;
+
+const stepKey = z.string().min(1).max(64);
+const description = z.string().max(500);
+
+export const ImageStepSchema = z
+  .strictObject({
+    key: stepKey,
+    type: z.literal("image"),
+    description,
+    min: z.int().min(0),
+    max: z.int().min(1),
+  })
+  .openapi("ImageStep");
+
+export const TextValidationSchema = z
+  .strictObject({
+    min_length: z.int().min(0).optional(),
+    max_length: z.int().min(1).max(2000),
+    format: z.enum(TEXT_FORMATS),
+  })
+  .openapi("TextValidation");
+
+export const TextStepSchema = z
+  .strictObject({
+    key: stepKey,
+    type: z.literal("text"),
+    description: description.optional(),
+    required: z.boolean(),
+    validation: TextValidationSchema,
+  })
+  .openapi("TextStep");
+
+export const UploadStepSchema = z
+  .strictObject({
+    key: stepKey,
+    type: z.literal("upload"),
+    description: description.optional(),
+    min: z.int().min(0),
+    max: z.int().min(1),
+    accept: z.array(z.enum(MEDIA_TYPES)).min(1).optional().openapi({ description: "Defaults to all five image types." }),
+    max_size_bytes: z
+      .int()
+      .min(1)
+      .max(MAX_SIZE_BYTES_CAP)
+      .optional()
+      .openapi({ description: "Defaults to 10 MB (10485760); at most 25 MB (26214400)." }),
+  })
+  .openapi("UploadStep");
+
+export const StepInputSchema = z.discriminatedUnion("type", [ImageStepSchema, TextStepSchema, UploadStepSchema]);
+export type StepInput = z.infer<typeof StepInputSchema>;
+
+/** A step as stored and echoed: upload defaults filled in. */
+export const StepSchema = z
+  .discriminatedUnion("type", [
+    ImageStepSchema,
+    TextStepSchema,
+    UploadStepSchema.required({ accept: true, max_size_bytes: true }),
+  ])
+  .openapi("Step");

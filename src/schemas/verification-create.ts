@@ -1,0 +1,97 @@
+import { z } from "@hono/zod-openapi";
+import { MEDIA_TYPES, StepInputSchema } from "./steps";
+
+export const SIGNALS = ["screen", "ai", "reverse", "context", "depth"] as const;
+export type SignalName = (typeof SIGNALS)[number];
+export const DEFAULT_SIGNALS: SignalName[] = ["screen", "ai", "reverse"];
+export const MAX_TOTAL_CAPTURES = 20;
+export const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
+export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
+
+export const ContextSchema = z
+  .strictObject({
+    kind: z.string().min(1).max(64),
+    summary: z.string().min(1).max(500),
+    attributes: z.record(z.string().min(1).max(64), z.union([z.string().max(500), z.number(), z.boolean()])).optional(),
+  })
+  .openapi("Context");
+
+const MetadataSchema = z
+  .record(z.string().min(1).max(40), z.string().max(500))
+  .refine((m) => Object.keys(m).length <= 50, { message: "At most 50 metadata keys." })
+  .openapi({ description: "Up to 50 string keys (1..40 chars) with string values (up to 500 chars)." });
+
+/** The fields of a verification's config that a creation request (or a link template) may carry. */
+export const ConfigFieldsSchema = z.strictObject({
+  max_captures: z.int().min(1).max(MAX_TOTAL_CAPTURES).optional().openapi({
+    description: "Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`.",
+  }),
+  steps: z.array(StepInputSchema).min(1).max(50).optional(),
+  signals_required: z.array(z.enum(SIGNALS)).max(SIGNALS.length).optional().openapi({
+    description: 'Defaults to ["screen","ai","reverse"].',
+  }),
+  mode: z.enum(["verification", "audit"]).optional(),
+  context: ContextSchema.optional(),
+  webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  notify_email: z.email().max(254).optional(),
+  metadata: MetadataSchema.optional(),
+  expected_location: z.string().trim().min(1).max(500).optional(),
+  expected_object: z.string().trim().min(1).max(500).optional(),
+  condition_aspects: z.array(z.string().trim().min(1).max(40)).min(1).max(6).optional(),
+});
+
+export const CreateVerificationSchema = ConfigFieldsSchema.extend({
+  seal: z.boolean().optional().openapi({ description: "Record seal over the answers; on unless false." }),
+  expires_in_seconds: z.int().min(1).max(MAX_EXPIRES_IN_SECONDS).optional().openapi({ description: "Defaults to 604800 (7 days)." }),
+})
+  .superRefine(checkConfigRules)
+  .openapi("CreateVerificationRequest");
+
+export type CreateVerificationInput = z.infer<typeof CreateVerificationSchema>;
+type ConfigFields = z.infer<typeof ConfigFieldsSchema>;
+
+/** Cross-field rules of the spec's Config/Step tables and the contract's creation rules. */
+export function checkConfigRules(input: ConfigFields, ctx: z.RefinementCtx): void {
+  const hasSugar = input.max_captures !== undefined;
+  const hasSteps = input.steps !== undefined;
+  if (hasSugar === hasSteps) {
+    ctx.addIssue({ code: "custom", path: ["max_captures"], message: "Provide exactly one of max_captures or steps." });
+  }
+  if (input.steps) {
+    const seen = new Set<string>();
+    let evidenceSteps = 0;
+    let total = 0;
+    input.steps.forEach((step, i) => {
+      if (seen.has(step.key)) ctx.addIssue({ code: "custom", path: ["steps", i, "key"], message: "Step keys must be unique." });
+      seen.add(step.key);
+      if (step.type === "text") {
+        const { min_length, max_length } = step.validation;
+        if (min_length !== undefined && min_length > max_length) {
+          ctx.addIssue({ code: "custom", path: ["steps", i, "validation", "min_length"], message: "min_length must not exceed max_length." });
+        }
+        return;
+      }
+      evidenceSteps += 1;
+      total += step.max;
+      if (step.min > step.max) ctx.addIssue({ code: "custom", path: ["steps", i, "min"], message: "min must not exceed max." });
+      if (step.type === "upload" && step.accept && new Set(step.accept).size !== step.accept.length) {
+        ctx.addIssue({ code: "custom", path: ["steps", i, "accept"], message: "accept must not repeat a media type." });
+      }
+    });
+    if (evidenceSteps === 0) {
+      ctx.addIssue({ code: "custom", path: ["steps"], message: "At least one image or upload step is required." });
+    } else if (total > MAX_TOTAL_CAPTURES) {
+      ctx.addIssue({ code: "custom", path: ["steps"], message: `The image and upload steps may hold at most ${MAX_TOTAL_CAPTURES} captures in total (sum of max).` });
+    }
+  }
+  if (input.signals_required) {
+    if (new Set(input.signals_required).size !== input.signals_required.length) {
+      ctx.addIssue({ code: "custom", path: ["signals_required"], message: "signals_required must not repeat a signal." });
+    }
+    if (input.signals_required.includes("context") && !input.context) {
+      ctx.addIssue({ code: "custom", path: ["context"], message: "The context signal requires a context object." });
+    }
+  }
+}
+
+export { MEDIA_TYPES };

@@ -1,0 +1,61 @@
+import { env, exports } from "cloudflare:workers";
+import { createDb } from "../../src/db/client";
+import { mintApiKey } from "../../src/domain/tenants/api-keys";
+import { createTenant } from "../../src/domain/tenants/tenants";
+
+export const BASE = "http://localhost:8787";
+
+export function db() {
+  return createDb(env.DB);
+}
+
+export interface TestTenant {
+  id: string;
+  slug: string;
+  key: string;
+  publishableKey: string;
+}
+
+let counter = 0;
+
+/** A fresh tenant with a full-scope and a publishable `pk_test_` key (storage is shared within a file). */
+export async function seedTenant(name = "Acme Insurance"): Promise<TestTenant> {
+  counter += 1;
+  const tenant = await createTenant(db(), { displayName: `${name} ${counter}` });
+  const full = await mintApiKey(db(), { tenantId: tenant.id, environment: "test", scope: "full" });
+  const publishable = await mintApiKey(db(), { tenantId: tenant.id, environment: "test", scope: "publishable" });
+  return { id: tenant.id, slug: tenant.slug, key: full.plaintext, publishableKey: publishable.plaintext };
+}
+
+export interface CallOptions {
+  method?: string;
+  key?: string;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** Calls the Worker's real fetch handler (routing, middleware, D1, DOs, R2, queues all live). */
+export async function call(path: string, options: CallOptions = {}): Promise<Response> {
+  const headers = new Headers(options.headers);
+  if (options.key) headers.set("Authorization", `Bearer ${options.key}`);
+  let body: BodyInit | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+  }
+  return exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body }));
+}
+
+/** Calls and parses JSON (consuming the body, which the isolated-storage runner requires). */
+export async function callJson<T = any>(path: string, options: CallOptions = {}): Promise<{ status: number; body: T; headers: Headers }> {
+  const res = await call(path, options);
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+}
+
+export async function createVerification(key: string, body: unknown = { max_captures: 2 }, headers?: Record<string, string>) {
+  const res = await callJson("/v1/verifications", { key, body, ...(headers ? { headers } : {}) });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

@@ -5,6 +5,7 @@ import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
 import captureFlow from "./routes/capture-flow";
+import devRoutes from "./routes/dev";
 import { mountDocs } from "./routes/docs";
 import uploads from "./routes/uploads";
 import verifications from "./routes/verifications";
@@ -37,6 +38,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.route("/", verifications);
   app.route("/", captureFlow);
+  app.route("/", devRoutes);
   mountDocs(app);
   app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));
   return app;

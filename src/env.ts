@@ -20,6 +20,10 @@ export interface Secrets {
   R2_ACCESS_KEY_ID?: string;
   R2_SECRET_ACCESS_KEY?: string;
   R2_BUCKET_NAME?: string;
+  /** Outbound email (HTTP email API); unset or local → recorded in the dev outbox only. */
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
+  EMAIL_FROM?: string;
 }
 
 declare global {

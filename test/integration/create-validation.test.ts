@@ -1,0 +1,245 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { callJson, seedTenant, type TestTenant } from "../helpers/api";
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant();
+});
+
+const image = (over: Record<string, unknown> = {}) => ({ key: "photo", type: "image", description: "A photo", min: 1, max: 1, ...over });
+const text = (over: Record<string, unknown> = {}) => ({
+  key: "answer",
+  type: "text",
+  required: true,
+  validation: { max_length: 20, format: "free_text" },
+  ...over,
+});
+const upload = (over: Record<string, unknown> = {}) => ({ key: "docs", type: "upload", min: 0, max: 1, ...over });
+const str = (n: number) => "x".repeat(n);
+
+async function create(body: unknown) {
+  return callJson("/v1/verifications", { key: t.key, body });
+}
+
+/** Asserts a 400 invalid_request whose `fields` names `path`. */
+async function rejects(body: unknown, path: string) {
+  const res = await create(body);
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body.error.code).toBe("invalid_request");
+  expect(typeof res.body.error.message).toBe("string");
+  expect(Object.keys(res.body.error.fields)).toContain(path);
+}
+
+async function accepts(body: unknown) {
+  const res = await create(body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+describe("max_captures and the capture_1 sugar", () => {
+  it("accepts 1 and 20, refuses 0, 21, fractions and strings", async () => {
+    await accepts({ max_captures: 1 });
+    await accepts({ max_captures: 20 });
+    await rejects({ max_captures: 0 }, "max_captures");
+    await rejects({ max_captures: 21 }, "max_captures");
+    await rejects({ max_captures: 1.5 }, "max_captures");
+    await rejects({ max_captures: "2" }, "max_captures");
+  });
+
+  it("reads back as one image step capture_1 with min = max = N", async () => {
+    const v = await accepts({ max_captures: 3 });
+    expect(v.config).toEqual({
+      max_captures: 3,
+      steps: [{ key: "capture_1", type: "image", description: "", min: 3, max: 3 }],
+      signals_required: ["screen", "ai", "reverse"],
+    });
+    expect(v.status).toBe("pending");
+    expect(v.captures_count).toBe(0);
+    expect(v.capture_url).toBe(`http://localhost:8787/c/${v.id}`);
+  });
+
+  it("needs exactly one of max_captures or steps", async () => {
+    await rejects({}, "max_captures");
+    await rejects({ max_captures: 1, steps: [image()] }, "max_captures");
+  });
+});
+
+describe("steps", () => {
+  it("image: min >= 0, max >= 1, min <= max, description required", async () => {
+    await accepts({ steps: [image({ min: 0, max: 1 })] });
+    await rejects({ steps: [image({ min: -1 })] }, "steps.0.min");
+    await rejects({ steps: [image({ max: 0 })] }, "steps.0.max");
+    await rejects({ steps: [image({ min: 2, max: 1 })] }, "steps.0.min");
+    const { description: _d, ...noDescription } = image();
+    await rejects({ steps: [noDescription] }, "steps.0.description");
+  });
+
+  it("key is 1..64 characters and unique", async () => {
+    await accepts({ steps: [image({ key: str(64) })] });
+    await rejects({ steps: [image({ key: str(65) })] }, "steps.0.key");
+    await rejects({ steps: [image({ key: "" })] }, "steps.0.key");
+    await rejects({ steps: [image(), text({ key: "photo" })] }, "steps.1.key");
+  });
+
+  it("description is at most 500 characters", async () => {
+    await accepts({ steps: [image({ description: str(500) })] });
+    await rejects({ steps: [image({ description: str(501) })] }, "steps.0.description");
+    await rejects({ steps: [image(), text({ description: str(501) })] }, "steps.1.description");
+  });
+
+  it("text: required and validation are required; max_length 1..2000; formats; min_length <= max_length", async () => {
+    await accepts({ steps: [image(), text({ validation: { max_length: 1, format: "numeric_id" } })] });
+    await accepts({ steps: [image(), text({ validation: { min_length: 0, max_length: 2000, format: "alphanumeric_id" } })] });
+    await rejects({ steps: [image(), text({ validation: { max_length: 0, format: "free_text" } })] }, "steps.1.validation.max_length");
+    await rejects({ steps: [image(), text({ validation: { max_length: 2001, format: "free_text" } })] }, "steps.1.validation.max_length");
+    await rejects({ steps: [image(), text({ validation: { max_length: 5, format: "regex" } })] }, "steps.1.validation.format");
+    await rejects({ steps: [image(), text({ validation: { max_length: 5 } })] }, "steps.1.validation.format");
+    await rejects({ steps: [image(), text({ validation: { min_length: -1, max_length: 5, format: "free_text" } })] }, "steps.1.validation.min_length");
+    await rejects({ steps: [image(), text({ validation: { min_length: 6, max_length: 5, format: "free_text" } })] }, "steps.1.validation.min_length");
+    await rejects({ steps: [image(), text({ validation: { max_length: 5, format: "free_text", pattern: ".*" } })] }, "steps.1.validation.pattern");
+    const { required: _r, ...noRequired } = text();
+    await rejects({ steps: [image(), noRequired] }, "steps.1.required");
+  });
+
+  it("upload: defaults accept to all five types and max_size_bytes to 10 MB; caps at 25 MB", async () => {
+    const v = await accepts({ steps: [upload()] });
+    expect(v.config.steps[0]).toEqual({
+      key: "docs",
+      type: "upload",
+      min: 0,
+      max: 1,
+      accept: ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"],
+      max_size_bytes: 10485760,
+    });
+    await accepts({ steps: [upload({ max_size_bytes: 26214400, accept: ["image/png"] })] });
+    await accepts({ steps: [upload({ max_size_bytes: 1 })] });
+    await rejects({ steps: [upload({ max_size_bytes: 26214401 })] }, "steps.0.max_size_bytes");
+    await rejects({ steps: [upload({ max_size_bytes: 0 })] }, "steps.0.max_size_bytes");
+    await rejects({ steps: [upload({ accept: ["image/gif"] })] }, "steps.0.accept.0");
+    await rejects({ steps: [upload({ accept: [] })] }, "steps.0.accept");
+    await rejects({ steps: [upload({ max: 0 })] }, "steps.0.max");
+  });
+
+  it("unknown step type, and unknown fields, are refused", async () => {
+    await rejects({ steps: [{ key: "v", type: "video", min: 1, max: 1 }] }, "steps.0.type");
+    await rejects({ steps: [image({ colour: "red" })] }, "steps.0.colour");
+  });
+
+  it("the image and upload steps hold 1..20 captures in total, and at least one exists", async () => {
+    await accepts({ steps: [image({ key: "a", max: 10 }), upload({ key: "b", max: 10 })] });
+    await rejects({ steps: [image({ key: "a", max: 10 }), upload({ key: "b", max: 11 })] }, "steps");
+    await rejects({ steps: [text()] }, "steps");
+    await rejects({ steps: [] }, "steps");
+  });
+
+  it("config.max_captures is derived from the steps", async () => {
+    const v = await accepts({ steps: [image({ key: "a", max: 3 }), text(), upload({ key: "b", max: 2 })] });
+    expect(v.config.max_captures).toBe(5);
+  });
+});
+
+describe("the other config fields", () => {
+  it("signals_required: enum, default, no repeats, context requires a context object", async () => {
+    const v = await accepts({ max_captures: 1, signals_required: ["depth"] });
+    expect(v.config.signals_required).toEqual(["depth"]);
+    await accepts({ max_captures: 1, signals_required: [] });
+    await rejects({ max_captures: 1, signals_required: ["vibes"] }, "signals_required.0");
+    await rejects({ max_captures: 1, signals_required: ["ai", "ai"] }, "signals_required");
+    await rejects({ max_captures: 1, signals_required: ["context"] }, "context");
+    await accepts({ max_captures: 1, signals_required: ["context"], context: { kind: "car", summary: "A blue car" } });
+  });
+
+  it("mode is verification or audit and echoed only when set", async () => {
+    expect((await accepts({ max_captures: 1, mode: "audit" })).config.mode).toBe("audit");
+    expect((await accepts({ max_captures: 1 })).config.mode).toBeUndefined();
+    await rejects({ max_captures: 1, mode: "other" }, "mode");
+  });
+
+  it("context: kind 1..64, summary 1..500, attributes of string, number or boolean", async () => {
+    const context = { kind: str(64), summary: str(500), attributes: { colour: "blue", doors: 4, damaged: true } };
+    expect((await accepts({ max_captures: 1, context })).config.context).toEqual(context);
+    await rejects({ max_captures: 1, context: { kind: "", summary: "s" } }, "context.kind");
+    await rejects({ max_captures: 1, context: { kind: str(65), summary: "s" } }, "context.kind");
+    await rejects({ max_captures: 1, context: { kind: "k", summary: "" } }, "context.summary");
+    await rejects({ max_captures: 1, context: { kind: "k", summary: str(501) } }, "context.summary");
+    await rejects({ max_captures: 1, context: { kind: "k" } }, "context.summary");
+    await rejects({ max_captures: 1, context: { kind: "k", summary: "s", attributes: { list: [1] } } }, "context.attributes.list");
+  });
+
+  it("webhook_url must be an http(s) URI; notify_email an email; metadata a string map", async () => {
+    const v = await accepts({
+      max_captures: 1,
+      webhook_url: "https://example.com/hooks",
+      notify_email: "ops@example.com",
+      metadata: { claim: "C-1", empty: "" },
+    });
+    expect(v.config).toMatchObject({ webhook_url: "https://example.com/hooks", notify_email: "ops@example.com", metadata: { claim: "C-1", empty: "" } });
+    await rejects({ max_captures: 1, webhook_url: "not a url" }, "webhook_url");
+    await rejects({ max_captures: 1, webhook_url: "ftp://example.com/x" }, "webhook_url");
+    await rejects({ max_captures: 1, notify_email: "nobody" }, "notify_email");
+    await rejects({ max_captures: 1, metadata: { n: 1 } }, "metadata.n");
+  });
+
+  it("expected_location and expected_object are echoed", async () => {
+    const v = await accepts({ max_captures: 1, expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });
+    expect(v.config).toMatchObject({ expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });
+    await rejects({ max_captures: 1, expected_object: "" }, "expected_object");
+  });
+
+  it("condition_aspects: 1..6 items of 1..40 characters", async () => {
+    await accepts({ max_captures: 1, condition_aspects: ["a"] });
+    await accepts({ max_captures: 1, condition_aspects: [str(40), "b", "c", "d", "e", "f"] });
+    await rejects({ max_captures: 1, condition_aspects: [] }, "condition_aspects");
+    await rejects({ max_captures: 1, condition_aspects: ["a", "b", "c", "d", "e", "f", "g"] }, "condition_aspects");
+    await rejects({ max_captures: 1, condition_aspects: [str(41)] }, "condition_aspects.0");
+    await rejects({ max_captures: 1, condition_aspects: ["  "] }, "condition_aspects.0");
+  });
+
+  it("expires_in_seconds: 1..2592000, default 7 days", async () => {
+    const v = await accepts({ max_captures: 1 });
+    expect(Date.parse(v.expires_at) - Date.parse(v.created_at)).toBe(604_800_000);
+    const short = await accepts({ max_captures: 1, expires_in_seconds: 1 });
+    expect(Date.parse(short.expires_at) - Date.parse(short.created_at)).toBe(1000);
+    await accepts({ max_captures: 1, expires_in_seconds: 2_592_000 });
+    await rejects({ max_captures: 1, expires_in_seconds: 0 }, "expires_in_seconds");
+    await rejects({ max_captures: 1, expires_in_seconds: 2_592_001 }, "expires_in_seconds");
+  });
+
+  it("seal must be a boolean; unknown top-level fields are refused", async () => {
+    await accepts({ max_captures: 1, seal: false });
+    await rejects({ max_captures: 1, seal: "no" }, "seal");
+    await rejects({ max_captures: 1, colour: "red" }, "colour");
+  });
+});
+
+describe("bodies that are not a config object", () => {
+  it.each([
+    ["malformed JSON", "{"],
+    ["an array", "[]"],
+    ["a string", '"hello"'],
+    ["null", "null"],
+    ["a number", "42"],
+  ])("%s is a 400 invalid_request", async (_name, raw) => {
+    const res = await callJson("/v1/verifications", { key: t.key, rawBody: raw, method: "POST", headers: { "Content-Type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
+    expect(res.body.error.fields).toBeTypeOf("object");
+  });
+
+  it("an empty body is a 400 naming the missing field", async () => {
+    const res = await callJson("/v1/verifications", { key: t.key, method: "POST" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
+    expect(Object.keys(res.body.error.fields)).toContain("max_captures");
+  });
+
+  it("JSON sent without a JSON Content-Type (curl -d) is still read", async () => {
+    const res = await callJson("/v1/verifications", {
+      key: t.key,
+      method: "POST",
+      rawBody: '{"max_captures":2}',
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.status).toBe(201);
+  });
+});

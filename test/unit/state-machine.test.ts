@@ -1,0 +1,206 @@
+import { describe, expect, it } from "vitest";
+import { normalizeConfig } from "../../src/domain/verification/config";
+import type { VerificationState, VerificationStatus } from "../../src/domain/verification/state";
+import { effectiveStatus } from "../../src/domain/verification/state";
+import * as m from "../../src/domain/verification/transitions";
+
+const NOW = 1_800_000_000_000;
+const HOUR = 3_600_000;
+
+function state(over: Partial<VerificationState> = {}): VerificationState {
+  return {
+    id: "vfy_01J00000000000000000000000",
+    tenantId: "tnt_01J00000000000000000000000",
+    status: "pending",
+    version: 1,
+    config: normalizeConfig({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 2 },
+        { key: "back", type: "image", description: "Back", min: 0, max: 1 },
+        { key: "docs", type: "upload", min: 0, max: 1, accept: ["image/png"], max_size_bytes: 100 },
+        { key: "plate", type: "text", required: true, validation: { max_length: 8, format: "alphanumeric_id" } },
+        { key: "note", type: "text", required: false, validation: { max_length: 50, format: "free_text" } },
+      ],
+    }),
+    sealEnabled: true,
+    createdAt: NOW - HOUR,
+    expiresAt: NOW + HOUR,
+    submittedAt: null,
+    readyAt: null,
+    completedAt: null,
+    finalizedAt: null,
+    captures: [],
+    answers: {},
+    ...over,
+  };
+}
+
+const capture = (stepKey?: string, over: Partial<m.CaptureCommand> = {}): m.CaptureCommand => ({
+  captureId: "cap_01J00000000000000000000001",
+  imageKey: "k",
+  mediaType: "image/jpeg",
+  sizeBytes: 10,
+  ...(stepKey ? { stepKey } : {}),
+  ...over,
+});
+
+const ALL: VerificationStatus[] = ["pending", "partially_captured", "completed", "expired", "failed", "abandoned"];
+
+describe("effectiveStatus", () => {
+  it("reads expired once expires_at passed, unless the evidence was complete", () => {
+    expect(effectiveStatus({ status: "pending", expiresAt: NOW, readyAt: null }, NOW)).toBe("expired");
+    expect(effectiveStatus({ status: "pending", expiresAt: NOW + 1, readyAt: null }, NOW)).toBe("pending");
+    expect(effectiveStatus({ status: "partially_captured", expiresAt: NOW - 1, readyAt: NOW - 2 }, NOW)).toBe("partially_captured");
+    expect(effectiveStatus({ status: "completed", expiresAt: NOW - 1, readyAt: null }, NOW)).toBe("completed");
+  });
+});
+
+describe("acceptCapture", () => {
+  it.each(ALL)("from %s", (status) => {
+    const d = m.acceptCapture(state({ status }), capture(), NOW);
+    if (status === "completed" || status === "failed") {
+      expect(d).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    } else if (status === "expired") {
+      expect(d).toMatchObject({ ok: false, error: { code: "expired" } });
+    } else {
+      expect(d).toMatchObject({ ok: true, step: { key: "front" }, seq: 1, transition: { status: "partially_captured" } });
+    }
+  });
+
+  it("refuses after expires_at even before the alarm", () => {
+    expect(m.acceptCapture(state({ expiresAt: NOW }), capture(), NOW)).toMatchObject({ ok: false, error: { code: "expired" } });
+  });
+
+  it("keyless lands in the first image step with capacity, never in an upload step", () => {
+    const full = state({ captures: [{ id: "a", stepKey: "front", imageKey: "1" }, { id: "b", stepKey: "front", imageKey: "2" }] });
+    expect(m.acceptCapture(full, capture(), NOW)).toMatchObject({ ok: true, step: { key: "back" }, seq: 3 });
+    const allImagesFull = state({ captures: [...full.captures, { id: "c", stepKey: "back", imageKey: "3" }] });
+    expect(m.acceptCapture(allImagesFull, capture(), NOW)).toMatchObject({ ok: false, error: { code: "step_full" } });
+  });
+
+  it("keyless into a verification without image steps is unknown_step", () => {
+    const s = state({ config: normalizeConfig({ steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] }) });
+    expect(m.acceptCapture(s, capture(), NOW)).toMatchObject({ ok: false, error: { code: "unknown_step" } });
+  });
+
+  it("step_key: unknown or text is unknown_step; full is step_full", () => {
+    expect(m.acceptCapture(state(), capture("nope"), NOW)).toMatchObject({ ok: false, error: { code: "unknown_step" } });
+    expect(m.acceptCapture(state(), capture("plate"), NOW)).toMatchObject({ ok: false, error: { code: "unknown_step" } });
+    const backFull = state({ captures: [{ id: "a", stepKey: "back", imageKey: "1" }] });
+    expect(m.acceptCapture(backFull, capture("back"), NOW)).toMatchObject({ ok: false, error: { code: "step_full" } });
+  });
+
+  it("upload steps enforce accept (415) and max_size_bytes (413); image steps take any supported type", () => {
+    expect(m.acceptCapture(state(), capture("docs"), NOW)).toMatchObject({ ok: false, error: { code: "unsupported_media_type" } });
+    expect(m.acceptCapture(state(), capture("docs", { mediaType: "image/png", sizeBytes: 101 }), NOW)).toMatchObject({
+      ok: false,
+      error: { code: "payload_too_large" },
+    });
+    expect(m.acceptCapture(state(), capture("docs", { mediaType: "image/png", sizeBytes: 100 }), NOW)).toMatchObject({ ok: true });
+    expect(m.acceptCapture(state(), capture("front", { mediaType: "image/heic" }), NOW)).toMatchObject({ ok: true });
+  });
+
+  it("after submit further captures are refused", () => {
+    expect(m.acceptCapture(state({ submittedAt: NOW - 1 }), capture(), NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+  });
+
+  it("the capture that fills every evidence step with required text answered makes it ready", () => {
+    const s = state({
+      status: "partially_captured",
+      captures: [
+        { id: "a", stepKey: "front", imageKey: "1" },
+        { id: "b", stepKey: "front", imageKey: "2" },
+        { id: "c", stepKey: "back", imageKey: "3" },
+      ],
+      answers: { plate: { value: "AB1", answeredAt: NOW - 5 } },
+    });
+    const d = m.acceptCapture(s, capture("docs", { mediaType: "image/png", sizeBytes: 5 }), NOW);
+    expect(d).toMatchObject({ ok: true, transition: { patch: { readyAt: NOW } } });
+    if (d.ok) expect(d.transition.events.map((e) => e.name)).toEqual(["verification.capture.persisted", "verification.ready"]);
+  });
+});
+
+describe("recordAnswer", () => {
+  it("validates against the step and never touches status", () => {
+    expect(m.recordAnswer(state(), "plate", "AB 1", NOW)).toMatchObject({ ok: false, error: { code: "invalid_request", fields: { value: expect.any(String) } } });
+    expect(m.recordAnswer(state(), "plate", "AB-12345", NOW)).toMatchObject({ ok: true, transition: { status: "pending" } });
+    expect(m.recordAnswer(state(), "plate", "AB-123456", NOW)).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+    expect(m.recordAnswer(state(), "front", "x", NOW)).toMatchObject({ ok: false, error: { code: "unknown_step" } });
+    expect(m.recordAnswer(state(), "zzz", "x", NOW)).toMatchObject({ ok: false, error: { code: "unknown_step" } });
+  });
+
+  it.each(ALL)("from %s", (status) => {
+    const d = m.recordAnswer(state({ status }), "note", "hello", NOW);
+    if (status === "completed" || status === "failed") expect(d).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    else if (status === "expired") expect(d).toMatchObject({ ok: false, error: { code: "expired" } });
+    else expect(d).toMatchObject({ ok: true, transition: { status } });
+  });
+});
+
+describe("submit", () => {
+  it("needs every minimum and required answer, and at least one capture", () => {
+    expect(m.submit(state(), NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    const s = state({ status: "partially_captured", captures: [{ id: "a", stepKey: "front", imageKey: "1" }] });
+    expect(m.submit(s, NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    const ready = { ...s, answers: { plate: { value: "X1", answeredAt: NOW } } };
+    const d = m.submit(ready, NOW);
+    expect(d).toMatchObject({ ok: true, alreadySubmitted: false, transition: { patch: { submittedAt: NOW, readyAt: NOW } } });
+    expect(m.submit({ ...ready, submittedAt: NOW, readyAt: NOW }, NOW + 1)).toMatchObject({ ok: true, alreadySubmitted: true });
+  });
+});
+
+describe("reportProgress", () => {
+  it.each(ALL)("abandoned from %s", (status) => {
+    const d = m.reportProgress(state({ status }), "abandoned", NOW);
+    if (status === "completed" || status === "failed") expect(d).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    else if (status === "expired") expect(d).toMatchObject({ ok: false, error: { code: "expired" } });
+    else if (status === "abandoned") expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [] } });
+    else expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [{ name: "verification.abandoned" }] } });
+  });
+
+  it("does not abandon a verification whose evidence is complete, and other kinds never change status", () => {
+    expect(m.reportProgress(state({ status: "partially_captured", readyAt: NOW }), "abandoned", NOW)).toMatchObject({
+      ok: true,
+      transition: { status: "partially_captured", events: [] },
+    });
+    expect(m.reportProgress(state(), "step_reached", NOW)).toMatchObject({ ok: true, transition: { status: "pending", events: [] } });
+  });
+
+  it("a capture after abandonment returns it to partially_captured", () => {
+    expect(m.acceptCapture(state({ status: "abandoned" }), capture(), NOW)).toMatchObject({ ok: true, transition: { status: "partially_captured" } });
+  });
+});
+
+describe("expire / complete / fail / finalize", () => {
+  it("expires only an unfinished verification past expires_at", () => {
+    expect(m.expire(state({ expiresAt: NOW }), NOW)).toMatchObject({ ok: true, transition: { status: "expired" } });
+    expect(m.expire(state({ expiresAt: NOW + 1 }), NOW)).toMatchObject({ ok: false });
+    expect(m.expire(state({ expiresAt: NOW, readyAt: NOW - 1 }), NOW)).toMatchObject({ ok: false });
+    expect(m.expire(state({ expiresAt: NOW, status: "completed" }), NOW)).toMatchObject({ ok: false });
+  });
+
+  it.each(ALL)("complete from %s", (status) => {
+    const ready = m.complete(state({ status, readyAt: NOW - 1 }), NOW, {});
+    if (status === "completed" || status === "expired" || status === "failed") expect(ready).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    else expect(ready).toMatchObject({ ok: true, transition: { status: "completed", patch: { completedAt: NOW } } });
+    expect(m.complete(state({ status, readyAt: null }), NOW, {})).toMatchObject({ ok: false });
+  });
+
+  it.each(ALL)("fail from %s", (status) => {
+    const d = m.fail(state({ status }), "unreadable");
+    if (status === "completed" || status === "expired" || status === "failed") expect(d).toMatchObject({ ok: false });
+    else expect(d).toMatchObject({ ok: true, transition: { status: "failed", events: [{ name: "verification.failed", payload: { reason: "unreadable" } }] } });
+  });
+
+  it("finalize needs a capture, refuses expired/failed, and runs once; status unchanged", () => {
+    const withCapture = state({ status: "partially_captured", captures: [{ id: "a", stepKey: "front", imageKey: "1" }] });
+    expect(m.finalize(state(), "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.finalize({ ...withCapture, status: "failed" }, "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.finalize({ ...withCapture, expiresAt: NOW }, "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.finalize({ ...withCapture, finalizedAt: NOW - 1 }, "n", NOW)).toMatchObject({ ok: false, error: { code: "already_finalized" } });
+    expect(m.finalize({ ...withCapture, status: "completed" }, "story", NOW)).toMatchObject({
+      ok: true,
+      transition: { status: "completed", patch: { finalizedAt: NOW }, events: [{ name: "verification.case.completed", payload: { narrative: "story" } }] },
+    });
+  });
+});

@@ -59,3 +59,14 @@ export async function createVerification(key: string, body: unknown = { max_capt
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
+
+/** Polls `probe` until it returns a truthy value (queue consumers and alarms run asynchronously). */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,207 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signToken } from "../../src/lib/crypto";
+import { call, callJson, createVerification, eventually, seedTenant, type TestTenant } from "../helpers/api";
+import { inlineCapture, upload } from "../helpers/capture";
+import { pngSignatureBytes, sha256Hex, toBase64, uniqueJpeg } from "../helpers/images";
+import { footprint } from "../helpers/snapshot";
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant();
+});
+
+const steps = [
+  { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+  { key: "docs", type: "upload", min: 0, max: 2, accept: ["image/png"], max_size_bytes: 200 },
+  { key: "plate", type: "text", required: true, validation: { max_length: 8, format: "alphanumeric_id" } },
+];
+
+/** Runs a refused request and asserts its status/code and that nothing was persisted. */
+async function refused(verificationId: string, request: () => Promise<{ status: number; body: any }>, status: number, code: string) {
+  const before = await footprint(verificationId);
+  const res = await request();
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe("string");
+  expect(await footprint(verificationId)).toEqual(before);
+  return res;
+}
+
+describe("capture refusals persist nothing", () => {
+  it("unknown_step for unknown keys, text steps and keyless captures without image steps", async () => {
+    const v = await createVerification(t.key, { steps });
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "nope" }), 400, "unknown_step");
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "plate" }), 400, "unknown_step");
+    const uploadsOnly = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    await refused(uploadsOnly.id, () => inlineCapture(uploadsOnly.id), 400, "unknown_step");
+  });
+
+  it("step_full for a full image step, a full upload step, and a keyless capture when every image step is full", async () => {
+    const v = await createVerification(t.key, { steps });
+    expect((await inlineCapture(v.id)).status).toBe(201);
+    await refused(v.id, () => inlineCapture(v.id), 409, "step_full");
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "front" }), 409, "step_full");
+    const png = () => pngSignatureBytes(40 + Math.floor(Math.random() * 40));
+    expect((await inlineCapture(v.id, { step_key: "docs" }, png())).status).toBe(201);
+    expect((await inlineCapture(v.id, { step_key: "docs" }, png())).status).toBe(201);
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "docs" }, png()), 409, "step_full");
+  });
+
+  it("404 not_found for unknown verifications", async () => {
+    const res = await inlineCapture("vfy_01M82BB9AB26PZRT0D1PRV3Y8W");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("not_found");
+  });
+
+  it("400 on invalid bodies", async () => {
+    const v = await createVerification(t.key, { steps });
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: {} }), 400, "invalid_request");
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_base64: "!!notbase64!!" } }), 400, "invalid_request");
+    await refused(
+      v.id,
+      () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_base64: toBase64(uniqueJpeg()), image_key: "x", image_sha256: "0".repeat(64) } }),
+      400,
+      "invalid_request",
+    );
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: "x" } }), 400, "invalid_request");
+    await refused(
+      v.id,
+      () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: `verifications/${v.id}/cap_x`, image_sha256: "0".repeat(64) } }),
+      400,
+      "invalid_request",
+    );
+    await refused(v.id, () => inlineCapture(v.id, { location: { lat: 91, lng: 0 } }), 400, "invalid_request");
+    await refused(v.id, () => inlineCapture(v.id, { client_captured_at: "yesterday" }), 400, "invalid_request");
+  });
+
+  it("400 checksum_mismatch when the stored bytes do not match image_sha256", async () => {
+    const v = await createVerification(t.key, { steps });
+    const up = await upload(v.id);
+    const wrong = await sha256Hex(uniqueJpeg());
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: up.image_key, image_sha256: wrong } }), 400, "checksum_mismatch");
+  });
+
+  it("413 for inline images over 6 MB and for upload steps over max_size_bytes", async () => {
+    const v = await createVerification(t.key, { steps });
+    const big = new Uint8Array(6 * 1024 * 1024 + 1);
+    big.set([0xff, 0xd8, 0xff]);
+    await refused(v.id, () => inlineCapture(v.id, {}, big), 413, "payload_too_large");
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "docs" }, pngSignatureBytes(300)), 413, "payload_too_large");
+    const exactly = new Uint8Array(6 * 1024 * 1024);
+    exactly.set([0xff, 0xd8, 0xff]);
+    expect((await inlineCapture(v.id, {}, exactly)).status).toBe(201);
+  });
+
+  it("415 when the bytes are not an image, or not a type the upload step accepts", async () => {
+    const v = await createVerification(t.key, { steps });
+    await refused(v.id, () => inlineCapture(v.id, {}, new TextEncoder().encode("GIF89a not really")), 415, "unsupported_media_type");
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "docs" }), 415, "unsupported_media_type");
+  });
+
+  it("410 expired once expires_at passed (the alarm has moved it to expired)", async () => {
+    const v = await createVerification(t.key, { max_captures: 1, expires_in_seconds: 1 });
+    await eventually(async () => (await footprint(v.id)).status === "expired", "the expiry alarm");
+    await refused(v.id, () => inlineCapture(v.id), 410, "expired");
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } }), 410, "expired");
+    const read = await callJson(`/v1/verifications/${v.id}`, { key: t.key });
+    expect(read.body.status).toBe("expired");
+  });
+});
+
+describe("answers, submit and progress refusals persist nothing", () => {
+  it("answers: unknown or non-text step 400 unknown_step; a value failing validation 400 with fields.value", async () => {
+    const v = await createVerification(t.key, { steps });
+    const answer = (body: unknown) => () => callJson(`/v1/verifications/${v.id}/answers`, { body });
+    await refused(v.id, answer({ step_key: "front", value: "x" }), 400, "unknown_step");
+    await refused(v.id, answer({ step_key: "zzz", value: "x" }), 400, "unknown_step");
+    const invalid = await refused(v.id, answer({ step_key: "plate", value: "AB 12" }), 400, "invalid_request");
+    expect(invalid.body.error.fields).toHaveProperty("value");
+    await refused(v.id, answer({ step_key: "plate", value: "ABCDEFGHI" }), 400, "invalid_request");
+    await refused(v.id, answer({ step_key: "plate", value: "" }), 400, "invalid_request");
+    await refused(v.id, answer({ step_key: "plate", value: "x".repeat(2001) }), 400, "invalid_request");
+    await refused(v.id, answer({ step_key: "plate" }), 400, "invalid_request");
+  });
+
+  it("submit before the minimums is 409 invalid_state", async () => {
+    const v = await createVerification(t.key, { steps });
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/submit`, { method: "POST" }), 409, "invalid_state");
+    await inlineCapture(v.id);
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/submit`, { method: "POST" }), 409, "invalid_state");
+  });
+
+  it("progress with a bad body is 400", async () => {
+    const v = await createVerification(t.key, { steps });
+    const progress = (body: unknown) => () => callJson(`/v1/verifications/${v.id}/progress`, { body });
+    await refused(v.id, progress({ schema_version: 2, kind: "step_reached", step: "landing", elapsed_ms: 1 }), 400, "invalid_request");
+    await refused(v.id, progress({ schema_version: 1, kind: "left", step: "landing", elapsed_ms: 1 }), 400, "invalid_request");
+    await refused(v.id, progress({ schema_version: 1, kind: "step_reached", step: "nowhere", elapsed_ms: 1 }), 400, "invalid_request");
+    await refused(v.id, progress({ schema_version: 1, kind: "step_reached", step: "landing", elapsed_ms: -1 }), 400, "invalid_request");
+    await refused(v.id, progress({ schema_version: 1, kind: "camera_permission", step: "ready", elapsed_ms: 1, camera_permission: "maybe" }), 400, "invalid_request");
+  });
+});
+
+describe("upload URLs", () => {
+  it("are single use, bound to one content type, size-limited, and expire", async () => {
+    const v = await createVerification(t.key, { steps });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    expect(minted.status).toBe(200);
+    expect(minted.body.capture_id).toMatch(/^cap_/);
+    expect(Date.parse(minted.body.expires_at) - Date.now()).toBeGreaterThan(290_000);
+    expect(Date.parse(minted.body.expires_at) - Date.now()).toBeLessThanOrEqual(300_000);
+    const path = new URL(minted.body.upload_url).pathname;
+    const wrongType = await callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/png" } });
+    expect(wrongType.status).toBe(415);
+    const first = await callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(first.status).toBe(200);
+    expect(first.body.image_key).toBe(minted.body.image_key);
+    const second = await callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(second.status).toBe(409);
+
+    const tampered = await callJson(`${path.slice(0, -3)}abc`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(tampered.status).toBe(404);
+
+    const expiredToken = await signToken(env.SIGNING_SECRET!, "upload", { id: minted.body.capture_id, exp: Date.now() - 1 });
+    const expired = await callJson(`/v1/uploads/${expiredToken}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(expired.status).toBe(410);
+    expect(expired.body.error.code).toBe("expired");
+  });
+
+  it("refuse more bytes than the verification's largest slot", async () => {
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1, max_size_bytes: 1000 }] });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
+    const path = new URL(minted.body.upload_url).pathname;
+    const tooBig = await callJson(path, { method: "PUT", rawBody: pngSignatureBytes(1000), headers: { "Content-Type": "image/png" } });
+    expect(tooBig.status).toBe(413);
+    const fits = await callJson(path, { method: "PUT", rawBody: pngSignatureBytes(992), headers: { "Content-Type": "image/png" } });
+    expect(fits.status).toBe(200);
+  });
+
+  it("mint refuses unsupported media types (415) and bad kinds (400)", async () => {
+    const v = await createVerification(t.key, { steps });
+    const gif = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/gif" } });
+    expect(gif.status).toBe(415);
+    const depthJpeg = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg", kind: "forensic_buffer" } });
+    expect(depthJpeg.status).toBe(415);
+    const kind = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg", kind: "video" } });
+    expect(kind.status).toBe(400);
+    const missing = await callJson(`/v1/verifications/vfy_01M82BB9AB26PZRT0D1PRV3Y8W/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    expect(missing.status).toBe(404);
+  });
+
+  it("a key-reference capture must name an image_key minted for this verification and uploaded", async () => {
+    const a = await createVerification(t.key, { steps });
+    const b = await createVerification(t.key, { steps });
+    const up = await upload(a.id);
+    const foreign = await callJson(`/v1/verifications/${b.id}/captures`, { body: { image_key: up.image_key, image_sha256: up.sha256 } });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.fields).toHaveProperty("image_key");
+    const minted = await callJson(`/v1/verifications/${a.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    const notUploaded = await callJson(`/v1/verifications/${a.id}/captures`, { body: { image_key: minted.body.image_key, image_sha256: up.sha256 } });
+    expect(notUploaded.status).toBe(400);
+    const unsupportedBytes = await upload(a.id, new TextEncoder().encode("not an image at all"), "image/jpeg");
+    const res = await callJson(`/v1/verifications/${a.id}/captures`, { body: { image_key: unsupportedBytes.image_key, image_sha256: unsupportedBytes.sha256 } });
+    expect(res.status).toBe(415);
+    await call("/", {}).then((r) => r.text());
+  });
+});

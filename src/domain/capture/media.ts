@@ -23,6 +23,8 @@ export function sniffMediaType(bytes: Uint8Array): MediaType | null {
     const compatible: string[] = [];
     for (let i = 16; i + 4 <= end; i += 4) compatible.push(ascii(bytes, i, 4));
     if (compatible.some((b) => HEIC_BRANDS.has(b))) return "image/heic";
+    // AVIF shares the HEIF container but is image/avif, which no step accepts.
+    if (major === "avif" || major === "avis" || compatible.includes("avif")) return null;
     if (HEIF_BRANDS.has(major) || compatible.some((b) => HEIF_BRANDS.has(b))) return "image/heif";
   }
   return null;

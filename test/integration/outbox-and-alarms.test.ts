@@ -1,0 +1,152 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { VerificationObject } from "../../src/durable-objects/verification-object";
+import { verificationObject } from "../../src/durable-objects/verification-client";
+import { callJson, createVerification, eventually, seedTenant, type TestTenant } from "../helpers/api";
+import { inlineCapture, upload } from "../helpers/capture";
+import { persisted } from "../helpers/snapshot";
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant();
+});
+
+describe("outbox", () => {
+  it("events of every committed change are dispatched to the queue", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    await inlineCapture(v.id);
+    const p = await eventually(async () => {
+      const snapshot = await persisted(v.id);
+      return snapshot.events.every((e) => e.dispatchedAt !== null) ? snapshot : null;
+    }, "events dispatched");
+    expect(p.events.map((e) => e.name)).toEqual(["verification.created", "verification.capture.persisted"]);
+  });
+
+  it("a failed queue send keeps the event in the outbox and the alarm re-drives it", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const stub = verificationObject(env, v.id);
+    const sent: string[] = [];
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      const real = instance.publisher;
+      (instance as any).realPublisher = real;
+      instance.publisher = {
+        async publish() {
+          throw new Error("queue unavailable (injected)");
+        },
+      };
+    });
+    const res = await inlineCapture(v.id);
+    expect(res.status).toBe(201);
+    let p = await persisted(v.id);
+    const pending = p.events.filter((e) => e.dispatchedAt === null);
+    expect(pending.map((e) => e.name)).toEqual(["verification.capture.persisted"]);
+    const alarmAt = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.getAlarm());
+    expect(alarmAt).not.toBeNull();
+    expect(alarmAt!).toBeLessThan(Date.now() + 60_000);
+
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      const real = (instance as any).realPublisher;
+      instance.publisher = {
+        async publish(events) {
+          sent.push(...events.map((e) => e.id));
+          await real.publish(events);
+        },
+      };
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    p = await persisted(v.id);
+    expect(p.events.every((e) => e.dispatchedAt !== null)).toBe(true);
+    expect(sent).toEqual(pending.map((e) => e.id));
+    // The next alarm is the expiry again, a week out.
+    const next = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.getAlarm());
+    expect(next).toBe(Date.parse(v.expires_at));
+  });
+});
+
+describe("expiry alarm", () => {
+  it("moves an unfinished verification to expired, records the event, and refuses later captures with 410", async () => {
+    const v = await createVerification(t.key, { max_captures: 2, expires_in_seconds: 1 });
+    await inlineCapture(v.id);
+    const stub = verificationObject(env, v.id);
+    await new Promise((r) => setTimeout(r, 1050));
+    await runDurableObjectAlarm(stub);
+    const p = await eventually(async () => {
+      const s = await persisted(v.id);
+      return s.row.status === "expired" ? s : null;
+    }, "expired status");
+    expect(p.events.map((e) => e.name)).toContain("verification.expired");
+    const late = await inlineCapture(v.id);
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe("expired");
+    const events = await callJson(`/v1/verifications/${v.id}/events`, { key: t.key });
+    expect(events.body.events.at(-1).event_name).toBe("verification.expired");
+  });
+
+  it("sweeps uploads that no capture references once the verification is over", async () => {
+    const v = await createVerification(t.key, { max_captures: 2, expires_in_seconds: 1 });
+    const used = await inlineCapture(v.id);
+    expect(used.status).toBe(201);
+    const orphan = await upload(v.id);
+    const stub = verificationObject(env, v.id);
+    await eventually(async () => (await persisted(v.id)).row.status === "expired", "expired status");
+    const sweepAt = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.get<number>("sweep_at"));
+    expect(sweepAt).toBeGreaterThan(Date.now());
+    // Pretend the grace period passed: run the sweep as the alarm would, with a clock past it.
+    await runInDurableObject(stub, async (instance: VerificationObject, state) => {
+      instance.clock = () => sweepAt! + 6 * 60 * 1000 + 1;
+      await state.storage.put("sweep_at", Date.now());
+    });
+    await runDurableObjectAlarm(stub);
+    const p = await persisted(v.id);
+    expect(p.objectKeys).toEqual([p.captures[0]!.imageKey]);
+    expect(p.objectKeys).not.toContain(orphan.image_key);
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      instance.clock = () => Date.now();
+    });
+  });
+});
+
+describe("abandonment", () => {
+  it("progress abandoned parks the verification; a later capture brings it back to partially_captured", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    await inlineCapture(v.id);
+    const abandon = await callJson(`/v1/verifications/${v.id}/progress`, {
+      body: { schema_version: 1, kind: "abandoned", step: "capturing", elapsed_ms: 5000, step_index: 1, camera_permission: "granted" },
+    });
+    expect(abandon.status).toBe(204);
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.status).toBe("abandoned");
+    const back = await inlineCapture(v.id);
+    expect(back.body.status).toBe("partially_captured");
+    const names = (await persisted(v.id)).events.map((e) => e.name);
+    expect(names).toEqual(["verification.created", "verification.capture.persisted", "verification.abandoned", "verification.capture.persisted"]);
+  });
+});
+
+describe("terminal states refuse further changes", () => {
+  it("after the verdict is written: captures, answers, submit and progress are 409 invalid_state", async () => {
+    const v = await createVerification(t.key, {
+      steps: [
+        { key: "photo", type: "image", description: "", min: 1, max: 1 },
+        { key: "note", type: "text", required: false, validation: { max_length: 10, format: "free_text" } },
+      ],
+    });
+    await inlineCapture(v.id);
+    const done = await verificationObject(env, v.id).complete(v.id, { verdict: { label: "verified", score: 0.9, signals: {} } });
+    expect(done.ok).toBe(true);
+    const attempts = [
+      await inlineCapture(v.id),
+      await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "note", value: "late" } }),
+      await callJson(`/v1/verifications/${v.id}/submit`, { method: "POST" }),
+      await callJson(`/v1/verifications/${v.id}/progress`, { body: { schema_version: 1, kind: "abandoned", step: "landing", elapsed_ms: 1 } }),
+      await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } }),
+    ];
+    for (const res of attempts) {
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe("invalid_state");
+    }
+    const fetched = await callJson(`/v1/verifications/${v.id}`, { key: t.key });
+    expect(fetched.body.status).toBe("completed");
+    expect(fetched.body.verdict.label).toBe("verified");
+  });
+});

@@ -160,4 +160,14 @@ describe("webhook delivery", () => {
     expect(res.status).toBe(401);
     await res.text();
   });
+
+  it("documents the routes and the outbound webhook in the OpenAPI document", async () => {
+    const doc = (await callJson("/v1/openapi.json")).body;
+    for (const path of ["/v1/verifications/{id}/webhook-deliveries", "/v1/webhook-deliveries/{id}/retry", "/v1/webhook-secret/rotate"]) {
+      expect(doc.paths[path]).toBeDefined();
+    }
+    const [webhook] = Object.values(doc.webhooks) as any[];
+    expect(webhook.post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/WebhookEvent");
+    expect(doc.components.schemas.WebhookEvent.properties.type.enum).toHaveLength(6);
+  });
 });

@@ -26,6 +26,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** How long a claimed attempt keeps other copies of its queue message away. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 const USER_AGENT = "verification-service-webhooks/1";
+const MAX_QUEUE_DELAY_SECONDS = 43_200;
 
 /** The one place that puts work on the webhooks queue. */
 export async function enqueueDelivery(env: Env, deliveryId: string): Promise<void> {
@@ -91,7 +92,7 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
   const startedAt = clock();
   if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt > startedAt) {
     // Leased by a concurrent copy of this message, or not due yet: look again when it should be.
-    return { kind: "retry", delaySeconds: Math.ceil((delivery.nextAttemptAt - startedAt) / 1000) };
+    return { kind: "retry", delaySeconds: Math.min(Math.ceil((delivery.nextAttemptAt - startedAt) / 1000), MAX_QUEUE_DELAY_SECONDS) };
   }
   const attempt = await claimAttempt(db, delivery, startedAt + LEASE_MS, startedAt);
   if (attempt === null) return { kind: "retry", delaySeconds: Math.ceil(LEASE_MS / 1000) };

@@ -34,6 +34,10 @@ export default defineConfig(async () => {
             ATTESTATION_SECRET: "test-attestation-secret",
             ATTESTATION_VERIFY_URL: `${fakes}/siteverify`,
             ATTESTATION_SITE_KEY: "test-site-key",
+            // Webhook retries at once (the production ~3-day schedule is unit-tested as a pure function).
+            WEBHOOK_RETRY_BASE_SECONDS: "0",
+            DNS_RESOLVER_URL: `${fakes}/doh`,
+            TRIAL_WHATSAPP_NUMBER: "+15550100999",
           },
         },
       }),

@@ -9,6 +9,7 @@ import devRoutes from "./routes/dev";
 import { mountDocs } from "./routes/docs";
 import uploads from "./routes/uploads";
 import verifications from "./routes/verifications";
+import webhooks from "./routes/webhooks";
 
 const MB = 1024 * 1024;
 const tooLarge = (): never => {
@@ -38,6 +39,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.route("/", verifications);
   app.route("/", captureFlow);
+  app.route("/", webhooks);
   app.route("/", devRoutes);
   mountDocs(app);
   app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));

@@ -24,6 +24,16 @@ export interface Secrets {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
+  /** Webhook retry backoff base in seconds (default 8: ~3 days over 20 retries); tests set 0. */
+  WEBHOOK_RETRY_BASE_SECONDS?: string;
+  /** DNS-over-HTTPS JSON endpoint for the webhook SSRF guard (default Cloudflare's resolver). */
+  DNS_RESOLVER_URL?: string;
+  /** Trial verifications (origin_channel "wa") send their verdict to this number. */
+  TRIAL_WHATSAPP_NUMBER?: string;
+  /** WhatsApp Cloud API; unset or local → recorded in the dev outbox only. */
+  WHATSAPP_API_URL?: string;
+  WHATSAPP_PHONE_NUMBER_ID?: string;
+  WHATSAPP_ACCESS_TOKEN?: string;
 }
 
 declare global {

@@ -1,6 +1,7 @@
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent } from "./events.consumer";
+import { deliverWebhook } from "./webhooks.consumer";
 
 /**
  * The single queue entry point. Messages are dispatched by their `type`, so one handler serves every
@@ -16,9 +17,9 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
       continue;
     }
     try {
-      if (deadLetter) await recordDeadLetter(parsed.data, env, batch.queue, message.id);
-      else await dispatch(parsed.data, env, ctx);
-      message.ack();
+      const outcome = deadLetter ? await recordDeadLetter(parsed.data, env, batch.queue, message.id) : await dispatch(parsed.data, env, ctx, message.attempts);
+      if (outcome?.kind === "retry") message.retry({ delaySeconds: outcome.delaySeconds });
+      else message.ack();
     } catch (err) {
       console.error(JSON.stringify({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) }));
       message.retry({ delaySeconds: backoffSeconds(message.attempts) });
@@ -26,10 +27,15 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
   }
 }
 
-async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext): Promise<void> {
+/** A consumer may ask for its message to be retried after a delay instead of acked. */
+type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
+
+async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number): Promise<Outcome | void> {
   switch (message.type) {
     case "domain_event":
       return handleDomainEvent(message.event, env);
+    case "deliver_webhook":
+      return deliverWebhook(message.delivery_id, env, attempts);
     default:
       throw new Error(`no consumer for ${message.type} yet`);
   }

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { doh } from "./doh";
+import { inbox } from "./inbox";
 import { siteverify } from "./siteverify";
+import { webhookReceivers } from "./webhooks";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -25,6 +28,9 @@ export type FakeHandler = (req: FakeRequest) => FakeResponse | Promise<FakeRespo
 /** Path prefix → handler. Add a capability's fake here. */
 const fakes: Record<string, FakeHandler> = {
   "/siteverify": siteverify,
+  "/webhooks": webhookReceivers,
+  "/inbox": inbox,
+  "/doh": doh,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

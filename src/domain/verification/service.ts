@@ -11,6 +11,7 @@ import { newId } from "../../lib/ids";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import type { VerificationStatus } from "./state";
 import { normalizeConfig } from "./config";
+import { assertWebhookUrlAllowed } from "../webhooks/url-guard";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -39,6 +40,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     if (replay) return replay;
     idempotency = { key: options.idempotencyKey, fingerprint, staleBefore: now - IDEMPOTENCY_TTL_MS };
   }
+  if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url);
   const id = newId("verification", now);
   const result = await verificationObject(env, id).create({
     id,

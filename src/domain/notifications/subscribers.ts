@@ -1,0 +1,61 @@
+import type { Db } from "../../db/client";
+import { loadRecord } from "../../db/verifications";
+import { settings } from "../../env";
+import type { DomainEvent } from "../../events/messages";
+import { emailTransport } from "../../providers/email";
+import { messagingTransport } from "../../providers/messaging";
+import { sendOnce } from "../../providers/outbound";
+import { trialVerdictMessage, verificationEmail, type EmailKind } from "./texts";
+
+/*
+ * Events-queue subscribers that notify people. Each message is at-most-once per event
+ * (`sendOnce` with the event id in the dedupe key), so a redelivered event sends nothing twice.
+ */
+
+const EMAIL_KINDS: Record<string, EmailKind> = {
+  "verification.completed": "completed",
+  "verification.expired": "expired",
+  "verification.failed": "failed",
+};
+export const NOTIFY_EMAIL_EVENT_NAMES = Object.keys(EMAIL_KINDS);
+
+/** `notify_email`: a plain email when the verification completes, expires or fails. */
+export async function notifyByEmail(env: Env, db: Db, event: DomainEvent): Promise<boolean> {
+  const kind = EMAIL_KINDS[event.name];
+  if (!kind) return false;
+  const record = await loadRecord(db, event.verification_id);
+  const recipient = record?.row.config.notify_email;
+  if (!record || !recipient) return false;
+  const { subject, body } = verificationEmail(record, kind, settings(env).baseUrl);
+  return sendOnce(db, emailTransport(env), {
+    dedupeKey: `email:${event.id}`,
+    channel: "email",
+    recipient,
+    subject,
+    body,
+    verificationId: record.row.id,
+  });
+}
+
+export const TRIAL_VERDICT_EVENT_NAMES = ["verification.completed"];
+
+/** Trial verifications (`origin_channel: wa`) send their verdict to the configured trial number. */
+export async function sendTrialVerdict(env: Env, db: Db, event: DomainEvent): Promise<boolean> {
+  if (event.name !== "verification.completed") return false;
+  const record = await loadRecord(db, event.verification_id);
+  if (!record) return false;
+  const fromChat = record.row.originChannel === "wa" || record.row.config.metadata?.origin_channel === "wa";
+  if (!fromChat) return false;
+  const recipient = env.TRIAL_WHATSAPP_NUMBER;
+  if (!recipient) {
+    console.warn(JSON.stringify({ msg: "trial verdict not sent: TRIAL_WHATSAPP_NUMBER is not set", verification_id: record.row.id }));
+    return false;
+  }
+  return sendOnce(db, messagingTransport(env), {
+    dedupeKey: `whatsapp:${event.id}`,
+    channel: "whatsapp",
+    recipient,
+    body: trialVerdictMessage(record),
+    verificationId: record.row.id,
+  });
+}

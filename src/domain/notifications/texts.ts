@@ -1,0 +1,80 @@
+import type { VerificationRecord } from "../../db/verifications";
+import { iso } from "../../lib/time";
+
+/*
+ * The words of outbound notifications: plain text, pure functions of the record. Answers never
+ * appear (they are personal data carried only by the API and the webhook).
+ */
+
+const REASONS: Record<string, string> = {
+  screen_detected: "the photo appears to show a screen rather than the real scene",
+  ai_generated: "the image appears to be AI-generated",
+  context_mismatch: "the images do not match the stated context",
+  reverse_search_match: "the image was already found online",
+  depth_anomaly: "the depth data does not look like a real three-dimensional scene",
+};
+
+interface VerdictView {
+  label?: string;
+  score?: number;
+  reason_code?: string;
+}
+
+function verdictOf(record: VerificationRecord): VerdictView | null {
+  const v = record.row.verdict;
+  return v && typeof v === "object" ? (v as VerdictView) : null;
+}
+
+function verdictLine(verdict: VerdictView): string {
+  const score = typeof verdict.score === "number" ? ` (score ${verdict.score.toFixed(2)})` : "";
+  return `Verdict: ${verdict.label ?? "unknown"}${score}`;
+}
+
+export type EmailKind = "completed" | "expired" | "failed";
+
+export function verificationEmail(record: VerificationRecord, kind: EmailKind, baseUrl: string): { subject: string; body: string } {
+  const { row } = record;
+  const verdict = verdictOf(record);
+  const lines: string[] = [];
+  let subject: string;
+  if (kind === "completed") {
+    subject = `Verification ${row.id} completed: ${verdict?.label ?? "no verdict"}`;
+    lines.push(`Verification ${row.id} has completed.`, "");
+    if (verdict) {
+      lines.push(verdictLine(verdict));
+      if (verdict.reason_code) lines.push(`Reason: ${REASONS[verdict.reason_code] ?? verdict.reason_code}`);
+    }
+  } else if (kind === "expired") {
+    subject = `Verification ${row.id} expired`;
+    lines.push(`Verification ${row.id} expired before its evidence was complete.`);
+  } else {
+    subject = `Verification ${row.id} failed`;
+    lines.push(`Verification ${row.id} failed: no verdict could be produced${row.failureReason ? ` (${row.failureReason})` : ""}.`);
+  }
+  lines.push(`Captures: ${row.capturesCount}`, `Created: ${iso(row.createdAt)}`);
+  if (row.completedAt !== null) lines.push(`Completed: ${iso(row.completedAt)}`);
+  if (kind === "expired") lines.push(`Expired: ${iso(row.expiresAt)}`);
+  const metadata = Object.entries(row.config.metadata ?? {});
+  if (metadata.length > 0) {
+    lines.push("", "Your reference (metadata):", ...metadata.map(([k, v]) => `  ${k}: ${v}`));
+  }
+  lines.push("", "The full record (API key required):", `  GET ${baseUrl}/v1/verifications/${row.id}`);
+  return { subject, body: `${lines.join("\n")}\n` };
+}
+
+/** The verdict as a short chat message, for trial verifications started from WhatsApp. */
+export function trialVerdictMessage(record: VerificationRecord): string {
+  const verdict = verdictOf(record);
+  const label = verdict?.label;
+  const confidence = typeof verdict?.score === "number" ? ` (confidence ${Math.round(verdict.score * 100)}%)` : "";
+  const headline =
+    label === "verified"
+      ? `Your photo verification is complete: VERIFIED${confidence}.`
+      : label === "suspicious"
+        ? `Your photo verification is complete: SUSPICIOUS${confidence}.`
+        : label === "failed"
+          ? `Your photo verification is complete: FAILED${confidence}.`
+          : "Your photo verification is complete.";
+  const reason = verdict?.reason_code ? ` Why: ${REASONS[verdict.reason_code] ?? verdict.reason_code}.` : "";
+  return `${headline}${reason}\nReference: ${record.row.id}`;
+}

@@ -1,0 +1,193 @@
+import type { Db } from "../../db/client";
+import { loadRecord } from "../../db/verifications";
+import {
+  claimAttempt,
+  insertDeliveryOnce,
+  loadDelivery,
+  markEnqueued,
+  recordAttempt,
+  reopenDelivery,
+  restoreDelivery,
+  type DeliveryRow,
+} from "../../db/webhooks";
+import { settings } from "../../env";
+import type { DomainEvent } from "../../events/messages";
+import { ApiError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { HostResolver } from "../../providers/dns";
+import { findTenant } from "../tenants/tenants";
+import { webhookBody, webhookTypeFor } from "./events";
+import { retryDelaySeconds, retryScheduleFor, type RetrySchedule } from "./schedule";
+import { activeSecrets, signWebhook } from "./signing";
+import { webhookUrlAllowed } from "./url-guard";
+
+/** A delivery attempt that has not answered within this is a failure (timeout). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How long a claimed attempt keeps other copies of its queue message away. */
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+const USER_AGENT = "verification-service-webhooks/1";
+const MAX_QUEUE_DELAY_SECONDS = 43_200;
+
+/** The one place that puts work on the webhooks queue. */
+export async function enqueueDelivery(env: Env, deliveryId: string): Promise<void> {
+  await env.WEBHOOKS_QUEUE.send({ type: "deliver_webhook", v: 1, delivery_id: deliveryId });
+}
+
+/**
+ * Events-queue subscriber: turns a domain event into one webhook delivery (unique per event id, so
+ * a redelivered event reuses it) with its body frozen, and queues its first attempt.
+ */
+export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEvent, now = Date.now()): Promise<DeliveryRow | null> {
+  const type = webhookTypeFor(event.name);
+  if (!type) return null;
+  const record = await loadRecord(db, event.verification_id);
+  const url = record?.row.config.webhook_url;
+  if (!record || !url) return null;
+  const delivery = await insertDeliveryOnce(db, {
+    id: newId("webhookDelivery", now),
+    eventId: event.id,
+    verificationId: event.verification_id,
+    tenantId: event.tenant_id,
+    eventType: type,
+    url,
+    payload: webhookBody({ id: event.id, occurredAt: event.occurred_at }, type, record, { baseUrl: settings(env).baseUrl, now }),
+    status: "pending",
+    attempts: 0,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: null,
+    deliveredAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  // Not yet enqueued (new, or an earlier run failed before marking it): send the first message.
+  if (delivery.status === "pending" && delivery.attempts === 0 && delivery.nextAttemptAt === null) {
+    await enqueueDelivery(env, delivery.id);
+    await markEnqueued(db, delivery.id, now);
+  }
+  return delivery;
+}
+
+/** What the queue should do with the message: done (ack), or try again after a delay. */
+export type AttemptOutcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
+
+export interface AttemptOptions {
+  now?: () => number;
+  fetcher?: typeof fetch;
+  timeoutMs?: number;
+  resolver?: HostResolver;
+  schedule?: RetrySchedule;
+}
+
+/**
+ * One delivery attempt for a `deliver_webhook` message (its `attempts`th delivery by the queue):
+ * claim → SSRF guard (outside local development) → sign with the tenant's active secrets → POST
+ * without following redirects → log the attempt. 2xx within the timeout succeeds; anything else is
+ * retried on the backoff schedule until the queue dead-letters the message.
+ */
+export async function attemptDelivery(env: Env, db: Db, deliveryId: string, messageAttempts: number, options: AttemptOptions = {}): Promise<AttemptOutcome> {
+  const clock = options.now ?? Date.now;
+  const delivery = await loadDelivery(db, deliveryId);
+  if (!delivery || delivery.status !== "pending") return { kind: "done" };
+  const startedAt = clock();
+  if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt > startedAt) {
+    // Leased by a concurrent copy of this message, or not due yet: look again when it should be.
+    return { kind: "retry", delaySeconds: Math.min(Math.ceil((delivery.nextAttemptAt - startedAt) / 1000), MAX_QUEUE_DELAY_SECONDS) };
+  }
+  const attempt = await claimAttempt(db, delivery, startedAt + LEASE_MS, startedAt);
+  if (attempt === null) return { kind: "retry", delaySeconds: Math.ceil(LEASE_MS / 1000) };
+
+  const tenant = await findTenant(db, delivery.tenantId);
+  if (!tenant) throw new Error(`tenant ${delivery.tenantId} of delivery ${delivery.id} not found`);
+  const guard = await webhookUrlAllowed(env, delivery.url, options.resolver);
+  if (!guard.ok) {
+    // Permanent: the URL will not become acceptable by waiting.
+    await recordAttempt(db, {
+      deliveryId: delivery.id,
+      attempt,
+      statusCode: null,
+      latencyMs: 0,
+      error: `refused by the URL guard: ${guard.message}`,
+      attemptedAt: startedAt,
+      nextAttemptAt: null,
+      status: "failed",
+    });
+    return { kind: "done" };
+  }
+
+  const headers = signWebhook(delivery.eventId, delivery.payload, activeSecrets(tenant, startedAt), startedAt);
+  const sent = await post(options.fetcher ?? fetch, delivery.url, delivery.payload, headers, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, clock);
+  const finishedAt = clock();
+  if (sent.ok) {
+    await recordAttempt(db, { ...sent, deliveryId: delivery.id, attempt, attemptedAt: startedAt, nextAttemptAt: null, status: "succeeded" });
+    return { kind: "done" };
+  }
+  const delaySeconds = retryDelaySeconds(messageAttempts, options.schedule ?? retryScheduleFor(env));
+  await recordAttempt(db, {
+    ...sent,
+    deliveryId: delivery.id,
+    attempt,
+    attemptedAt: startedAt,
+    nextAttemptAt: finishedAt + delaySeconds * 1000,
+    status: "pending",
+  });
+  return { kind: "retry", delaySeconds };
+}
+
+interface Sent {
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+async function post(
+  doFetch: typeof fetch,
+  url: string,
+  body: string,
+  signed: Record<string, string>,
+  timeoutMs: number,
+  clock: () => number,
+): Promise<Sent> {
+  const started = clock();
+  try {
+    const res = await doFetch(url, {
+      method: "POST",
+      headers: { ...signed, "Content-Type": "application/json", "User-Agent": USER_AGENT },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    // The response body is never read back (nothing of the receiver's is stored or echoed).
+    await res.body?.cancel();
+    const latencyMs = clock() - started;
+    if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, latencyMs, error: null };
+    const error = res.status >= 300 && res.status < 400 ? `redirect (HTTP ${res.status}) not followed` : `HTTP ${res.status}`;
+    return { ok: false, statusCode: res.status, latencyMs, error };
+  } catch (err) {
+    const latencyMs = clock() - started;
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    const error = timedOut ? `timeout: no response within ${timeoutMs / 1000} s` : `network error: ${err instanceof Error ? err.message : String(err)}`;
+    return { ok: false, statusCode: null, latencyMs, error: error.slice(0, 500) };
+  }
+}
+
+/**
+ * Manual retry (`POST /v1/webhook-deliveries/{id}/retry`): a failed delivery (or a succeeded one,
+ * to replay it) goes back to pending with the same id and body and is queued again. A delivery
+ * still pending is already scheduled: 409.
+ */
+export async function retryDelivery(env: Env, db: Db, tenantId: string, deliveryId: string, now = Date.now()): Promise<DeliveryRow> {
+  const result = await reopenDelivery(db, deliveryId, tenantId, now);
+  if (!result) throw ApiError.notFound("webhook delivery");
+  if (!result.reopened) throw new ApiError("invalid_state", "This delivery is still being attempted; its next attempt is already scheduled.");
+  try {
+    await enqueueDelivery(env, deliveryId);
+  } catch (err) {
+    await restoreDelivery(db, result.before);
+    throw err;
+  }
+  const after = await loadDelivery(db, deliveryId);
+  if (!after) throw ApiError.notFound("webhook delivery");
+  return after;
+}

@@ -1,0 +1,116 @@
+import ipaddr from "ipaddr.js";
+import { settings } from "../../env";
+import { ApiError } from "../../lib/errors";
+import { hostResolver, type HostResolver } from "../../providers/dns";
+
+/*
+ * SSRF guard for tenant-supplied webhook URLs, applied outside local development at creation and
+ * again before every delivery attempt (redirects are never followed, so the checked URL is the one
+ * fetched). Refused: anything but https, credentials in the URL, IP literals (Workers cannot fetch
+ * them anyway; a special-purpose one is named by its class), local-only names, and names whose DNS
+ * answers include a loopback, private, link-local, metadata or otherwise reserved address.
+ */
+
+export type RefusedClass = "loopback" | "private" | "link_local" | "metadata" | "reserved";
+export type Refusal = "scheme" | "credentials" | "ip_literal" | "local_name" | RefusedClass;
+export type GuardResult = { ok: true } | { ok: false; reason: Refusal; message: string };
+
+/** Cloud instance-metadata endpoints (AWS/GCP/Azure/OpenStack, AWS ECS, AWS IPv6, Alibaba, Oracle). */
+const METADATA_ADDRESSES = new Set(["169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"]);
+const METADATA_HOSTS = new Set(["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
+const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".lan", ".intranet", ".corp"];
+
+const CLASS_OF_RANGE: Record<string, RefusedClass> = {
+  loopback: "loopback",
+  private: "private",
+  uniqueLocal: "private",
+  carrierGradeNat: "private",
+  linkLocal: "link_local",
+  deprecatedSiteLocal: "link_local",
+};
+
+const DESCRIBE: Record<RefusedClass, string> = {
+  loopback: "a loopback address",
+  private: "a private network address",
+  link_local: "a link-local address",
+  metadata: "a cloud metadata address",
+  reserved: "a reserved or non-unicast address",
+};
+
+/** The refused class of an IP address, or null when it is public unicast. */
+export function classifyAddress(address: string): RefusedClass | null {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return "reserved";
+  }
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (METADATA_ADDRESSES.has(ip.toNormalizedString()) || METADATA_ADDRESSES.has(ip.toString())) return "metadata";
+  const range = ip.range();
+  if (range === "unicast") return null;
+  return CLASS_OF_RANGE[range] ?? "reserved";
+}
+
+const refuse = (reason: Refusal, message: string): GuardResult => ({ ok: false, reason, message });
+
+/** Checks what the URL alone shows (no DNS): scheme, credentials, IP literals, local names. */
+export function checkWebhookUrlSyntax(raw: string): GuardResult {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse("scheme", "Must be an absolute https URL.");
+  }
+  if (url.protocol !== "https:") return refuse("scheme", "Must use https.");
+  if (url.username !== "" || url.password !== "") return refuse("credentials", "Must not contain credentials (user:password@).");
+  // WHATWG URL parsing already turned decimal, octal and hex IPv4 forms into dotted quads.
+  const host = url.hostname.replace(/\.$/, "").toLowerCase();
+  const literal = host.startsWith("[") ? host.slice(1, -1) : host;
+  if (ipaddr.isValid(literal)) {
+    const refused = classifyAddress(literal);
+    if (refused) return refuse(refused, `Must not point at ${DESCRIBE[refused]}.`);
+    return refuse("ip_literal", "Must use a hostname, not an IP address.");
+  }
+  if (METADATA_HOSTS.has(host)) return refuse("metadata", `Must not point at ${DESCRIBE.metadata}.`);
+  if (host === "localhost" || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) {
+    return refuse(host === "localhost" || host.endsWith(".localhost") ? "loopback" : "local_name", "Must use a public hostname.");
+  }
+  if (!host.includes(".")) return refuse("local_name", "Must use a fully qualified public hostname.");
+  return { ok: true };
+}
+
+/**
+ * The whole check: the URL, then every address its hostname resolves to. A resolver failure lets the
+ * URL pass (Workers have no route into private networks, so DNS is defence in depth, and delivery
+ * checks again); a name that does not resolve passes too and simply fails to deliver.
+ */
+export async function guardWebhookUrl(raw: string, resolver: HostResolver): Promise<GuardResult> {
+  const syntax = checkWebhookUrlSyntax(raw);
+  if (!syntax.ok) return syntax;
+  const host = new URL(raw).hostname.replace(/\.$/, "");
+  let addresses: string[];
+  try {
+    addresses = await resolver.resolve(host);
+  } catch (err) {
+    console.warn(JSON.stringify({ msg: "webhook host resolution failed; not blocking", host, error: String(err) }));
+    return { ok: true };
+  }
+  for (const address of addresses) {
+    const refused = classifyAddress(address);
+    if (refused) return refuse(refused, `Must not resolve to ${DESCRIBE[refused]} (${host} → ${address}).`);
+  }
+  return { ok: true };
+}
+
+/** The deployment's policy: local development (http, loopback) allows anything; elsewhere the full guard. */
+export async function webhookUrlAllowed(env: Env, raw: string, resolver?: HostResolver): Promise<GuardResult> {
+  if (settings(env).isLocal) return { ok: true };
+  return guardWebhookUrl(raw, resolver ?? hostResolver(env));
+}
+
+/** At creation: a refused `webhook_url` is a 400 `invalid_request` on that field. */
+export async function assertWebhookUrlAllowed(env: Env, raw: string): Promise<void> {
+  const result = await webhookUrlAllowed(env, raw);
+  if (!result.ok) throw ApiError.invalid({ webhook_url: result.message }, "webhook_url is not an allowed webhook destination.");
+}

@@ -1,0 +1,117 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { loadTenantRecord } from "../db/verifications";
+import { attemptsOf, deliveriesOf } from "../db/webhooks";
+import { retryDelivery } from "../domain/webhooks/deliveries";
+import { presentDelivery } from "../domain/webhooks/present";
+import { readWebhookSecret, rotateWebhookSecret, type SecretView } from "../domain/webhooks/secrets";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+import { isId } from "../lib/ids";
+import { iso } from "../lib/time";
+import { validationHook } from "../lib/validation";
+import { jsonContent, pickErrors } from "../schemas/common";
+import { WebhookDeliveryListSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSecretSchema } from "../schemas/webhooks";
+
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const keyOrSession: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
+const IdParam = (example: string) => z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example }) });
+
+type Delivery = z.infer<typeof WebhookDeliverySchema>;
+
+const list = createRoute({
+  method: "get",
+  path: "/v1/verifications/{id}/webhook-deliveries",
+  tags: ["Webhooks"],
+  summary: "Webhook deliveries of a verification, with every attempt",
+  security: keyOrSession,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: IdParam("vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z") },
+  responses: { 200: jsonContent(WebhookDeliveryListSchema, "Oldest first"), ...pickErrors(401, 403, 404, 500) },
+});
+
+app.openapi(list, async (c) => {
+  const { id } = c.req.valid("param");
+  const db = createDb(c.env.DB);
+  const record = isId("verification", id) ? await loadTenantRecord(db, c.get("principal").tenantId, id) : null;
+  if (!record) throw ApiError.notFound("verification");
+  const deliveries = await deliveriesOf(db, id);
+  return c.json({ items: deliveries.map((d) => presentDelivery(d, d.attemptLog) as Delivery) }, 200);
+});
+
+const retry = createRoute({
+  method: "post",
+  path: "/v1/webhook-deliveries/{id}/retry",
+  tags: ["Webhooks"],
+  summary: "Send a failed (or replay a delivered) webhook again, same id and body",
+  security: keyOrSession,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: IdParam("whd_01JD2Y4N9M6Q8R0S2T4V6W8X0Z") },
+  responses: {
+    200: jsonContent(WebhookDeliverySchema, "The delivery, pending again and queued"),
+    ...pickErrors(401, 403, 404, 409, 500),
+  },
+});
+
+app.openapi(retry, async (c) => {
+  const { id } = c.req.valid("param");
+  if (!isId("webhookDelivery", id)) throw ApiError.notFound("webhook delivery");
+  const db = createDb(c.env.DB);
+  const delivery = await retryDelivery(c.env, db, c.get("principal").tenantId, id);
+  return c.json(presentDelivery(delivery, await attemptsOf(db, id)) as Delivery, 200);
+});
+
+function presentSecret(s: SecretView): z.infer<typeof WebhookSecretSchema> {
+  return { secret: s.secret, ...(s.previousExpiresAt !== null ? { previous_secret_expires_at: iso(s.previousExpiresAt) } : {}) };
+}
+
+const readSecret = createRoute({
+  method: "get",
+  path: "/v1/webhook-secret",
+  tags: ["Webhooks"],
+  summary: "The tenant's webhook signing secret",
+  security: sessionOnly,
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(WebhookSecretSchema, "The current secret"), ...pickErrors(401, 403, 500) },
+});
+
+app.openapi(readSecret, async (c) => {
+  c.header("Cache-Control", "no-store");
+  return c.json(presentSecret(await readWebhookSecret(createDb(c.env.DB), c.get("principal").tenantId)), 200);
+});
+
+const rotate = createRoute({
+  method: "post",
+  path: "/v1/webhook-secret/rotate",
+  tags: ["Webhooks"],
+  summary: "Rotate the webhook signing secret; the previous one keeps signing for 24 h",
+  security: sessionOnly,
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(WebhookSecretSchema, "The new secret"), ...pickErrors(401, 403, 500) },
+});
+
+app.openapi(rotate, async (c) => {
+  c.header("Cache-Control", "no-store");
+  return c.json(presentSecret(await rotateWebhookSecret(createDb(c.env.DB), c.get("principal").tenantId)), 200);
+});
+
+// The outbound request itself, in the document's `webhooks` section (OpenAPI 3.1).
+app.openAPIRegistry.registerWebhook({
+  method: "post",
+  path: "verification-event",
+  tags: ["Webhooks"],
+  summary: "Sent to the verification's webhook_url (Standard Webhooks)",
+  description:
+    "Headers `webhook-id` (the event id, stable across retries), `webhook-timestamp` (unix seconds of the attempt) and " +
+    "`webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` per active secret, space-separated). " +
+    "Answer 2xx within 10 s; otherwise it is retried with exponential backoff for about 3 days. Redirects are not followed.",
+  request: {
+    headers: z.object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string() }),
+    body: { content: { "application/json": { schema: WebhookEventSchema } } },
+  },
+  responses: { 200: { description: "Any 2xx acknowledges the event" } },
+});
+
+export default app;

@@ -1,0 +1,30 @@
+import type { FakeHandler } from "./server";
+
+/**
+ * A DNS-over-HTTPS JSON resolver. Names are answered by their suffix: `*.loopback.test` →
+ * 127.0.0.1, `*.private.test` → 10.1.2.3, `*.linklocal.test` → fe80::1 (AAAA), `*.metadata.test` →
+ * 169.254.169.254 (via a CNAME), `*.nxdomain.test` → NXDOMAIN, `*.broken.test` → 500; any other
+ * name → 93.184.215.14 (public).
+ */
+const table: Array<[suffix: string, type: "A" | "AAAA", data: string]> = [
+  [".loopback.test", "A", "127.0.0.1"],
+  [".private.test", "A", "10.1.2.3"],
+  [".linklocal.test", "AAAA", "fe80::1"],
+  [".metadata.test", "A", "169.254.169.254"],
+];
+
+export const doh: FakeHandler = (req) => {
+  const name = (req.query.get("name") ?? "").toLowerCase();
+  const type = req.query.get("type");
+  if (name.endsWith(".broken.test")) return { status: 500, body: "resolver down" };
+  if (name.endsWith(".nxdomain.test")) return { status: 200, body: JSON.stringify({ Status: 3 }) };
+  const hit = table.find(([suffix]) => name.endsWith(suffix));
+  const answers: Array<{ name: string; type: number; data: string }> = [];
+  if (hit?.[0] === ".metadata.test") answers.push({ name, type: 5, data: "metadata.cloud.example." });
+  if (hit) {
+    if (hit[1] === type) answers.push({ name, type: type === "A" ? 1 : 28, data: hit[2] });
+  } else if (type === "A") {
+    answers.push({ name, type: 1, data: "93.184.215.14" });
+  }
+  return { status: 200, headers: { "content-type": "application/dns-json" }, body: JSON.stringify({ Status: 0, Answer: answers }) };
+};

@@ -1,0 +1,32 @@
+import { env } from "cloudflare:workers";
+import { newId } from "../../src/lib/ids";
+import { signSession, SESSION_COOKIE } from "../../src/auth/session";
+import { BASE } from "./api";
+
+export interface Received {
+  headers: Record<string, string>;
+  body: string;
+  answered: number;
+}
+
+/** A fresh receiver of the loopback fake (test/fakes/webhooks.ts) and its URL. */
+export function receiver(query = ""): { id: string; url: string } {
+  const id = crypto.randomUUID();
+  return { id, url: `${env.FAKES_URL}/webhooks/${id}${query ? `?${query}` : ""}` };
+}
+
+export async function received(receiverId: string): Promise<Received[]> {
+  const res = await fetch(`${env.FAKES_URL}/webhooks/${receiverId}`);
+  return (await res.json()) as Received[];
+}
+
+export async function recover(receiverId: string): Promise<void> {
+  const res = await fetch(`${env.FAKES_URL}/webhooks/${receiverId}/recover`, { method: "POST" });
+  await res.text();
+}
+
+/** Headers of a dashboard request: a session cookie for the tenant and a same-origin Origin. */
+export async function sessionHeaders(tenantId: string): Promise<Record<string, string>> {
+  const token = await signSession(env, { userId: newId("user"), tenantId });
+  return { Cookie: `${SESSION_COOKIE}=${token}`, Origin: BASE };
+}

@@ -1,0 +1,162 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { outboundMessages } from "../../src/db/schema";
+import { notifyByEmail, sendTrialVerdict } from "../../src/domain/notifications/subscribers";
+import { createVerification as createThroughService } from "../../src/domain/verification/service";
+import { verificationObject } from "../../src/durable-objects/verification-client";
+import type { DomainEvent } from "../../src/events/messages";
+import { newId } from "../../src/lib/ids";
+import { callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { toBase64, uniqueJpeg } from "../helpers/images";
+import { waitFor } from "../helpers/wait";
+
+const VERDICT = { label: "suspicious", score: 0.42, signals: {}, reason_code: "screen_detected" };
+
+async function captureOne(id: string): Promise<void> {
+  expect((await callJson(`/v1/verifications/${id}/captures`, { body: { image_base64: toBase64(uniqueJpeg()) } })).status).toBe(201);
+}
+
+async function complete(id: string, verdict: unknown = VERDICT): Promise<void> {
+  await captureOne(id);
+  expect((await verificationObject(env, id).complete(id, { verdict })).ok).toBe(true);
+}
+
+async function messagesOf(verificationId: string) {
+  return db().select().from(outboundMessages).where(eq(outboundMessages.verificationId, verificationId));
+}
+
+async function waitForMessages(verificationId: string, count: number) {
+  return waitFor(async () => {
+    const rows = await messagesOf(verificationId);
+    return rows.length >= count ? rows : undefined;
+  }, { what: `${count} outbound messages` });
+}
+
+/** A completed event of this verification, as the events queue would carry it (a fresh id). */
+function completedEvent(verificationId: string, tenantId: string): DomainEvent {
+  return { id: newId("event"), name: "verification.completed", verification_id: verificationId, tenant_id: tenantId, occurred_at: Date.now(), payload: null };
+}
+
+async function inbox(path: string): Promise<Array<{ headers: Record<string, string>; body: string }>> {
+  return (await fetch(`${env.FAKES_URL}/inbox/${path}`)).json();
+}
+
+describe("notify_email", () => {
+  it("emails a plain summary when the verification completes; the local outbox shows it; a redelivered event sends nothing", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example", metadata: { claim: "CL-77" } });
+    await complete(v.id);
+    const [email] = await waitForMessages(v.id, 1);
+    expect(email).toMatchObject({ channel: "email", recipient: "ops@acme.example", status: "recorded", provider: "local-outbox" });
+    expect(email!.subject).toBe(`Verification ${v.id} completed: suspicious`);
+    expect(email!.body).toContain("Verdict: suspicious (score 0.42)");
+    expect(email!.body).toContain("Reason: the photo appears to show a screen");
+    expect(email!.body).toContain("claim: CL-77");
+    expect(email!.body).toContain(`GET http://localhost:8787/v1/verifications/${v.id}`);
+
+    const outbox = await callJson("/v1/dev/outbox");
+    expect(outbox.body.items.find((m: any) => m.verification_id === v.id)).toMatchObject({ channel: "email", subject: email!.subject });
+
+    const events = (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body.events;
+    const completed = events.find((e: any) => e.event_name === "verification.completed");
+    const redelivered: DomainEvent = { id: completed.event_id, name: completed.event_name, verification_id: v.id, tenant_id: t.id, occurred_at: Date.parse(completed.occurred_at), payload: null };
+    expect(await notifyByEmail(env, db(), redelivered)).toBe(false);
+    expect(await messagesOf(v.id)).toHaveLength(1);
+  });
+
+  it("emails when it expires or fails; nothing without notify_email", async () => {
+    const t = await seedTenant();
+    const failing = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example" });
+    expect((await verificationObject(env, failing.id).fail(failing.id, "unreadable evidence")).ok).toBe(true);
+    const expiring = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example", expires_in_seconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await runDurableObjectAlarm(verificationObject(env, expiring.id))).toBe(true);
+    const silent = await createVerification(t.key, { max_captures: 1 });
+    await complete(silent.id);
+
+    const [failedMail] = await waitForMessages(failing.id, 1);
+    expect(failedMail!.subject).toBe(`Verification ${failing.id} failed`);
+    expect(failedMail!.body).toContain("no verdict could be produced (unreadable evidence)");
+    const [expiredMail] = await waitForMessages(expiring.id, 1);
+    expect(expiredMail!.subject).toBe(`Verification ${expiring.id} expired`);
+    expect(expiredMail!.body).toContain("expired before its evidence was complete");
+    expect(await notifyByEmail(env, db(), completedEvent(silent.id, t.id))).toBe(false);
+    expect(await messagesOf(silent.id)).toHaveLength(0);
+  });
+
+  it("in production goes through the HTTP email API; a failed send is released for the retry", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example" });
+    await complete(v.id, { label: "verified", score: 0.93, signals: {} });
+    await waitForMessages(v.id, 1); // the local-outbox copy of the real event
+    const box = `email-${crypto.randomUUID()}`;
+    const production = { ...env, ENVIRONMENT: "production", EMAIL_API_KEY: "test-email-key", EMAIL_FROM: "noreply@verify.example" };
+    const event = completedEvent(v.id, t.id);
+
+    await expect(notifyByEmail({ ...production, EMAIL_API_URL: `${env.FAKES_URL}/inbox/${box}?fail=1` }, db(), event)).rejects.toThrow(/503/);
+    expect(await messagesOf(v.id)).toHaveLength(1);
+
+    expect(await notifyByEmail({ ...production, EMAIL_API_URL: `${env.FAKES_URL}/inbox/${box}` }, db(), event)).toBe(true);
+    const [posted] = await inbox(box);
+    expect(posted!.headers.authorization).toBe("Bearer test-email-key");
+    expect(JSON.parse(posted!.body)).toMatchObject({ from: "noreply@verify.example", to: "ops@acme.example", subject: `Verification ${v.id} completed: verified` });
+    const sent = (await messagesOf(v.id)).find((m) => m.dedupeKey === `email:${event.id}`);
+    expect(sent).toMatchObject({ status: "sent", provider: "http-email" });
+  });
+});
+
+describe("trial verdict over WhatsApp", () => {
+  async function trialVerification(tenantId: string) {
+    const outcome = await createThroughService(env, db(), {
+      tenantId,
+      input: { max_captures: 1, metadata: { origin_channel: "wa", source: "landing" } },
+      originChannel: "wa",
+    });
+    if (outcome.kind !== "created") throw new Error("expected a new verification");
+    return outcome.record.row;
+  }
+
+  it("a completed trial verification sends its verdict to the configured trial number; others send nothing", async () => {
+    const t = await seedTenant();
+    const trial = await trialVerification(t.id);
+    await complete(trial.id, { label: "verified", score: 0.9, signals: {} });
+    const [message] = await waitForMessages(trial.id, 1);
+    expect(message).toMatchObject({ channel: "whatsapp", recipient: env.TRIAL_WHATSAPP_NUMBER, status: "recorded" });
+    expect(message!.body).toBe(`Your photo verification is complete: VERIFIED (confidence 90%).\nReference: ${trial.id}`);
+
+    const ordinary = await createVerification(t.key, { max_captures: 1 });
+    await complete(ordinary.id);
+    expect(await sendTrialVerdict(env, db(), completedEvent(ordinary.id, t.id))).toBe(false);
+    expect(await messagesOf(ordinary.id)).toHaveLength(0);
+  });
+
+  it("in production goes through the WhatsApp Cloud API", async () => {
+    const t = await seedTenant();
+    const trial = await trialVerification(t.id);
+    await complete(trial.id);
+    await waitForMessages(trial.id, 1);
+    const api = `wa-${crypto.randomUUID()}`;
+    const production = {
+      ...env,
+      ENVIRONMENT: "production",
+      WHATSAPP_API_URL: `${env.FAKES_URL}/inbox/${api}`,
+      WHATSAPP_PHONE_NUMBER_ID: "106540352242922",
+      WHATSAPP_ACCESS_TOKEN: "test-wa-token",
+    };
+    expect(await sendTrialVerdict(production, db(), completedEvent(trial.id, t.id))).toBe(true);
+    const [posted] = await inbox(`${api}/106540352242922/messages`);
+    expect(posted!.headers.authorization).toBe("Bearer test-wa-token");
+    expect(JSON.parse(posted!.body)).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: "15550100999",
+      type: "text",
+      text: {
+        preview_url: false,
+        body: `Your photo verification is complete: SUSPICIOUS (confidence 42%). Why: the photo appears to show a screen rather than the real scene.\nReference: ${trial.id}`,
+      },
+    });
+  });
+});

@@ -1,0 +1,115 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { attemptsOf, insertDeliveryOnce, loadDelivery, type DeliveryRow } from "../../src/db/webhooks";
+import { attemptDelivery } from "../../src/domain/webhooks/deliveries";
+import { newId } from "../../src/lib/ids";
+import { callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { received, receiver, sessionHeaders } from "../helpers/webhooks";
+
+/*
+ * One attempt at a time, driving the consumer function directly on deliveries written straight to
+ * D1 (no queue message exists for them, so nothing runs in the background).
+ */
+
+async function pendingDelivery(url: string): Promise<DeliveryRow> {
+  const t = await seedTenant();
+  const v = await createVerification(t.key, { max_captures: 1 });
+  const now = Date.now();
+  const eventId = newId("event", now);
+  return insertDeliveryOnce(db(), {
+    id: newId("webhookDelivery", now),
+    eventId,
+    verificationId: v.id,
+    tenantId: t.id,
+    eventType: "verification.created",
+    url,
+    payload: JSON.stringify({ id: eventId, type: "verification.created", created_at: new Date(now).toISOString(), data: { object: { id: v.id } } }),
+    status: "pending",
+    attempts: 0,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: now,
+    deliveredAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+const production = () => ({ ...env, ENVIRONMENT: "production" });
+
+describe("a single delivery attempt", () => {
+  it("does not follow redirects: a 3xx is a failed attempt, retried later", async () => {
+    const r = receiver("redirect=1");
+    const d = await pendingDelivery(r.url);
+    const outcome = await attemptDelivery(env, db(), d.id, 1, { schedule: { baseSeconds: 8, random: () => 0.5 } });
+    expect(outcome).toEqual({ kind: "retry", delaySeconds: 8 });
+    const [attempt] = await attemptsOf(db(), d.id);
+    expect(attempt).toMatchObject({ attempt: 1, statusCode: 302, error: "redirect (HTTP 302) not followed" });
+    expect(attempt!.nextAttemptAt! - attempt!.attemptedAt).toBeGreaterThanOrEqual(8_000);
+    expect(await received(r.id)).toHaveLength(1);
+    expect(await received(`${r.id}-redirected`)).toHaveLength(0);
+    expect(await loadDelivery(db(), d.id)).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 302 });
+  });
+
+  it("a receiver slower than the timeout is a failed attempt without a status code", async () => {
+    const r = receiver("delay=1500");
+    const d = await pendingDelivery(r.url);
+    const outcome = await attemptDelivery(env, db(), d.id, 1, { timeoutMs: 200 });
+    expect(outcome.kind).toBe("retry");
+    const [attempt] = await attemptsOf(db(), d.id);
+    expect(attempt).toMatchObject({ statusCode: null, error: "timeout: no response within 0.2 s" });
+    expect(attempt!.latencyMs).toBeGreaterThanOrEqual(150);
+  });
+
+  it("outside local development the URL guard runs again before sending: refused for good, nothing sent", async () => {
+    const r = receiver();
+    const loopback = await pendingDelivery(r.url);
+    expect(await attemptDelivery(production(), db(), loopback.id, 1)).toEqual({ kind: "done" });
+    expect(await loadDelivery(db(), loopback.id)).toMatchObject({ status: "failed", attempts: 1, nextAttemptAt: null });
+    const [attempt] = await attemptsOf(db(), loopback.id);
+    expect(attempt!.error).toBe("refused by the URL guard: Must use https.");
+    expect(await received(r.id)).toHaveLength(0);
+
+    // A name that resolves (DoH fake) to a private address, e.g. after a DNS change since creation.
+    const rebound = await pendingDelivery("https://hooks.private.test/in");
+    expect(await attemptDelivery(production(), db(), rebound.id, 1)).toEqual({ kind: "done" });
+    const [refused] = await attemptsOf(db(), rebound.id);
+    expect(refused!.error).toMatch(/resolve to a private network address/);
+  });
+
+  it("two copies of the same message never attempt concurrently; a copy before the due time waits", async () => {
+    const r = receiver("fail=always&delay=300");
+    const d = await pendingDelivery(r.url);
+    const schedule = { baseSeconds: 60, random: () => 0.5 };
+    const outcomes = await Promise.all([attemptDelivery(env, db(), d.id, 1, { schedule }), attemptDelivery(env, db(), d.id, 1, { schedule })]);
+    expect(await received(r.id)).toHaveLength(1);
+    expect(outcomes.map((o) => o.kind)).toEqual(["retry", "retry"]);
+    expect(await attemptsOf(db(), d.id)).toHaveLength(1);
+    // The failed attempt scheduled the next one in 60 s; an early copy does not send, it waits.
+    const early = await attemptDelivery(env, db(), d.id, 2, { schedule });
+    expect(early.kind).toBe("retry");
+    expect(early.kind === "retry" && early.delaySeconds).toBeGreaterThan(55);
+    expect(await received(r.id)).toHaveLength(1);
+    // Due (clock moved past next_attempt_at): attempt 2.
+    const later = Date.now() + 61_000;
+    await attemptDelivery(env, db(), d.id, 2, { schedule, now: () => later });
+    expect((await attemptsOf(db(), d.id)).map((a) => a.attempt)).toEqual([1, 2]);
+  });
+
+  it("a message for a finished or unknown delivery is acknowledged without sending", async () => {
+    const r = receiver();
+    const d = await pendingDelivery(r.url);
+    expect(await attemptDelivery(env, db(), d.id, 1)).toEqual({ kind: "done" });
+    expect(await loadDelivery(db(), d.id)).toMatchObject({ status: "succeeded", lastStatusCode: 204, nextAttemptAt: null });
+    expect(await attemptDelivery(env, db(), d.id, 2)).toEqual({ kind: "done" });
+    expect(await attemptDelivery(env, db(), newId("webhookDelivery"), 1)).toEqual({ kind: "done" });
+    expect(await received(r.id)).toHaveLength(1);
+  });
+
+  it("manual retry of a delivery still being attempted is 409 invalid_state", async () => {
+    const d = await pendingDelivery(receiver().url);
+    const res = await callJson(`/v1/webhook-deliveries/${d.id}/retry`, { method: "POST", headers: await sessionHeaders(d.tenantId) });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("invalid_state");
+  });
+});

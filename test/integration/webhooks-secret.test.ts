@@ -1,0 +1,85 @@
+import { eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { tenants } from "../../src/db/schema";
+import { findTenant } from "../../src/domain/tenants/tenants";
+import { callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { waitFor } from "../helpers/wait";
+import { received, receiver, sessionHeaders, type Received } from "../helpers/webhooks";
+
+async function oneWebhook(key: string): Promise<Received> {
+  const r = receiver();
+  await createVerification(key, { max_captures: 1, webhook_url: r.url });
+  const [hit] = await waitFor(async () => {
+    const got = await received(r.id);
+    return got.length > 0 ? got : undefined;
+  }, { what: "the webhook" });
+  return hit!;
+}
+
+const verifies = (secret: string, hit: Received): boolean => {
+  try {
+    new Webhook(secret).verify(hit.body, hit.headers);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("webhook secret rotation", () => {
+  it("during the window a receiver holding either the old or the new secret verifies; after it only the new one", async () => {
+    const t = await seedTenant();
+    const session = await sessionHeaders(t.id);
+    const before = await callJson("/v1/webhook-secret", { headers: session });
+    expect(before.status).toBe(200);
+    const oldSecret: string = before.body.secret;
+    expect(oldSecret).toBe((await findTenant(db(), t.id))!.webhookSecret);
+    expect(before.body.previous_secret_expires_at).toBeUndefined();
+
+    const rotated = await callJson("/v1/webhook-secret/rotate", { method: "POST", headers: session });
+    expect(rotated.status).toBe(200);
+    const newSecret: string = rotated.body.secret;
+    expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(newSecret).not.toBe(oldSecret);
+    const windowEnd = Date.parse(rotated.body.previous_secret_expires_at);
+    expect(windowEnd - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    expect(windowEnd - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+
+    const during = await oneWebhook(t.key);
+    expect(during.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(verifies(oldSecret, during)).toBe(true);
+    expect(verifies(newSecret, during)).toBe(true);
+    expect(verifies(`whsec_${btoa("a third secret nobody holds!!!!!")}`, during)).toBe(false);
+
+    // The window closes.
+    await db().update(tenants).set({ webhookSecretPreviousExpiresAt: Date.now() - 1 }).where(eq(tenants.id, t.id));
+    const after = await oneWebhook(t.key);
+    expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    expect(verifies(newSecret, after)).toBe(true);
+    expect(verifies(oldSecret, after)).toBe(false);
+    expect((await callJson("/v1/webhook-secret", { headers: session })).body).toEqual({ secret: newSecret });
+  });
+
+  it("rotating again inside the window retires the oldest secret", async () => {
+    const t = await seedTenant();
+    const session = await sessionHeaders(t.id);
+    const first = (await callJson("/v1/webhook-secret", { headers: session })).body.secret;
+    const second = (await callJson("/v1/webhook-secret/rotate", { method: "POST", headers: session })).body.secret;
+    const third = (await callJson("/v1/webhook-secret/rotate", { method: "POST", headers: session })).body.secret;
+    const hit = await oneWebhook(t.key);
+    expect(verifies(third, hit)).toBe(true);
+    expect(verifies(second, hit)).toBe(true);
+    expect(verifies(first, hit)).toBe(false);
+  });
+
+  it("is dashboard-only: API keys are refused, and a cross-origin POST is forbidden", async () => {
+    const t = await seedTenant();
+    expect((await callJson("/v1/webhook-secret/rotate", { method: "POST", key: t.key })).status).toBe(401);
+    expect((await callJson("/v1/webhook-secret", { key: t.key })).status).toBe(401);
+    const session = await sessionHeaders(t.id);
+    const crossOrigin = await callJson("/v1/webhook-secret/rotate", { method: "POST", headers: { ...session, Origin: "https://evil.example" } });
+    expect(crossOrigin.status).toBe(403);
+    const unchanged = (await findTenant(db(), t.id))!;
+    expect(unchanged.webhookSecretPrevious).toBeNull();
+  });
+});

@@ -1,0 +1,69 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { mintApiKey } from "../../src/domain/tenants/api-keys";
+import { BASE, createVerification, db, seedTenant } from "../helpers/api";
+import { receiver } from "../helpers/webhooks";
+
+/** The creation route as a production deployment runs it (live keys, the SSRF guard on). */
+async function createInProduction(body: unknown): Promise<{ status: number; body: any }> {
+  const t = await seedTenant();
+  const live = await mintApiKey(db(), { tenantId: t.id, environment: "live", scope: "full" });
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`${BASE}/v1/verifications`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${live.plaintext}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+    { ...env, ENVIRONMENT: "production" },
+    ctx,
+  );
+  const parsed = { status: res.status, body: await res.json() };
+  await waitOnExecutionContext(ctx);
+  return parsed;
+}
+
+async function refusedAt(url: string): Promise<string> {
+  const res = await createInProduction({ max_captures: 1, webhook_url: url });
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe("invalid_request");
+  return res.body.error.fields.webhook_url;
+}
+
+describe("webhook_url SSRF guard at creation (production)", () => {
+  it.each([
+    ["plain http", "http://hooks.example.com/in", /https/],
+    ["credentials", "https://user:secret@hooks.example.com/in", /credentials/],
+    ["loopback literal", "https://127.0.0.1/in", /loopback/],
+    ["loopback IPv6", "https://[::1]/in", /loopback/],
+    ["localhost", "https://localhost/in", /public hostname/],
+    ["loopback via DNS", "https://app.loopback.test/in", /resolve to a loopback/],
+    ["private literal", "https://10.0.0.8/in", /private network/],
+    ["private 192.168", "https://192.168.0.1/in", /private network/],
+    ["private via DNS", "https://db.private.test/in", /resolve to a private network/],
+    ["link-local literal", "https://169.254.3.4/in", /link-local/],
+    ["link-local via DNS (AAAA)", "https://router.linklocal.test/in", /resolve to a link-local/],
+    ["metadata literal", "https://169.254.169.254/latest/meta-data/", /metadata/],
+    ["metadata hostname", "https://metadata.google.internal/computeMetadata/v1/", /metadata/],
+    ["metadata via DNS (CNAME)", "https://x.metadata.test/in", /resolve to a cloud metadata/],
+    ["public IP literal", "https://93.184.215.14/in", /hostname, not an IP/],
+  ])("refuses %s", async (_name, url, message) => {
+    expect(await refusedAt(url)).toMatch(message);
+  });
+
+  it("accepts an https URL whose name resolves to public addresses", async () => {
+    const res = await createInProduction({ max_captures: 1, webhook_url: "https://hooks.example.com/in" });
+    expect(res.status).toBe(201);
+    expect(res.body.config.webhook_url).toBe("https://hooks.example.com/in");
+  });
+
+  it("local development accepts http and loopback (the loopback test receivers)", async () => {
+    const t = await seedTenant();
+    const { url } = receiver();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    const v = await createVerification(t.key, { max_captures: 1, webhook_url: url });
+    expect(v.config.webhook_url).toBe(url);
+  });
+});

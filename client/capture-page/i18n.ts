@@ -33,6 +33,14 @@ export class I18n {
     return `${new Intl.NumberFormat(this.locale, { maximumFractionDigits: value < 10 && unit > 0 ? 1 : 0 }).format(value)} ${units[unit]}`;
   }
 
+  /** Two sizes that must read as different (a file just over a limit): exact bytes when rounding hides it. */
+  bytesPair(a: number, b: number): [string, string] {
+    const [x, y] = [this.bytes(a), this.bytes(b)];
+    if (x !== y || a === b) return [x, y];
+    const exact = new Intl.NumberFormat(this.locale);
+    return [`${exact.format(a)} B`, `${exact.format(b)} B`];
+  }
+
   list(items: string[]): string {
     return typeof Intl.ListFormat === "function" ? new Intl.ListFormat(this.locale, { type: "disjunction" }).format(items) : items.join(", ");
   }

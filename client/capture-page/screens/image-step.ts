@@ -65,7 +65,8 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
         let blob: Blob = file;
         if (!SERVER_TYPES.includes(file.type) || file.size > ctx.view().limits.image_max_bytes) blob = await reencodeAsJpeg(file);
         if (blob.size > ctx.view().limits.image_max_bytes) {
-          stage.replaceChildren(errorList([i18n.t("file_too_large", { name: file.name, size: i18n.bytes(file.size), limit: i18n.bytes(ctx.view().limits.image_max_bytes) })])!);
+          const [size, limit] = i18n.bytesPair(blob.size, ctx.view().limits.image_max_bytes);
+          stage.replaceChildren(errorList([i18n.t("file_too_large", { name: file.name, size, limit })])!);
           return;
         }
         review(blob, blob.type || "image/jpeg", file.lastModified || Date.now());

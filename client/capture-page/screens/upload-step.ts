@@ -15,7 +15,8 @@ function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File[]): {
     const type = fileMediaType(file.name, file.type);
     if (!(step.accept as string[]).includes(type)) problems.push(i18n.t("file_wrong_type", { name: file.name, types }));
     else if (file.size > step.max_size_bytes) {
-      problems.push(i18n.t("file_too_large", { name: file.name, size: i18n.bytes(file.size), limit: i18n.bytes(step.max_size_bytes) }));
+      const [size, limit] = i18n.bytesPair(file.size, step.max_size_bytes);
+      problems.push(i18n.t("file_too_large", { name: file.name, size, limit }));
     } else if (ok.length < room) ok.push({ file, type });
   }
   const extra = files.length - problems.length - ok.length;

@@ -55,6 +55,8 @@ console.log(`
 
   curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -d '{"max_captures":2}' localhost:${port}/v1/verifications
 `);
-const child = spawn(wrangler, ["dev", "--port", port, "--ip", "127.0.0.1", ...process.argv.slice(2)], { cwd: root, env: wranglerEnv, stdio: "inherit" });
+// On another port, upload URLs must point there too, or the capture page would PUT to :8787.
+const baseUrl = port === "8787" ? [] : ["--var", `PUBLIC_BASE_URL:http://localhost:${port}`];
+const child = spawn(wrangler, ["dev", "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...process.argv.slice(2)], { cwd: root, env: wranglerEnv, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -21,6 +21,7 @@ export const noAttestation: AttestationSource = { token: async () => undefined }
 export function loadAttestation(siteKey: string, container: HTMLElement): AttestationSource {
   let current: string | undefined;
   let widgetId: string | undefined;
+  /** The widget could not load, or its last challenge errored: captures go without waiting. */
   let failed = false;
   const waiters: Array<() => void> = [];
   const notify = () => waiters.splice(0).forEach((w) => w());
@@ -45,6 +46,7 @@ export function loadAttestation(siteKey: string, container: HTMLElement): Attest
       appearance: "interaction-only",
       callback: (token: string) => {
         current = token;
+        failed = false;
         notify();
       },
       "expired-callback": () => {
@@ -52,6 +54,7 @@ export function loadAttestation(siteKey: string, container: HTMLElement): Attest
       },
       "error-callback": () => {
         current = undefined;
+        failed = true;
         notify();
       },
     });

@@ -22,7 +22,8 @@ export class Progress {
   }
 
   camera(permission: CameraPermission, stepIndex?: number): void {
-    this.post({ kind: "camera_permission", step: this.lastStep.step, camera_permission: permission, ...(stepIndex !== undefined ? { step_index: stepIndex } : {}) });
+    const step: ProgressStep = permission === "granted" ? "capturing" : permission === "denied" ? "camera_blocked" : "ready";
+    this.post({ kind: "camera_permission", step, camera_permission: permission, ...(stepIndex !== undefined ? { step_index: stepIndex } : {}) });
   }
 
   /** The page is going away unfinished. */

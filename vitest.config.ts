@@ -44,6 +44,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/**/*.test.ts"],
+      // test/browser runs in Node against `wrangler dev` (vitest.browser.config.ts).
+      exclude: ["**/node_modules/**", "test/browser/**"],
       setupFiles: ["./test/setup/migrations.ts"],
       globalSetup: ["./test/setup/global-fakes.ts"],
       testTimeout: 30_000,

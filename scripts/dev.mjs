@@ -3,35 +3,14 @@
 //  1. writes .dev.vars (secrets and the dev tenant's API key) on first start, keeps it afterwards;
 //  2. applies the D1 migrations to the local database;
 //  3. seeds the dev tenant and its pk_test_ key (idempotent);
-//  4. runs `wrangler dev` on http://localhost:8787.
-import { spawn, spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+//  4. runs `wrangler dev` on http://localhost:8787 (its [build] step builds the capture page).
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { applyMigrations, root, SECRET_GENERATORS, seedDevTenant, wrangler, wranglerEnv } from "./local-worker.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const varsPath = path.join(root, ".dev.vars");
-const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 const port = process.env.PORT ?? "8787";
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-function base62(length) {
-  let out = "";
-  while (out.length < length) for (const b of randomBytes(length)) if (b < 248 && out.length < length) out += BASE62[b % 62];
-  return out;
-}
-
-/** A stable 26-character Crockford id derived from a string (so re-seeding is idempotent). */
-function stableUlidBody(seed) {
-  const digest = createHash("sha256").update(seed).digest();
-  let out = "0";
-  for (let i = 0; out.length < 26; i += 1) out += CROCKFORD[digest[i] % 32];
-  return out;
-}
 
 function readVars() {
   if (!existsSync(varsPath)) return {};
@@ -46,49 +25,28 @@ function readVars() {
 
 function ensureVars() {
   const vars = readVars();
-  const wanted = {
-    DEV_API_KEY: () => `pk_test_${base62(43)}`,
-    SIGNING_SECRET: () => base62(48),
-    SESSION_SECRET: () => base62(48),
-  };
-  const missing = Object.keys(wanted).filter((k) => !vars[k]);
+  const missing = Object.keys(SECRET_GENERATORS).filter((k) => !vars[k]);
   if (missing.length > 0) {
-    const lines = missing.map((k) => `${k}="${(vars[k] = wanted[k]())}"`);
+    const lines = missing.map((k) => `${k}="${(vars[k] = SECRET_GENERATORS[k]())}"`);
     const header = existsSync(varsPath) ? "" : "# Local development secrets, written by `npm start` on first run. Not committed.\n";
     writeFileSync(varsPath, `${header}${existsSync(varsPath) ? readFileSync(varsPath, "utf8").replace(/\n?$/, "\n") : ""}${lines.join("\n")}\n`);
   }
   return vars;
 }
 
-function run(args) {
-  const result = spawnSync(wrangler, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    process.exit(result.status ?? 1);
+function step(what, fn) {
+  try {
+    return fn();
+  } catch (err) {
+    process.stderr.write(`${what} failed: ${err.message}\n`);
+    process.exit(1);
   }
-}
-
-const sql = (s) => `'${String(s).replace(/'/g, "''")}'`;
-
-function seed(vars) {
-  const now = Date.now();
-  const tenantId = `tnt_${stableUlidBody("dev-tenant")}`;
-  const keyHash = createHash("sha256").update(vars.DEV_API_KEY).digest("hex");
-  const keyId = `key_${stableUlidBody(keyHash)}`;
-  const prefix = `${vars.DEV_API_KEY.slice(0, 12)}…`;
-  const webhookSecret = `whsec_${randomBytes(32).toString("base64")}`;
-  const statements = [
-    `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${sql(webhookSecret)}, ${now});`,
-    `INSERT OR IGNORE INTO api_keys (id, tenant_id, environment, scope, key_hash, key_prefix, name, created_at) VALUES (${sql(keyId)}, ${sql(tenantId)}, 'test', 'full', ${sql(keyHash)}, ${sql(prefix)}, 'dev key (from .dev.vars)', ${now});`,
-  ];
-  run(["d1", "execute", "DB", "--local", "--command", statements.join(" ")]);
-  return { tenantId };
 }
 
 const vars = ensureVars();
 console.log("Applying D1 migrations to the local database…");
-run(["d1", "migrations", "apply", "DB", "--local"]);
-const { tenantId } = seed(vars);
+step("Applying migrations", () => applyMigrations());
+const { tenantId } = step("Seeding the dev tenant", () => seedDevTenant(vars.DEV_API_KEY));
 console.log(`
   Verification service (local)  http://localhost:${port}
   API reference                 http://localhost:${port}/docs
@@ -97,6 +55,8 @@ console.log(`
 
   curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -d '{"max_captures":2}' localhost:${port}/v1/verifications
 `);
-const child = spawn(wrangler, ["dev", "--port", port, "--ip", "127.0.0.1", ...process.argv.slice(2)], { cwd: root, env, stdio: "inherit" });
+// On another port, upload URLs must point there too, or the capture page would PUT to :8787.
+const baseUrl = port === "8787" ? [] : ["--var", `PUBLIC_BASE_URL:http://localhost:${port}`];
+const child = spawn(wrangler, ["dev", "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...process.argv.slice(2)], { cwd: root, env: wranglerEnv, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

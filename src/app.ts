@@ -5,6 +5,7 @@ import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
 import captureFlow from "./routes/capture-flow";
+import capturePage from "./routes/capture-page";
 import devRoutes from "./routes/dev";
 import { mountDocs } from "./routes/docs";
 import uploads from "./routes/uploads";
@@ -41,6 +42,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", captureFlow);
   app.route("/", webhooks);
   app.route("/", devRoutes);
+  app.route("/", capturePage);
   mountDocs(app);
   app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));
   return app;

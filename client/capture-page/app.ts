@@ -1,0 +1,249 @@
+/*
+ * The capture page's controller: loads the verification, decides the screen, queues what the end
+ * user captures, and lets Delivery send it. The server's state plus this device's queue are the only
+ * state; the furthest step reached rides in the URL fragment, so a reload resumes where it was.
+ */
+import { ApiFailure, CaptureApi } from "./api";
+import { type AttestationSource, loadAttestation, noAttestation } from "./attestation";
+import { closeCamera } from "./camera";
+import type { ScreenContext } from "./context";
+import { Delivery, type SyncState } from "./delivery";
+import { h } from "./dom";
+import { applyReply, firstUnmet, isTerminal, resumeIndex, type VerifyView } from "./flow";
+import type { I18n } from "./i18n";
+import { JobQueue, type Job } from "./jobs";
+import { currentFix } from "./location";
+import { Progress } from "./progress";
+import { completedScreen, errorScreen, expiredScreen, finishingScreen, notFoundScreen, successScreen } from "./screens/outcome";
+import { imageStep } from "./screens/image-step";
+import { landingScreen } from "./screens/landing";
+import { textStep } from "./screens/text-step";
+import { uploadStep } from "./screens/upload-step";
+import { sha256Hex } from "./sha256";
+
+type Phase = "loading" | "landing" | "step" | "finishing" | "done";
+const FRAGMENT = "reached";
+
+export class App {
+  private readonly api: CaptureApi;
+  private readonly progress: Progress;
+  private readonly screen: HTMLElement;
+  private readonly sync: HTMLElement;
+  private readonly widget: HTMLElement;
+  private queue!: JobQueue;
+  private delivery!: Delivery;
+  private attestation: AttestationSource = noAttestation;
+  private view!: VerifyView;
+  private phase: Phase = "loading";
+  private index = 0;
+  private reached = 0;
+  private syncState: SyncState = { kind: "idle" };
+  /** The last refusal, shown until the end user moves to another step. */
+  private notice = "";
+
+  constructor(
+    verificationId: string,
+    private readonly i18n: I18n,
+    root: HTMLElement,
+  ) {
+    this.api = new CaptureApi(verificationId);
+    this.progress = new Progress(this.api.progressUrl());
+    this.screen = h("div", { class: "content" });
+    this.sync = h("p", { class: "sync", role: "status", "aria-live": "polite" });
+    this.widget = h("div", { class: "attestation" });
+    root.replaceChildren(this.screen, this.sync, this.widget);
+  }
+
+  async start(): Promise<void> {
+    this.queue = await JobQueue.open(this.api.id);
+    this.queue.onChange(() => this.renderSync());
+    try {
+      this.view = await this.api.view();
+    } catch (err) {
+      this.phase = "done";
+      if (err instanceof ApiFailure && err.status === 404) return notFoundScreen(this.screen, this.i18n);
+      return errorScreen(this.screen, this.i18n);
+    }
+    if (this.endedScreen()) return;
+    this.delivery = new Delivery(this.api, this.queue, {
+      accepted: (job, reply) => this.accepted(job, reply),
+      refused: (job, failure) => this.refused(job, failure),
+      state: (state) => this.renderSync(state),
+      attestationToken: () => this.attestation.token(),
+    });
+    if (this.view.attestation?.site_key) this.attestation = loadAttestation(this.view.attestation.site_key, this.widget);
+    addEventListener("pagehide", () => {
+      if (this.phase === "landing" || this.phase === "step") this.progress.abandoned();
+    });
+    this.watchExpiry();
+
+    this.reached = this.reachedFromUrl();
+    if (this.queue.list().length > 0) this.delivery.kick();
+    const position = resumeIndex(this.view, this.queue.pending(), this.reached);
+    if (this.view.submitted || this.queue.pending().submit) return this.finish();
+    if (location.hash.includes(`${FRAGMENT}=`)) return this.goTo(position);
+    this.phase = "landing";
+    this.progress.stepReached("landing");
+    landingScreen(this.screen, this.i18n, this.view, this.view.captures_count > 0 || this.queue.list().length > 0, () => this.goTo(position));
+  }
+
+  /** Expired, completed or failed before anything started: the only screen there is. */
+  private endedScreen(): boolean {
+    const { status } = this.view;
+    if (!isTerminal(status)) return false;
+    this.phase = "done";
+    void this.queue.clear();
+    if (status === "expired") expiredScreen(this.screen, this.i18n);
+    else completedScreen(this.screen, this.i18n);
+    return true;
+  }
+
+  private goTo(index: number): void {
+    if (index >= this.view.steps.length) return this.finish();
+    this.phase = "step";
+    if (index !== this.index) this.notice = "";
+    this.index = index;
+    if (index >= this.reached) this.remember(index);
+    const step = this.view.steps[index]!;
+    if (step.type !== "image") closeCamera();
+    const ctx = this.context();
+    if (step.type === "image") imageStep(ctx, step);
+    else if (step.type === "upload") uploadStep(ctx, step);
+    else textStep(ctx, step);
+  }
+
+  private context(): ScreenContext {
+    return {
+      root: this.screen,
+      i18n: this.i18n,
+      progress: this.progress,
+      view: () => this.view,
+      pending: () => this.queue.pending(),
+      index: this.index,
+      addCapture: (stepKey, blob, contentType, capturedAt) => this.addCapture(stepKey, blob, contentType, capturedAt),
+      addAnswer: async (stepKey, value) => {
+        await this.queue.add({ kind: "answer", step_key: stepKey, value });
+        this.delivery.kick();
+      },
+      next: () => this.goTo(resumeIndex(this.view, this.queue.pending(), this.index + 1)),
+      refresh: () => this.goTo(this.index),
+      isLast: () => this.index === this.view.steps.length - 1,
+    };
+  }
+
+  private async addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number): Promise<void> {
+    const bytes = await blob.arrayBuffer();
+    const location = currentFix();
+    await this.queue.add({
+      kind: "capture",
+      step_key: stepKey,
+      content_type: contentType,
+      bytes,
+      sha256: await sha256Hex(bytes),
+      client_captured_at: capturedAt,
+      ...(location ? { location } : {}),
+    });
+    this.delivery.kick();
+  }
+
+  /** After the last step: make sure submit is queued, then wait for everything to be accepted. */
+  private finish(): void {
+    closeCamera();
+    const unmet = firstUnmet(this.view, this.queue.pending());
+    if (unmet !== -1 && !this.view.submitted) return this.goTo(unmet);
+    this.phase = "finishing";
+    this.remember(this.view.steps.length);
+    this.progress.stepReached("uploading");
+    if (!this.view.submitted && !this.queue.pending().submit) void this.queue.add({ kind: "submit" }).then(() => this.delivery.kick());
+    this.finishedIfDone();
+  }
+
+  private finishedIfDone(): void {
+    if (this.phase !== "finishing") return;
+    if (this.queue.list().length > 0 || !this.view.submitted) return finishingScreen(this.screen, this.i18n);
+    this.phase = "done";
+    this.progress.stepReached("success");
+    successScreen(this.screen, this.i18n);
+  }
+
+  private accepted(_job: Job, reply: Parameters<typeof applyReply>[1]): void {
+    this.view = applyReply(this.view, reply);
+    this.finishedIfDone();
+  }
+
+  private async refused(job: Job, failure: ApiFailure): Promise<void> {
+    if (failure.code === "expired") return this.end("expired");
+    if (failure.status === 404) return this.end("not_found");
+    // The server's state moved (another tab, a full step, a completed verification): reload it.
+    try {
+      this.view = await this.api.view();
+    } catch {
+      // Keep the view we have; the next accepted job refreshes it.
+    }
+    const status = this.view.status;
+    if (status === "completed" || status === "expired" || status === "failed") {
+      // Completed while this page was finishing is this end user's own success.
+      return this.end(this.phase === "finishing" && status === "completed" ? "success" : status);
+    }
+    if (job.kind !== "submit" && failure.code !== "step_full") {
+      this.notice = this.i18n.t("capture_refused", { reason: failure.message });
+      this.renderSync();
+    }
+    if (this.phase === "finishing") return this.finish();
+    if (this.phase === "step") {
+      const unmet = firstUnmet(this.view, this.queue.pending());
+      this.goTo(unmet !== -1 && unmet < this.index ? unmet : this.index);
+    }
+  }
+
+  private end(how: "expired" | "not_found" | "success" | "completed" | "failed"): void {
+    if (this.phase === "done") return;
+    this.phase = "done";
+    closeCamera();
+    void this.queue.clear();
+    this.notice = "";
+    this.renderSync({ kind: "idle" });
+    if (how === "expired") expiredScreen(this.screen, this.i18n);
+    else if (how === "not_found") notFoundScreen(this.screen, this.i18n);
+    else if (how === "success") successScreen(this.screen, this.i18n);
+    else completedScreen(this.screen, this.i18n);
+  }
+
+  private watchExpiry(): void {
+    const ms = Date.parse(this.view.expires_at) - Date.now();
+    if (ms > 2 ** 31 - 1) return;
+    setTimeout(() => {
+      if (!this.view.submitted && this.phase !== "done") this.end("expired");
+    }, Math.max(0, ms));
+  }
+
+  /** The status line under the screen: uploads waiting, offline/retrying, or the last refusal. */
+  private renderSync(state?: SyncState): void {
+    if (state) this.syncState = state;
+    const waiting = this.queue.list().filter((j) => j.kind !== "submit").length;
+    const parts: string[] = [];
+    if (this.syncState.kind === "waiting") {
+      const seconds = Math.max(1, Math.round((this.syncState.retryAt - Date.now()) / 1000));
+      parts.push(this.syncState.offline ? this.i18n.t("offline") : this.i18n.t("retrying", { seconds }));
+    }
+    if (waiting > 0) parts.push(`${this.i18n.plural("pending", waiting)}${this.syncState.kind === "sending" ? ` · ${this.i18n.t("uploading")}` : ""}`);
+    if (this.notice) parts.push(this.notice);
+    this.sync.textContent = parts.join(" ");
+    this.sync.classList.toggle("visible", parts.length > 0);
+  }
+
+  private reachedFromUrl(): number {
+    const match = new RegExp(`${FRAGMENT}=([^&]*)`).exec(location.hash);
+    if (!match) return 0;
+    const key = decodeURIComponent(match[1]!);
+    if (key === "done") return this.view.steps.length;
+    return Math.max(0, this.view.steps.findIndex((s) => s.key === key));
+  }
+
+  /** Keeps the furthest step in the URL fragment (never sent to the server, survives a reload). */
+  private remember(index: number): void {
+    this.reached = Math.max(this.reached, index);
+    const key = this.reached >= this.view.steps.length ? "done" : this.view.steps[this.reached]!.key;
+    history.replaceState(null, "", `${location.pathname}${location.search}#${FRAGMENT}=${encodeURIComponent(key)}`);
+  }
+}

@@ -1,0 +1,66 @@
+/*
+ * The live camera, when the browser has one to offer: getUserMedia with the rear camera preferred.
+ * Anything else (no API, insecure context, no device, refusal) is reported as an outcome so the page
+ * can fall back to the camera app through a file input.
+ */
+export type CameraOutcome = { ok: true; stream: MediaStream } | { ok: false; reason: "denied" | "unavailable" };
+
+export function liveCameraSupported(): boolean {
+  return typeof navigator !== "undefined" && !!navigator.mediaDevices?.getUserMedia && window.isSecureContext !== false;
+}
+
+let current: MediaStream | null = null;
+
+/** Opens the camera, or returns the stream that is already open. */
+export async function openCamera(): Promise<CameraOutcome> {
+  if (current && current.getVideoTracks().some((t) => t.readyState === "live")) return { ok: true, stream: current };
+  if (!liveCameraSupported()) return { ok: false, reason: "unavailable" };
+  try {
+    current = await navigator.mediaDevices.getUserMedia({
+      audio: false,
+      video: { facingMode: { ideal: "environment" }, width: { ideal: 1920 }, height: { ideal: 1440 } },
+    });
+    return { ok: true, stream: current };
+  } catch (err) {
+    const name = err instanceof Error ? err.name : "";
+    return { ok: false, reason: name === "NotAllowedError" || name === "SecurityError" || name === "PermissionDeniedError" ? "denied" : "unavailable" };
+  }
+}
+
+/** Releases the camera (the phone's indicator goes off) when no image step is on screen. */
+export function closeCamera(): void {
+  for (const track of current?.getTracks() ?? []) track.stop();
+  current = null;
+}
+
+/** The current video frame as a JPEG. */
+export function snapshot(video: HTMLVideoElement): Promise<Blob> {
+  const canvas = document.createElement("canvas");
+  canvas.width = video.videoWidth;
+  canvas.height = video.videoHeight;
+  const ctx = canvas.getContext("2d");
+  if (!ctx || canvas.width === 0) return Promise.reject(new Error("The camera has not delivered a picture yet."));
+  ctx.drawImage(video, 0, 0, canvas.width, canvas.height);
+  return toJpeg(canvas);
+}
+
+function toJpeg(canvas: HTMLCanvasElement): Promise<Blob> {
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("Could not encode the photo."))), "image/jpeg", 0.9));
+}
+
+/** Re-encodes a picked image the server would not take (GIF, BMP, …) as a JPEG. */
+export async function reencodeAsJpeg(file: Blob): Promise<Blob> {
+  const url = URL.createObjectURL(file);
+  try {
+    const img = new Image();
+    img.src = url;
+    await img.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    canvas.getContext("2d")?.drawImage(img, 0, 0);
+    return await toJpeg(canvas);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}

@@ -1,0 +1,151 @@
+/*
+ * Sends queued work to the server, one job at a time in the order it was captured, and keeps
+ * retrying with backoff through bad connections. Every step is safe to repeat after a reload:
+ * a minted upload is reused until it expires, a PUT that already landed is detected, and a capture
+ * whose image_key is already persisted is an idempotent retry on the server.
+ */
+import { ApiFailure, type CaptureApi, isRetryable, NetworkFailure } from "./api";
+import { backoffMs, type VerificationReply } from "./flow";
+import type { CaptureJob, Job, JobQueue } from "./jobs";
+
+export type SyncState = { kind: "idle" } | { kind: "sending" } | { kind: "waiting"; retryAt: number; offline: boolean };
+
+export interface DeliveryHooks {
+  /** The server accepted a job; its reply is the verification after the write. */
+  accepted(job: Job, reply: VerificationReply): void;
+  /** The server refused a job for good (the job is dropped): expired, full, invalid. */
+  refused(job: Job, failure: ApiFailure): void;
+  state(state: SyncState): void;
+  /** A fresh attestation token for a capture, when the widget is on the page. */
+  attestationToken(): Promise<string | undefined>;
+}
+
+/** Leave this much of an upload URL's lifetime for the PUT itself. */
+const URL_MARGIN_MS = 30_000;
+
+export class Delivery {
+  private running = false;
+  private failures = 0;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly api: CaptureApi,
+    private readonly queue: JobQueue,
+    private readonly hooks: DeliveryHooks,
+  ) {
+    addEventListener("online", () => this.wake?.());
+  }
+
+  /** Starts sending if it is not already (call after queueing work). */
+  kick(): void {
+    if (this.running) {
+      this.wake?.();
+      return;
+    }
+    this.running = true;
+    void this.run().finally(() => {
+      this.running = false;
+    });
+  }
+
+  private async run(): Promise<void> {
+    for (let job = this.queue.first(); job; job = this.queue.first()) {
+      this.hooks.state({ kind: "sending" });
+      try {
+        const reply = await this.deliver(job);
+        this.failures = 0;
+        await this.queue.remove(job.id);
+        this.hooks.accepted(job, reply);
+      } catch (err) {
+        if (isRetryable(err)) {
+          await this.pause();
+          continue;
+        }
+        const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "client_error", err instanceof Error ? err.message : String(err));
+        await this.queue.remove(job.id);
+        this.hooks.refused(job, failure);
+      }
+    }
+    this.hooks.state({ kind: "idle" });
+  }
+
+  private async pause(): Promise<void> {
+    this.failures += 1;
+    const delay = backoffMs(this.failures);
+    this.hooks.state({ kind: "waiting", retryAt: Date.now() + delay, offline: navigator.onLine === false });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, delay);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = null;
+  }
+
+  private async deliver(job: Job): Promise<VerificationReply> {
+    if (job.kind === "answer") return this.api.answer(job.step_key, job.value);
+    if (job.kind === "submit") return this.api.submit();
+    return this.deliverCapture(job);
+  }
+
+  private async deliverCapture(job: CaptureJob): Promise<VerificationReply> {
+    // Each pass either finishes or discards a stale upload and mints a fresh one; three are plenty.
+    for (let pass = 0; pass < 3; pass += 1) {
+      if (!job.image_key || (!job.uploaded && (job.upload_expires_at ?? 0) - Date.now() < URL_MARGIN_MS)) {
+        if (job.image_key) {
+          // The URL ran out, but an earlier PUT may have landed before a reload: try the capture first.
+          const reply = await this.tryCapture(job);
+          if (reply) return reply;
+        }
+        const minted = await this.api.mintUpload(job.content_type);
+        job.image_key = minted.image_key;
+        job.upload_url = minted.upload_url;
+        job.upload_expires_at = Date.parse(minted.expires_at);
+        job.uploaded = false;
+        await this.queue.update(job);
+      }
+      if (!job.uploaded) {
+        try {
+          await this.api.upload(job.upload_url!, job.content_type, job.bytes);
+        } catch (err) {
+          // 409 (used) / 412 (exists): an earlier attempt stored the bytes. 410: the URL expired.
+          if (!(err instanceof ApiFailure) || ![409, 410, 412].includes(err.status)) throw err;
+          if (err.status === 410) {
+            job.upload_expires_at = 0;
+            continue;
+          }
+        }
+        job.uploaded = true;
+        await this.queue.update(job);
+      }
+      const reply = await this.tryCapture(job);
+      if (reply) return reply;
+    }
+    throw new NetworkFailure("The upload did not arrive; retrying.");
+  }
+
+  /** The capture by key; null when the server has no bytes under that key (upload again). */
+  private async tryCapture(job: CaptureJob): Promise<VerificationReply | null> {
+    const token = await this.hooks.attestationToken();
+    try {
+      return await this.api.capture({
+        image_key: job.image_key!,
+        image_sha256: job.sha256,
+        step_key: job.step_key,
+        client_captured_at: job.client_captured_at,
+        ...(job.location ? { location: job.location } : {}),
+        ...(token ? { attestation_token: token } : {}),
+      });
+    } catch (err) {
+      if (err instanceof ApiFailure && err.code === "invalid_request" && err.fields.image_key) {
+        job.image_key = undefined;
+        job.uploaded = false;
+        await this.queue.update(job);
+        return null;
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/*
+ * The capture flow's pure rules (no DOM, unit-tested): what the server said (`GET /v1/verify`), plus
+ * the work still waiting on this device, decides which step the end user is on and when they are done.
+ */
+import type { MediaType } from "../../src/schemas/steps";
+
+export type { MediaType };
+export type Status = "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+
+export interface ImageStepView {
+  key: string;
+  type: "image";
+  description: string;
+  min: number;
+  max: number;
+  captured: number;
+}
+export interface UploadStepView {
+  key: string;
+  type: "upload";
+  description?: string;
+  min: number;
+  max: number;
+  accept: MediaType[];
+  max_size_bytes: number;
+  captured: number;
+}
+export interface TextStepView {
+  key: string;
+  type: "text";
+  description?: string;
+  required: boolean;
+  validation: { min_length?: number; max_length: number; format: "free_text" | "numeric_id" | "alphanumeric_id" };
+  answered: boolean;
+}
+export type StepView = ImageStepView | UploadStepView | TextStepView;
+export type EvidenceStepView = ImageStepView | UploadStepView;
+
+/** `GET /v1/verify/{token}`. */
+export interface VerifyView {
+  id: string;
+  status: Status;
+  expires_at: string;
+  tenant: { display_name: string };
+  mode: "verification" | "audit";
+  steps: StepView[];
+  captures_count: number;
+  max_captures: number;
+  submitted: boolean;
+  ready_for_submit: boolean;
+  limits: { inline_max_bytes: number; upload_url_ttl_seconds: number; image_max_bytes: number };
+  attestation?: { site_key: string };
+}
+
+/** The Verification (capture view) every capture-flow mutation answers with: the parts the page reads. */
+export interface VerificationReply {
+  status: Status;
+  captures_count: number;
+  captures: Array<{ step_key: string }>;
+  answers?: Record<string, unknown>;
+  submitted_at?: string;
+}
+
+/** Work queued on this device and not yet accepted by the server. */
+export interface Pending {
+  captures: Readonly<Record<string, number>>;
+  answers: ReadonlySet<string>;
+  submit: boolean;
+}
+
+export const NOTHING_PENDING: Pending = { captures: {}, answers: new Set(), submit: false };
+
+export function isTerminal(status: Status): boolean {
+  return status === "completed" || status === "expired" || status === "failed";
+}
+
+/** The server's readiness rule: every evidence step at its max, every required text step answered. */
+export function evidenceComplete(steps: readonly StepView[]): boolean {
+  return steps.every((s) => (s.type === "text" ? !s.required || s.answered : s.captured >= s.max));
+}
+
+/** Folds a mutation's reply into the view (counts, answers, status) without another round trip. */
+export function applyReply(view: VerifyView, reply: VerificationReply): VerifyView {
+  const counts = new Map<string, number>();
+  for (const c of reply.captures) counts.set(c.step_key, (counts.get(c.step_key) ?? 0) + 1);
+  const answered = new Set(Object.keys(reply.answers ?? {}));
+  const steps = view.steps.map((s): StepView => (s.type === "text" ? { ...s, answered: answered.has(s.key) } : { ...s, captured: counts.get(s.key) ?? 0 }));
+  return {
+    ...view,
+    status: reply.status,
+    captures_count: reply.captures_count,
+    steps,
+    submitted: reply.submitted_at !== undefined || evidenceComplete(steps),
+  };
+}
+
+/** Captures of a step: accepted by the server plus queued here. */
+export function countOf(step: EvidenceStepView, pending: Pending): number {
+  return step.captured + (pending.captures[step.key] ?? 0);
+}
+
+export function answeredOrQueued(step: TextStepView, pending: Pending): boolean {
+  return step.answered || pending.answers.has(step.key);
+}
+
+/** The end user may leave this step: its minimum is met (captured or queued) or, for text, it is optional or answered. */
+export function canLeave(step: StepView, pending: Pending): boolean {
+  return step.type === "text" ? !step.required || answeredOrQueued(step, pending) : countOf(step, pending) >= step.min;
+}
+
+/** No more captures fit into this step. */
+export function isFull(step: EvidenceStepView, pending: Pending): boolean {
+  return countOf(step, pending) >= step.max;
+}
+
+/**
+ * Where to resume: the first step that still needs the end user. A step before `reachedIndex` (the
+ * furthest step they reached, kept in the URL) counts as done once it may be left, so going past an
+ * optional step or a partly filled one sticks across reloads; later steps are done only when full.
+ * Returns `steps.length` when nothing is left but finishing.
+ */
+export function resumeIndex(view: VerifyView, pending: Pending, reachedIndex: number): number {
+  const index = view.steps.findIndex((step, i) => {
+    if (step.type === "text" && answeredOrQueued(step, pending)) return false;
+    if (step.type !== "text" && isFull(step, pending)) return false;
+    return !(i < reachedIndex && canLeave(step, pending));
+  });
+  return index === -1 ? view.steps.length : index;
+}
+
+/** The first step whose minimum is not met (submit would be refused), or -1. */
+export function firstUnmet(view: VerifyView, pending: Pending): number {
+  return view.steps.findIndex((s) => !canLeave(s, pending));
+}
+
+/** Retry delay after `attempt` consecutive failures: 1 s doubling to 30 s, with ±20 % jitter. */
+export function backoffMs(attempt: number, random: number = Math.random()): number {
+  const base = Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + 0.4 * random));
+}
+
+/** Media type of a picked file: its declared type, or one inferred from the name when the browser gives none. */
+export function fileMediaType(name: string, declared: string): string {
+  const type = declared.toLowerCase();
+  if (type) return type === "image/jpg" ? "image/jpeg" : type;
+  const ext = name.toLowerCase().split(".").pop() ?? "";
+  const byExt: Record<string, MediaType> = {
+    jpg: "image/jpeg",
+    jpeg: "image/jpeg",
+    png: "image/png",
+    webp: "image/webp",
+    heic: "image/heic",
+    heif: "image/heif",
+  };
+  return byExt[ext] ?? "";
+}

@@ -1,0 +1,124 @@
+import { closeCamera, liveCameraSupported, openCamera, reencodeAsJpeg, snapshot } from "../camera";
+import type { ScreenContext } from "../context";
+import { h, show } from "../dom";
+import { countOf, type ImageStepView, type MediaType } from "../flow";
+import { watchLocation } from "../location";
+import { errorList, filePicker, leaveButton, stepHeader } from "./common";
+
+const SERVER_TYPES: readonly string[] = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] satisfies MediaType[];
+let reportedPermission = false;
+
+/** A live photo: camera preview → shutter → review (retake or use) → queued; repeated up to the step's max. */
+export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
+  watchLocation();
+  const { i18n } = ctx;
+  const n = countOf(step, ctx.pending());
+  const counter = h(
+    "p",
+    { class: "counter" },
+    step.min === step.max ? i18n.t("photo_counter", { n: n + 1, max: step.max }) : i18n.t("photo_counter_optional", { n: n + 1, max: step.max }),
+  );
+  const stage = h("div", { class: "stage" });
+  const actions = h("div", { class: "actions" });
+  const leave = leaveButton(ctx, step);
+  show(ctx.root, ...stepHeader(ctx, step.description || i18n.t("image_heading")), counter, stage, actions, leave);
+
+  const review = (blob: Blob, contentType: string, capturedAt: number) => {
+    ctx.progress.stepReached("reviewing", ctx.index);
+    const url = URL.createObjectURL(blob);
+    const done = () => URL.revokeObjectURL(url);
+    show(
+      ctx.root,
+      ...stepHeader(ctx, step.description || i18n.t("image_heading")),
+      counter,
+      h("div", { class: "stage" }, h("img", { src: url, alt: i18n.t("preview_label"), class: "preview" })),
+      h(
+        "div",
+        { class: "actions two" },
+        h("button", { type: "button", class: "button secondary", onclick: () => (done(), ctx.refresh()) }, i18n.t("retake")),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "button primary",
+            onclick: async (e: Event) => {
+              (e.currentTarget as HTMLButtonElement).disabled = true;
+              await ctx.addCapture(step.key, blob, contentType, capturedAt);
+              done();
+              if (countOf(step, ctx.pending()) >= step.max) ctx.next();
+              else ctx.refresh();
+            },
+          },
+          i18n.t("use_photo"),
+        ),
+      ),
+    );
+  };
+
+  // The camera app, through the browser's file input: the fallback wherever live capture is not possible.
+  const cameraApp = (primary: boolean) =>
+    filePicker(
+      i18n.t("use_camera_app"),
+      { accept: "image/*", capture: "environment" },
+      async ([file]) => {
+        if (!file) return;
+        let blob: Blob = file;
+        if (!SERVER_TYPES.includes(file.type) || file.size > ctx.view().limits.image_max_bytes) blob = await reencodeAsJpeg(file);
+        if (blob.size > ctx.view().limits.image_max_bytes) {
+          const [size, limit] = i18n.bytesPair(blob.size, ctx.view().limits.image_max_bytes);
+          stage.replaceChildren(errorList([i18n.t("file_too_large", { name: file.name, size, limit })])!);
+          return;
+        }
+        review(blob, blob.type || "image/jpeg", file.lastModified || Date.now());
+      },
+      primary,
+    );
+
+  const blocked = (reason: "denied" | "unavailable") => {
+    closeCamera();
+    if (!reportedPermission) ctx.progress.camera(reason, ctx.index);
+    reportedPermission = true;
+    if (reason === "denied") ctx.progress.stepReached("camera_blocked", ctx.index);
+    const title = reason === "denied" ? i18n.t("camera_denied_heading") : i18n.t("camera_unavailable_heading");
+    const body = reason === "denied" ? i18n.t("camera_denied_body") : i18n.t("camera_unavailable_body");
+    stage.replaceChildren(h("div", { class: "notice", role: "alert" }, h("h2", null, title), h("p", null, body)));
+    actions.replaceChildren(cameraApp(true));
+    if (reason === "denied") {
+      reportedPermission = false; // report again if a retry changes the answer
+      actions.appendChild(h("button", { type: "button", class: "button secondary", onclick: () => ctx.refresh() }, i18n.t("try_again")));
+    }
+  };
+
+  if (!liveCameraSupported()) return blocked("unavailable");
+  stage.replaceChildren(h("p", { class: "status", role: "status" }, i18n.t("camera_starting")));
+  void openCamera().then(async (outcome) => {
+    if (!stage.isConnected) return; // the user moved on meanwhile
+    if (!outcome.ok) return blocked(outcome.reason);
+    if (!reportedPermission) ctx.progress.camera("granted", ctx.index);
+    reportedPermission = true;
+    const video = h("video", { class: "viewfinder", autoplay: true, muted: true, playsInline: true, "aria-label": i18n.t("camera_label") });
+    video.setAttribute("playsinline", "");
+    video.srcObject = outcome.stream;
+    stage.replaceChildren(video);
+    await video.play().catch(() => undefined);
+    ctx.progress.stepReached("capturing", ctx.index);
+    const shutter = h(
+      "button",
+      {
+        type: "button",
+        class: "button primary shutter",
+        onclick: async () => {
+          shutter.disabled = true;
+          try {
+            const capturedAt = Date.now();
+            review(await snapshot(video), "image/jpeg", capturedAt);
+          } catch {
+            shutter.disabled = false;
+          }
+        },
+      },
+      i18n.t("shutter"),
+    );
+    actions.replaceChildren(shutter);
+  });
+}

@@ -1,0 +1,38 @@
+import { h, heading, show } from "../dom";
+import type { StepView, VerifyView } from "../flow";
+import type { I18n } from "../i18n";
+
+function amount(i18n: I18n, base: "landing_item_photos" | "landing_item_files", min: number, max: number): string {
+  if (min === max || min === 0) return i18n.plural(base, max);
+  return i18n.t(`${base}_range`, { min, max });
+}
+
+function item(i18n: I18n, step: StepView): HTMLElement {
+  const what =
+    step.type === "image"
+      ? amount(i18n, "landing_item_photos", step.min, step.max)
+      : step.type === "upload"
+        ? amount(i18n, "landing_item_files", step.min, step.max)
+        : i18n.t("landing_item_answer");
+  const optional = step.type === "text" ? !step.required : step.min === 0;
+  return h(
+    "li",
+    null,
+    h("strong", null, what),
+    step.description ? ` — ${step.description}` : null,
+    optional ? ` ${i18n.t("landing_item_optional")}` : null,
+  );
+}
+
+/** Names who asks and what will be asked, before any permission prompt. */
+export function landingScreen(root: HTMLElement, i18n: I18n, view: VerifyView, resuming: boolean, start: () => void): void {
+  show(
+    root,
+    view.tenant.display_name ? h("p", { class: "eyebrow" }, i18n.t("requested_by", { tenant: view.tenant.display_name })) : null,
+    heading(i18n.t("landing_heading")),
+    h("p", null, i18n.t("landing_intro")),
+    h("ul", { class: "checklist" }, ...view.steps.map((s) => item(i18n, s))),
+    h("p", { class: "fine" }, i18n.t("landing_privacy")),
+    h("button", { type: "button", class: "button primary", onclick: start }, resuming ? i18n.t("resume") : i18n.t("start")),
+  );
+}

@@ -1,0 +1,20 @@
+import { h, heading, show } from "../dom";
+import type { I18n } from "../i18n";
+
+/** A screen that ends the flow (or pauses it): a heading, a sentence, maybe one action. */
+export function outcome(root: HTMLElement, title: string, body: string, action?: { label: string; run: () => void }, tone = ""): void {
+  show(
+    root,
+    h("div", { class: `outcome ${tone}` }, heading(title), h("p", null, body)),
+    action ? h("button", { type: "button", class: "button primary", onclick: action.run }, action.label) : null,
+  );
+}
+
+export const expiredScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("expired_heading"), i18n.t("expired_body"), undefined, "muted");
+export const completedScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("completed_heading"), i18n.t("completed_body"), undefined, "done");
+export const notFoundScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("not_found_heading"), i18n.t("not_found_body"), undefined, "muted");
+export const successScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("success_heading"), i18n.t("success_body"), undefined, "done");
+export const errorScreen = (root: HTMLElement, i18n: I18n) =>
+  outcome(root, i18n.t("error_heading"), i18n.t("error_body"), { label: i18n.t("reload"), run: () => location.reload() }, "muted");
+export const finishingScreen = (root: HTMLElement, i18n: I18n) =>
+  show(root, h("div", { class: "outcome" }, heading(i18n.t("finishing_heading")), h("div", { class: "spinner", "aria-hidden": "true" }), h("p", null, i18n.t("finishing_body"))));

@@ -1,0 +1,51 @@
+import type { ScreenContext } from "../context";
+import { h, show } from "../dom";
+import { countOf, fileMediaType, type UploadStepView } from "../flow";
+import { typeName } from "../i18n";
+import { errorList, filePicker, leaveButton, stepHeader } from "./common";
+
+/** Checks picked files against the step before anything is sent; returns the acceptable ones and the problems. */
+function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File[]): { ok: Array<{ file: File; type: string }>; problems: string[] } {
+  const { i18n } = ctx;
+  const types = i18n.list(step.accept.map(typeName));
+  const room = step.max - countOf(step, ctx.pending());
+  const ok: Array<{ file: File; type: string }> = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    const type = fileMediaType(file.name, file.type);
+    if (!(step.accept as string[]).includes(type)) problems.push(i18n.t("file_wrong_type", { name: file.name, types }));
+    else if (file.size > step.max_size_bytes) {
+      const [size, limit] = i18n.bytesPair(file.size, step.max_size_bytes);
+      problems.push(i18n.t("file_too_large", { name: file.name, size, limit }));
+    } else if (ok.length < room) ok.push({ file, type });
+  }
+  const extra = files.length - problems.length - ok.length;
+  if (extra > 0) problems.push(i18n.t("file_too_many", { n: room }));
+  return { ok, problems };
+}
+
+/** Image files from the device, limited to the step's `accept` and `max_size_bytes`. */
+export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: string[] = []): void {
+  const { i18n } = ctx;
+  const n = countOf(step, ctx.pending());
+  const room = step.max - n;
+  ctx.progress.stepReached("capturing", ctx.index);
+  show(
+    ctx.root,
+    ...stepHeader(ctx, step.description || i18n.t("upload_heading")),
+    h("p", { class: "hint" }, i18n.t("upload_hint", { types: i18n.list(step.accept.map(typeName)), size: i18n.bytes(step.max_size_bytes) })),
+    h("p", { class: "counter" }, i18n.t("files_counter", { n, max: step.max })),
+    errorList(problems),
+    h(
+      "div",
+      { class: "actions" },
+      filePicker(i18n.t("choose_file"), { accept: step.accept.join(","), multiple: room > 1 }, async (files) => {
+        const { ok, problems: found } = screenFiles(ctx, step, files);
+        for (const { file, type } of ok) await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
+        if (found.length === 0 && countOf(step, ctx.pending()) >= step.max) ctx.next();
+        else uploadStep(ctx, step, found);
+      }),
+    ),
+    leaveButton(ctx, step),
+  );
+}

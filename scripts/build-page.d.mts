@@ -1,0 +1,4 @@
+export const PUBLIC_DIR: string;
+export const PAGE_FILES: string[];
+export function buildPage(): Promise<void>;
+export function compressedSizes(): Record<string, number>;

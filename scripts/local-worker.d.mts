@@ -1,0 +1,9 @@
+export const root: string;
+export const wrangler: string;
+export const wranglerEnv: NodeJS.ProcessEnv;
+export function base62(length: number): string;
+export const SECRET_GENERATORS: Record<"DEV_API_KEY" | "SIGNING_SECRET" | "SESSION_SECRET", () => string>;
+export function generateSecrets(): Record<"DEV_API_KEY" | "SIGNING_SECRET" | "SESSION_SECRET", string>;
+export function runWrangler(args: string[]): string;
+export function applyMigrations(persistTo?: string): void;
+export function seedDevTenant(apiKey: string, persistTo?: string): { tenantId: string };

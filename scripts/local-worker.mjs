@@ -1,0 +1,69 @@
+// Shared by `npm start` (scripts/dev.mjs) and the browser tests (test/browser/setup): the local
+// secrets, the D1 migrations and the dev tenant, for a given local persistence directory.
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+export const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+export function base62(length) {
+  let out = "";
+  while (out.length < length) for (const b of randomBytes(length)) if (b < 248 && out.length < length) out += BASE62[b % 62];
+  return out;
+}
+
+/** The local secrets, generated (what `npm start` writes to .dev.vars on first run). */
+export const SECRET_GENERATORS = {
+  DEV_API_KEY: () => `pk_test_${base62(43)}`,
+  SIGNING_SECRET: () => base62(48),
+  SESSION_SECRET: () => base62(48),
+};
+
+export function generateSecrets() {
+  return Object.fromEntries(Object.entries(SECRET_GENERATORS).map(([k, make]) => [k, make()]));
+}
+
+/** A stable 26-character Crockford id derived from a string (so re-seeding is idempotent). */
+function stableUlidBody(seed) {
+  const digest = createHash("sha256").update(seed).digest();
+  let out = "0";
+  for (let i = 0; out.length < 26; i += 1) out += CROCKFORD[digest[i] % 32];
+  return out;
+}
+
+/** Runs wrangler synchronously; throws with its output when it fails. */
+export function runWrangler(args) {
+  const result = spawnSync(wrangler, args, { cwd: root, env: wranglerEnv, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
+const persistArgs = (persistTo) => (persistTo ? ["--persist-to", persistTo] : []);
+
+export function applyMigrations(persistTo) {
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persistArgs(persistTo)]);
+}
+
+const sql = (s) => `'${String(s).replace(/'/g, "''")}'`;
+
+/** Seeds the dev tenant and its full-scope `pk_test_` key (idempotent). */
+export function seedDevTenant(apiKey, persistTo) {
+  const now = Date.now();
+  const tenantId = `tnt_${stableUlidBody("dev-tenant")}`;
+  const keyHash = createHash("sha256").update(apiKey).digest("hex");
+  const keyId = `key_${stableUlidBody(keyHash)}`;
+  const prefix = `${apiKey.slice(0, 12)}…`;
+  const webhookSecret = `whsec_${randomBytes(32).toString("base64")}`;
+  const statements = [
+    `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${sql(webhookSecret)}, ${now});`,
+    `INSERT OR IGNORE INTO api_keys (id, tenant_id, environment, scope, key_hash, key_prefix, name, created_at) VALUES (${sql(keyId)}, ${sql(tenantId)}, 'test', 'full', ${sql(keyHash)}, ${sql(prefix)}, 'dev key (from .dev.vars)', ${now});`,
+  ];
+  runWrangler(["d1", "execute", "DB", "--local", ...persistArgs(persistTo), "--command", statements.join(" ")]);
+  return { tenantId };
+}

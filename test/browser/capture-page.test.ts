@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Page, Request } from "playwright-core";
+import { api, createVerification, eventually, pageUrl } from "./helpers/api";
+import { jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
+
+const FOUR_STEPS = [
+  { key: "front", type: "image", description: "Front of the car, whole plate visible", min: 1, max: 1 },
+  { key: "odometer", type: "image", description: "The odometer", min: 1, max: 1 },
+  { key: "plate", type: "text", required: true, description: "Licence plate number", validation: { max_length: 10, format: "alphanumeric_id" } },
+  { key: "invoice", type: "upload", description: "Repair invoice", min: 1, max: 1, accept: ["image/jpeg", "image/png"], max_size_bytes: 2_000_000 },
+];
+
+let phone: Phone | undefined;
+afterEach(async () => {
+  await phone?.close();
+  phone = undefined;
+});
+
+/** The progress reports a page sent (fetch and sendBeacon alike). */
+function recordProgress(page: Page): Array<Record<string, unknown>> {
+  const seen: Array<Record<string, unknown>> = [];
+  page.on("request", (req: Request) => {
+    if (req.method() === "POST" && req.url().endsWith("/progress")) seen.push(JSON.parse(req.postData() ?? "{}"));
+  });
+  return seen;
+}
+
+async function takeLivePhoto(page: Page, shot?: { camera: string; review: string }): Promise<void> {
+  const shutter = page.getByRole("button", { name: "Take photo" });
+  await shutter.waitFor();
+  await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
+  if (shot) await screenshot(page, shot.camera);
+  await shutter.click();
+  await page.getByRole("img", { name: "The photo you took" }).waitFor();
+  if (shot) await screenshot(page, shot.review);
+  await page.getByRole("button", { name: "Use this photo" }).click();
+}
+
+describe("capture page in Chromium", () => {
+  it("completes two image steps, a text step and an upload step; the verification reaches completed with a verdict", async () => {
+    const v = await createVerification({ steps: FOUR_STEPS });
+    phone = await openPhone();
+    const { page } = phone;
+    const progress = recordProgress(page);
+    await page.goto(pageUrl(v.id));
+
+    await page.getByRole("heading", { name: "A few photos are needed" }).waitFor();
+    await page.getByText("Requested by Dev Tenant").waitFor();
+    expect(await page.locator(".checklist li").allTextContents()).toEqual([
+      "1 photo — Front of the car, whole plate visible",
+      "1 photo — The odometer",
+      "An answer — Licence plate number",
+      "1 image file — Repair invoice",
+    ]);
+    await screenshot(page, "01-landing");
+    await page.getByRole("button", { name: "Start" }).click();
+
+    await page.getByText("Step 1 of 4").waitFor();
+    await takeLivePhoto(page, { camera: "02-camera", review: "03-review" });
+    await page.getByText("Step 2 of 4").waitFor();
+    await takeLivePhoto(page);
+
+    // Text: the page applies the server's rules before sending anything.
+    const plate = page.getByLabel("Licence plate number");
+    await plate.fill("AB 123");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByText("Use letters, digits and hyphens only.").waitFor();
+    expect(await plate.getAttribute("aria-invalid")).toBe("true");
+    await screenshot(page, "04-text-invalid");
+    await plate.fill("AB-123");
+    await page.getByRole("button", { name: "Continue" }).click();
+
+    // Upload: checked against accept and max_size_bytes before sending.
+    await page.getByText("Step 4 of 4").waitFor();
+    const picker = page.locator("input[type=file]");
+    expect(await picker.getAttribute("accept")).toBe("image/jpeg,image/png");
+    await picker.setInputFiles({ name: "scan.gif", mimeType: "image/gif", buffer: Buffer.from("GIF89a") });
+    await page.getByText("“scan.gif” isn't an accepted type (JPEG or PNG).").waitFor();
+    await picker.setInputFiles({ name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(2_000_001, 0xff) });
+    await page.getByText("“huge.jpg” is 2,000,001 B; the limit is 2,000,000 B.").waitFor();
+    await screenshot(page, "05-upload-checked");
+    await picker.setInputFiles({ name: "invoice.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page) });
+
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    await screenshot(page, "06-success");
+
+    // What the tenant sees: every capture in its step with its attestation, the answer, submitted.
+    const tenantView = (await api(`/v1/verifications/${v.id}`)).body;
+    expect(tenantView.captures.map((c: any) => c.step_key)).toEqual(["front", "odometer", "invoice"]);
+    expect(tenantView.captures.map((c: any) => c.attestation?.verdict)).toEqual(["pass", "pass", "pass"]);
+    expect(tenantView.answers.plate.value).toBe("AB-123");
+    expect(tenantView.submitted_at).toBeDefined();
+    expect(progress.filter((p) => p.kind === "step_reached").map((p) => p.step)).toEqual(
+      expect.arrayContaining(["landing", "capturing", "reviewing", "ready", "success"]),
+    );
+    expect(progress).toContainEqual(expect.objectContaining({ kind: "camera_permission", camera_permission: "granted" }));
+    expect(progress.some((p) => p.kind === "abandoned")).toBe(false);
+
+    // The analysis writes the verdict and completes the verification.
+    const done = await eventually(
+      "the verification to complete",
+      async () => (await api(`/v1/verifications/${v.id}`)).body,
+      (body) => body.status === "completed",
+      60_000,
+    );
+    expect(done.verdict).toBeDefined();
+
+    // Opening the link again: nothing left to do.
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "Already done" }).waitFor();
+    await screenshot(page, "07-already-completed");
+  });
+
+  it("camera denied: explains how to allow it and falls back to the camera app", async () => {
+    const v = await createVerification({ steps: [{ key: "front", type: "image", description: "Front of the car", min: 1, max: 1 }] });
+    phone = await openPhone({ camera: "deny" });
+    const { page } = phone;
+    const progress = recordProgress(page);
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+
+    await page.getByRole("heading", { name: "Camera access is blocked" }).waitFor();
+    await screenshot(page, "08-camera-denied");
+    await page.getByRole("button", { name: "Try again" }).waitFor();
+    const fallback = page.locator("input[type=file]");
+    expect(await fallback.getAttribute("accept")).toBe("image/*");
+    expect(await fallback.getAttribute("capture")).toBe("environment");
+    expect(await page.getByText("Take photo with camera app").count()).toBe(1);
+
+    await fallback.setInputFiles({ name: "IMG_0001.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page, "#2c3e50") });
+    await page.getByRole("button", { name: "Use this photo" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+
+    const tenantView = (await api(`/v1/verifications/${v.id}`)).body;
+    expect(tenantView.captures.map((c: any) => c.step_key)).toEqual(["front"]);
+    expect(progress).toContainEqual(expect.objectContaining({ kind: "camera_permission", camera_permission: "denied" }));
+    expect(progress).toContainEqual(expect.objectContaining({ kind: "step_reached", step: "camera_blocked", step_index: 0 }));
+  });
+
+  it("an expired link shows the expired state", async () => {
+    const v = await createVerification({ max_captures: 1, expires_in_seconds: 1 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    phone = await openPhone();
+    await phone.page.goto(pageUrl(v.id));
+    await phone.page.getByRole("heading", { name: "This link has expired" }).waitFor();
+    expect(await phone.page.getByRole("button").count()).toBe(0);
+    await screenshot(phone.page, "09-expired");
+  });
+
+  it("an unknown link says so", async () => {
+    phone = await openPhone();
+    await phone.page.goto(pageUrl("vfy_01JZZZZZZZZZZZZZZZZZZZZZZZ"));
+    await phone.page.getByRole("heading", { name: "Link not found" }).waitFor();
+    await screenshot(phone.page, "10-not-found");
+  });
+
+  it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
+    const v = await createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "back", type: "image", description: "Back", min: 1, max: 1 },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+
+    // The connection drops for uploads: the photo stays queued and the page keeps retrying.
+    await page.route("**/v1/uploads/**", (route) => route.abort("internetdisconnected"));
+    await takeLivePhoto(page);
+    await page.getByText("Step 2 of 2").waitFor();
+    await page.getByText(/Connection problem\. Retrying in \d+ s\./).waitFor();
+    await page.getByText("1 item waiting to upload").waitFor();
+    await screenshot(page, "11-retrying");
+    expect((await api(`/v1/verifications/${v.id}`)).body.captures).toEqual([]);
+
+    // Reload while it is still failing: the same step comes back, with the queued photo.
+    await page.reload();
+    await page.getByText("Step 2 of 2").waitFor();
+    await page.getByText("1 item waiting to upload").waitFor();
+    await screenshot(page, "12-resumed");
+    const events = (await api(`/v1/verifications/${v.id}/events`)).body.events.map((e: any) => e.event_name);
+    expect(events).toContain("verification.abandoned"); // the beacon of the page that was left
+
+    // Back online: the queued photo arrives exactly once, then the flow finishes.
+    await page.unroute("**/v1/uploads/**");
+    await eventually(
+      "the queued photo to be accepted",
+      async () => (await api(`/v1/verifications/${v.id}`)).body.captures.map((c: any) => c.step_key),
+      (keys) => keys.length === 1,
+    );
+    await takeLivePhoto(page);
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const after = (await api(`/v1/verifications/${v.id}`)).body;
+    expect(after.captures.map((c: any) => c.step_key)).toEqual(["front", "back"]);
+  });
+});

@@ -1,0 +1,95 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+/** Where the phone-sized screenshots of every screen go (README: "Capture page"). */
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "../../../test-results/capture-page");
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const BASE_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--use-fake-device-for-media-stream",
+];
+
+export interface Phone {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * A phone-sized Chromium with a fresh profile and a fake camera. `camera: "allow"` answers the
+ * permission prompt with yes (the fake UI); `"deny"` refuses every permission prompt.
+ */
+export async function openPhone(options: { camera?: "allow" | "deny"; locale?: string } = {}): Promise<Phone> {
+  const profile = mkdtempSync(path.join(tmpdir(), "capture-page-profile-"));
+  const camera = options.camera ?? "allow";
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...BASE_FLAGS, camera === "allow" ? "--use-fake-ui-for-media-stream" : "--deny-permission-prompts"],
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    locale: options.locale ?? "en-US",
+    geolocation: { latitude: 52.52, longitude: 13.405, accuracy: 12 },
+    permissions: camera === "allow" ? ["geolocation"] : [],
+  });
+  // The attestation widget's script, as the real one behaves with a passing test site key.
+  await context.route("https://challenges.cloudflare.com/**", (route) =>
+    route.fulfill({ contentType: "text/javascript", body: FAKE_WIDGET }),
+  );
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Turnstile's explicit-render API, issuing a fresh single-use token per render/reset. */
+const FAKE_WIDGET = `
+(() => {
+  let n = 0;
+  const widgets = {};
+  const issue = (id) => setTimeout(() => widgets[id].callback("pass-" + (++n)), 50);
+  window.turnstile = {
+    render(el, options) { const id = "w" + (++n); widgets[id] = options; issue(id); return id; },
+    reset(id) { issue(id); },
+  };
+})();
+`;
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** A real JPEG drawn by the browser's own encoder (decodable by any analysis). */
+export async function jpegFromPage(page: Page, color = "#c0392b"): Promise<Buffer> {
+  const base64 = await page.evaluate((fill) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 320;
+    canvas.height = 240;
+    const ctx = canvas.getContext("2d")!;
+    ctx.fillStyle = fill;
+    ctx.fillRect(0, 0, 320, 240);
+    ctx.fillStyle = "#fff";
+    ctx.font = "28px sans-serif";
+    ctx.fillText("INVOICE 0042", 40, 130);
+    return canvas.toDataURL("image/jpeg", 0.9).split(",")[1]!;
+  }, color);
+  return Buffer.from(base64, "base64");
+}

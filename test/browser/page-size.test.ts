@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { compressedSizes, PAGE_FILES } from "../../scripts/build-page.mjs";
+
+/** The capture page is opened on phones over poor connections: its JS and CSS stay small. */
+const BUDGET_BYTES = 60 * 1024;
+
+describe("capture page size budget", () => {
+  it(`keeps JS + CSS under ${BUDGET_BYTES / 1024} KB gzip-compressed`, () => {
+    const sizes = compressedSizes(); // of the build made by this suite's globalSetup
+    expect(Object.keys(sizes)).toEqual(PAGE_FILES);
+    const total = Object.values(sizes).reduce((a, b) => a + b, 0);
+    expect(Object.values(sizes).every((s) => s > 0)).toBe(true);
+    expect(total).toBeLessThan(BUDGET_BYTES);
+  });
+});

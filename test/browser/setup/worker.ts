@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server as HttpServer } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { buildPage } from "../../../scripts/build-page.mjs";
+import { applyMigrations, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../../scripts/local-worker.mjs";
+import { startFakes } from "../../fakes/server";
+
+/*
+ * globalSetup of the browser suite (Node): builds the page, then runs the real Worker with
+ * `wrangler dev` on a free port, with its own throwaway persistence directory and freshly generated
+ * secrets (as `npm start` would write), migrations applied and the dev tenant seeded. External
+ * services point at the loopback fakes, like in the Workers suite.
+ */
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    apiKey: string;
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilUp(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
+    try {
+      const res = await fetch(url);
+      await res.text();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev did not come up on ${url}:\n${log()}`);
+}
+
+let worker: ChildProcess | undefined;
+let fakes: HttpServer | undefined;
+let persistDir: string | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  await buildPage();
+  persistDir = mkdtempSync(path.join(tmpdir(), "capture-page-worker-"));
+  const secrets = generateSecrets();
+  applyMigrations(persistDir);
+  seedDevTenant(secrets.DEV_API_KEY, persistDir);
+
+  const fakesPort = await freePort();
+  fakes = await startFakes(fakesPort);
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const vars = {
+    PUBLIC_BASE_URL: baseUrl,
+    SIGNING_SECRET: secrets.SIGNING_SECRET,
+    SESSION_SECRET: secrets.SESSION_SECRET,
+    ATTESTATION_SECRET: "test-attestation-secret",
+    ATTESTATION_VERIFY_URL: `http://127.0.0.1:${fakesPort}/siteverify`,
+    ATTESTATION_SITE_KEY: "test-site-key",
+  };
+  let output = "";
+  worker = spawn(
+    wrangler,
+    [
+      "dev",
+      "--port", String(port),
+      "--ip", "127.0.0.1",
+      "--inspector-port", String(inspectorPort),
+      "--persist-to", persistDir,
+      "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
+    { cwd: root, env: { ...wranglerEnv, CI: "true" }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  worker.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  worker.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  await waitUntilUp(`${baseUrl}/`, worker, () => output.slice(-4000));
+  project.provide("baseUrl", baseUrl);
+  project.provide("apiKey", secrets.DEV_API_KEY);
+}
+
+export async function teardown(): Promise<void> {
+  if (worker?.pid && worker.exitCode === null) {
+    const exited = new Promise((resolve) => worker!.once("exit", resolve));
+    process.kill(-worker.pid, "SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    if (worker.exitCode === null) process.kill(-worker.pid, "SIGKILL");
+  }
+  await new Promise<void>((resolve) => (fakes ? fakes.close(() => resolve()) : resolve()));
+  if (persistDir) rmSync(persistDir, { recursive: true, force: true });
+}

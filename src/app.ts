@@ -4,6 +4,9 @@ import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
+import apiKeys from "./routes/api-keys";
+import auth from "./routes/auth";
+import bot from "./routes/bot";
 import captureFlow from "./routes/capture-flow";
 import devRoutes from "./routes/dev";
 import { mountDocs } from "./routes/docs";
@@ -38,6 +41,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.route("/", verifications);
   app.route("/", captureFlow);
+  app.route("/", auth);
+  app.route("/", apiKeys);
+  app.route("/", bot);
   app.route("/", devRoutes);
   mountDocs(app);
   app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));

@@ -24,6 +24,14 @@ export interface Secrets {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
+  /** Dashboard sign-in through a generic OpenID Connect provider (`/v1/auth/oidc/login`); off unless all three are set. */
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+  /** Shared secret of the messaging bot's `X-Bot-Auth` HMAC; bot endpoints refuse everything without it. */
+  BOT_SECRET?: string;
+  /** The operator's own tenant that `POST /v1/public/trial/start` creates verifications under. */
+  TRIAL_TENANT_ID?: string;
 }
 
 declare global {

@@ -2,7 +2,8 @@
 // `npm start`: local development with every binding simulated by miniflare.
 //  1. writes .dev.vars (secrets and the dev tenant's API key) on first start, keeps it afterwards;
 //  2. applies the D1 migrations to the local database;
-//  3. seeds the dev tenant and its pk_test_ key (idempotent);
+//  3. seeds the dev tenant and its pk_test_ key, the dashboard user dev@localhost (sign in at
+//     /v1/auth/dev/login) and the trial tenant (TRIAL_TENANT_ID) — all idempotent;
 //  4. runs `wrangler dev` on http://localhost:8787.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -50,6 +51,8 @@ function ensureVars() {
     DEV_API_KEY: () => `pk_test_${base62(43)}`,
     SIGNING_SECRET: () => base62(48),
     SESSION_SECRET: () => base62(48),
+    BOT_SECRET: () => base62(48),
+    TRIAL_TENANT_ID: () => `tnt_${stableUlidBody("trial-tenant")}`,
   };
   const missing = Object.keys(wanted).filter((k) => !vars[k]);
   if (missing.length > 0) {
@@ -77,8 +80,13 @@ function seed(vars) {
   const keyId = `key_${stableUlidBody(keyHash)}`;
   const prefix = `${vars.DEV_API_KEY.slice(0, 12)}…`;
   const webhookSecret = `whsec_${randomBytes(32).toString("base64")}`;
+  const userId = `usr_${stableUlidBody("dev-user")}`;
+  const trialWebhookSecret = `whsec_${randomBytes(32).toString("base64")}`;
   const statements = [
     `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${sql(webhookSecret)}, ${now});`,
+    `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(vars.TRIAL_TENANT_ID)}, 'trial', 'Trial', ${sql(trialWebhookSecret)}, ${now});`,
+    `INSERT OR IGNORE INTO users (id, tenant_id, email, display_name, created_at) VALUES (${sql(userId)}, ${sql(tenantId)}, 'dev@localhost', 'Developer', ${now});`,
+    `INSERT OR IGNORE INTO user_identities (provider, subject, user_id, created_at) SELECT 'dev', 'dev@localhost', id, ${now} FROM users WHERE email = 'dev@localhost';`,
     `INSERT OR IGNORE INTO api_keys (id, tenant_id, environment, scope, key_hash, key_prefix, name, created_at) VALUES (${sql(keyId)}, ${sql(tenantId)}, 'test', 'full', ${sql(keyHash)}, ${sql(prefix)}, 'dev key (from .dev.vars)', ${now});`,
   ];
   run(["d1", "execute", "DB", "--local", "--command", statements.join(" ")]);
@@ -94,6 +102,9 @@ console.log(`
   API reference                 http://localhost:${port}/docs
   Dev tenant                    ${tenantId} (slug "dev")
   Dev API key (.dev.vars)       ${vars.DEV_API_KEY}
+  Dashboard sign-in             http://localhost:${port}/v1/auth/dev/login   (dev@localhost, dev tenant)
+  Trial tenant                  ${vars.TRIAL_TENANT_ID} (slug "trial")
+  Outbox (emails, messages)     http://localhost:${port}/v1/dev/outbox
 
   curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -d '{"max_captures":2}' localhost:${port}/v1/verifications
 `);

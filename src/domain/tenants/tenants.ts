@@ -72,3 +72,8 @@ export async function createTenant(db: Db, input: { displayName: string; slug?: 
 export async function findTenant(db: Db, id: string): Promise<TenantRow | undefined> {
   return db.select().from(tenants).where(eq(tenants.id, id)).get();
 }
+
+/** The tenant whose slug is the `{org}` of a public link. */
+export async function findTenantBySlug(db: Db, slug: string): Promise<TenantRow | undefined> {
+  return db.select().from(tenants).where(eq(tenants.slug, slug)).get();
+}

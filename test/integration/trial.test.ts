@@ -6,7 +6,7 @@ import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client
 import { createTenant } from "../../src/domain/tenants/tenants";
 import { TRIAL_LIMIT, TRIAL_WINDOW_MS, trialLimiterKey } from "../../src/domain/trial/trial";
 import { callJson, db } from "../helpers/api";
-import { endWindow } from "../helpers/limits";
+import { awayFromWindowEdge, endWindow } from "../helpers/limits";
 
 const trialTenant = env.TRIAL_TENANT_ID!;
 let n = 0;
@@ -18,12 +18,6 @@ function start(ip: string, body?: unknown) {
 
 async function trialCount(): Promise<number> {
   return (await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, trialTenant))).length;
-}
-
-/** The limiter counts in fixed windows; keep the test clear of a window boundary. */
-async function awayFromWindowEdge(): Promise<void> {
-  const left = TRIAL_WINDOW_MS - (Date.now() % TRIAL_WINDOW_MS);
-  if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
 
 beforeAll(async () => {
@@ -53,7 +47,7 @@ describe("trial start", () => {
   });
 
   it("allows 1000 starts per hour per IP: the 1001st is 429 with Retry-After; another IP is unaffected", async () => {
-    await awayFromWindowEdge();
+    await awayFromWindowEdge(TRIAL_WINDOW_MS);
     const ip = clientIp();
     const otherIp = clientIp();
     // The first 999 of the hour, counted in the same limiter object the endpoint uses.

@@ -12,7 +12,8 @@ import { settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
-import { identityProvider, signInFailed } from "../providers/identity";
+import { signInFailed } from "../providers/identity";
+import { identityProvider } from "../providers/sign-in-providers";
 import {
   LoginQuery,
   MagicLinkParam,

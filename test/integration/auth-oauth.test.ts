@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { tenants, users } from "../../src/db/schema";
-import { identityProvider } from "../../src/providers/identity";
+import { identityProvider } from "../../src/providers/sign-in-providers";
 import { call, callJson, db } from "../helpers/api";
 import { setCookie } from "../helpers/session";
 

@@ -22,7 +22,7 @@ export function normalizeEmail(email: string): string {
 export async function signInIdentity(db: Db, identity: Identity, options: { joinTenantId?: string; now?: number } = {}): Promise<UserRow> {
   const now = options.now ?? Date.now();
   for (let attempt = 0; ; attempt += 1) {
-    const existing = await findUserByIdentity(db, identity);
+    const existing = await findUserByIdentity(db, identity, now);
     if (existing) return checkTenant(existing, options.joinTenantId);
     try {
       return await createUser(db, identity, { ...options, now, randomSlug: attempt > 0 });
@@ -40,7 +40,7 @@ function checkTenant(user: UserRow, joinTenantId: string | undefined): UserRow {
   return user;
 }
 
-async function findUserByIdentity(db: Db, identity: Identity): Promise<UserRow | undefined> {
+async function findUserByIdentity(db: Db, identity: Identity, now: number): Promise<UserRow | undefined> {
   const linked = await db
     .select({ user: users })
     .from(userIdentities)
@@ -53,7 +53,7 @@ async function findUserByIdentity(db: Db, identity: Identity): Promise<UserRow |
   if (!byEmail) return undefined;
   await db
     .insert(userIdentities)
-    .values({ provider: identity.provider, subject: identity.subject, userId: byEmail.id, createdAt: Date.now() })
+    .values({ provider: identity.provider, subject: identity.subject, userId: byEmail.id, createdAt: now })
     .onConflictDoNothing();
   return byEmail;
 }

@@ -21,6 +21,8 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   process.env.FAKES_PORT ??= String(await freePort());
   const fakes = `http://127.0.0.1:${process.env.FAKES_PORT}`;
+  // A real OpenID Connect provider on loopback for the dashboard sign-in (test/fakes/oidc.ts).
+  process.env.OIDC_PORT ??= String(await freePort());
   return {
     plugins: [
       cloudflareTest({
@@ -38,6 +40,13 @@ export default defineConfig(async () => {
             WEBHOOK_RETRY_BASE_SECONDS: "0",
             DNS_RESOLVER_URL: `${fakes}/doh`,
             TRIAL_WHATSAPP_NUMBER: "+15550100999",
+            OIDC_ISSUER: `http://127.0.0.1:${process.env.OIDC_PORT}`,
+            // Alphanumeric on purpose: the mock provider does not percent-decode HTTP Basic client
+            // credentials, which oauth4webapi correctly form-encodes ("-" would come back as "%2D").
+            OIDC_CLIENT_ID: "verificationdashboard",
+            OIDC_CLIENT_SECRET: "test-oidc-client-secret",
+            BOT_SECRET: "test-bot-secret-0123456789abcdef0123456789",
+            TRIAL_TENANT_ID: "tnt_01JTR1A1TENANT000000000000",
           },
         },
       }),

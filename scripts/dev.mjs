@@ -2,7 +2,8 @@
 // `npm start`: local development with every binding simulated by miniflare.
 //  1. writes .dev.vars (secrets and the dev tenant's API key) on first start, keeps it afterwards;
 //  2. applies the D1 migrations to the local database;
-//  3. seeds the dev tenant and its pk_test_ key (idempotent);
+//  3. seeds the dev tenant and its pk_test_ key, the dashboard user dev@localhost (sign in at
+//     /v1/auth/dev/login) and the trial tenant (TRIAL_TENANT_ID), all idempotent;
 //  4. runs `wrangler dev` on http://localhost:8787 (its [build] step builds the capture page).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -46,12 +47,15 @@ function step(what, fn) {
 const vars = ensureVars();
 console.log("Applying D1 migrations to the local database…");
 step("Applying migrations", () => applyMigrations());
-const { tenantId } = step("Seeding the dev tenant", () => seedDevTenant(vars.DEV_API_KEY));
+const { tenantId } = step("Seeding the dev tenant", () => seedDevTenant(vars));
 console.log(`
   Verification service (local)  http://localhost:${port}
   API reference                 http://localhost:${port}/docs
   Dev tenant                    ${tenantId} (slug "dev")
   Dev API key (.dev.vars)       ${vars.DEV_API_KEY}
+  Dashboard sign-in             http://localhost:${port}/v1/auth/dev/login   (dev@localhost, dev tenant)
+  Trial tenant                  ${vars.TRIAL_TENANT_ID} (slug "trial")
+  Outbox (emails, messages)     http://localhost:${port}/v1/dev/outbox
 
   curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -d '{"max_captures":2}' localhost:${port}/v1/verifications
 `);

@@ -23,6 +23,8 @@ export const SECRET_GENERATORS = {
   DEV_API_KEY: () => `pk_test_${base62(43)}`,
   SIGNING_SECRET: () => base62(48),
   SESSION_SECRET: () => base62(48),
+  BOT_SECRET: () => base62(48),
+  TRIAL_TENANT_ID: () => `tnt_${stableUlidBody("trial-tenant")}`,
 };
 
 export function generateSecrets() {
@@ -52,16 +54,23 @@ export function applyMigrations(persistTo) {
 
 const sql = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
-/** Seeds the dev tenant and its full-scope `pk_test_` key (idempotent). */
-export function seedDevTenant(apiKey, persistTo) {
+/**
+ * Seeds (idempotently) the dev tenant with its full-scope `pk_test_` key and the dashboard user
+ * dev@localhost, and the trial tenant named by TRIAL_TENANT_ID.
+ */
+export function seedDevTenant(vars, persistTo) {
   const now = Date.now();
   const tenantId = `tnt_${stableUlidBody("dev-tenant")}`;
-  const keyHash = createHash("sha256").update(apiKey).digest("hex");
+  const keyHash = createHash("sha256").update(vars.DEV_API_KEY).digest("hex");
   const keyId = `key_${stableUlidBody(keyHash)}`;
-  const prefix = `${apiKey.slice(0, 12)}…`;
-  const webhookSecret = `whsec_${randomBytes(32).toString("base64")}`;
+  const prefix = `${vars.DEV_API_KEY.slice(0, 12)}…`;
+  const userId = `usr_${stableUlidBody("dev-user")}`;
+  const whsec = () => sql(`whsec_${randomBytes(32).toString("base64")}`);
   const statements = [
-    `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${sql(webhookSecret)}, ${now});`,
+    `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${whsec()}, ${now});`,
+    `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(vars.TRIAL_TENANT_ID)}, 'trial', 'Trial', ${whsec()}, ${now});`,
+    `INSERT OR IGNORE INTO users (id, tenant_id, email, display_name, created_at) VALUES (${sql(userId)}, ${sql(tenantId)}, 'dev@localhost', 'Developer', ${now});`,
+    `INSERT OR IGNORE INTO user_identities (provider, subject, user_id, created_at) SELECT 'dev', 'dev@localhost', id, ${now} FROM users WHERE email = 'dev@localhost';`,
     `INSERT OR IGNORE INTO api_keys (id, tenant_id, environment, scope, key_hash, key_prefix, name, created_at) VALUES (${sql(keyId)}, ${sql(tenantId)}, 'test', 'full', ${sql(keyHash)}, ${sql(prefix)}, 'dev key (from .dev.vars)', ${now});`,
   ];
   runWrangler(["d1", "execute", "DB", "--local", ...persistArgs(persistTo), "--command", statements.join(" ")]);

@@ -34,6 +34,14 @@ export interface Secrets {
   WHATSAPP_API_URL?: string;
   WHATSAPP_PHONE_NUMBER_ID?: string;
   WHATSAPP_ACCESS_TOKEN?: string;
+  /** Dashboard sign-in through a generic OpenID Connect provider (`/v1/auth/oidc/login`); off unless all three are set. */
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+  /** Shared secret of the messaging bot's `X-Bot-Auth` HMAC; bot endpoints refuse everything without it. */
+  BOT_SECRET?: string;
+  /** The operator's own tenant that `POST /v1/public/trial/start` creates verifications under. */
+  TRIAL_TENANT_ID?: string;
 }
 
 declare global {

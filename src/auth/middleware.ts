@@ -5,7 +5,9 @@ import { eq } from "drizzle-orm";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
+import { findTenant } from "../domain/tenants/tenants";
 import { resolveApiKey } from "./api-keys";
+import { BOT_AUTH_HEADER, verifyBotRequest } from "./bot";
 import { readSession } from "./session";
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
@@ -15,6 +17,8 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export interface AuthOptions {
   apiKey?: "full" | "any";
   session?: boolean;
+  /** The messaging bot (`X-Bot-Auth` HMAC); the tenant is the body's `tenant_id`. */
+  bot?: boolean;
 }
 
 /**
@@ -36,6 +40,18 @@ export function authenticate(options: AuthOptions) {
       touchKey((work) => c.executionCtx.waitUntil(work), db, key.id);
       return next();
     }
+    const botAuth = c.req.header(BOT_AUTH_HEADER);
+    if (botAuth !== undefined && options.bot) {
+      const rawBody = await c.req.text();
+      const db = createDb(c.env.DB);
+      const check = await verifyBotRequest(db, c.env.BOT_SECRET, botAuth, rawBody);
+      if (!check.ok) throw new ApiError("unauthorized", botRefusal[check.reason]);
+      const tenantId = bodyTenantId(rawBody);
+      if (!tenantId) throw ApiError.invalid({ tenant_id: "Required: the tenant this request acts for." });
+      if (!(await findTenant(db, tenantId))) throw ApiError.notFound("tenant");
+      c.set("principal", { kind: "bot", tenantId });
+      return next();
+    }
     if (options.session) {
       const principal = await readSession(c);
       if (principal === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
@@ -46,6 +62,24 @@ export function authenticate(options: AuthOptions) {
     }
     throw new ApiError("unauthorized", header === undefined ? "Authentication required." : "Invalid API key.");
   });
+}
+
+const botRefusal = {
+  unconfigured: "Bot authentication is not configured.",
+  malformed: "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256>.",
+  stale: "The X-Bot-Auth timestamp is outside the allowed 300 s window.",
+  signature: "Invalid X-Bot-Auth signature.",
+  replay: "This signed request was already used.",
+} as const;
+
+function bodyTenantId(rawBody: string): string | null {
+  try {
+    const parsed = JSON.parse(rawBody) as unknown;
+    const id = parsed && typeof parsed === "object" ? (parsed as { tenant_id?: unknown }).tenant_id : undefined;
+    return typeof id === "string" && id.length > 0 && id.length <= 64 ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 const lastTouched = new Map<string, number>();

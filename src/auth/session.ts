@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { CookieOptions } from "hono/utils/cookie";
 import { jwtVerify, SignJWT } from "jose";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
@@ -65,4 +66,26 @@ export async function readSession(c: Context<AppEnv>): Promise<Principal | "csrf
   if (!session) return null;
   if (!isSameOrigin(c)) return "csrf";
   return { kind: "session", tenantId: session.tenantId, userId: session.userId };
+}
+
+/** Cookies are `Secure` everywhere but a plain-http loopback base URL (local development). */
+export function secureCookies(env: Env): boolean {
+  const url = new URL(settings(env).baseUrl);
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  return !(loopback && url.protocol === "http:");
+}
+
+function sessionCookieOptions(env: Env): CookieOptions {
+  return { httpOnly: true, secure: secureCookies(env), sameSite: "Lax", path: "/" };
+}
+
+/** Signs the user in: sets `svc_session` (HttpOnly, SameSite=Lax, Secure outside localhost). */
+export async function startSession(c: Context<AppEnv>, claims: { userId: string; tenantId: string }): Promise<void> {
+  const token = await signSession(c.env, claims);
+  setCookie(c, SESSION_COOKIE, token, { ...sessionCookieOptions(c.env), maxAge: SESSION_TTL_SECONDS });
+}
+
+/** Signs the user out on this browser. The JWT itself stays valid until it expires (stateless session). */
+export function endSession(c: Context<AppEnv>): void {
+  deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c.env));
 }

@@ -10,6 +10,12 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     description: "`pk_test_…` (staging and local) or `pk_live_…` (production)",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "session", { type: "apiKey", in: "cookie", name: "svc_session" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "botHmac", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Bot-Auth",
+    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>`; ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
+  });
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {

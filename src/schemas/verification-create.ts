@@ -40,11 +40,13 @@ export const ConfigFieldsSchema = z.strictObject({
   condition_aspects: z.array(z.string().trim().min(1).max(40)).min(1).max(6).optional(),
 });
 
-export const CreateVerificationSchema = ConfigFieldsSchema.extend({
+/** Creation fields before the cross-field rules (for schemas that add fields, e.g. the bot's `tenant_id`). */
+export const CreateVerificationFieldsSchema = ConfigFieldsSchema.extend({
   seal: z.boolean().optional().openapi({ description: "Record seal over the answers; on unless false." }),
   expires_in_seconds: z.int().min(1).max(MAX_EXPIRES_IN_SECONDS).optional().openapi({ description: "Defaults to 604800 (7 days)." }),
-})
-  .superRefine(checkConfigRules)
+});
+
+export const CreateVerificationSchema = CreateVerificationFieldsSchema.superRefine(checkConfigRules)
   .openapi("CreateVerificationRequest");
 
 export type CreateVerificationInput = z.infer<typeof CreateVerificationSchema>;

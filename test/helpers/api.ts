@@ -33,6 +33,8 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: BodyInit;
   headers?: Record<string, string>;
+  /** `manual` to see a redirect itself instead of following it (the runtime follows by default). */
+  redirect?: "follow" | "manual";
 }
 
 /** Calls the Worker's real fetch handler (routing, middleware, D1, DOs, R2, queues all live). */
@@ -44,7 +46,7 @@ export async function call(path: string, options: CallOptions = {}): Promise<Res
     body = JSON.stringify(options.body);
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   }
-  return exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body }));
+  return exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body, redirect: options.redirect ?? "follow" }));
 }
 
 /** Calls and parses JSON (consuming the body, which the isolated-storage runner requires). */

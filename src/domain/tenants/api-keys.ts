@@ -43,3 +43,7 @@ export async function revokeApiKey(db: Db, tenantId: string, id: string, now = D
     .run();
   return result.meta.changes === 1;
 }
+
+export async function findApiKey(db: Db, tenantId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, tenantId))).get();
+}

@@ -58,7 +58,7 @@ export async function setup(project: TestProject): Promise<void> {
   persistDir = mkdtempSync(path.join(tmpdir(), "capture-page-worker-"));
   const secrets = generateSecrets();
   applyMigrations(persistDir);
-  seedDevTenant(secrets.DEV_API_KEY, persistDir);
+  seedDevTenant(secrets, persistDir);
 
   const fakesPort = await freePort();
   fakes = await startFakes(fakesPort);

@@ -1,0 +1,58 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { magicLinks } from "../../db/schema";
+import { enforceRateLimit } from "../../durable-objects/rate-limiter-client";
+import { settings } from "../../env";
+import { randomBase62, sha256Hex } from "../../lib/crypto";
+import { newId } from "../../lib/ids";
+import { emailTransport } from "../../providers/email";
+import { sendOnce } from "../../providers/outbound";
+import { normalizeEmail } from "./users";
+
+export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
+/** Sign-in emails per address per window: enough for a typo or two, useless for mail-bombing. */
+const REQUESTS_PER_WINDOW = 5;
+const REQUEST_WINDOW_MS = 15 * 60 * 1000;
+
+/** The credential in the link: `mlk_` + 256 bits (base62). Only its SHA-256 is stored. */
+const TOKEN_PATTERN = /^mlk_[0-9A-Za-z]{43}$/;
+
+export function magicLinkUrl(env: Env, token: string): string {
+  return `${settings(env).baseUrl}/v1/auth/magic-link/${token}`;
+}
+
+/** Stores a single-use 15-minute link for `email` and sends it through the email provider. */
+export async function requestMagicLink(env: Env, db: Db, rawEmail: string, now = Date.now()): Promise<void> {
+  const email = normalizeEmail(rawEmail);
+  await enforceRateLimit(env, `magic-link:${email}`, REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address; try again later.");
+  const token = `mlk_${randomBase62(43)}`;
+  const id = newId("magicLink", now);
+  await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });
+  await sendOnce(
+    db,
+    emailTransport(env),
+    {
+      dedupeKey: `magic-link:${id}`,
+      channel: "email",
+      recipient: email,
+      subject: "Your sign-in link",
+      body: `Sign in to the verification dashboard:\n\n${magicLinkUrl(env, token)}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this email.`,
+    },
+    now,
+  );
+}
+
+/**
+ * Spends a link: one conditional UPDATE marks it used only if it is unused and unexpired, so two
+ * concurrent clicks cannot both sign in. Returns the address it was sent to, or null.
+ */
+export async function consumeMagicLink(db: Db, token: string, now = Date.now()): Promise<string | null> {
+  if (!TOKEN_PATTERN.test(token)) return null;
+  const spent = await db
+    .update(magicLinks)
+    .set({ usedAt: now })
+    .where(and(eq(magicLinks.tokenHash, await sha256Hex(token)), isNull(magicLinks.usedAt), gt(magicLinks.expiresAt, now)))
+    .returning({ email: magicLinks.email })
+    .get();
+  return spent?.email ?? null;
+}

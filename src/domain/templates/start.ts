@@ -1,0 +1,36 @@
+import type { Db } from "../../db/client";
+import { settings } from "../../env";
+import { CreateVerificationSchema } from "../../schemas/verification-create";
+import { findTenantBySlug } from "../tenants/tenants";
+import { captureUrl } from "../verification/present";
+import { createVerification } from "../verification/service";
+import { countStart, findTemplate, specOf } from "./templates";
+
+export type StartOutcome =
+  | { kind: "started"; verificationId: string; captureUrl: string }
+  | { kind: "not_found" }
+  | { kind: "revoked"; name: string };
+
+/**
+ * `GET /l/{org}/{slug}`: a fresh verification from the template's current version (recorded on the
+ * verification, so a later update never changes it), then the start is counted.
+ */
+export async function startFromLink(env: Env, db: Db, org: string, slug: string, now = Date.now()): Promise<StartOutcome> {
+  const tenant = await findTenantBySlug(db, org);
+  const template = tenant ? await findTemplate(db, tenant.id, slug) : undefined;
+  if (!tenant || !template) return { kind: "not_found" };
+  if (template.status === "revoked") return { kind: "revoked", name: template.name };
+  const input = CreateVerificationSchema.parse({ ...specOf(template), mode: template.mode });
+  const outcome = await createVerification(env, db, {
+    tenantId: tenant.id,
+    input,
+    originChannel: "link",
+    templateId: template.id,
+    templateVersion: template.version,
+    now,
+  });
+  if (outcome.kind !== "created") throw new Error("a template start never replays");
+  await countStart(db, template.id, now);
+  const id = outcome.record.row.id;
+  return { kind: "started", verificationId: id, captureUrl: captureUrl(settings(env).baseUrl, id) };
+}

@@ -1,0 +1,17 @@
+import { ApiError } from "../lib/errors";
+
+/** The counter object of one rate-limit key (e.g. `trial:<client ip>`), shared by every isolate. */
+export function rateLimiterObject(env: Env, key: string) {
+  return env.RATE_LIMITERS.get(env.RATE_LIMITERS.idFromName(key));
+}
+
+/**
+ * Counts one request against `limit` per fixed window; over the limit it throws 429
+ * `too_many_requests` with `Retry-After` (seconds until the window resets).
+ */
+export async function enforceRateLimit(env: Env, key: string, limit: number, windowMs: number, message: string): Promise<void> {
+  const result = await rateLimiterObject(env, key).hit(limit, windowMs);
+  if (!result.allowed) {
+    throw new ApiError("too_many_requests", message, { headers: { "Retry-After": String(result.retryAfterSeconds) } });
+  }
+}

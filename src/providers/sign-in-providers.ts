@@ -1,0 +1,50 @@
+import { settings } from "../env";
+import { timingSafeEqualStrings } from "../lib/crypto";
+import { signInFailed, type IdentityProvider } from "./identity";
+import { oidcProvider } from "./oidc";
+
+/**
+ * The provider named in `/v1/auth/{provider}/…`, or null when it is not configured here: `oidc` when
+ * configured by env, and `dev` in local development only.
+ */
+export function identityProvider(env: Env, name: string): IdentityProvider | null {
+  if (name === "oidc") {
+    if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET) return null;
+    const issuer = new URL(env.OIDC_ISSUER);
+    return oidcProvider({
+      issuer,
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      // Plain-http issuers only for a loopback provider in local development and tests.
+      allowHttp: settings(env).isLocal && issuer.protocol === "http:",
+    });
+  }
+  if (name === "dev" && settings(env).isLocal) return devProvider(settings(env).baseUrl);
+  return null;
+}
+
+export const DEV_DEFAULT_EMAIL = "dev@localhost";
+
+/**
+ * Local development only: signs in as any address without an external provider (the login
+ * redirects straight to the callback with the address as the "code"; the state is still checked).
+ * `npm start` seeds `dev@localhost` as a user of the dev tenant.
+ */
+function devProvider(baseUrl: string): IdentityProvider {
+  return {
+    name: "dev",
+    async authorizationUrl(flow, redirectUri, loginHint) {
+      const url = new URL(redirectUri, baseUrl);
+      url.searchParams.set("code", loginHint ?? DEV_DEFAULT_EMAIL);
+      url.searchParams.set("state", flow.state);
+      return url;
+    },
+    async complete(callbackUrl, flow) {
+      const state = callbackUrl.searchParams.get("state") ?? "";
+      if (!(await timingSafeEqualStrings(state, flow.state))) throw signInFailed("state mismatch");
+      const email = callbackUrl.searchParams.get("code") ?? "";
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw signInFailed("the dev provider needs an email address as login_hint");
+      return { provider: "dev", subject: email.toLowerCase(), email, displayName: "Developer" };
+    },
+  };
+}

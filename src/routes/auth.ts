@@ -1,0 +1,193 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
+import { endSession, readSession, startSession } from "../auth/session";
+import { createDb } from "../db/client";
+import { consumeMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
+import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
+import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
+import { findTenant } from "../domain/tenants/tenants";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { ApiError } from "../lib/errors";
+import { HTML_HEADERS, htmlPage } from "../lib/html";
+import { validationHook } from "../lib/validation";
+import { signInFailed } from "../providers/identity";
+import { identityProvider } from "../providers/sign-in-providers";
+import {
+  LoginQuery,
+  MagicLinkParam,
+  MagicLinkRequestSchema,
+  MagicLinkSentSchema,
+  MeSchema,
+  OtpVerifySchema,
+  ProviderParam,
+  SignedOutSchema,
+} from "../schemas/auth";
+import { jsonContent, pickErrors } from "../schemas/common";
+
+/** Dashboard sign-in (OAuth/OIDC, magic link, messaging code), `GET /v1/me` and logout. */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+const redirect = (description: string) => ({ description, headers: z.object({ Location: z.string() }) });
+const htmlContent = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+function callbackUri(env: Env, provider: string): string {
+  return `${settings(env).baseUrl}/v1/auth/${provider}/callback`;
+}
+
+async function meBody(env: Env, user: UserRow): Promise<z.infer<typeof MeSchema>> {
+  const tenant = await findTenant(createDb(env.DB), user.tenantId);
+  if (!tenant) throw new ApiError("unauthorized", "Authentication required.");
+  return {
+    user: {
+      id: user.id,
+      ...(user.email ? { email: user.email } : {}),
+      ...(user.phone ? { phone: user.phone } : {}),
+      ...(user.displayName ? { display_name: user.displayName } : {}),
+    },
+    tenant: { id: tenant.id, slug: tenant.slug, display_name: tenant.displayName },
+  };
+}
+
+const login = createRoute({
+  method: "get",
+  path: "/v1/auth/{provider}/login",
+  tags: ["Dashboard sign-in"],
+  summary: "Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce)",
+  request: { params: ProviderParam, query: LoginQuery },
+  responses: { 302: redirect("To the identity provider"), ...pickErrors(400, 404, 500) },
+});
+
+app.openapi(login, async (c) => {
+  const { provider: name } = c.req.valid("param");
+  const query = c.req.valid("query");
+  const provider = identityProvider(c.env, name);
+  if (!provider) throw ApiError.notFound("sign-in provider");
+  const flow = newFlow(name, safeReturnTo(query.return_to));
+  const url = await provider.authorizationUrl(flow, callbackUri(c.env, name), query.login_hint);
+  await saveFlow(c, flow);
+  c.header("Cache-Control", "no-store");
+  return c.redirect(url.href, 302);
+});
+
+const callback = createRoute({
+  method: "get",
+  path: "/v1/auth/{provider}/callback",
+  tags: ["Dashboard sign-in"],
+  summary: "OAuth 2.0 redirect target: checks state, exchanges the code with the PKCE verifier, sets `svc_session`",
+  description: "The first sign-in of an identity creates the user and their tenant.",
+  request: { params: ProviderParam },
+  responses: { 303: redirect("Signed in; to `return_to`"), ...pickErrors(401, 404, 500) },
+});
+
+app.openapi(callback, async (c) => {
+  const { provider: name } = c.req.valid("param");
+  const provider = identityProvider(c.env, name);
+  if (!provider) throw ApiError.notFound("sign-in provider");
+  const flow = await takeFlow(c, name);
+  if (!flow) throw signInFailed("the sign-in expired or was started in another browser");
+  const identity = await provider.complete(new URL(c.req.url), flow, callbackUri(c.env, name));
+  const user = await signInIdentity(createDb(c.env.DB), identity);
+  await startSession(c, { userId: user.id, tenantId: user.tenantId });
+  c.header("Cache-Control", "no-store");
+  return c.redirect(flow.returnTo, 303);
+});
+
+const magicLinkRequest = createRoute({
+  method: "post",
+  path: "/v1/auth/magic-link",
+  tags: ["Dashboard sign-in"],
+  summary: "Email a single-use sign-in link (valid 15 minutes)",
+  description: "Answers the same whether or not the address has an account; the link's first use creates one.",
+  request: { body: { content: { "application/json": { schema: MagicLinkRequestSchema } }, required: true } },
+  responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 429, 500) },
+});
+
+app.openapi(magicLinkRequest, async (c) => {
+  await requestMagicLink(c.env, createDb(c.env.DB), c.req.valid("json").email);
+  return c.json({ sent: true as const }, 200);
+});
+
+const magicLinkUse = createRoute({
+  method: "get",
+  path: "/v1/auth/magic-link/{token}",
+  tags: ["Dashboard sign-in"],
+  summary: "Follow a magic link: signs in once and sets `svc_session`",
+  request: { params: MagicLinkParam },
+  responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link") },
+});
+
+app.openapi(magicLinkUse, async (c) => {
+  const db = createDb(c.env.DB);
+  const email = await consumeMagicLink(db, c.req.valid("param").token);
+  if (!email) {
+    const page = htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.");
+    return c.body(page, 401, HTML_HEADERS);
+  }
+  const user = await signInIdentity(db, { provider: "email", subject: email, email });
+  await startSession(c, { userId: user.id, tenantId: user.tenantId });
+  c.header("Cache-Control", "no-store");
+  return c.redirect(safeReturnTo(undefined), 303);
+});
+
+const otpVerify = createRoute({
+  method: "post",
+  path: "/v1/auth/otp/verify",
+  tags: ["Dashboard sign-in"],
+  summary: "Sign in with a messaging one-time code (issued to the bot by `POST /v1/bot/otp`)",
+  description: "Six digits, 10 minutes, single use; locked after 5 wrong attempts. Sets `svc_session`.",
+  request: { body: { content: { "application/json": { schema: OtpVerifySchema } }, required: true } },
+  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 500) },
+});
+
+const otpRefusal = {
+  wrong_code: "Wrong code.",
+  locked: "Too many wrong attempts: request a new code.",
+  expired: "This code is no longer valid: request a new one.",
+  unknown: "This code is no longer valid: request a new one.",
+} as const;
+
+app.openapi(otpVerify, async (c) => {
+  const body = c.req.valid("json");
+  const db = createDb(c.env.DB);
+  const outcome = await verifyOtp(c.env, db, { otpId: body.otp_id, code: body.code });
+  if (!outcome.ok) throw new ApiError("unauthorized", otpRefusal[outcome.reason]);
+  const user = await signInIdentity(db, { provider: PHONE_PROVIDER, subject: outcome.phone, phone: outcome.phone }, { joinTenantId: outcome.tenantId });
+  await startSession(c, { userId: user.id, tenantId: user.tenantId });
+  return c.json(await meBody(c.env, user), 200);
+});
+
+const me = createRoute({
+  method: "get",
+  path: "/v1/me",
+  tags: ["Dashboard sign-in"],
+  summary: "The signed-in user and their tenant",
+  security: [{ session: [] }],
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(MeSchema, "The session's user"), ...pickErrors(401, 500) },
+});
+
+app.openapi(me, async (c) => {
+  const principal = c.get("principal");
+  const user = principal.kind === "session" ? await findUser(createDb(c.env.DB), principal.userId) : undefined;
+  if (!user || user.tenantId !== principal.tenantId) throw new ApiError("unauthorized", "Authentication required.");
+  return c.json(await meBody(c.env, user), 200);
+});
+
+const logout = createRoute({
+  method: "post",
+  path: "/v1/auth/logout",
+  tags: ["Dashboard sign-in"],
+  summary: "Clear the session cookie",
+  responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
+});
+
+app.openapi(logout, async (c) => {
+  // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
+  if ((await readSession(c)) === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+  endSession(c);
+  return c.json({ signed_out: true as const }, 200);
+});
+
+export default app;

@@ -1,0 +1,93 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { loadTenantRecord } from "../db/verifications";
+import { issueOtp } from "../domain/accounts/otp";
+import { presentVerification } from "../domain/verification/present";
+import { createVerification } from "../domain/verification/service";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { ApiError } from "../lib/errors";
+import { iso } from "../lib/time";
+import { validationHook } from "../lib/validation";
+import { BotCreateVerificationSchema, BotLookupSchema, BotOtpRequestSchema, BotOtpSchema } from "../schemas/bot";
+import { jsonContent, pickErrors } from "../schemas/common";
+import { VerificationSchema } from "../schemas/verification";
+
+/**
+ * The messaging bot's endpoints. Each request is signed (`X-Bot-Auth`, see auth/bot.ts) and names
+ * the tenant it acts for in the body (`tenant_id`); the middleware checks both before validation.
+ */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const security = [{ botHmac: [] }];
+
+const create = createRoute({
+  method: "post",
+  path: "/v1/bot/verifications",
+  tags: ["Messaging bot"],
+  summary: "Create a verification for `tenant_id`",
+  security,
+  middleware: [authenticate({ bot: true })] as const,
+  request: {
+    headers: z.object({
+      "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
+    }),
+    body: { content: { "application/json": { schema: BotCreateVerificationSchema } }, required: true },
+  },
+  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 500) },
+});
+
+app.openapi(create, async (c) => {
+  const { tenant_id: _tenant, ...input } = c.req.valid("json");
+  const outcome = await createVerification(c.env, createDb(c.env.DB), {
+    tenantId: c.get("principal").tenantId,
+    input,
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  if (outcome.kind === "replayed") {
+    c.header("Idempotent-Replayed", "true");
+    return c.json(JSON.parse(outcome.body) as z.infer<typeof VerificationSchema>, outcome.statusCode as 201);
+  }
+  const body = presentVerification(outcome.record, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });
+  return c.json(body as z.infer<typeof VerificationSchema>, 201);
+});
+
+const lookup = createRoute({
+  method: "post",
+  path: "/v1/bot/verifications/lookup",
+  tags: ["Messaging bot"],
+  summary: "Fetch a verification of `tenant_id`",
+  security,
+  middleware: [authenticate({ bot: true })] as const,
+  request: { body: { content: { "application/json": { schema: BotLookupSchema } }, required: true } },
+  responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(400, 401, 404, 500) },
+});
+
+app.openapi(lookup, async (c) => {
+  const { verification_id } = c.req.valid("json");
+  const record = await loadTenantRecord(createDb(c.env.DB), c.get("principal").tenantId, verification_id);
+  if (!record) throw ApiError.notFound("verification");
+  const body = presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });
+  return c.json(body as z.infer<typeof VerificationSchema>, 200);
+});
+
+const otp = createRoute({
+  method: "post",
+  path: "/v1/bot/otp",
+  tags: ["Messaging bot"],
+  summary: "Issue a dashboard sign-in code for `phone` in `tenant_id` (the bot delivers it)",
+  description: "The code is redeemed with `POST /v1/auth/otp/verify`. A number already signing in to another tenant is 403.",
+  security,
+  middleware: [authenticate({ bot: true })] as const,
+  request: { body: { content: { "application/json": { schema: BotOtpRequestSchema } }, required: true } },
+  responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 500) },
+});
+
+app.openapi(otp, async (c) => {
+  const { phone } = c.req.valid("json");
+  const issued = await issueOtp(c.env, createDb(c.env.DB), { tenantId: c.get("principal").tenantId, phone });
+  c.header("Cache-Control", "no-store");
+  return c.json({ otp_id: issued.id, code: issued.code, expires_at: iso(issued.expiresAt) }, 201);
+});
+
+export default app;

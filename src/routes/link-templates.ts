@@ -1,0 +1,137 @@
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { presentTemplate } from "../domain/templates/present";
+import { findTemplate, listTemplates, publishTemplate, revokeTemplate, updateTemplate, type TemplateRow } from "../domain/templates/templates";
+import { findTenant } from "../domain/tenants/tenants";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { ApiError } from "../lib/errors";
+import { validationHook } from "../lib/validation";
+import { jsonContent, pickErrors } from "../schemas/common";
+import {
+  LinkTemplateListErrorSchema,
+  LinkTemplateListSchema,
+  LinkTemplateSchema,
+  PublishLinkTemplateSchema,
+  TemplateSlugParam,
+  UpdateLinkTemplateSchema,
+} from "../schemas/link-templates";
+
+/** Link templates: publish, inspect, update (new version), revoke (full API key or session); list (session). */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+type Item = z.infer<typeof LinkTemplateSchema>;
+
+async function present(env: Env, tenantId: string, rows: TemplateRow[]): Promise<Item[]> {
+  const tenant = await findTenant(createDb(env.DB), tenantId);
+  if (!tenant) throw new ApiError("unauthorized", "Authentication required.");
+  const baseUrl = settings(env).baseUrl;
+  return rows.map((row) => presentTemplate(row, { baseUrl, orgSlug: tenant.slug }) as Item);
+}
+
+const publish = createRoute({
+  method: "post",
+  path: "/v1/link-templates",
+  tags: ["Link templates"],
+  summary: "Publish a link template (version 1)",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { body: { content: { "application/json": { schema: PublishLinkTemplateSchema } }, required: true } },
+  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 500) },
+});
+
+app.openapi(publish, async (c) => {
+  const { slug, name, mode, ...spec } = c.req.valid("json");
+  const tenantId = c.get("principal").tenantId;
+  const row = await publishTemplate(createDb(c.env.DB), tenantId, { slug, name, mode: mode ?? "verification", spec });
+  const [item] = await present(c.env, tenantId, [row]);
+  return c.json(item!, 201);
+});
+
+const list = createRoute({
+  method: "get",
+  path: "/v1/link-templates",
+  tags: ["Link templates"],
+  summary: "List the tenant's link templates, newest first (dashboard session only)",
+  description: "A storage failure answers 503 `{error: \"storage_unavailable\"}`: on this endpoint only, `error` is a plain string.",
+  security: [{ session: [] }],
+  middleware: [authenticate({ session: true })] as const,
+  responses: {
+    200: jsonContent(LinkTemplateListSchema, "The templates"),
+    ...pickErrors(401, 500),
+    503: jsonContent(LinkTemplateListErrorSchema, "Storage unavailable"),
+  },
+});
+
+app.openapi(list, async (c) => {
+  const tenantId = c.get("principal").tenantId;
+  let items: Item[];
+  try {
+    items = await present(c.env, tenantId, await listTemplates(createDb(c.env.DB), tenantId));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    console.error(JSON.stringify({ msg: "link templates list failed", request_id: c.get("requestId"), error: String(err) }));
+    return c.json({ error: "storage_unavailable" as const }, 503);
+  }
+  return c.json({ items }, 200);
+});
+
+const inspect = createRoute({
+  method: "get",
+  path: "/v1/link-templates/{slug}",
+  tags: ["Link templates"],
+  summary: "Inspect a link template (current version and live counters)",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: TemplateSlugParam },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The template"), ...pickErrors(401, 403, 404, 500) },
+});
+
+app.openapi(inspect, async (c) => {
+  const tenantId = c.get("principal").tenantId;
+  const row = await findTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug);
+  if (!row) throw ApiError.notFound("link template");
+  const [item] = await present(c.env, tenantId, [row]);
+  return c.json(item!, 200);
+});
+
+const update = createRoute({
+  method: "patch",
+  path: "/v1/link-templates/{slug}",
+  tags: ["Link templates"],
+  summary: "Update a link template: publishes a new version (the previous one is kept)",
+  description:
+    "Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from.",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: TemplateSlugParam, body: { content: { "application/json": { schema: UpdateLinkTemplateSchema } }, required: true } },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 500) },
+});
+
+app.openapi(update, async (c) => {
+  const tenantId = c.get("principal").tenantId;
+  const row = await updateTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug, c.req.valid("json"));
+  const [item] = await present(c.env, tenantId, [row]);
+  return c.json(item!, 200);
+});
+
+const revoke = createRoute({
+  method: "post",
+  path: "/v1/link-templates/{slug}/revoke",
+  tags: ["Link templates"],
+  summary: "Revoke a link template: its link answers 410 from now on (final; the slug stays reserved)",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: TemplateSlugParam },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The revoked template"), ...pickErrors(401, 403, 404, 500) },
+});
+
+app.openapi(revoke, async (c) => {
+  const tenantId = c.get("principal").tenantId;
+  const row = await revokeTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug);
+  const [item] = await present(c.env, tenantId, [row]);
+  return c.json(item!, 200);
+});
+
+export default app;

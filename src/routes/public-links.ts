@@ -1,0 +1,40 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createDb } from "../db/client";
+import { startFromLink } from "../domain/templates/start";
+import type { AppEnv } from "../env";
+import { HTML_HEADERS, htmlPage } from "../lib/html";
+import { validationHook } from "../lib/validation";
+import { PublicLinkParams } from "../schemas/link-templates";
+
+/** The public template links people open in a browser: answers are redirects or small HTML pages. */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+const start = createRoute({
+  method: "get",
+  path: "/l/{org}/{slug}",
+  tags: ["Link templates"],
+  summary: "Start a verification from a link template and go to its capture page",
+  request: { params: PublicLinkParams },
+  responses: {
+    303: { description: "To the new verification's capture page", headers: z.object({ Location: z.string() }) },
+    404: html("Unknown link"),
+    410: html("Revoked link"),
+  },
+});
+
+app.openapi(start, async (c) => {
+  const { org, slug } = c.req.valid("param");
+  const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug);
+  switch (outcome.kind) {
+    case "started":
+      c.header("Cache-Control", "no-store");
+      return c.redirect(outcome.captureUrl, 303);
+    case "revoked":
+      return c.body(htmlPage("This link is no longer active", `“${outcome.name}” was withdrawn by the organisation that shared it. Ask them for a new link.`), 410, HTML_HEADERS);
+    case "not_found":
+      return c.body(htmlPage("Link not found", "This link does not exist. Check that it was copied completely, or ask for a new one."), 404, HTML_HEADERS);
+  }
+});
+
+export default app;

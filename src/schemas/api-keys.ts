@@ -1,0 +1,34 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime } from "./common";
+
+export const MintApiKeySchema = z
+  .strictObject({
+    scope: z.enum(["full", "publishable"]).openapi({
+      description: "`full`: the whole tenant API. `publishable`: may only create verifications (safe to ship in a mobile app).",
+    }),
+    name: z.string().trim().min(1).max(100).optional().openapi({ example: "Production back-end" }),
+  })
+  .openapi("MintApiKeyRequest");
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string().openapi({ example: "key_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    name: z.string().optional(),
+    scope: z.enum(["full", "publishable"]),
+    environment: z.enum(["test", "live"]),
+    prefix: z.string().openapi({ description: "The first characters of the key, to tell keys apart.", example: "pk_test_a1B2…" }),
+    created_at: DateTime,
+    last_used_at: DateTime.optional(),
+    revoked_at: DateTime.optional(),
+  })
+  .openapi("ApiKey");
+
+export const MintedApiKeySchema = ApiKeySchema.extend({
+  key: z.string().openapi({ description: "The plaintext key. Shown only in this response: only its hash is stored." }),
+}).openapi("MintedApiKey");
+
+export const ApiKeyListSchema = z.object({ items: z.array(ApiKeySchema) }).openapi("ApiKeyList");
+
+export const ApiKeyIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+});

@@ -1,0 +1,37 @@
+import { z } from "@hono/zod-openapi";
+
+export const ProviderParam = z.object({
+  provider: z.string().min(1).max(32).openapi({ param: { name: "provider", in: "path" }, example: "oidc", description: "`oidc` (configured by env) or, in local development only, `dev`." }),
+});
+
+export const LoginQuery = z.object({
+  return_to: z.string().max(2000).optional().openapi({ description: "A path on this service to land on after sign-in (default `/v1/me`)." }),
+  login_hint: z.string().max(254).optional().openapi({ description: "Passed to the identity provider (the `dev` provider signs in as this address)." }),
+});
+
+export const MagicLinkRequestSchema = z.strictObject({ email: z.email().max(254) }).openapi("MagicLinkRequest");
+export const MagicLinkSentSchema = z.object({ sent: z.literal(true) }).openapi("MagicLinkSent");
+export const MagicLinkParam = z.object({
+  token: z.string().max(100).openapi({ param: { name: "token", in: "path" }, example: "mlk_…" }),
+});
+
+export const OtpVerifySchema = z
+  .strictObject({
+    otp_id: z.string().regex(/^walotp_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a walotp_ id."),
+    code: z.string().regex(/^\d{6}$/, "Expected six digits."),
+  })
+  .openapi("OtpVerifyRequest");
+
+export const MeSchema = z
+  .object({
+    user: z.object({
+      id: z.string().openapi({ example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+      email: z.string().optional(),
+      phone: z.string().optional(),
+      display_name: z.string().optional(),
+    }),
+    tenant: z.object({ id: z.string(), slug: z.string(), display_name: z.string() }),
+  })
+  .openapi("Me");
+
+export const SignedOutSchema = z.object({ signed_out: z.literal(true) }).openapi("SignedOut");

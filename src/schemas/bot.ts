@@ -1,0 +1,35 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime } from "./common";
+import { checkConfigRules, CreateVerificationFieldsSchema } from "./verification-create";
+
+const TenantId = z.string().regex(/^tnt_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a tnt_ id.").openapi({ description: "The tenant this request acts for." });
+
+export const BotCreateVerificationSchema = CreateVerificationFieldsSchema.extend({ tenant_id: TenantId })
+  .superRefine(checkConfigRules)
+  .openapi("BotCreateVerificationRequest");
+
+export const BotLookupSchema = z
+  .strictObject({
+    tenant_id: TenantId,
+    verification_id: z.string().regex(/^vfy_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a vfy_ id."),
+  })
+  .openapi("BotLookupRequest");
+
+export const BotOtpRequestSchema = z
+  .strictObject({
+    tenant_id: TenantId,
+    phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "Expected an E.164 phone number, e.g. +447700900123.").openapi({ example: "+447700900123" }),
+  })
+  .openapi("BotOtpRequest");
+
+export const BotOtpSchema = z
+  .object({
+    otp_id: z.string().openapi({ example: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    code: z.string().openapi({ description: "Six digits for the bot to deliver; valid 10 minutes, 5 attempts.", example: "042917" }),
+    expires_at: DateTime,
+  })
+  .openapi("BotOtp");
+
+export const BotAuthHeader = z.object({
+  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>`" }),
+});

@@ -1,0 +1,14 @@
+import { z } from "@hono/zod-openapi";
+
+export const TrialStartSchema = z
+  .strictObject({
+    source: z.string().trim().min(1).max(100).optional().openapi({ description: "Free-text tag recorded in the verification's metadata.", example: "landing-page" }),
+  })
+  .openapi("TrialStartRequest");
+
+export const TrialStartedSchema = z
+  .object({
+    verification_id: z.string().openapi({ example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    capture_url: z.string().openapi({ example: "https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  })
+  .openapi("TrialStarted");

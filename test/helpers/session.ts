@@ -1,0 +1,29 @@
+import { env } from "cloudflare:workers";
+import { signSession } from "../../src/auth/session";
+import { users } from "../../src/db/schema";
+import { newId } from "../../src/lib/ids";
+import { BASE, db } from "./api";
+
+/** The dashboard's own origin: cookie-authenticated unsafe requests must carry it. */
+export const ORIGIN = new URL(BASE).origin;
+
+/** A dashboard user of `tenantId` and the `Cookie` header of their signed session. */
+export async function signIn(tenantId: string): Promise<{ userId: string; cookie: string }> {
+  const userId = newId("user");
+  await db().insert(users).values({ id: userId, tenantId, email: `${userId.toLowerCase()}@example.test`, createdAt: Date.now() });
+  return { userId, cookie: `svc_session=${await signSession(env, { userId, tenantId })}` };
+}
+
+/** Headers of a same-origin dashboard request. */
+export function dashboard(cookie: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { Cookie: cookie, Origin: ORIGIN, ...extra };
+}
+
+/** `name=value` of a cookie the response sets (undefined when it sets none). */
+export function setCookie(res: Response, name: string): { pair: string; attributes: string } | undefined {
+  for (const header of res.headers.getSetCookie()) {
+    const [pair, ...attributes] = header.split(";");
+    if (pair?.trim().startsWith(`${name}=`)) return { pair: pair.trim(), attributes: attributes.join(";").trim() };
+  }
+  return undefined;
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { callJson, seedTenant } from "../helpers/api";
+import { dashboard, signIn } from "../helpers/session";
+
+describe("API keys (dashboard session)", () => {
+  it("mints a key whose plaintext is shown once, lists keys without it, and revokes", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const minted = await callJson("/v1/api-keys", { body: { scope: "full", name: "Back-end" }, headers: dashboard(cookie) });
+    expect(minted.status).toBe(201);
+    expect(minted.body.key).toMatch(/^pk_test_[0-9A-Za-z]{43}$/);
+    expect(minted.body).toMatchObject({ scope: "full", name: "Back-end", environment: "test" });
+    expect(minted.body.id).toMatch(/^key_/);
+    expect(minted.body.key.startsWith(minted.body.prefix.replace("…", ""))).toBe(true);
+    expect(minted.headers.get("Cache-Control")).toBe("no-store");
+
+    const works = await callJson("/v1/verifications", { key: minted.body.key });
+    expect(works.status).toBe(200);
+
+    const listed = await callJson("/v1/api-keys", { headers: { Cookie: cookie } });
+    expect(listed.status).toBe(200);
+    const mine = listed.body.items.find((k: any) => k.id === minted.body.id);
+    expect(mine).toMatchObject({ scope: "full", prefix: minted.body.prefix });
+    expect(JSON.stringify(listed.body)).not.toContain(minted.body.key);
+    expect(listed.body.items.map((k: any) => k.id)).toEqual([...listed.body.items.map((k: any) => k.id)].sort().reverse());
+
+    const revoked = await callJson(`/v1/api-keys/${minted.body.id}`, { method: "DELETE", headers: dashboard(cookie) });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).toBeDefined();
+    expect((await callJson("/v1/verifications", { key: minted.body.key })).status).toBe(401);
+    const again = await callJson(`/v1/api-keys/${minted.body.id}`, { method: "DELETE", headers: dashboard(cookie) });
+    expect(again.status).toBe(200);
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
+  });
+
+  it("mints publishable keys that may only create verifications", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const minted = await callJson("/v1/api-keys", { body: { scope: "publishable" }, headers: dashboard(cookie) });
+    expect(minted.status).toBe(201);
+    expect((await callJson("/v1/verifications", { key: minted.body.key, body: { max_captures: 1 } })).status).toBe(201);
+    expect((await callJson("/v1/verifications", { key: minted.body.key })).status).toBe(403);
+  });
+
+  it("is session only and tenant scoped; bad input is a 400", async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const sa = await signIn(a.id);
+    const sb = await signIn(b.id);
+    expect((await callJson("/v1/api-keys", { key: a.key })).status).toBe(401);
+    expect((await callJson("/v1/api-keys", { key: a.key, body: { scope: "full" } })).status).toBe(401);
+    const minted = await callJson("/v1/api-keys", { body: { scope: "full" }, headers: dashboard(sa.cookie) });
+    expect((await callJson(`/v1/api-keys/${minted.body.id}`, { method: "DELETE", headers: dashboard(sb.cookie) })).status).toBe(404);
+    expect((await callJson("/v1/verifications", { key: minted.body.key })).status).toBe(200);
+    const listedByB = await callJson("/v1/api-keys", { headers: { Cookie: sb.cookie } });
+    expect(listedByB.body.items.some((k: any) => k.id === minted.body.id)).toBe(false);
+    expect((await callJson("/v1/api-keys/key_nope", { method: "DELETE", headers: dashboard(sa.cookie) })).status).toBe(404);
+    const bad = await callJson("/v1/api-keys", { body: { scope: "admin" }, headers: dashboard(sa.cookie) });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.fields).toHaveProperty("scope");
+    const missing = await callJson("/v1/api-keys", { body: {}, headers: dashboard(sa.cookie) });
+    expect(missing.status).toBe(400);
+  });
+});

@@ -1,0 +1,169 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { consumeMagicLink, MAGIC_LINK_TTL_MS, requestMagicLink } from "../../src/domain/accounts/magic-links";
+import { issueOtp, OTP_TTL_MS, verifyOtp } from "../../src/domain/accounts/otp";
+import { magicLinks, otpCodes, outboundMessages } from "../../src/db/schema";
+import { call, callJson, db, seedTenant } from "../helpers/api";
+import { botCall } from "../helpers/bot";
+import { awayFromWindowEdge, endWindow } from "../helpers/limits";
+import { setCookie } from "../helpers/session";
+
+let n = 0;
+const phone = () => `+4477009${String(Date.now() % 100000).padStart(5, "0")}${(n += 1)}`.slice(0, 16);
+const email = () => `ops${Date.now().toString(36)}${(n += 1)}@example.test`;
+
+async function linkSentTo(address: string): Promise<string> {
+  const rows = await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, address));
+  const body = rows.at(-1)?.body ?? "";
+  const match = /http:\/\/localhost:8787(\/v1\/auth\/magic-link\/mlk_[0-9A-Za-z]+)/.exec(body);
+  if (!match) throw new Error(`no magic link in ${JSON.stringify(body)}`);
+  return match[1]!;
+}
+
+describe("messaging one-time code (walotp_)", () => {
+  it("signs in with the right code once, into the code's tenant", async () => {
+    const t = await seedTenant();
+    const number = phone();
+    const signedAt = Math.floor(Date.now() / 1000);
+    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt });
+    expect(issued.status).toBe(201);
+    expect(issued.body.otp_id).toMatch(/^walotp_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(issued.body.code).toMatch(/^\d{6}$/);
+    const expiresIn = Date.parse(issued.body.expires_at) - Date.now();
+    expect(expiresIn).toBeGreaterThan(OTP_TTL_MS - 60_000);
+    expect(expiresIn).toBeLessThanOrEqual(OTP_TTL_MS);
+
+    // Hashed at rest.
+    const row = await db().select().from(otpCodes).where(eq(otpCodes.id, issued.body.otp_id)).get();
+    expect(row!.codeHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row!.codeHash).not.toContain(issued.body.code);
+
+    const res = await call("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(body.user.phone).toBe(number);
+    expect(body.tenant.id).toBe(t.id);
+    const me = await callJson("/v1/me", { headers: { Cookie: setCookie(res, "svc_session")!.pair } });
+    expect(me.body.user.id).toBe(body.user.id);
+
+    const again = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } });
+    expect(again.status).toBe(401);
+
+    // The same number signs in to the same user next time. (Another second: the identical request
+    // signed in the same second would be the same signature, refused as a replay.)
+    const second = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt - 1 });
+    expect(second.status).toBe(201);
+    const res2 = await callJson("/v1/auth/otp/verify", { body: { otp_id: second.body.otp_id, code: second.body.code } });
+    expect(res2.body.user.id).toBe(body.user.id);
+  });
+
+  it("locks after 5 wrong attempts, even against the right code, and even when guessed concurrently", async () => {
+    const t = await seedTenant();
+    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: phone() });
+    const wrong = issued.body.code === "000000" ? "111111" : "000000";
+    for (let i = 1; i <= 5; i += 1) {
+      const res = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: wrong } });
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toBe(i < 5 ? "Wrong code." : "Too many wrong attempts: request a new code.");
+    }
+    const right = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } });
+    expect(right.status).toBe(401);
+    expect(right.body.error.message).toMatch(/Too many wrong attempts/);
+
+    const burst = await issueOtp(env, db(), { tenantId: t.id, phone: phone() });
+    const guesses = Array.from({ length: 12 }, (_, i) => String((Number(burst.code) + 1 + i) % 1_000_000).padStart(6, "0"));
+    const outcomes = await Promise.all(guesses.map((code) => verifyOtp(env, db(), { otpId: burst.id, code })));
+    expect(outcomes.every((o) => !o.ok)).toBe(true);
+    const stored = await db().select().from(otpCodes).where(eq(otpCodes.id, burst.id)).get();
+    expect(stored!.attempts).toBe(5);
+    expect((await verifyOtp(env, db(), { otpId: burst.id, code: burst.code })).ok).toBe(false);
+  });
+
+  it("expires after 10 minutes", async () => {
+    const t = await seedTenant();
+    const issuedAt = Date.now();
+    const code = await issueOtp(env, db(), { tenantId: t.id, phone: phone() }, issuedAt);
+    expect(await verifyOtp(env, db(), { otpId: code.id, code: code.code }, issuedAt + OTP_TTL_MS)).toEqual({ ok: false, reason: "expired" });
+    expect((await verifyOtp(env, db(), { otpId: code.id, code: code.code }, issuedAt + OTP_TTL_MS - 1)).ok).toBe(true);
+  });
+
+  it("refuses a number that already signs in to another tenant, and bad input", async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const number = phone();
+    const issued = await botCall("/v1/bot/otp", { tenant_id: a.id, phone: number });
+    expect((await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } })).status).toBe(200);
+    const elsewhere = await botCall("/v1/bot/otp", { tenant_id: b.id, phone: number });
+    expect(elsewhere.status).toBe(403);
+    expect((await botCall("/v1/bot/otp", { tenant_id: a.id, phone: "0044 7700" })).status).toBe(400);
+    const badCode = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: "12345" } });
+    expect(badCode.status).toBe(400);
+    expect(badCode.body.error.fields).toHaveProperty("code");
+    const unknown = await callJson("/v1/auth/otp/verify", { body: { otp_id: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", code: "123456" } });
+    expect(unknown.status).toBe(401);
+  });
+});
+
+describe("magic link (mlk_)", () => {
+  it("emails a single-use link that signs in, creating the account on first use", async () => {
+    const address = email();
+    const sent = await callJson("/v1/auth/magic-link", { body: { email: address.toUpperCase() } });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ sent: true });
+    const path = await linkSentTo(address);
+    const stored = await db().select().from(magicLinks).where(eq(magicLinks.email, address)).get();
+    expect(stored!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(path).not.toContain(stored!.tokenHash);
+
+    const res = await call(path, { redirect: "manual" });
+    await res.text();
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe("/v1/me");
+    const me = await callJson("/v1/me", { headers: { Cookie: setCookie(res, "svc_session")!.pair } });
+    expect(me.body.user.email).toBe(address);
+    expect(me.body.tenant.id).toMatch(/^tnt_/);
+
+    const reused = await call(path, { redirect: "manual" });
+    expect(reused.status).toBe(401);
+    expect(reused.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await reused.text()).toMatch(/no longer works/);
+    expect(setCookie(reused, "svc_session")).toBeUndefined();
+
+    // Signing in again by link lands on the same user.
+    await callJson("/v1/auth/magic-link", { body: { email: address } });
+    const res2 = await call(await linkSentTo(address), { redirect: "manual" });
+    await res2.text();
+    const me2 = await callJson("/v1/me", { headers: { Cookie: setCookie(res2, "svc_session")!.pair } });
+    expect(me2.body.user.id).toBe(me.body.user.id);
+    await endWindow(`magic-link:${address}`);
+  });
+
+  it("expires after 15 minutes and refuses unknown tokens", async () => {
+    const address = email();
+    const at = Date.now();
+    await requestMagicLink(env, db(), address, at);
+    const token = (await linkSentTo(address)).split("/").at(-1)!;
+    expect(await consumeMagicLink(db(), token, at + MAGIC_LINK_TTL_MS)).toBeNull();
+    expect(await consumeMagicLink(db(), token, at + MAGIC_LINK_TTL_MS - 1)).toBe(address);
+    const unknown = await call(`/v1/auth/magic-link/mlk_${"x".repeat(43)}`);
+    expect(unknown.status).toBe(401);
+    await unknown.text();
+    await endWindow(`magic-link:${address}`);
+  });
+
+  it("limits sign-in emails per address (429 with Retry-After)", async () => {
+    await awayFromWindowEdge(15 * 60 * 1000);
+    const address = email();
+    for (let i = 0; i < 5; i += 1) expect((await callJson("/v1/auth/magic-link", { body: { email: address } })).status).toBe(200);
+    const limited = await callJson("/v1/auth/magic-link", { body: { email: address } });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("too_many_requests");
+    const retryAfter = Number(limited.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    expect((await db().select().from(magicLinks).where(eq(magicLinks.email, address))).length).toBe(5);
+    expect((await callJson("/v1/auth/magic-link", { body: { email: "not-an-email" } })).status).toBe(400);
+    await endWindow(`magic-link:${address}`);
+  });
+});

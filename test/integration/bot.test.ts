@@ -1,0 +1,107 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { signBotRequest } from "../../src/auth/bot";
+import { botNonces, verifications } from "../../src/db/schema";
+import { callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { botCall } from "../helpers/bot";
+
+const now = () => Math.floor(Date.now() / 1000);
+
+async function tenantVerificationCount(tenantId: string): Promise<number> {
+  return (await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenantId))).length;
+}
+
+describe("bot HMAC (X-Bot-Auth)", () => {
+  it("accepts a valid signature and creates the verification for the body's tenant", async () => {
+    const t = await seedTenant();
+    const res = await botCall("/v1/bot/verifications", { tenant_id: t.id, max_captures: 1, metadata: { chat: "42" } });
+    expect(res.status).toBe(201);
+    expect(res.body.id).toMatch(/^vfy_/);
+    expect(res.body).not.toHaveProperty("progress");
+    const fetched = await callJson(`/v1/verifications/${res.body.id}`, { key: t.key });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.config.metadata).toEqual({ chat: "42" });
+
+    const lookup = await botCall("/v1/bot/verifications/lookup", { tenant_id: t.id, verification_id: res.body.id });
+    expect(lookup.status).toBe(200);
+    expect(lookup.body.id).toBe(res.body.id);
+  });
+
+  it("refuses a wrong secret, a stale or far-future timestamp, an altered body and a malformed header", async () => {
+    const t = await seedTenant();
+    const body = { tenant_id: t.id, max_captures: 1 };
+    const wrongSecret = await botCall("/v1/bot/verifications", body, { secret: "not-the-bot-secret-0123456789abcdef" });
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.body.error.code).toBe("unauthorized");
+
+    const stale = await botCall("/v1/bot/verifications", body, { timestamp: now() - 301 });
+    expect(stale.status).toBe(401);
+    expect(stale.body.error.message).toMatch(/300 s/);
+    const future = await botCall("/v1/bot/verifications", body, { timestamp: now() + 301 });
+    expect(future.status).toBe(401);
+    // Just inside the tolerance is fine.
+    expect((await botCall("/v1/bot/verifications", body, { timestamp: now() - 290 })).status).toBe(201);
+
+    // Signed for one body, sent with another (a different tenant's id slipped in).
+    const other = await seedTenant();
+    const header = await signBotRequest(env.BOT_SECRET!, JSON.stringify(body), now());
+    const altered = await botCall("/v1/bot/verifications", { ...body, tenant_id: other.id }, { header });
+    expect(altered.status).toBe(401);
+    expect(altered.body.error.message).toMatch(/signature/);
+
+    for (const malformed of ["", "t=1", `v1=${"a".repeat(64)}`, `t=${now()},v1=xyz`, `t=${now()},v1=${"A".repeat(64)}`]) {
+      expect((await botCall("/v1/bot/verifications", body, { header: malformed })).status).toBe(401);
+    }
+    const unsigned = await callJson("/v1/bot/verifications", { body });
+    expect(unsigned.status).toBe(401);
+    const withApiKey = await callJson("/v1/bot/verifications", { body, key: t.key });
+    expect(withApiKey.status).toBe(401);
+
+    expect(await tenantVerificationCount(t.id)).toBe(1); // only the in-tolerance request
+    expect(await tenantVerificationCount(other.id)).toBe(0);
+  });
+
+  it("refuses a replayed request, even concurrently", async () => {
+    const t = await seedTenant();
+    const raw = JSON.stringify({ tenant_id: t.id, max_captures: 1 });
+    const header = await signBotRequest(env.BOT_SECRET!, raw, now());
+    const send = () => callJson("/v1/bot/verifications", { rawBody: raw, headers: { "X-Bot-Auth": header } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const replay = await send();
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.message).toMatch(/already used/);
+
+    const raw2 = JSON.stringify({ tenant_id: t.id, max_captures: 2 });
+    const header2 = await signBotRequest(env.BOT_SECRET!, raw2, now());
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => callJson("/v1/bot/verifications", { rawBody: raw2, headers: { "X-Bot-Auth": header2 } })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 401, 401, 401, 401]);
+    expect(await tenantVerificationCount(t.id)).toBe(2);
+  });
+
+  it("remembers signatures only while they could still be accepted", async () => {
+    const t = await seedTenant();
+    await db().insert(botNonces).values({ signature: "f".repeat(64), expiresAt: Date.now() - 1 });
+    expect((await botCall("/v1/bot/verifications", { tenant_id: t.id, max_captures: 1 })).status).toBe(201);
+    expect(await db().select().from(botNonces).where(eq(botNonces.signature, "f".repeat(64)))).toEqual([]);
+  });
+
+  it("scopes everything to the body's tenant", async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const v = await createVerification(a.key);
+    const crossed = await botCall("/v1/bot/verifications/lookup", { tenant_id: b.id, verification_id: v.id });
+    expect(crossed.status).toBe(404);
+    const unknownTenant = await botCall("/v1/bot/verifications", { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", max_captures: 1 });
+    expect(unknownTenant.status).toBe(404);
+    const noTenant = await botCall("/v1/bot/verifications", { max_captures: 1 });
+    expect(noTenant.status).toBe(400);
+    expect(noTenant.body.error.fields).toHaveProperty("tenant_id");
+    const invalid = await botCall("/v1/bot/verifications", { tenant_id: a.id, max_captures: 99 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error.fields).toHaveProperty("max_captures");
+  });
+});

@@ -1,0 +1,226 @@
+import { env } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { linkTemplates, linkTemplateVersions, verifications } from "../../src/db/schema";
+import { utcDay } from "../../src/lib/time";
+import { call, callJson, db, seedTenant, type TestTenant } from "../helpers/api";
+import { dashboard, signIn } from "../helpers/session";
+
+let n = 0;
+const slug = () => `tpl-${Date.now().toString(36)}-${(n += 1)}`;
+
+const photoSteps = [{ key: "roof", type: "image", description: "The roof", min: 1, max: 2 }];
+const newSteps = [
+  { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+  { key: "policy", type: "text", required: true, validation: { max_length: 20, format: "alphanumeric_id" } },
+];
+
+async function operator(t: TestTenant) {
+  const { cookie } = await signIn(t.id);
+  return {
+    cookie,
+    send: (path: string, body: unknown, method = "POST") => callJson(path, { method, body, headers: dashboard(cookie) }),
+    read: (path: string) => callJson(path, { headers: { Cookie: cookie } }),
+  };
+}
+
+/** Opens the public link like a browser would (without following the redirect). */
+async function open(org: string, templateSlug: string) {
+  const res = await call(`/l/${org}/${templateSlug}`, { redirect: "manual" });
+  return { status: res.status, location: res.headers.get("Location"), type: res.headers.get("content-type"), text: await res.text() };
+}
+
+function verificationIdFrom(location: string | null): string {
+  const match = /^http:\/\/localhost:8787\/c\/(vfy_[0-9A-HJKMNP-TV-Z]{26})$/.exec(location ?? "");
+  if (!match) throw new Error(`not a capture page: ${location}`);
+  return match[1]!;
+}
+
+describe("link templates", () => {
+  it("publishes, starts verifications from the public link and counts them", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    const published = await op.send("/v1/link-templates", { slug: s, name: "Roof claim", steps: photoSteps, expires_in_seconds: 3600, metadata: { line: "home" } });
+    expect(published.status).toBe(201);
+    expect(published.body).toMatchObject({
+      slug: s,
+      name: "Roof claim",
+      mode: "verification",
+      status: "active",
+      version: 1,
+      url: `http://localhost:8787/l/${t.slug}/${s}`,
+      steps: photoSteps,
+      max_captures: 2,
+      signals_required: ["screen", "ai", "reverse"],
+      metadata: { line: "home" },
+      expires_in_seconds: 3600,
+      seal: true,
+      started_total: 0,
+      started_today: 0,
+    });
+    expect(published.body.id).toMatch(/^tpl_/);
+
+    const started = await open(t.slug, s);
+    expect(started.status).toBe(303);
+    const id = verificationIdFrom(started.location);
+    const v = await callJson(`/v1/verifications/${id}`, { key: t.key });
+    expect(v.body.config).toMatchObject({ steps: photoSteps, mode: "verification", metadata: { line: "home" } });
+    expect(Date.parse(v.body.expires_at) - Date.parse(v.body.created_at)).toBe(3_600_000);
+    const row = await db().select().from(verifications).where(eq(verifications.id, id)).get();
+    expect(row).toMatchObject({ tenantId: t.id, templateId: published.body.id, templateVersion: 1, originChannel: "link" });
+
+    const inspected = await op.read(`/v1/link-templates/${s}`);
+    expect(inspected.body).toMatchObject({ started_total: 1, started_today: 1, version: 1 });
+    // A full-scope API key may inspect and publish too; a publishable one may not.
+    expect((await callJson(`/v1/link-templates/${s}`, { key: t.key })).body.started_total).toBe(1);
+    expect((await callJson("/v1/link-templates", { key: t.key, body: { slug: slug(), name: "By key", max_captures: 1 } })).status).toBe(201);
+    expect((await callJson("/v1/link-templates", { key: t.publishableKey, body: { slug: slug(), name: "No", max_captures: 1 } })).status).toBe(403);
+  });
+
+  it("keeps the old spec for verifications started before an update, and keeps the old snapshot", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    const v1 = await op.send("/v1/link-templates", { slug: s, name: "Claim", steps: photoSteps, condition_aspects: ["roof"] });
+    const before = verificationIdFrom((await open(t.slug, s)).location);
+
+    const updated = await op.send(`/v1/link-templates/${s}`, { steps: newSteps, name: "Claim v2", condition_aspects: null, mode: "audit" }, "PATCH");
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ version: 2, name: "Claim v2", mode: "audit", steps: newSteps, max_captures: 1 });
+    expect(updated.body).not.toHaveProperty("condition_aspects");
+    expect(updated.body.id).toBe(v1.body.id);
+
+    const after = verificationIdFrom((await open(t.slug, s)).location);
+    const oldOne = await callJson(`/v1/verifications/${before}`, { key: t.key });
+    const newOne = await callJson(`/v1/verifications/${after}`, { key: t.key });
+    expect(oldOne.body.config).toMatchObject({ steps: photoSteps, condition_aspects: ["roof"], mode: "verification" });
+    expect(newOne.body.config.steps).toEqual(newSteps);
+    expect(newOne.body.config.mode).toBe("audit");
+    expect(newOne.body.config).not.toHaveProperty("condition_aspects");
+    const rows = await db().select().from(verifications).where(eq(verifications.templateId, v1.body.id));
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.templateVersion]))).toEqual({ [before]: 1, [after]: 2 });
+
+    const snapshots = await db().select().from(linkTemplateVersions).where(eq(linkTemplateVersions.templateId, v1.body.id)).orderBy(linkTemplateVersions.version);
+    expect(snapshots.map((x) => [x.version, x.name, x.mode])).toEqual([[1, "Claim", "verification"], [2, "Claim v2", "audit"]]);
+    expect(snapshots[0]!.spec).toEqual({ steps: photoSteps, condition_aspects: ["roof"] });
+    expect(snapshots[1]!.spec).toEqual({ steps: newSteps });
+    expect((await op.read(`/v1/link-templates/${s}`)).body.started_total).toBe(2);
+  });
+
+  it("validates publish and update; a refused update changes nothing", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    expect((await op.send("/v1/link-templates", { slug: s, name: "A", max_captures: 2 })).status).toBe(201);
+    const dup = await op.send("/v1/link-templates", { slug: s, name: "B", max_captures: 1 });
+    expect(dup.status).toBe(400);
+    expect(dup.body.error.fields).toHaveProperty("slug");
+    const both = await op.send("/v1/link-templates", { slug: slug(), name: "C", max_captures: 1, steps: photoSteps });
+    expect(both.status).toBe(400);
+    expect(both.body.error.fields).toHaveProperty("max_captures");
+    const badSlug = await op.send("/v1/link-templates", { slug: "Not A Slug", name: "D", max_captures: 1 });
+    expect(badSlug.body.error.fields).toHaveProperty("slug");
+
+    const tooBig = await op.send(`/v1/link-templates/${s}`, { steps: [{ key: "a", type: "image", description: "", min: 1, max: 21 }] }, "PATCH");
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.error.fields).toHaveProperty("steps");
+    const needsContext = await op.send(`/v1/link-templates/${s}`, { signals_required: ["context"] }, "PATCH");
+    expect(needsContext.status).toBe(400);
+    expect(needsContext.body.error.fields).toHaveProperty("context");
+    expect((await op.send(`/v1/link-templates/${s}`, {}, "PATCH")).status).toBe(400);
+    expect((await op.send(`/v1/link-templates/${s}`, { unknown_field: 1 }, "PATCH")).status).toBe(400);
+    const current = await op.read(`/v1/link-templates/${s}`);
+    expect(current.body).toMatchObject({ version: 1, max_captures: 2 });
+    // Switching from max_captures to steps replaces the sugar.
+    const switched = await op.send(`/v1/link-templates/${s}`, { steps: photoSteps }, "PATCH");
+    expect(switched.body).toMatchObject({ version: 2, steps: photoSteps, max_captures: 2 });
+    expect((await op.send("/v1/link-templates/does-not-exist", { name: "x" }, "PATCH")).status).toBe(404);
+  });
+
+  it("revokes: the link answers a friendly 410 page; unknown links a 404 page", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    await op.send("/v1/link-templates", { slug: s, name: "Roof <claim>", max_captures: 1 });
+    const revoked = await op.send(`/v1/link-templates/${s}/revoke`, undefined);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.status).toBe("revoked");
+    expect((await op.send(`/v1/link-templates/${s}/revoke`, undefined)).body.status).toBe("revoked");
+
+    const gone = await open(t.slug, s);
+    expect(gone.status).toBe(410);
+    expect(gone.type).toMatch(/^text\/html/);
+    expect(gone.text).toContain("no longer active");
+    expect(gone.text).toContain("Roof &#60;claim&#62;");
+    const counted = await db().select().from(linkTemplates).where(and(eq(linkTemplates.tenantId, t.id), eq(linkTemplates.slug, s))).get();
+    expect(counted!.startedTotal).toBe(0);
+
+    const patch = await op.send(`/v1/link-templates/${s}`, { name: "again" }, "PATCH");
+    expect(patch.status).toBe(409);
+    expect(patch.body.error.code).toBe("invalid_state");
+    const republish = await op.send("/v1/link-templates", { slug: s, name: "again", max_captures: 1 });
+    expect(republish.status).toBe(400);
+
+    for (const [org, name] of [[t.slug, "nope"], ["no-such-org", s]] as const) {
+      const missing = await open(org, name);
+      expect(missing.status).toBe(404);
+      expect(missing.type).toMatch(/^text\/html/);
+      expect(missing.text).toContain("Link not found");
+    }
+  });
+
+  it("lists for the session only, newest first, tenant scoped", async () => {
+    const t = await seedTenant();
+    const other = await seedTenant();
+    const op = await operator(t);
+    const slugs = [slug(), slug(), slug()];
+    for (const s of slugs) await op.send("/v1/link-templates", { slug: s, name: s, max_captures: 1 });
+    await op.send(`/v1/link-templates/${slugs[1]}/revoke`, undefined);
+    await (await operator(other)).send("/v1/link-templates", { slug: slug(), name: "theirs", max_captures: 1 });
+
+    const listed = await op.read("/v1/link-templates");
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((i: any) => i.slug)).toEqual([...slugs].reverse());
+    expect(listed.body.items.map((i: any) => i.status)).toEqual(["active", "revoked", "active"]);
+    expect((await callJson("/v1/link-templates", { key: t.key })).status).toBe(401);
+    expect((await op.read(`/v1/link-templates/${slugs[0]}`)).status).toBe(200);
+    const stranger = await operator(other);
+    expect((await stranger.read(`/v1/link-templates/${slugs[0]}`)).status).toBe(404);
+  });
+
+  it("counts concurrent starts exactly and restarts today's count on a new UTC day", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    await op.send("/v1/link-templates", { slug: s, name: "Busy", max_captures: 1 });
+    const opened = await Promise.all(Array.from({ length: 8 }, () => open(t.slug, s)));
+    expect(opened.every((o) => o.status === 303)).toBe(true);
+    expect(new Set(opened.map((o) => o.location)).size).toBe(8);
+    expect((await op.read(`/v1/link-templates/${s}`)).body).toMatchObject({ started_total: 8, started_today: 8 });
+
+    await db().update(linkTemplates).set({ startedDay: "2000-01-01", startedToday: 7 }).where(and(eq(linkTemplates.tenantId, t.id), eq(linkTemplates.slug, s)));
+    expect((await op.read(`/v1/link-templates/${s}`)).body).toMatchObject({ started_total: 8, started_today: 0 });
+    await open(t.slug, s);
+    expect((await op.read(`/v1/link-templates/${s}`)).body).toMatchObject({ started_total: 9, started_today: 1 });
+    const row = await db().select().from(linkTemplates).where(and(eq(linkTemplates.tenantId, t.id), eq(linkTemplates.slug, s))).get();
+    expect(row!.startedDay).toBe(utcDay(Date.now()));
+  });
+
+  it("reports a storage failure of the list as the spec's string-shaped error", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    await env.DB.exec("ALTER TABLE link_templates RENAME TO link_templates_unavailable");
+    try {
+      const failed = await op.read("/v1/link-templates");
+      expect(failed.status).toBe(503);
+      expect(failed.body).toEqual({ error: "storage_unavailable" });
+    } finally {
+      await env.DB.exec("ALTER TABLE link_templates_unavailable RENAME TO link_templates");
+    }
+    expect((await op.read("/v1/link-templates")).status).toBe(200);
+    // Other failures of the endpoint keep the standard body.
+    const anonymous = await callJson("/v1/link-templates");
+    expect(anonymous.body.error.code).toBe("unauthorized");
+  });
+});

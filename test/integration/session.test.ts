@@ -1,0 +1,124 @@
+import { env } from "cloudflare:workers";
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { SESSION_TTL_SECONDS, signSession, verifySession } from "../../src/auth/session";
+import { call, callJson, createVerification, seedTenant } from "../helpers/api";
+import { dashboard, ORIGIN, setCookie, signIn } from "../helpers/session";
+
+const secret = new TextEncoder().encode(env.SESSION_SECRET!);
+
+async function me(cookie: string) {
+  return callJson("/v1/me", { headers: { Cookie: cookie } });
+}
+
+describe("dashboard session (svc_session, HS256 JWT)", () => {
+  it("accepts a valid session and refuses tampered, expired and wrong-algorithm tokens", async () => {
+    const t = await seedTenant();
+    const { userId, cookie } = await signIn(t.id);
+    const ok = await me(cookie);
+    expect(ok.status).toBe(200);
+    expect(ok.body.user.id).toBe(userId);
+    expect(ok.body.tenant).toEqual({ id: t.id, slug: t.slug, display_name: expect.any(String) });
+
+    const token = cookie.slice("svc_session=".length);
+    const [header, payload, signature] = token.split(".");
+
+    // Tampered: another tenant id in the payload, signature unchanged.
+    const claims = JSON.parse(atob(payload!.replace(/-/g, "+").replace(/_/g, "/")));
+    const forgedPayload = btoa(JSON.stringify({ ...claims, tid: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" })).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    expect((await me(`svc_session=${header}.${forgedPayload}.${signature}`)).status).toBe(401);
+    // Tampered signature.
+    const flipped = signature!.slice(0, -1) + (signature!.endsWith("A") ? "B" : "A");
+    expect((await me(`svc_session=${header}.${payload}.${flipped}`)).status).toBe(401);
+
+    // Expired: signed 1 s past the lifetime ago.
+    const old = await signSession(env, { userId, tenantId: t.id }, Date.now() - (SESSION_TTL_SECONDS + 1) * 1000);
+    expect(await verifySession(env, old)).toBeNull();
+    expect((await me(`svc_session=${old}`)).status).toBe(401);
+
+    // Wrong algorithm: same secret, same claims, HS512; and an unsigned `alg: none` token.
+    const now = Math.floor(Date.now() / 1000);
+    const hs512 = await new SignJWT({ tid: t.id })
+      .setProtectedHeader({ alg: "HS512" })
+      .setSubject(userId)
+      .setIssuer("verification-service")
+      .setAudience("dashboard")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(secret);
+    expect((await me(`svc_session=${hs512}`)).status).toBe(401);
+    const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claims, exp: now + 600 })}.`;
+    expect((await me(`svc_session=${none}`)).status).toBe(401);
+
+    // Another issuer's token signed with our secret (e.g. a different service sharing a key by mistake).
+    const foreign = await new SignJWT({ tid: t.id }).setProtectedHeader({ alg: "HS256" }).setSubject(userId).setIssuer("elsewhere").setAudience("dashboard").setExpirationTime(now + 600).sign(secret);
+    expect((await me(`svc_session=${foreign}`)).status).toBe(401);
+
+    // Every refusal is the same 401 body.
+    const refused = await me("svc_session=garbage");
+    expect(refused.body.error.code).toBe("unauthorized");
+  });
+
+  it("refuses a cross-origin cookie POST with 403, and one with neither Origin nor Sec-Fetch-Site", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const body = { scope: "full" };
+    const evil = await callJson("/v1/api-keys", { body, headers: { Cookie: cookie, Origin: "https://evil.example" } });
+    expect(evil.status).toBe(403);
+    expect(evil.body.error.code).toBe("forbidden");
+    const lookalike = await callJson("/v1/api-keys", { body, headers: { Cookie: cookie, Origin: `${ORIGIN}.evil.example` } });
+    expect(lookalike.status).toBe(403);
+    const crossSite = await callJson("/v1/api-keys", { body, headers: { Cookie: cookie, "Sec-Fetch-Site": "cross-site" } });
+    expect(crossSite.status).toBe(403);
+    const bare = await callJson("/v1/api-keys", { body, headers: { Cookie: cookie } });
+    expect(bare.status).toBe(403);
+    const keys = await callJson("/v1/api-keys", { headers: { Cookie: cookie } });
+    expect(keys.body.items).toHaveLength(2); // only seedTenant's: nothing was minted
+
+    expect((await callJson("/v1/api-keys", { body, headers: dashboard(cookie) })).status).toBe(201);
+    expect((await callJson("/v1/api-keys", { body, headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } })).status).toBe(201);
+    // Reads need no Origin.
+    expect((await callJson("/v1/api-keys", { headers: { Cookie: cookie } })).status).toBe(200);
+  });
+
+  it("logs out by clearing the cookie (the Origin check applies)", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const cross = await callJson("/v1/auth/logout", { method: "POST", headers: { Cookie: cookie, Origin: "https://evil.example" } });
+    expect(cross.status).toBe(403);
+    const res = await call("/v1/auth/logout", { method: "POST", headers: dashboard(cookie) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ signed_out: true });
+    const cleared = setCookie(res, "svc_session");
+    expect(cleared?.pair).toBe("svc_session=");
+    expect(cleared?.attributes).toMatch(/Max-Age=0/);
+  });
+
+  it("shows progress to session reads of a verification, never to API-key reads", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const v = await createVerification(t.key);
+    const progress = { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 1200, step_index: 0 };
+    const reported = await call(`/v1/verifications/${v.id}/progress`, { body: progress });
+    await reported.text();
+    expect(reported.status).toBe(204);
+
+    const byKey = await callJson(`/v1/verifications/${v.id}`, { key: t.key });
+    expect(byKey.status).toBe(200);
+    expect(byKey.body).not.toHaveProperty("progress");
+    const listedByKey = await callJson("/v1/verifications", { key: t.key });
+    expect(listedByKey.body.items[0]).not.toHaveProperty("progress");
+
+    const bySession = await callJson(`/v1/verifications/${v.id}`, { headers: { Cookie: cookie } });
+    expect(bySession.status).toBe(200);
+    expect(bySession.body.progress).toMatchObject({ kind: "step_reached", step: "capturing", elapsed_ms: 1200 });
+    const listedBySession = await callJson("/v1/verifications", { headers: { Cookie: cookie } });
+    expect(listedBySession.body.items[0].progress).toMatchObject({ step: "capturing" });
+
+    // Another tenant's session sees nothing.
+    const other = await seedTenant();
+    const stranger = await signIn(other.id);
+    expect((await callJson(`/v1/verifications/${v.id}`, { headers: { Cookie: stranger.cookie } })).status).toBe(404);
+  });
+});

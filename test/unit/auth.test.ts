@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { signBotRequest } from "../../src/auth/bot";
+import { safeReturnTo } from "../../src/auth/oauth-flow";
+import { randomCode } from "../../src/domain/accounts/otp";
+
+describe("safeReturnTo", () => {
+  it("keeps paths of this service and refuses everything that could leave it", () => {
+    expect(safeReturnTo("/v1/api-keys?x=1")).toBe("/v1/api-keys?x=1");
+    for (const outside of [undefined, "", "//evil.example", "/\\evil.example", "https://evil.example/", "evil", "/ x", "javascript:alert(1)"]) {
+      expect(safeReturnTo(outside)).toBe("/v1/me");
+    }
+  });
+});
+
+describe("bot signature", () => {
+  it("is t=<seconds>,v1=<hex HMAC-SHA256 of '<t>.<body>'>", async () => {
+    // Reference value: printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac secret
+    expect(await signBotRequest("secret", '{"a":1}', 1_700_000_000)).toBe(
+      "t=1700000000,v1=49f24e537407743fa4a0242bb63b94b9a47ee99cbbe071ccd8a22550ae411686",
+    );
+  });
+});
+
+describe("one-time codes", () => {
+  it("are six digits, leading zeros included", () => {
+    const codes = Array.from({ length: 500 }, randomCode);
+    expect(codes.every((c) => /^\d{6}$/.test(c))).toBe(true);
+    expect(new Set(codes).size).toBeGreaterThan(490);
+  });
+});

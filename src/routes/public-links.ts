@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../db/client";
-import { startFromLink } from "../domain/templates/start";
+import { isLinkPreview, startFromLink } from "../domain/templates/start";
 import type { AppEnv } from "../env";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
@@ -17,6 +17,7 @@ const start = createRoute({
   summary: "Start a verification from a link template and go to its capture page",
   request: { params: PublicLinkParams },
   responses: {
+    200: html("A link preview (HEAD, or a chat app unfurling the link): nothing is started or counted"),
     303: { description: "To the new verification's capture page", headers: z.object({ Location: z.string() }) },
     404: html("Unknown link"),
     410: html("Revoked link"),
@@ -25,11 +26,14 @@ const start = createRoute({
 
 app.openapi(start, async (c) => {
   const { org, slug } = c.req.valid("param");
-  const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug);
+  const preview = isLinkPreview(c.req.method, c.req.header("User-Agent"));
+  const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview });
   switch (outcome.kind) {
     case "started":
       c.header("Cache-Control", "no-store");
       return c.redirect(outcome.captureUrl, 303);
+    case "preview":
+      return c.body(htmlPage(outcome.name, "Open this link on your phone to start the verification."), 200, HTML_HEADERS);
     case "revoked":
       return c.body(htmlPage("This link is no longer active", `“${outcome.name}” was withdrawn by the organisation that shared it. Ask them for a new link.`), 410, HTML_HEADERS);
     case "not_found":

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callJson, seedTenant, type TestTenant } from "../helpers/api";
 
@@ -167,13 +168,14 @@ describe("the other config fields", () => {
   });
 
   it("webhook_url must be an http(s) URI; notify_email an email; metadata a string map", async () => {
+    const hook = `${env.FAKES_URL}/webhooks/validation-echo`;
     const v = await accepts({
       max_captures: 1,
-      webhook_url: "https://example.com/hooks",
+      webhook_url: hook,
       notify_email: "ops@example.com",
       metadata: { claim: "C-1", empty: "" },
     });
-    expect(v.config).toMatchObject({ webhook_url: "https://example.com/hooks", notify_email: "ops@example.com", metadata: { claim: "C-1", empty: "" } });
+    expect(v.config).toMatchObject({ webhook_url: hook, notify_email: "ops@example.com", metadata: { claim: "C-1", empty: "" } });
     await rejects({ max_captures: 1, webhook_url: "not a url" }, "webhook_url");
     await rejects({ max_captures: 1, webhook_url: "ftp://example.com/x" }, "webhook_url");
     await rejects({ max_captures: 1, notify_email: "nobody" }, "notify_email");

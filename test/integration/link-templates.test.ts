@@ -78,6 +78,26 @@ describe("link templates", () => {
     expect((await callJson("/v1/link-templates", { key: t.publishableKey, body: { slug: slug(), name: "No", max_captures: 1 } })).status).toBe(403);
   });
 
+  it("link previews (chat apps unfurling the link, HEAD requests) neither start nor count", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    await op.send("/v1/link-templates", { slug: s, name: "Bike check", steps: photoSteps });
+    for (const ua of ["WhatsApp/2.23.20.0 A", "facebookexternalhit/1.1", "Slackbot-LinkExpanding 1.0", "TelegramBot (like TwitterBot)"]) {
+      const res = await call(`/l/${t.slug}/${s}`, { redirect: "manual", headers: { "User-Agent": ua } });
+      expect(res.status, ua).toBe(200);
+      expect(await res.text()).toContain("Bike check");
+    }
+    const head = await call(`/l/${t.slug}/${s}`, { method: "HEAD", redirect: "manual" });
+    expect(head.status).toBe(200);
+    await head.text();
+    expect((await op.read(`/v1/link-templates/${s}`)).body).toMatchObject({ started_total: 0, started_today: 0 });
+    const person = await call(`/l/${t.slug}/${s}`, { redirect: "manual", headers: { "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X)" } });
+    expect(person.status).toBe(303);
+    await person.text();
+    expect((await op.read(`/v1/link-templates/${s}`)).body.started_total).toBe(1);
+  });
+
   it("keeps the old spec for verifications started before an update, and keeps the old snapshot", async () => {
     const t = await seedTenant();
     const op = await operator(t);

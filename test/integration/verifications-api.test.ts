@@ -182,7 +182,7 @@ describe("authentication and tenancy", () => {
 describe("projections", () => {
   const secrets = {
     metadata: { claim_ref: "SECRET-META-VALUE" },
-    webhook_url: "https://hooks.example.com/SECRET-HOOK",
+    webhook_url: `${env.FAKES_URL}/webhooks/SECRET-HOOK`,
     notify_email: "secret-ops@example.com",
   };
 

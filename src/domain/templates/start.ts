@@ -8,18 +8,38 @@ import { countStart, findTemplate, specOf } from "./templates";
 
 export type StartOutcome =
   | { kind: "started"; verificationId: string; captureUrl: string }
+  | { kind: "preview"; name: string }
   | { kind: "not_found" }
   | { kind: "revoked"; name: string };
+
+/**
+ * Link-preview fetchers (chat apps unfurl every link they see) and HEAD requests must not start a
+ * verification or count a start: only a person opening the link does.
+ */
+const LINK_PREVIEW_AGENTS =
+  /WhatsApp|facebookexternalhit|Facebot|Slackbot|TelegramBot|Twitterbot|Discordbot|LinkedInBot|SkypeUriPreview|Applebot|Googlebot|bingbot|redditbot|Embedly|Pinterest|vkShare|Iframely|Mastodon/i;
+
+export function isLinkPreview(method: string, userAgent: string | undefined): boolean {
+  return method === "HEAD" || (userAgent !== undefined && LINK_PREVIEW_AGENTS.test(userAgent));
+}
 
 /**
  * `GET /l/{org}/{slug}`: a fresh verification from the template's current version (recorded on the
  * verification, so a later update never changes it), then the start is counted.
  */
-export async function startFromLink(env: Env, db: Db, org: string, slug: string, now = Date.now()): Promise<StartOutcome> {
+export async function startFromLink(
+  env: Env,
+  db: Db,
+  org: string,
+  slug: string,
+  options: { preview?: boolean; now?: number } = {},
+): Promise<StartOutcome> {
+  const now = options.now ?? Date.now();
   const tenant = await findTenantBySlug(db, org);
   const template = tenant ? await findTemplate(db, tenant.id, slug) : undefined;
   if (!tenant || !template) return { kind: "not_found" };
   if (template.status === "revoked") return { kind: "revoked", name: template.name };
+  if (options.preview) return { kind: "preview", name: template.name };
   const input = CreateVerificationSchema.parse({ ...specOf(template), mode: template.mode });
   const outcome = await createVerification(env, db, {
     tenantId: tenant.id,

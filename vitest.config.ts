@@ -34,6 +34,7 @@ export default defineConfig(async () => {
             ATTESTATION_SECRET: "test-attestation-secret",
             ATTESTATION_VERIFY_URL: `${fakes}/siteverify`,
             ATTESTATION_SITE_KEY: "test-site-key",
+            GEOCODER_URL: `${fakes}/geocoder`,
           },
         },
       }),

@@ -1,4 +1,5 @@
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
+import { handleAnalysisMessage } from "./analysis.consumer";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent } from "./events.consumer";
 
@@ -17,7 +18,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
     }
     try {
       if (deadLetter) await recordDeadLetter(parsed.data, env, batch.queue, message.id);
-      else await dispatch(parsed.data, env, ctx);
+      else await dispatch(parsed.data, env, ctx, message.attempts);
       message.ack();
     } catch (err) {
       console.error(JSON.stringify({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) }));
@@ -26,10 +27,13 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
   }
 }
 
-async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext): Promise<void> {
+async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number): Promise<void> {
   switch (message.type) {
     case "domain_event":
       return handleDomainEvent(message.event, env);
+    case "analyze_capture":
+    case "settle_verification":
+      return handleAnalysisMessage(message, env, attempts);
     default:
       throw new Error(`no consumer for ${message.type} yet`);
   }

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { geocoder } from "./geocoder";
 import { siteverify } from "./siteverify";
+import { vision } from "./vision";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -25,6 +27,8 @@ export type FakeHandler = (req: FakeRequest) => FakeResponse | Promise<FakeRespo
 /** Path prefix → handler. Add a capability's fake here. */
 const fakes: Record<string, FakeHandler> = {
   "/siteverify": siteverify,
+  "/vision": vision,
+  "/geocoder": geocoder,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

@@ -4,6 +4,7 @@ import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
+import caseRoutes from "./routes/case";
 import captureFlow from "./routes/capture-flow";
 import devRoutes from "./routes/dev";
 import { mountDocs } from "./routes/docs";
@@ -38,6 +39,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.route("/", verifications);
   app.route("/", captureFlow);
+  app.route("/", caseRoutes);
   app.route("/", devRoutes);
   mountDocs(app);
   app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));

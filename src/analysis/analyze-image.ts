@@ -2,7 +2,7 @@ import type { HashMatch } from "../db/analyses";
 import type { VisionJudge, VisionJudgement } from "../providers/vision";
 import { unassessed } from "../providers/vision";
 import type { SignalName } from "../schemas/verification-create";
-import { NOT_APPLICABLE, type ContextResult, type DepthResult, type VerdictSignals } from "./evidence";
+import { NOT_APPLICABLE, type AiResult, type ContextResult, type DepthResult, type ScreenResult, type VerdictSignals } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodePixels, encodeThumbnailJpeg, type DecodedPixels } from "./pixels";
 import { detectAiProvenance } from "./signals/ai-provenance";
@@ -41,6 +41,12 @@ export interface ImageDeps {
   trustedSigners: readonly string[];
 }
 
+export interface ObservedSignals {
+  screen_detection: ScreenResult;
+  ai_detection: AiResult;
+  depth: DepthResult;
+}
+
 /** The stored per-capture result (capture_analyses.result). */
 export interface CaptureAnalysisResult {
   version: string;
@@ -54,6 +60,10 @@ export interface CaptureAnalysisResult {
   };
   client_captured_at: number | null;
   signals: VerdictSignals;
+  /** The offline pixel/metadata signals as measured, uploads included (for the case analysis). */
+  observed: ObservedSignals;
+  /** Other verifications' near-duplicates (uploads included). */
+  near_duplicates: number;
   location: ObservedFix | null;
   vision: VisionJudgement | null;
   decode_error: string | null;
@@ -87,6 +97,14 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const hash = luma ? await time("phash", () => dhash64(luma)) : null;
   const matches = hash ? await time("index", () => deps.nearDuplicates(hash, DHASH_ALGORITHM)) : [];
 
+  // The offline signals are computed for every image (the case analysis reads them); for uploaded
+  // content the verdict's signals are not applicable.
+  const depth = await time("depth", () => depthOf(input.depthPng));
+  const observed: ObservedSignals = {
+    depth,
+    screen_detection: await time("screen", () => detectScreen(luma, depth.source === "unavailable" ? null : depth)),
+    ai_detection: detectAiProvenance(metadata),
+  };
   const signals: VerdictSignals = {};
   let vision: VisionJudgement | null = null;
   if (input.uploaded) {
@@ -96,10 +114,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.depth = NOT_APPLICABLE;
     signals.context_match = NOT_APPLICABLE;
   } else {
-    const depth = await time("depth", () => depthOf(input.depthPng));
-    signals.depth = depth;
-    signals.screen_detection = await time("screen", () => detectScreen(luma, depth.source === "unavailable" ? null : depth));
-    signals.ai_detection = detectAiProvenance(metadata);
+    Object.assign(signals, observed);
     const web = deps.web && input.required.includes("reverse") ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
     signals.reverse_search = reverseSearchResult(input.tenantId, hash, matches, web);
   }
@@ -142,6 +157,8 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     },
     client_captured_at: input.clientCapturedAt,
     signals,
+    observed,
+    near_duplicates: matches.length,
     location: observedFix(input.location, metadata),
     vision,
     decode_error: decodeError,

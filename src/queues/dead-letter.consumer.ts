@@ -9,5 +9,5 @@ import { analysisDeadLettered } from "./analysis.consumer";
  */
 export async function recordDeadLetter(message: QueueMessage, env: Env, queue: string, messageId: string): Promise<void> {
   await createDb(env.DB).insert(queueFailures).values({ queue, messageId, body: JSON.stringify(message), createdAt: Date.now() });
-  if (message.type === "analyze_capture" || message.type === "settle_verification") await analysisDeadLettered(message, env);
+  if (message.type === "analyze_capture" || message.type === "settle_verification" || message.type === "analyze_case") await analysisDeadLettered(message, env);
 }

@@ -33,6 +33,7 @@ async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext,
       return handleDomainEvent(message.event, env);
     case "analyze_capture":
     case "settle_verification":
+    case "analyze_case":
       return handleAnalysisMessage(message, env, attempts);
     default:
       throw new Error(`no consumer for ${message.type} yet`);

@@ -1,6 +1,7 @@
 import type { HashMatch } from "../db/analyses";
 import type { VisionJudge, VisionJudgement } from "../providers/vision";
 import { unassessed } from "../providers/vision";
+import { testMarker, testMarkerJudge } from "../providers/vision/test-markers";
 import type { SignalName } from "../schemas/verification-create";
 import { NOT_APPLICABLE, type AiResult, type ContextResult, type DepthResult, type ScreenResult, type VerdictSignals } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
@@ -39,6 +40,8 @@ export interface ImageDeps {
   vision: VisionJudge | null;
   web: WebImageSearch | null;
   trustedSigners: readonly string[];
+  /** Test environments only: honour the documented `vfy-test` marker (providers/vision/test-markers.ts). */
+  testMarkers?: boolean;
 }
 
 export interface ObservedSignals {
@@ -82,9 +85,10 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
       timings[name] = Date.now() - start;
     }
   };
-  const wantsVision = Boolean(deps.vision && ((input.required.includes("context") && input.context && !input.uploaded) || input.expectedObject || input.conditionAspects?.length));
-
   const metadata = await time("metadata", () => readMetadata(input.bytes, input.mediaType, deps.trustedSigners));
+  const marker = deps.testMarkers ? testMarker(metadata) : null;
+  const judge = marker !== null ? testMarkerJudge(marker) : deps.vision;
+  const wantsVision = Boolean(judge && ((input.required.includes("context") && input.context && !input.uploaded) || input.expectedObject || input.conditionAspects?.length));
   let pixels: DecodedPixels | null = null;
   let decodeError: string | null = null;
   try {
@@ -127,14 +131,14 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
       ...(input.expectedObject ? { expected_object: input.expectedObject } : {}),
       ...(input.conditionAspects?.length ? { condition_aspects: input.conditionAspects } : {}),
     };
-    vision = await time("vision", () => deps.vision!.judge(request));
+    vision = await time("vision", () => judge!.judge(request));
   } else if (input.expectedObject || input.conditionAspects?.length || (input.required.includes("context") && input.context)) {
     vision = unassessed({
       ...(input.context && !input.uploaded ? { context: input.context } : {}),
       ...(input.expectedObject ? { expected_object: input.expectedObject } : {}),
       ...(input.conditionAspects?.length ? { condition_aspects: input.conditionAspects } : {}),
     });
-    if (deps.vision && !pixels?.thumbnail) vision.error = "pixels unavailable for the vision provider";
+    if (judge && !pixels?.thumbnail) vision.error = "pixels unavailable for the vision provider";
   }
   if (!input.uploaded && input.required.includes("context")) signals.context_match = contextSignal(vision);
 

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import type { X509Certificate } from "@peculiar/x509";
-import { JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
+import { BMFF, JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
 import { SuperBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ManifestStore } from "@trustnxt/c2pa-ts/manifest";
 import { toHex } from "../lib/crypto";
@@ -30,6 +30,7 @@ export async function readC2pa(bytes: Uint8Array, trustedFingerprints: readonly 
   let asset: Asset;
   if (JPEG.canRead(bytes)) asset = new JPEG(bytes);
   else if (PNG.canRead(bytes)) asset = new PNG(bytes);
+  else if (BMFF.canRead(bytes)) asset = new BMFF(bytes);
   else return null;
   const jumbf = await asset.getManifestJUMBF();
   if (!jumbf) return null;

@@ -18,6 +18,8 @@ export interface ImageMetadata {
   /** PNG tEXt/zTXt/iTXt chunks (keys as written). */
   png_text: Record<string, string>;
   c2pa: C2paSummary | null;
+  /** JPEG COM segments (a documented test marker may ride here or in a PNG `vfy-test` chunk). */
+  comments: string[];
   /** Metadata blocks that could not be parsed (the analysis goes on without them). */
   errors: string[];
 }
@@ -34,8 +36,10 @@ export async function readMetadata(bytes: Uint8Array, mediaType: string, trusted
     creator_tool: null,
     png_text: {},
     c2pa: null,
+    comments: [],
     errors: [],
   };
+  if (mediaType === "image/jpeg") out.comments = jpegComments(bytes);
   if (mediaType === "image/png") {
     try {
       out.png_text = decodePng(bytes).text ?? {};
@@ -121,4 +125,19 @@ export function decodeUserComment(value: unknown): string | null {
     return text(new TextDecoder(bigEndian ? "utf-16be" : "utf-16le").decode(body));
   }
   return text(new TextDecoder("utf-8").decode(body));
+}
+
+/** COM (0xFFFE) segments before the first scan, decoded as UTF-8. */
+export function jpegComments(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  let i = 2;
+  while (i + 4 <= bytes.length && bytes[i] === 0xff) {
+    const marker = bytes[i + 1]!;
+    if (marker === 0xda || marker === 0xd9) break;
+    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!;
+    if (length < 2) break;
+    if (marker === 0xfe) out.push(new TextDecoder().decode(bytes.subarray(i + 4, i + 2 + length)));
+    i += 2 + length;
+  }
+  return out;
 }

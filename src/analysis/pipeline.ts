@@ -6,6 +6,7 @@ import { verificationObject } from "../durable-objects/verification-client";
 import { GeocoderUnavailable, geocodeCached, geocoderFromEnv, geocoderGate } from "../providers/geocoder";
 import { NO_VISION_PROVIDER, visionJudge } from "../providers/vision";
 import { webImageSearch } from "../providers/web-search";
+import { settings } from "../env";
 import { readEvidence } from "../storage/evidence";
 import { analyzeImage, type CaptureAnalysisResult } from "./analyze-image";
 import { aggregateCondition, aggregateObjectMatch } from "./independent-checks";
@@ -70,6 +71,7 @@ async function runAnalysis(env: Env, db: Db, record: VerificationRecord, capture
       vision: visionJudge(env),
       web: webImageSearch(env),
       trustedSigners: trustedSigners(env),
+      testMarkers: settings(env).environment !== "production",
     },
   );
 }

@@ -20,8 +20,12 @@ export interface DecodedPixels {
   thumbnail: Thumbnail | null;
 }
 
-/** Images larger than this are refused by the decoder (memory: a Worker has 128 MB). */
-export const MAX_DECODE_MEGAPIXELS = 40;
+/**
+ * Images larger than this are not decoded. Decoding holds about 7 bytes per pixel at its peak
+ * (jpeg-js component planes 3, RGB output 3, luma 1): 12 MP ≈ 84 MB, 16 MP ≈ 112 MB, against the
+ * 128 MB of a Worker isolate. Larger images get `pixels_unavailable` (docs/signals.md).
+ */
+export const MAX_DECODE_MEGAPIXELS = 16;
 
 /**
  * Decodes JPEG (jpeg-js, pure JS) and PNG (fast-png) to luma, optionally with a thumbnail. WebP and

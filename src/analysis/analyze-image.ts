@@ -1,6 +1,7 @@
 import type { HashMatch } from "../db/analyses";
 import type { VisionJudge, VisionJudgement } from "../providers/vision";
 import { unassessed } from "../providers/vision";
+import { inconclusive } from "../providers/vision/prompt";
 import { testMarker, testMarkerJudge } from "../providers/vision/test-markers";
 import type { SignalName } from "../schemas/verification-create";
 import { NOT_APPLICABLE, type AiResult, type ContextResult, type DepthResult, type ScreenResult, type VerdictSignals } from "./evidence";
@@ -123,22 +124,16 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.reverse_search = reverseSearchResult(input.tenantId, hash, matches, web);
   }
 
-  if (wantsVision && pixels?.thumbnail) {
-    const thumbnail = pixels.thumbnail;
-    const request = {
-      image: encodeThumbnailJpeg(thumbnail),
-      ...(input.required.includes("context") && input.context && !input.uploaded ? { context: input.context } : {}),
-      ...(input.expectedObject ? { expected_object: input.expectedObject } : {}),
-      ...(input.conditionAspects?.length ? { condition_aspects: input.conditionAspects } : {}),
-    };
-    vision = await time("vision", () => judge!.judge(request));
-  } else if (input.expectedObject || input.conditionAspects?.length || (input.required.includes("context") && input.context)) {
-    vision = unassessed({
-      ...(input.context && !input.uploaded ? { context: input.context } : {}),
-      ...(input.expectedObject ? { expected_object: input.expectedObject } : {}),
-      ...(input.conditionAspects?.length ? { condition_aspects: input.conditionAspects } : {}),
-    });
-    if (judge && !pixels?.thumbnail) vision.error = "pixels unavailable for the vision provider";
+  // One vision call answers every part the verification activates (context only for live captures).
+  const parts = {
+    ...(input.required.includes("context") && input.context && !input.uploaded ? { context: input.context } : {}),
+    ...(input.expectedObject ? { expected_object: input.expectedObject } : {}),
+    ...(input.conditionAspects?.length ? { condition_aspects: input.conditionAspects } : {}),
+  };
+  if (Object.keys(parts).length > 0) {
+    if (!judge) vision = unassessed(parts);
+    else if (!pixels?.thumbnail) vision = inconclusive({ ...parts, image: new Uint8Array() }, { provider: judge.name, model: "none" }, "pixels unavailable for the vision provider");
+    else vision = await time("vision", () => judge.judge({ ...parts, image: encodeThumbnailJpeg(pixels!.thumbnail!) }));
   }
   if (!input.uploaded && input.required.includes("context")) signals.context_match = contextSignal(vision);
 
@@ -180,16 +175,22 @@ function depthOf(png: Uint8Array | null): DepthResult {
 }
 
 function contextSignal(vision: VisionJudgement | null): ContextResult {
-  const judged = vision?.context;
-  const evidence = judged && !vision?.error
-    ? judged.reasons.map((r) => ({ code: `context_${judged.status}`, detail: r.slice(0, 200) }))
-    : [{ code: "context_not_assessed", detail: vision?.error ?? "no vision provider configured" }];
-  if (evidence.length === 0 && judged) evidence.push({ code: `context_${judged.status}`, detail: "" });
+  const judged = vision && !vision.error ? vision.context : null;
+  if (!judged) {
+    return {
+      status: "inconclusive",
+      confidence: 0,
+      provider: vision?.provider ?? "none",
+      method_version: vision?.prompt_version ?? "none",
+      evidence: [{ code: "context_not_assessed", detail: vision?.error ?? "no vision provider configured" }],
+    };
+  }
+  const code = `context_${judged.status}`;
   return {
-    status: judged?.status ?? "inconclusive",
-    confidence: judged?.status === "inconclusive" ? 0 : (judged?.confidence ?? 0),
-    provider: vision?.provider ?? "none",
-    method_version: vision?.prompt_version ?? "none",
-    evidence,
+    status: judged.status,
+    confidence: judged.status === "inconclusive" ? 0 : judged.confidence,
+    provider: vision!.provider,
+    method_version: vision!.prompt_version,
+    evidence: judged.reasons.length > 0 ? judged.reasons.map((r) => ({ code, detail: r.slice(0, 200) })) : [{ code }],
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { geocoder } from "./geocoder";
 import { siteverify } from "./siteverify";
 import { vision } from "./vision";
+import { webDetection } from "./web-detection";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -29,6 +30,7 @@ const fakes: Record<string, FakeHandler> = {
   "/siteverify": siteverify,
   "/vision": vision,
   "/geocoder": geocoder,
+  "/web-detection": webDetection,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

@@ -15,9 +15,9 @@ describe("location_match", () => {
 
   it("verified within tolerance, no_match beyond it (tolerance = max(100 m, 2 × accuracy, geocode uncertainty))", () => {
     const near = observedFix({ ...north(99), accuracy_m: 10 }, null)!;
-    expect(matchLocation("Eiffel Tower", [near], eiffel)).toMatchObject({ status: "verified", distance_m: 99, tolerance_m: 100, source: "device" });
+    expect(matchLocation("Eiffel Tower", [near], eiffel)).toMatchObject({ status: "verified", distance_m: 99, tolerance_m: 100, source: "device", evidence: [{ code: "within_tolerance" }] });
     const far = observedFix({ ...north(101), accuracy_m: 10 }, null)!;
-    expect(matchLocation("Eiffel Tower", [far], eiffel)).toMatchObject({ status: "no_match", distance_m: 101 });
+    expect(matchLocation("Eiffel Tower", [far], eiffel)).toMatchObject({ status: "no_match", distance_m: 101, evidence: [{ code: "outside_tolerance" }] });
     // A coarse fix widens the radius; so does an imprecise geocode.
     const coarse = observedFix({ ...north(150), accuracy_m: 80 }, null)!;
     expect(matchLocation("Eiffel Tower", [coarse], eiffel)).toMatchObject({ status: "verified", tolerance_m: 160 });
@@ -26,12 +26,12 @@ describe("location_match", () => {
 
   it("a mock fix is rejected whatever the distance", () => {
     const mock = observedFix({ ...north(1), is_mock: true }, null)!;
-    expect(matchLocation("Eiffel Tower", [mock], eiffel).status).toBe("rejected");
+    expect(matchLocation("Eiffel Tower", [mock], eiffel)).toMatchObject({ status: "rejected", evidence: [{ code: "mock_location_reported" }] });
   });
 
   it("no GPS or no geocode is ungeocoded", () => {
-    expect(matchLocation("Eiffel Tower", [], eiffel)).toMatchObject({ status: "ungeocoded", observed_point: null });
-    expect(matchLocation("Nowhere", [observedFix(north(10), null)!], null)).toMatchObject({ status: "ungeocoded", expected_point: null });
+    expect(matchLocation("Eiffel Tower", [], eiffel)).toMatchObject({ status: "ungeocoded", observed_point: null, evidence: [{ code: "no_gps_fix" }] });
+    expect(matchLocation("Nowhere", [observedFix(north(10), null)!], null)).toMatchObject({ status: "ungeocoded", expected_point: null, evidence: [{ code: "address_not_geocoded" }] });
   });
 
   it("falls back to EXIF GPS when the device sent no fix", async () => {

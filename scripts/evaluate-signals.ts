@@ -12,9 +12,8 @@ import { readMetadata } from "../src/analysis/metadata";
 import { decodePixels } from "../src/analysis/pixels";
 import { detectAiProvenance } from "../src/analysis/signals/ai-provenance";
 import { analyzeDepth, parseDepthPng } from "../src/analysis/signals/depth-plane";
-import { dhash64, hammingDistance } from "../src/analysis/signals/perceptual-hash";
+import { dhash64, hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "../src/analysis/signals/perceptual-hash";
 import { detectScreen } from "../src/analysis/signals/screen-moire";
-import { NEAR_DUPLICATE_MAX_DISTANCE } from "../src/db/analyses";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "../test/helpers/c2pa";
 import {
   crop,

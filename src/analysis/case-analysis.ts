@@ -1,8 +1,7 @@
 import type { CaptureAnalysisResult } from "./analyze-image";
 import { clamp01, round2 } from "./evidence";
 import { haversineMeters } from "./signals/location";
-import { hammingDistance } from "./signals/perceptual-hash";
-import { NEAR_DUPLICATE_MAX_DISTANCE } from "../db/analyses";
+import { hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "./signals/perceptual-hash";
 
 /*
  * The multi-image case analysis after finalize. Deterministic dimensions are computed from the stored

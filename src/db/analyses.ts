@@ -1,7 +1,7 @@
 import { and, eq, inArray, ne, or } from "drizzle-orm";
 import type { Db } from "./client";
 import { captureAnalyses, imageHashes } from "./schema";
-import { bandNeighbours, bands, hammingDistance } from "../analysis/signals/perceptual-hash";
+import { bandNeighbours, bands, hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "../analysis/signals/perceptual-hash";
 
 export type CaptureAnalysisRow = typeof captureAnalyses.$inferSelect;
 
@@ -29,9 +29,6 @@ export interface HashMatch {
   tenant_id: string;
   distance: number;
 }
-
-/** Near-duplicate radius: any two 64-bit hashes this close share one 16-bit band within 1 bit. */
-export const NEAR_DUPLICATE_MAX_DISTANCE = 7;
 
 /**
  * Indexes a capture's hash, then finds other verifications' images within the radius (multi-index

@@ -1,3 +1,5 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureByKey, captureInline, hasVerdict, pollVerification, uploadDepthMap } from "../helpers/capture";
@@ -127,5 +129,18 @@ describe("analysis end to end (real queue consumer)", () => {
         { name: "glass", score: 3, reasoning: "test marker" },
       ],
     });
+  });
+
+  it("a named expected_location is geocoded (Nominatim-compatible fake) with its uncertainty in the tolerance", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, expected_location: "Eiffel Tower, Paris" });
+    await captureInline(v.id, encodeJpeg(naturalScene(96, 72, 601)), { location: { lat: 48.8590, lng: 2.2950, accuracy_m: 10 } });
+    const done = await pollVerification(t.key, v.id, hasVerdict);
+    expect(done.location_match).toMatchObject({ status: "verified", expected_location: "Eiffel Tower, Paris", source: "device" });
+    expect(done.location_match.expected_point).toEqual({ lat: 48.8582602, lng: 2.294499 });
+    expect(done.location_match.distance_m).toBeGreaterThan(80);
+    expect(done.location_match.tolerance_m).toBeGreaterThanOrEqual(100);
+    // The geocoder's rate gate clears its window with an alarm: run it here.
+    await runDurableObjectAlarm(env.RATE_LIMITERS.get(env.RATE_LIMITERS.idFromName("geocoder")));
   });
 });

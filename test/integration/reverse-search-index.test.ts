@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { decodePixels } from "../../src/analysis/pixels";
-import { DHASH_ALGORITHM, dhash64, hammingDistance } from "../../src/analysis/signals/perceptual-hash";
+import { DHASH_ALGORITHM, dhash64, hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "../../src/analysis/signals/perceptual-hash";
 import { reverseSearchResult } from "../../src/analysis/signals/reverse-search";
-import { indexAndFindNearDuplicates, NEAR_DUPLICATE_MAX_DISTANCE } from "../../src/db/analyses";
+import { indexAndFindNearDuplicates } from "../../src/db/analyses";
 import { db } from "../helpers/api";
 import { crop, encodeJpeg, encodePngRgb, mirror, naturalScene, resize, type Rgb } from "../helpers/synth";
 

@@ -3,6 +3,12 @@ import type { Luma } from "../pixels";
 export const DHASH_ALGORITHM = "dhash64/1";
 
 /**
+ * Near-duplicate radius (bits of 64). Any two hashes this close share one 16-bit band within one bit
+ * (pigeonhole over four bands), which is what makes the D1 band lookup exact inside the radius.
+ */
+export const NEAR_DUPLICATE_MAX_DISTANCE = 7;
+
+/**
  * 64-bit difference hash: the luma is area-averaged onto a 9×8 grid and each bit says whether a cell
  * is brighter than its right neighbour. It survives resizing, recompression and mild colour or
  * brightness changes; it does not survive mirroring, rotation or large crops (docs/signals.md).

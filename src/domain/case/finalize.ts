@@ -18,16 +18,22 @@ const BUDGET_EXCEEDED = Symbol("budget exceeded");
 export async function finalizeCase(
   env: Env,
   db: Db,
+  /** `budgetMs` ≤ 0 skips the synchronous attempt: the analysis is always queued. */
   input: { tenantId: string; id: string; narrative: string; budgetMs?: number; waitUntil?: (work: Promise<unknown>) => void },
 ): Promise<{ record: VerificationRecord; analysed: boolean }> {
   const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;
   if (!existing) throw ApiError.notFound("verification");
   const { record } = unwrap(await verificationObject(env, input.id).finalize(input.id, input.narrative));
 
+  const budgetMs = input.budgetMs ?? CASE_ANALYSIS_BUDGET_MS;
+  if (budgetMs <= 0) {
+    await enqueueCaseAnalysis(env, input.id);
+    return { record, analysed: false };
+  }
   const work = runCaseAnalysis(env, input.id);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const budget = new Promise<typeof BUDGET_EXCEEDED>((resolve) => {
-    timer = setTimeout(() => resolve(BUDGET_EXCEEDED), input.budgetMs ?? CASE_ANALYSIS_BUDGET_MS);
+    timer = setTimeout(() => resolve(BUDGET_EXCEEDED), budgetMs);
   });
   try {
     const outcome = await Promise.race([work, budget]);
@@ -40,6 +46,10 @@ export async function finalizeCase(
   } finally {
     clearTimeout(timer);
   }
-  await env.ANALYSIS_QUEUE.send({ type: "analyze_case", v: 1, verification_id: input.id });
+  await enqueueCaseAnalysis(env, input.id);
   return { record, analysed: false };
+}
+
+async function enqueueCaseAnalysis(env: Env, verificationId: string): Promise<void> {
+  await env.ANALYSIS_QUEUE.send({ type: "analyze_case", v: 1, verification_id: verificationId });
 }

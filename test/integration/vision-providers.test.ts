@@ -2,7 +2,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openAiCompatibleVisionJudge, workersAiVisionJudge, type AiRunner, type VisionRequest } from "../../src/providers/vision";
 import { VISION_PROMPT_VERSION } from "../../src/providers/vision/prompt";
+import { analyzeImage } from "../../src/analysis/analyze-image";
 import { encodeThumbnailJpeg } from "../../src/analysis/pixels";
+import { aggregateVerdict } from "../../src/analysis/verdict";
+import { encodeJpeg, naturalScene } from "../helpers/synth";
 
 const request: VisionRequest = {
   image: encodeThumbnailJpeg({ width: 8, height: 8, rgb: new Uint8Array(8 * 8 * 3).fill(120) }),
@@ -93,3 +96,36 @@ describe("Workers AI vision judge (scripted AI binding)", () => {
     expect(hang.error).toContain("timed out");
   });
 });
+
+describe("vision judge inside a capture's analysis", () => {
+  it("a configured provider's mismatch becomes the context signal and trips the verdict", async () => {
+    const result = await analyzeImage(
+      {
+        captureId: "cap_v",
+        tenantId: "tnt_v",
+        bytes: encodeJpeg(naturalScene(200, 150, 9)),
+        mediaType: "image/jpeg",
+        uploaded: false,
+        depthPng: null,
+        location: null,
+        clientCapturedAt: null,
+        required: ["context"],
+        context: { kind: "vehicle", summary: "A red city car" },
+        expectedObject: "a red city car",
+        conditionAspects: ["frame", "tyres"],
+      },
+      { nearDuplicates: async () => [], vision: judge("good"), web: null, trustedSigners: [] },
+    );
+    expect(result.signals.context_match).toMatchObject({
+      status: "mismatch",
+      confidence: 0.85,
+      provider: "openai-compatible",
+      method_version: VISION_PROMPT_VERSION,
+      evidence: [{ code: "context_mismatch", detail: "the photo shows a bicycle, not a car" }],
+    });
+    expect(result.vision?.object).toMatchObject({ status: "match" });
+    const verdict = aggregateVerdict(["context"], [{ capture_id: "cap_v", uploaded: false, signals: result.signals }]);
+    expect(verdict).toMatchObject({ label: "failed", reason_code: "context_mismatch", score: 0.85 });
+  });
+});
+

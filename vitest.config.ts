@@ -47,6 +47,7 @@ export default defineConfig(async () => {
             OIDC_CLIENT_SECRET: "test-oidc-client-secret",
             BOT_SECRET: "test-bot-secret-0123456789abcdef0123456789",
             TRIAL_TENANT_ID: "tnt_01JTR1A1TENANT000000000000",
+            GEOCODER_URL: `${fakes}/geocoder`,
           },
         },
       }),

@@ -7,6 +7,7 @@ import { validationHook } from "./lib/validation";
 import apiKeys from "./routes/api-keys";
 import auth from "./routes/auth";
 import bot from "./routes/bot";
+import caseRoutes from "./routes/case";
 import captureFlow from "./routes/capture-flow";
 import capturePage from "./routes/capture-page";
 import devRoutes from "./routes/dev";
@@ -53,6 +54,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", linkTemplates);
   app.route("/", publicLinks);
   app.route("/", trial);
+  app.route("/", caseRoutes);
   app.route("/", devRoutes);
   app.route("/", capturePage);
   mountDocs(app);

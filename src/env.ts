@@ -42,6 +42,20 @@ export interface Secrets {
   BOT_SECRET?: string;
   /** The operator's own tenant that `POST /v1/public/trial/start` creates verifications under. */
   TRIAL_TENANT_ID?: string;
+  /** Vision judge (context/object/condition) on an OpenAI-compatible endpoint; else the AI binding, else none. */
+  VISION_API_URL?: string;
+  VISION_API_KEY?: string;
+  VISION_MODEL?: string;
+  /** Nominatim-compatible geocoder for `expected_location`; unset → only "lat,lng" addresses resolve. */
+  GEOCODER_URL?: string;
+  GEOCODER_USER_AGENT?: string;
+  GEOCODER_EMAIL?: string;
+  GEOCODER_RATE_PER_SECOND?: string;
+  /** Comma-separated SHA-256 fingerprints of C2PA signer (or issuing CA) certificates trusted for likely_human. */
+  C2PA_TRUSTED_SIGNERS?: string;
+  /** Web reverse-image search (Google Cloud Vision WEB_DETECTION) filling `found_online`. */
+  GOOGLE_VISION_API_KEY?: string;
+  GOOGLE_VISION_URL?: string;
 }
 
 declare global {

@@ -2,10 +2,15 @@ import { createDb } from "../db/client";
 import { queueFailures } from "../db/schema";
 import type { QueueMessage } from "../events/messages";
 import { deadLetterWebhook } from "./webhooks.consumer";
+import { analysisDeadLettered } from "./analysis.consumer";
 
-/** Messages that exhausted their retries: kept in D1 for inspection and replay. */
+/**
+ * Messages that exhausted their retries: kept in D1 for inspection and replay. Analysis that could
+ * not run moves its verification to `failed` (contract: unreadable evidence after retries).
+ */
 export async function recordDeadLetter(message: QueueMessage, env: Env, queue: string, messageId: string): Promise<void> {
   // Idempotent step first: a retried dead letter must not be recorded twice.
   if (message.type === "deliver_webhook") await deadLetterWebhook(message.delivery_id, env);
   await createDb(env.DB).insert(queueFailures).values({ queue, messageId, body: JSON.stringify(message), createdAt: Date.now() });
+  if (message.type === "analyze_capture" || message.type === "settle_verification" || message.type === "analyze_case") await analysisDeadLettered(message, env);
 }

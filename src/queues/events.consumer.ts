@@ -3,6 +3,7 @@ import { notifyByEmail, NOTIFY_EMAIL_EVENT_NAMES, sendTrialVerdict, TRIAL_VERDIC
 import { createDeliveryForEvent } from "../domain/webhooks/deliveries";
 import { WEBHOOK_EVENT_NAMES } from "../domain/webhooks/events";
 import type { DomainEvent } from "../events/messages";
+import { enqueueCaptureAnalysis, enqueueSettlement } from "./analysis.consumer";
 
 type Subscriber = (event: DomainEvent, env: Env) => Promise<unknown>;
 
@@ -10,7 +11,10 @@ type Subscriber = (event: DomainEvent, env: Env) => Promise<unknown>;
  * Who reacts to which domain event. Every subscriber must tolerate duplicates: the outbox re-drive
  * and the queue itself both deliver at least once.
  */
-const subscribers: Record<string, Subscriber[]> = {};
+const subscribers: Record<string, Subscriber[]> = {
+  "verification.capture.persisted": [enqueueCaptureAnalysis],
+  "verification.ready": [enqueueSettlement],
+};
 
 function on(names: readonly string[], subscriber: Subscriber): void {
   for (const name of names) (subscribers[name] ??= []).push(subscriber);

@@ -1,4 +1,5 @@
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
+import { handleAnalysisMessage } from "./analysis.consumer";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent } from "./events.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
@@ -36,8 +37,14 @@ async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext,
       return handleDomainEvent(message.event, env);
     case "deliver_webhook":
       return deliverWebhook(message.delivery_id, env, attempts);
-    default:
-      throw new Error(`no consumer for ${message.type} yet`);
+    case "analyze_capture":
+    case "settle_verification":
+    case "analyze_case":
+      return handleAnalysisMessage(message, env, attempts);
+    default: {
+      const unhandled: never = message;
+      throw new Error(`no consumer for ${JSON.stringify(unhandled)}`);
+    }
   }
 }
 

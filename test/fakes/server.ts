@@ -3,6 +3,9 @@ import { doh } from "./doh";
 import { inbox } from "./inbox";
 import { siteverify } from "./siteverify";
 import { webhookReceivers } from "./webhooks";
+import { geocoder } from "./geocoder";
+import { vision } from "./vision";
+import { webDetection } from "./web-detection";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -31,6 +34,9 @@ const fakes: Record<string, FakeHandler> = {
   "/webhooks": webhookReceivers,
   "/inbox": inbox,
   "/doh": doh,
+  "/vision": vision,
+  "/geocoder": geocoder,
+  "/web-detection": webDetection,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

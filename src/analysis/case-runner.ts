@@ -1,0 +1,71 @@
+import { analysesOf } from "../db/analyses";
+import { createDb } from "../db/client";
+import { loadRecord, type VerificationRecord } from "../db/verifications";
+import { unwrap, verificationObject } from "../durable-objects/verification-client";
+import { visionJudge, type VisionJudge } from "../providers/vision";
+import { webImageSearch } from "../providers/web-search";
+import { readEvidence } from "../storage/evidence";
+import type { CaptureAnalysisResult } from "./analyze-image";
+import { analyzeCase, type CaseCapture, type NarrativeJudgement } from "./case-analysis";
+import { decodePixels, encodeThumbnailJpeg } from "./pixels";
+
+/** The per-capture analyses are not all stored yet: the queued job retries later. */
+export class CaseNotReady extends Error {
+  override name = "CaseNotReady";
+}
+
+/** At most this many captures are shown to the vision provider for the narrative (cost bound). */
+const NARRATIVE_CAPTURES = 6;
+
+/**
+ * Runs the case analysis of a finalized verification and records it through its Durable Object
+ * (written once; a second run is a no-op). Returns the updated record, or null when there is nothing
+ * to do (unknown or not finalized).
+ */
+export async function runCaseAnalysis(env: Env, verificationId: string): Promise<VerificationRecord | null> {
+  const db = createDb(env.DB);
+  const record = await loadRecord(db, verificationId);
+  if (!record || record.row.finalizedAt === null || record.row.narrative === null) return null;
+  if (record.row.caseAnalysis) return record;
+  const rows = new Map((await analysesOf(db, verificationId)).map((r) => [r.captureId, r]));
+  if (record.captures.some((c) => !rows.has(c.id))) throw new CaseNotReady(`verification ${verificationId}: captures still being analysed`);
+  const captures: CaseCapture[] = record.captures
+    .filter((c) => rows.get(c.id)!.status === "completed")
+    .map((c) => ({ capture_id: c.id, seq: c.seq, created_at: c.createdAt, analysis: rows.get(c.id)!.result as CaptureAnalysisResult }));
+  const vision = visionJudge(env);
+  const narrative = vision ? await judgeNarrative(env, vision, record, record.row.narrative) : null;
+  const caseAnalysis = analyzeCase({
+    captures,
+    narrative: narrative?.judgements ?? null,
+    narrativeModel: narrative ? `${vision!.name}:${narrative.model}` : null,
+    webSearched: webImageSearch(env) !== null,
+  });
+  const failedCount = record.captures.length - captures.length;
+  if (failedCount > 0) caseAnalysis.uncertainty_areas.unshift(`${failedCount} capture(s) could not be analysed and were left out.`);
+  caseAnalysis.uncertainty_areas = caseAnalysis.uncertainty_areas.slice(0, 12);
+  return unwrap(await verificationObject(env, verificationId).recordCaseAnalysis(verificationId, caseAnalysis)).record;
+}
+
+async function judgeNarrative(env: Env, vision: VisionJudge, record: VerificationRecord, narrative: string): Promise<{ judgements: NarrativeJudgement[]; model: string }> {
+  const judgements: NarrativeJudgement[] = [];
+  let model = "unknown";
+  for (const capture of record.captures.slice(0, NARRATIVE_CAPTURES)) {
+    const bytes = await readEvidence(env.EVIDENCE, capture.imageKey);
+    const pixels = bytes ? safeDecode(bytes, capture.contentType) : null;
+    if (!pixels?.thumbnail) continue;
+    const judgement = await vision.judge({ image: encodeThumbnailJpeg(pixels.thumbnail), context: { kind: "insurance or inspection claim", summary: narrative } });
+    model = judgement.model;
+    const context = judgement.context;
+    if (!context || judgement.error) continue;
+    judgements.push({ capture_id: capture.id, status: context.status, confidence: context.confidence, reasons: context.reasons });
+  }
+  return { judgements, model };
+}
+
+function safeDecode(bytes: Uint8Array, mediaType: string) {
+  try {
+    return decodePixels(bytes, mediaType, { thumbnailMaxSide: 1024 });
+  } catch {
+    return null;
+  }
+}

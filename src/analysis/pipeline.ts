@@ -1,0 +1,145 @@
+import { analysesOf, analysisOf, indexAndFindNearDuplicates, saveAnalysis } from "../db/analyses";
+import { createDb, type Db } from "../db/client";
+import { loadRecord, type CaptureRow, type VerificationRecord } from "../db/verifications";
+import { isTerminal } from "../domain/verification/state";
+import { verificationObject } from "../durable-objects/verification-client";
+import { GeocoderUnavailable, geocodeCached, geocoderFromEnv, geocoderGate } from "../providers/geocoder";
+import { NO_VISION_PROVIDER, visionJudge } from "../providers/vision";
+import { webImageSearch } from "../providers/web-search";
+import { settings } from "../env";
+import { readEvidence } from "../storage/evidence";
+import { analyzeImage, type CaptureAnalysisResult } from "./analyze-image";
+import { aggregateCondition, aggregateObjectMatch } from "./independent-checks";
+import { matchLocation, type GeocodedPoint, type ObservedFix } from "./signals/location";
+import { aggregateVerdict } from "./verdict";
+
+/** Evidence that is missing from storage: retried by the queue, then the verification fails. */
+export class EvidenceUnreadable extends Error {
+  override name = "EvidenceUnreadable";
+}
+
+function trustedSigners(env: Env): string[] {
+  return (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+export function isUploaded(record: VerificationRecord, capture: CaptureRow): boolean {
+  return capture.stepType === "upload" || record.row.config.mode === "audit";
+}
+
+/**
+ * Analyses one capture: its bytes are read from R2 once, every signal runs, the result is stored
+ * (first write wins, so duplicate deliveries are harmless), then the verification is settled if this
+ * was the last piece it waited for.
+ */
+export async function analyzeCapture(env: Env, verificationId: string, captureId: string, options: SettleOptions = {}): Promise<void> {
+  const db = createDb(env.DB);
+  const record = await loadRecord(db, verificationId);
+  const capture = record?.captures.find((c) => c.id === captureId);
+  if (!record || !capture) return;
+  if (!(await analysisOf(db, captureId)) && !isTerminal(record.row.status)) {
+    const result = await runAnalysis(env, db, record, capture);
+    await saveAnalysis(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now() });
+  }
+  await settleVerification(env, verificationId, options);
+}
+
+async function runAnalysis(env: Env, db: Db, record: VerificationRecord, capture: CaptureRow): Promise<CaptureAnalysisResult> {
+  const bytes = await readEvidence(env.EVIDENCE, capture.imageKey);
+  if (!bytes) throw new EvidenceUnreadable(`capture ${capture.id}: no bytes at ${capture.imageKey}`);
+  const depthPng = capture.forensicBufferKey ? await readEvidence(env.EVIDENCE, capture.forensicBufferKey) : null;
+  if (capture.forensicBufferKey && !depthPng) throw new EvidenceUnreadable(`capture ${capture.id}: no depth map at ${capture.forensicBufferKey}`);
+  const { config } = record.row;
+  const now = Date.now();
+  return analyzeImage(
+    {
+      captureId: capture.id,
+      tenantId: capture.tenantId,
+      bytes,
+      mediaType: capture.contentType,
+      uploaded: isUploaded(record, capture),
+      depthPng,
+      location: capture.location,
+      clientCapturedAt: capture.clientCapturedAt,
+      required: config.signals_required,
+      ...(config.context ? { context: config.context } : {}),
+      ...(config.expected_object ? { expectedObject: config.expected_object } : {}),
+      ...(config.condition_aspects ? { conditionAspects: config.condition_aspects } : {}),
+    },
+    {
+      nearDuplicates: (hash, algorithm) =>
+        indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, algorithm, hash, now }),
+      vision: visionJudge(env),
+      web: webImageSearch(env),
+      trustedSigners: trustedSigners(env),
+      testMarkers: settings(env).environment !== "production",
+    },
+  );
+}
+
+/**
+ * Writes the verdict once the evidence is complete (`ready_at`) and every capture is analysed. Called
+ * after each capture's analysis and on `verification.ready`; whichever comes last does the work, and
+ * a second writer is refused by the Durable Object (the verdict is decided once).
+ */
+export interface SettleOptions {
+  /** Last tries: a provider outage (geocoder) degrades the check instead of retrying again. */
+  degradeProviders?: boolean;
+}
+
+export async function settleVerification(env: Env, verificationId: string, options: SettleOptions = {}): Promise<void> {
+  const db = createDb(env.DB);
+  const record = await loadRecord(db, verificationId);
+  if (!record || isTerminal(record.row.status) || record.row.readyAt === null) return;
+  const rows = await analysesOf(db, verificationId);
+  const byCapture = new Map(rows.map((r) => [r.captureId, r]));
+  if (record.captures.some((c) => !byCapture.has(c.id))) return;
+  const failed = rows.find((r) => r.status === "failed");
+  if (failed) {
+    await failVerification(env, verificationId, `analysis_failed: ${failed.error ?? "capture could not be analysed"}`);
+    return;
+  }
+  const results = record.captures.map((c) => byCapture.get(c.id)!.result as CaptureAnalysisResult);
+  const outcome = await verdictAndChecks(env, db, record, results, options);
+  const result = await verificationObject(env, verificationId).complete(verificationId, outcome);
+  if (!result.ok && result.error.code !== "invalid_state") throw new Error(`complete refused: ${result.error.message}`);
+}
+
+export async function verdictAndChecks(env: Env, db: Db, record: VerificationRecord, results: CaptureAnalysisResult[], options: SettleOptions = {}) {
+  const { config } = record.row;
+  const verdict = aggregateVerdict(
+    config.signals_required,
+    results.map((r) => ({ capture_id: r.capture_id, uploaded: r.uploaded, signals: r.signals })),
+  );
+  const outcome: { verdict: unknown; objectMatch?: unknown; locationMatch?: unknown; condition?: unknown } = { verdict };
+  if (config.expected_object) {
+    outcome.objectMatch = aggregateObjectMatch(config.expected_object, results.map((r) => r.vision?.object && !r.vision.error ? r.vision.object : null));
+  }
+  if (config.condition_aspects) {
+    const reason = results.find((r) => r.vision?.error)?.vision?.error ?? NO_VISION_PROVIDER;
+    outcome.condition = aggregateCondition(config.condition_aspects, results.map((r) => r.vision?.condition ?? null), `Could not be assessed: ${reason}.`);
+  }
+  if (config.expected_location) {
+    const live = results.filter((r) => !r.uploaded && r.location);
+    const fixes = (live.length > 0 ? live : results.filter((r) => r.location)).map((r) => r.location as ObservedFix);
+    let point: GeocodedPoint | null = null;
+    if (fixes.length > 0 && !fixes.some((f) => f.is_mock)) {
+      try {
+        point = await geocodeCached(db, geocoderFromEnv(env), geocoderGate(env), config.expected_location);
+      } catch (err) {
+        // Retry while there are tries left; on the last ones the address stays ungeocoded.
+        if (!(err instanceof GeocoderUnavailable) || !options.degradeProviders) throw err;
+      }
+    }
+    const { evidence: _evidence, ...match } = matchLocation(config.expected_location, fixes, point);
+    outcome.locationMatch = match;
+  }
+  return outcome;
+}
+
+/** Moves a verification that cannot be analysed to `failed` (a terminal one is left alone). */
+export async function failVerification(env: Env, verificationId: string, reason: string): Promise<void> {
+  const result = await verificationObject(env, verificationId).fail(verificationId, reason.slice(0, 500));
+  if (!result.ok && result.error.code !== "invalid_state" && result.error.code !== "not_found") {
+    throw new Error(`fail refused: ${result.error.message}`);
+  }
+}

@@ -1,0 +1,190 @@
+import type { SignalName } from "../schemas/verification-create";
+import {
+  NOT_APPLICABLE,
+  isNotApplicable,
+  round2,
+  type AiResult,
+  type ContextResult,
+  type DepthResult,
+  type NotApplicable,
+  type ReverseResult,
+  type ScreenResult,
+  type VerdictSignals,
+} from "./evidence";
+
+export const VERDICT_VERSION = "verdict/1";
+
+/** `signals_required` entry → the verdict's signal key. */
+export const SIGNAL_KEYS = {
+  screen: "screen_detection",
+  ai: "ai_detection",
+  reverse: "reverse_search",
+  context: "context_match",
+  depth: "depth",
+} as const satisfies Record<SignalName, keyof VerdictSignals>;
+
+export type ReasonCode = "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly";
+/** The spec's priority when several signals trip. */
+export const REASON_PRIORITY: readonly ReasonCode[] = ["screen_detected", "ai_generated", "context_mismatch", "reverse_search_match", "depth_anomaly"];
+
+/** A tripped signal at or above this confidence fails the verification; below it, suspicious. */
+export const FAIL_CONFIDENCE = 0.6;
+/** A depth map whose 3-D confidence is below this (with a depth source) is an anomaly. */
+export const DEPTH_ANOMALY_BELOW = 0.25;
+
+/** What one capture contributed: its signals (evaluated or not applicable). */
+export interface CaptureSignals {
+  capture_id: string;
+  uploaded: boolean;
+  signals: VerdictSignals;
+}
+
+/** The wire verdict: spec shapes only (provider detail stays in the per-capture analyses). */
+export interface Verdict {
+  label: "verified" | "suspicious" | "failed";
+  score: number;
+  signals: Record<string, unknown>;
+  reason_code?: ReasonCode;
+}
+
+interface Trip {
+  reason: ReasonCode;
+  confidence: number;
+}
+
+/**
+ * Aggregates per-capture signals into the verification's verdict. Each required signal is combined
+ * over the live captures (uploads and audit content are `not_applicable` and never fail anything);
+ * a signal with no live capture is `not_applicable`.
+ */
+export function aggregateVerdict(required: readonly SignalName[], captures: CaptureSignals[]): Verdict {
+  const live = captures.filter((c) => !c.uploaded);
+  const signals: Record<string, unknown> = {};
+  const trips: Trip[] = [];
+  const support: number[] = [];
+  for (const name of required) {
+    const key = SIGNAL_KEYS[name];
+    const values = live.map((c) => c.signals[key]).filter((v): v is Exclude<typeof v, NotApplicable | undefined> => v !== undefined && !isNotApplicable(v));
+    if (values.length === 0) {
+      signals[key] = NOT_APPLICABLE;
+      continue;
+    }
+    const combined = combine(name, values as never[]);
+    signals[key] = combined.wire;
+    if (combined.trip) trips.push(combined.trip);
+    else support.push(combined.support);
+  }
+  if (trips.length > 0) {
+    trips.sort((a, b) => REASON_PRIORITY.indexOf(a.reason) - REASON_PRIORITY.indexOf(b.reason));
+    const strongest = Math.max(...trips.map((t) => t.confidence));
+    return {
+      label: strongest >= FAIL_CONFIDENCE ? "failed" : "suspicious",
+      score: round2(strongest),
+      signals,
+      reason_code: trips[0]!.reason,
+    };
+  }
+  // Verified: the score is the mean support of the evaluated signals (0 when nothing was evaluated).
+  const score = support.length > 0 ? support.reduce((a, b) => a + b, 0) / support.length : 0;
+  return { label: "verified", score: round2(score), signals };
+}
+
+interface Combined {
+  wire: Record<string, unknown>;
+  trip?: Trip;
+  /** How much a clean signal supports authenticity (its confidence in the clean label). */
+  support: number;
+}
+
+function combine(name: SignalName, values: never[]): Combined {
+  switch (name) {
+    case "screen":
+      return combineScreen(values as ScreenResult[]);
+    case "ai":
+      return combineAi(values as AiResult[]);
+    case "reverse":
+      return combineReverse(values as ReverseResult[]);
+    case "context":
+      return combineContext(values as ContextResult[]);
+    case "depth":
+      return combineDepth(values as DepthResult[]);
+  }
+}
+
+function combineScreen(values: ScreenResult[]): Combined {
+  const detected = values.filter((v) => v.screen_detected);
+  if (detected.length > 0) {
+    const confidence = Math.max(...detected.map((v) => v.confidence));
+    return { wire: { screen_detected: true, confidence }, trip: { reason: "screen_detected", confidence }, support: 0 };
+  }
+  const confidence = Math.min(...values.map((v) => v.confidence));
+  return { wire: { screen_detected: false, confidence }, support: confidence };
+}
+
+function combineAi(values: AiResult[]): Combined {
+  const ai = values.filter((v) => v.label === "likely_ai");
+  if (ai.length > 0) {
+    const confidence = Math.max(...ai.map((v) => v.confidence));
+    return { wire: { label: "likely_ai", confidence }, trip: { reason: "ai_generated", confidence }, support: 0 };
+  }
+  if (values.every((v) => v.label === "likely_human")) {
+    const confidence = Math.min(...values.map((v) => v.confidence));
+    return { wire: { label: "likely_human", confidence }, support: confidence };
+  }
+  const confidence = Math.min(...values.map((v) => (v.label === "unknown" ? v.confidence : 1)));
+  return { wire: { label: "unknown", confidence }, support: confidence };
+}
+
+function combineReverse(values: ReverseResult[]): Combined {
+  const found = values.some((v) => v.found_online);
+  const matched = new Set<string>();
+  let closest = Infinity;
+  for (const v of values) {
+    for (const m of v.matches ?? []) {
+      matched.add(m.capture_id);
+      closest = Math.min(closest, m.distance);
+    }
+  }
+  // Internal matches are listed (distinct captures across this verification's images); web hits are
+  // only counted by their provider.
+  const webCount = values.reduce((sum, v) => sum + Math.max(0, v.match_count - (v.matches?.length ?? 0)), 0);
+  const matchCount = matched.size + webCount;
+  const wire = { found_online: found, match_count: matchCount };
+  if (found || matchCount > 0) {
+    // An exact or near-exact copy (≤ 3 of 64 bits) is strong; a looser match or a web hit less so.
+    const confidence = found ? 0.8 : closest <= 3 ? 0.9 : 0.5;
+    return { wire, trip: { reason: "reverse_search_match", confidence }, support: 0 };
+  }
+  return { wire, support: Math.min(...values.map(searchCoverage)) };
+}
+
+/** A clean reverse search supports authenticity only as far as it looked: own index 0.5, web 0.8. */
+function searchCoverage(v: ReverseResult): number {
+  return v.evidence.some((e) => e.code === "web_search_clean") ? 0.8 : 0.5;
+}
+
+function combineContext(values: ContextResult[]): Combined {
+  const mismatches = values.filter((v) => v.status === "mismatch");
+  if (mismatches.length > 0) {
+    const confidence = Math.max(...mismatches.map((v) => v.confidence));
+    return { wire: { status: "mismatch", confidence }, trip: { reason: "context_mismatch", confidence }, support: 0 };
+  }
+  if (values.every((v) => v.status === "match")) {
+    const confidence = Math.min(...values.map((v) => v.confidence));
+    return { wire: { status: "match", confidence }, support: confidence };
+  }
+  return { wire: { status: "inconclusive", confidence: 0 }, support: 0 };
+}
+
+function combineDepth(values: DepthResult[]): Combined {
+  const measured = values.filter((v) => v.source !== "unavailable");
+  if (measured.length === 0) return { wire: { source: "unavailable", confidence: 0 }, support: 0 };
+  const worst = measured.reduce((a, b) => (b.confidence < a.confidence ? b : a));
+  const wire = { source: worst.source, confidence: worst.confidence };
+  if (worst.anomaly || worst.confidence < DEPTH_ANOMALY_BELOW) {
+    // Depth is client-supplied and phone depth is often estimated: on its own it only makes a
+    // verification suspicious, never failed (capped below FAIL_CONFIDENCE).
+    return { wire, trip: { reason: "depth_anomaly", confidence: Math.min(FAIL_CONFIDENCE - 0.05, 1 - worst.confidence) }, support: 0 };
+  }
+  return { wire, support: worst.confidence };
+}

@@ -1,0 +1,43 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { finalizeCase } from "../domain/case/finalize";
+import { presentVerification } from "../domain/verification/present";
+import type { AppEnv } from "../env";
+import { settings } from "../env";
+import { validationHook } from "../lib/validation";
+import { jsonContent, pickErrors } from "../schemas/common";
+import { FinalizeRequestSchema } from "../schemas/finalize";
+import { VerificationSchema } from "../schemas/verification";
+
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const security: Array<Record<string, string[]>> = [{ session: [] }, { apiKey: [] }];
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
+
+const finalize = createRoute({
+  method: "post",
+  path: "/v1/verifications/{id}/finalize",
+  tags: ["Verifications"],
+  summary: "Close a case with its narrative and run the case analysis",
+  description:
+    "Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`). " +
+    "The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.",
+  security,
+  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  request: { params: IdParam, body: { content: { "application/json": { schema: FinalizeRequestSchema } }, required: true } },
+  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 500) },
+});
+
+app.openapi(finalize, async (c) => {
+  const principal = c.get("principal");
+  const { record } = await finalizeCase(c.env, createDb(c.env.DB), {
+    tenantId: principal.tenantId,
+    id: c.req.valid("param").id,
+    narrative: c.req.valid("json").narrative,
+    waitUntil: (work) => c.executionCtx.waitUntil(work),
+  });
+  const body = presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: principal.kind === "session" ? "operator" : "tenant" });
+  return c.json(body as z.infer<typeof VerificationSchema>, 200);
+});
+
+export default app;

@@ -1,0 +1,80 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SESSION_COOKIE, signSession } from "../../src/auth/session";
+import { finalizeCase } from "../../src/domain/case/finalize";
+import { BASE, callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
+import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
+
+const narrative = "My car was scratched in the supermarket car park on Friday afternoon.";
+
+async function completedVerification(key: string, seed: number) {
+  const v = await createVerification(key, { max_captures: 2 });
+  await captureInline(v.id, encodeJpeg(naturalScene(128, 96, seed), 90, exifTiff({ make: "Google", model: "Pixel 8", dateTimeOriginal: "2026:05:01 10:00:00" })));
+  await captureInline(v.id, encodeJpeg(naturalScene(128, 96, seed + 1), 90, exifTiff({ make: "Google", model: "Pixel 8", dateTimeOriginal: "2026:05:01 10:02:00" })));
+  return pollVerification(key, v.id, hasVerdict);
+}
+
+describe("POST /v1/verifications/{id}/finalize", () => {
+  it("records the narrative, answers with the case analysis inline, leaves the status alone, and only once", async () => {
+    const t = await seedTenant();
+    const v = await completedVerification(t.key, 10);
+    const res = await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative } });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("completed");
+    expect(res.body.narrative).toBe(narrative);
+    const ca = res.body.case_analysis;
+    expect(ca).toMatchObject({ model: "deterministic-case-rules/1", rubric_version: 1, review_priority: "low" });
+    expect(ca.overall_risk_score).toBeGreaterThanOrEqual(0);
+    expect(ca.dimensions.cross_image_consistency.evidence).toMatch(/2 capture/);
+    expect(ca.dimensions.physical_plausibility.score).toBe(0);
+    expect(ca.analysis.map((a: any) => a.capture_id)).toEqual(v.captures.map((c: any) => c.id));
+
+    const events = await callJson(`/v1/verifications/${v.id}/events`, { key: t.key });
+    const completed = events.body.events.find((e: any) => e.event_name === "verification.case.completed");
+    expect(completed.payload).toEqual({ narrative });
+    expect(events.body.events.map((e: any) => e.event_name)).toContain("verification.case.analyzed");
+
+    const again = await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative: "another story" } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("already_finalized");
+  });
+
+  it("works with the dashboard session; refuses bad input, publishable keys, other tenants and empty cases", async () => {
+    const t = await seedTenant();
+    const other = await seedTenant("Other Co");
+    const v = await completedVerification(t.key, 20);
+
+    expect((await callJson(`/v1/verifications/${v.id}/finalize`, { body: { narrative } })).status).toBe(401);
+    expect((await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.publishableKey, body: { narrative } })).status).toBe(403);
+    expect((await callJson(`/v1/verifications/${v.id}/finalize`, { key: other.key, body: { narrative } })).status).toBe(404);
+    expect((await callJson(`/v1/verifications/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z/finalize`, { key: t.key, body: { narrative } })).status).toBe(404);
+    const tooLong = await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative: "x".repeat(2001) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.fields.narrative).toBeDefined();
+    expect((await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative: "" } })).status).toBe(400);
+
+    const empty = await createVerification(t.key, { max_captures: 1 });
+    const refused = await callJson(`/v1/verifications/${empty.id}/finalize`, { key: t.key, body: { narrative } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("invalid_state");
+
+    const cookie = await signSession(env, { userId: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", tenantId: t.id });
+    const bySession = await callJson(`/v1/verifications/${v.id}/finalize`, {
+      body: { narrative },
+      headers: { Cookie: `${SESSION_COOKIE}=${cookie}`, Origin: BASE },
+    });
+    expect(bySession.status).toBe(200);
+    expect(bySession.body.case_analysis).toBeDefined();
+  });
+
+  it("over its time budget the case analysis is queued and appears later", async () => {
+    const t = await seedTenant();
+    const v = await completedVerification(t.key, 30);
+    const { record, analysed } = await finalizeCase(env, db(), { tenantId: t.id, id: v.id, narrative, budgetMs: 0 });
+    expect(analysed).toBe(false);
+    expect(record.row.narrative).toBe(narrative);
+    const later = await pollVerification(t.key, v.id, (x) => x.case_analysis !== undefined);
+    expect(later.case_analysis.review_priority).toBe("low");
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
+import { analyzeCase, type CaseCapture } from "../../src/analysis/case-analysis";
+import { encodeJpeg, encodePngRgb, exifTiff, naturalScene, recapture, type ExifFields } from "../helpers/synth";
+
+const deps = { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] };
+
+async function capture(seq: number, bytes: Uint8Array, extra: Partial<ImageInput> = {}): Promise<CaseCapture> {
+  const input: ImageInput = {
+    captureId: `cap_${seq}`,
+    tenantId: "tnt_a",
+    bytes,
+    mediaType: "image/jpeg",
+    uploaded: false,
+    depthPng: null,
+    location: null,
+    clientCapturedAt: null,
+    required: ["screen", "ai"],
+    ...extra,
+  };
+  return { capture_id: input.captureId, seq, created_at: seq * 1000, analysis: await analyzeImage(input, deps) };
+}
+
+const jpegWith = (seed: number, exif: ExifFields) => encodeJpeg(naturalScene(160, 120, seed), 90, exifTiff(exif));
+const pixel = { make: "Google", model: "Pixel 8" };
+
+describe("case analysis (deterministic dimensions)", () => {
+  it("a consistent case is low risk", async () => {
+    const captures = [
+      await capture(1, jpegWith(1, { ...pixel, dateTimeOriginal: "2026:05:01 10:00:00" }), { location: { lat: 48.85, lng: 2.29, accuracy_m: 5 } }),
+      await capture(2, jpegWith(2, { ...pixel, dateTimeOriginal: "2026:05:01 10:01:30" }), { location: { lat: 48.8502, lng: 2.2901, accuracy_m: 5 } }),
+    ];
+    const result = analyzeCase({ captures, narrative: null, narrativeModel: null, webSearched: false });
+    expect(result.dimensions.cross_image_consistency.score).toBe(0);
+    expect(result.dimensions.physical_plausibility.score).toBe(0);
+    expect(result.overall_risk_score).toBe(0);
+    expect(result.review_priority).toBe("low");
+    expect(result.dimensions.narrative_image_match).toBeUndefined();
+    expect(result.uncertainty_areas).toEqual(expect.arrayContaining([expect.stringMatching(/No vision provider configured/)]));
+    expect(result).toMatchObject({ model: "deterministic-case-rules/1", rubric_version: 1, consistency_level: 1 });
+    expect(result.analysis).toEqual([
+      { capture_id: "cap_1", ai: "low", screen: false },
+      { capture_id: "cap_2", ai: "low", screen: false },
+    ]);
+  });
+
+  it("times against the claimed order, mixed devices, a duplicate and GPS spread raise cross-image risk", async () => {
+    const scene = naturalScene(160, 120, 9);
+    const captures = [
+      await capture(1, encodeJpeg(scene, 90, exifTiff({ ...pixel, dateTimeOriginal: "2026:05:01 12:00:00" })), { location: { lat: 48.85, lng: 2.29 } }),
+      await capture(2, encodeJpeg(scene, 75, exifTiff({ make: "Apple", model: "iPhone 15", dateTimeOriginal: "2026:05:01 09:00:00" })), { location: { lat: 48.95, lng: 2.29 } }),
+    ];
+    const result = analyzeCase({ captures, narrative: null, narrativeModel: null, webSearched: false });
+    const cross = result.dimensions.cross_image_consistency;
+    expect(cross.concerns).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/against the submission order/),
+        expect.stringMatching(/2 different devices/),
+        expect.stringMatching(/near-duplicates/),
+        expect.stringMatching(/km apart/),
+      ]),
+    );
+    expect(cross.score).toBeGreaterThan(0.9);
+    expect(result.consistency_level).toBeLessThan(0.1);
+    expect(result.review_priority).toBe("high");
+  });
+
+  it("the overall score is a cross-dimensional aggregate, not an average", async () => {
+    const grid = encodeJpeg(recapture(naturalScene(320, 256, 4), 4, 3), 90, exifTiff({ ...pixel, dateTimeOriginal: "2026:05:01 10:00:00" }));
+    const generated = encodePngRgb(naturalScene(96, 64, 5), { parameters: "x\nSteps: 20, Sampler: Euler" });
+    const captures = [
+      await capture(1, grid),
+      await capture(2, generated, { mediaType: "image/png" }),
+      await capture(3, jpegWith(6, { make: "Apple", model: "iPhone 15", dateTimeOriginal: "2026:05:03 10:00:00" })),
+    ];
+    const result = analyzeCase({ captures, narrative: null, narrativeModel: null, webSearched: false });
+    const { cross_image_consistency: cross, physical_plausibility: phys } = result.dimensions;
+    expect(phys.concerns).toEqual(expect.arrayContaining([expect.stringMatching(/photo of a screen/), expect.stringMatching(/generator provenance/)]));
+    expect(result.overall_risk_score).toBeGreaterThan(Math.max(cross.score, phys.score));
+    expect(result.overall_risk_score).toBeGreaterThan((cross.score + phys.score) / 2);
+    expect(result.analysis).toEqual([
+      { capture_id: "cap_1", ai: "low", screen: true },
+      { capture_id: "cap_2", ai: "high", screen: false },
+      { capture_id: "cap_3", ai: "low", screen: false },
+    ]);
+  });
+
+  it("narrative judgements from a vision provider add their dimension and name the model", async () => {
+    const captures = [await capture(1, jpegWith(7, { ...pixel, dateTimeOriginal: "2026:05:01 10:00:00" }))];
+    const result = analyzeCase({
+      captures,
+      narrative: [{ capture_id: "cap_1", status: "mismatch", confidence: 0.8, reasons: ["the car in the photo is undamaged"] }],
+      narrativeModel: "workers-ai:@cf/meta/llama-3.2-11b-vision-instruct",
+      webSearched: true,
+    });
+    expect(result.dimensions.narrative_image_match).toMatchObject({ score: 0.8, concerns: ["Capture cap_1: the car in the photo is undamaged"] });
+    expect(result.model).toBe("deterministic-case-rules/1 + workers-ai:@cf/meta/llama-3.2-11b-vision-instruct");
+    expect(result.review_priority).toBe("high");
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
+import { encodeJpeg, encodePngRgb, insertSegment, naturalScene } from "../helpers/synth";
+
+const input = (bytes: Uint8Array, mediaType = "image/jpeg"): ImageInput => ({
+  captureId: "cap_1",
+  tenantId: "tnt_a",
+  bytes,
+  mediaType,
+  uploaded: false,
+  depthPng: null,
+  location: null,
+  clientCapturedAt: null,
+  required: ["context"],
+  context: { kind: "vehicle", summary: "A car" },
+});
+const deps = (testMarkers: boolean) => ({ nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [], testMarkers });
+const marked = insertSegment(encodeJpeg(naturalScene(64, 48, 1)), 0xfe, new TextEncoder().encode("vfy-test: context=match"));
+
+describe("vfy-test markers", () => {
+  it("are honoured in test environments (JPEG comment or PNG chunk)", async () => {
+    expect((await analyzeImage(input(marked), deps(true))).signals.context_match).toMatchObject({ status: "match", confidence: 0.9, provider: "test-marker" });
+    const png = encodePngRgb(naturalScene(64, 48, 2), { "vfy-test": "context=mismatch" });
+    expect((await analyzeImage(input(png, "image/png"), deps(true))).signals.context_match).toMatchObject({ status: "mismatch" });
+  });
+
+  it("are ignored in production: without a provider the context stays inconclusive", async () => {
+    const result = await analyzeImage(input(marked), deps(false));
+    expect(result.signals.context_match).toMatchObject({ status: "inconclusive", confidence: 0, provider: "none" });
+    expect(result.signals.context_match && "evidence" in result.signals.context_match ? result.signals.context_match.evidence[0]!.code : null).toBe("context_not_assessed");
+  });
+});

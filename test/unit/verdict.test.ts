@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { NOT_APPLICABLE, type VerdictSignals } from "../../src/analysis/evidence";
+import { aggregateCondition, aggregateObjectMatch, conditionLabel } from "../../src/analysis/independent-checks";
+import { aggregateVerdict, type CaptureSignals } from "../../src/analysis/verdict";
+
+const meta = { provider: "test", method_version: "t/1", evidence: [] };
+const screen = (detected: boolean, confidence: number) => ({ ...meta, screen_detected: detected, confidence });
+const ai = (label: "likely_ai" | "likely_human" | "unknown", confidence: number) => ({ ...meta, label, confidence });
+const reverse = (distance: number | null) => ({
+  ...meta,
+  found_online: false,
+  match_count: distance === null ? 0 : 1,
+  matches: distance === null ? [] : [{ capture_id: "cap_other", verification_id: "vfy_other", distance }],
+});
+const depth = (confidence: number, anomaly: boolean) => ({ ...meta, source: "forensic_buffer", confidence, anomaly });
+const context = (status: "match" | "mismatch" | "inconclusive", confidence: number) => ({ ...meta, status, confidence });
+
+function capture(signals: VerdictSignals, uploaded = false, id = "cap_1"): CaptureSignals {
+  return { capture_id: id, uploaded, signals };
+}
+
+describe("verdict aggregation", () => {
+  it("clean signals verify, with the mean support as score and only the required signals", () => {
+    const v = aggregateVerdict(["screen", "ai"], [capture({ screen_detection: screen(false, 0.5), ai_detection: ai("unknown", 0.3), depth: depth(0.9, false) })]);
+    expect(v).toEqual({
+      label: "verified",
+      score: 0.4,
+      signals: { screen_detection: { screen_detected: false, confidence: 0.5 }, ai_detection: { label: "unknown", confidence: 0.3 } },
+    });
+    expect(v.reason_code).toBeUndefined();
+  });
+
+  it("when several signals trip the reason follows the priority screen > ai > context > reverse > depth", () => {
+    const all = {
+      screen_detection: screen(true, 0.55),
+      ai_detection: ai("likely_ai", 0.9),
+      context_match: context("mismatch", 0.8),
+      reverse_search: reverse(0),
+      depth: depth(0, true),
+    };
+    const required = ["screen", "ai", "reverse", "context", "depth"] as const;
+    expect(aggregateVerdict(required, [capture(all)]).reason_code).toBe("screen_detected");
+    expect(aggregateVerdict(required, [capture({ ...all, screen_detection: screen(false, 0.2) })]).reason_code).toBe("ai_generated");
+    expect(aggregateVerdict(required, [capture({ ...all, screen_detection: screen(false, 0.2), ai_detection: ai("unknown", 0.2) })]).reason_code).toBe("context_mismatch");
+    expect(
+      aggregateVerdict(required, [capture({ ...all, screen_detection: screen(false, 0.2), ai_detection: ai("unknown", 0.2), context_match: context("match", 0.9) })]).reason_code,
+    ).toBe("reverse_search_match");
+    const onlyDepth = aggregateVerdict(required, [
+      capture({ ...all, screen_detection: screen(false, 0.2), ai_detection: ai("unknown", 0.2), context_match: context("match", 0.9), reverse_search: reverse(null) }),
+    ]);
+    expect(onlyDepth.reason_code).toBe("depth_anomaly");
+    // Depth alone (client-supplied) only makes it suspicious.
+    expect(onlyDepth.label).toBe("suspicious");
+  });
+
+  it("the strongest tripped confidence decides failed (≥ 0.6) or suspicious", () => {
+    expect(aggregateVerdict(["ai"], [capture({ ai_detection: ai("likely_ai", 0.9) })])).toMatchObject({ label: "failed", score: 0.9, reason_code: "ai_generated" });
+    expect(aggregateVerdict(["screen"], [capture({ screen_detection: screen(true, 0.5) })])).toMatchObject({ label: "suspicious", score: 0.5 });
+    expect(aggregateVerdict(["reverse"], [capture({ reverse_search: reverse(6) })])).toMatchObject({ label: "suspicious", reason_code: "reverse_search_match" });
+  });
+
+  it("one tripped capture among several is enough; reverse matches count distinct captures", () => {
+    const v = aggregateVerdict(["screen", "reverse"], [
+      capture({ screen_detection: screen(false, 0.4), reverse_search: reverse(0) }, false, "cap_a"),
+      capture({ screen_detection: screen(true, 0.65), reverse_search: reverse(0) }, false, "cap_b"),
+    ]);
+    expect(v.label).toBe("failed");
+    expect(v.signals.screen_detection).toEqual({ screen_detected: true, confidence: 0.65 });
+    expect(v.signals.reverse_search).toEqual({ found_online: false, match_count: 1 });
+  });
+
+  it("uploaded content is not applicable and never fails anything", () => {
+    const uploaded = capture(
+      { screen_detection: NOT_APPLICABLE, ai_detection: NOT_APPLICABLE, reverse_search: NOT_APPLICABLE, depth: NOT_APPLICABLE, context_match: NOT_APPLICABLE },
+      true,
+    );
+    const v = aggregateVerdict(["screen", "ai", "reverse"], [uploaded]);
+    expect(v).toEqual({
+      label: "verified",
+      score: 0,
+      signals: {
+        screen_detection: { status: "not_applicable", reason: "uploaded_content" },
+        ai_detection: { status: "not_applicable", reason: "uploaded_content" },
+        reverse_search: { status: "not_applicable", reason: "uploaded_content" },
+      },
+    });
+    // A live capture next to an upload is judged on its own.
+    const mixed = aggregateVerdict(["ai"], [uploaded, capture({ ai_detection: ai("likely_ai", 0.9) }, false, "cap_live")]);
+    expect(mixed.reason_code).toBe("ai_generated");
+  });
+
+  it("absence of AI evidence never becomes likely_human unless every capture says so", () => {
+    const v = aggregateVerdict(["ai"], [capture({ ai_detection: ai("likely_human", 0.9) }, false, "a"), capture({ ai_detection: ai("unknown", 0.2) }, false, "b")]);
+    expect(v.signals.ai_detection).toEqual({ label: "unknown", confidence: 0.2 });
+  });
+});
+
+describe("independent checks", () => {
+  it("condition: one-decimal average of the aspects and the spec's cut-offs", () => {
+    const c = aggregateCondition(
+      ["paint", "tyres"],
+      [
+        [{ name: "paint", score: 8, reasoning: "minor scratches" }, { name: "tyres", score: 6.55, reasoning: "worn" }],
+        [{ name: "paint", score: 7, reasoning: "a dent" }, { name: "tyres", score: null, reasoning: "not visible" }],
+      ],
+      "n/a",
+    );
+    expect(c).toEqual({
+      score: 7.1,
+      label: "fair",
+      aspects: [
+        { name: "paint", score: 7.5, reasoning: "minor scratches a dent" },
+        { name: "tyres", score: 6.6, reasoning: "worn" },
+      ],
+    });
+    expect([conditionLabel(7.5), conditionLabel(7.4), conditionLabel(5), conditionLabel(4.9)]).toEqual(["good", "fair", "fair", "poor"]);
+  });
+
+  it("condition without any score is not assessed, never an invented number", () => {
+    const c = aggregateCondition(["paint"], [null], "Could not be assessed: no vision provider configured.");
+    expect(c).toEqual({ status: "not_assessed", reason: "Could not be assessed: no vision provider configured.", aspects: [{ name: "paint", reasoning: "Could not be assessed: no vision provider configured." }] });
+  });
+
+  it("object match: any match wins, mismatch needs every capture judged, otherwise inconclusive", () => {
+    expect(aggregateObjectMatch("a bike", [{ status: "mismatch", confidence: 0.9 }, { status: "match", confidence: 0.7 }]).status).toBe("match");
+    expect(aggregateObjectMatch("a bike", [{ status: "mismatch", confidence: 0.9 }, null]).status).toBe("inconclusive");
+    expect(aggregateObjectMatch("a bike", [{ status: "mismatch", confidence: 0.9 }])).toEqual({ status: "mismatch", expected_object: "a bike" });
+    expect(aggregateObjectMatch("a bike", [null]).status).toBe("inconclusive");
+  });
+});

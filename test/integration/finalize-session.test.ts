@@ -14,7 +14,12 @@ describe("finalize from the dashboard session", () => {
     const path = `/v1/verifications/${v.id}/finalize`;
     const narrative = "The hail storm on Tuesday dented the roof; the photos show the north side.";
 
-    for (const headers of [{ Cookie: cookie, Origin: "https://evil.example" }, { Cookie: cookie }, { Cookie: cookie, "Sec-Fetch-Site": "cross-site" }]) {
+    const crossSite: Array<Record<string, string>> = [
+      { Cookie: cookie, Origin: "https://evil.example" },
+      { Cookie: cookie },
+      { Cookie: cookie, "Sec-Fetch-Site": "cross-site" },
+    ];
+    for (const headers of crossSite) {
       const refused = await callJson(path, { body: { narrative }, headers });
       expect(refused.status, JSON.stringify(headers)).toBe(403);
       expect(refused.body.error.code).toBe("forbidden");

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { rateLimiterObject } from "../durable-objects/rate-limiter-client";
 import type { Db } from "../db/client";
 import { geocodeCache } from "../db/schema";
 import { parseCoordinates, type GeocodedPoint } from "../analysis/signals/location";
@@ -135,8 +136,7 @@ export function geocoderGate(env: Env): RateGate {
   const perSecond = Math.max(1, Number(env.GEOCODER_RATE_PER_SECOND) || 1);
   return {
     async acquire() {
-      const stub = env.RATE_LIMITERS.get(env.RATE_LIMITERS.idFromName("geocoder"));
-      const result = await stub.hit(perSecond, 1_000);
+      const result = await rateLimiterObject(env, "geocoder").hit(perSecond, 1_000);
       return result.allowed;
     },
   };

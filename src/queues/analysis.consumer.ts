@@ -2,9 +2,8 @@ import { runCaseAnalysis } from "../analysis/case-runner";
 import { analyzeCapture, failVerification, settleVerification } from "../analysis/pipeline";
 import { saveFailedAnalysis } from "../db/analyses";
 import { createDb } from "../db/client";
-import type { DomainEvent, QueueMessage } from "../events/messages";
-
-type AnalysisMessage = Extract<QueueMessage, { type: "analyze_capture" | "settle_verification" | "analyze_case" }>;
+import { enqueueAnalysisJob, type AnalysisJob as AnalysisMessage } from "../events/analysis-jobs";
+import type { DomainEvent } from "../events/messages";
 
 /** From this delivery on, a provider outage degrades a check instead of retrying (max_retries is 5). */
 const DEGRADE_FROM_ATTEMPT = 4;
@@ -23,12 +22,12 @@ export async function handleAnalysisMessage(message: AnalysisMessage, env: Env, 
 export async function enqueueCaptureAnalysis(event: DomainEvent, env: Env): Promise<void> {
   const captureId = event.payload?.capture_id;
   if (typeof captureId !== "string") return;
-  await env.ANALYSIS_QUEUE.send({ type: "analyze_capture", v: 1, verification_id: event.verification_id, capture_id: captureId });
+  await enqueueAnalysisJob(env, { type: "analyze_capture", v: 1, verification_id: event.verification_id, capture_id: captureId });
 }
 
 /** Domain-event subscriber: the evidence is complete, settle as soon as the analyses are in. */
 export async function enqueueSettlement(event: DomainEvent, env: Env): Promise<void> {
-  await env.ANALYSIS_QUEUE.send({ type: "settle_verification", v: 1, verification_id: event.verification_id });
+  await enqueueAnalysisJob(env, { type: "settle_verification", v: 1, verification_id: event.verification_id });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CaseNotReady, runCaseAnalysis } from "../../analysis/case-runner";
+import { enqueueAnalysisJob } from "../../events/analysis-jobs";
 import type { Db } from "../../db/client";
 import { loadTenantRecord, type VerificationRecord } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
@@ -27,7 +28,7 @@ export async function finalizeCase(
 
   const budgetMs = input.budgetMs ?? CASE_ANALYSIS_BUDGET_MS;
   if (budgetMs <= 0) {
-    await enqueueCaseAnalysis(env, input.id);
+    await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id });
     return { record, analysed: false };
   }
   const work = runCaseAnalysis(env, input.id);
@@ -46,10 +47,6 @@ export async function finalizeCase(
   } finally {
     clearTimeout(timer);
   }
-  await enqueueCaseAnalysis(env, input.id);
+  await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id });
   return { record, analysed: false };
-}
-
-async function enqueueCaseAnalysis(env: Env, verificationId: string): Promise<void> {
-  await env.ANALYSIS_QUEUE.send({ type: "analyze_case", v: 1, verification_id: verificationId });
 }

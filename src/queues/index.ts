@@ -1,4 +1,5 @@
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
+import { uniform } from "../lib/random";
 import { handleAnalysisMessage } from "./analysis.consumer";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent } from "./events.consumer";
@@ -51,6 +52,5 @@ async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext,
 /** Exponential backoff with jitter, capped at the queue's 12 h maximum delay. */
 export function backoffSeconds(attempts: number, baseSeconds = 5): number {
   const exp = Math.min(baseSeconds * 2 ** Math.max(0, attempts - 1), 43_200);
-  const jitter = crypto.getRandomValues(new Uint32Array(1))[0]! / 0x1_0000_0000;
-  return Math.round(exp / 2 + (jitter * exp) / 2);
+  return Math.round(exp / 2 + (uniform() * exp) / 2);
 }

@@ -5,6 +5,8 @@
  * retries span about 73 hours (~3 days); then Queues moves the message to the dead-letter queue.
  */
 
+import { uniform } from "../../lib/random";
+
 /** Must equal `max_retries` of the webhooks queue consumer in wrangler.toml. */
 export const WEBHOOK_MAX_RETRIES = 20;
 export const PRODUCTION_BASE_SECONDS = 8;
@@ -22,7 +24,7 @@ export interface RetrySchedule {
 /** Seconds to wait after the `attempt`-th failed attempt (1-based) before the next one. */
 export function retryDelaySeconds(attempt: number, schedule: RetrySchedule): number {
   const nominal = Math.min(schedule.baseSeconds * 2 ** Math.max(0, attempt - 1), MAX_DELAY_SECONDS);
-  const random = schedule.random ?? Math.random;
+  const random = schedule.random ?? uniform;
   const factor = 1 - JITTER + 2 * JITTER * random();
   return Math.min(Math.round(nominal * factor), 43_200);
 }

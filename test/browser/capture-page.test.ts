@@ -103,7 +103,13 @@ describe("capture page in Chromium", () => {
       (body) => body.status === "completed",
       60_000,
     );
-    expect(done.verdict).toBeDefined();
+    expect(done.verdict).toMatchObject({
+      label: expect.stringMatching(/^(verified|suspicious|failed)$/),
+      score: expect.any(Number),
+      signals: expect.objectContaining({ screen_detection: expect.any(Object), ai_detection: expect.any(Object), reverse_search: expect.any(Object) }),
+    });
+    expect(done.verdict.score).toBeGreaterThanOrEqual(0);
+    expect(done.verdict.score).toBeLessThanOrEqual(1);
 
     // Opening the link again: nothing left to do.
     await page.goto(pageUrl(v.id));

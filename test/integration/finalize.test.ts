@@ -65,7 +65,11 @@ describe("POST /v1/verifications/{id}/finalize", () => {
       headers: { Cookie: `${SESSION_COOKIE}=${cookie}`, Origin: BASE },
     });
     expect(bySession.status).toBe(200);
-    expect(bySession.body.case_analysis).toBeDefined();
+    expect(bySession.body.case_analysis).toMatchObject({
+      overall_risk_score: expect.any(Number),
+      review_priority: expect.stringMatching(/^(low|medium|high)$/),
+      dimensions: { cross_image_consistency: expect.any(Object), physical_plausibility: expect.any(Object) },
+    });
   });
 
   it("over its time budget the case analysis is queued and appears later", async () => {

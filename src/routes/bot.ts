@@ -3,7 +3,7 @@ import { authenticate } from "../auth/middleware";
 import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
 import { issueOtp } from "../domain/accounts/otp";
-import { presentVerification } from "../domain/verification/present";
+import { presentCreated, presentVerification } from "../domain/verification/present";
 import { createVerification } from "../domain/verification/service";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
@@ -11,7 +11,7 @@ import { ApiError } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
 import { BotCreateVerificationSchema, BotLookupSchema, BotOtpRequestSchema, BotOtpSchema } from "../schemas/bot";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { IdempotencyHeaders, jsonContent, pickErrors } from "../schemas/common";
 import { VerificationSchema } from "../schemas/verification";
 
 /**
@@ -29,9 +29,7 @@ const create = createRoute({
   security,
   middleware: [authenticate({ bot: true })] as const,
   request: {
-    headers: z.object({
-      "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
-    }),
+    headers: IdempotencyHeaders,
     body: { content: { "application/json": { schema: BotCreateVerificationSchema } }, required: true },
   },
   responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 500) },
@@ -44,12 +42,9 @@ app.openapi(create, async (c) => {
     input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
-  if (outcome.kind === "replayed") {
-    c.header("Idempotent-Replayed", "true");
-    return c.json(JSON.parse(outcome.body) as z.infer<typeof VerificationSchema>, outcome.statusCode as 201);
-  }
-  const body = presentVerification(outcome.record, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });
-  return c.json(body as z.infer<typeof VerificationSchema>, 201);
+  const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });
+  if (created.replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(created.body as z.infer<typeof VerificationSchema>, 201);
 });
 
 const lookup = createRoute({

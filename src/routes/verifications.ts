@@ -4,7 +4,7 @@ import { authenticate } from "../auth/middleware";
 import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
-import { presentPublic, presentVerification, type Audience } from "../domain/verification/present";
+import { presentCreated, presentPublic, presentVerification, type Audience } from "../domain/verification/present";
 import { createVerification, listVerifications } from "../domain/verification/service";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
@@ -12,7 +12,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { IdempotencyHeaders, jsonContent, pickErrors } from "../schemas/common";
 import {
   AuditEventSchema,
   ListQuerySchema,
@@ -38,9 +38,7 @@ const create = createRoute({
   security,
   middleware: [authenticate({ apiKey: "any", session: true })] as const,
   request: {
-    headers: z.object({
-      "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
-    }),
+    headers: IdempotencyHeaders,
     body: { content: { "application/json": { schema: CreateVerificationSchema } }, required: true },
   },
   responses: {
@@ -56,12 +54,9 @@ app.openapi(create, async (c) => {
     input: c.req.valid("json"),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
-  if (outcome.kind === "replayed") {
-    c.header("Idempotent-Replayed", "true");
-    return c.json(JSON.parse(outcome.body) as z.infer<typeof VerificationSchema>, outcome.statusCode as 201);
-  }
-  const body = presentVerification(outcome.record, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });
-  return c.json(body as z.infer<typeof VerificationSchema>, 201);
+  const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });
+  if (created.replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(created.body as z.infer<typeof VerificationSchema>, 201);
 });
 
 const list = createRoute({

@@ -42,3 +42,8 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
 
 export const DateTime = z.iso.datetime({ offset: true }).openapi({ example: "2026-11-22T10:00:00.000Z" });
 export const VerificationId = z.string().openapi({ example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", pattern: "^vfy_[0-9A-HJKMNP-TV-Z]{26}$" });
+
+/** `Idempotency-Key` (1..255 chars): the same key and body replay the first response for 24 h. */
+export const IdempotencyHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
+});

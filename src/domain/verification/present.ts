@@ -1,4 +1,5 @@
 import type { VerificationRecord } from "../../db/verifications";
+import type { CreateOutcome } from "./service";
 import { iso } from "../../lib/time";
 import type { VerificationConfig } from "./config";
 import { sealOf } from "./seal";
@@ -81,4 +82,16 @@ export function presentPublic(record: VerificationRecord, tenantName: string, no
     captures_count: row.capturesCount,
     ...(verdict?.label ? { verdict: { label: verdict.label } } : {}),
   };
+}
+
+/**
+ * The 201 body of a creation: the new verification, or on an `Idempotency-Key` replay the exact
+ * body first answered (`replayed` tells the route to add `Idempotent-Replayed: true`).
+ */
+export function presentCreated(
+  outcome: CreateOutcome,
+  options: { baseUrl: string; audience: Audience },
+): { body: Record<string, unknown>; replayed: boolean } {
+  if (outcome.kind === "replayed") return { body: JSON.parse(outcome.body) as Record<string, unknown>, replayed: true };
+  return { body: presentVerification(outcome.record, options), replayed: false };
 }

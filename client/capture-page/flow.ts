@@ -2,37 +2,17 @@
  * The capture flow's pure rules (no DOM, unit-tested): what the server said (`GET /v1/verify`), plus
  * the work still waiting on this device, decides which step the end user is on and when they are done.
  */
+import type { VerificationStatus } from "../../src/db/schema";
+import type { ImageStep, TextStep, UploadStep } from "../../src/domain/verification/config";
 import type { MediaType } from "../../src/schemas/steps";
 
 export type { MediaType };
-export type Status = "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+export type Status = VerificationStatus;
 
-export interface ImageStepView {
-  key: string;
-  type: "image";
-  description: string;
-  min: number;
-  max: number;
-  captured: number;
-}
-export interface UploadStepView {
-  key: string;
-  type: "upload";
-  description?: string;
-  min: number;
-  max: number;
-  accept: MediaType[];
-  max_size_bytes: number;
-  captured: number;
-}
-export interface TextStepView {
-  key: string;
-  type: "text";
-  description?: string;
-  required: boolean;
-  validation: { min_length?: number; max_length: number; format: "free_text" | "numeric_id" | "alphanumeric_id" };
-  answered: boolean;
-}
+/** The server's step shapes (src/domain/verification/config.ts) with the per-step progress `GET /v1/verify` adds. */
+export type ImageStepView = ImageStep & { captured: number };
+export type UploadStepView = UploadStep & { captured: number };
+export type TextStepView = TextStep & { answered: boolean };
 export type StepView = ImageStepView | UploadStepView | TextStepView;
 export type EvidenceStepView = ImageStepView | UploadStepView;
 

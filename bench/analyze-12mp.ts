@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { cpuUsage } from "node:process";
 import jpeg from "jpeg-js";
 import { analyzeImage } from "../src/analysis/analyze-image";
-import { decodePixels } from "../src/analysis/pixels";
+import { decodeImage } from "../src/analysis/pixels";
 import { encodeJpeg, exifTiff, naturalScene, recapture } from "../test/helpers/synth";
 
 const RUNS = 3;
@@ -38,7 +38,7 @@ async function benchOne(name: string, bytes: Uint8Array) {
   let timings: Record<string, number> = {};
   for (let i = 0; i < RUNS; i += 1) {
     decodeOnly.push(cpuMs(() => jpeg.decode(bytes, { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: 512 })).ms);
-    decodeLuma.push(cpuMs(() => decodePixels(bytes, "image/jpeg")).ms);
+    decodeLuma.push((await cpuMsAsync(() => decodeImage(bytes, "image/jpeg"))).ms);
     const run = await cpuMsAsync(() =>
       analyzeImage(
         {

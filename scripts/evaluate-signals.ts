@@ -9,11 +9,11 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { readMetadata } from "../src/analysis/metadata";
-import { decodePixels } from "../src/analysis/pixels";
+import { decodeImage } from "../src/analysis/pixels";
 import { detectAiProvenance } from "../src/analysis/signals/ai-provenance";
 import { analyzeDepth, parseDepthPng } from "../src/analysis/signals/depth-plane";
 import { dhash64, hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "../src/analysis/signals/perceptual-hash";
-import { detectScreen } from "../src/analysis/signals/screen-moire";
+import { detectScreen, screenTileRects } from "../src/analysis/signals/screen-moire";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "../test/helpers/c2pa";
 import {
   crop,
@@ -43,7 +43,8 @@ interface Row {
 }
 
 const rows: Row[] = [];
-function record(signal: string, name: string, positive: boolean, outcomes: boolean[]): void {
+async function record(signal: string, name: string, positive: boolean, pending: Array<boolean | Promise<boolean>>): Promise<void> {
+  const outcomes = await Promise.all(pending);
   rows.push({ signal, case: name, positive, n: outcomes.length, flagged: outcomes.filter(Boolean).length });
 }
 
@@ -51,27 +52,27 @@ const W = 512;
 const H = 384;
 const SEEDS = [11, 23, 37, 41, 53, 67];
 
-function screenFlag(image: Rgb, quality: number): boolean {
-  const px = decodePixels(encodeJpeg(image, quality), "image/jpeg")!;
-  return detectScreen(px.luma, null).screen_detected;
+async function screenFlag(image: Rgb, quality: number): Promise<boolean> {
+  const px = await decodeImage(encodeJpeg(image, quality), "image/jpeg", { tiles: screenTileRects });
+  return detectScreen(px, null).screen_detected;
 }
 
-function evaluateScreen(): void {
+async function evaluateScreen(): Promise<void> {
   const scenes = SEEDS.map((s) => naturalScene(W, H, s));
-  for (const q of [95, 85, 70]) record("screen_detection", `natural scene, JPEG q${q}`, false, scenes.map((s) => screenFlag(s, q)));
-  record("screen_detection", "stripes (period 5 and 8 px), q85", false, scenes.flatMap((s) => [screenFlag(stripes(s, 5), 85), screenFlag(stripes(s, 8), 85)]));
+  for (const q of [95, 85, 70]) await record("screen_detection", `natural scene, JPEG q${q}`, false, scenes.map((s) => screenFlag(s, q)));
+  await record("screen_detection", "stripes (period 5 and 8 px), q85", false, scenes.flatMap((s) => [screenFlag(stripes(s, 5), 85), screenFlag(stripes(s, 8), 85)]));
   for (const pitch of [3, 4, 5, 6, 8]) {
-    const outcomes: boolean[] = [];
+    const outcomes: Array<Promise<boolean>> = [];
     for (const angle of [0, 2, 7, 15]) for (const s of scenes.slice(0, 3)) outcomes.push(screenFlag(recapture(s, pitch, angle, s.data[0]!), 85));
-    record("screen_detection", `recapture, pitch ${pitch} px, angles 0/2/7/15°, q85`, true, outcomes);
+    await record("screen_detection", `recapture, pitch ${pitch} px, angles 0/2/7/15°, q85`, true, outcomes);
   }
   for (const q of [95, 70, 50]) {
     const outcomes = scenes.slice(0, 4).flatMap((s) => [4, 6].map((p) => screenFlag(recapture(s, p, 5), q)));
-    record("screen_detection", `recapture, pitch 4/6 px at 5°, JPEG q${q}`, true, outcomes);
+    await record("screen_detection", `recapture, pitch 4/6 px at 5°, JPEG q${q}`, true, outcomes);
   }
   for (const factor of [2, 4]) {
     const outcomes = scenes.slice(0, 4).flatMap((s) => [3, 5].map((p) => screenFlag(resize(recapture(s, p, 5), Math.round(W / factor), Math.round(H / factor)), 85)));
-    record("screen_detection", `recapture downscaled ${factor}× (pitch 3/5 px)`, true, outcomes);
+    await record("screen_detection", `recapture downscaled ${factor}× (pitch 3/5 px)`, true, outcomes);
   }
 }
 
@@ -101,30 +102,30 @@ async function evaluateAi(): Promise<void> {
     const [bytes, type] = await marked(scenes[i % scenes.length]!, i);
     markedOutcomes.push(await aiFlag(bytes, type));
   }
-  record("ai_detection", "generator output with provenance (SD, ComfyUI, XMP, UserComment, C2PA)", true, markedOutcomes);
+  await record("ai_detection", "generator output with provenance (SD, ComfyUI, XMP, UserComment, C2PA)", true, markedOutcomes);
   // The same outputs after a re-save that strips metadata: provenance cannot see them (by design).
-  record("ai_detection", "generator output re-saved without metadata", true, await Promise.all(scenes.map((s) => aiFlag(encodeJpeg(s, 85), "image/jpeg"))));
+  await record("ai_detection", "generator output re-saved without metadata", true, await Promise.all(scenes.map((s) => aiFlag(encodeJpeg(s, 85), "image/jpeg"))));
   const cameras = await Promise.all(scenes.map((s, i) => aiFlag(encodeJpeg(s, 90, exifTiff({ make: "Google", model: `Pixel ${i}`, software: "HDR+ 1.0", dateTimeOriginal: "2026:05:01 10:00:00" })), "image/jpeg")));
-  record("ai_detection", "camera photos (EXIF, no generator marker)", false, cameras);
+  await record("ai_detection", "camera photos (EXIF, no generator marker)", false, cameras);
 }
 
-function evaluateReverse(): void {
+async function evaluateReverse(): Promise<void> {
   const originals = Array.from({ length: 12 }, (_, i) => naturalScene(400, 300, 100 + i));
-  const hash = (bytes: Uint8Array, type = "image/jpeg") => dhash64(decodePixels(bytes, type)!.luma);
-  const base = originals.map((o) => hash(encodeJpeg(o, 92)));
-  const matches = (variant: (o: Rgb) => Uint8Array) => originals.map((o, i) => hammingDistance(base[i]!, hash(variant(o))) <= NEAR_DUPLICATE_MAX_DISTANCE);
-  record("reverse_search", "same image recompressed (q60)", true, matches((o) => encodeJpeg(o, 60)));
-  record("reverse_search", "resized to 50% (q80)", true, matches((o) => encodeJpeg(resize(o, 200, 150), 80)));
-  record("reverse_search", "resized to 25% (q80)", true, matches((o) => encodeJpeg(resize(o, 100, 75), 80)));
-  record("reverse_search", "cropped 5% per side", true, matches((o) => encodeJpeg(crop(o, 20, 15, 360, 270), 85)));
-  record("reverse_search", "cropped 20% per side", true, matches((o) => encodeJpeg(crop(o, 80, 60, 240, 180), 85)));
-  record("reverse_search", "mirrored", true, matches((o) => encodeJpeg(mirror(o), 85)));
+  const hash = async (bytes: Uint8Array, type = "image/jpeg") => dhash64((await decodeImage(bytes, type))!.overview);
+  const base = await Promise.all(originals.map((o) => hash(encodeJpeg(o, 92))));
+  const matches = (variant: (o: Rgb) => Uint8Array) => originals.map(async (o, i) => hammingDistance(base[i]!, await hash(variant(o))) <= NEAR_DUPLICATE_MAX_DISTANCE);
+  await record("reverse_search", "same image recompressed (q60)", true, matches((o) => encodeJpeg(o, 60)));
+  await record("reverse_search", "resized to 50% (q80)", true, matches((o) => encodeJpeg(resize(o, 200, 150), 80)));
+  await record("reverse_search", "resized to 25% (q80)", true, matches((o) => encodeJpeg(resize(o, 100, 75), 80)));
+  await record("reverse_search", "cropped 5% per side", true, matches((o) => encodeJpeg(crop(o, 20, 15, 360, 270), 85)));
+  await record("reverse_search", "cropped 20% per side", true, matches((o) => encodeJpeg(crop(o, 80, 60, 240, 180), 85)));
+  await record("reverse_search", "mirrored", true, matches((o) => encodeJpeg(mirror(o), 85)));
   const unrelated: boolean[] = [];
   for (let i = 0; i < base.length; i += 1) for (let j = i + 1; j < base.length; j += 1) unrelated.push(hammingDistance(base[i]!, base[j]!) <= NEAR_DUPLICATE_MAX_DISTANCE);
-  record("reverse_search", "unrelated image pairs", false, unrelated);
+  await record("reverse_search", "unrelated image pairs", false, unrelated);
 }
 
-function evaluateDepth(): void {
+async function evaluateDepth(): Promise<void> {
   const planar: boolean[] = [];
   const scenes: boolean[] = [];
   for (const [i, noise] of [0.002, 0.005, 0.01, 0.015].entries()) {
@@ -137,7 +138,7 @@ function evaluateDepth(): void {
       planar.push(analyzeDepth(parseDepthPng(png)).anomaly);
     }
   }
-  record("depth", "planar maps (tilts 0–2 mm/px, noise 0.2–1.5%)", true, planar);
+  await record("depth", "planar maps (tilts 0–2 mm/px, noise 0.2–1.5%)", true, planar);
   for (const [i, height] of [40, 80, 150, 300].entries()) {
     for (const kind of ["bump", "step", "room"]) {
       const r = rng(100 + i);
@@ -150,7 +151,7 @@ function evaluateDepth(): void {
       scenes.push(analyzeDepth(parseDepthPng(png)).anomaly);
     }
   }
-  record("depth", "non-planar scenes (object, step, room corner; relief 40–300 mm at 0.9 m)", false, scenes);
+  await record("depth", "non-planar scenes (object, step, room corner; relief 40–300 mm at 0.9 m)", false, scenes);
 }
 
 function table(): string {
@@ -176,10 +177,10 @@ function table(): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  evaluateScreen();
+  await evaluateScreen();
   await evaluateAi();
-  evaluateReverse();
-  evaluateDepth();
+  await evaluateReverse();
+  await evaluateDepth();
   const out = `${table()}\n\n_Generated by \`npm run eval:signals\` (scripts/evaluate-signals.ts) in ${((Date.now() - started) / 1000).toFixed(0)} s._`;
   console.log(out);
   if (process.argv.includes("--write")) {

@@ -6,13 +6,13 @@ import { testMarker, testMarkerJudge } from "../providers/vision/test-markers";
 import type { SignalName } from "../schemas/verification-create";
 import { NOT_APPLICABLE, type AiResult, type ContextResult, type DepthResult, type ScreenResult, type VerdictSignals } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
-import { decodePixels, encodeThumbnailJpeg, type DecodedPixels } from "./pixels";
+import { decodeImage, encodeThumbnailJpeg, type DecodedImage } from "./pixels";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { DHASH_ALGORITHM, dhash64 } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
-import { detectScreen } from "./signals/screen-moire";
+import { detectScreen, screenTileRects } from "./signals/screen-moire";
 
 export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/1";
 
@@ -90,16 +90,15 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const marker = deps.testMarkers ? testMarker(metadata) : null;
   const judge = marker !== null ? testMarkerJudge(marker) : deps.vision;
   const wantsVision = Boolean(judge && ((input.required.includes("context") && input.context && !input.uploaded) || input.expectedObject || input.conditionAspects?.length));
-  let pixels: DecodedPixels | null = null;
+  let pixels: DecodedImage | null = null;
   let decodeError: string | null = null;
   try {
-    pixels = await time("decode", () => decodePixels(input.bytes, input.mediaType, wantsVision ? { thumbnailMaxSide: VISION_MAX_SIDE } : {}));
+    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, ...(wantsVision ? { thumbnailMaxSide: VISION_MAX_SIDE } : {}) }));
   } catch (err) {
     decodeError = String(err).slice(0, 300);
   }
-  const luma = pixels?.luma ?? null;
 
-  const hash = luma ? await time("phash", () => dhash64(luma)) : null;
+  const hash = pixels ? await time("phash", () => dhash64(pixels!.overview)) : null;
   const matches = hash ? await time("index", () => deps.nearDuplicates(hash, DHASH_ALGORITHM)) : [];
 
   // The offline signals are computed for every image (the case analysis reads them); for uploaded
@@ -107,7 +106,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const depth = await time("depth", () => depthOf(input.depthPng));
   const observed: ObservedSignals = {
     depth,
-    screen_detection: await time("screen", () => detectScreen(luma, depth.source === "unavailable" ? null : depth)),
+    screen_detection: await time("screen", () => detectScreen(pixels, depth.source === "unavailable" ? null : depth)),
     ai_detection: detectAiProvenance(metadata),
   };
   const signals: VerdictSignals = {};
@@ -142,7 +141,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     capture_id: input.captureId,
     uploaded: input.uploaded,
     media_type: input.mediaType,
-    dimensions: luma ? { width: luma.width, height: luma.height } : null,
+    dimensions: pixels ? { width: pixels.width, height: pixels.height } : null,
     phash: hash ? { algorithm: DHASH_ALGORITHM, hash } : null,
     metadata: {
       make: metadata.make,

@@ -7,7 +7,7 @@ import { webImageSearch } from "../providers/web-search";
 import { readEvidence } from "../storage/evidence";
 import type { CaptureAnalysisResult } from "./analyze-image";
 import { analyzeCase, type CaseCapture, type NarrativeJudgement } from "./case-analysis";
-import { decodePixels, encodeThumbnailJpeg } from "./pixels";
+import { decodeImage, encodeThumbnailJpeg } from "./pixels";
 
 /** The per-capture analyses are not all stored yet: the queued job retries later. */
 export class CaseNotReady extends Error {
@@ -51,7 +51,7 @@ async function judgeNarrative(env: Env, vision: VisionJudge, record: Verificatio
   let model = "unknown";
   for (const capture of record.captures.slice(0, NARRATIVE_CAPTURES)) {
     const bytes = await readEvidence(env.EVIDENCE, capture.imageKey);
-    const pixels = bytes ? safeDecode(bytes, capture.contentType) : null;
+    const pixels = bytes ? await safeDecode(bytes, capture.contentType) : null;
     if (!pixels?.thumbnail) continue;
     const judgement = await vision.judge({ image: encodeThumbnailJpeg(pixels.thumbnail), context: { kind: "insurance or inspection claim", summary: narrative } });
     model = judgement.model;
@@ -62,9 +62,9 @@ async function judgeNarrative(env: Env, vision: VisionJudge, record: Verificatio
   return { judgements, model };
 }
 
-function safeDecode(bytes: Uint8Array, mediaType: string) {
+async function safeDecode(bytes: Uint8Array, mediaType: string) {
   try {
-    return decodePixels(bytes, mediaType, { thumbnailMaxSide: 1024 });
+    return await decodeImage(bytes, mediaType, { thumbnailMaxSide: 1024 });
   } catch {
     return null;
   }

@@ -15,10 +15,43 @@ export interface Thumbnail {
   rgb: Uint8Array;
 }
 
-export interface DecodedPixels {
-  luma: Luma;
+/** A region of the image in native pixel coordinates. */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A native-resolution crop of the luma; `x`, `y` place it in the whole image. */
+export interface Tile extends Luma {
+  x: number;
+  y: number;
+}
+
+export interface DecodeRequest {
+  /** The native-resolution regions the caller needs, chosen from the image's dimensions. */
+  tiles?: (width: number, height: number) => Rect[];
+  /** Also produce an RGB copy whose longest side is at most this. */
+  thumbnailMaxSide?: number;
+}
+
+/**
+ * What the signals work on. Global signals (perceptual hashes) read the reduced-scale `overview`;
+ * signals that need the sensor's own pixel lattice (moiré) read native-resolution `tiles`. No signal
+ * may assume the whole image at native resolution is in memory: a 50 MP photo does not fit a Worker.
+ */
+export interface DecodedImage {
+  /** Native dimensions. */
+  width: number;
+  height: number;
+  /** The whole frame, area-averaged to a longest side of at most OVERVIEW_MAX_SIDE. */
+  overview: Luma;
+  tiles: Tile[];
   thumbnail: Thumbnail | null;
 }
+
+export const OVERVIEW_MAX_SIDE = 1024;
 
 /**
  * Images larger than this are not decoded. Decoding holds about 7 bytes per pixel at its peak
@@ -28,11 +61,11 @@ export interface DecodedPixels {
 export const MAX_DECODE_MEGAPIXELS = 16;
 
 /**
- * Decodes JPEG (jpeg-js, pure JS) and PNG (fast-png) to luma, optionally with a thumbnail. WebP and
- * HEIC/HEIF have no decoder that runs in workerd without runtime WASM compilation (see
- * docs/signals.md): they return null and the pixel signals report `pixels_unavailable`.
+ * Decodes JPEG (jpeg-js, pure JS) and PNG (fast-png) into the overview, the requested tiles and an
+ * optional thumbnail. WebP and HEIC/HEIF have no decoder here yet: they return null and the pixel
+ * signals report `pixels_unavailable`.
  */
-export function decodePixels(bytes: Uint8Array, mediaType: string, options: { thumbnailMaxSide?: number } = {}): DecodedPixels | null {
+export async function decodeImage(bytes: Uint8Array, mediaType: string, request: DecodeRequest = {}): Promise<DecodedImage | null> {
   let width: number;
   let height: number;
   let channels: number;
@@ -57,9 +90,45 @@ export function decodePixels(bytes: Uint8Array, mediaType: string, options: { th
   } else {
     return null;
   }
-  const luma = toLuma(width, height, channels, data, scale);
-  const thumbnail = options.thumbnailMaxSide ? makeThumbnail(width, height, channels, data, scale, options.thumbnailMaxSide) : null;
-  return { luma: { width, height, data: luma }, thumbnail };
+  const luma: Luma = { width, height, data: toLuma(width, height, channels, data, scale) };
+  return {
+    width,
+    height,
+    overview: downscaleLuma(luma, OVERVIEW_MAX_SIDE),
+    tiles: (request.tiles?.(width, height) ?? []).map((rect) => cropLuma(luma, rect)),
+    thumbnail: request.thumbnailMaxSide ? makeThumbnail(width, height, channels, data, scale, request.thumbnailMaxSide) : null,
+  };
+}
+
+function cropLuma(luma: Luma, rect: Rect): Tile {
+  const x = Math.max(0, Math.min(luma.width - 1, rect.x));
+  const y = Math.max(0, Math.min(luma.height - 1, rect.y));
+  const width = Math.min(rect.width, luma.width - x);
+  const height = Math.min(rect.height, luma.height - y);
+  const data = new Uint8Array(width * height);
+  for (let row = 0; row < height; row += 1) data.set(luma.data.subarray((y + row) * luma.width + x, (y + row) * luma.width + x + width), row * width);
+  return { x, y, width, height, data };
+}
+
+/** Area-average downscale (a copy when already small enough). */
+export function downscaleLuma(luma: Luma, maxSide: number): Luma {
+  const factor = Math.max(1, Math.max(luma.width, luma.height) / maxSide);
+  if (factor === 1) return { width: luma.width, height: luma.height, data: luma.data.slice() };
+  const width = Math.max(1, Math.round(luma.width / factor));
+  const height = Math.max(1, Math.round(luma.height / factor));
+  const sums = new Float64Array(width * height);
+  const counts = new Uint32Array(width * height);
+  for (let y = 0; y < luma.height; y += 1) {
+    const ty = Math.min(height - 1, Math.floor(y / factor));
+    for (let x = 0; x < luma.width; x += 1) {
+      const t = ty * width + Math.min(width - 1, Math.floor(x / factor));
+      sums[t] = sums[t]! + luma.data[y * luma.width + x]!;
+      counts[t]! += 1;
+    }
+  }
+  const data = new Uint8Array(width * height);
+  for (let t = 0; t < data.length; t += 1) data[t] = Math.round(sums[t]! / Math.max(1, counts[t]!));
+  return { width, height, data };
 }
 
 /** Rec. 601 luma; gray and gray+alpha pass through, alpha is ignored. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { decodePixels } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/pixels";
 import { DHASH_ALGORITHM, dhash64, hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "../../src/analysis/signals/perceptual-hash";
 import { reverseSearchResult } from "../../src/analysis/signals/reverse-search";
 import { indexAndFindNearDuplicates } from "../../src/db/analyses";
 import { db } from "../helpers/api";
 import { crop, encodeJpeg, encodePngRgb, mirror, naturalScene, resize, type Rgb } from "../helpers/synth";
 
-function hashOf(bytes: Uint8Array, type = "image/jpeg"): string {
-  return dhash64(decodePixels(bytes, type)!.luma);
+async function hashOf(bytes: Uint8Array, type = "image/jpeg"): Promise<string> {
+  return dhash64((await decodeImage(bytes, type))!.overview);
 }
 
 let n = 0;
@@ -19,29 +19,29 @@ describe("reverse_search: perceptual-hash index in D1", () => {
   const original: Rgb = naturalScene(400, 300, 77);
 
   it("finds a resized, recompressed copy in another verification and nothing for an unrelated image", async () => {
-    const first = await index(hashOf(encodeJpeg(original, 92)), "vfy_ORIGINAL");
+    const first = await index(await hashOf(encodeJpeg(original, 92)), "vfy_ORIGINAL");
     expect(first).toEqual([]);
-    const copy = await index(hashOf(encodeJpeg(resize(original, 200, 150), 70)));
+    const copy = await index(await hashOf(encodeJpeg(resize(original, 200, 150), 70)));
     expect(copy.map((m) => m.verification_id)).toContain("vfy_ORIGINAL");
     expect(copy[0]!.distance).toBeLessThanOrEqual(NEAR_DUPLICATE_MAX_DISTANCE);
-    const pngCopy = await index(hashOf(encodePngRgb(original), "image/png"));
+    const pngCopy = await index(await hashOf(encodePngRgb(original), "image/png"));
     expect(pngCopy.map((m) => m.verification_id)).toContain("vfy_ORIGINAL");
 
-    const unrelated = await index(hashOf(encodeJpeg(naturalScene(400, 300, 78))));
+    const unrelated = await index(await hashOf(encodeJpeg(naturalScene(400, 300, 78))));
     expect(unrelated.map((m) => m.verification_id)).not.toContain("vfy_ORIGINAL");
   });
 
   it("a copy inside the same verification is not a reverse-search match (the case analysis sees it)", async () => {
     const scene = naturalScene(200, 150, 79);
-    await index(hashOf(encodeJpeg(scene)), "vfy_SAME");
-    expect(await index(hashOf(encodeJpeg(scene, 80)), "vfy_SAME")).toEqual([]);
+    await index(await hashOf(encodeJpeg(scene)), "vfy_SAME");
+    expect(await index(await hashOf(encodeJpeg(scene, 80)), "vfy_SAME")).toEqual([]);
   });
 
   it("known misses: mirroring and a large crop change the hash beyond the radius", async () => {
     const scene = naturalScene(400, 300, 80);
-    const base = hashOf(encodeJpeg(scene));
-    expect(hammingDistance(base, hashOf(encodeJpeg(mirror(scene))))).toBeGreaterThan(NEAR_DUPLICATE_MAX_DISTANCE);
-    expect(hammingDistance(base, hashOf(encodeJpeg(crop(scene, 100, 75, 200, 150))))).toBeGreaterThan(NEAR_DUPLICATE_MAX_DISTANCE);
+    const base = await hashOf(encodeJpeg(scene));
+    expect(hammingDistance(base, await hashOf(encodeJpeg(mirror(scene))))).toBeGreaterThan(NEAR_DUPLICATE_MAX_DISTANCE);
+    expect(hammingDistance(base, await hashOf(encodeJpeg(crop(scene, 100, 75, 200, 150))))).toBeGreaterThan(NEAR_DUPLICATE_MAX_DISTANCE);
   });
 
   it("the signal reports internal matches and says the web was not searched", () => {

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { decodePixels } from "../../src/analysis/pixels";
-import { detectScreen } from "../../src/analysis/signals/screen-moire";
+import { decodeImage } from "../../src/analysis/pixels";
+import { detectScreen, screenTileRects } from "../../src/analysis/signals/screen-moire";
 import { encodeJpeg, naturalScene, recapture, stripes, type Rgb } from "../helpers/synth";
 
-function screenOf(image: Rgb, quality = 90, depth: { anomaly: boolean; confidence: number } | null = null) {
-  const pixels = decodePixels(encodeJpeg(image, quality), "image/jpeg");
-  return detectScreen(pixels!.luma, depth);
+async function screenOf(image: Rgb, quality = 90, depth: { anomaly: boolean; confidence: number } | null = null) {
+  const pixels = await decodeImage(encodeJpeg(image, quality), "image/jpeg", { tiles: screenTileRects });
+  return detectScreen(pixels, depth);
 }
 
 const codes = (r: { evidence: Array<{ code: string }> }) => r.evidence.map((e) => e.code);
 const scene = naturalScene(384, 320, 5);
 
 describe("screen_detection (moiré of the high-pass residual)", () => {
-  it("a natural scene is not a screen, with confidence at most 0.5", () => {
-    const result = screenOf(scene);
+  it("a natural scene is not a screen, with confidence at most 0.5", async () => {
+    const result = await screenOf(scene);
     expect(result.screen_detected).toBe(false);
     expect(result.confidence).toBeLessThanOrEqual(0.5);
     expect(codes(result)).toContain("no_grid_peaks");
@@ -23,22 +23,22 @@ describe("screen_detection (moiré of the high-pass residual)", () => {
     [3, 0],
     [4, 3],
     [5, 10],
-  ])("a recapture through a pixel grid of pitch %i px at %i° is detected, confidence capped at 0.7", (pitch, angle) => {
-    const result = screenOf(recapture(scene, pitch, angle), 88);
+  ])("a recapture through a pixel grid of pitch %i px at %i° is detected, confidence capped at 0.7", async (pitch, angle) => {
+    const result = await screenOf(recapture(scene, pitch, angle), 88);
     expect(result.screen_detected).toBe(true);
     expect(result.confidence).toBeGreaterThanOrEqual(0.45);
     expect(result.confidence).toBeLessThanOrEqual(0.7);
     expect(codes(result)).toContain("moire_grid_peaks");
   });
 
-  it("stripes (periodic in one direction only) do not trigger", () => {
-    const result = screenOf(stripes(scene, 6));
+  it("stripes (periodic in one direction only) do not trigger", async () => {
+    const result = await screenOf(stripes(scene, 6));
     expect(result.screen_detected).toBe(false);
     expect(codes(result)).toContain("one_directional_periodicity");
   });
 
-  it("a planar depth map corroborates the grid and raises the confidence above the moiré cap", () => {
-    const result = screenOf(recapture(scene, 5, 3), 90, { anomaly: true, confidence: 0 });
+  it("a planar depth map corroborates the grid and raises the confidence above the moiré cap", async () => {
+    const result = await screenOf(recapture(scene, 5, 3), 90, { anomaly: true, confidence: 0 });
     expect(result.screen_detected).toBe(true);
     expect(result.confidence).toBeGreaterThan(0.7);
     expect(codes(result)).toContain("depth_planar_corroborates");

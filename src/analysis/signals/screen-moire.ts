@@ -1,7 +1,7 @@
 import FFT from "fft.js";
 import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
-import type { Luma } from "../pixels";
+import type { Rect, Tile } from "../pixels";
 
 export const SCREEN_MOIRE_VERSION = "screen-moire/1";
 
@@ -48,14 +48,14 @@ export interface DepthHint {
  * fabric give peaks along one direction only and are ignored; JPEG blocking sits on a known lattice
  * and must be much stronger to count.
  */
-export function detectScreen(luma: Luma | null, depth: DepthHint | null): ScreenResult {
+export function detectScreen(image: { width: number; height: number; tiles: Tile[] } | null, depth: DepthHint | null): ScreenResult {
   const base = { provider: "offline-moire", method_version: SCREEN_MOIRE_VERSION };
-  if (!luma) {
+  if (!image) {
     return { ...base, screen_detected: false, confidence: 0, evidence: [{ code: "pixels_unavailable", detail: "no decoder for this media type" }] };
   }
-  const m = measureMoire(luma);
+  const m = measureMoire(image.tiles);
   if (!m) {
-    return { ...base, screen_detected: false, confidence: 0, evidence: [{ code: "image_too_small", value: `${luma.width}x${luma.height}` }] };
+    return { ...base, screen_detected: false, confidence: 0, evidence: [{ code: "image_too_small", value: `${image.width}x${image.height}` }] };
   }
   const evidence: Evidence[] = [];
   const best = [...m.tiles].sort((a, b) => b.grid_ratio - a.grid_ratio)[0]!;
@@ -93,10 +93,13 @@ export function detectScreen(luma: Luma | null, depth: DepthHint | null): Screen
   return { ...base, screen_detected: detected, confidence: round2(confidence), evidence };
 }
 
-/** Scores up to five tiles (centre and the four quadrant centres) at full resolution. */
-export function measureMoire(luma: Luma): MoireMeasurement | null {
-  const side = Math.min(luma.width, luma.height);
-  if (side < MIN_TILE) return null;
+/**
+ * The native-resolution regions the detector reads: up to five square tiles (centre and the four
+ * quadrant centres), 256 px or the largest power of two that fits.
+ */
+export function screenTileRects(width: number, height: number): Rect[] {
+  const side = Math.min(width, height);
+  if (side < MIN_TILE) return [];
   let size = MAX_TILE;
   while (size > side) size /= 2;
   const centres: Array<[number, number]> = [
@@ -107,21 +110,33 @@ export function measureMoire(luma: Luma): MoireMeasurement | null {
     [0.75, 0.75],
   ];
   const seen = new Set<string>();
-  const tiles: TileScore[] = [];
-  const fft = new FFT(size);
+  const rects: Rect[] = [];
   for (const [cx, cy] of centres) {
-    const x = Math.max(0, Math.min(luma.width - size, Math.round(cx * luma.width - size / 2)));
-    const y = Math.max(0, Math.min(luma.height - size, Math.round(cy * luma.height - size / 2)));
+    const x = Math.max(0, Math.min(width - size, Math.round(cx * width - size / 2)));
+    const y = Math.max(0, Math.min(height - size, Math.round(cy * height - size / 2)));
     const key = `${x},${y}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    tiles.push(scoreTile(luma, x, y, size, fft));
+    rects.push({ x, y, width: size, height: size });
   }
-  const ratios = tiles.map((t) => t.grid_ratio).sort((a, b) => a - b);
+  return rects;
+}
+
+/** Scores the tiles of `screenTileRects` (square, power-of-two sides). */
+export function measureMoire(tiles: Tile[]): MoireMeasurement | null {
+  const usable = tiles.filter((t) => t.width === t.height && t.width >= MIN_TILE && (t.width & (t.width - 1)) === 0);
+  if (usable.length === 0) return null;
+  const ffts = new Map<number, FFT>();
+  const scores = usable.map((tile) => {
+    let fft = ffts.get(tile.width);
+    if (!fft) ffts.set(tile.width, (fft = new FFT(tile.width)));
+    return scoreTile(tile, fft);
+  });
+  const ratios = scores.map((t) => t.grid_ratio).sort((a, b) => a - b);
   return {
-    tiles,
+    tiles: scores,
     strength: ratios[Math.floor((ratios.length - 1) / 2)]!,
-    tiles_over: tiles.filter((t) => t.grid_ratio >= GRID_RATIO_THRESHOLD).length,
+    tiles_over: scores.filter((t) => t.grid_ratio >= GRID_RATIO_THRESHOLD).length,
   };
 }
 
@@ -131,23 +146,22 @@ interface Peak {
   ratio: number;
 }
 
-function scoreTile(luma: Luma, x0: number, y0: number, n: number, fft: FFT): TileScore {
+function scoreTile(tile: Tile, fft: FFT): TileScore {
+  const n = tile.width;
   // High-pass residual (pixel minus its 3×3 mean), Hann-windowed, as a complex 2-D array.
   const re = new Float64Array(n * n);
   const im = new Float64Array(n * n);
   const hann = new Float64Array(n);
   for (let i = 0; i < n; i += 1) hann[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1));
-  const { width, height, data } = luma;
+  const { width, height, data } = tile;
   for (let y = 0; y < n; y += 1) {
     for (let x = 0; x < n; x += 1) {
-      const gx = x0 + x;
-      const gy = y0 + y;
       let sum = 0;
       for (let dy = -1; dy <= 1; dy += 1) {
-        const row = Math.min(height - 1, Math.max(0, gy + dy)) * width;
-        for (let dx = -1; dx <= 1; dx += 1) sum += data[row + Math.min(width - 1, Math.max(0, gx + dx))]!;
+        const row = Math.min(height - 1, Math.max(0, y + dy)) * width;
+        for (let dx = -1; dx <= 1; dx += 1) sum += data[row + Math.min(width - 1, Math.max(0, x + dx))]!;
       }
-      re[y * n + x] = (data[gy * width + gx]! - sum / 9) * hann[x]! * hann[y]!;
+      re[y * n + x] = (data[y * width + x]! - sum / 9) * hann[x]! * hann[y]!;
     }
   }
   fft2d(re, im, n, fft);
@@ -193,8 +207,8 @@ function scoreTile(luma: Luma, x0: number, y0: number, n: number, fft: FFT): Til
     second = peaks.find((p) => angleGap(direction(p), a1) >= MIN_DIRECTION_GAP_DEG);
   }
   return {
-    x: x0,
-    y: y0,
+    x: tile.x,
+    y: tile.y,
     size: n,
     grid_ratio: second ? second.ratio : 0,
     peak_ratio: first ? first.ratio : 0,

@@ -11,6 +11,7 @@ import { newId } from "../../lib/ids";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import type { VerificationStatus } from "./state";
 import { normalizeConfig } from "./config";
+import { reserveNotifyEmail } from "../notifications/email-quota";
 import { assertWebhookUrlAllowed } from "../webhooks/url-guard";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -56,6 +57,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     idempotency = { key: options.idempotencyKey, fingerprint, staleBefore: now - IDEMPOTENCY_TTL_MS };
   }
   if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url);
+  if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId);
   const id = newId("verification", now);
   const result = await verificationObject(env, id).create({
     id,

@@ -166,6 +166,14 @@ describe("trial verdict over WhatsApp", () => {
     expect(await messagesOf(ordinary.id)).toHaveLength(0);
   });
 
+  it("only the server-set trial origin sends: a tenant's metadata.origin_channel = wa does not", async () => {
+    const t = await seedTenant();
+    const lookalike = await createVerification(t.key, { max_captures: 1, metadata: { origin_channel: "wa", source: "landing" } });
+    await complete(lookalike.id, { label: "verified", score: 0.9, signals: {} });
+    expect(await sendTrialVerdict(env, db(), completedEvent(lookalike.id, t.id))).toBe(false);
+    expect(await messagesOf(lookalike.id)).toHaveLength(0);
+  });
+
   it("in production goes through the WhatsApp Cloud API", async () => {
     const t = await seedTenant();
     const trial = await trialVerification(t.id);

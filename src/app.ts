@@ -12,6 +12,7 @@ import captureFlow from "./routes/capture-flow";
 import capturePage from "./routes/capture-page";
 import devRoutes from "./routes/dev";
 import linkTemplates from "./routes/link-templates";
+import phones from "./routes/phones";
 import publicLinks from "./routes/public-links";
 import trial from "./routes/trial";
 import { mountDocs } from "./routes/docs";
@@ -50,6 +51,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", webhooks);
   app.route("/", auth);
   app.route("/", apiKeys);
+  app.route("/", phones);
   app.route("/", bot);
   app.route("/", linkTemplates);
   app.route("/", publicLinks);

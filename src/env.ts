@@ -24,6 +24,8 @@ export interface Secrets {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
+  /** Verifications with `notify_email` per tenant per UTC day (default 100; 0 turns notify_email off). */
+  NOTIFY_EMAIL_DAILY_LIMIT?: string;
   /** Webhook retry backoff base in seconds (default 8: ~3 days over 20 retries); tests set 0. */
   WEBHOOK_RETRY_BASE_SECONDS?: string;
   /** DNS-over-HTTPS JSON endpoint for the webhook SSRF guard (default Cloudflare's resolver). */

@@ -273,6 +273,21 @@ export const otpCodes = sqliteTable("otp_codes", {
   createdAt: ms("created_at").notNull(),
 });
 
+/**
+ * Phones an operator registered for their tenant: the bot may issue sign-in codes (`POST /v1/bot/otp`)
+ * only for these, and a code signs in only while its phone stays registered.
+ */
+export const tenantPhones = sqliteTable("tenant_phones", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  /** E.164, e.g. `+447700900123`. */
+  phone: text("phone").notNull(),
+  label: text("label"),
+  /** The dashboard user who registered it. */
+  registeredBy: text("registered_by").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [uniqueIndex("tenant_phones_tenant_phone_idx").on(t.tenantId, t.phone)]);
+
 /** Signatures the bot already used, refused on replay until they fall out of the tolerance window. */
 export const botNonces = sqliteTable("bot_nonces", {
   signature: text("signature").primaryKey(),

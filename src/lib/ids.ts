@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   template: "tpl",
   webhookDelivery: "whd",
   message: "msg",
+  phone: "phn",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

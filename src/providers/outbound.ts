@@ -14,6 +14,11 @@ export interface OutboundMessage {
   recipient: string;
   subject?: string;
   body: string;
+  /**
+   * What `outbound_messages` keeps instead of `body` when the body carries a live credential (a
+   * sign-in link): the message is recorded, the secret goes only to the recipient.
+   */
+  storedBody?: string;
   verificationId?: string;
 }
 
@@ -43,7 +48,7 @@ export async function sendOnce(db: Db, transport: Transport, message: OutboundMe
     channel: message.channel,
     recipient: message.recipient,
     subject: message.subject ?? null,
-    body: message.body,
+    body: message.storedBody ?? message.body,
     verificationId: message.verificationId ?? null,
     provider: transport.name,
     status: transport === recordOnlyTransport ? ("recorded" as const) : ("sent" as const),

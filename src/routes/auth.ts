@@ -146,6 +146,7 @@ const otpRefusal = {
   locked: "Too many wrong attempts: request a new code.",
   expired: "This code is no longer valid: request a new one.",
   unknown: "This code is no longer valid: request a new one.",
+  unregistered: "This phone number is no longer registered for the tenant.",
 } as const;
 
 app.openapi(otpVerify, async (c) => {

@@ -32,7 +32,7 @@ const create = createRoute({
     headers: IdempotencyHeaders,
     body: { content: { "application/json": { schema: BotCreateVerificationSchema } }, required: true },
   },
-  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 500) },
+  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 429, 500) },
 });
 
 app.openapi(create, async (c) => {
@@ -71,7 +71,9 @@ const otp = createRoute({
   path: "/v1/bot/otp",
   tags: ["Messaging bot"],
   summary: "Issue a dashboard sign-in code for `phone` in `tenant_id` (the bot delivers it)",
-  description: "The code is redeemed with `POST /v1/auth/otp/verify`. A number already signing in to another tenant is 403.",
+  description:
+    "Only for a phone an operator of the tenant registered (`POST /v1/phones`); any other number is 403 `forbidden`, " +
+    "and so is a number already signing in to another tenant. The code is redeemed with `POST /v1/auth/otp/verify`.",
   security,
   middleware: [authenticate({ bot: true })] as const,
   request: { body: { content: { "application/json": { schema: BotOtpRequestSchema } }, required: true } },

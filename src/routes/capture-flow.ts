@@ -18,13 +18,13 @@ import { attestationVerifier } from "../providers/attestation";
 import {
   AnswerRequestSchema,
   CaptureRequestSchema,
+  CaptureVerificationSchema,
   ProgressRequestSchema,
   UploadUrlRequestSchema,
   UploadUrlResponseSchema,
   VerifyViewSchema,
 } from "../schemas/capture-flow";
 import { jsonContent, pickErrors } from "../schemas/common";
-import { VerificationSchema } from "../schemas/verification";
 
 /*
  * The end user's capture flow. The verification id in the path is the only credential, so these
@@ -42,7 +42,7 @@ app.use("/v1/verifications/:token/submit", cors());
 app.use("/v1/verifications/:token/progress", cors());
 
 function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
-  return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof VerificationSchema>;
+  return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof CaptureVerificationSchema>;
 }
 
 const verify = createRoute({
@@ -106,7 +106,7 @@ const capture = createRoute({
   summary: "Submit a capture (inline base64 or an uploaded image_key)",
   request: { params: TokenParam, body: { content: { "application/json": { schema: CaptureRequestSchema } }, required: true } },
   responses: {
-    201: jsonContent(VerificationSchema, "The verification after the write"),
+    201: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"),
     ...pickErrors(400, 404, 409, 410, 413, 415, 500),
   },
 });
@@ -127,7 +127,7 @@ const answer = createRoute({
   tags,
   summary: "Answer a text step (overwrites until completed)",
   request: { params: TokenParam, body: { content: { "application/json": { schema: AnswerRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(400, 404, 409, 410, 500) },
+  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(400, 404, 409, 410, 500) },
 });
 
 app.openapi(answer, async (c) => {
@@ -143,7 +143,7 @@ const submit = createRoute({
   tags,
   summary: "Declare the evidence complete",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(404, 409, 410, 500) },
+  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 500) },
 });
 
 app.openapi(submit, async (c) => {

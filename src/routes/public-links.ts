@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../db/client";
 import { isLinkPreview, startFromLink } from "../domain/templates/start";
 import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
 import { PublicLinkParams } from "../schemas/link-templates";
@@ -21,13 +22,21 @@ const start = createRoute({
     303: { description: "To the new verification's capture page", headers: z.object({ Location: z.string() }) },
     404: html("Unknown link"),
     410: html("Revoked link"),
+    429: html("The link cannot start a verification now (a limit of its organisation); `Retry-After` says when to try again"),
   },
 });
 
 app.openapi(start, async (c) => {
   const { org, slug } = c.req.valid("param");
   const preview = isLinkPreview(c.req.method, c.req.header("User-Agent"));
-  const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview });
+  let outcome: Awaited<ReturnType<typeof startFromLink>>;
+  try {
+    outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "too_many_requests") throw err;
+    const page = htmlPage("Please try again later", "This link cannot start a new verification right now. Try again later, or ask the organisation that shared it.");
+    return c.body(page, 429, { ...HTML_HEADERS, ...err.headers });
+  }
   switch (outcome.kind) {
     case "started":
       c.header("Cache-Control", "no-store");

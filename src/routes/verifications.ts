@@ -5,7 +5,7 @@ import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
 import { presentCreated, presentPublic, presentVerification, type Audience } from "../domain/verification/present";
-import { createVerification, listVerifications } from "../domain/verification/service";
+import { assertPublishableMaySet, createVerification, listVerifications } from "../domain/verification/service";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -35,6 +35,9 @@ const create = createRoute({
   path: "/v1/verifications",
   tags: ["Verifications"],
   summary: "Create a verification",
+  description:
+    "A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). " +
+    "Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it).",
   security,
   middleware: [authenticate({ apiKey: "any", session: true })] as const,
   request: {
@@ -43,15 +46,17 @@ const create = createRoute({
   },
   responses: {
     201: jsonContent(VerificationSchema, "The new verification, `capture_url` included"),
-    ...pickErrors(400, 401, 403, 409, 500),
+    ...pickErrors(400, 401, 403, 409, 429, 500),
   },
 });
 
 app.openapi(create, async (c) => {
   const principal = c.get("principal");
+  const input = c.req.valid("json");
+  if (principal.kind === "api_key" && principal.scope === "publishable") assertPublishableMaySet(input);
   const outcome = await createVerification(c.env, createDb(c.env.DB), {
     tenantId: principal.tenantId,
-    input: c.req.valid("json"),
+    input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });

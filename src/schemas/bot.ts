@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
+import { PhoneNumber } from "./phones";
 import { checkConfigRules, CreateVerificationFieldsSchema } from "./verification-create";
 
 const TenantId = z.string().regex(/^tnt_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a tnt_ id.").openapi({ description: "The tenant this request acts for." });
@@ -18,7 +19,7 @@ export const BotLookupSchema = z
 export const BotOtpRequestSchema = z
   .strictObject({
     tenant_id: TenantId,
-    phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "Expected an E.164 phone number, e.g. +447700900123.").openapi({ example: "+447700900123" }),
+    phone: PhoneNumber.openapi({ description: "A phone an operator of the tenant registered (`POST /v1/phones`)." }),
   })
   .openapi("BotOtpRequest");
 

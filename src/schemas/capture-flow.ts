@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
 import { StepSchema } from "./steps";
+import { VerificationSchema } from "./verification";
 
 export const UploadUrlRequestSchema = z
   .strictObject({
@@ -96,3 +97,26 @@ export const VerifyViewSchema = z
     attestation: z.object({ site_key: z.string() }).optional(),
   })
   .openapi("CaptureFlowView");
+
+/**
+ * The Verification as the capture-flow mutations answer it: the end user's view, never the
+ * tenant-private config (context, expectations, signals, metadata, webhook, email) or a verdict.
+ */
+export const CaptureVerificationSchema = VerificationSchema.pick({
+  id: true,
+  status: true,
+  capture_url: true,
+  created_at: true,
+  expires_at: true,
+  captures_count: true,
+  answers: true,
+  record_seal: true,
+  submitted_at: true,
+})
+  .extend({
+    config: z
+      .object({ max_captures: z.int().min(1).max(20), steps: z.array(StepSchema), mode: z.enum(["verification", "audit"]).optional() })
+      .openapi("CaptureConfig"),
+    captures: z.array(z.object({ id: z.string(), step_key: z.string(), created_at: DateTime })),
+  })
+  .openapi("CaptureVerification");

@@ -8,11 +8,26 @@ export const MAX_TOTAL_CAPTURES = 20;
 export const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
 export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
 
+/** `context.attributes` bounds: the vision prompt and every stored copy stay small. */
+export const MAX_CONTEXT_ATTRIBUTES = 50;
+export const MAX_CONTEXT_ATTRIBUTES_BYTES = 8 * 1024;
+
+const ContextAttributesSchema = z
+  .record(z.string().min(1).max(64), z.union([z.string().max(500), z.number(), z.boolean()]))
+  .superRefine((attributes, ctx) => {
+    if (Object.keys(attributes).length > MAX_CONTEXT_ATTRIBUTES) {
+      ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES} attributes.` });
+    } else if (new TextEncoder().encode(JSON.stringify(attributes)).byteLength > MAX_CONTEXT_ATTRIBUTES_BYTES) {
+      ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON.` });
+    }
+  })
+  .openapi({ description: `Up to ${MAX_CONTEXT_ATTRIBUTES} keys (1..64 chars), ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON in total.` });
+
 export const ContextSchema = z
   .strictObject({
     kind: z.string().min(1).max(64),
     summary: z.string().min(1).max(500),
-    attributes: z.record(z.string().min(1).max(64), z.union([z.string().max(500), z.number(), z.boolean()])).optional(),
+    attributes: ContextAttributesSchema.optional(),
   })
   .openapi("Context");
 

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { consumeMagicLink, MAGIC_LINK_TTL_MS, requestMagicLink } from "../../src/domain/accounts/magic-links";
 import { issueOtp, OTP_TTL_MS, verifyOtp } from "../../src/domain/accounts/otp";
+import { registerPhone } from "../../src/domain/accounts/phones";
 import { magicLinks, otpCodes, outboundMessages } from "../../src/db/schema";
 import { call, callJson, db, seedTenant } from "../helpers/api";
 import { botCall } from "../helpers/bot";
@@ -11,6 +12,11 @@ import { setCookie } from "../helpers/session";
 
 let n = 0;
 const phone = () => `+4477009${String(Date.now() % 100000).padStart(5, "0")}${(n += 1)}`.slice(0, 16);
+/** A phone an operator of `tenantId` registered (codes are issued only for those). */
+async function registered(tenantId: string, number = phone()): Promise<string> {
+  await registerPhone(db(), { tenantId, phone: number, registeredBy: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" });
+  return number;
+}
 const email = () => `ops${Date.now().toString(36)}${(n += 1)}@example.test`;
 
 async function linkSentTo(address: string): Promise<string> {
@@ -24,7 +30,7 @@ async function linkSentTo(address: string): Promise<string> {
 describe("messaging one-time code (walotp_)", () => {
   it("signs in with the right code once, into the code's tenant", async () => {
     const t = await seedTenant();
-    const number = phone();
+    const number = await registered(t.id);
     const signedAt = Math.floor(Date.now() / 1000);
     const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt });
     expect(issued.status).toBe(201);
@@ -60,7 +66,7 @@ describe("messaging one-time code (walotp_)", () => {
 
   it("locks after 5 wrong attempts, even against the right code, and even when guessed concurrently", async () => {
     const t = await seedTenant();
-    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: phone() });
+    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: await registered(t.id) });
     const wrong = issued.body.code === "000000" ? "111111" : "000000";
     for (let i = 1; i <= 5; i += 1) {
       const res = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: wrong } });
@@ -71,7 +77,7 @@ describe("messaging one-time code (walotp_)", () => {
     expect(right.status).toBe(401);
     expect(right.body.error.message).toMatch(/Too many wrong attempts/);
 
-    const burst = await issueOtp(env, db(), { tenantId: t.id, phone: phone() });
+    const burst = await issueOtp(env, db(), { tenantId: t.id, phone: await registered(t.id) });
     const guesses = Array.from({ length: 12 }, (_, i) => String((Number(burst.code) + 1 + i) % 1_000_000).padStart(6, "0"));
     const outcomes = await Promise.all(guesses.map((code) => verifyOtp(env, db(), { otpId: burst.id, code })));
     expect(outcomes.every((o) => !o.ok)).toBe(true);
@@ -83,7 +89,7 @@ describe("messaging one-time code (walotp_)", () => {
   it("expires after 10 minutes", async () => {
     const t = await seedTenant();
     const issuedAt = Date.now();
-    const code = await issueOtp(env, db(), { tenantId: t.id, phone: phone() }, issuedAt);
+    const code = await issueOtp(env, db(), { tenantId: t.id, phone: await registered(t.id) }, issuedAt);
     expect(await verifyOtp(env, db(), { otpId: code.id, code: code.code }, issuedAt + OTP_TTL_MS)).toEqual({ ok: false, reason: "expired" });
     expect((await verifyOtp(env, db(), { otpId: code.id, code: code.code }, issuedAt + OTP_TTL_MS - 1)).ok).toBe(true);
   });
@@ -91,11 +97,14 @@ describe("messaging one-time code (walotp_)", () => {
   it("refuses a number that already signs in to another tenant, and bad input", async () => {
     const a = await seedTenant();
     const b = await seedTenant();
-    const number = phone();
+    const number = await registered(a.id);
     const issued = await botCall("/v1/bot/otp", { tenant_id: a.id, phone: number });
     expect((await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } })).status).toBe(200);
+    // Even registered in b too, the number already signs in to a.
+    await registered(b.id, number);
     const elsewhere = await botCall("/v1/bot/otp", { tenant_id: b.id, phone: number });
     expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.error.message).toMatch(/another tenant/);
     expect((await botCall("/v1/bot/otp", { tenant_id: a.id, phone: "0044 7700" })).status).toBe(400);
     const badCode = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: "12345" } });
     expect(badCode.status).toBe(400);

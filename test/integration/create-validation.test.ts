@@ -167,6 +167,23 @@ describe("the other config fields", () => {
     await rejects({ max_captures: 1, context: { kind: "k", summary: "s", attributes: { list: [1] } } }, "context.attributes.list");
   });
 
+  it("context.attributes: at most 50 keys and 8 KB as JSON", async () => {
+    const keys = (n: number, value: string | number = 1) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+    await accepts({ max_captures: 1, context: { kind: "k", summary: "s", attributes: keys(50) } });
+    await rejects({ max_captures: 1, context: { kind: "k", summary: "s", attributes: keys(51) } }, "context.attributes");
+    // 20 values of 450 characters: well under 50 keys, over 8 KB serialized.
+    const big = { kind: "k", summary: "s", attributes: keys(20, str(450)) };
+    expect(JSON.stringify(big.attributes).length).toBeGreaterThan(8 * 1024);
+    await rejects({ max_captures: 1, context: big }, "context.attributes");
+    const justUnder = { kind: "k", summary: "s", attributes: keys(17, str(450)) };
+    expect(JSON.stringify(justUnder.attributes).length).toBeLessThanOrEqual(8 * 1024);
+    await accepts({ max_captures: 1, context: justUnder });
+    // Templates carry the same bound.
+    const template = await callJson("/v1/link-templates", { key: t.key, body: { slug: `attrs-${Date.now().toString(36)}`, name: "Big", max_captures: 1, context: big } });
+    expect(template.status).toBe(400);
+    expect(Object.keys(template.body.error.fields)).toContain("context.attributes");
+  });
+
   it("webhook_url must be an http(s) URI; notify_email an email; metadata a string map", async () => {
     const hook = `${env.FAKES_URL}/webhooks/validation-echo`;
     const v = await accepts({

@@ -53,7 +53,7 @@ describe("notify_email", () => {
     expect(email!.subject).toBe(`Verification ${v.id} completed: suspicious`);
     expect(email!.body).toContain("Verdict: suspicious (score 0.42)");
     expect(email!.body).toContain("Reason: the photo appears to show a screen");
-    expect(email!.body).toContain("claim: CL-77");
+    expect(email!.body).not.toContain("CL-77");
     expect(email!.body).toContain(`GET http://localhost:8787/v1/verifications/${v.id}`);
 
     const outbox = await callJson("/v1/dev/outbox");
@@ -69,7 +69,7 @@ describe("notify_email", () => {
   it("emails when it expires or fails; nothing without notify_email", async () => {
     const t = await seedTenant();
     const failing = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example" });
-    expect((await verificationObject(env, failing.id).fail(failing.id, "unreadable evidence")).ok).toBe(true);
+    expect((await verificationObject(env, failing.id).fail(failing.id, "analysis_failed: evidence could not be analysed after retries")).ok).toBe(true);
     const expiring = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example", expires_in_seconds: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await runDurableObjectAlarm(verificationObject(env, expiring.id))).toBe(true);
@@ -78,7 +78,7 @@ describe("notify_email", () => {
 
     const [failedMail] = await waitForMessages(failing.id, 1);
     expect(failedMail!.subject).toBe(`Verification ${failing.id} failed`);
-    expect(failedMail!.body).toContain("no verdict could be produced (unreadable evidence)");
+    expect(failedMail!.body).toContain("no verdict could be produced (analysis_failed).");
     const [expiredMail] = await waitForMessages(expiring.id, 1);
     expect(expiredMail!.subject).toBe(`Verification ${expiring.id} expired`);
     expect(expiredMail!.body).toContain("expired before its evidence was complete");
@@ -107,6 +107,40 @@ describe("notify_email", () => {
   });
 });
 
+describe("notify_email is no relay", () => {
+  const PHISH = "URGENT: your account is locked, sign in at https://evil.example/login";
+
+  it("carries none of the tenant's or the end user's text: metadata, context, step descriptions, failure details", async () => {
+    const t = await seedTenant();
+    const tenantText = {
+      notify_email: "victim@example.org",
+      metadata: { note: PHISH },
+      context: { kind: "notice", summary: PHISH, attributes: { link: PHISH } },
+      expected_object: PHISH,
+      condition_aspects: ["evil.example"],
+    };
+    const completed = await createVerification(t.key, { steps: [{ key: "p", type: "image", description: PHISH, min: 1, max: 1 }], ...tenantText });
+    await captureOne(completed.id);
+    expect((await verificationObject(env, completed.id).complete(completed.id, { verdict: VERDICT })).ok).toBe(true);
+    const expiring = await createVerification(t.key, { max_captures: 1, expires_in_seconds: 1, ...tenantText });
+    const failing = await createVerification(t.key, { max_captures: 1, ...tenantText });
+    expect((await verificationObject(env, failing.id).fail(failing.id, `analysis_failed: ${PHISH}`)).ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await runDurableObjectAlarm(verificationObject(env, expiring.id))).toBe(true);
+
+    const mails = [
+      ...(await waitForMessages(completed.id, 1)),
+      ...(await waitForMessages(expiring.id, 1)),
+      ...(await waitForMessages(failing.id, 1)),
+    ];
+    expect(mails.map((m) => m.recipient)).toEqual(["victim@example.org", "victim@example.org", "victim@example.org"]);
+    for (const mail of mails) {
+      expect(`${mail.subject}\n${mail.body}`).not.toMatch(/evil\.example|URGENT|locked/);
+    }
+    expect(mails[2]!.body).toContain(`Verification ${failing.id} failed: no verdict could be produced (analysis_failed).`);
+  });
+});
+
 describe("trial verdict over WhatsApp", () => {
   async function trialVerification(tenantId: string) {
     const outcome = await createThroughService(env, db(), {
@@ -130,6 +164,14 @@ describe("trial verdict over WhatsApp", () => {
     await complete(ordinary.id);
     expect(await sendTrialVerdict(env, db(), completedEvent(ordinary.id, t.id))).toBe(false);
     expect(await messagesOf(ordinary.id)).toHaveLength(0);
+  });
+
+  it("only the server-set trial origin sends: a tenant's metadata.origin_channel = wa does not", async () => {
+    const t = await seedTenant();
+    const lookalike = await createVerification(t.key, { max_captures: 1, metadata: { origin_channel: "wa", source: "landing" } });
+    await complete(lookalike.id, { label: "verified", score: 0.9, signals: {} });
+    expect(await sendTrialVerdict(env, db(), completedEvent(lookalike.id, t.id))).toBe(false);
+    expect(await messagesOf(lookalike.id)).toHaveLength(0);
   });
 
   it("in production goes through the WhatsApp Cloud API", async () => {

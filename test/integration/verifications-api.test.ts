@@ -165,6 +165,31 @@ describe("authentication and tenancy", () => {
     }
   });
 
+  it("a publishable key may not set webhook_url, notify_email, metadata or context (403 naming the field); a full key may", async () => {
+    const restricted = {
+      webhook_url: `${env.FAKES_URL}/webhooks/publishable`,
+      notify_email: "anyone@example.com",
+      metadata: { note: "Click here to claim your prize" },
+      context: { kind: "car", summary: "A blue car" },
+    };
+    const own = await seedTenant();
+    for (const [field, value] of Object.entries(restricted)) {
+      const res = await callJson("/v1/verifications", { key: own.publishableKey, body: { max_captures: 1, [field]: value } });
+      expect(res.status, field).toBe(403);
+      expect(res.body.error.code).toBe("forbidden");
+      expect(res.body.error.message).toContain(field);
+      expect(Object.keys(res.body.error.fields)).toEqual([field]);
+    }
+    const all = await callJson("/v1/verifications", { key: own.publishableKey, body: { max_captures: 1, ...restricted } });
+    expect(all.status).toBe(403);
+    expect(Object.keys(all.body.error.fields).sort()).toEqual(Object.keys(restricted).sort());
+    expect((await callJson("/v1/verifications", { key: own.key })).body.items).toEqual([]);
+
+    const full = await callJson("/v1/verifications", { key: own.key, body: { max_captures: 1, ...restricted } });
+    expect(full.status).toBe(201);
+    expect(full.body.config).toMatchObject(restricted);
+  });
+
   it("malformed and unknown ids are 404, never 500", async () => {
     for (const id of ["garbage", "vfy_", "vfy_01M82BB9AB26PZRT0D1PRV3Y8W", "vfy_01m82bb9ab26pzrt0d1prv3y8w", "%00", "x".repeat(3000), "vfy_01M82BB9AB26PZRT0D1PRV3Y8W%27--"]) {
       for (const path of [`/v1/verifications/${id}`, `/v1/verifications/${id}/events`]) {

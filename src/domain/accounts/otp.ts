@@ -5,6 +5,7 @@ import { settings } from "../../env";
 import { hmacSha256, timingSafeEqualStrings, toHex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { isPhoneRegistered } from "./phones";
 
 /** Messaging one-time codes (`walotp_`): six digits, hashed at rest, 10 minutes, 5 attempts. */
 export const OTP_TTL_MS = 10 * 60 * 1000;
@@ -25,8 +26,14 @@ async function codeHash(env: Env, otpId: string, code: string): Promise<string> 
   return toHex(await hmacSha256(settings(env).signingSecret, `otp.${otpId}.${code}`));
 }
 
-/** Issues a code for `phone` to sign in to `tenantId`; the bot delivers it. */
+/**
+ * Issues a code for `phone` to sign in to `tenantId`; the bot delivers it. Only a phone an operator
+ * of that tenant registered (`POST /v1/phones`) gets one.
+ */
 export async function issueOtp(env: Env, db: Db, input: { tenantId: string; phone: string }, now = Date.now()) {
+  if (!(await isPhoneRegistered(db, input.tenantId, input.phone))) {
+    throw new ApiError("forbidden", "This phone number is not registered for this tenant: an operator of the tenant registers it first (POST /v1/phones).");
+  }
   const owner = await db
     .select({ tenantId: users.tenantId })
     .from(userIdentities)
@@ -52,11 +59,12 @@ export async function issueOtp(env: Env, db: Db, input: { tenantId: string; phon
 
 export type OtpOutcome =
   | { ok: true; tenantId: string; phone: string }
-  | { ok: false; reason: "wrong_code" | "locked" | "expired" | "unknown" };
+  | { ok: false; reason: "wrong_code" | "locked" | "expired" | "unknown" | "unregistered" };
 
 /**
  * Checks a code. Every try first takes one of the 5 attempts in a single conditional UPDATE, so
  * concurrent guesses cannot exceed the budget; the right code then spends the record (single use).
+ * The code signs in to the tenant it was issued for, and only while its phone is still registered there.
  */
 export async function verifyOtp(env: Env, db: Db, input: { otpId: string; code: string }, now = Date.now()): Promise<OtpOutcome> {
   const row = await db
@@ -76,6 +84,7 @@ export async function verifyOtp(env: Env, db: Db, input: { otpId: string; code: 
     .returning({ id: otpCodes.id })
     .get();
   if (!spent) return { ok: false, reason: "expired" };
+  if (!(await isPhoneRegistered(db, row.tenantId, row.phone))) return { ok: false, reason: "unregistered" };
   return { ok: true, tenantId: row.tenantId, phone: row.phone };
 }
 

@@ -5,6 +5,7 @@ import type { DomainEvent } from "../../events/messages";
 import { emailTransport } from "../../providers/email";
 import { messagingTransport } from "../../providers/messaging";
 import { sendOnce } from "../../providers/outbound";
+import { TRIAL_ORIGIN_CHANNEL } from "../trial/trial";
 import { trialVerdictMessage, verificationEmail, type EmailKind } from "./texts";
 
 /*
@@ -39,13 +40,15 @@ export async function notifyByEmail(env: Env, db: Db, event: DomainEvent): Promi
 
 export const TRIAL_VERDICT_EVENT_NAMES = ["verification.completed"];
 
-/** Trial verifications (`origin_channel: wa`) send their verdict to the configured trial number. */
+/**
+ * Trial verifications send their verdict to the configured trial number. Only the server-set
+ * origin counts (the `origin_channel` column, written by the trial start alone): `metadata` is the
+ * tenant's, and would let any tenant message the operator's trial number.
+ */
 export async function sendTrialVerdict(env: Env, db: Db, event: DomainEvent): Promise<boolean> {
   if (event.name !== "verification.completed") return false;
   const record = await loadRecord(db, event.verification_id);
-  if (!record) return false;
-  const fromChat = record.row.originChannel === "wa" || record.row.config.metadata?.origin_channel === "wa";
-  if (!fromChat) return false;
+  if (!record || record.row.originChannel !== TRIAL_ORIGIN_CHANNEL) return false;
   const recipient = env.TRIAL_WHATSAPP_NUMBER;
   if (!recipient) {
     console.warn(JSON.stringify({ msg: "trial verdict not sent: TRIAL_WHATSAPP_NUMBER is not set", verification_id: record.row.id }));

@@ -2,8 +2,10 @@ import type { VerificationRecord } from "../../db/verifications";
 import { iso } from "../../lib/time";
 
 /*
- * The words of outbound notifications: plain text, pure functions of the record. Answers never
- * appear (they are personal data carried only by the API and the webhook).
+ * The words of outbound notifications: plain text, pure functions of the record. Every word is the
+ * service's own: no tenant-supplied text (metadata, context, step descriptions) and no end-user
+ * text (answers), so a notification can never carry someone else's message to an inbox of their
+ * choosing. Answers and metadata are carried only by the API and the webhook.
  */
 
 const REASONS: Record<string, string> = {
@@ -30,6 +32,15 @@ function verdictLine(verdict: VerdictView): string {
   return `Verdict: ${verdict.label ?? "unknown"}${score}`;
 }
 
+/**
+ * The machine code of a failure reason (`analysis_failed: <detail>` → `analysis_failed`). The
+ * detail comes from decoders and providers fed with uploaded bytes, so it stays out of the email.
+ */
+function failureCode(reason: string | null): string | null {
+  const code = reason?.split(":", 1)[0]?.trim();
+  return code && /^[a-z][a-z0-9_]{0,63}$/.test(code) ? code : null;
+}
+
 export type EmailKind = "completed" | "expired" | "failed";
 
 export function verificationEmail(record: VerificationRecord, kind: EmailKind, baseUrl: string): { subject: string; body: string } {
@@ -49,15 +60,12 @@ export function verificationEmail(record: VerificationRecord, kind: EmailKind, b
     lines.push(`Verification ${row.id} expired before its evidence was complete.`);
   } else {
     subject = `Verification ${row.id} failed`;
-    lines.push(`Verification ${row.id} failed: no verdict could be produced${row.failureReason ? ` (${row.failureReason})` : ""}.`);
+    const code = failureCode(row.failureReason);
+    lines.push(`Verification ${row.id} failed: no verdict could be produced${code ? ` (${code})` : ""}.`);
   }
   lines.push(`Captures: ${row.capturesCount}`, `Created: ${iso(row.createdAt)}`);
   if (row.completedAt !== null) lines.push(`Completed: ${iso(row.completedAt)}`);
   if (kind === "expired") lines.push(`Expired: ${iso(row.expiresAt)}`);
-  const metadata = Object.entries(row.config.metadata ?? {});
-  if (metadata.length > 0) {
-    lines.push("", "Your reference (metadata):", ...metadata.map(([k, v]) => `  ${k}: ${v}`));
-  }
   lines.push("", "The full record (API key required):", `  GET ${baseUrl}/v1/verifications/${row.id}`);
   return { subject, body: `${lines.join("\n")}\n` };
 }

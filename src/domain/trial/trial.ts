@@ -10,6 +10,8 @@ import { createVerification } from "../verification/service";
 /** `POST /v1/public/trial/start`: 1000 starts per hour per client IP, counted in a Durable Object per IP. */
 export const TRIAL_LIMIT = 1000;
 export const TRIAL_WINDOW_MS = 60 * 60 * 1000;
+/** The server-set origin of trial verifications; only it sends the verdict to the trial number. */
+export const TRIAL_ORIGIN_CHANNEL = "wa";
 /** A trial is one live photo, valid for a day. */
 const TRIAL_EXPIRES_IN_SECONDS = 24 * 60 * 60;
 
@@ -33,7 +35,7 @@ export async function startTrial(env: Env, db: Db, input: { clientIp: string; so
     expires_in_seconds: TRIAL_EXPIRES_IN_SECONDS,
     metadata: { origin_channel: "wa", ...(input.source ? { source: input.source } : {}) },
   });
-  const outcome = await createVerification(env, db, { tenantId, input: creation, originChannel: "wa", now });
+  const outcome = await createVerification(env, db, { tenantId, input: creation, originChannel: TRIAL_ORIGIN_CHANNEL, now });
   if (outcome.kind !== "created") throw new Error("a trial start never replays");
   const id = outcome.record.row.id;
   return { verificationId: id, captureUrl: captureUrl(settings(env).baseUrl, id) };

@@ -11,16 +11,19 @@ export type Audience =
   | "tenant"
   /** Operator dashboard (session cookie): everything, progress included. */
   | "operator"
-  /** The end user holding the capture link: their own answers, no verdict, no tenant-private config. */
+  /** The end user holding the capture link: steps and their own answers; no verdict, no tenant-private config. */
   | "capture";
 
 export function captureUrl(baseUrl: string, id: string): string {
   return `${baseUrl}/c/${id}`;
 }
 
-function capturePageConfig(config: VerificationConfig): VerificationConfig {
-  const { webhook_url: _w, notify_email: _n, metadata: _m, ...rest } = config;
-  return rest;
+/**
+ * The config as the end user may see it: the steps to take and nothing else. Everything else in it
+ * (context, expectations, signals, metadata, where results go) is the tenant's private business.
+ */
+function capturePageConfig(config: VerificationConfig): Pick<VerificationConfig, "max_captures" | "steps" | "mode"> {
+  return { max_captures: config.max_captures, steps: config.steps, ...(config.mode ? { mode: config.mode } : {}) };
 }
 
 /** The Verification resource in its wire shape (snake_case, RFC 3339 times). */

@@ -11,9 +11,25 @@ import { newId } from "../../lib/ids";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import type { VerificationStatus } from "./state";
 import { normalizeConfig } from "./config";
+import { reserveNotifyEmail } from "../notifications/email-quota";
 import { assertWebhookUrlAllowed } from "../webhooks/url-guard";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Fields a publishable key may not set. Such a key ships inside apps, so anyone can hold it: these
+ * fields send data or mail where the caller chooses (`webhook_url`, `notify_email`), or carry text
+ * the tenant trusts as its own (`metadata`, `context`). A link template or a full key sets them.
+ */
+export const PUBLISHABLE_FORBIDDEN_FIELDS = ["webhook_url", "notify_email", "metadata", "context"] as const;
+
+/** 403 `forbidden` naming every field a publishable key tried to set. */
+export function assertPublishableMaySet(input: CreateVerificationInput): void {
+  const refused = PUBLISHABLE_FORBIDDEN_FIELDS.filter((field) => input[field] !== undefined);
+  if (refused.length === 0) return;
+  const message = `A publishable key may not set ${refused.join(", ")}: use a link template or a full-scope key.`;
+  throw new ApiError("forbidden", message, { fields: Object.fromEntries(refused.map((f) => [f, "Not allowed with a publishable key."])) });
+}
 
 export interface CreateOptions {
   tenantId: string;
@@ -41,6 +57,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     idempotency = { key: options.idempotencyKey, fingerprint, staleBefore: now - IDEMPOTENCY_TTL_MS };
   }
   if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url);
+  if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId);
   const id = newId("verification", now);
   const result = await verificationObject(env, id).create({
     id,

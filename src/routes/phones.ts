@@ -1,0 +1,96 @@
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { listPhones, registerPhone, removePhone, type PhoneRow } from "../domain/accounts/phones";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+import { isId } from "../lib/ids";
+import { iso } from "../lib/time";
+import { validationHook } from "../lib/validation";
+import { jsonContent, pickErrors } from "../schemas/common";
+import { PhoneIdParam, PhoneListSchema, PhoneSchema, RegisterPhoneSchema } from "../schemas/phones";
+
+/**
+ * Operators register the phones whose messaging sign-in codes (`POST /v1/bot/otp`) may add a user to
+ * their tenant. Dashboard session only; writes pass the same Origin check as every session write.
+ */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const security = [{ session: [] }];
+const tags = ["Bot phones"];
+
+function presentPhone(row: PhoneRow): z.infer<typeof PhoneSchema> {
+  return {
+    id: row.id,
+    phone: row.phone,
+    ...(row.label ? { label: row.label } : {}),
+    registered_by: row.registeredBy,
+    created_at: iso(row.createdAt),
+  };
+}
+
+function userOf(principal: AppEnv["Variables"]["principal"]): string {
+  if (principal.kind !== "session") throw new ApiError("unauthorized", "Authentication required.");
+  return principal.userId;
+}
+
+const register = createRoute({
+  method: "post",
+  path: "/v1/phones",
+  tags,
+  summary: "Register a phone whose messaging sign-in codes may join this tenant",
+  description: "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
+  security,
+  middleware: [authenticate({ session: true })] as const,
+  request: { body: { content: { "application/json": { schema: RegisterPhoneSchema } }, required: true } },
+  responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 500) },
+});
+
+app.openapi(register, async (c) => {
+  const principal = c.get("principal");
+  const body = c.req.valid("json");
+  const row = await registerPhone(createDb(c.env.DB), {
+    tenantId: principal.tenantId,
+    phone: body.phone,
+    ...(body.label ? { label: body.label } : {}),
+    registeredBy: userOf(principal),
+  });
+  return c.json(presentPhone(row), 201);
+});
+
+const list = createRoute({
+  method: "get",
+  path: "/v1/phones",
+  tags,
+  summary: "List the tenant's registered phones, newest first",
+  security,
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(PhoneListSchema, "The registered phones"), ...pickErrors(401, 500) },
+});
+
+app.openapi(list, async (c) => {
+  const rows = await listPhones(createDb(c.env.DB), c.get("principal").tenantId);
+  return c.json({ items: rows.map(presentPhone) }, 200);
+});
+
+const remove = createRoute({
+  method: "delete",
+  path: "/v1/phones/{id}",
+  tags,
+  summary: "Remove a registered phone",
+  description:
+    "No new code is issued for it, and codes already issued no longer sign in. Users who signed in with it keep their " +
+    "account and current session. Answers the removed phone; unknown or another tenant's is 404.",
+  security,
+  middleware: [authenticate({ session: true })] as const,
+  request: { params: PhoneIdParam },
+  responses: { 200: jsonContent(PhoneSchema, "The removed phone"), ...pickErrors(401, 403, 404, 500) },
+});
+
+app.openapi(remove, async (c) => {
+  const { id } = c.req.valid("param");
+  const row = isId("phone", id) ? await removePhone(createDb(c.env.DB), c.get("principal").tenantId, id) : undefined;
+  if (!row) throw ApiError.notFound("phone");
+  return c.json(presentPhone(row), 200);
+});
+
+export default app;

@@ -26,6 +26,7 @@ import { observedFix, type ObservedFix } from "./signals/location";
 import { DHASH_ALGORITHM, dhash64 } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
 import { detectScreen, screenTileRects } from "./signals/screen-moire";
+import { SIGNAL_KEYS } from "./verdict";
 
 export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/2";
 
@@ -161,7 +162,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     else vision = await time("vision", () => judge.judge({ ...parts, image: encodeThumbnailJpeg(pixels!.thumbnail!) }));
   }
   if (!input.uploaded && input.required.includes("context")) signals.context_match = contextSignal(vision, judge !== null, pixelsMissing);
-  notes.push(...signalNotes(signals, vision));
+  notes.push(...signalNotes(signals, vision, input.required));
 
   return {
     version: CAPTURE_ANALYSIS_VERSION,
@@ -236,11 +237,12 @@ function contextSignal(vision: VisionJudgement | null, configured: boolean, pixe
   };
 }
 
-/** One note per signal that was not assessed, with the provider's words where there are some. */
-function signalNotes(signals: VerdictSignals, vision: VisionJudgement | null): AnalysisNote[] {
+/** One note per required signal that was not assessed, with the provider's words where there are some. */
+function signalNotes(signals: VerdictSignals, vision: VisionJudgement | null, required: readonly SignalName[]): AnalysisNote[] {
   const notes: AnalysisNote[] = [];
+  const keys = new Set<string>(required.map((name) => SIGNAL_KEYS[name]));
   for (const [key, value] of Object.entries(signals) as Array<[keyof VerdictSignals, unknown]>) {
-    if (!isNotAssessed(value)) continue;
+    if (!keys.has(key) || !isNotAssessed(value)) continue;
     const detail = value.reason === "vision_error" ? vision?.error : undefined;
     notes.push({ code: value.reason, signal: key, ...(detail ? { detail: detail.slice(0, 200) } : {}) });
   }

@@ -59,8 +59,8 @@ describe("one capture's analysis", () => {
     expect(result.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_not_configured" });
     expect(result.signals.context_match).toEqual({ status: "not_assessed", reason: "vision_not_configured" });
     expect(result.signals.screen_detection).toMatchObject({ screen_detected: false, provider: "offline-moire" });
+    // Depth is not required here: no note for it.
     expect(result.notes.map((n) => [n.code, n.signal])).toEqual([
-      ["no_depth_map", "depth"],
       ["web_search_not_configured", "reverse_search"],
       ["vision_not_configured", "context_match"],
     ]);

@@ -28,8 +28,9 @@ export function webpDimensions(bytes: Uint8Array): { width: number; height: numb
   const chunk = String.fromCharCode(...bytes.subarray(12, 16));
   const le24 = (i: number) => bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16);
   if (chunk === "VP8X") return { width: le24(24) + 1, height: le24(27) + 1 };
-  if (chunk === "VP8 ") return { width: (bytes[26]! | (bytes[27]! << 8)) & 0x3fff, height: (bytes[28]! | (bytes[29]! << 8)) & 0x3fff };
-  if (chunk === "VP8L") {
+  // A lossy key frame starts 9d 01 2a; a lossless stream with the signature byte 2f.
+  if (chunk === "VP8 " && bytes[23] === 0x9d && bytes[24] === 0x01 && bytes[25] === 0x2a) return { width: (bytes[26]! | (bytes[27]! << 8)) & 0x3fff, height: (bytes[28]! | (bytes[29]! << 8)) & 0x3fff };
+  if (chunk === "VP8L" && bytes[20] === 0x2f) {
     const bits = bytes[21]! | (bytes[22]! << 8) | (bytes[23]! << 16) | (bytes[24]! << 24);
     return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
   }

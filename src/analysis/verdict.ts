@@ -8,7 +8,6 @@ import {
   type AiResult,
   type ContextResult,
   type DepthResult,
-  type NotApplicable,
   type NotAssessed,
   type ReverseResult,
   type ScreenResult,

@@ -23,7 +23,7 @@ const MB = 1024 * 1024;
 
 interface Workerd {
   proc: ChildProcess;
-  pid: number;
+  pids: number[];
 }
 
 function children(pid: number): number[] {
@@ -41,18 +41,20 @@ function children(pid: number): number[] {
   return out;
 }
 
-function findWorkerd(root: number): number | null {
+/** Every workerd process under wrangler dev (it runs more than one: the proxy and the Worker). */
+function findWorkerd(root: number): number[] {
+  const found: number[] = [];
   const queue = [root];
   while (queue.length > 0) {
     const pid = queue.shift()!;
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd") && pid !== root && readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd") return pid;
+      if (pid !== root && readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd") found.push(pid);
     } catch {
       // gone
     }
     queue.push(...children(pid));
   }
-  return null;
+  return found;
 }
 
 async function startWorkerd(): Promise<Workerd> {
@@ -66,8 +68,8 @@ async function startWorkerd(): Promise<Workerd> {
     try {
       const res = await fetch(`http://127.0.0.1:${PORT}/decode?type=image/gif`, { method: "POST", body: new Uint8Array(1) });
       await res.text();
-      const pid = findWorkerd(proc.pid!);
-      if (pid) return { proc, pid };
+      const pids = findWorkerd(proc.pid!);
+      if (pids.length > 0) return { proc, pids };
     } catch {
       // not up yet
     }
@@ -81,15 +83,19 @@ async function stopWorkerd(w: Workerd): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
 }
 
-function status(pid: number, field: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`))!;
-  return Number(line.split(/\s+/)[1]) * 1024;
+function status(pids: number[], field: string): number {
+  return pids.reduce((sum, pid) => {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`))!;
+    return sum + Number(line.split(/\s+/)[1]) * 1024;
+  }, 0);
 }
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+function cpuMs(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, clock ticks of 10 ms
+  }, 0);
 }
 
 async function post(path: string, type: string, body: Uint8Array): Promise<{ error?: string; reason?: string; width?: number; height?: number; tiles?: number }> {
@@ -114,10 +120,10 @@ async function measureMemory(type: string, input: string): Promise<MemoryRow> {
   try {
     await post("/decode", type, readFileSync(join(ROOT, "test/fixtures/photos", SAMPLES[type]!)));
     await new Promise((r) => setTimeout(r, 300));
-    writeFileSync(`/proc/${w.pid}/clear_refs`, "5");
-    const before = status(w.pid, "VmRSS");
+    for (const pid of w.pids) writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    const before = status(w.pids, "VmRSS");
     const result = await post("/decode", type, bytes);
-    const peak = status(w.pid, "VmHWM") - before;
+    const peak = status(w.pids, "VmHWM") - before;
     const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles`;
     return { format: type, input, megapixels: result.width && result.height ? ((result.width * result.height) / 1e6).toFixed(1) : "", bytes: bytes.length, peak, outcome };
   } finally {
@@ -136,12 +142,12 @@ async function measureSpeed(): Promise<{ analysis: number; decode: number; runs:
     const decode: number[] = [];
     const analysis: number[] = [];
     for (let i = 0; i < runs; i += 1) {
-      let start = cpuMs(w.pid);
+      let start = cpuMs(w.pids);
       await post("/decode", "image/jpeg", bytes);
-      decode.push(cpuMs(w.pid) - start);
-      start = cpuMs(w.pid);
+      decode.push(cpuMs(w.pids) - start);
+      start = cpuMs(w.pids);
       await post("/analyze", "image/jpeg", bytes);
-      analysis.push(cpuMs(w.pid) - start);
+      analysis.push(cpuMs(w.pids) - start);
     }
     return { analysis: median(analysis), decode: median(decode), runs };
   } finally {

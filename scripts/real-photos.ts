@@ -41,8 +41,8 @@ export const SOURCES = {
   dune: "nature/Dune.jpg",
 };
 
-function resized(source: string, width: number, height: number, out: string, extra: string[] = []): void {
-  run("convert", [debianPhoto(source), "-resize", `${width}x${height}!`, ...extra, out]);
+function resized(source: string, width: number, height: number, out: string, format: string, extra: string[] = []): void {
+  run("convert", [debianPhoto(source), "-resize", `${width}x${height}!`, ...extra, `${format}:${out}`]);
 }
 
 /** A grid HEIC of `width`×`height` in 512×512 HEVC tiles (the iPhone layout). */
@@ -61,16 +61,16 @@ function gridHeic(source: string, width: number, height: number, out: string, ti
 
 /** Every prepared input: name → how to make it. */
 export const INPUTS: Record<string, (out: string) => void> = {
-  "jpeg-12mp.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, ["-quality", "92"]),
-  "jpeg-50mp.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, ["-quality", "92"]),
-  "jpeg-12mp-progressive.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, ["-quality", "92", "-interlace", "JPEG"]),
+  "jpeg-12mp.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92"]),
+  "jpeg-50mp.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92"]),
+  "jpeg-12mp-progressive.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
   "heic-2mp.heic": (out) => gridHeic(SOURCES.wood, 1920, 1440, out),
   "heic-12mp.heic": (out) => gridHeic(SOURCES.elephants, 4032, 3024, out),
   "heic-50mp.heic": (out) => gridHeic(SOURCES.elephants, 8160, 6120, out),
-  "png-12mp.png": (out) => resized(SOURCES.elephants, 4000, 3000, out),
-  "png-50mp.png": (out) => resized(SOURCES.elephants, 8160, 6120, out),
-  "webp-8mp.webp": (out) => resized(SOURCES.elephants, 3264, 2448, out, ["-quality", "90"]),
-  "webp-12mp.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, ["-quality", "90"]),
+  "png-12mp.png": (out) => resized(SOURCES.elephants, 4000, 3000, out, "png"),
+  "png-50mp.png": (out) => resized(SOURCES.elephants, 8160, 6120, out, "png"),
+  "webp-8mp.webp": (out) => resized(SOURCES.elephants, 3264, 2448, out, "webp", ["-quality", "90"]),
+  "webp-12mp.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, "webp", ["-quality", "90"]),
 };
 
 /** The prepared input's path (made on first use). */

@@ -51,6 +51,10 @@ function load() {
 
 async function instantiate(): Promise<Libheif> {
   const { factory, wasm } = await load();
+  // The glue takes nodejs_compat's `process` for Node and reads `__dirname` (only to locate a file
+  // it never loads here): give it one, or it throws a ReferenceError under wrangler's bundle.
+  const scope = globalThis as { __dirname?: string };
+  scope.__dirname ??= "/";
   return factory({
     // Workers refuse to compile WebAssembly from bytes: hand over the module bundled at deploy time.
     instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {

@@ -4,17 +4,31 @@ import { unassessed } from "../providers/vision";
 import { inconclusive } from "../providers/vision/prompt";
 import { testMarker, testMarkerJudge } from "../providers/vision/test-markers";
 import type { SignalName } from "../schemas/verification-create";
-import { NOT_APPLICABLE, type AiResult, type ContextResult, type DepthResult, type ScreenResult, type VerdictSignals } from "./evidence";
+import {
+  NOT_APPLICABLE,
+  isNotAssessed,
+  notAssessed,
+  type AiResult,
+  type AnalysisNote,
+  type ContextResult,
+  type DepthResult,
+  type NotAssessed,
+  type NotAssessedReason,
+  type ReverseResult,
+  type ScreenResult,
+  type VerdictSignals,
+} from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
-import { decodeImage, encodeThumbnailJpeg, type DecodedImage } from "./pixels";
+import { decodeImage, DecodeFailure, encodeThumbnailJpeg, type DecodedImage } from "./pixels";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { DHASH_ALGORITHM, dhash64 } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
 import { detectScreen, screenTileRects } from "./signals/screen-moire";
+import { SIGNAL_KEYS } from "./verdict";
 
-export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/1";
+export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/2";
 
 /** Everything one capture's analysis needs, already loaded. */
 export interface ImageInput {
@@ -63,7 +77,13 @@ export interface CaptureAnalysisResult {
     c2pa: ImageMetadata["c2pa"];
   };
   client_captured_at: number | null;
+  /**
+   * Each signal as evaluated (its spec value plus provider, method_version and evidence), or
+   * `{status: "not_applicable"}` for uploaded content, or `{status: "not_assessed", reason}`.
+   */
   signals: VerdictSignals;
+  /** Why something was not assessed or degraded, in words a reviewer can act on. */
+  notes: AnalysisNote[];
   /** The offline pixel/metadata signals as measured, uploads included (for the case analysis). */
   observed: ObservedSignals;
   /** Other verifications' near-duplicates (uploads included). */
@@ -92,10 +112,14 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const wantsVision = Boolean(judge && ((input.required.includes("context") && input.context && !input.uploaded) || input.expectedObject || input.conditionAspects?.length));
   let pixels: DecodedImage | null = null;
   let decodeError: string | null = null;
+  let pixelsMissing: NotAssessedReason | null = null;
+  const notes: AnalysisNote[] = [];
   try {
     pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, ...(wantsVision ? { thumbnailMaxSide: VISION_MAX_SIDE } : {}) }));
   } catch (err) {
-    decodeError = String(err).slice(0, 300);
+    decodeError = String(err instanceof Error ? err.message : err).slice(0, 300);
+    pixelsMissing = err instanceof DecodeFailure ? err.reason : "undecodable_image";
+    notes.push({ code: pixelsMissing, detail: decodeError });
   }
 
   const hash = pixels ? await time("phash", () => dhash64(pixels!.overview)) : null;
@@ -118,9 +142,12 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.depth = NOT_APPLICABLE;
     signals.context_match = NOT_APPLICABLE;
   } else {
-    Object.assign(signals, observed);
-    const web = deps.web && input.required.includes("reverse") ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
-    signals.reverse_search = reverseSearchResult(input.tenantId, hash, matches, web);
+    signals.screen_detection = screenSignal(observed.screen_detection, pixelsMissing);
+    signals.ai_detection = observed.ai_detection;
+    signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
+    const web =
+      deps.web && input.required.includes("reverse") && hash ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
+    signals.reverse_search = reverseSignal(reverseSearchResult(input.tenantId, hash, matches, web), pixelsMissing, deps.web !== null);
   }
 
   // One vision call answers every part the verification activates (context only for live captures).
@@ -134,7 +161,8 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     else if (!pixels?.thumbnail) vision = inconclusive({ ...parts, image: new Uint8Array() }, { provider: judge.name, model: "none" }, "pixels unavailable for the vision provider");
     else vision = await time("vision", () => judge.judge({ ...parts, image: encodeThumbnailJpeg(pixels!.thumbnail!) }));
   }
-  if (!input.uploaded && input.required.includes("context")) signals.context_match = contextSignal(vision);
+  if (!input.uploaded && input.required.includes("context")) signals.context_match = contextSignal(vision, judge !== null, pixelsMissing);
+  notes.push(...signalNotes(signals, vision, input.required));
 
   return {
     version: CAPTURE_ANALYSIS_VERSION,
@@ -155,6 +183,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     },
     client_captured_at: input.clientCapturedAt,
     signals,
+    notes,
     observed,
     near_duplicates: matches.length,
     location: observedFix(input.location, metadata),
@@ -173,16 +202,30 @@ function depthOf(png: Uint8Array | null): DepthResult {
   }
 }
 
-function contextSignal(vision: VisionJudgement | null): ContextResult {
+function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | null): ScreenResult | NotAssessed {
+  if (pixelsMissing) return notAssessed(pixelsMissing);
+  if (result.evidence.some((e) => e.code === "image_too_small")) return notAssessed("image_too_small");
+  return result;
+}
+
+/**
+ * The reverse search is assessed when the web was searched, or when the internal index already found
+ * a copy (a positive finding needs no web search). "Not seen among our own images" alone is not a
+ * reverse search: `found_online` would be a guess.
+ */
+function reverseSignal(result: ReverseResult, pixelsMissing: NotAssessedReason | null, webConfigured: boolean): ReverseResult | NotAssessed {
+  if (result.match_count > 0 || result.found_online) return result;
+  if (pixelsMissing) return notAssessed(pixelsMissing);
+  if (!webConfigured) return notAssessed("web_search_not_configured");
+  if (result.evidence.some((e) => e.code === "web_search_error")) return notAssessed("web_search_error");
+  return result;
+}
+
+function contextSignal(vision: VisionJudgement | null, configured: boolean, pixelsMissing: NotAssessedReason | null): ContextResult | NotAssessed {
   const judged = vision && !vision.error ? vision.context : null;
   if (!judged) {
-    return {
-      status: "inconclusive",
-      confidence: 0,
-      provider: vision?.provider ?? "none",
-      method_version: vision?.prompt_version ?? "none",
-      evidence: [{ code: "context_not_assessed", detail: vision?.error ?? "no vision provider configured" }],
-    };
+    if (!configured) return notAssessed("vision_not_configured");
+    return notAssessed(pixelsMissing ?? "vision_error");
   }
   const code = `context_${judged.status}`;
   return {
@@ -192,4 +235,16 @@ function contextSignal(vision: VisionJudgement | null): ContextResult {
     method_version: vision!.prompt_version,
     evidence: judged.reasons.length > 0 ? judged.reasons.map((r) => ({ code, detail: r.slice(0, 200) })) : [{ code }],
   };
+}
+
+/** One note per required signal that was not assessed, with the provider's words where there are some. */
+function signalNotes(signals: VerdictSignals, vision: VisionJudgement | null, required: readonly SignalName[]): AnalysisNote[] {
+  const notes: AnalysisNote[] = [];
+  const keys = new Set<string>(required.map((name) => SIGNAL_KEYS[name]));
+  for (const [key, value] of Object.entries(signals) as Array<[keyof VerdictSignals, unknown]>) {
+    if (!keys.has(key) || !isNotAssessed(value)) continue;
+    const detail = value.reason === "vision_error" ? vision?.error : undefined;
+    notes.push({ code: value.reason, signal: key, ...(detail ? { detail: detail.slice(0, 200) } : {}) });
+  }
+  return notes;
 }

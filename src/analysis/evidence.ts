@@ -26,6 +26,53 @@ export interface NotApplicable {
 
 export const NOT_APPLICABLE: NotApplicable = { status: "not_applicable", reason: "uploaded_content" };
 
+/**
+ * Why a required signal could not be assessed. A signal that did not run never reads as clean: the
+ * verdict lists it in `not_assessed` and the label cannot be `verified` (docs/signals.md).
+ */
+export const NOT_ASSESSED_REASONS = [
+  /** The pixels could not be decoded (corrupt, truncated, or a codec that refused the stream). */
+  "undecodable_image",
+  /** The image is beyond what a Worker can decode within its memory (docs/signals.md, measured limits). */
+  "image_too_large",
+  /** Too few pixels to measure (the moiré tiles need 64 px). */
+  "image_too_small",
+  /** No web reverse-image search is configured (GOOGLE_VISION_API_KEY). */
+  "web_search_not_configured",
+  /** The web search provider answered with an error or timed out. */
+  "web_search_error",
+  /** No vision provider is configured (AI binding or VISION_API_URL). */
+  "vision_not_configured",
+  /** The vision provider answered with an error, a timeout or an invalid judgement. */
+  "vision_error",
+  /** No depth map came with the capture. */
+  "no_depth_map",
+  /** The depth map could not be parsed. */
+  "depth_map_unreadable",
+] as const;
+export type NotAssessedReason = (typeof NOT_ASSESSED_REASONS)[number];
+
+export interface NotAssessed {
+  status: "not_assessed";
+  reason: NotAssessedReason;
+}
+
+export function notAssessed(reason: NotAssessedReason): NotAssessed {
+  return { status: "not_assessed", reason };
+}
+
+export function isNotAssessed(value: unknown): value is NotAssessed {
+  return typeof value === "object" && value !== null && (value as { status?: unknown }).status === "not_assessed";
+}
+
+/** Why something in a capture's analysis is missing or degraded, for a reviewer ("not assessed: why"). */
+export interface AnalysisNote {
+  code: string;
+  /** The verdict signal this note explains, when it explains one. */
+  signal?: keyof VerdictSignals;
+  detail?: string;
+}
+
 export type AiLabel = "likely_human" | "likely_ai" | "unknown";
 export type MatchStatus = "match" | "mismatch" | "inconclusive";
 
@@ -58,11 +105,11 @@ export interface ContextResult extends Provenance {
 
 /** Signals of the verdict, keyed by their wire names. */
 export interface VerdictSignals {
-  screen_detection?: ScreenResult | NotApplicable;
-  ai_detection?: AiResult | NotApplicable;
-  reverse_search?: ReverseResult | NotApplicable;
-  depth?: DepthResult | NotApplicable;
-  context_match?: ContextResult | NotApplicable;
+  screen_detection?: ScreenResult | NotApplicable | NotAssessed;
+  ai_detection?: AiResult | NotApplicable | NotAssessed;
+  reverse_search?: ReverseResult | NotApplicable | NotAssessed;
+  depth?: DepthResult | NotApplicable | NotAssessed;
+  context_match?: ContextResult | NotApplicable | NotAssessed;
 }
 
 export function isNotApplicable(value: unknown): value is NotApplicable {

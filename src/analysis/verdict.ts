@@ -2,11 +2,13 @@ import type { SignalName } from "../schemas/verification-create";
 import {
   NOT_APPLICABLE,
   isNotApplicable,
+  isNotAssessed,
+  notAssessed,
   round2,
   type AiResult,
   type ContextResult,
   type DepthResult,
-  type NotApplicable,
+  type NotAssessed,
   type ReverseResult,
   type ScreenResult,
   type VerdictSignals,
@@ -23,7 +25,11 @@ export const SIGNAL_KEYS = {
   depth: "depth",
 } as const satisfies Record<SignalName, keyof VerdictSignals>;
 
-export type ReasonCode = "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly";
+/**
+ * The spec's reason codes plus `not_assessed` (an extension, CONTRACT.md "Extensions"): a required
+ * signal could not be assessed and nothing else tripped.
+ */
+export type ReasonCode = "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
 /** The spec's priority when several signals trip. */
 export const REASON_PRIORITY: readonly ReasonCode[] = ["screen_detected", "ai_generated", "context_mismatch", "reverse_search_match", "depth_anomaly"];
 
@@ -45,6 +51,10 @@ export interface Verdict {
   score: number;
   signals: Record<string, unknown>;
   reason_code?: ReasonCode;
+  /** `partial` when a required signal could not be assessed on some live capture. */
+  assessment: "complete" | "partial";
+  /** The `signals` keys that could not be assessed (on at least one live capture). */
+  not_assessed: string[];
 }
 
 interface Trip {
@@ -56,24 +66,40 @@ interface Trip {
  * Aggregates per-capture signals into the verification's verdict. Each required signal is combined
  * over the live captures (uploads and audit content are `not_applicable` and never fail anything);
  * a signal with no live capture is `not_applicable`.
+ *
+ * Fail closed: a signal that could not be assessed on some live capture is `not_assessed` (unless
+ * another capture tripped it, which stands), is listed in `not_assessed`, and keeps the label from
+ * `verified`: without a trip the verdict is `suspicious` with `reason_code: "not_assessed"`. The
+ * verified score averages only the signals that ran.
  */
 export function aggregateVerdict(required: readonly SignalName[], captures: CaptureSignals[]): Verdict {
   const live = captures.filter((c) => !c.uploaded);
   const signals: Record<string, unknown> = {};
   const trips: Trip[] = [];
   const support: number[] = [];
+  const missing: string[] = [];
   for (const name of required) {
     const key = SIGNAL_KEYS[name];
-    const values = live.map((c) => c.signals[key]).filter((v): v is Exclude<typeof v, NotApplicable | undefined> => v !== undefined && !isNotApplicable(v));
+    const values = live.map((c) => c.signals[key]).filter((v) => v !== undefined && !isNotApplicable(v));
     if (values.length === 0) {
       signals[key] = NOT_APPLICABLE;
       continue;
     }
-    const combined = combine(name, values as never[]);
-    signals[key] = combined.wire;
-    if (combined.trip) trips.push(combined.trip);
-    else support.push(combined.support);
+    const unassessed = values.filter((v): v is NotAssessed => isNotAssessed(v));
+    const assessed = values.filter((v) => !isNotAssessed(v));
+    const combined = assessed.length > 0 ? combine(name, assessed as never[]) : null;
+    if (unassessed.length > 0) missing.push(key);
+    if (combined?.trip) {
+      signals[key] = combined.wire;
+      trips.push(combined.trip);
+    } else if (unassessed.length > 0) {
+      signals[key] = notAssessed(unassessed[0]!.reason);
+    } else if (combined) {
+      signals[key] = combined.wire;
+      support.push(combined.support);
+    }
   }
+  const assessment = { assessment: missing.length > 0 ? ("partial" as const) : ("complete" as const), not_assessed: missing };
   if (trips.length > 0) {
     trips.sort((a, b) => REASON_PRIORITY.indexOf(a.reason) - REASON_PRIORITY.indexOf(b.reason));
     const strongest = Math.max(...trips.map((t) => t.confidence));
@@ -82,11 +108,28 @@ export function aggregateVerdict(required: readonly SignalName[], captures: Capt
       score: round2(strongest),
       signals,
       reason_code: trips[0]!.reason,
+      ...assessment,
     };
   }
+  // Nothing tripped but something was not looked at: never verified. No fraud was measured, so the
+  // score (confidence in the finding) is 0.
+  if (missing.length > 0) return { label: "suspicious", score: 0, signals, reason_code: "not_assessed", ...assessment };
   // Verified: the score is the mean support of the evaluated signals (0 when nothing was evaluated).
   const score = support.length > 0 ? support.reduce((a, b) => a + b, 0) / support.length : 0;
-  return { label: "verified", score: round2(score), signals };
+  return { label: "verified", score: round2(score), signals, ...assessment };
+}
+
+/**
+ * A stored verdict as served: verdicts written before `assessment` existed get it derived from their
+ * signals (any `not_assessed` signal makes it partial), so every response has the same shape.
+ */
+export function presentVerdict(stored: unknown): unknown {
+  if (!stored || typeof stored !== "object" || "assessment" in stored) return stored;
+  const signals = (stored as { signals?: Record<string, unknown> }).signals ?? {};
+  const missing = Object.entries(signals)
+    .filter(([, v]) => isNotAssessed(v))
+    .map(([k]) => k);
+  return { ...stored, assessment: missing.length > 0 ? "partial" : "complete", not_assessed: missing };
 }
 
 interface Combined {
@@ -155,13 +198,12 @@ function combineReverse(values: ReverseResult[]): Combined {
     const confidence = found ? 0.8 : closest <= 3 ? 0.9 : 0.5;
     return { wire, trip: { reason: "reverse_search_match", confidence }, support: 0 };
   }
-  return { wire, support: Math.min(...values.map(searchCoverage)) };
+  // Only a web-searched capture reaches here clean (without a web search the signal is not assessed).
+  return { wire, support: WEB_SEARCH_CLEAN_SUPPORT };
 }
 
-/** A clean reverse search supports authenticity only as far as it looked: own index 0.5, web 0.8. */
-function searchCoverage(v: ReverseResult): number {
-  return v.evidence.some((e) => e.code === "web_search_clean") ? 0.8 : 0.5;
-}
+/** How far a clean web reverse search supports authenticity: it only knows the indexed web. */
+const WEB_SEARCH_CLEAN_SUPPORT = 0.8;
 
 function combineContext(values: ContextResult[]): Combined {
   const mismatches = values.filter((v) => v.status === "mismatch");

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DateTime, VerificationId } from "./common";
 import { StepSchema } from "./steps";
 import { ContextSchema, SIGNALS } from "./verification-create";
+import { NOT_ASSESSED_REASONS } from "../analysis/evidence";
 
 /* Response shapes, for the OpenAPI document. Handlers build these objects in domain/verification/present.ts. */
 
@@ -24,19 +25,28 @@ export const ConfigSchema = z
   .openapi("Config");
 
 const NotApplicable = z.object({ status: z.literal("not_applicable"), reason: z.literal("uploaded_content") });
+/** Extension (CONTRACT.md "Extensions"): a required signal that could not be assessed. */
+const NotAssessed = z
+  .object({ status: z.literal("not_assessed"), reason: z.enum(NOT_ASSESSED_REASONS) })
+  .openapi("NotAssessed", { description: "A required signal that could not be assessed; the label is then not `verified` (docs/signals.md)." });
 
 export const VerdictSchema = z
   .object({
     label: z.enum(["verified", "suspicious", "failed"]),
     score: z.number().min(0).max(1),
     signals: z.object({
-      screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: z.number() }), NotApplicable]).optional(),
-      ai_detection: z.union([z.object({ label: z.enum(["likely_human", "likely_ai", "unknown"]), confidence: z.number() }), NotApplicable]).optional(),
-      reverse_search: z.union([z.object({ found_online: z.boolean(), match_count: z.int() }), NotApplicable]).optional(),
-      depth: z.union([z.object({ source: z.string(), confidence: z.number() }), NotApplicable]).optional(),
-      context_match: z.union([z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), confidence: z.number() }), NotApplicable]).optional(),
+      screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
+      ai_detection: z.union([z.object({ label: z.enum(["likely_human", "likely_ai", "unknown"]), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
+      reverse_search: z.union([z.object({ found_online: z.boolean(), match_count: z.int() }), NotApplicable, NotAssessed]).optional(),
+      depth: z.union([z.object({ source: z.string(), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
+      context_match: z.union([z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
     }),
-    reason_code: z.enum(["screen_detected", "ai_generated", "context_mismatch", "reverse_search_match", "depth_anomaly"]).optional(),
+    reason_code: z
+      .enum(["screen_detected", "ai_generated", "context_mismatch", "reverse_search_match", "depth_anomaly", "not_assessed"])
+      .optional()
+      .openapi({ description: "`not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped." }),
+    assessment: z.enum(["complete", "partial"]).openapi({ description: "`partial` when a required signal could not be assessed on a live capture." }),
+    not_assessed: z.array(z.string()).openapi({ description: "The `signals` keys that could not be assessed." }),
   })
   .openapi("Verdict");
 

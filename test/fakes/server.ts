@@ -6,6 +6,7 @@ import { webhookReceivers } from "./webhooks";
 import { geocoder } from "./geocoder";
 import { vision } from "./vision";
 import { webDetection } from "./web-detection";
+import { photos } from "./photos";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -37,6 +38,7 @@ const fakes: Record<string, FakeHandler> = {
   "/vision": vision,
   "/geocoder": geocoder,
   "/web-detection": webDetection,
+  "/photos": photos,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

@@ -48,7 +48,24 @@ describe("analysis end to end (real queue consumer)", () => {
     expect(screenRow.signals.screen_detection.evidence.map((e: any) => e.code)).toEqual(expect.arrayContaining(["moire_grid_peaks", "depth_planar_corroborates"]));
   });
 
-  it("a clean live capture verifies; an upload next to it is never a failure; checks without a vision provider stay inconclusive", async () => {
+  it("a clean live capture with the signals that can run verifies; an upload next to it is never a failure", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, {
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "invoice", type: "upload", min: 1, max: 1 },
+      ],
+      signals_required: ["screen", "ai"],
+    });
+    await captureInline(v.id, encodeJpeg(naturalScene(256, 192, 211), 90), { step_key: "front" });
+    await captureByKey(v.id, encodePngRgb(naturalScene(64, 64, 212), { parameters: "x\nSteps: 20, Sampler: Euler" }), "image/png", { step_key: "invoice" });
+    const done = await pollVerification(t.key, v.id, hasVerdict);
+    expect(done.verdict).toMatchObject({ label: "verified", assessment: "complete", not_assessed: [] });
+    expect(done.verdict.reason_code).toBeUndefined();
+    expect(done.verdict.score).toBeGreaterThan(0);
+  });
+
+  it("signals without their provider are not assessed and keep a clean capture from verified; checks without a vision provider stay inconclusive", async () => {
     const t = await seedTenant();
     const v = await createVerification(t.key, {
       steps: [
@@ -68,11 +85,13 @@ describe("analysis end to end (real queue consumer)", () => {
 
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.status).toBe("completed");
-    expect(done.verdict.label).toBe("verified");
-    expect(done.verdict.reason_code).toBeUndefined();
+    // Without a web search and a vision provider, reverse search and context are not assessed: never
+    // verified (fail closed), while screen and AI still ran.
+    expect(done.verdict).toMatchObject({ label: "suspicious", score: 0, reason_code: "not_assessed", assessment: "partial", not_assessed: ["reverse_search", "context_match"] });
+    expect(done.verdict.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_not_configured" });
+    expect(done.verdict.signals.context_match).toEqual({ status: "not_assessed", reason: "vision_not_configured" });
     expect(done.verdict.signals.ai_detection.label).toBe("unknown");
-    expect(done.verdict.signals.context_match).toEqual({ status: "inconclusive", confidence: 0 });
-    expect(done.verdict.score).toBeGreaterThan(0);
+    expect(done.verdict.signals.screen_detection.screen_detected).toBe(false);
     expect(done.object_match).toEqual({ status: "inconclusive", expected_object: "a blue hatchback" });
     expect(done.condition).toMatchObject({ status: "not_assessed", aspects: [{ name: "bodywork" }] });
     expect(done.location_match).toMatchObject({ status: "verified", distance_m: 56, source: "device", expected_point: { lat: 48.8584, lng: 2.2945 } });
@@ -90,6 +109,8 @@ describe("analysis end to end (real queue consumer)", () => {
         screen_detection: { status: "not_applicable", reason: "uploaded_content" },
         ai_detection: { status: "not_applicable", reason: "uploaded_content" },
       },
+      assessment: "complete",
+      not_assessed: [],
     });
   });
 

@@ -18,14 +18,23 @@ const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> 
 const codes = (signal: unknown) => (signal as { evidence: Array<{ code: string }> }).evidence.map((e) => e.code);
 
 describe("one capture's analysis", () => {
-  it("a format without a workerd decoder (WebP) keeps the metadata signals and says the pixels are unavailable", async () => {
+  it("an undecodable WebP keeps the metadata signals; the pixel signals are not assessed, with notes saying why", async () => {
     const webp = new TextEncoder().encode("RIFF\x24\x00\x00\x00WEBPVP8 ");
     const result = await analyzeImage(input(webp, "image/webp"), deps);
     expect(result.dimensions).toBeNull();
     expect(result.phash).toBeNull();
-    expect(codes(result.signals.screen_detection)).toEqual(["pixels_unavailable"]);
-    expect(codes(result.signals.reverse_search)).toContain("hash_unavailable");
-    expect(result.signals.ai_detection).toMatchObject({ label: "unknown" });
+    expect(result.signals.screen_detection).toEqual({ status: "not_assessed", reason: "undecodable_image" });
+    expect(result.signals.reverse_search).toEqual({ status: "not_assessed", reason: "undecodable_image" });
+    expect(result.signals.depth).toEqual({ status: "not_assessed", reason: "no_depth_map" });
+    expect(result.signals.ai_detection).toMatchObject({ label: "unknown", provider: "offline-provenance" });
+    // The raw measurement stays for the case analysis.
+    expect(codes(result.observed.screen_detection)).toEqual(["pixels_unavailable"]);
+    expect(result.notes).toEqual([
+      { code: "undecodable_image", detail: expect.stringContaining("WebP") },
+      { code: "undecodable_image", signal: "screen_detection" },
+      { code: "no_depth_map", signal: "depth" },
+      { code: "undecodable_image", signal: "reverse_search" },
+    ]);
   });
 
   it("a corrupt JPEG records the decode error instead of failing the analysis", async () => {
@@ -33,13 +42,45 @@ describe("one capture's analysis", () => {
     const broken = jpeg.slice(0, 40);
     const result = await analyzeImage(input(broken, "image/jpeg"), deps);
     expect(result.decode_error).toBeTruthy();
-    expect(codes(result.signals.screen_detection)).toEqual(["pixels_unavailable"]);
+    expect(result.signals.screen_detection).toEqual({ status: "not_assessed", reason: "undecodable_image" });
   });
 
-  it("a malformed depth map is unavailable depth, not a failure", async () => {
+  it("a malformed depth map is not assessed depth, not a failure", async () => {
     const result = await analyzeImage(input(encodeJpeg(naturalScene(64, 48, 2)), "image/jpeg", { depthPng: encodePngRgb(naturalScene(8, 8, 3)) }), deps);
-    expect(result.signals.depth).toMatchObject({ source: "unavailable", confidence: 0 });
-    expect(codes(result.signals.depth)).toEqual(["depth_map_unreadable"]);
+    expect(result.signals.depth).toEqual({ status: "not_assessed", reason: "depth_map_unreadable" });
+    expect(codes(result.observed.depth)).toEqual(["depth_map_unreadable"]);
+  });
+
+  it("missing providers are not configured for the signals that need them; the others still run", async () => {
+    const result = await analyzeImage(
+      input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg", { required: ["screen", "ai", "reverse", "context"], context: { kind: "vehicle", summary: "A car" } }),
+      deps,
+    );
+    expect(result.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_not_configured" });
+    expect(result.signals.context_match).toEqual({ status: "not_assessed", reason: "vision_not_configured" });
+    expect(result.signals.screen_detection).toMatchObject({ screen_detected: false, provider: "offline-moire" });
+    // Depth is not required here: no note for it.
+    expect(result.notes.map((n) => [n.code, n.signal])).toEqual([
+      ["web_search_not_configured", "reverse_search"],
+      ["vision_not_configured", "context_match"],
+    ]);
+    // A copy already in the index is a finding without any web search.
+    const copied = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), {
+      ...deps,
+      nearDuplicates: async () => [{ capture_id: "cap_x", verification_id: "vfy_x", tenant_id: "tnt_a", distance: 1 }],
+    });
+    expect(copied.signals.reverse_search).toMatchObject({ found_online: false, match_count: 1 });
+    // A web search that errs is not a clean search.
+    const erring = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ error: "HTTP 503" }) } });
+    expect(erring.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_error" });
+    const clean = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ found: false, count: 0, evidence: [] }) } });
+    expect(clean.signals.reverse_search).toMatchObject({ found_online: false, match_count: 0, provider: "internal-dhash+web" });
+  });
+
+  it("an image too small for the moiré tiles is not assessed for screens", async () => {
+    const result = await analyzeImage(input(encodeJpeg(naturalScene(48, 40, 6)), "image/jpeg"), deps);
+    expect(result.dimensions).toEqual({ width: 48, height: 40 });
+    expect(result.signals.screen_detection).toEqual({ status: "not_assessed", reason: "image_too_small" });
   });
 
   it("uploaded content: verdict signals not applicable, the offline measurements still kept for the case analysis", async () => {

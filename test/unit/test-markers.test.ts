@@ -24,9 +24,8 @@ describe("vfy-test markers", () => {
     expect((await analyzeImage(input(png, "image/png"), deps(true))).signals.context_match).toMatchObject({ status: "mismatch" });
   });
 
-  it("are ignored in production: without a provider the context stays inconclusive", async () => {
+  it("are ignored in production: without a provider the context is not assessed", async () => {
     const result = await analyzeImage(input(marked), deps(false));
-    expect(result.signals.context_match).toMatchObject({ status: "inconclusive", confidence: 0, provider: "none" });
-    expect(result.signals.context_match && "evidence" in result.signals.context_match ? result.signals.context_match.evidence[0]!.code : null).toBe("context_not_assessed");
+    expect(result.signals.context_match).toEqual({ status: "not_assessed", reason: "vision_not_configured" });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NOT_APPLICABLE, type VerdictSignals } from "../../src/analysis/evidence";
+import { NOT_APPLICABLE, notAssessed, type VerdictSignals } from "../../src/analysis/evidence";
 import { aggregateCondition, aggregateObjectMatch, conditionLabel } from "../../src/analysis/independent-checks";
-import { aggregateVerdict, type CaptureSignals } from "../../src/analysis/verdict";
+import { aggregateVerdict, presentVerdict, type CaptureSignals } from "../../src/analysis/verdict";
 
 const meta = { provider: "test", method_version: "t/1", evidence: [] };
 const screen = (detected: boolean, confidence: number) => ({ ...meta, screen_detected: detected, confidence });
@@ -26,6 +26,8 @@ describe("verdict aggregation", () => {
       label: "verified",
       score: 0.4,
       signals: { screen_detection: { screen_detected: false, confidence: 0.5 }, ai_detection: { label: "unknown", confidence: 0.3 } },
+      assessment: "complete",
+      not_assessed: [],
     });
     expect(v.reason_code).toBeUndefined();
   });
@@ -83,6 +85,8 @@ describe("verdict aggregation", () => {
         ai_detection: { status: "not_applicable", reason: "uploaded_content" },
         reverse_search: { status: "not_applicable", reason: "uploaded_content" },
       },
+      assessment: "complete",
+      not_assessed: [],
     });
     // A live capture next to an upload is judged on its own.
     const mixed = aggregateVerdict(["ai"], [uploaded, capture({ ai_detection: ai("likely_ai", 0.9) }, false, "cap_live")]);
@@ -92,6 +96,65 @@ describe("verdict aggregation", () => {
   it("absence of AI evidence never becomes likely_human unless every capture says so", () => {
     const v = aggregateVerdict(["ai"], [capture({ ai_detection: ai("likely_human", 0.9) }, false, "a"), capture({ ai_detection: ai("unknown", 0.2) }, false, "b")]);
     expect(v.signals.ai_detection).toEqual({ label: "unknown", confidence: 0.2 });
+  });
+});
+
+describe("fail closed: signals that could not be assessed", () => {
+  it("a required signal not assessed keeps the label from verified: suspicious, reason not_assessed, listed", () => {
+    const v = aggregateVerdict(["screen", "ai", "reverse"], [
+      capture({ screen_detection: notAssessed("undecodable_image"), ai_detection: ai("unknown", 0.3), reverse_search: notAssessed("undecodable_image") }),
+    ]);
+    expect(v).toEqual({
+      label: "suspicious",
+      score: 0,
+      signals: {
+        screen_detection: { status: "not_assessed", reason: "undecodable_image" },
+        ai_detection: { label: "unknown", confidence: 0.3 },
+        reverse_search: { status: "not_assessed", reason: "undecodable_image" },
+      },
+      reason_code: "not_assessed",
+      assessment: "partial",
+      not_assessed: ["screen_detection", "reverse_search"],
+    });
+  });
+
+  it("one capture not assessed among clean ones is enough to be partial; the others' values are not shown as clean", () => {
+    const v = aggregateVerdict(["screen"], [
+      capture({ screen_detection: screen(false, 0.5) }, false, "a"),
+      capture({ screen_detection: notAssessed("image_too_large") }, false, "b"),
+    ]);
+    expect(v).toMatchObject({ label: "suspicious", reason_code: "not_assessed", assessment: "partial", not_assessed: ["screen_detection"] });
+    expect(v.signals.screen_detection).toEqual({ status: "not_assessed", reason: "image_too_large" });
+  });
+
+  it("a trip on another capture stands, and outranks not_assessed", () => {
+    const v = aggregateVerdict(["screen", "reverse"], [
+      capture({ screen_detection: screen(true, 0.65), reverse_search: notAssessed("web_search_not_configured") }, false, "a"),
+      capture({ screen_detection: notAssessed("undecodable_image"), reverse_search: notAssessed("web_search_not_configured") }, false, "b"),
+    ]);
+    expect(v).toMatchObject({ label: "failed", reason_code: "screen_detected", assessment: "partial", not_assessed: ["screen_detection", "reverse_search"] });
+    expect(v.signals.screen_detection).toEqual({ screen_detected: true, confidence: 0.65 });
+    // A weak trip with an unassessed signal stays suspicious for the trip's reason.
+    const weak = aggregateVerdict(["screen", "reverse"], [capture({ screen_detection: screen(true, 0.5), reverse_search: notAssessed("web_search_error") })]);
+    expect(weak).toMatchObject({ label: "suspicious", reason_code: "screen_detected", score: 0.5, not_assessed: ["reverse_search"] });
+  });
+
+  it("the verified score counts only signals that ran: a web-searched clean reverse search supports 0.8", () => {
+    const web = { ...reverse(null), evidence: [{ code: "web_search_clean" }] };
+    expect(aggregateVerdict(["screen", "reverse"], [capture({ screen_detection: screen(false, 0.4), reverse_search: web })])).toMatchObject({ label: "verified", score: 0.6 });
+    // Not-required signals that were not assessed do not matter.
+    expect(aggregateVerdict(["screen"], [capture({ screen_detection: screen(false, 0.4), depth: notAssessed("no_depth_map") })])).toMatchObject({ label: "verified", score: 0.4, assessment: "complete" });
+  });
+
+  it("uploaded content stays not applicable even when its pixels could not be decoded", () => {
+    const v = aggregateVerdict(["screen"], [capture({ screen_detection: NOT_APPLICABLE }, true)]);
+    expect(v).toMatchObject({ label: "verified", assessment: "complete", not_assessed: [] });
+  });
+
+  it("verdicts stored before the assessment fields are served with them derived", () => {
+    expect(presentVerdict({ label: "verified", score: 0.9, signals: {} })).toEqual({ label: "verified", score: 0.9, signals: {}, assessment: "complete", not_assessed: [] });
+    const stored = aggregateVerdict(["screen"], [capture({ screen_detection: notAssessed("image_too_small") })]);
+    expect(presentVerdict(stored)).toBe(stored);
   });
 });
 

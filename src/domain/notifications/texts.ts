@@ -14,6 +14,7 @@ const REASONS: Record<string, string> = {
   context_mismatch: "the images do not match the stated context",
   reverse_search_match: "the image was already found online",
   depth_anomaly: "the depth data does not look like a real three-dimensional scene",
+  not_assessed: "a required check could not be carried out on the photos",
 };
 
 interface VerdictView {

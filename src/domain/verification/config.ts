@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_SIZE_BYTES, MEDIA_TYPES, type MediaType } from "../../schemas/steps";
+import { DEFAULT_MAX_SIZE_BYTES, MAX_SIZE_BYTES_CAP, MEDIA_TYPES, type MediaType } from "../../schemas/steps";
 import { DEFAULT_SIGNALS, type SignalName } from "../../schemas/verification-create";
 
 export interface ImageStep { key: string; type: "image"; description: string; min: number; max: number }
@@ -96,5 +96,8 @@ export function maxEvidenceBytes(config: VerificationConfig): number {
   return evidenceSteps(config).reduce((max, s) => Math.max(max, s.type === "upload" ? s.max_size_bytes : IMAGE_STEP_MAX_BYTES), 0);
 }
 
-/** Image steps take any of the five media types up to this size (the upload default). */
-export const IMAGE_STEP_MAX_BYTES = DEFAULT_MAX_SIZE_BYTES;
+/**
+ * Image steps take any of the five media types up to the spec's 25 MB cap: a phone's 50 MP JPEG is
+ * 15-25 MB, and the analysis decodes it within a Worker's memory (docs/signals.md, measured).
+ */
+export const IMAGE_STEP_MAX_BYTES = MAX_SIZE_BYTES_CAP;

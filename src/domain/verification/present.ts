@@ -4,6 +4,7 @@ import { iso } from "../../lib/time";
 import type { VerificationConfig } from "./config";
 import { sealOf } from "./seal";
 import { effectiveStatus } from "./state";
+import { presentVerdict } from "../../analysis/verdict";
 
 /** Who is looking decides what a Verification shows. */
 export type Audience =
@@ -60,7 +61,7 @@ export function presentVerification(
   }));
   if (row.submittedAt !== null) out.submitted_at = iso(row.submittedAt);
   if (!full) return out;
-  if (row.verdict) out.verdict = row.verdict;
+  if (row.verdict) out.verdict = presentVerdict(row.verdict);
   if (row.completedAt !== null) out.completed_at = iso(row.completedAt);
   if (row.failureReason) out.failure_reason = row.failureReason;
   if (row.narrative !== null) out.narrative = row.narrative;

@@ -1,0 +1,113 @@
+/**
+ * Real photographs for the codec tests and the decode benchmark, from Debian packages (never
+ * committed): mate-backgrounds ships camera photos up to 5640×3172. Larger inputs are made from them
+ * with Debian's tools (ImageMagick resizes, libheif's heif-enc encodes HEVC tiles, assembled into a
+ * phone-style grid HEIC by scripts/lib/heif-grid.ts, cwebp encodes WebP), cached in .cache/photos.
+ *
+ *   npx tsx scripts/real-photos.ts [name…]   # prepares the named inputs (default: all)
+ *   npx tsx scripts/real-photos.ts --samples # rewrites the tiny committed samples (test/fixtures/photos)
+ *
+ * Needs: apt-get install imagemagick libheif-examples webp (the CI script installs them).
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { heifGrid } from "./lib/heif-grid";
+
+const ROOT = resolve(import.meta.dirname, "..");
+export const CACHE = join(ROOT, ".cache/photos");
+const PACKAGE = "mate-backgrounds";
+const SAMPLES = join(ROOT, "test/fixtures/photos");
+
+const run = (cmd: string, args: string[], cwd = CACHE) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
+
+/** A photograph from the Debian package (downloaded and unpacked on first use). */
+export function debianPhoto(relative: string): string {
+  const root = join(CACHE, "deb");
+  const path = join(root, "usr/share/backgrounds/mate", relative);
+  if (!existsSync(path)) {
+    mkdirSync(CACHE, { recursive: true });
+    if (!readdirSync(CACHE).some((f) => f.startsWith(PACKAGE) && f.endsWith(".deb"))) run("apt-get", ["download", PACKAGE]);
+    const deb = readdirSync(CACHE).find((f) => f.startsWith(PACKAGE) && f.endsWith(".deb"))!;
+    run("dpkg", ["-x", deb, root]);
+  }
+  return path;
+}
+
+/** The source photographs: a large camera photo (elephants) and smaller nature shots. */
+export const SOURCES = {
+  elephants: "abstract/Elephants_5640x3172.jpg",
+  wood: "nature/Wood.jpg",
+  dune: "nature/Dune.jpg",
+};
+
+function resized(source: string, width: number, height: number, out: string, format: string, extra: string[] = []): void {
+  run("convert", [debianPhoto(source), "-resize", `${width}x${height}!`, ...extra, `${format}:${out}`]);
+}
+
+/** A grid HEIC of `width`×`height` in 512×512 HEVC tiles (the iPhone layout). */
+function gridHeic(source: string, width: number, height: number, out: string, tile = 512): void {
+  const columns = Math.ceil(width / tile);
+  const rows = Math.ceil(height / tile);
+  const dir = join(CACHE, `tiles-${width}x${height}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  run("convert", [debianPhoto(source), "-resize", `${width}x${height}!`, "-background", "black", "-extent", `${columns * tile}x${rows * tile}`, "-crop", `${tile}x${tile}`, "+repage", join(dir, "t%04d.png")]);
+  const tiles = readdirSync(dir).filter((f) => f.endsWith(".png")).sort();
+  run("heif-enc", ["-q", "80", "-o", join(dir, "multi.heic"), ...tiles], dir);
+  writeFileSync(out, heifGrid(readFileSync(join(dir, "multi.heic")), columns, rows, { width: tile, height: tile }, { width, height }));
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Every prepared input: name → how to make it. */
+export const INPUTS: Record<string, (out: string) => void> = {
+  "jpeg-12mp.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92"]),
+  "jpeg-50mp.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92"]),
+  "jpeg-12mp-progressive.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
+  "heic-2mp.heic": (out) => gridHeic(SOURCES.wood, 1920, 1440, out),
+  "heic-12mp.heic": (out) => gridHeic(SOURCES.elephants, 4032, 3024, out),
+  "heic-50mp.heic": (out) => gridHeic(SOURCES.elephants, 8160, 6120, out),
+  "png-12mp.png": (out) => resized(SOURCES.elephants, 4000, 3000, out, "png"),
+  "png-50mp.png": (out) => resized(SOURCES.elephants, 8160, 6120, out, "png"),
+  "webp-8mp.webp": (out) => resized(SOURCES.elephants, 3264, 2448, out, "webp", ["-quality", "90"]),
+  "webp-12mp.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, "webp", ["-quality", "90"]),
+};
+
+/** The prepared input's path (made on first use). */
+export function prepared(name: string): string {
+  const out = join(CACHE, name);
+  if (!existsSync(out)) {
+    const make = INPUTS[name];
+    if (!make) throw new Error(`unknown input ${name}`);
+    mkdirSync(CACHE, { recursive: true });
+    make(`${out}.part`);
+    copyFileSync(`${out}.part`, out);
+    rmSync(`${out}.part`);
+  }
+  return out;
+}
+
+/** The committed samples: a 192×128 crop of a real photo in each format (a few KB each). */
+function writeSamples(): void {
+  mkdirSync(SAMPLES, { recursive: true });
+  const crop = join(CACHE, "sample.png");
+  run("convert", [debianPhoto(SOURCES.dune), "-resize", "640x", "-gravity", "center", "-crop", "192x128+0+0", "+repage", crop]);
+  run("convert", [crop, "-quality", "85", join(SAMPLES, "dune.jpg")]);
+  run("convert", [crop, "-interlace", "JPEG", "-quality", "85", join(SAMPLES, "dune-progressive.jpg")]);
+  run("convert", [crop, "-resize", "96x64", join(SAMPLES, "dune.png")]);
+  run("cwebp", ["-quiet", "-q", "80", crop, "-o", join(SAMPLES, "dune.webp")]);
+  // A 3×2 grid of 64×64 HEVC tiles: the same code path as a phone's HEIC.
+  const tiles = join(CACHE, "sample-tiles");
+  rmSync(tiles, { recursive: true, force: true });
+  mkdirSync(tiles, { recursive: true });
+  run("convert", [crop, "-crop", "64x64", "+repage", join(tiles, "t%02d.png")]);
+  run("heif-enc", ["-q", "60", "-o", "multi.heic", ...readdirSync(tiles).filter((f) => f.endsWith(".png")).sort()], tiles);
+  writeFileSync(join(SAMPLES, "dune.heic"), heifGrid(readFileSync(join(tiles, "multi.heic")), 3, 2, { width: 64, height: 64 }, { width: 192, height: 128 }));
+  rmSync(tiles, { recursive: true, force: true });
+}
+
+if (import.meta.main || process.argv[1]?.endsWith("real-photos.ts")) {
+  const args = process.argv.slice(2);
+  if (args.includes("--samples")) writeSamples();
+  else for (const name of args.length > 0 ? args : Object.keys(INPUTS)) console.log(prepared(name));
+}

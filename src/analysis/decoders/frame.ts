@@ -1,0 +1,161 @@
+import type { Luma, Rect, Thumbnail, Tile } from "../pixels";
+
+/*
+ * Builds the decoder output (overview, tiles, thumbnail) from pixels fed in blocks (a band of rows,
+ * or one tile of a HEIF grid), so no decoder ever needs the whole frame at native resolution.
+ */
+
+/** Rec. 601 luma of one pixel. */
+function luma601(r: number, g: number, b: number): number {
+  return (77 * r + 150 * g + 29 * b + 128) >> 8;
+}
+
+/** A block of pixels: `channels` interleaved 8-bit samples (1 gray, 3 RGB, 4 RGBA), rows `stride` apart. */
+export interface Block {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  channels: 1 | 3 | 4;
+  data: Uint8Array;
+  offset?: number;
+  stride: number;
+}
+
+/** Area-average reduction of a `width`×`height` image to a longest side of at most `maxSide`. */
+export class AreaReducer {
+  readonly outWidth: number;
+  readonly outHeight: number;
+  private readonly sums: Uint32Array;
+  private readonly counts: Uint32Array;
+  private readonly colX: Uint32Array;
+
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    maxSide: number,
+    private readonly channels: 1 | 3,
+  ) {
+    const factor = Math.max(1, Math.max(width, height) / maxSide);
+    this.outWidth = Math.max(1, Math.round(width / factor));
+    this.outHeight = Math.max(1, Math.round(height / factor));
+    this.sums = new Uint32Array(this.outWidth * this.outHeight * channels);
+    this.counts = new Uint32Array(this.outWidth * this.outHeight);
+    this.colX = new Uint32Array(width);
+    for (let x = 0; x < width; x += 1) this.colX[x] = Math.min(this.outWidth - 1, Math.floor((x * this.outWidth) / width));
+  }
+
+  add(block: Block): void {
+    const { sums, counts, colX, channels } = this;
+    const src = block.data;
+    const bc = block.channels;
+    for (let row = 0; row < block.height; row += 1) {
+      const y = block.y + row;
+      if (y >= this.height) break;
+      const base = Math.min(this.outHeight - 1, Math.floor((y * this.outHeight) / this.height)) * this.outWidth;
+      let p = (block.offset ?? 0) + row * block.stride;
+      const end = Math.min(block.width, this.width - block.x);
+      for (let col = 0; col < end; col += 1, p += bc) {
+        const t = base + colX[block.x + col]!;
+        counts[t]! += 1;
+        if (channels === 1) sums[t]! += bc === 1 ? src[p]! : luma601(src[p]!, src[p + 1]!, src[p + 2]!);
+        else if (bc === 1) {
+          sums[t * 3]! += src[p]!;
+          sums[t * 3 + 1]! += src[p]!;
+          sums[t * 3 + 2]! += src[p]!;
+        } else {
+          sums[t * 3]! += src[p]!;
+          sums[t * 3 + 1]! += src[p + 1]!;
+          sums[t * 3 + 2]! += src[p + 2]!;
+        }
+      }
+    }
+  }
+
+  result(): { width: number; height: number; data: Uint8Array } {
+    const { sums, counts, channels } = this;
+    const data = new Uint8Array(sums.length);
+    for (let t = 0; t < counts.length; t += 1) {
+      const c = counts[t]! || 1;
+      for (let k = 0; k < channels; k += 1) data[t * channels + k] = Math.round(sums[t * channels + k]! / c);
+    }
+    return { width: this.outWidth, height: this.outHeight, data };
+  }
+}
+
+/** Copies the requested native-resolution regions out of the blocks that cross them (as luma). */
+export class TileCollector {
+  private readonly tiles: Tile[];
+
+  constructor(width: number, height: number, rects: Rect[]) {
+    this.tiles = rects.map((rect) => {
+      const x = Math.max(0, Math.min(width - 1, rect.x));
+      const y = Math.max(0, Math.min(height - 1, rect.y));
+      const w = Math.max(0, Math.min(rect.width, width - x));
+      const h = Math.max(0, Math.min(rect.height, height - y));
+      return { x, y, width: w, height: h, data: new Uint8Array(w * h) };
+    });
+  }
+
+  /** The lowest row any tile needs (exclusive): decoders may stop there. */
+  get bottom(): number {
+    return this.tiles.reduce((max, t) => Math.max(max, t.y + t.height), 0);
+  }
+
+  add(block: Block): void {
+    for (const tile of this.tiles) {
+      const x0 = Math.max(tile.x, block.x);
+      const x1 = Math.min(tile.x + tile.width, block.x + block.width);
+      const y0 = Math.max(tile.y, block.y);
+      const y1 = Math.min(tile.y + tile.height, block.y + block.height);
+      if (x0 >= x1 || y0 >= y1) continue;
+      for (let y = y0; y < y1; y += 1) {
+        let p = (block.offset ?? 0) + (y - block.y) * block.stride + (x0 - block.x) * block.channels;
+        let q = (y - tile.y) * tile.width + (x0 - tile.x);
+        for (let x = x0; x < x1; x += 1, p += block.channels, q += 1) {
+          tile.data[q] = block.channels === 1 ? block.data[p]! : luma601(block.data[p]!, block.data[p + 1]!, block.data[p + 2]!);
+        }
+      }
+    }
+  }
+
+  result(): Tile[] {
+    return this.tiles;
+  }
+}
+
+/** Everything a streaming decoder feeds: overview, tiles and (optionally) thumbnail in one pass. */
+export class FrameBuilder {
+  private readonly overview: AreaReducer;
+  private readonly thumbnail: AreaReducer | null;
+  readonly tiles: TileCollector;
+
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    rects: Rect[],
+    overviewMaxSide: number,
+    thumbnailMaxSide: number | undefined,
+  ) {
+    this.overview = new AreaReducer(width, height, overviewMaxSide, 1);
+    this.thumbnail = thumbnailMaxSide ? new AreaReducer(width, height, thumbnailMaxSide, 3) : null;
+    this.tiles = new TileCollector(width, height, rects);
+  }
+
+  add(block: Block): void {
+    this.overview.add(block);
+    this.thumbnail?.add(block);
+    this.tiles.add(block);
+  }
+
+  result(): { width: number; height: number; overview: Luma; tiles: Tile[]; thumbnail: Thumbnail | null } {
+    const thumb = this.thumbnail?.result();
+    return {
+      width: this.width,
+      height: this.height,
+      overview: this.overview.result(),
+      tiles: this.tiles.result(),
+      thumbnail: thumb ? { width: thumb.width, height: thumb.height, rgb: thumb.data } : null,
+    };
+  }
+}

@@ -1,0 +1,197 @@
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../pixels";
+import { AreaReducer, TileCollector } from "./frame";
+import { compiledWasm } from "./wasm";
+
+/*
+ * JPEG through libjpeg-turbo's TurboJPEG API compiled to WebAssembly (@cwasm/jpeg-turbo: a bare
+ * module exporting malloc/free and tjDecompress*, no JS glue). The overview and the thumbnail come
+ * from one decode at a DCT scale (M/8, chosen by TurboJPEG to fit OVERVIEW_MAX_SIDE: 1/8 of a 50 MP
+ * frame costs no IDCT at all), the moiré tiles from a native-resolution grayscale decode (chroma is
+ * never inverse-transformed) that stops below the lowest tile. Every decode gets a fresh instance, so
+ * the linear memory it grew is released with it instead of staying with the isolate.
+ */
+
+const TJPF_RGB = 0;
+const TJPF_GRAY = 6;
+const TJSAMP_GRAY = 3;
+const SAMPLING = [
+  [1, 1],
+  [2, 1],
+  [2, 2],
+  [1, 1],
+  [1, 2],
+  [4, 1],
+] as const;
+
+/**
+ * Progressive JPEGs are decoded from a whole-image coefficient buffer (2 bytes per coefficient):
+ * refused above this, so a decode never outgrows a Worker (baseline JPEGs stream and have no limit
+ * but the 25 MB upload cap). 12 MP 4:2:0 needs 36 MB.
+ */
+export const PROGRESSIVE_COEFFICIENT_BUDGET = 48 * 1024 * 1024;
+
+let compiled: Promise<WebAssembly.Module> | null = null;
+
+function wasmModule(): Promise<WebAssembly.Module> {
+  compiled ??= compiledWasm(() => import("@cwasm/jpeg-turbo/jpeg-turbo.wasm"), "@cwasm/jpeg-turbo/jpeg-turbo.wasm");
+  return compiled;
+}
+
+interface TurboJpeg {
+  memory: WebAssembly.Memory;
+  malloc(size: number): number;
+  free(ptr: number): void;
+  tjInitDecompress(): number;
+  tjDestroy(handle: number): number;
+  tjDecompressHeader3(handle: number, src: number, size: number, w: number, h: number, subsamp: number, colorspace: number): number;
+  tjDecompress2(handle: number, src: number, size: number, dst: number, width: number, pitch: number, height: number, format: number, flags: number): number;
+}
+
+class LongJump extends Error {}
+
+async function instantiate(): Promise<TurboJpeg> {
+  const imports = {
+    // libjpeg's error_exit longjmps out of the decoder: here that unwinds as a JS exception and the
+    // instance is discarded (setjmp reports "first return" so libjpeg proceeds).
+    env: {
+      setjmp: () => 0,
+      longjmp: () => {
+        throw new LongJump("libjpeg error");
+      },
+    },
+    wasi_snapshot_preview1: {
+      proc_exit: () => {
+        throw new LongJump("libjpeg exit");
+      },
+      environ_sizes_get: () => 0,
+      environ_get: () => 0,
+      fd_close: () => 0,
+      fd_seek: () => 0,
+      fd_write: () => 0,
+    },
+  };
+  const instance = await WebAssembly.instantiate(await wasmModule(), imports);
+  return instance.exports as unknown as TurboJpeg;
+}
+
+interface JpegLayout {
+  sofOffset: number;
+  progressive: boolean;
+  components: Array<{ h: number; v: number }>;
+}
+
+/** Finds the frame header: its offset (for the height patch), whether it is progressive, the sampling. */
+function frameLayout(bytes: Uint8Array): JpegLayout | null {
+  let i = 2;
+  while (i + 4 <= bytes.length) {
+    if (bytes[i] !== 0xff) return null;
+    const marker = bytes[i + 1]!;
+    if (marker === 0xff) {
+      i += 1;
+      continue;
+    }
+    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!;
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const count = bytes[i + 9] ?? 0;
+      const components = [];
+      for (let c = 0; c < count; c += 1) {
+        const hv = bytes[i + 11 + c * 3] ?? 0x11;
+        components.push({ h: hv >> 4, v: hv & 15 });
+      }
+      return { sofOffset: i, progressive: marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce, components };
+    }
+    if (marker === 0xda || marker === 0xd9) return null;
+    i += 2 + length;
+  }
+  return null;
+}
+
+export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
+  const layout = frameLayout(bytes);
+  if (!layout) throw new DecodeFailure("undecodable_image", "JPEG without a frame header");
+  const tj = await instantiate();
+  const handle = tj.tjInitDecompress();
+  if (!handle) throw new DecodeFailure("undecodable_image", "TurboJPEG could not start");
+  const src = tj.malloc(bytes.length);
+  const out = tj.malloc(16);
+  if (!src || !out) throw new DecodeFailure("image_too_large", "no memory for the JPEG bytes");
+  new Uint8Array(tj.memory.buffer, src, bytes.length).set(bytes);
+  const heap = () => new DataView(tj.memory.buffer);
+  const fail = (what: string): never => {
+    throw new DecodeFailure("undecodable_image", `JPEG ${what}`);
+  };
+  try {
+    if (tj.tjDecompressHeader3(handle, src, bytes.length, out, out + 4, out + 8, out + 12) !== 0) fail("header is invalid");
+    const width = heap().getInt32(out, true);
+    const height = heap().getInt32(out + 4, true);
+    const subsamp = heap().getInt32(out + 8, true);
+    if (width <= 0 || height <= 0) fail("has no pixels");
+    if (layout.progressive) {
+      const [mh, mv] = SAMPLING[subsamp] ?? [2, 2];
+      const blocks = layout.components.reduce((sum, c) => sum + Math.ceil((width * c.h) / (8 * mh)) * Math.ceil((height * c.v) / (8 * mv)), 0);
+      if (blocks * 128 > PROGRESSIVE_COEFFICIENT_BUDGET) {
+        throw new DecodeFailure("image_too_large", `progressive JPEG of ${width}x${height} needs ${Math.round((blocks * 128) / 2 ** 20)} MB of coefficients`);
+      }
+    }
+
+    // Overview (and thumbnail): one decode at the DCT scale that fits OVERVIEW_MAX_SIDE.
+    const withColor = Boolean(request.thumbnailMaxSide) && subsamp !== TJSAMP_GRAY;
+    const scaled = scaledSize(width, height, OVERVIEW_MAX_SIDE);
+    const channels = withColor ? 3 : 1;
+    const small = tj.malloc(scaled.width * scaled.height * channels);
+    if (!small) throw new DecodeFailure("image_too_large", "no memory for the overview");
+    // Fatal errors longjmp (thrown above); a -1 return is libjpeg's warning: corrupt or truncated data.
+    if (tj.tjDecompress2(handle, src, bytes.length, small, scaled.width, 0, scaled.height, withColor ? TJPF_RGB : TJPF_GRAY, 0) !== 0) fail("data is corrupt or truncated");
+    const block = { x: 0, y: 0, width: scaled.width, height: scaled.height, channels, data: new Uint8Array(tj.memory.buffer), offset: small, stride: scaled.width * channels } as const;
+    const overview = new AreaReducer(scaled.width, scaled.height, OVERVIEW_MAX_SIDE, 1);
+    overview.add(block);
+    let thumbnail = null;
+    if (request.thumbnailMaxSide) {
+      const reducer = new AreaReducer(scaled.width, scaled.height, request.thumbnailMaxSide, 3);
+      reducer.add(block);
+      const t = reducer.result();
+      thumbnail = { width: t.width, height: t.height, rgb: t.data };
+    }
+    tj.free(small);
+
+    // Tiles: native-resolution luma down to the lowest tile (baseline frames are cut short there).
+    const tiles = new TileCollector(width, height, request.tiles?.(width, height) ?? []);
+    const rows = layout.progressive ? height : Math.min(height, tiles.bottom);
+    if (rows > 0) {
+      if (rows < height) setFrameHeight(tj, src, layout.sofOffset, rows);
+      const full = tj.malloc(width * rows);
+      if (!full) throw new DecodeFailure("image_too_large", `no memory for ${width}x${rows} luma`);
+      // A frame cut short warns about the entropy data left over: expected, the overview decode above
+      // already vouched for the stream.
+      const status = tj.tjDecompress2(handle, src, bytes.length, full, width, 0, rows, TJPF_GRAY, 0);
+      if (status !== 0 && rows === height) fail("data is corrupt or truncated");
+      tiles.add({ x: 0, y: 0, width, height: rows, channels: 1, data: new Uint8Array(tj.memory.buffer), offset: full, stride: width });
+    }
+    return { width, height, overview: overview.result(), tiles: tiles.result(), thumbnail };
+  } catch (err) {
+    if (err instanceof DecodeFailure) throw err;
+    if (err instanceof LongJump) throw new DecodeFailure("undecodable_image", "JPEG data is corrupt");
+    if (err instanceof RangeError || (err instanceof WebAssembly.RuntimeError && /memory/i.test(err.message))) {
+      throw new DecodeFailure("image_too_large", `JPEG decode ran out of memory: ${err.message}`);
+    }
+    throw new DecodeFailure("undecodable_image", `JPEG decode failed: ${String(err)}`);
+  }
+  // The instance (and its memory) is dropped here; nothing to free one by one.
+}
+
+/** TurboJPEG's scaling factors up to 1 are M/8: the largest whose output fits a `side`² box. */
+function scaledSize(width: number, height: number, side: number): { width: number; height: number } {
+  for (let m = 8; m >= 1; m -= 1) {
+    const w = Math.ceil((width * m) / 8);
+    const h = Math.ceil((height * m) / 8);
+    if (w <= side && h <= side) return { width: w, height: h };
+  }
+  return { width: Math.ceil(width / 8), height: Math.ceil(height / 8) };
+}
+
+/** Rewrites the frame header's height in the WASM copy: a baseline scan then ends after those rows. */
+function setFrameHeight(tj: TurboJpeg, src: number, sofOffset: number, rows: number): void {
+  const view = new Uint8Array(tj.memory.buffer, src + sofOffset + 5, 2);
+  view[0] = rows >> 8;
+  view[1] = rows & 0xff;
+}

@@ -1,0 +1,179 @@
+import { convertIndexedToRgb, decode as decodePngWhole } from "fast-png";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../pixels";
+import { FrameBuilder } from "./frame";
+
+/*
+ * PNG, streamed: the IDAT data is inflated by the runtime's DecompressionStream and unfiltered row
+ * by row into the frame builder, so memory is two rows whatever the size. Interlaced and sub-byte
+ * images (rare for photographs) are decoded whole by fast-png, up to MAX_WHOLE_PIXELS.
+ */
+
+export const MAX_WHOLE_PIXELS = 8_000_000;
+
+interface Header {
+  width: number;
+  height: number;
+  depth: number;
+  colorType: number;
+  interlaced: boolean;
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+export async function decodePng(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
+  const { header, palette, idat } = readChunks(bytes);
+  const { width, height, depth, colorType } = header;
+  if (header.interlaced || depth < 8) return decodeWhole(bytes, header, request);
+  const samples = CHANNELS[colorType]!;
+  const bpp = (samples * depth) / 8;
+  const rowBytes = width * bpp;
+  const frame = new FrameBuilder(width, height, request.tiles?.(width, height) ?? [], OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
+  const rgb = new Uint8Array(width * 3);
+  let previous = new Uint8Array(rowBytes);
+  let current = new Uint8Array(rowBytes);
+  let filled = -1; // -1: expecting the filter byte
+  let filter = 0;
+  let y = 0;
+  const emit = () => {
+    unfilter(filter, current, previous, bpp);
+    toRgb(current, rgb, width, colorType, depth, palette);
+    frame.add({ x: 0, y, width, height: 1, channels: 3, data: rgb, stride: width * 3 });
+    [previous, current] = [current, previous];
+    y += 1;
+  };
+  const stream = new Blob(idat as unknown as ConstructorParameters<typeof Blob>[0]).stream().pipeThrough(new DecompressionStream("deflate"));
+  try {
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+      let i = 0;
+      while (i < chunk.length && y < height) {
+        if (filled < 0) {
+          filter = chunk[i]!;
+          i += 1;
+          filled = 0;
+          continue;
+        }
+        const take = Math.min(rowBytes - filled, chunk.length - i);
+        current.set(chunk.subarray(i, i + take), filled);
+        filled += take;
+        i += take;
+        if (filled === rowBytes) {
+          emit();
+          filled = -1;
+        }
+      }
+    }
+  } catch (err) {
+    throw new DecodeFailure("undecodable_image", `PNG data is corrupt: ${String(err)}`);
+  }
+  if (y < height) throw new DecodeFailure("undecodable_image", `PNG data ends after ${y} of ${height} rows`);
+  return frame.result();
+}
+
+function readChunks(bytes: Uint8Array): { header: Header; palette: Uint8Array | null; idat: Uint8Array[] } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let header: Header | null = null;
+  let palette: Uint8Array | null = null;
+  const idat: Uint8Array[] = [];
+  let i = 8;
+  while (i + 8 <= bytes.length) {
+    const length = view.getUint32(i);
+    const type = String.fromCharCode(...bytes.subarray(i + 4, i + 8));
+    const body = bytes.subarray(i + 8, i + 8 + length);
+    if (type === "IHDR" && length >= 13) {
+      header = { width: view.getUint32(i + 8), height: view.getUint32(i + 12), depth: body[8]!, colorType: body[9]!, interlaced: body[12] === 1 };
+    } else if (type === "PLTE") palette = body;
+    else if (type === "IDAT") idat.push(body);
+    else if (type === "IEND") break;
+    i += 12 + length;
+  }
+  if (!header || idat.length === 0 || !header.width || !header.height || CHANNELS[header.colorType] === undefined) {
+    throw new DecodeFailure("undecodable_image", "PNG without a valid header or image data");
+  }
+  if (header.colorType === 3 && !palette) throw new DecodeFailure("undecodable_image", "indexed PNG without a palette");
+  return { header, palette, idat };
+}
+
+function unfilter(filter: number, row: Uint8Array, prev: Uint8Array, bpp: number): void {
+  const n = row.length;
+  switch (filter) {
+    case 0:
+      return;
+    case 1:
+      for (let i = bpp; i < n; i += 1) row[i] = (row[i]! + row[i - bpp]!) & 255;
+      return;
+    case 2:
+      for (let i = 0; i < n; i += 1) row[i] = (row[i]! + prev[i]!) & 255;
+      return;
+    case 3:
+      for (let i = 0; i < n; i += 1) row[i] = (row[i]! + (((i >= bpp ? row[i - bpp]! : 0) + prev[i]!) >> 1)) & 255;
+      return;
+    case 4:
+      for (let i = 0; i < n; i += 1) {
+        const a = i >= bpp ? row[i - bpp]! : 0;
+        const b = prev[i]!;
+        const c = i >= bpp ? prev[i - bpp]! : 0;
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        row[i] = (row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
+      }
+      return;
+    default:
+      throw new DecodeFailure("undecodable_image", `PNG row filter ${filter} is invalid`);
+  }
+}
+
+/** One unfiltered row → 8-bit RGB (16-bit samples keep their high byte; alpha is ignored). */
+function toRgb(row: Uint8Array, out: Uint8Array, width: number, colorType: number, depth: number, palette: Uint8Array | null): void {
+  const step = depth / 8;
+  const samples = CHANNELS[colorType]!;
+  for (let x = 0, o = 0; x < width; x += 1, o += 3) {
+    const p = x * samples * step;
+    if (colorType === 3) {
+      const k = row[p]! * 3;
+      out[o] = palette![k] ?? 0;
+      out[o + 1] = palette![k + 1] ?? 0;
+      out[o + 2] = palette![k + 2] ?? 0;
+    } else if (samples <= 2) {
+      out[o] = out[o + 1] = out[o + 2] = row[p]!;
+    } else {
+      out[o] = row[p]!;
+      out[o + 1] = row[p + step]!;
+      out[o + 2] = row[p + 2 * step]!;
+    }
+  }
+}
+
+function decodeWhole(bytes: Uint8Array, header: Header, request: DecodeRequest): DecodedImage {
+  const { width, height } = header;
+  if (width * height > MAX_WHOLE_PIXELS) {
+    throw new DecodeFailure("image_too_large", `interlaced or sub-byte PNG of ${width}x${height} is decoded whole, up to ${MAX_WHOLE_PIXELS / 1e6} MP`);
+  }
+  let png;
+  try {
+    png = decodePngWhole(bytes);
+  } catch (err) {
+    throw new DecodeFailure("undecodable_image", `PNG data is corrupt: ${String(err)}`);
+  }
+  let data: ArrayLike<number> = png.data;
+  let channels = png.channels;
+  if (png.palette) {
+    data = convertIndexedToRgb(png);
+    channels = png.palette[0]?.length ?? 3;
+  }
+  const shift = png.depth === 16 ? 8 : 0;
+  const rgb = new Uint8Array(width * 3);
+  const frame = new FrameBuilder(width, height, request.tiles?.(width, height) ?? [], OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const p = (y * width + x) * channels;
+      const r = data[p]! >> shift;
+      rgb[x * 3] = r;
+      rgb[x * 3 + 1] = channels >= 3 ? data[p + 1]! >> shift : r;
+      rgb[x * 3 + 2] = channels >= 3 ? data[p + 2]! >> shift : r;
+    }
+    frame.add({ x: 0, y, width, height: 1, channels: 3, data: rgb, stride: width * 3 });
+  }
+  return frame.result();
+}

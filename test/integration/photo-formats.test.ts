@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { createVerification, db, seedTenant } from "../helpers/api";
+import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
+import { preparedPhoto } from "../helpers/photos";
+import { analysesOf } from "../../src/db/analyses";
+
+// Real photographs through the real queue consumer. The large inputs are made from a Debian
+// package's camera photo on first use (scripts/real-photos.ts): allow for that.
+const PREPARE_MS = 240_000;
+
+async function analysisOf(verificationId: string): Promise<any> {
+  const rows = await analysesOf(db(), verificationId);
+  expect(rows).toHaveLength(1);
+  return rows[0]!.result;
+}
+
+describe("photos people send, decoded in the Worker", () => {
+  it(
+    "a 50 MP JPEG (8160×6120, a phone's largest) is uploaded and every pixel signal is assessed",
+    async () => {
+      const bytes = await preparedPhoto("jpeg-50mp.jpg");
+      const t = await seedTenant();
+      const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
+      await captureByKey(v.id, bytes, "image/jpeg");
+      const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
+      expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
+      expect(typeof done.verdict.signals.screen_detection.screen_detected).toBe("boolean");
+      const result = await analysisOf(v.id);
+      expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
+      expect(result.decode_error).toBeNull();
+      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
+      // The moiré detector read its native-resolution tiles (it reports them per tile).
+      expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
+      // Nothing required went unassessed (depth and reverse search were not asked for).
+      expect(result.notes).toEqual([]);
+    },
+    PREPARE_MS,
+  );
+
+  it(
+    "an iPhone-style grid HEIC (4032×3024 in 512 px HEVC tiles) gets assessed signals",
+    async () => {
+      const bytes = await preparedPhoto("heic-12mp.heic");
+      const t = await seedTenant();
+      const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
+      await captureByKey(v.id, bytes, "image/heic");
+      const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
+      expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
+      const result = await analysisOf(v.id);
+      expect(result.media_type).toBe("image/heic");
+      expect(result.dimensions).toEqual({ width: 4032, height: 3024 });
+      expect(result.signals.screen_detection).toMatchObject({ provider: "offline-moire", screen_detected: expect.any(Boolean) });
+      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
+    },
+    PREPARE_MS,
+  );
+
+  it("an undecodable image is not assessed and suspicious, with the reason per capture", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
+    // A WebP header over bytes that are no VP8 stream: the type sniffs, the pixels do not decode.
+    const broken = new Uint8Array(400);
+    broken.set(Uint8Array.from("RIFF\x88\x01\x00\x00WEBPVP8 \x7c\x01\x00\x00", (c) => c.charCodeAt(0)));
+    for (let i = 20; i < broken.length; i += 1) broken[i] = (i * 37) & 255;
+    await captureInline(v.id, broken);
+    const done = await pollVerification(t.key, v.id, hasVerdict);
+    expect(done.verdict).toEqual({
+      label: "suspicious",
+      score: 0,
+      reason_code: "not_assessed",
+      signals: { screen_detection: { status: "not_assessed", reason: "undecodable_image" }, ai_detection: { label: "unknown", confidence: expect.any(Number) } },
+      assessment: "partial",
+      not_assessed: ["screen_detection"],
+    });
+    const result = await analysisOf(v.id);
+    expect(result.notes).toEqual(expect.arrayContaining([expect.objectContaining({ code: "undecodable_image" }), { code: "undecodable_image", signal: "screen_detection" }]));
+  });
+});

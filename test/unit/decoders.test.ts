@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { decodeImage, DecodeFailure, type DecodedImage } from "../../src/analysis/pixels";
+import { screenTileRects } from "../../src/analysis/signals/screen-moire";
+import { samplePhoto } from "../helpers/photos";
+
+// Each codec path on a small real photograph (a 192×128 crop of a camera photo; the PNG is 96×64).
+const request = { tiles: screenTileRects, thumbnailMaxSide: 96 };
+
+function meanAbsDiff(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i += 1) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+}
+
+async function decodeSample(name: string, type: string): Promise<DecodedImage> {
+  return decodeImage(await samplePhoto(name), type, request);
+}
+
+describe("decoders inside workerd (real photographs)", () => {
+  it("JPEG, progressive JPEG, WebP and grid HEIC decode to the same picture", async () => {
+    const jpeg = await decodeSample("dune.jpg", "image/jpeg");
+    expect(jpeg).toMatchObject({ width: 192, height: 128, overview: { width: 192, height: 128 }, thumbnail: { width: 96, height: 64 } });
+    // Native-resolution tiles where screenTileRects put them: 128 px squares inside the frame.
+    expect(jpeg.tiles.map(({ x, y, width, height }) => ({ x, y, width, height }))).toEqual(screenTileRects(192, 128));
+    const textured = jpeg.overview.data.reduce((max, v) => Math.max(max, v), 0) - jpeg.overview.data.reduce((min, v) => Math.min(min, v), 255);
+    expect(textured).toBeGreaterThan(60);
+    for (const [name, type] of [
+      ["dune-progressive.jpg", "image/jpeg"],
+      ["dune.webp", "image/webp"],
+      ["dune.heic", "image/heic"],
+    ] as const) {
+      const other = await decodeSample(name, type);
+      expect({ name, width: other.width, height: other.height }).toEqual({ name, width: 192, height: 128 });
+      // Lossy codecs of one crop: close, never identical to a constant or a shifted picture.
+      expect(meanAbsDiff(other.overview.data, jpeg.overview.data)).toBeLessThan(4);
+      expect(meanAbsDiff(other.tiles[0]!.data, jpeg.tiles[0]!.data)).toBeLessThan(5);
+      expect(meanAbsDiff(other.thumbnail!.rgb, jpeg.thumbnail!.rgb)).toBeLessThan(5);
+    }
+  });
+
+  it("PNG streams through the runtime's inflater and matches the JPEG at its scale", async () => {
+    const png = await decodeSample("dune.png", "image/png");
+    expect(png).toMatchObject({ width: 96, height: 64, thumbnail: { width: 96, height: 64 } });
+    const jpeg = await decodeImage(await samplePhoto("dune.jpg"), "image/jpeg", { thumbnailMaxSide: 96 });
+    expect(meanAbsDiff(png.thumbnail!.rgb, jpeg.thumbnail!.rgb)).toBeLessThan(6);
+  });
+
+  it("without a tile request no native-resolution pass is made, and no thumbnail without a size", async () => {
+    const plain = await decodeImage(await samplePhoto("dune.jpg"), "image/jpeg");
+    expect(plain).toMatchObject({ width: 192, height: 128, overview: { width: 192, height: 128 }, tiles: [], thumbnail: null });
+  });
+
+  it("corrupt, truncated and unknown inputs are DecodeFailures with a reason, never pixels", async () => {
+    const jpeg = await samplePhoto("dune.jpg");
+    const cases: Array<[Uint8Array, string, string]> = [
+      [jpeg.slice(0, 600), "image/jpeg", "undecodable_image"],
+      [Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 4, 1, 2]), "image/jpeg", "undecodable_image"],
+      [(await samplePhoto("dune.webp")).slice(0, 200), "image/webp", "undecodable_image"],
+      [(await samplePhoto("dune.heic")).slice(0, 300), "image/heic", "undecodable_image"],
+      [(await samplePhoto("dune.png")).slice(0, 400), "image/png", "undecodable_image"],
+      [jpeg, "image/gif", "undecodable_image"],
+    ];
+    for (const [bytes, type, reason] of cases) {
+      const outcome = await decodeImage(bytes, type, request).then(
+        () => "decoded",
+        (err: unknown) => (err instanceof DecodeFailure ? err.reason : `other: ${String(err)}`),
+      );
+      expect({ type, size: bytes.length, outcome }).toEqual({ type, size: bytes.length, outcome: reason });
+    }
+  });
+});

@@ -89,7 +89,8 @@ describe("bot one-time codes only for registered phones", () => {
   it("refuses an unregistered phone with a clear 403 and stores no code; a registered one signs in to its tenant", async () => {
     const t = await seedTenant();
     const number = phone();
-    const refused = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number });
+    const signedAt = Math.floor(Date.now() / 1000);
+    const refused = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe("forbidden");
     expect(refused.body.error.message).toMatch(/not registered for this tenant.*POST \/v1\/phones/);
@@ -98,7 +99,7 @@ describe("bot one-time codes only for registered phones", () => {
     const { cookie } = await signIn(t.id);
     expect((await callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: number } })).status).toBe(201);
     // Another second: the byte-identical request signed in the same second would be a replay.
-    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: Math.floor(Date.now() / 1000) - 1 });
+    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt - 1 });
     expect(issued.status).toBe(201);
     const res = await call("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } });
     const me = (await res.json()) as any;
@@ -119,7 +120,8 @@ describe("bot one-time codes only for registered phones", () => {
     const { cookie } = await signIn(t.id);
     const number = phone();
     const registered = await callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: number } });
-    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number });
+    const signedAt = Math.floor(Date.now() / 1000);
+    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt });
     expect(issued.status).toBe(201);
     expect((await callJson(`/v1/phones/${registered.body.id}`, { method: "DELETE", headers: dashboard(cookie) })).status).toBe(200);
 
@@ -128,7 +130,7 @@ describe("bot one-time codes only for registered phones", () => {
     expect(late.status).toBe(401);
     expect(body.error.message).toMatch(/no longer registered/);
     expect(setCookie(late, "svc_session")).toBeUndefined();
-    const again = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: Math.floor(Date.now() / 1000) - 1 });
+    const again = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number }, { timestamp: signedAt - 1 });
     expect(again.status).toBe(403);
     expect(again.body.error.message).toMatch(/not registered/);
   });

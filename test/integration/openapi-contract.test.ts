@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { call, callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
 import { BASE, servedContract } from "../helpers/contract-fetch";
 import { ContractViolation, type Contract, type Exchange } from "../helpers/openapi-contract";
+import committed from "../../clients/typescript/openapi.json";
 
 // The checker every test request goes through (test/helpers/contract-fetch.ts): it must accept what
 // the Worker really answers and refuse each way a response can depart from the served document.
@@ -112,5 +113,12 @@ describe("OpenAPI contract checker", () => {
     } finally {
       check.mockRestore();
     }
+  });
+
+  it("the Worker serves the committed document (clients/typescript/openapi.json, built by npm run gen:client)", async () => {
+    const served = await callJson("/v1/openapi.json");
+    expect(served.status).toBe(200);
+    expect(served.body.servers).toEqual([{ url: BASE }]);
+    expect({ ...served.body, servers: committed.servers }).toEqual(committed);
   });
 });

@@ -61,6 +61,8 @@ interface Operation {
 export interface Contract {
   /** Throws a ContractViolation describing every way the exchange departs from the document. */
   check(exchange: Exchange): void;
+  /** Checks a webhook body the service sent against the document's `webhooks` (by name when several). */
+  checkWebhook(body: string, name?: string): void;
 }
 
 export function createContract(document: JsonObject): Contract {
@@ -136,6 +138,26 @@ export function createContract(document: JsonObject): Contract {
       const body = parseJsonBody(exchange, fail);
       if (schema === undefined) return;
       assertValid(validatorFor(`${operation.key} ${statusKey} ${documented}`, schema), body, fail, `the ${statusKey} schema of ${operation.key}`);
+    },
+
+    checkWebhook(payload, name) {
+      const webhooks = (document.webhooks ?? {}) as JsonObject;
+      const names = Object.keys(webhooks);
+      const chosen = name ?? (names.length === 1 ? names[0] : undefined);
+      const fail = (problem: string): never => {
+        throw new ContractViolation(`webhook ${chosen ?? "(unnamed)"}: ${problem}\nbody: ${payload.slice(0, 2000)}`);
+      };
+      if (!chosen || !(chosen in webhooks)) return fail(`name one of the documented webhooks: ${names.join(", ") || "(none)"}`);
+      const post = (webhooks[chosen] as JsonObject).post as JsonObject | undefined;
+      const schema = ((((post?.requestBody as JsonObject | undefined)?.content as JsonObject | undefined)?.["application/json"]) as JsonObject | undefined)?.schema;
+      if (schema === undefined) fail("the document gives no JSON body schema for it");
+      let body: Json;
+      try {
+        body = JSON.parse(payload) as Json;
+      } catch {
+        return fail("the body is not valid JSON");
+      }
+      assertValid(validatorFor(`webhook ${chosen}`, schema!), body, fail, `the body schema of webhook ${chosen}`);
     },
   };
 }

@@ -631,31 +631,9 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description `object`: the Verification as the tenant sees it, answers included. */
             data: {
-                /** @description The Verification, answers included. */
-                object: {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        UploadReceipt: {
-            image_key: string;
-            size_bytes: number;
-            sha256: string;
-        };
-        Error: {
-            error: {
-                /** @example invalid_request */
-                code: string;
-                message: string;
-                /**
-                 * @example {
-                 *       "steps.0.max": "Too small: expected number to be >=1"
-                 *     }
-                 */
-                fields?: {
-                    [key: string]: string;
-                };
+                object: components["schemas"]["Verification"];
             };
         };
         Verification: {
@@ -890,6 +868,26 @@ export interface components {
                 screen: boolean;
             }[];
             text_analysis?: string;
+        };
+        UploadReceipt: {
+            image_key: string;
+            size_bytes: number;
+            sha256: string;
+        };
+        Error: {
+            error: {
+                /** @example invalid_request */
+                code: string;
+                message: string;
+                /**
+                 * @example {
+                 *       "steps.0.max": "Too small: expected number to be >=1"
+                 *     }
+                 */
+                fields?: {
+                    [key: string]: string;
+                };
+            };
         };
         CreateVerificationRequest: {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
@@ -3766,10 +3764,53 @@ export interface operations {
                  *         "object": {
                  *           "id": "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
                  *           "status": "completed",
+                 *           "capture_url": "https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+                 *           "created_at": "2026-11-22T10:00:00.000Z",
+                 *           "expires_at": "2026-11-29T10:00:00.000Z",
+                 *           "captures_count": 1,
+                 *           "config": {
+                 *             "max_captures": 1,
+                 *             "steps": [
+                 *               {
+                 *                 "key": "capture_1",
+                 *                 "type": "image",
+                 *                 "description": "",
+                 *                 "min": 1,
+                 *                 "max": 1
+                 *               }
+                 *             ],
+                 *             "signals_required": [
+                 *               "screen",
+                 *               "ai",
+                 *               "reverse"
+                 *             ]
+                 *           },
+                 *           "captures": [
+                 *             {
+                 *               "id": "cap_01JD2Y5B7C9D1E3F5G7H9J1K3M",
+                 *               "step_key": "capture_1",
+                 *               "created_at": "2026-11-22T10:03:40.000Z"
+                 *             }
+                 *           ],
+                 *           "submitted_at": "2026-11-22T10:03:41.000Z",
+                 *           "completed_at": "2026-11-22T10:04:12.000Z",
                  *           "verdict": {
                  *             "label": "verified",
                  *             "score": 0.93,
-                 *             "signals": {}
+                 *             "signals": {
+                 *               "screen_detection": {
+                 *                 "screen_detected": false,
+                 *                 "confidence": 0.91
+                 *               },
+                 *               "ai_detection": {
+                 *                 "label": "likely_human",
+                 *                 "confidence": 0.88
+                 *               },
+                 *               "reverse_search": {
+                 *                 "found_online": false,
+                 *                 "match_count": 0
+                 *               }
+                 *             }
                  *           }
                  *         }
                  *       }

@@ -37,7 +37,7 @@ const mint = createRoute({
   security,
   middleware: [authenticate({ session: true })] as const,
   request: { body: jsonBody(MintApiKeySchema, { scope: "full", name: "Production back-end" }) },
-  responses: { 201: jsonContent(MintedApiKeySchema, "The new key, plaintext included once"), ...pickErrors(400, 401, 403, 500) },
+  responses: { 201: jsonContent(MintedApiKeySchema, "The new key, plaintext included once"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 app.openapi(mint, async (c) => {

@@ -107,7 +107,7 @@ const magicLinkRequest = createRoute({
   summary: "Email a single-use sign-in link (valid 15 minutes)",
   description: "Answers the same whether or not the address has an account; the link's first use creates one.",
   request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com" }) },
-  responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 429, 500) },
+  responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
@@ -148,7 +148,7 @@ const otpVerify = createRoute({
   summary: "Sign in with a messaging one-time code (issued to the bot by `POST /v1/bot/otp`)",
   description: "Six digits, 10 minutes, single use; locked after 5 wrong attempts. Sets `svc_session`.",
   request: { body: jsonBody(OtpVerifySchema, { otp_id: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", code: "042917" }) },
-  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 500) },
+  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 const otpRefusal = {
@@ -191,7 +191,7 @@ const logout = createRoute({
   path: "/v1/auth/logout",
   operationId: "signOut",
   tags: ["Dashboard sign-in"],
-  security: [{ session: [] }],
+  security: [{ session: [] }, {}],
   summary: "Clear the session cookie",
   responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
 });

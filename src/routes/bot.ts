@@ -33,7 +33,7 @@ const create = createRoute({
     headers: IdempotencyHeaders,
     body: jsonBody(BotCreateVerificationSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", max_captures: 1 }),
   },
-  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 500) },
+  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 413, 500) },
 });
 
 app.openapi(create, async (c) => {
@@ -57,7 +57,7 @@ const lookup = createRoute({
   security,
   middleware: [authenticate({ bot: true })] as const,
   request: { body: jsonBody(BotLookupSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", verification_id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) },
-  responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(400, 401, 404, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(400, 401, 404, 413, 500) },
 });
 
 app.openapi(lookup, async (c) => {
@@ -78,7 +78,7 @@ const otp = createRoute({
   security,
   middleware: [authenticate({ bot: true })] as const,
   request: { body: jsonBody(BotOtpRequestSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", phone: "+447700900123" }) },
-  responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 500) },
+  responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 413, 500) },
 });
 
 app.openapi(otp, async (c) => {

@@ -83,7 +83,7 @@ const uploadUrl = createRoute({
   security,
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
   request: { params: TokenParam, body: jsonBody(UploadUrlRequestSchema, { content_type: "image/jpeg" }) },
-  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 415, 500) },
+  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 500) },
 });
 
 app.openapi(uploadUrl, async (c) => {
@@ -146,7 +146,7 @@ const answer = createRoute({
   security,
   summary: "Answer a text step (overwrites until completed)",
   request: { params: TokenParam, body: jsonBody(AnswerRequestSchema, { step_key: "plate", value: "AB-123" }) },
-  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(400, 404, 409, 410, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(400, 404, 409, 410, 413, 500) },
 });
 
 app.openapi(answer, async (c) => {
@@ -181,7 +181,7 @@ const progress = createRoute({
   security,
   summary: "Report a funnel snapshot (overwrites the previous one)",
   request: { params: TokenParam, body: jsonBody(ProgressRequestSchema, { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 5400, step_index: 0 }) },
-  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 500) },
+  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 413, 500) },
 });
 
 app.openapi(progress, async (c) => {

@@ -29,7 +29,7 @@ const finalize = createRoute({
     params: IdParam,
     body: jsonBody(FinalizeRequestSchema, { narrative: "Hail on 12 November cracked three tiles on the south side of the roof; water came in above the kitchen." }),
   },
-  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 413, 500) },
 });
 
 app.openapi(finalize, async (c) => {

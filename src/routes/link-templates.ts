@@ -46,7 +46,7 @@ const publish = createRoute({
       expected_object: "a house roof",
     }),
   },
-  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 500) },
+  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 app.openapi(publish, async (c) => {
@@ -117,7 +117,7 @@ const update = createRoute({
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
   request: { params: TemplateSlugParam, body: jsonBody(UpdateLinkTemplateSchema, { name: "Roof damage claim (2027)", expected_object: null }) },
-  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 500) },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 413, 500) },
 });
 
 app.openapi(update, async (c) => {

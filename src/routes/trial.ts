@@ -18,7 +18,7 @@ const start = createRoute({
   description:
     "Mints a one-photo verification under the operator's trial tenant; its verdict is delivered to the trial number over messaging. Over the limit: 429 `too_many_requests` with `Retry-After` (seconds).",
   request: { body: { ...jsonBody(TrialStartSchema, { source: "landing-page" }), required: false } },
-  responses: { 201: jsonContent(TrialStartedSchema, "The trial verification"), ...pickErrors(400, 404, 429, 500) },
+  responses: { 201: jsonContent(TrialStartedSchema, "The trial verification"), ...pickErrors(400, 404, 413, 429, 500) },
 });
 
 app.openapi(start, async (c) => {

@@ -1667,6 +1667,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -1943,6 +1952,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unsupported media type (`unsupported_media_type`) */
             415: {
                 headers: {
@@ -2133,6 +2151,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -2264,6 +2291,15 @@ export interface operations {
             };
             /** @description The verification expired (`expired`) */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2640,6 +2676,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (`too_many_requests`) */
             429: {
                 headers: {
@@ -2740,6 +2785,15 @@ export interface operations {
             };
             /** @description Authenticated but not allowed (`forbidden`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2927,6 +2981,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -3063,6 +3126,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -3122,6 +3194,15 @@ export interface operations {
             };
             /** @description Unknown resource, or one owned by another tenant (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3197,6 +3278,15 @@ export interface operations {
             };
             /** @description Unknown resource, or one owned by another tenant (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3320,6 +3410,15 @@ export interface operations {
             };
             /** @description Authenticated but not allowed (`forbidden`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3464,6 +3563,15 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3635,6 +3743,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (`too_many_requests`) */
             429: {
                 headers: {
@@ -3724,6 +3841,15 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,6 +27,24 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
+    // Tests reach the Worker only through test/helpers (call, callJson, contractFetch), which check
+    // every response against the served OpenAPI document.
+    files: ["test/**/*.ts"],
+    ignores: ["test/helpers/**", "test/browser/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "cloudflare:test", importNames: ["SELF"], message: "Use call/callJson from test/helpers/api (responses are checked against the OpenAPI document)." },
+            { name: "cloudflare:workers", importNames: ["exports"], message: "Use call/callJson from test/helpers/api (responses are checked against the OpenAPI document)." },
+          ],
+          patterns: [{ group: ["**/src/app"], message: "Use call/callJson with `env` from test/helpers/api (responses are checked against the OpenAPI document)." }],
+        },
+      ],
+    },
+  },
+  {
     files: ["scripts/**/*.mjs", "bench/**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },

@@ -9,7 +9,7 @@ import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
 import { ApiKeyIdParam, ApiKeyListSchema, ApiKeySchema, MintApiKeySchema, MintedApiKeySchema } from "../schemas/api-keys";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
 /** Operators manage their tenant's API keys from the dashboard (session cookie only). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -31,12 +31,13 @@ function presentKey(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
 const mint = createRoute({
   method: "post",
   path: "/v1/api-keys",
+  operationId: "createApiKey",
   tags: ["API keys"],
   summary: "Mint an API key (the plaintext is in this response only)",
   security,
   middleware: [authenticate({ session: true })] as const,
-  request: { body: { content: { "application/json": { schema: MintApiKeySchema } }, required: true } },
-  responses: { 201: jsonContent(MintedApiKeySchema, "The new key, plaintext included once"), ...pickErrors(400, 401, 403, 500) },
+  request: { body: jsonBody(MintApiKeySchema, { scope: "full", name: "Production back-end" }) },
+  responses: { 201: jsonContent(MintedApiKeySchema, "The new key, plaintext included once"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 app.openapi(mint, async (c) => {
@@ -54,6 +55,7 @@ app.openapi(mint, async (c) => {
 const list = createRoute({
   method: "get",
   path: "/v1/api-keys",
+  operationId: "listApiKeys",
   tags: ["API keys"],
   summary: "List the tenant's API keys (revoked ones included), newest first",
   security,
@@ -69,6 +71,7 @@ app.openapi(list, async (c) => {
 const revoke = createRoute({
   method: "delete",
   path: "/v1/api-keys/{id}",
+  operationId: "revokeApiKey",
   tags: ["API keys"],
   summary: "Revoke an API key (immediately refused afterwards; repeating the call is harmless)",
   security,

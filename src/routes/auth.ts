@@ -24,7 +24,7 @@ import {
   ProviderParam,
   SignedOutSchema,
 } from "../schemas/auth";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
 /** Dashboard sign-in (OAuth/OIDC, magic link, messaging code), `GET /v1/me` and logout. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -53,7 +53,9 @@ async function meBody(env: Env, user: UserRow): Promise<z.infer<typeof MeSchema>
 const login = createRoute({
   method: "get",
   path: "/v1/auth/{provider}/login",
+  operationId: "startSignIn",
   tags: ["Dashboard sign-in"],
+  security: [],
   summary: "Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce)",
   request: { params: ProviderParam, query: LoginQuery },
   responses: { 302: redirect("To the identity provider"), ...pickErrors(400, 404, 500) },
@@ -74,7 +76,9 @@ app.openapi(login, async (c) => {
 const callback = createRoute({
   method: "get",
   path: "/v1/auth/{provider}/callback",
+  operationId: "finishSignIn",
   tags: ["Dashboard sign-in"],
+  security: [],
   summary: "OAuth 2.0 redirect target: checks state, exchanges the code with the PKCE verifier, sets `svc_session`",
   description: "The first sign-in of an identity creates the user and their tenant.",
   request: { params: ProviderParam },
@@ -97,11 +101,13 @@ app.openapi(callback, async (c) => {
 const magicLinkRequest = createRoute({
   method: "post",
   path: "/v1/auth/magic-link",
+  operationId: "requestMagicLink",
   tags: ["Dashboard sign-in"],
+  security: [],
   summary: "Email a single-use sign-in link (valid 15 minutes)",
   description: "Answers the same whether or not the address has an account; the link's first use creates one.",
-  request: { body: { content: { "application/json": { schema: MagicLinkRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 429, 500) },
+  request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com" }) },
+  responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
@@ -112,7 +118,9 @@ app.openapi(magicLinkRequest, async (c) => {
 const magicLinkUse = createRoute({
   method: "get",
   path: "/v1/auth/magic-link/{token}",
+  operationId: "useMagicLink",
   tags: ["Dashboard sign-in"],
+  security: [],
   summary: "Follow a magic link: signs in once and sets `svc_session`",
   request: { params: MagicLinkParam },
   responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link") },
@@ -134,11 +142,13 @@ app.openapi(magicLinkUse, async (c) => {
 const otpVerify = createRoute({
   method: "post",
   path: "/v1/auth/otp/verify",
+  operationId: "verifyOtp",
   tags: ["Dashboard sign-in"],
+  security: [],
   summary: "Sign in with a messaging one-time code (issued to the bot by `POST /v1/bot/otp`)",
   description: "Six digits, 10 minutes, single use; locked after 5 wrong attempts. Sets `svc_session`.",
-  request: { body: { content: { "application/json": { schema: OtpVerifySchema } }, required: true } },
-  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 500) },
+  request: { body: jsonBody(OtpVerifySchema, { otp_id: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", code: "042917" }) },
+  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 const otpRefusal = {
@@ -162,6 +172,7 @@ app.openapi(otpVerify, async (c) => {
 const me = createRoute({
   method: "get",
   path: "/v1/me",
+  operationId: "getMe",
   tags: ["Dashboard sign-in"],
   summary: "The signed-in user and their tenant",
   security: [{ session: [] }],
@@ -179,7 +190,9 @@ app.openapi(me, async (c) => {
 const logout = createRoute({
   method: "post",
   path: "/v1/auth/logout",
+  operationId: "signOut",
   tags: ["Dashboard sign-in"],
+  security: [{ session: [] }, {}],
   summary: "Clear the session cookie",
   responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
 });

@@ -11,7 +11,7 @@ import { ApiError } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
 import { BotCreateVerificationSchema, BotLookupSchema, BotOtpRequestSchema, BotOtpSchema } from "../schemas/bot";
-import { IdempotencyHeaders, jsonContent, pickErrors } from "../schemas/common";
+import { IdempotencyHeaders, jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { VerificationSchema } from "../schemas/verification";
 
 /**
@@ -24,15 +24,16 @@ const security = [{ botHmac: [] }];
 const create = createRoute({
   method: "post",
   path: "/v1/bot/verifications",
+  operationId: "botCreateVerification",
   tags: ["Messaging bot"],
   summary: "Create a verification for `tenant_id`",
   security,
   middleware: [authenticate({ bot: true })] as const,
   request: {
     headers: IdempotencyHeaders,
-    body: { content: { "application/json": { schema: BotCreateVerificationSchema } }, required: true },
+    body: jsonBody(BotCreateVerificationSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", max_captures: 1 }),
   },
-  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 429, 500) },
+  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 413, 429, 500) },
 });
 
 app.openapi(create, async (c) => {
@@ -50,12 +51,13 @@ app.openapi(create, async (c) => {
 const lookup = createRoute({
   method: "post",
   path: "/v1/bot/verifications/lookup",
+  operationId: "botLookupVerification",
   tags: ["Messaging bot"],
   summary: "Fetch a verification of `tenant_id`",
   security,
   middleware: [authenticate({ bot: true })] as const,
-  request: { body: { content: { "application/json": { schema: BotLookupSchema } }, required: true } },
-  responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(400, 401, 404, 500) },
+  request: { body: jsonBody(BotLookupSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", verification_id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(400, 401, 404, 413, 500) },
 });
 
 app.openapi(lookup, async (c) => {
@@ -69,6 +71,7 @@ app.openapi(lookup, async (c) => {
 const otp = createRoute({
   method: "post",
   path: "/v1/bot/otp",
+  operationId: "botIssueOtp",
   tags: ["Messaging bot"],
   summary: "Issue a dashboard sign-in code for `phone` in `tenant_id` (the bot delivers it)",
   description:
@@ -76,8 +79,8 @@ const otp = createRoute({
     "and so is a number already signing in to another tenant. The code is redeemed with `POST /v1/auth/otp/verify`.",
   security,
   middleware: [authenticate({ bot: true })] as const,
-  request: { body: { content: { "application/json": { schema: BotOtpRequestSchema } }, required: true } },
-  responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 500) },
+  request: { body: jsonBody(BotOtpRequestSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", phone: "+447700900123" }) },
+  responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 413, 500) },
 });
 
 app.openapi(otp, async (c) => {

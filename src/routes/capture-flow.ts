@@ -24,7 +24,7 @@ import {
   UploadUrlResponseSchema,
   VerifyViewSchema,
 } from "../schemas/capture-flow";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
 /*
  * The end user's capture flow. The verification id in the path is the only credential, so these
@@ -33,6 +33,8 @@ import { jsonContent, pickErrors } from "../schemas/common";
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const TokenParam = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The verification id" }) });
 const tags = ["Capture flow"];
+/** No credential header: the verification id in the path is the capability. */
+const security: Array<Record<string, string[]>> = [];
 
 app.use("/v1/verify/*", cors());
 app.use("/v1/verifications/:token/captures", cors());
@@ -48,7 +50,9 @@ function captureView(c: { env: Env }, record: Parameters<typeof presentVerificat
 const verify = createRoute({
   method: "get",
   path: "/v1/verify/{token}",
+  operationId: "getCaptureFlow",
   tags,
+  security,
   summary: "What the capture page needs",
   request: { params: TokenParam },
   responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 500) },
@@ -74,10 +78,12 @@ app.openapi(verify, async (c) => {
 const uploadUrl = createRoute({
   method: "post",
   path: "/v1/verifications/{token}/captures/upload-url",
+  operationId: "createUploadUrl",
   tags,
+  security,
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
-  request: { params: TokenParam, body: { content: { "application/json": { schema: UploadUrlRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 415, 500) },
+  request: { params: TokenParam, body: jsonBody(UploadUrlRequestSchema, { content_type: "image/jpeg" }) },
+  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 500) },
 });
 
 app.openapi(uploadUrl, async (c) => {
@@ -102,9 +108,20 @@ app.openapi(uploadUrl, async (c) => {
 const capture = createRoute({
   method: "post",
   path: "/v1/verifications/{token}/captures",
+  operationId: "createCapture",
   tags,
+  security,
   summary: "Submit a capture (inline base64 or an uploaded image_key)",
-  request: { params: TokenParam, body: { content: { "application/json": { schema: CaptureRequestSchema } }, required: true } },
+  request: {
+    params: TokenParam,
+    body: jsonBody(CaptureRequestSchema, {
+      image_key: "verifications/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z/cap_01JD2Y5B7C9D1E3F5G7H9J1K3M",
+      image_sha256: "9f2c1b7e4d0a8f6e3c5b2a1d9e8f7c6b5a4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f",
+      step_key: "front",
+      client_captured_at: "2026-11-22T10:00:00.000Z",
+      location: { lat: 52.52, lng: 13.405, accuracy_m: 12 },
+    }),
+  },
   responses: {
     201: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"),
     ...pickErrors(400, 404, 409, 410, 413, 415, 500),
@@ -124,10 +141,12 @@ app.openapi(capture, async (c) => {
 const answer = createRoute({
   method: "post",
   path: "/v1/verifications/{token}/answers",
+  operationId: "answerStep",
   tags,
+  security,
   summary: "Answer a text step (overwrites until completed)",
-  request: { params: TokenParam, body: { content: { "application/json": { schema: AnswerRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(400, 404, 409, 410, 500) },
+  request: { params: TokenParam, body: jsonBody(AnswerRequestSchema, { step_key: "plate", value: "AB-123" }) },
+  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(400, 404, 409, 410, 413, 500) },
 });
 
 app.openapi(answer, async (c) => {
@@ -140,7 +159,9 @@ app.openapi(answer, async (c) => {
 const submit = createRoute({
   method: "post",
   path: "/v1/verifications/{token}/submit",
+  operationId: "submitVerification",
   tags,
+  security,
   summary: "Declare the evidence complete",
   request: { params: TokenParam },
   responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 500) },
@@ -155,10 +176,12 @@ app.openapi(submit, async (c) => {
 const progress = createRoute({
   method: "post",
   path: "/v1/verifications/{token}/progress",
+  operationId: "reportProgress",
   tags,
+  security,
   summary: "Report a funnel snapshot (overwrites the previous one)",
-  request: { params: TokenParam, body: { content: { "application/json": { schema: ProgressRequestSchema } }, required: true } },
-  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 500) },
+  request: { params: TokenParam, body: jsonBody(ProgressRequestSchema, { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 5400, step_index: 0 }) },
+  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 413, 500) },
 });
 
 app.openapi(progress, async (c) => {

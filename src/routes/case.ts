@@ -6,7 +6,7 @@ import { presentVerification } from "../domain/verification/present";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { validationHook } from "../lib/validation";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { FinalizeRequestSchema } from "../schemas/finalize";
 import { VerificationSchema } from "../schemas/verification";
 
@@ -17,6 +17,7 @@ const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "pa
 const finalize = createRoute({
   method: "post",
   path: "/v1/verifications/{id}/finalize",
+  operationId: "finalizeVerification",
   tags: ["Verifications"],
   summary: "Close a case with its narrative and run the case analysis",
   description:
@@ -24,8 +25,11 @@ const finalize = createRoute({
     "The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
-  request: { params: IdParam, body: { content: { "application/json": { schema: FinalizeRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 500) },
+  request: {
+    params: IdParam,
+    body: jsonBody(FinalizeRequestSchema, { narrative: "Hail on 12 November cracked three tiles on the south side of the roof; water came in above the kitchen." }),
+  },
+  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 413, 500) },
 });
 
 app.openapi(finalize, async (c) => {

@@ -16,14 +16,42 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     name: "X-Bot-Auth",
     description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>`; ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "webhookSignature", {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-signature",
+    description: "Outbound webhooks (Standard Webhooks): `v1,<base64 HMAC-SHA256(secret, \"<webhook-id>.<webhook-timestamp>.<body>\")>` per active secret, space-separated.",
+  });
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
-    info: {
-      title: "Verification Service API",
-      version: "0.1.0",
-      description: "Photo-evidence verification: capture links, fraud signals, signed webhooks, case analysis.",
-    },
+    info: { title: "Verification Service API", version: "0.1.0", description: DESCRIPTION },
     servers: [{ url: new URL(c.req.url).origin }],
+    tags: TAGS,
   }));
   app.get("/docs", Scalar({ url: "/v1/openapi.json", pageTitle: "Verification Service API" }));
 }
+
+const DESCRIPTION = [
+  "Photo-evidence verification: capture links, fraud signals, signed webhooks, case analysis.",
+  "",
+  "**Credentials.** A tenant back-end sends `Authorization: Bearer pk_test_…` (`pk_live_…` in production); a publishable key may only create verifications. " +
+    "The dashboard uses the `svc_session` cookie, and its unsafe requests must carry `Origin`. The messaging bot signs each request (`X-Bot-Auth`). " +
+    "The capture flow needs no header: the verification id in its path is the credential.",
+  "",
+  "**Errors.** Every error is `{\"error\": {\"code\", \"message\", \"fields\"?}}` (schema `Error`), `fields` keyed by the dotted path of each invalid input. " +
+    "A path no operation has answers 404 `not_found`; a known path asked with another method answers 405 `method_not_allowed` with `Allow`. " +
+    "The one exception is the link-template list, whose storage failure is `{\"error\": \"storage_unavailable\"}` (schema `LinkTemplateListError`).",
+].join("\n");
+
+/** Every tag an operation may use (the lint refuses undeclared ones). */
+const TAGS = [
+  { name: "Verifications", description: "Create, read, list and close verifications (API key or dashboard session)." },
+  { name: "Capture flow", description: "What the capture page calls: the verification id in the path is the only credential." },
+  { name: "Webhooks", description: "Signed event delivery (Standard Webhooks), the delivery log, retries and the signing secret." },
+  { name: "Link templates", description: "Reusable public links that start a verification when opened." },
+  { name: "API keys", description: "Mint, list and revoke the tenant's API keys (dashboard session)." },
+  { name: "Dashboard sign-in", description: "OpenID Connect, magic links and messaging codes for the operator dashboard." },
+  { name: "Bot phones", description: "The phones whose messaging sign-in codes may join the tenant (dashboard session)." },
+  { name: "Messaging bot", description: "Endpoints for the messaging bot, signed with `X-Bot-Auth`." },
+  { name: "Trial", description: "Unauthenticated trial verifications, limited per client IP." },
+];

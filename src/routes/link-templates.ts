@@ -8,7 +8,7 @@ import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { validationHook } from "../lib/validation";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import {
   LinkTemplateListErrorSchema,
   LinkTemplateListSchema,
@@ -33,12 +33,20 @@ async function present(env: Env, tenantId: string, rows: TemplateRow[]): Promise
 const publish = createRoute({
   method: "post",
   path: "/v1/link-templates",
+  operationId: "publishLinkTemplate",
   tags: ["Link templates"],
   summary: "Publish a link template (version 1)",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
-  request: { body: { content: { "application/json": { schema: PublishLinkTemplateSchema } }, required: true } },
-  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 500) },
+  request: {
+    body: jsonBody(PublishLinkTemplateSchema, {
+      slug: "roof-damage",
+      name: "Roof damage claim",
+      steps: [{ key: "roof", type: "image", description: "The damaged part of the roof", min: 1, max: 3 }],
+      expected_object: "a house roof",
+    }),
+  },
+  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 app.openapi(publish, async (c) => {
@@ -52,6 +60,7 @@ app.openapi(publish, async (c) => {
 const list = createRoute({
   method: "get",
   path: "/v1/link-templates",
+  operationId: "listLinkTemplates",
   tags: ["Link templates"],
   summary: "List the tenant's link templates, newest first (dashboard session only)",
   description: "A storage failure answers 503 `{error: \"storage_unavailable\"}`: on this endpoint only, `error` is a plain string.",
@@ -80,6 +89,7 @@ app.openapi(list, async (c) => {
 const inspect = createRoute({
   method: "get",
   path: "/v1/link-templates/{slug}",
+  operationId: "getLinkTemplate",
   tags: ["Link templates"],
   summary: "Inspect a link template (current version and live counters)",
   security,
@@ -99,14 +109,15 @@ app.openapi(inspect, async (c) => {
 const update = createRoute({
   method: "patch",
   path: "/v1/link-templates/{slug}",
+  operationId: "updateLinkTemplate",
   tags: ["Link templates"],
   summary: "Update a link template: publishes a new version (the previous one is kept)",
   description:
     "Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from.",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
-  request: { params: TemplateSlugParam, body: { content: { "application/json": { schema: UpdateLinkTemplateSchema } }, required: true } },
-  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 500) },
+  request: { params: TemplateSlugParam, body: jsonBody(UpdateLinkTemplateSchema, { name: "Roof damage claim (2027)", expected_object: null }) },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 413, 500) },
 });
 
 app.openapi(update, async (c) => {
@@ -119,6 +130,7 @@ app.openapi(update, async (c) => {
 const revoke = createRoute({
   method: "post",
   path: "/v1/link-templates/{slug}/revoke",
+  operationId: "revokeLinkTemplate",
   tags: ["Link templates"],
   summary: "Revoke a link template: its link answers 410 from now on (final; the slug stays reserved)",
   security,

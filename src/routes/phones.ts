@@ -7,7 +7,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { PhoneIdParam, PhoneListSchema, PhoneSchema, RegisterPhoneSchema } from "../schemas/phones";
 
 /**
@@ -36,13 +36,14 @@ function userOf(principal: AppEnv["Variables"]["principal"]): string {
 const register = createRoute({
   method: "post",
   path: "/v1/phones",
+  operationId: "registerPhone",
   tags,
   summary: "Register a phone whose messaging sign-in codes may join this tenant",
   description: "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
   security,
   middleware: [authenticate({ session: true })] as const,
-  request: { body: { content: { "application/json": { schema: RegisterPhoneSchema } }, required: true } },
-  responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 500) },
+  request: { body: jsonBody(RegisterPhoneSchema, { phone: "+447700900123", label: "Claims desk" }) },
+  responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 413, 500) },
 });
 
 app.openapi(register, async (c) => {
@@ -60,6 +61,7 @@ app.openapi(register, async (c) => {
 const list = createRoute({
   method: "get",
   path: "/v1/phones",
+  operationId: "listPhones",
   tags,
   summary: "List the tenant's registered phones, newest first",
   security,
@@ -75,6 +77,7 @@ app.openapi(list, async (c) => {
 const remove = createRoute({
   method: "delete",
   path: "/v1/phones/{id}",
+  operationId: "removePhone",
   tags,
   summary: "Remove a registered phone",
   description:

@@ -14,7 +14,9 @@ const html = (description: string) => ({ description, content: { "text/html": { 
 const start = createRoute({
   method: "get",
   path: "/l/{org}/{slug}",
+  operationId: "startFromLink",
   tags: ["Link templates"],
+  security: [],
   summary: "Start a verification from a link template and go to its capture page",
   request: { params: PublicLinkParams },
   responses: {

@@ -3,7 +3,7 @@ import { createDb } from "../db/client";
 import { startTrial } from "../domain/trial/trial";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { TrialStartedSchema, TrialStartSchema } from "../schemas/trial";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -11,12 +11,14 @@ const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const start = createRoute({
   method: "post",
   path: "/v1/public/trial/start",
+  operationId: "startTrial",
   tags: ["Trial"],
+  security: [],
   summary: "Start a trial verification (no authentication; 1000 per hour per client IP)",
   description:
     "Mints a one-photo verification under the operator's trial tenant; its verdict is delivered to the trial number over messaging. Over the limit: 429 `too_many_requests` with `Retry-After` (seconds).",
-  request: { body: { content: { "application/json": { schema: TrialStartSchema } }, required: false } },
-  responses: { 201: jsonContent(TrialStartedSchema, "The trial verification"), ...pickErrors(400, 404, 429, 500) },
+  request: { body: { ...jsonBody(TrialStartSchema, { source: "landing-page" }), required: false } },
+  responses: { 201: jsonContent(TrialStartedSchema, "The trial verification"), ...pickErrors(400, 404, 413, 429, 500) },
 });
 
 app.openapi(start, async (c) => {

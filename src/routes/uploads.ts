@@ -7,6 +7,9 @@ import { settings } from "../env";
 import { validationHook } from "../lib/validation";
 import { jsonContent, pickErrors } from "../schemas/common";
 import { UploadReceiptSchema } from "../schemas/capture-flow";
+import { MEDIA_TYPES } from "../schemas/steps";
+
+const Bytes = z.string().openapi({ format: "binary", description: "The image bytes" });
 
 /** The signed upload URL's target: streams raw bytes, so it is mounted before the JSON body handling. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -16,9 +19,16 @@ app.use("/v1/uploads/*", cors({ origin: "*", allowMethods: ["PUT", "OPTIONS"], a
 const put = createRoute({
   method: "put",
   path: "/v1/uploads/{token}",
+  operationId: "uploadBytes",
   tags: ["Capture flow"],
   summary: "Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)",
-  request: { params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) }) },
+  description:
+    "The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409.",
+  security: [],
+  request: {
+    params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "Signed, single use, valid 5 minutes" }) }),
+    body: { content: Object.fromEntries(MEDIA_TYPES.map((type) => [type, { schema: Bytes }])), required: true },
+  },
   responses: { 200: jsonContent(UploadReceiptSchema, "Stored"), ...pickErrors(400, 404, 409, 410, 413, 415, 500) },
 });
 

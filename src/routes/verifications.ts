@@ -12,7 +12,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { IdempotencyHeaders, jsonContent, pickErrors } from "../schemas/common";
+import { IdempotencyHeaders, jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import {
   AuditEventSchema,
   ListQuerySchema,
@@ -33,6 +33,7 @@ function audienceOf(kind: string): Audience {
 const create = createRoute({
   method: "post",
   path: "/v1/verifications",
+  operationId: "createVerification",
   tags: ["Verifications"],
   summary: "Create a verification",
   description:
@@ -42,11 +43,20 @@ const create = createRoute({
   middleware: [authenticate({ apiKey: "any", session: true })] as const,
   request: {
     headers: IdempotencyHeaders,
-    body: { content: { "application/json": { schema: CreateVerificationSchema } }, required: true },
+    body: jsonBody(CreateVerificationSchema, {
+      steps: [
+        { key: "front", type: "image", description: "Front of the car, whole plate visible", min: 1, max: 1 },
+        { key: "odometer", type: "image", description: "The odometer", min: 1, max: 1 },
+        { key: "plate", type: "text", description: "Licence plate number", required: true, validation: { max_length: 10, format: "alphanumeric_id" } },
+      ],
+      webhook_url: "https://example.com/hooks/verification",
+      metadata: { claim_id: "CLM-20931" },
+      expires_in_seconds: 86_400,
+    }),
   },
   responses: {
     201: jsonContent(VerificationSchema, "The new verification, `capture_url` included"),
-    ...pickErrors(400, 401, 403, 409, 429, 500),
+    ...pickErrors(400, 401, 403, 409, 413, 429, 500),
   },
 });
 
@@ -67,8 +77,10 @@ app.openapi(create, async (c) => {
 const list = createRoute({
   method: "get",
   path: "/v1/verifications",
+  operationId: "listVerifications",
   tags: ["Verifications"],
   summary: "List verifications, newest first",
+  description: "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent.",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
   request: { query: ListQuerySchema },
@@ -93,6 +105,7 @@ app.openapi(list, async (c) => {
 const get = createRoute({
   method: "get",
   path: "/v1/verifications/{id}",
+  operationId: "getVerification",
   tags: ["Verifications"],
   summary: "Fetch a verification",
   security,
@@ -113,8 +126,10 @@ app.openapi(get, async (c) => {
 const publicView = createRoute({
   method: "get",
   path: "/v1/verifications/{id}/public",
+  operationId: "getPublicVerification",
   tags: ["Verifications"],
   summary: "Share-safe projection (certificate page); no authentication",
+  security: [],
   request: { params: IdParam },
   responses: { 200: jsonContent(PublicVerificationSchema, "Verdict label only"), ...pickErrors(404, 500) },
 });
@@ -132,6 +147,7 @@ app.openapi(publicView, async (c) => {
 const events = createRoute({
   method: "get",
   path: "/v1/verifications/{id}/events",
+  operationId: "listVerificationEvents",
   tags: ["Verifications"],
   summary: "Audit timeline, oldest first",
   security,

@@ -11,7 +11,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { WebhookDeliveryListSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSecretSchema } from "../schemas/webhooks";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -24,6 +24,7 @@ type Delivery = z.infer<typeof WebhookDeliverySchema>;
 const list = createRoute({
   method: "get",
   path: "/v1/verifications/{id}/webhook-deliveries",
+  operationId: "listWebhookDeliveries",
   tags: ["Webhooks"],
   summary: "Webhook deliveries of a verification, with every attempt",
   security: keyOrSession,
@@ -44,6 +45,7 @@ app.openapi(list, async (c) => {
 const retry = createRoute({
   method: "post",
   path: "/v1/webhook-deliveries/{id}/retry",
+  operationId: "retryWebhookDelivery",
   tags: ["Webhooks"],
   summary: "Send a failed (or replay a delivered) webhook again, same id and body",
   security: keyOrSession,
@@ -70,6 +72,7 @@ function presentSecret(s: SecretView): z.infer<typeof WebhookSecretSchema> {
 const readSecret = createRoute({
   method: "get",
   path: "/v1/webhook-secret",
+  operationId: "getWebhookSecret",
   tags: ["Webhooks"],
   summary: "The tenant's webhook signing secret",
   security: sessionOnly,
@@ -85,6 +88,7 @@ app.openapi(readSecret, async (c) => {
 const rotate = createRoute({
   method: "post",
   path: "/v1/webhook-secret/rotate",
+  operationId: "rotateWebhookSecret",
   tags: ["Webhooks"],
   summary: "Rotate the webhook signing secret; the previous one keeps signing for 24 h",
   security: sessionOnly,
@@ -101,7 +105,9 @@ app.openapi(rotate, async (c) => {
 app.openAPIRegistry.registerWebhook({
   method: "post",
   path: "verification-event",
+  operationId: "verificationEvent",
   tags: ["Webhooks"],
+  security: [{ webhookSignature: [] }],
   summary: "Sent to the verification's webhook_url (Standard Webhooks)",
   description:
     "Headers `webhook-id` (the event id, stable across retries), `webhook-timestamp` (unix seconds of the attempt) and " +
@@ -109,7 +115,40 @@ app.openAPIRegistry.registerWebhook({
     "Answer 2xx within 10 s; otherwise it is retried with exponential backoff for about 3 days. Redirects are not followed.",
   request: {
     headers: z.object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string() }),
-    body: { content: { "application/json": { schema: WebhookEventSchema } } },
+    body: jsonBody(WebhookEventSchema, {
+      id: "evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+      type: "verification.completed",
+      created_at: "2026-11-22T10:04:12.000Z",
+      data: {
+        object: {
+          id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+          status: "completed",
+          capture_url: "https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+          created_at: "2026-11-22T10:00:00.000Z",
+          expires_at: "2026-11-29T10:00:00.000Z",
+          captures_count: 1,
+          config: {
+            max_captures: 1,
+            steps: [{ key: "capture_1", type: "image", description: "", min: 1, max: 1 }],
+            signals_required: ["screen", "ai", "reverse"],
+          },
+          captures: [{ id: "cap_01JD2Y5B7C9D1E3F5G7H9J1K3M", step_key: "capture_1", created_at: "2026-11-22T10:03:40.000Z" }],
+          submitted_at: "2026-11-22T10:03:41.000Z",
+          completed_at: "2026-11-22T10:04:12.000Z",
+          verdict: {
+            label: "verified",
+            score: 0.93,
+            signals: {
+              screen_detection: { screen_detected: false, confidence: 0.91 },
+              ai_detection: { label: "likely_human", confidence: 0.88 },
+              reverse_search: { found_online: false, match_count: 0 },
+            },
+            assessment: "complete",
+            not_assessed: [],
+          },
+        },
+      },
+    }),
   },
   responses: { 200: { description: "Any 2xx acknowledges the event" } },
 });

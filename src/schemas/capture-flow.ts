@@ -75,10 +75,13 @@ export const ProgressRequestSchema = z
   })
   .openapi("ProgressReport");
 
-const VerifyStep = z.union([
-  StepSchema.options[0].extend({ captured: z.int() }),
-  StepSchema.options[1].extend({ answered: z.boolean() }),
-  StepSchema.options[2].extend({ captured: z.int() }),
+// Each step as configured plus its progress: one flat object per type (the stored step's fields
+// spread into a new object), not an intersection with the closed step schemas, which nothing satisfies.
+const [ImageStep, TextStep, UploadStep] = StepSchema.options;
+const VerifyStep = z.discriminatedUnion("type", [
+  z.strictObject({ ...ImageStep.shape, captured: z.int().min(0) }).openapi("CaptureFlowImageStep"),
+  z.strictObject({ ...TextStep.shape, answered: z.boolean() }).openapi("CaptureFlowTextStep"),
+  z.strictObject({ ...UploadStep.shape, captured: z.int().min(0) }).openapi("CaptureFlowUploadStep"),
 ]);
 
 export const VerifyViewSchema = z

@@ -25,7 +25,10 @@ export const errorResponses = {
   410: errorResponse("The verification expired (`expired`)"),
   413: errorResponse("Payload too large (`payload_too_large`)"),
   415: errorResponse("Unsupported media type (`unsupported_media_type`)"),
-  429: errorResponse("Rate limited (`too_many_requests`)"),
+  429: {
+    ...errorResponse("Rate limited (`too_many_requests`)"),
+    headers: z.object({ "Retry-After": z.string().openapi({ description: "Seconds until a new request may succeed", example: "3600" }) }),
+  },
   500: errorResponse("Unexpected error (`internal_error`)"),
 } as const;
 
@@ -38,6 +41,12 @@ export function pickErrors<K extends keyof typeof errorResponses>(...codes: K[])
 export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { "application/json": { schema } },
+});
+
+/** A required JSON request body with its example (typed by the schema, linted against it). */
+export const jsonBody = <T extends z.ZodType>(schema: T, example: z.input<T>) => ({
+  content: { "application/json": { schema, example } },
+  required: true as const,
 });
 
 export const DateTime = z.iso.datetime({ offset: true }).openapi({ example: "2026-11-22T10:00:00.000Z" });

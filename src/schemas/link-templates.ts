@@ -30,7 +30,9 @@ export const PublishLinkTemplateSchema = TemplateSpecFieldsSchema.extend({
   .openapi("PublishLinkTemplateRequest");
 
 const F = TemplateSpecFieldsSchema.shape;
-const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+// A union rather than .nullable(): for a named schema (Context) the generator would intersect it
+// with `type: [object, null]`, which null can never satisfy.
+const clearable = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]).optional();
 
 /**
  * A partial update: given fields replace the current ones (`steps` and `max_captures` replace each

@@ -92,6 +92,7 @@ export const VerificationSchema = z
     captures: z.array(z.object({ id: z.string(), step_key: z.string(), created_at: DateTime, attestation: z.record(z.string(), z.unknown()).optional() })),
     submitted_at: DateTime.optional(),
     completed_at: DateTime.optional(),
+    failure_reason: z.string().optional().openapi({ description: "Why the verification failed (status `failed`), e.g. the evidence could not be analysed." }),
     verdict: VerdictSchema.optional(),
     narrative: z.string().optional(),
     case_analysis: CaseAnalysisSchema.optional(),

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
+import { VerificationSchema } from "./verification";
 
 export const WebhookAttemptSchema = z
   .object({
@@ -55,6 +56,6 @@ export const WebhookEventSchema = z
       "verification.case.completed",
     ]),
     created_at: DateTime,
-    data: z.object({ object: z.record(z.string(), z.unknown()).openapi({ description: "The Verification, answers included." }) }),
+    data: z.object({ object: VerificationSchema }).openapi({ description: "`object`: the Verification as the tenant sees it, answers included." }),
   })
   .openapi("WebhookEvent");

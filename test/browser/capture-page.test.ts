@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Page, Request } from "playwright-core";
-import { api, createVerification, eventually, pageUrl } from "./helpers/api";
+import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
+import { eventually, pageUrl, tenantClient } from "./helpers/api";
 import { jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
 
-const FOUR_STEPS = [
+const tenant = tenantClient();
+
+const FOUR_STEPS: CreateVerificationRequest["steps"] = [
   { key: "front", type: "image", description: "Front of the car, whole plate visible", min: 1, max: 1 },
   { key: "odometer", type: "image", description: "The odometer", min: 1, max: 1 },
   { key: "plate", type: "text", required: true, description: "Licence plate number", validation: { max_length: 10, format: "alphanumeric_id" } },
@@ -38,7 +41,7 @@ async function takeLivePhoto(page: Page, shot?: { camera: string; review: string
 
 describe("capture page in Chromium", () => {
   it("completes two image steps, a text step and an upload step; the verification reaches completed with a verdict", async () => {
-    const v = await createVerification({ steps: FOUR_STEPS });
+    const v = await tenant.createVerification({ steps: FOUR_STEPS });
     phone = await openPhone();
     const { page } = phone;
     const progress = recordProgress(page);
@@ -85,10 +88,10 @@ describe("capture page in Chromium", () => {
     await screenshot(page, "06-success");
 
     // What the tenant sees: every capture in its step with its attestation, the answer, submitted.
-    const tenantView = (await api(`/v1/verifications/${v.id}`)).body;
-    expect(tenantView.captures.map((c: any) => c.step_key)).toEqual(["front", "odometer", "invoice"]);
-    expect(tenantView.captures.map((c: any) => c.attestation?.verdict)).toEqual(["pass", "pass", "pass"]);
-    expect(tenantView.answers.plate.value).toBe("AB-123");
+    const tenantView = await tenant.getVerification(v.id);
+    expect(tenantView.captures.map((c) => c.step_key)).toEqual(["front", "odometer", "invoice"]);
+    expect(tenantView.captures.map((c) => c.attestation?.verdict)).toEqual(["pass", "pass", "pass"]);
+    expect(tenantView.answers?.plate?.value).toBe("AB-123");
     expect(tenantView.submitted_at).toBeDefined();
     expect(progress.filter((p) => p.kind === "step_reached").map((p) => p.step)).toEqual(
       expect.arrayContaining(["landing", "capturing", "reviewing", "ready", "success"]),
@@ -99,7 +102,7 @@ describe("capture page in Chromium", () => {
     // The analysis writes the verdict and completes the verification.
     const done = await eventually(
       "the verification to complete",
-      async () => (await api(`/v1/verifications/${v.id}`)).body,
+      () => tenant.getVerification(v.id),
       (body) => body.status === "completed",
       60_000,
     );
@@ -108,8 +111,8 @@ describe("capture page in Chromium", () => {
       score: expect.any(Number),
       signals: expect.objectContaining({ screen_detection: expect.any(Object), ai_detection: expect.any(Object), reverse_search: expect.any(Object) }),
     });
-    expect(done.verdict.score).toBeGreaterThanOrEqual(0);
-    expect(done.verdict.score).toBeLessThanOrEqual(1);
+    expect(done.verdict!.score).toBeGreaterThanOrEqual(0);
+    expect(done.verdict!.score).toBeLessThanOrEqual(1);
 
     // Opening the link again: nothing left to do.
     await page.goto(pageUrl(v.id));
@@ -118,7 +121,7 @@ describe("capture page in Chromium", () => {
   });
 
   it("camera denied: explains how to allow it and falls back to the camera app", async () => {
-    const v = await createVerification({ steps: [{ key: "front", type: "image", description: "Front of the car", min: 1, max: 1 }] });
+    const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: "Front of the car", min: 1, max: 1 }] });
     phone = await openPhone({ camera: "deny" });
     const { page } = phone;
     const progress = recordProgress(page);
@@ -137,14 +140,14 @@ describe("capture page in Chromium", () => {
     await page.getByRole("button", { name: "Use this photo" }).click();
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
 
-    const tenantView = (await api(`/v1/verifications/${v.id}`)).body;
-    expect(tenantView.captures.map((c: any) => c.step_key)).toEqual(["front"]);
+    const tenantView = await tenant.getVerification(v.id);
+    expect(tenantView.captures.map((c) => c.step_key)).toEqual(["front"]);
     expect(progress).toContainEqual(expect.objectContaining({ kind: "camera_permission", camera_permission: "denied" }));
     expect(progress).toContainEqual(expect.objectContaining({ kind: "step_reached", step: "camera_blocked", step_index: 0 }));
   });
 
   it("an expired link shows the expired state", async () => {
-    const v = await createVerification({ max_captures: 1, expires_in_seconds: 1 });
+    const v = await tenant.createVerification({ max_captures: 1, expires_in_seconds: 1 });
     await new Promise((r) => setTimeout(r, 1_500));
     phone = await openPhone();
     await phone.page.goto(pageUrl(v.id));
@@ -161,7 +164,7 @@ describe("capture page in Chromium", () => {
   });
 
   it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
-    const v = await createVerification({
+    const v = await tenant.createVerification({
       steps: [
         { key: "front", type: "image", description: "Front", min: 1, max: 1 },
         { key: "back", type: "image", description: "Back", min: 1, max: 1 },
@@ -179,26 +182,27 @@ describe("capture page in Chromium", () => {
     await page.getByText(/Connection problem\. Retrying in \d+ s\./).waitFor();
     await page.getByText("1 item waiting to upload").waitFor();
     await screenshot(page, "11-retrying");
-    expect((await api(`/v1/verifications/${v.id}`)).body.captures).toEqual([]);
+    expect((await tenant.getVerification(v.id)).captures).toEqual([]);
 
     // Reload while it is still failing: the same step comes back, with the queued photo.
     await page.reload();
     await page.getByText("Step 2 of 2").waitFor();
     await page.getByText("1 item waiting to upload").waitFor();
     await screenshot(page, "12-resumed");
-    const events = (await api(`/v1/verifications/${v.id}/events`)).body.events.map((e: any) => e.event_name);
+    const timeline = await tenant.api.GET("/v1/verifications/{id}/events", { params: { path: { id: v.id } } });
+    const events = timeline.data!.events.map((e) => e.event_name);
     expect(events).toContain("verification.abandoned"); // the beacon of the page that was left
 
     // Back online: the queued photo arrives exactly once, then the flow finishes.
     await page.unroute("**/v1/uploads/**");
     await eventually(
       "the queued photo to be accepted",
-      async () => (await api(`/v1/verifications/${v.id}`)).body.captures.map((c: any) => c.step_key),
+      async () => (await tenant.getVerification(v.id)).captures.map((c) => c.step_key),
       (keys) => keys.length === 1,
     );
     await takeLivePhoto(page);
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
-    const after = (await api(`/v1/verifications/${v.id}`)).body;
-    expect(after.captures.map((c: any) => c.step_key)).toEqual(["front", "back"]);
+    const after = await tenant.getVerification(v.id);
+    expect(after.captures.map((c) => c.step_key)).toEqual(["front", "back"]);
   });
 });

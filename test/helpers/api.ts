@@ -1,9 +1,10 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db/client";
 import { mintApiKey } from "../../src/domain/tenants/api-keys";
 import { createTenant } from "../../src/domain/tenants/tenants";
+import { BASE, contractFetch } from "./contract-fetch";
 
-export const BASE = "http://localhost:8787";
+export { BASE };
 
 export function db() {
   return createDb(env.DB);
@@ -33,11 +34,16 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: BodyInit;
   headers?: Record<string, string>;
-  /** `manual` to see a redirect itself instead of following it (the runtime follows by default). */
+  /** `manual` to see a redirect itself instead of following it (like fetch, the default follows). */
   redirect?: "follow" | "manual";
+  /** Runs a fresh app against this environment instead of the Worker's (e.g. `ENVIRONMENT: "production"`). */
+  env?: Env;
 }
 
-/** Calls the Worker's real fetch handler (routing, middleware, D1, DOs, R2, queues all live). */
+/**
+ * Calls the Worker's real fetch handler (routing, middleware, D1, DOs, R2, queues all live). Every
+ * response, each redirect hop included, is checked against the served OpenAPI document.
+ */
 export async function call(path: string, options: CallOptions = {}): Promise<Response> {
   const headers = new Headers(options.headers);
   if (options.key) headers.set("Authorization", `Bearer ${options.key}`);
@@ -46,7 +52,8 @@ export async function call(path: string, options: CallOptions = {}): Promise<Res
     body = JSON.stringify(options.body);
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   }
-  return exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body, redirect: options.redirect ?? "follow" }));
+  const request = new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body, redirect: options.redirect ?? "follow" });
+  return contractFetch(request, options.env);
 }
 
 /** Calls and parses JSON (consuming the body, which the isolated-storage runner requires). */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import { signSession, SESSION_COOKIE } from "../../src/auth/session";
 import { BASE } from "./api";
+import { servedContract } from "./contract-fetch";
 
 export interface Received {
   headers: Record<string, string>;
@@ -15,9 +16,13 @@ export function receiver(query = ""): { id: string; url: string } {
   return { id, url: `${env.FAKES_URL}/webhooks/${id}${query ? `?${query}` : ""}` };
 }
 
+/** What a receiver got; every body is checked against the document's `webhooks` section. */
 export async function received(receiverId: string): Promise<Received[]> {
   const res = await fetch(`${env.FAKES_URL}/webhooks/${receiverId}`);
-  return (await res.json()) as Received[];
+  const hits = (await res.json()) as Received[];
+  const contract = await servedContract();
+  for (const hit of hits) contract.checkWebhook(hit.body);
+  return hits;
 }
 
 export async function recover(receiverId: string): Promise<void> {

@@ -23,7 +23,7 @@ async function pendingDelivery(url: string): Promise<DeliveryRow> {
     tenantId: t.id,
     eventType: "verification.created",
     url,
-    payload: JSON.stringify({ id: eventId, type: "verification.created", created_at: new Date(now).toISOString(), data: { object: { id: v.id } } }),
+    payload: JSON.stringify({ id: eventId, type: "verification.created", created_at: new Date(now).toISOString(), data: { object: v } }),
     status: "pending",
     attempts: 0,
     lastStatusCode: null,

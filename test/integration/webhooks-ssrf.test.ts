@@ -1,28 +1,14 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import { mintApiKey } from "../../src/domain/tenants/api-keys";
-import { BASE, createVerification, db, seedTenant } from "../helpers/api";
+import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { receiver } from "../helpers/webhooks";
 
 /** The creation route as a production deployment runs it (live keys, the SSRF guard on). */
 async function createInProduction(body: unknown): Promise<{ status: number; body: any }> {
   const t = await seedTenant();
   const live = await mintApiKey(db(), { tenantId: t.id, environment: "live", scope: "full" });
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`${BASE}/v1/verifications`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${live.plaintext}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-    { ...env, ENVIRONMENT: "production" },
-    ctx,
-  );
-  const parsed = { status: res.status, body: await res.json() };
-  await waitOnExecutionContext(ctx);
-  return parsed;
+  return callJson("/v1/verifications", { key: live.plaintext, body, env: { ...env, ENVIRONMENT: "production" } });
 }
 
 async function refusedAt(url: string): Promise<string> {

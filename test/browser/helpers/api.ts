@@ -1,20 +1,30 @@
 import { inject } from "vitest";
+import { createClient, type VerificationClient } from "../../../clients/typescript/src/index";
+import { createContract, type Contract } from "../../helpers/openapi-contract";
 
-/** The tenant API of the Worker under test (started by the browser suite's globalSetup). */
-export async function api<T = any>(pathname: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${inject("baseUrl")}${pathname}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: { Authorization: `Bearer ${inject("apiKey")}`, "Content-Type": "application/json" },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+let contract: Promise<Contract> | undefined;
+
+/** The contract of the document the Worker under test serves (fetched once per file). */
+export function servedContract(): Promise<Contract> {
+  contract ??= (async () => {
+    const res = await fetch(`${inject("baseUrl")}/v1/openapi.json`);
+    if (res.status !== 200) throw new Error(`GET /v1/openapi.json answered ${res.status}`);
+    return createContract(await res.json());
+  })();
+  return contract;
 }
 
-export async function createVerification(body: unknown): Promise<{ id: string; capture_url: string }> {
-  const res = await api("/v1/verifications", { body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+/** fetch whose every answer is checked against the served document (as in the workerd suite). */
+export async function checkedFetch(request: Request): Promise<Response> {
+  const res = await fetch(request, { redirect: "manual" });
+  const body = await res.text();
+  (await servedContract()).check({ method: request.method, url: request.url, status: res.status, headers: res.headers, body });
+  return new Response(res.status === 204 ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** The tenant API of the Worker under test through the generated client (dev tenant's key). */
+export function tenantClient(): VerificationClient {
+  return createClient({ baseUrl: inject("baseUrl"), apiKey: inject("apiKey"), fetch: checkedFetch });
 }
 
 /** The capture page of a verification, on the Worker under test. */

@@ -1,7 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Page, type Response } from "playwright-core";
+import { inject } from "vitest";
+import { ContractViolation, type Contract } from "../../helpers/openapi-contract";
+import { servedContract } from "./api";
 
 /** Where the phone-sized screenshots of every screen go (README: "Capture page"). */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "../../../test-results/capture-page");
@@ -22,6 +25,7 @@ const BASE_FLAGS = [
 export interface Phone {
   context: BrowserContext;
   page: Page;
+  /** Closes the browser; fails if any answer the page got from the Worker departs from the document. */
   close(): Promise<void>;
 }
 
@@ -49,14 +53,39 @@ export async function openPhone(options: { camera?: "allow" | "deny"; locale?: s
     route.fulfill({ contentType: "text/javascript", body: FAKE_WIDGET }),
   );
   const page = context.pages()[0] ?? (await context.newPage());
+  // What the page itself receives from the Worker is checked against the served document too.
+  const contract = await servedContract();
+  const checks: Array<Promise<void>> = [];
+  const violations: string[] = [];
+  page.on("response", (response) => checks.push(checkPageResponse(contract, response, violations)));
   return {
     context,
     page,
     async close() {
+      await Promise.allSettled(checks);
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+      if (violations.length > 0) throw new ContractViolation(violations.join("\n\n"));
     },
   };
+}
+
+async function checkPageResponse(contract: Contract, response: Response, violations: string[]): Promise<void> {
+  if (new URL(response.url()).origin !== new URL(inject("baseUrl")).origin) return;
+  let body = "";
+  if (response.status() < 300 || response.status() >= 400) {
+    try {
+      body = await response.text();
+    } catch {
+      return; // the page navigated away before the body could be read
+    }
+  }
+  try {
+    contract.check({ method: response.request().method(), url: response.url(), status: response.status(), headers: new Headers(await response.allHeaders()), body });
+  } catch (err) {
+    if (!(err instanceof ContractViolation)) throw err;
+    violations.push(err.message);
+  }
 }
 
 /** Turnstile's explicit-render API, issuing a fresh single-use token per render/reset. */

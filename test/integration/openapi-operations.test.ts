@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { call, callJson, seedTenant } from "../helpers/api";
+import { sessionHeaders } from "../helpers/webhooks";
+
+/*
+ * Probes every operation of the served document with the requests any client can get wrong (no
+ * credential, a body over the limit, malformed JSON). Each answer goes through the contract check,
+ * so the statuses these produce must be documented on every operation, new ones included.
+ */
+
+type Operation = { method: string; path: string; security: Array<Record<string, string[]>>; jsonBody: boolean };
+
+async function operations(): Promise<Operation[]> {
+  const doc = (await callJson("/v1/openapi.json")).body;
+  const out: Operation[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      out.push({ method: method.toUpperCase(), path, security: op.security ?? doc.security ?? [], jsonBody: Boolean(op.requestBody?.content?.["application/json"]) });
+    }
+  }
+  return out;
+}
+
+/** A concrete path: each `{param}` becomes a well-formed id that names nothing. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "vfy_01M82BB9AB26PZRT0D1PRV3Y8W");
+/** Above every JSON body limit (1 MB; 9 MB on the inline-capture route). */
+const OVER_EVERY_LIMIT_BYTES = 9 * 1024 * 1024 + 1;
+
+describe("every documented operation", () => {
+  it("answers a request without credentials with a documented error (401)", async () => {
+    const ops = (await operations()).filter((op) => op.security.length > 0 && !op.security.some((s) => Object.keys(s).length === 0));
+    expect(ops.length).toBeGreaterThan(20);
+    for (const op of ops) {
+      const res = await call(concrete(op.path), { method: op.method, ...(op.jsonBody ? { body: {} } : {}), redirect: "manual" });
+      expect(res.status, `${op.method} ${op.path}`).toBe(401);
+      await res.text();
+    }
+  });
+
+  it("answers a JSON body over the limit with a documented 413, whatever the credential", async () => {
+    const ops = (await operations()).filter((op) => op.jsonBody);
+    expect(ops.length).toBeGreaterThan(10);
+    const oversized = JSON.stringify({ narrative: "x".repeat(OVER_EVERY_LIMIT_BYTES) });
+    for (const op of ops) {
+      const res = await callJson(concrete(op.path), { method: op.method, rawBody: oversized, headers: { "Content-Type": "application/json" } });
+      expect(res.status, `${op.method} ${op.path}`).toBe(413);
+      expect(res.body.error.code).toBe("payload_too_large");
+    }
+  });
+
+  it("answers malformed JSON with a documented 400 (or the 401 of a missing credential)", async () => {
+    const t = await seedTenant();
+    const session = await sessionHeaders(t.id);
+    for (const op of (await operations()).filter((o) => o.jsonBody)) {
+      const schemes = op.security.flatMap((s) => Object.keys(s));
+      const headers: Record<string, string> = { "Content-Type": "application/json", ...(schemes.includes("session") ? session : {}) };
+      const key = schemes.includes("apiKey") ? t.key : undefined;
+      const res = await callJson(concrete(op.path), { method: op.method, rawBody: "{\"unterminated", headers, ...(key ? { key } : {}) });
+      const unauthenticated = schemes.length > 0 && !schemes.includes("apiKey") && !schemes.includes("session");
+      expect(res.status, `${op.method} ${op.path}`).toBe(unauthenticated ? 401 : 400);
+    }
+  });
+
+  it("answers a method the path does not document with the standard 405 and Allow", async () => {
+    const byPath = new Map<string, string[]>();
+    for (const op of await operations()) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op.method]);
+    for (const [path, methods] of byPath) {
+      const other = ["DELETE", "PATCH", "PUT", "POST"].find((m) => !methods.includes(m))!;
+      const res = await callJson(concrete(path), { method: other });
+      expect(res.status, `${other} ${path}`).toBe(405);
+      expect(res.headers.get("Allow")?.split(", ").sort(), path).toEqual(expect.arrayContaining(methods));
+    }
+  });
+});

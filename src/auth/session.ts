@@ -14,9 +14,7 @@ const AUDIENCE = "dashboard";
 const encoder = new TextEncoder();
 
 function sessionKey(env: Env): Uint8Array {
-  const secret = env.SESSION_SECRET;
-  if (!secret || secret.length < 32) throw new Error("SESSION_SECRET is missing or shorter than 32 characters");
-  return encoder.encode(secret);
+  return encoder.encode(settings(env).sessionSecret);
 }
 
 export async function signSession(env: Env, claims: { userId: string; tenantId: string }, now = Date.now()): Promise<string> {

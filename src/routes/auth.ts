@@ -8,7 +8,7 @@ import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
 import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
 import { findTenant } from "../domain/tenants/tenants";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
@@ -62,7 +62,7 @@ const login = createRoute({
 app.openapi(login, async (c) => {
   const { provider: name } = c.req.valid("param");
   const query = c.req.valid("query");
-  const provider = identityProvider(c.env, name);
+  const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
   if (!provider) throw ApiError.notFound("sign-in provider");
   const flow = newFlow(name, safeReturnTo(query.return_to));
   const url = await provider.authorizationUrl(flow, callbackUri(c.env, name), query.login_hint);
@@ -83,7 +83,7 @@ const callback = createRoute({
 
 app.openapi(callback, async (c) => {
   const { provider: name } = c.req.valid("param");
-  const provider = identityProvider(c.env, name);
+  const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
   if (!provider) throw ApiError.notFound("sign-in provider");
   const flow = await takeFlow(c, name);
   if (!flow) throw signInFailed("the sign-in expired or was started in another browser");

@@ -6,7 +6,7 @@ import { issueOtp } from "../domain/accounts/otp";
 import { presentCreated, presentVerification } from "../domain/verification/present";
 import { createVerification } from "../domain/verification/service";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
@@ -41,6 +41,7 @@ app.openapi(create, async (c) => {
     tenantId: c.get("principal").tenantId,
     input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
+    localRequest: isLocalRequest(c.env, c.req.url),
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });
   if (created.replayed) c.header("Idempotent-Replayed", "true");

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../db/client";
 import { isLinkPreview, startFromLink } from "../domain/templates/start";
 import type { AppEnv } from "../env";
+import { isLocalRequest } from "../env";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
 import { PublicLinkParams } from "../schemas/link-templates";
@@ -27,7 +28,7 @@ const start = createRoute({
 app.openapi(start, async (c) => {
   const { org, slug } = c.req.valid("param");
   const preview = isLinkPreview(c.req.method, c.req.header("User-Agent"));
-  const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview });
+  const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview, localRequest: isLocalRequest(c.env, c.req.url) });
   switch (outcome.kind) {
     case "started":
       c.header("Cache-Control", "no-store");

@@ -7,7 +7,7 @@ import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
 import { presentCreated, presentPublic, presentVerification, type Audience } from "../domain/verification/present";
 import { createVerification, listVerifications } from "../domain/verification/service";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
@@ -53,6 +53,7 @@ app.openapi(create, async (c) => {
     tenantId: principal.tenantId,
     input: c.req.valid("json"),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
+    localRequest: isLocalRequest(c.env, c.req.url),
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });
   if (created.replayed) c.header("Idempotent-Replayed", "true");

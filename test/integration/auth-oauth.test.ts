@@ -2,8 +2,9 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { tenants, users } from "../../src/db/schema";
+import { isLocalRequest } from "../../src/env";
 import { identityProvider } from "../../src/providers/sign-in-providers";
-import { call, callJson, db } from "../helpers/api";
+import { BASE, call, callJson, db } from "../helpers/api";
 import { setCookie } from "../helpers/session";
 
 // The whole authorization-code flow against a real OpenID Connect provider on loopback
@@ -140,10 +141,11 @@ describe("OAuth 2.0 / OIDC sign-in", () => {
   it("answers 404 for an unknown provider; the dev provider exists only in local development", async () => {
     const unknown = await callJson("/v1/auth/github/login");
     expect(unknown.status).toBe(404);
-    expect(identityProvider({ ...env, ENVIRONMENT: "staging" } as Env, "dev")).toBeNull();
-    expect(identityProvider({ ...env, ENVIRONMENT: "production" } as Env, "dev")).toBeNull();
-    expect(identityProvider(env, "dev")?.name).toBe("dev");
-    expect(identityProvider({ ...env, OIDC_ISSUER: undefined } as Env, "oidc")).toBeNull();
+    expect(isLocalRequest({ ...env, ENVIRONMENT: "staging" } as Env, BASE)).toBe(false);
+    expect(isLocalRequest({ ...env, ENVIRONMENT: "production" } as Env, BASE)).toBe(false);
+    expect(identityProvider(env, "dev", { localRequest: false })).toBeNull();
+    expect(identityProvider(env, "dev", { localRequest: isLocalRequest(env, BASE) })?.name).toBe("dev");
+    expect(identityProvider({ ...env, OIDC_ISSUER: undefined } as Env, "oidc", { localRequest: true })).toBeNull();
   });
 
   it("signs in locally through the dev provider (state still checked)", async () => {

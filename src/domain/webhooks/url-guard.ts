@@ -1,5 +1,4 @@
 import ipaddr from "ipaddr.js";
-import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { hostResolver, type HostResolver } from "../../providers/dns";
 
@@ -103,14 +102,17 @@ export async function guardWebhookUrl(raw: string, resolver: HostResolver): Prom
   return { ok: true };
 }
 
-/** The deployment's policy: local development (http, loopback) allows anything; elsewhere the full guard. */
-export async function webhookUrlAllowed(env: Env, raw: string, resolver?: HostResolver): Promise<GuardResult> {
-  if (settings(env).isLocal) return { ok: true };
-  return guardWebhookUrl(raw, resolver ?? hostResolver(env));
+/**
+ * The deployment's policy: local development (http, loopback) allows anything; elsewhere the full
+ * guard. `local` is `isLocalRequest` for a request, `settings(env).isLocal` where no request exists.
+ */
+export async function webhookUrlAllowed(raw: string, options: { local: boolean; resolver: HostResolver }): Promise<GuardResult> {
+  if (options.local) return { ok: true };
+  return guardWebhookUrl(raw, options.resolver);
 }
 
 /** At creation: a refused `webhook_url` is a 400 `invalid_request` on that field. */
-export async function assertWebhookUrlAllowed(env: Env, raw: string): Promise<void> {
-  const result = await webhookUrlAllowed(env, raw);
+export async function assertWebhookUrlAllowed(env: Env, raw: string, options: { local: boolean }): Promise<void> {
+  const result = await webhookUrlAllowed(raw, { local: options.local, resolver: hostResolver(env) });
   if (!result.ok) throw ApiError.invalid({ webhook_url: result.message }, "webhook_url is not an allowed webhook destination.");
 }

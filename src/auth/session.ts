@@ -45,14 +45,15 @@ export async function verifySession(env: Env, token: string): Promise<{ userId: 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header, or
- * failing that Sec-Fetch-Site, has to say so. A request carrying neither is refused too.
+ * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header must
+ * be `PUBLIC_BASE_URL`'s origin, or, without an Origin, Sec-Fetch-Site must say `same-origin`. A
+ * request carrying neither is refused too. The request's own URL is never trusted for this: it is
+ * built from the Host header, which the caller chooses.
  */
 export function isSameOrigin(c: Context<AppEnv>): boolean {
   if (!UNSAFE.has(c.req.method)) return true;
-  const allowed = new Set([new URL(settings(c.env).baseUrl).origin, new URL(c.req.url).origin]);
   const origin = c.req.header("Origin");
-  if (origin !== undefined) return allowed.has(origin);
+  if (origin !== undefined) return origin === new URL(settings(c.env).baseUrl).origin;
   return c.req.header("Sec-Fetch-Site") === "same-origin";
 }
 

@@ -3,6 +3,7 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { SESSION_TTL_SECONDS, signSession, verifySession } from "../../src/auth/session";
 import { call, callJson, createVerification, seedTenant } from "../helpers/api";
+import { callWithEnv } from "../helpers/app";
 import { dashboard, ORIGIN, setCookie, signIn } from "../helpers/session";
 
 const secret = new TextEncoder().encode(env.SESSION_SECRET!);
@@ -82,6 +83,25 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
     expect((await callJson("/v1/api-keys", { body, headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } })).status).toBe(201);
     // Reads need no Origin.
     expect((await callJson("/v1/api-keys", { headers: { Cookie: cookie } })).status).toBe(200);
+  });
+
+  it("trusts only PUBLIC_BASE_URL's origin, never one built from the request's Host header", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    // The attacker's page on a host that reaches this Worker (another route, a raw workers.dev
+    // name): the browser sends that page's Origin, which equals the request's own origin.
+    for (const origin of ["https://attacker.example", "http://127.0.0.1:8787"]) {
+      const res = await callWithEnv({}, "/v1/api-keys", {
+        origin,
+        method: "POST",
+        headers: { Cookie: cookie, Origin: origin, "Content-Type": "application/json" },
+        body: JSON.stringify({ scope: "full" }),
+      });
+      expect(res.status, origin).toBe(403);
+      expect(res.body.error.code).toBe("forbidden");
+    }
+    const keys = await callJson("/v1/api-keys", { headers: { Cookie: cookie } });
+    expect(keys.body.items).toHaveLength(2); // nothing was minted
   });
 
   it("logs out by clearing the cookie (the Origin check applies)", async () => {

@@ -32,7 +32,7 @@ const create = createRoute({
     headers: IdempotencyHeaders,
     body: { content: { "application/json": { schema: BotCreateVerificationSchema } }, required: true },
   },
-  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 500) },
+  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 500, 503) },
 });
 
 app.openapi(create, async (c) => {

@@ -43,7 +43,7 @@ const create = createRoute({
   },
   responses: {
     201: jsonContent(VerificationSchema, "The new verification, `capture_url` included"),
-    ...pickErrors(400, 401, 403, 409, 500),
+    ...pickErrors(400, 401, 403, 409, 500, 503),
   },
 });
 

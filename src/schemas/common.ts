@@ -27,6 +27,7 @@ export const errorResponses = {
   415: errorResponse("Unsupported media type (`unsupported_media_type`)"),
   429: errorResponse("Rate limited (`too_many_requests`)"),
   500: errorResponse("Unexpected error (`internal_error`)"),
+  503: errorResponse("A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`)"),
 } as const;
 
 export function pickErrors<K extends keyof typeof errorResponses>(...codes: K[]): Pick<typeof errorResponses, K> {

@@ -58,17 +58,28 @@ function pathPattern(path: string): RegExp {
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** `application/json`, with or without parameters (charset). */
+export function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim());
+}
+
 /**
- * The API speaks JSON whatever Content-Type a client sends (`curl -d` says form-urlencoded): the
- * body is read once, and the request is re-labelled so the validators parse it as JSON. An empty
- * body is treated as absent. Routes that stream raw bytes are mounted outside this middleware.
+ * JSON routes take only `Content-Type: application/json` bodies (415 `unsupported_media_type`
+ * otherwise): a cross-site form or `text/plain` beacon can then never reach them without a CORS
+ * preflight, which is what keeps login CSRF (`/v1/auth/otp/verify`) and friends out. An empty body is
+ * treated as absent whatever it is labelled. Routes that stream raw bytes are mounted outside this.
  */
 export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
   if (!BODY_METHODS.has(c.req.method)) return next();
   const text = await c.req.text();
+  if (text.trim() !== "") {
+    if (!isJsonContentType(c.req.header("Content-Type"))) {
+      throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+    }
+    return next();
+  }
   const headers = new Headers(c.req.raw.headers);
-  if (text.trim() === "") headers.delete("content-type");
-  else headers.set("content-type", "application/json");
+  headers.delete("content-type");
   c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers });
   return next();
 });

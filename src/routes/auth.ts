@@ -1,9 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
-import { endSession, readSession, startSession } from "../auth/session";
+import { endSession, isSameOrigin, readSession, startSession } from "../auth/session";
 import { createDb } from "../db/client";
-import { consumeMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
+import { consumeMagicLink, peekMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
 import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
 import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
 import { findTenant } from "../domain/tenants/tenants";
@@ -109,22 +109,46 @@ app.openapi(magicLinkRequest, async (c) => {
   return c.json({ sent: true as const }, 200);
 });
 
-const magicLinkUse = createRoute({
+const magicLinkConfirm = createRoute({
   method: "get",
   path: "/v1/auth/magic-link/{token}",
   tags: ["Dashboard sign-in"],
-  summary: "Follow a magic link: signs in once and sets `svc_session`",
+  summary: "Follow a magic link: a confirmation page whose button signs in (spends nothing by itself)",
+  description:
+    "Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF).",
   request: { params: MagicLinkParam },
-  responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link") },
+  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, expired or unknown link") },
+});
+
+const deadLink = () =>
+  htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.");
+
+app.openapi(magicLinkConfirm, async (c) => {
+  const { token } = c.req.valid("param");
+  const email = await peekMagicLink(createDb(c.env.DB), token);
+  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
+  const page = htmlPage("Sign in to the verification dashboard", `You are signing in as ${email}.`, {
+    action: `/v1/auth/magic-link/${token}`,
+    button: "Sign in",
+  });
+  return c.body(page, 200, HTML_HEADERS);
+});
+
+const magicLinkUse = createRoute({
+  method: "post",
+  path: "/v1/auth/magic-link/{token}",
+  tags: ["Dashboard sign-in"],
+  summary: "Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)",
+  description: "Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.",
+  request: { params: MagicLinkParam },
+  responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
+  if (!isSameOrigin(c)) throw new ApiError("forbidden", "Cross-origin request refused.");
   const db = createDb(c.env.DB);
   const email = await consumeMagicLink(db, c.req.valid("param").token);
-  if (!email) {
-    const page = htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.");
-    return c.body(page, 401, HTML_HEADERS);
-  }
+  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
   const user = await signInIdentity(db, { provider: "email", subject: email, email });
   await startSession(c, { userId: user.id, tenantId: user.tenantId });
   c.header("Cache-Control", "no-store");

@@ -294,7 +294,7 @@ describe("no input produces a 500", () => {
     for (const value of values) {
       for (const body of shapes(value)) {
         for (const path of paths) {
-          const res = await call(path, { key: t.key, rawBody: JSON.stringify(body) ?? "undefined", method: "POST" });
+          const res = await call(path, { key: t.key, rawBody: JSON.stringify(body) ?? "undefined", method: "POST", headers: { "Content-Type": "application/json" } });
           expect(res.status, `${path} ${JSON.stringify(body)?.slice(0, 200)}`).toBeLessThan(500);
           await res.text();
         }
@@ -309,7 +309,7 @@ describe("no input produces a 500", () => {
       { Authorization: `Bearer ${"pk_test_".padEnd(5000, "a")}` },
     ];
     for (const headers of headerCases) {
-      const res = await call("/v1/verifications", { key: headers.Authorization ? undefined : t.key, headers, rawBody: '{"max_captures":1}', method: "POST" });
+      const res = await call("/v1/verifications", { key: headers.Authorization ? undefined : t.key, headers: { "Content-Type": "application/json", ...headers }, rawBody: '{"max_captures":1}', method: "POST" });
       expect(res.status, JSON.stringify(headers)).toBeLessThan(500);
       await res.text();
     }

@@ -29,6 +29,8 @@ export const users = sqliteTable("users", {
   phone: text("phone"),
   displayName: text("display_name"),
   createdAt: ms("created_at").notNull(),
+  /** Sessions issued at or before this instant are void (moved by logout and "sign out everywhere"). */
+  sessionsValidAfter: ms("sessions_valid_after"),
 }, (t) => [index("users_tenant_idx").on(t.tenantId), uniqueIndex("users_email_idx").on(t.email)]);
 
 /** A sign-in method bound to a user: (`oidc:<issuer>`, sub), (`email`, address), (`phone`, number). */

@@ -1,8 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
-import { endSession, isSameOrigin, readSession, startSession } from "../auth/session";
+import { clearSessionCookie, endSessionsOf, isSameOrigin, readSession, startSession } from "../auth/session";
+import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
+import { users } from "../db/schema";
 import { consumeMagicLink, peekMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
 import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
 import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
@@ -22,6 +24,7 @@ import {
   MeSchema,
   OtpVerifySchema,
   ProviderParam,
+  SignedOutEverywhereSchema,
   SignedOutSchema,
 } from "../schemas/auth";
 import { jsonContent, pickErrors } from "../schemas/common";
@@ -203,15 +206,39 @@ const logout = createRoute({
   method: "post",
   path: "/v1/auth/logout",
   tags: ["Dashboard sign-in"],
-  summary: "Clear the session cookie",
+  summary: "Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie",
+  description:
+    "Moves the user's \"sessions valid after\" instant to now, so every session token issued to them before it is refused from now on, on any device.",
   responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
 });
 
 app.openapi(logout, async (c) => {
   // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
-  if ((await readSession(c)) === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
-  endSession(c);
+  const session = await readSession(c);
+  if (session === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+  if (session) await endSessionsOf(createDb(c.env.DB), [session.userId]);
+  clearSessionCookie(c);
   return c.json({ signed_out: true as const }, 200);
+});
+
+const logoutEverywhere = createRoute({
+  method: "post",
+  path: "/v1/auth/logout-everywhere",
+  tags: ["Dashboard sign-in"],
+  summary: "Sign every dashboard user of this tenant out, on every device",
+  description:
+    "For a lost laptop or a leaked cookie: every session issued to any user of the caller's tenant before now is refused from now on (the caller's too; the cookie is cleared). Session only, with the Origin check.",
+  security: [{ session: [] }],
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(SignedOutEverywhereSchema, "Signed out"), ...pickErrors(401, 403, 500) },
+});
+
+app.openapi(logoutEverywhere, async (c) => {
+  const db = createDb(c.env.DB);
+  const members = await db.select({ id: users.id }).from(users).where(eq(users.tenantId, c.get("principal").tenantId));
+  await endSessionsOf(db, members.map((m) => m.id));
+  clearSessionCookie(c);
+  return c.json({ signed_out: true as const, users: members.length }, 200);
 });
 
 export default app;

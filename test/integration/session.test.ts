@@ -109,12 +109,54 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
     const { cookie } = await signIn(t.id);
     const cross = await callJson("/v1/auth/logout", { method: "POST", headers: { Cookie: cookie, Origin: "https://evil.example" } });
     expect(cross.status).toBe(403);
+    expect((await me(cookie)).status).toBe(200); // the refused logout changed nothing
     const res = await call("/v1/auth/logout", { method: "POST", headers: dashboard(cookie) });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ signed_out: true });
     const cleared = setCookie(res, "svc_session");
     expect(cleared?.pair).toBe("svc_session=");
     expect(cleared?.attributes).toMatch(/Max-Age=0/);
+  });
+
+  it("logout voids the session token itself (a copy of the cookie no longer works), and only that user's", async () => {
+    const t = await seedTenant();
+    const alice = await signIn(t.id);
+    const aliceLaptop = `svc_session=${await signSession(env, { userId: alice.userId, tenantId: t.id })}`;
+    const bob = await signIn(t.id);
+    expect((await me(alice.cookie)).status).toBe(200);
+    const out = await call("/v1/auth/logout", { method: "POST", headers: dashboard(alice.cookie) });
+    await out.text();
+    expect(out.status).toBe(200);
+    for (const cookie of [alice.cookie, aliceLaptop]) {
+      expect((await me(cookie)).status).toBe(401);
+      expect((await callJson("/v1/api-keys", { body: { scope: "full" }, headers: dashboard(cookie) })).status).toBe(401);
+    }
+    expect((await me(bob.cookie)).status).toBe(200);
+    // Signing in again, even within the same second, gives a working session.
+    const again = `svc_session=${await signSession(env, { userId: alice.userId, tenantId: t.id })}`;
+    expect((await me(again)).status).toBe(200);
+  });
+
+  it("sign out everywhere voids every session of every user of the tenant (session + Origin check only)", async () => {
+    const t = await seedTenant();
+    const other = await seedTenant();
+    const admin = await signIn(t.id);
+    const colleague = await signIn(t.id);
+    const outsider = await signIn(other.id);
+    const path = "/v1/auth/logout-everywhere";
+    expect((await callJson(path, { method: "POST", headers: { Cookie: admin.cookie, Origin: "https://evil.example" } })).status).toBe(403);
+    expect((await callJson(path, { method: "POST", key: t.key })).status).toBe(401);
+    expect((await callJson(path, { method: "POST" })).status).toBe(401);
+    expect((await me(colleague.cookie)).status).toBe(200);
+
+    const res = await call(path, { method: "POST", headers: dashboard(admin.cookie) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ signed_out: true, users: 2 });
+    expect(setCookie(res, "svc_session")?.attributes).toMatch(/Max-Age=0/);
+    expect((await me(admin.cookie)).status).toBe(401);
+    expect((await me(colleague.cookie)).status).toBe(401);
+    expect((await me(outsider.cookie)).status).toBe(200);
+    expect((await callJson(`/v1/verifications`, { headers: { Cookie: colleague.cookie } })).status).toBe(401);
   });
 
   it("shows progress to session reads of a verification, never to API-key reads", async () => {

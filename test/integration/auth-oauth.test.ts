@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { tenants, users } from "../../src/db/schema";
+import { openFlow } from "../../src/auth/oauth-flow";
 import { isLocalRequest } from "../../src/env";
+import { base64UrlDecode, base64UrlEncode } from "../../src/lib/crypto";
 import { identityProvider } from "../../src/providers/sign-in-providers";
 import { BASE, call, callJson, db } from "../helpers/api";
 import { setCookie } from "../helpers/session";
@@ -82,6 +84,32 @@ describe("OAuth 2.0 / OIDC sign-in", () => {
     expect(me2.body.tenant.id).toBe(me.body.tenant.id);
     const owned = await db().select().from(users).where(eq(users.email, `${who}@example.test`));
     expect(owned).toHaveLength(1);
+  });
+
+  it("keeps the flow (PKCE verifier, nonce, state) in an encrypted cookie: unreadable and tamper-evident", async () => {
+    const { authorizeUrl, flowCookie } = await startLogin(`login_hint=${person()}`);
+    const value = flowCookie.slice("svc_oauth=".length);
+    expect(value.split(".")).toHaveLength(5); // compact JWE
+    const header = JSON.parse(new TextDecoder().decode(base64UrlDecode(value.split(".")[0]!)!));
+    expect(header).toEqual({ alg: "dir", enc: "A256GCM" });
+    // Nothing of the flow shows in any part of the cookie, decoded or not.
+    const decoded = value.split(".").map((part) => new TextDecoder().decode(base64UrlDecode(part) ?? new Uint8Array()));
+    for (const secret of [authorizeUrl.searchParams.get("state")!, authorizeUrl.searchParams.get("nonce")!]) {
+      expect(value).not.toContain(secret);
+      for (const part of decoded) expect(part).not.toContain(secret);
+    }
+    for (const part of decoded) expect(part).not.toMatch(/codeVerifier|returnTo/);
+    // It still holds the verifier whose S256 challenge the provider was given.
+    const flow = await openFlow(env, value);
+    const challenge = base64UrlEncode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(flow!.codeVerifier))));
+    expect(challenge).toBe(authorizeUrl.searchParams.get("code_challenge"));
+    // Any change to the ciphertext or tag is refused.
+    const parts = value.split(".");
+    const flip = (text: string) => text.slice(0, 5) + (text[5] === "A" ? "B" : "A") + text.slice(6);
+    expect(await openFlow(env, [parts[0], parts[1], parts[2], flip(parts[3]!), parts[4]].join("."))).toBeNull();
+    expect(await openFlow(env, [parts[0], parts[1], parts[2], parts[3], flip(parts[4]!)].join("."))).toBeNull();
+    // Expired after ten minutes.
+    expect(await openFlow(env, value, Date.now() + 10 * 60 * 1000 + 5_000)).toBeNull();
   });
 
   it("lands on a return_to path of this service, never on another host", async () => {

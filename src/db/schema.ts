@@ -136,6 +136,8 @@ export const uploads = sqliteTable("uploads", {
   /** Media type sniffed from the stored bytes (null when they match no supported type). */
   sniffedType: text("sniffed_type"),
   expiresAt: ms("expires_at").notNull(),
+  /** When the current "uploading" claim was taken: a claim older than 60 s is abandoned and may be retaken. */
+  claimedAt: ms("claimed_at"),
   uploadedAt: ms("uploaded_at"),
   createdAt: ms("created_at").notNull(),
 }, (t) => [index("uploads_verification_idx").on(t.verificationId)]);

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull, lte, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { uploads } from "../../db/schema";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
@@ -11,6 +11,8 @@ import { maxEvidenceBytes, type VerificationConfig } from "../verification/confi
 import { normalizeContentType, sniffMediaType } from "./media";
 
 export const UPLOAD_TTL_MS = 5 * 60 * 1000;
+/** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
+export const STALE_CLAIM_MS = 60 * 1000;
 /** A depth map is small (a 16-bit PNG at sensor resolution); 10 MB leaves ample room. */
 export const FORENSIC_BUFFER_MAX_BYTES = 10 * 1024 * 1024;
 const TOKEN_PURPOSE = "upload";
@@ -59,7 +61,8 @@ export async function mintUpload(
 /**
  * The Worker upload route: verifies the signed URL, claims the upload (single use), reads at most
  * `max_bytes`, and stores the bytes with their SHA-256 and sniffed type. A failed attempt releases
- * the claim so the client can retry the same URL within its five minutes.
+ * the claim so the client can retry the same URL within its five minutes; a claim left behind by an
+ * attempt that never finished (the isolate died) can be retaken after 60 s.
  */
 export async function receiveUpload(
   bucket: R2Bucket,
@@ -82,25 +85,29 @@ export async function receiveUpload(
   if (declared > row.maxBytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
   if (declared === 0 || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
 
-  const claimed = await db
-    .update(uploads)
-    .set({ status: "uploading" })
-    .where(and(eq(uploads.id, row.id), eq(uploads.status, "minted")))
-    .run();
+  const claimedAt = options.now;
+  const claimable = or(
+    eq(uploads.status, "minted"),
+    and(eq(uploads.status, "uploading"), or(isNull(uploads.claimedAt), lte(uploads.claimedAt, claimedAt - STALE_CLAIM_MS))),
+  );
+  const claimed = await db.update(uploads).set({ status: "uploading", claimedAt }).where(and(eq(uploads.id, row.id), claimable)).run();
   if (claimed.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
+  // Only the holder of the current claim may finish or release it (a stale attempt may still wake up).
+  const mine = and(eq(uploads.id, row.id), eq(uploads.status, "uploading"), eq(uploads.claimedAt, claimedAt));
   try {
     const bytes = await readAtMost(options.body, row.maxBytes);
     if (!bytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
     const sha256 = await sha256Hex(bytes);
     await putEvidence(bucket, row.objectKey, bytes, row.contentType, sha256);
-    await db
+    const finished = await db
       .update(uploads)
       .set({ status: "uploaded", sizeBytes: bytes.length, sha256, sniffedType: sniffMediaType(bytes), uploadedAt: options.now })
-      .where(eq(uploads.id, row.id))
+      .where(mine)
       .run();
+    if (finished.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL was taken over by a newer attempt.");
     return { image_key: row.objectKey, size_bytes: bytes.length, sha256 };
   } catch (err) {
-    await db.update(uploads).set({ status: "minted" }).where(eq(uploads.id, row.id)).run();
+    await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
     throw err;
   }
 }

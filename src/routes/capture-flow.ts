@@ -76,8 +76,10 @@ const uploadUrl = createRoute({
   path: "/v1/verifications/{token}/captures/upload-url",
   tags,
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
+  description:
+    "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry.",
   request: { params: TokenParam, body: { content: { "application/json": { schema: UploadUrlRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 415, 500) },
+  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 415, 429, 500) },
 });
 
 app.openapi(uploadUrl, async (c) => {
@@ -90,6 +92,7 @@ app.openapi(uploadUrl, async (c) => {
   const minted = await mintUpload(c.env, db, {
     verificationId: row.id,
     config: row.config,
+    capturesCount: row.capturesCount,
     kind: body.kind ?? "image",
     contentType: body.content_type,
     baseUrl: s.baseUrl,

@@ -8,6 +8,7 @@ import { users } from "../db/schema";
 import { consumeMagicLink, peekMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
 import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
 import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import { findTenant } from "../domain/tenants/tenants";
 import type { AppEnv } from "../env";
 import { isLocalRequest, settings } from "../env";
@@ -102,12 +103,14 @@ const magicLinkRequest = createRoute({
   path: "/v1/auth/magic-link",
   tags: ["Dashboard sign-in"],
   summary: "Email a single-use sign-in link (valid 15 minutes)",
-  description: "Answers the same whether or not the address has an account; the link's first use creates one.",
+  description:
+    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
   request: { body: { content: { "application/json": { schema: MagicLinkRequestSchema } }, required: true } },
   responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, clientKey(c.req.header("CF-Connecting-IP")));
   await requestMagicLink(c.env, createDb(c.env.DB), c.req.valid("json").email);
   return c.json({ sent: true as const }, 200);
 });

@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { cors } from "hono/cors";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
@@ -10,6 +11,7 @@ import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification } from "../domain/verification/present";
 import { presentCaptureFlow } from "../domain/verification/capture-view";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -28,7 +30,8 @@ import { VerificationSchema } from "../schemas/verification";
 
 /*
  * The end user's capture flow. The verification id in the path is the only credential, so these
- * routes answer any origin (no cookies are involved) and never show tenant-private fields.
+ * routes answer any origin (no cookies are involved), never show tenant-private fields, and are
+ * rate-limited per client and per verification (domain/public-limits.ts).
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const TokenParam = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The verification id" }) });
@@ -41,6 +44,17 @@ app.use("/v1/verifications/:token/answers", cors());
 app.use("/v1/verifications/:token/submit", cors());
 app.use("/v1/verifications/:token/progress", cors());
 
+/**
+ * The verification a capture-flow write names, after the rate limits: per client first (before any
+ * lookup, so random ids cost a guesser its budget), then per verification.
+ */
+async function writable(c: Context<AppEnv>, token: string) {
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
+  const row = await findByToken(createDb(c.env.DB), token);
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureWritePerVerification, row.id);
+  return row;
+}
+
 function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
   return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof VerificationSchema>;
 }
@@ -51,10 +65,11 @@ const verify = createRoute({
   tags,
   summary: "What the capture page needs",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 500) },
+  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 429, 500) },
 });
 
 app.openapi(verify, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
   const db = createDb(c.env.DB);
   const row = await findByToken(db, c.req.valid("param").token);
   const [record, tenant] = await Promise.all([
@@ -85,7 +100,7 @@ const uploadUrl = createRoute({
 app.openapi(uploadUrl, async (c) => {
   const db = createDb(c.env.DB);
   const now = Date.now();
-  const row = await findByToken(db, c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   assertOpen(row, now);
   const body = c.req.valid("json");
   const s = settings(c.env);
@@ -110,15 +125,15 @@ const capture = createRoute({
   request: { params: TokenParam, body: { content: { "application/json": { schema: CaptureRequestSchema } }, required: true } },
   responses: {
     201: jsonContent(VerificationSchema, "The verification after the write"),
-    ...pickErrors(400, 404, 409, 410, 413, 415, 500),
+    ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500),
   },
 });
 
 app.openapi(capture, async (c) => {
-  const db = createDb(c.env.DB);
+  const row = await writable(c, c.req.valid("param").token);
   const { record } = await submitCapture(
-    { env: c.env, db, verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
-    c.req.valid("param").token,
+    { env: c.env, db: createDb(c.env.DB), verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
+    row,
     c.req.valid("json"),
   );
   return c.json(captureView(c, record), 201);
@@ -130,11 +145,11 @@ const answer = createRoute({
   tags,
   summary: "Answer a text step (overwrites until completed)",
   request: { params: TokenParam, body: { content: { "application/json": { schema: AnswerRequestSchema } }, required: true } },
-  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(400, 404, 409, 410, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(400, 404, 409, 410, 429, 500) },
 });
 
 app.openapi(answer, async (c) => {
-  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   const { step_key, value } = c.req.valid("json");
   const { record } = unwrap(await verificationObject(c.env, row.id).answer(row.id, step_key, value));
   return c.json(captureView(c, record), 200);
@@ -146,11 +161,11 @@ const submit = createRoute({
   tags,
   summary: "Declare the evidence complete",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(404, 409, 410, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification after the write"), ...pickErrors(404, 409, 410, 429, 500) },
 });
 
 app.openapi(submit, async (c) => {
-  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   const { record } = unwrap(await verificationObject(c.env, row.id).submit(row.id));
   return c.json(captureView(c, record), 200);
 });
@@ -161,11 +176,11 @@ const progress = createRoute({
   tags,
   summary: "Report a funnel snapshot (overwrites the previous one)",
   request: { params: TokenParam, body: { content: { "application/json": { schema: ProgressRequestSchema } }, required: true } },
-  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 500) },
+  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 429, 500) },
 });
 
 app.openapi(progress, async (c) => {
-  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   const snapshot = c.req.valid("json");
   unwrap(await verificationObject(c.env, row.id).progress(row.id, snapshot.kind, snapshot));
   return c.body(null, 204);

@@ -1,8 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../db/client";
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import { isLinkPreview, startFromLink } from "../domain/templates/start";
 import type { AppEnv } from "../env";
 import { isLocalRequest } from "../env";
+import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
 import { PublicLinkParams } from "../schemas/link-templates";
@@ -22,12 +24,22 @@ const start = createRoute({
     303: { description: "To the new verification's capture page", headers: z.object({ Location: z.string() }) },
     404: html("Unknown link"),
     410: html("Revoked link"),
+    429: { ...html("Too many starts from this network (30 per 10 minutes); `Retry-After` says when to try again"), headers: z.object({ "Retry-After": z.string() }) },
   },
 });
 
 app.openapi(start, async (c) => {
   const { org, slug } = c.req.valid("param");
   const preview = isLinkPreview(c.req.method, c.req.header("User-Agent"));
+  if (!preview) {
+    try {
+      await enforceLimit(c.env, PUBLIC_LIMITS.linkStart, clientKey(c.req.header("CF-Connecting-IP")));
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "too_many_requests") throw err;
+      const page = htmlPage("Too many verifications started", "This network started many verifications in the last few minutes. Wait a little and open the link again.");
+      return c.body(page, 429, { ...HTML_HEADERS, ...err.headers });
+    }
+  }
   const outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview, localRequest: isLocalRequest(c.env, c.req.url) });
   switch (outcome.kind) {
     case "started":

@@ -257,7 +257,16 @@ describe("routing and documentation", () => {
     const docs = await call("/docs");
     expect(docs.status).toBe(200);
     expect(docs.headers.get("Content-Type")).toContain("text/html");
-    await docs.text();
+    // Only this Worker's own assets: no script from a CDN on the session cookie's origin.
+    const csp = docs.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("connect-src 'self';");
+    expect(csp).not.toMatch(/https?:|\*|unsafe-inline|unsafe-eval/);
+    const html = await docs.text();
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual(['<script src="/docs/reference.js">']);
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).toContain('<link rel="stylesheet" href="/docs/reference.css">');
   });
 });
 

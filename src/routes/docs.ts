@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
+import { errorResponses } from "../schemas/common";
 
 /**
  * `/docs`: Swagger UI, bundled from swagger-ui-dist by scripts/build-page.mjs and served as this
@@ -44,6 +45,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     name: "X-Bot-Auth",
     description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>`; ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
   });
+  documentJsonOnlyBodies(app);
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
@@ -54,4 +56,18 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     servers: [{ url: new URL(c.req.url).origin }],
   }));
   app.get("/docs", (c) => c.body(DOCS_PAGE, 200, DOCS_HEADERS));
+}
+
+/**
+ * `jsonBodies` (app.ts) answers 415 for a non-JSON body on every `/v1` write, whatever the route: the
+ * document says so on each of them (the raw-bytes upload route documents its own 415).
+ */
+function documentJsonOnlyBodies(app: OpenAPIHono<AppEnv>): void {
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type !== "route") continue;
+    const { route } = def;
+    if (!route.path.startsWith("/v1/") || route.path.startsWith("/v1/uploads/")) continue;
+    if (!["post", "put", "patch", "delete"].includes(route.method)) continue;
+    route.responses[415] ??= errorResponses[415];
+  }
 }

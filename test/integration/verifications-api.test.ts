@@ -252,6 +252,13 @@ describe("routing and documentation", () => {
     expect(Object.keys(doc.body.paths)).toEqual(
       expect.arrayContaining(["/v1/verifications", "/v1/verifications/{id}", "/v1/verify/{token}", "/v1/verifications/{token}/captures"]),
     );
+    // Every /v1 write documents the 415 that jsonBodies answers for a non-JSON body.
+    for (const [path, item] of Object.entries<any>(doc.body.paths)) {
+      for (const method of ["post", "put", "patch", "delete"]) {
+        if (item[method] && path.startsWith("/v1/")) expect(Object.keys(item[method].responses), `${method} ${path}`).toContain("415");
+      }
+    }
+    expect(doc.body.paths["/v1/auth/logout-everywhere"].post.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/SignedOutEverywhere");
     const createSchema = doc.body.components.schemas.CreateVerificationRequest;
     expect(createSchema.properties.max_captures).toMatchObject({ minimum: 1, maximum: 20 });
     const docs = await call("/docs");

@@ -1,4 +1,5 @@
 export const PUBLIC_DIR: string;
 export const PAGE_FILES: string[];
+export const DOCS_FILES: string[];
 export function buildPage(): Promise<void>;
 export function compressedSizes(): Record<string, number>;

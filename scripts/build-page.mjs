@@ -1,16 +1,19 @@
 #!/usr/bin/env node
-// Builds the capture page's client bundle (client/capture-page → dist/public/assets) with esbuild.
+// Builds the capture page's client bundle (client/capture-page → dist/public/assets) and the API
+// reference's (client/docs, Swagger UI from swagger-ui-dist → dist/public/docs) with esbuild.
 // Run by wrangler's [build] step (`wrangler dev`, `npm start`, deploys) and by `npm test`.
 // `--check` also prints the compressed sizes; the budget itself is enforced by test/browser/page-size.test.ts.
 import { build } from "esbuild";
 import { gzipSync } from "node:zlib";
-import { readFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const PUBLIC_DIR = path.join(root, "dist", "public");
 export const PAGE_FILES = ["assets/capture-page.js", "assets/capture-page.css"];
+/** The /docs page's assets, served by this Worker (its CSP allows nothing else). */
+export const DOCS_FILES = ["docs/reference.js", "docs/reference.css"];
 
 export async function buildPage() {
   await build({
@@ -26,6 +29,22 @@ export async function buildPage() {
     legalComments: "none",
     logLevel: "warning",
   });
+  await build({
+    absWorkingDir: root,
+    entryPoints: { "docs/reference": "client/docs/main.ts" },
+    outdir: PUBLIC_DIR,
+    bundle: true,
+    minify: true,
+    format: "iife",
+    target: ["es2020"],
+    legalComments: "none",
+    logLevel: "warning",
+    loader: { ".svg": "dataurl", ".png": "dataurl" },
+  });
+  // Swagger UI is Apache-2.0: its licence and notices travel with the bundle.
+  for (const [from, to] of [["LICENSE", "LICENSE.txt"], ["NOTICE", "NOTICE.txt"], ["swagger-ui-bundle.js.LICENSE.txt", "THIRD-PARTY-LICENSES.txt"]]) {
+    copyFileSync(path.join(root, "node_modules", "swagger-ui-dist", from), path.join(PUBLIC_DIR, "docs", to));
+  }
 }
 
 /** Gzip size of each page file (what a phone downloads). */

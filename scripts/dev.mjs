@@ -57,7 +57,7 @@ console.log(`
   Trial tenant                  ${vars.TRIAL_TENANT_ID} (slug "trial")
   Outbox (emails, messages)     http://localhost:${port}/v1/dev/outbox
 
-  curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -d '{"max_captures":2}' localhost:${port}/v1/verifications
+  curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -H 'Content-Type: application/json' -d '{"max_captures":2}' localhost:${port}/v1/verifications
 `);
 // On another port, upload URLs must point there too, or the capture page would PUT to :8787.
 const baseUrl = port === "8787" ? [] : ["--var", `PUBLIC_BASE_URL:http://localhost:${port}`];

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
+import { settings } from "./env";
 import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
@@ -30,6 +31,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.onError(handleError);
   app.notFound(notFoundOrWrongMethod(app));
   app.use("*", requestId);
+  // The configuration (secrets above all) is checked before anything else runs: a misconfigured
+  // deployment answers 500 and logs which setting is wrong, instead of failing halfway through a write.
+  app.use("*", async (c, next) => {
+    settings(c.env);
+    await next();
+  });
   app.use("*", async (c, next) => {
     await next();
     c.header("X-Content-Type-Options", "nosniff");

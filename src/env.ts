@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import type { Principal } from "./auth/principal";
 
 /**
@@ -80,38 +81,90 @@ export type AppEnv = {
 
 export type Environment = "development" | "staging" | "production";
 
+/**
+ * Secrets the Worker cannot run without. wrangler.toml declares them for staging and production
+ * (`[env.*.secrets] required`), and `npm run build:check` fails when a deployable environment does not.
+ */
+export const REQUIRED_SECRETS = ["SIGNING_SECRET", "SESSION_SECRET"] as const;
+export const MIN_SECRET_LENGTH = 32;
+
+/** The deployment is misconfigured: every request answers 500 and logs this message once. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
 export interface Settings {
   environment: Environment;
   /** Which API keys this deployment accepts: `test` (pk_test_) or `live` (pk_live_). */
   keyEnvironment: "test" | "live";
   baseUrl: string;
   signingSecret: string;
+  sessionSecret: string;
+  /**
+   * Local development: `ENVIRONMENT=development` *and* a loopback `PUBLIC_BASE_URL`. Dev-only
+   * behaviour that serves a request also needs a loopback request host (`isLocalRequest`).
+   */
   isLocal: boolean;
 }
 
 const cache = new WeakMap<object, Settings>();
 
-/** Reads and checks the deployment's configuration once per env object; throws when it is unusable. */
+/**
+ * Reads and checks the deployment's configuration once per env object (the first request of an
+ * isolate); throws a ConfigError naming what is wrong when it is unusable.
+ */
 export function settings(env: Env): Settings {
   const cached = cache.get(env);
   if (cached) return cached;
   const environment = parseEnvironment(env.ENVIRONMENT);
-  const signingSecret = env.SIGNING_SECRET;
-  if (!signingSecret || signingSecret.length < 32) {
-    throw new Error("SIGNING_SECRET is missing or shorter than 32 characters");
-  }
+  const problems = secretProblems(env);
+  if (problems.length > 0) throw new ConfigError(problems.join("; "));
+  const baseUrl = (env.PUBLIC_BASE_URL || "http://localhost:8787").replace(/\/+$/, "");
   const value: Settings = {
     environment,
     keyEnvironment: environment === "production" ? "live" : "test",
-    baseUrl: (env.PUBLIC_BASE_URL || "http://localhost:8787").replace(/\/+$/, ""),
-    signingSecret,
-    isLocal: environment === "development",
+    baseUrl,
+    signingSecret: env.SIGNING_SECRET!,
+    sessionSecret: env.SESSION_SECRET!,
+    isLocal: environment === "development" && isLoopbackHost(new URL(baseUrl).hostname),
   };
   cache.set(env, value);
   return value;
 }
 
+/** Every required secret present and at least 32 characters, and the two keys distinct. */
+export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[number], string | undefined>>): string[] {
+  const problems: string[] = [];
+  for (const name of REQUIRED_SECRETS) {
+    const value = env[name];
+    if (!value) problems.push(`${name} is missing`);
+    else if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
+  }
+  if (env.SESSION_SECRET && env.SESSION_SECRET === env.SIGNING_SECRET) problems.push("SESSION_SECRET must differ from SIGNING_SECRET");
+  return problems;
+}
+
 function parseEnvironment(value: string | undefined): Environment {
   if (value === "development" || value === "staging" || value === "production") return value;
-  throw new Error(`ENVIRONMENT must be development, staging or production (got ${JSON.stringify(value)})`);
+  throw new ConfigError(`ENVIRONMENT must be development, staging or production (got ${JSON.stringify(value)})`);
+}
+
+/** `localhost`, `*.localhost`, 127.0.0.0/8 or ::1 (a URL's `hostname`, IPv6 in brackets). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  const literal = host.startsWith("[") ? host.slice(1, -1) : host;
+  if (!ipaddr.isValid(literal)) return false;
+  let ip = ipaddr.parse(literal);
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() === "loopback";
+}
+
+/**
+ * Whether a request may see local-development behaviour (the dev sign-in provider, the outbox, no
+ * SSRF guard): a local deployment (`isLocal`) reached through a loopback host. A development config
+ * that ended up behind a public hostname therefore behaves like any other deployment.
+ */
+export function isLocalRequest(env: Env, requestUrl: string): boolean {
+  return settings(env).isLocal && isLoopbackHost(new URL(requestUrl).hostname);
 }

@@ -1,7 +1,8 @@
 /*
  * Funnel reports (`POST /progress`): where the end user got to and what the camera permission was.
- * Fire and forget; `abandoned` goes with sendBeacon because the page is being torn down (the API
- * reads any Content-Type as JSON, so the beacon's text/plain body is fine).
+ * Fire and forget; `abandoned` goes with sendBeacon because the page is being torn down. The API
+ * takes only `application/json` bodies, so the beacon sends a Blob of that type (same origin: no
+ * preflight is involved).
  */
 export type ProgressStep = "landing" | "ready" | "capturing" | "reviewing" | "uploading" | "camera_blocked" | "success";
 export type CameraPermission = "granted" | "denied" | "unavailable" | "unknown";
@@ -29,8 +30,8 @@ export class Progress {
   /** The page is going away unfinished. */
   abandoned(): void {
     const body = JSON.stringify(this.body({ kind: "abandoned", step: this.lastStep.step, ...(this.lastStep.index !== undefined ? { step_index: this.lastStep.index } : {}) }));
-    if (typeof navigator.sendBeacon === "function" && navigator.sendBeacon(this.url, body)) return;
-    void fetch(this.url, { method: "POST", body, keepalive: true, credentials: "omit" }).catch(() => undefined);
+    if (typeof navigator.sendBeacon === "function" && navigator.sendBeacon(this.url, new Blob([body], { type: "application/json" }))) return;
+    void fetch(this.url, { method: "POST", headers: { "Content-Type": "application/json" }, body, keepalive: true, credentials: "omit" }).catch(() => undefined);
   }
 
   private body(fields: Record<string, unknown>): Record<string, unknown> {

@@ -1,7 +1,10 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CookieOptions } from "hono/utils/cookie";
+import { eq, inArray } from "drizzle-orm";
 import { jwtVerify, SignJWT } from "jose";
+import { createDb, type Db } from "../db/client";
+import { users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { isId } from "../lib/ids";
@@ -14,14 +17,14 @@ const AUDIENCE = "dashboard";
 const encoder = new TextEncoder();
 
 function sessionKey(env: Env): Uint8Array {
-  const secret = env.SESSION_SECRET;
-  if (!secret || secret.length < 32) throw new Error("SESSION_SECRET is missing or shorter than 32 characters");
-  return encoder.encode(secret);
+  return encoder.encode(settings(env).sessionSecret);
 }
 
 export async function signSession(env: Env, claims: { userId: string; tenantId: string }, now = Date.now()): Promise<string> {
   const iat = Math.floor(now / 1000);
-  return new SignJWT({ tid: claims.tenantId })
+  // `iat_ms`: the issue time to the millisecond, compared with the user's `sessions_valid_after`
+  // (a sign-in in the same second as a logout must still count).
+  return new SignJWT({ tid: claims.tenantId, iat_ms: now })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.userId)
     .setIssuer(ISSUER)
@@ -31,40 +34,69 @@ export async function signSession(env: Env, claims: { userId: string; tenantId: 
     .sign(sessionKey(env));
 }
 
-/** Verifies a session JWT: HS256 only, our issuer and audience, not expired. Null when anything is off. */
-export async function verifySession(env: Env, token: string): Promise<{ userId: string; tenantId: string } | null> {
+export interface SessionClaims {
+  userId: string;
+  tenantId: string;
+  issuedAtMs: number;
+}
+
+/**
+ * Verifies a session JWT's signature and claims: HS256 only, our issuer and audience, not expired.
+ * Null when anything is off. Whether the user has since signed out is `sessionStillValid`'s question.
+ */
+export async function verifySession(env: Env, token: string): Promise<SessionClaims | null> {
   try {
     const { payload } = await jwtVerify(token, sessionKey(env), { algorithms: ["HS256"], issuer: ISSUER, audience: AUDIENCE });
     const userId = payload.sub;
     const tenantId = payload.tid;
     if (typeof userId !== "string" || !isId("user", userId) || typeof tenantId !== "string" || !isId("tenant", tenantId)) return null;
-    return { userId, tenantId };
+    const issuedAtMs = typeof payload.iat_ms === "number" ? payload.iat_ms : (payload.iat ?? 0) * 1000;
+    return { userId, tenantId, issuedAtMs };
   } catch {
     return null;
   }
 }
 
+/** The user still exists in that tenant and has not signed out (or been signed out) since the token was issued. */
+export async function sessionStillValid(db: Db, claims: SessionClaims): Promise<boolean> {
+  const user = await db
+    .select({ tenantId: users.tenantId, sessionsValidAfter: users.sessionsValidAfter })
+    .from(users)
+    .where(eq(users.id, claims.userId))
+    .get();
+  if (!user || user.tenantId !== claims.tenantId) return false;
+  return user.sessionsValidAfter === null || claims.issuedAtMs > user.sessionsValidAfter;
+}
+
+/** Voids every session of these users issued up to now (logout, "sign out everywhere"). */
+export async function endSessionsOf(db: Db, userIds: string[], now = Date.now()): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.update(users).set({ sessionsValidAfter: now }).where(inArray(users.id, userIds)).run();
+}
+
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header, or
- * failing that Sec-Fetch-Site, has to say so. A request carrying neither is refused too.
+ * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header must
+ * be `PUBLIC_BASE_URL`'s origin, or, without an Origin, Sec-Fetch-Site must say `same-origin`. A
+ * request carrying neither is refused too. The request's own URL is never trusted for this: it is
+ * built from the Host header, which the caller chooses.
  */
 export function isSameOrigin(c: Context<AppEnv>): boolean {
   if (!UNSAFE.has(c.req.method)) return true;
-  const allowed = new Set([new URL(settings(c.env).baseUrl).origin, new URL(c.req.url).origin]);
   const origin = c.req.header("Origin");
-  if (origin !== undefined) return allowed.has(origin);
+  if (origin !== undefined) return origin === new URL(settings(c.env).baseUrl).origin;
   return c.req.header("Sec-Fetch-Site") === "same-origin";
 }
 
 /** The session principal when a valid cookie is present; CSRF failures surface as `forbidden`. */
-export async function readSession(c: Context<AppEnv>): Promise<Principal | "csrf" | null> {
+export async function readSession(c: Context<AppEnv>): Promise<(Principal & { kind: "session" }) | "csrf" | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   const session = await verifySession(c.env, token);
   if (!session) return null;
   if (!isSameOrigin(c)) return "csrf";
+  if (!(await sessionStillValid(createDb(c.env.DB), session))) return null;
   return { kind: "session", tenantId: session.tenantId, userId: session.userId };
 }
 
@@ -85,7 +117,7 @@ export async function startSession(c: Context<AppEnv>, claims: { userId: string;
   setCookie(c, SESSION_COOKIE, token, { ...sessionCookieOptions(c.env), maxAge: SESSION_TTL_SECONDS });
 }
 
-/** Signs the user out on this browser. The JWT itself stays valid until it expires (stateless session). */
-export function endSession(c: Context<AppEnv>): void {
+/** Clears this browser's cookie (the server-side voiding is `endSessionsOf`). */
+export function clearSessionCookie(c: Context<AppEnv>): void {
   deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c.env));
 }

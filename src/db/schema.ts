@@ -29,6 +29,8 @@ export const users = sqliteTable("users", {
   phone: text("phone"),
   displayName: text("display_name"),
   createdAt: ms("created_at").notNull(),
+  /** Sessions issued at or before this instant are void (moved by logout and "sign out everywhere"). */
+  sessionsValidAfter: ms("sessions_valid_after"),
 }, (t) => [index("users_tenant_idx").on(t.tenantId), uniqueIndex("users_email_idx").on(t.email)]);
 
 /** A sign-in method bound to a user: (`oidc:<issuer>`, sub), (`email`, address), (`phone`, number). */
@@ -134,6 +136,8 @@ export const uploads = sqliteTable("uploads", {
   /** Media type sniffed from the stored bytes (null when they match no supported type). */
   sniffedType: text("sniffed_type"),
   expiresAt: ms("expires_at").notNull(),
+  /** When the current "uploading" claim was taken: a claim older than 60 s is abandoned and may be retaken. */
+  claimedAt: ms("claimed_at"),
   uploadedAt: ms("uploaded_at"),
   createdAt: ms("created_at").notNull(),
 }, (t) => [index("uploads_verification_idx").on(t.verificationId)]);

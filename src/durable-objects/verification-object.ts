@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { eq, lt, and } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
-import { answers, captures, events, idempotencyKeys, verifications } from "../db/schema";
+import { answers, captures, events, idempotencyKeys, uploads, verifications } from "../db/schema";
 import {
   loadRecord,
   markDispatched,
@@ -25,7 +25,8 @@ import { queuePublisher, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
 import { newId } from "../lib/ids";
 import type { MediaType } from "../schemas/steps";
-import { sweepOrphans } from "../storage/evidence";
+import { deleteEvidence, listEvidence } from "../storage/evidence";
+import { planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
 
@@ -66,7 +67,6 @@ interface Plan {
   noop?: boolean;
 }
 
-const SWEEP_GRACE_MS = 6 * 60 * 1000;
 const REDRIVE_BASE_MS = 5_000;
 const REDRIVE_MAX_MS = 10 * 60 * 1000;
 
@@ -75,7 +75,7 @@ const REDRIVE_MAX_MS = 10 * 60 * 1000;
  * (a promise chain, because D1/R2/queue I/O opens the input gate), commits each as one D1 batch whose
  * first statement is a version compare-and-swap (the `verifications_version_cas` trigger), then
  * publishes the outbox events of that batch; its alarm expires it, re-drives unsent events and sweeps
- * orphaned uploads. All rules live in domain/verification/transitions.ts.
+ * orphaned uploads (domain/capture/orphans.ts). All rules live in domain/verification/transitions.ts.
  */
 export class VerificationObject extends DurableObject<Env> {
   #tail: Promise<unknown> = Promise.resolve();
@@ -244,6 +244,19 @@ export class VerificationObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * An upload URL was minted: if its bytes are never captured they become an orphan, so a sweep is
+   * due by `orphanAt` at the latest, even while the verification is open.
+   */
+  async watchUpload(id: string, orphanAt: number): Promise<void> {
+    await this.#exclusive(async () => {
+      await this.ctx.storage.put("verification_id", id);
+      await this.#sweepBy(orphanAt);
+      const current = await this.ctx.storage.getAlarm();
+      if (current === null || orphanAt < current) await this.ctx.storage.setAlarm(orphanAt);
+    });
+  }
+
   override async alarm(): Promise<void> {
     await this.#exclusive(async () => {
       const id = await this.ctx.storage.get<string>("verification_id");
@@ -266,16 +279,34 @@ export class VerificationObject extends DurableObject<Env> {
       await this.#redrive(id);
       const sweepAt = await this.ctx.storage.get<number>("sweep_at");
       if (sweepAt !== undefined && sweepAt <= now) {
-        const referenced = new Set<string>();
-        for (const c of record.captures) {
-          referenced.add(c.imageKey);
-          if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
-        }
-        await sweepOrphans(this.env.EVIDENCE, id, referenced, now, SWEEP_GRACE_MS);
-        await this.ctx.storage.delete("sweep_at");
+        const nextAt = await this.#sweep(id, record, now);
+        if (nextAt === null) await this.ctx.storage.delete("sweep_at");
+        else await this.ctx.storage.put("sweep_at", nextAt);
       }
       await this.#schedule(record);
     });
+  }
+
+  /** Deletes the verification's orphaned objects; returns when to sweep again (or null). */
+  async #sweep(id: string, record: VerificationRecord, now: number): Promise<number | null> {
+    const referenced = new Set<string>();
+    for (const c of record.captures) {
+      referenced.add(c.imageKey);
+      if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
+    }
+    const [objects, minted] = await Promise.all([
+      listEvidence(this.env.EVIDENCE, id),
+      this.#db.select({ objectKey: uploads.objectKey, expiresAt: uploads.expiresAt }).from(uploads).where(eq(uploads.verificationId, id)),
+    ]);
+    const plan = planSweep({ now, terminal: isTerminal(record.row.status), objects, referenced, uploads: minted });
+    await deleteEvidence(this.env.EVIDENCE, plan.remove);
+    return plan.nextAt;
+  }
+
+  /** Makes sure a sweep runs no later than `at`. */
+  async #sweepBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.get<number>("sweep_at");
+    if (current === undefined || at < current) await this.ctx.storage.put("sweep_at", at);
   }
 
   #mutate(id: string, decide: Decide): Promise<MutationResult> {
@@ -315,6 +346,8 @@ export class VerificationObject extends DurableObject<Env> {
       await this.#dispatch(id, eventRows);
       const after = await loadRecord(db, id);
       if (!after) throw new Error("verification vanished after commit");
+      // Every change that leaves it over: what was uploaded and never captured goes, once in-flight uploads landed.
+      if (isTerminal(after.row.status)) await this.#sweepBy(now + SWEEP_GRACE_MS);
       await this.#schedule(after);
       return { ok: true, record: after };
     }
@@ -358,9 +391,6 @@ export class VerificationObject extends DurableObject<Env> {
   /** One alarm serves expiry, outbox re-drive and the orphan sweep: arm it for the earliest. */
   async #schedule(record: VerificationRecord): Promise<void> {
     const { row } = record;
-    if (isTerminal(row.status) && (await this.ctx.storage.get<number>("sweep_scheduled")) === undefined) {
-      await this.ctx.storage.put({ sweep_at: this.clock() + SWEEP_GRACE_MS, sweep_scheduled: true });
-    }
     const candidates: number[] = [];
     if (!isTerminal(row.status) && row.readyAt === null) candidates.push(row.expiresAt);
     const redriveAt = await this.ctx.storage.get<number>("redrive_at");

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   too_many_requests: 429,
   internal_error: 500,
   storage_unavailable: 503,
+  service_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

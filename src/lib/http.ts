@@ -2,7 +2,18 @@ import type { Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
+import { ConfigError } from "../env";
 import { ApiError, fromHttpException } from "./errors";
+
+/**
+ * Request paths carry credentials: the capture id (`vfy_…`, in capture-flow paths and `/c/…`), the
+ * signed upload token (`/v1/uploads/…`) and magic-link tokens (`mlk_…`). Logs get them masked.
+ */
+export function redactCredentials(text: string): string {
+  return text
+    .replace(/\/v1\/uploads\/[^/?#\s"]+/g, "/v1/uploads/[redacted]")
+    .replace(/\b(vfy|mlk)_[0-9A-Za-z]+/g, "$1_[redacted]");
+}
 
 /** Turns anything thrown while handling a request into the standard error body. */
 export function handleError(err: Error, c: Context<AppEnv>): Response {
@@ -10,9 +21,11 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) apiError = err;
   else if (err instanceof HTTPException) apiError = fromHttpException(err);
   else apiError = new ApiError("internal_error", "Something went wrong on our side.");
-  if (apiError.status >= 500) {
+  if (err instanceof ConfigError) {
+    console.error(JSON.stringify({ msg: `configuration invalid: ${err.message}`, request_id: c.get("requestId") }));
+  } else if (apiError.status >= 500) {
     console.error(
-      JSON.stringify({ msg: "request failed", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack }),
+      redactCredentials(JSON.stringify({ msg: "request failed", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack })),
     );
   }
   for (const [name, value] of Object.entries(apiError.headers ?? {})) c.header(name, value);
@@ -45,17 +58,28 @@ function pathPattern(path: string): RegExp {
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** `application/json`, with or without parameters (charset). */
+export function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim());
+}
+
 /**
- * The API speaks JSON whatever Content-Type a client sends (`curl -d` says form-urlencoded): the
- * body is read once, and the request is re-labelled so the validators parse it as JSON. An empty
- * body is treated as absent. Routes that stream raw bytes are mounted outside this middleware.
+ * JSON routes take only `Content-Type: application/json` bodies (415 `unsupported_media_type`
+ * otherwise): a cross-site form or `text/plain` beacon can then never reach them without a CORS
+ * preflight, which is what keeps login CSRF (`/v1/auth/otp/verify`) and friends out. An empty body is
+ * treated as absent whatever it is labelled. Routes that stream raw bytes are mounted outside this.
  */
 export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
   if (!BODY_METHODS.has(c.req.method)) return next();
   const text = await c.req.text();
+  if (text.trim() !== "") {
+    if (!isJsonContentType(c.req.header("Content-Type"))) {
+      throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+    }
+    return next();
+  }
   const headers = new Headers(c.req.raw.headers);
-  if (text.trim() === "") headers.delete("content-type");
-  else headers.set("content-type", "application/json");
+  headers.delete("content-type");
   c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers });
   return next();
 });

@@ -1,3 +1,4 @@
+import { settings } from "../env";
 import { recordOnlyTransport, type Transport } from "./outbound";
 
 /**
@@ -23,6 +24,6 @@ export function httpEmailTransport(options: { url: string; apiKey: string; from:
 }
 
 export function emailTransport(env: Env): Transport {
-  if (env.ENVIRONMENT === "development" || !env.EMAIL_API_URL || !env.EMAIL_API_KEY || !env.EMAIL_FROM) return recordOnlyTransport;
+  if (settings(env).isLocal || !env.EMAIL_API_URL || !env.EMAIL_API_KEY || !env.EMAIL_FROM) return recordOnlyTransport;
   return httpEmailTransport({ url: env.EMAIL_API_URL, apiKey: env.EMAIL_API_KEY, from: env.EMAIL_FROM });
 }

@@ -1,3 +1,4 @@
+import { settings } from "../env";
 import { recordOnlyTransport, type Transport } from "./outbound";
 
 /**
@@ -33,7 +34,7 @@ export function whatsappCloudTransport(options: { apiUrl: string; phoneNumberId:
 }
 
 export function messagingTransport(env: Env): Transport {
-  if (env.ENVIRONMENT === "development" || !env.WHATSAPP_PHONE_NUMBER_ID || !env.WHATSAPP_ACCESS_TOKEN) return recordOnlyTransport;
+  if (settings(env).isLocal || !env.WHATSAPP_PHONE_NUMBER_ID || !env.WHATSAPP_ACCESS_TOKEN) return recordOnlyTransport;
   return whatsappCloudTransport({
     apiUrl: env.WHATSAPP_API_URL || DEFAULT_WHATSAPP_API_URL,
     phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID,

@@ -5,9 +5,10 @@ import { oidcProvider } from "./oidc";
 
 /**
  * The provider named in `/v1/auth/{provider}/…`, or null when it is not configured here: `oidc` when
- * configured by env, and `dev` in local development only.
+ * configured by env, and `dev` only for a request to local development over loopback
+ * (`localRequest`, from `isLocalRequest`).
  */
-export function identityProvider(env: Env, name: string): IdentityProvider | null {
+export function identityProvider(env: Env, name: string, options: { localRequest: boolean }): IdentityProvider | null {
   if (name === "oidc") {
     if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET) return null;
     const issuer = new URL(env.OIDC_ISSUER);
@@ -16,10 +17,10 @@ export function identityProvider(env: Env, name: string): IdentityProvider | nul
       clientId: env.OIDC_CLIENT_ID,
       clientSecret: env.OIDC_CLIENT_SECRET,
       // Plain-http issuers only for a loopback provider in local development and tests.
-      allowHttp: settings(env).isLocal && issuer.protocol === "http:",
+      allowHttp: options.localRequest && issuer.protocol === "http:",
     });
   }
-  if (name === "dev" && settings(env).isLocal) return devProvider(settings(env).baseUrl);
+  if (name === "dev" && options.localRequest) return devProvider(settings(env).baseUrl);
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { settings } from "../env";
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
 import { uniform } from "../lib/random";
 import { handleAnalysisMessage } from "./analysis.consumer";
@@ -10,6 +11,14 @@ import { deliverWebhook } from "./webhooks.consumer";
  * queue; each message is acked or retried on its own (a throw would retry the whole batch).
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+  try {
+    settings(env);
+  } catch (err) {
+    // Misconfigured: keep every message for when the configuration is fixed.
+    console.error(JSON.stringify({ msg: `configuration invalid: ${err instanceof Error ? err.message : String(err)}`, queue: batch.queue }));
+    batch.retryAll({ delaySeconds: 60 });
+    return;
+  }
   const deadLetter = batch.queue.includes("dead-letter");
   for (const message of batch.messages) {
     const parsed = QueueMessageSchema.safeParse(message.body);

@@ -1,14 +1,17 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
-import { endSession, readSession, startSession } from "../auth/session";
+import { clearSessionCookie, endSessionsOf, isSameOrigin, readSession, startSession } from "../auth/session";
+import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
-import { consumeMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
+import { users } from "../db/schema";
+import { consumeMagicLink, peekMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
 import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
 import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import { findTenant } from "../domain/tenants/tenants";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
@@ -22,6 +25,7 @@ import {
   MeSchema,
   OtpVerifySchema,
   ProviderParam,
+  SignedOutEverywhereSchema,
   SignedOutSchema,
 } from "../schemas/auth";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
@@ -64,7 +68,7 @@ const login = createRoute({
 app.openapi(login, async (c) => {
   const { provider: name } = c.req.valid("param");
   const query = c.req.valid("query");
-  const provider = identityProvider(c.env, name);
+  const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
   if (!provider) throw ApiError.notFound("sign-in provider");
   const flow = newFlow(name, safeReturnTo(query.return_to));
   const url = await provider.authorizationUrl(flow, callbackUri(c.env, name), query.login_hint);
@@ -87,7 +91,7 @@ const callback = createRoute({
 
 app.openapi(callback, async (c) => {
   const { provider: name } = c.req.valid("param");
-  const provider = identityProvider(c.env, name);
+  const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
   if (!provider) throw ApiError.notFound("sign-in provider");
   const flow = await takeFlow(c, name);
   if (!flow) throw signInFailed("the sign-in expired or was started in another browser");
@@ -105,34 +109,62 @@ const magicLinkRequest = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "Email a single-use sign-in link (valid 15 minutes)",
-  description: "Answers the same whether or not the address has an account; the link's first use creates one.",
+  description:
+    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
   request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com" }) },
   responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, clientKey(c.req.header("CF-Connecting-IP")));
   await requestMagicLink(c.env, createDb(c.env.DB), c.req.valid("json").email);
   return c.json({ sent: true as const }, 200);
 });
 
-const magicLinkUse = createRoute({
+const magicLinkConfirm = createRoute({
   method: "get",
   path: "/v1/auth/magic-link/{token}",
   operationId: "useMagicLink",
   tags: ["Dashboard sign-in"],
   security: [],
-  summary: "Follow a magic link: signs in once and sets `svc_session`",
+  summary: "Follow a magic link: a confirmation page whose button signs in (spends nothing by itself)",
+  description:
+    "Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF).",
   request: { params: MagicLinkParam },
-  responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link") },
+  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, expired or unknown link") },
+});
+
+const deadLink = () =>
+  htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.");
+
+app.openapi(magicLinkConfirm, async (c) => {
+  const { token } = c.req.valid("param");
+  const email = await peekMagicLink(createDb(c.env.DB), token);
+  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
+  const page = htmlPage("Sign in to the verification dashboard", `You are signing in as ${email}.`, {
+    action: `/v1/auth/magic-link/${token}`,
+    button: "Sign in",
+  });
+  return c.body(page, 200, HTML_HEADERS);
+});
+
+const magicLinkUse = createRoute({
+  method: "post",
+  path: "/v1/auth/magic-link/{token}",
+  operationId: "spendMagicLink",
+  tags: ["Dashboard sign-in"],
+  security: [],
+  summary: "Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)",
+  description: "Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.",
+  request: { params: MagicLinkParam },
+  responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
+  if (!isSameOrigin(c)) throw new ApiError("forbidden", "Cross-origin request refused.");
   const db = createDb(c.env.DB);
   const email = await consumeMagicLink(db, c.req.valid("param").token);
-  if (!email) {
-    const page = htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.");
-    return c.body(page, 401, HTML_HEADERS);
-  }
+  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
   const user = await signInIdentity(db, { provider: "email", subject: email, email });
   await startSession(c, { userId: user.id, tenantId: user.tenantId });
   c.header("Cache-Control", "no-store");
@@ -193,15 +225,40 @@ const logout = createRoute({
   operationId: "signOut",
   tags: ["Dashboard sign-in"],
   security: [{ session: [] }, {}],
-  summary: "Clear the session cookie",
+  summary: "Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie",
+  description:
+    "Moves the user's \"sessions valid after\" instant to now, so every session token issued to them before it is refused from now on, on any device.",
   responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
 });
 
 app.openapi(logout, async (c) => {
   // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
-  if ((await readSession(c)) === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
-  endSession(c);
+  const session = await readSession(c);
+  if (session === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+  if (session) await endSessionsOf(createDb(c.env.DB), [session.userId]);
+  clearSessionCookie(c);
   return c.json({ signed_out: true as const }, 200);
+});
+
+const logoutEverywhere = createRoute({
+  method: "post",
+  path: "/v1/auth/logout-everywhere",
+  operationId: "logoutEverywhere",
+  tags: ["Dashboard sign-in"],
+  summary: "Sign every dashboard user of this tenant out, on every device",
+  description:
+    "For a lost laptop or a leaked cookie: every session issued to any user of the caller's tenant before now is refused from now on (the caller's too; the cookie is cleared). Session only, with the Origin check.",
+  security: [{ session: [] }],
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(SignedOutEverywhereSchema, "Signed out"), ...pickErrors(401, 403, 500) },
+});
+
+app.openapi(logoutEverywhere, async (c) => {
+  const db = createDb(c.env.DB);
+  const members = await db.select({ id: users.id }).from(users).where(eq(users.tenantId, c.get("principal").tenantId));
+  await endSessionsOf(db, members.map((m) => m.id));
+  clearSessionCookie(c);
+  return c.json({ signed_out: true as const, users: members.length }, 200);
 });
 
 export default app;

@@ -6,7 +6,7 @@ import { issueOtp } from "../domain/accounts/otp";
 import { presentCreated, presentVerification } from "../domain/verification/present";
 import { createVerification } from "../domain/verification/service";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
@@ -33,7 +33,7 @@ const create = createRoute({
     headers: IdempotencyHeaders,
     body: jsonBody(BotCreateVerificationSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", max_captures: 1 }),
   },
-  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 413, 429, 500) },
+  responses: { 201: jsonContent(VerificationSchema, "The new verification"), ...pickErrors(400, 401, 404, 409, 413, 429, 500, 503) },
 });
 
 app.openapi(create, async (c) => {
@@ -42,6 +42,7 @@ app.openapi(create, async (c) => {
     tenantId: c.get("principal").tenantId,
     input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
+    localRequest: isLocalRequest(c.env, c.req.url),
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });
   if (created.replayed) c.header("Idempotent-Replayed", "true");

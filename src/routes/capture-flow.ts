@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { cors } from "hono/cors";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
@@ -10,6 +11,7 @@ import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification } from "../domain/verification/present";
 import { presentCaptureFlow } from "../domain/verification/capture-view";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -28,7 +30,8 @@ import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
 /*
  * The end user's capture flow. The verification id in the path is the only credential, so these
- * routes answer any origin (no cookies are involved) and never show tenant-private fields.
+ * routes answer any origin (no cookies are involved), never show tenant-private fields, and are
+ * rate-limited per client and per verification (domain/public-limits.ts).
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const TokenParam = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The verification id" }) });
@@ -43,6 +46,17 @@ app.use("/v1/verifications/:token/answers", cors());
 app.use("/v1/verifications/:token/submit", cors());
 app.use("/v1/verifications/:token/progress", cors());
 
+/**
+ * The verification a capture-flow write names, after the rate limits: per client first (before any
+ * lookup, so random ids cost a guesser its budget), then per verification.
+ */
+async function writable(c: Context<AppEnv>, token: string) {
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
+  const row = await findByToken(createDb(c.env.DB), token);
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureWritePerVerification, row.id);
+  return row;
+}
+
 function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
   return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof CaptureVerificationSchema>;
 }
@@ -55,10 +69,11 @@ const verify = createRoute({
   security,
   summary: "What the capture page needs",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 500) },
+  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 429, 500) },
 });
 
 app.openapi(verify, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
   const db = createDb(c.env.DB);
   const row = await findByToken(db, c.req.valid("param").token);
   const [record, tenant] = await Promise.all([
@@ -82,20 +97,23 @@ const uploadUrl = createRoute({
   tags,
   security,
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
+  description:
+    "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry.",
   request: { params: TokenParam, body: jsonBody(UploadUrlRequestSchema, { content_type: "image/jpeg" }) },
-  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 500) },
+  responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500) },
 });
 
 app.openapi(uploadUrl, async (c) => {
   const db = createDb(c.env.DB);
   const now = Date.now();
-  const row = await findByToken(db, c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   assertOpen(row, now);
   const body = c.req.valid("json");
   const s = settings(c.env);
   const minted = await mintUpload(c.env, db, {
     verificationId: row.id,
     config: row.config,
+    capturesCount: row.capturesCount,
     kind: body.kind ?? "image",
     contentType: body.content_type,
     baseUrl: s.baseUrl,
@@ -124,15 +142,15 @@ const capture = createRoute({
   },
   responses: {
     201: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"),
-    ...pickErrors(400, 404, 409, 410, 413, 415, 500),
+    ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500),
   },
 });
 
 app.openapi(capture, async (c) => {
-  const db = createDb(c.env.DB);
+  const row = await writable(c, c.req.valid("param").token);
   const { record } = await submitCapture(
-    { env: c.env, db, verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
-    c.req.valid("param").token,
+    { env: c.env, db: createDb(c.env.DB), verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
+    row,
     c.req.valid("json"),
   );
   return c.json(captureView(c, record), 201);
@@ -146,11 +164,11 @@ const answer = createRoute({
   security,
   summary: "Answer a text step (overwrites until completed)",
   request: { params: TokenParam, body: jsonBody(AnswerRequestSchema, { step_key: "plate", value: "AB-123" }) },
-  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(400, 404, 409, 410, 413, 500) },
+  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(400, 404, 409, 410, 413, 429, 500) },
 });
 
 app.openapi(answer, async (c) => {
-  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   const { step_key, value } = c.req.valid("json");
   const { record } = unwrap(await verificationObject(c.env, row.id).answer(row.id, step_key, value));
   return c.json(captureView(c, record), 200);
@@ -164,11 +182,11 @@ const submit = createRoute({
   security,
   summary: "Declare the evidence complete",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 500) },
+  responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 429, 500) },
 });
 
 app.openapi(submit, async (c) => {
-  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   const { record } = unwrap(await verificationObject(c.env, row.id).submit(row.id));
   return c.json(captureView(c, record), 200);
 });
@@ -181,11 +199,11 @@ const progress = createRoute({
   security,
   summary: "Report a funnel snapshot (overwrites the previous one)",
   request: { params: TokenParam, body: jsonBody(ProgressRequestSchema, { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 5400, step_index: 0 }) },
-  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 413, 500) },
+  responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 413, 429, 500) },
 });
 
 app.openapi(progress, async (c) => {
-  const row = await findByToken(createDb(c.env.DB), c.req.valid("param").token);
+  const row = await writable(c, c.req.valid("param").token);
   const snapshot = c.req.valid("json");
   unwrap(await verificationObject(c.env, row.id).progress(row.id, snapshot.kind, snapshot));
   return c.body(null, 204);

@@ -1,16 +1,16 @@
 import { Hono } from "hono";
 import { createDb } from "../db/client";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest } from "../env";
 import { ApiError } from "../lib/errors";
 import { iso } from "../lib/time";
 import { recentOutbound } from "../providers/outbound";
 
-/** Local development only (404 in staging and production): what would have been sent to people. */
+/** Local development only (404 elsewhere, see `isLocalRequest`): what would have been sent to people. */
 const app = new Hono<AppEnv>();
 
 app.get("/v1/dev/outbox", async (c) => {
-  if (!settings(c.env).isLocal) throw new ApiError("not_found", "No such route.");
+  if (!isLocalRequest(c.env, c.req.url)) throw new ApiError("not_found", "No such route.");
   const rows = await recentOutbound(createDb(c.env.DB));
   return c.json({
     items: rows.map((m) => ({

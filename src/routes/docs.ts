@@ -1,6 +1,35 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../env";
+import { errorResponses } from "../schemas/common";
+
+/**
+ * `/docs`: Swagger UI, bundled from swagger-ui-dist by scripts/build-page.mjs and served as this
+ * Worker's static assets (dist/public/docs). The page shares the dashboard session cookie's origin,
+ * so nothing else may run on it: scripts, styles, fonts and requests from 'self' only (images may
+ * also be the stylesheet's inline data: icons).
+ */
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Verification Service API</title>
+<link rel="stylesheet" href="/docs/reference.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="/docs/reference.js"></script>
+</body>
+</html>
+`;
+
+export const DOCS_HEADERS = {
+  "Content-Type": "text/html; charset=utf-8",
+  "Cache-Control": "no-cache",
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "Referrer-Policy": "no-referrer",
+} as const;
 
 /** `GET /v1/openapi.json` (OpenAPI 3.1 from the same zod schemas that validate) and `/docs`. */
 export function mountDocs(app: OpenAPIHono<AppEnv>): void {
@@ -22,13 +51,28 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     name: "webhook-signature",
     description: "Outbound webhooks (Standard Webhooks): `v1,<base64 HMAC-SHA256(secret, \"<webhook-id>.<webhook-timestamp>.<body>\")>` per active secret, space-separated.",
   });
+  documentJsonOnlyBodies(app);
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: { title: "Verification Service API", version: "0.1.0", description: DESCRIPTION },
     servers: [{ url: new URL(c.req.url).origin }],
     tags: TAGS,
   }));
-  app.get("/docs", Scalar({ url: "/v1/openapi.json", pageTitle: "Verification Service API" }));
+  app.get("/docs", (c) => c.body(DOCS_PAGE, 200, DOCS_HEADERS));
+}
+
+/**
+ * `jsonBodies` (app.ts) answers 415 for a non-JSON body on every `/v1` write, whatever the route: the
+ * document says so on each of them (the raw-bytes upload route documents its own 415).
+ */
+function documentJsonOnlyBodies(app: OpenAPIHono<AppEnv>): void {
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type !== "route") continue;
+    const { route } = def;
+    if (!route.path.startsWith("/v1/") || route.path.startsWith("/v1/uploads/")) continue;
+    if (!["post", "put", "patch", "delete"].includes(route.method)) continue;
+    route.responses[415] ??= errorResponses[415];
+  }
 }
 
 const DESCRIPTION = [

@@ -1,7 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDb } from "../db/client";
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import { isLinkPreview, startFromLink } from "../domain/templates/start";
 import type { AppEnv } from "../env";
+import { isLocalRequest } from "../env";
 import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
@@ -24,16 +26,25 @@ const start = createRoute({
     303: { description: "To the new verification's capture page", headers: z.object({ Location: z.string() }) },
     404: html("Unknown link"),
     410: html("Revoked link"),
-    429: html("The link cannot start a verification now (a limit of its organisation); `Retry-After` says when to try again"),
+    429: { ...html("The link cannot start a verification now (too many starts from this network, or a limit of its organisation); `Retry-After` says when to try again"), headers: z.object({ "Retry-After": z.string() }) },
   },
 });
 
 app.openapi(start, async (c) => {
   const { org, slug } = c.req.valid("param");
   const preview = isLinkPreview(c.req.method, c.req.header("User-Agent"));
+  if (!preview) {
+    try {
+      await enforceLimit(c.env, PUBLIC_LIMITS.linkStart, clientKey(c.req.header("CF-Connecting-IP")));
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "too_many_requests") throw err;
+      const page = htmlPage("Too many verifications started", "This network started many verifications in the last few minutes. Wait a little and open the link again.");
+      return c.body(page, 429, { ...HTML_HEADERS, ...err.headers });
+    }
+  }
   let outcome: Awaited<ReturnType<typeof startFromLink>>;
   try {
-    outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview });
+    outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview, localRequest: isLocalRequest(c.env, c.req.url) });
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "too_many_requests") throw err;
     const page = htmlPage("Please try again later", "This link cannot start a new verification right now. Try again later, or ask the organisation that shared it.");

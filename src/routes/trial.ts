@@ -25,7 +25,7 @@ app.openapi(start, async (c) => {
   const body = c.req.valid("json") as { source?: string } | undefined;
   const started = await startTrial(c.env, createDb(c.env.DB), {
     // Cloudflare sets CF-Connecting-IP on every request it proxies; local requests share one bucket.
-    clientIp: c.req.header("CF-Connecting-IP") ?? "local",
+    clientIp: c.req.header("CF-Connecting-IP"),
     ...(body?.source ? { source: body.source } : {}),
   });
   return c.json({ verification_id: started.verificationId, capture_url: started.captureUrl }, 201);

@@ -7,7 +7,7 @@ import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
 import { presentCreated, presentPublic, presentVerification, type Audience } from "../domain/verification/present";
 import { assertPublishableMaySet, createVerification, listVerifications } from "../domain/verification/service";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
@@ -56,7 +56,7 @@ const create = createRoute({
   },
   responses: {
     201: jsonContent(VerificationSchema, "The new verification, `capture_url` included"),
-    ...pickErrors(400, 401, 403, 409, 413, 429, 500),
+    ...pickErrors(400, 401, 403, 409, 413, 429, 500, 503),
   },
 });
 
@@ -68,6 +68,7 @@ app.openapi(create, async (c) => {
     tenantId: principal.tenantId,
     input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
+    localRequest: isLocalRequest(c.env, c.req.url),
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });
   if (created.replayed) c.header("Idempotent-Replayed", "true");

@@ -35,3 +35,6 @@ export const MeSchema = z
   .openapi("Me");
 
 export const SignedOutSchema = z.object({ signed_out: z.literal(true) }).openapi("SignedOut");
+export const SignedOutEverywhereSchema = z
+  .object({ signed_out: z.literal(true), users: z.number().int().min(0).openapi({ description: "Dashboard users of the tenant whose sessions were voided" }) })
+  .openapi("SignedOutEverywhere");

@@ -30,6 +30,7 @@ export const errorResponses = {
     headers: z.object({ "Retry-After": z.string().openapi({ description: "Seconds until a new request may succeed", example: "3600" }) }),
   },
   500: errorResponse("Unexpected error (`internal_error`)"),
+  503: errorResponse("A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`)"),
 } as const;
 
 export function pickErrors<K extends keyof typeof errorResponses>(...codes: K[]): Pick<typeof errorResponses, K> {

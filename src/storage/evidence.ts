@@ -29,26 +29,25 @@ export async function deleteEvidence(bucket: R2Bucket, keys: string[]): Promise<
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
 }
 
-/**
- * Deletes objects under the verification's prefix that no capture references and that are older
- * than `graceMs` (an upload may still be in flight). Returns the deleted keys.
- */
-export async function sweepOrphans(
-  bucket: R2Bucket,
-  verificationId: string,
-  referenced: Set<string>,
-  now: number,
-  graceMs: number,
-): Promise<string[]> {
-  const orphans: string[] = [];
+/** Size of a stored object without reading it (null when there is none). */
+export async function evidenceSize(bucket: R2Bucket, key: string): Promise<number | null> {
+  const head = await bucket.head(key);
+  return head ? head.size : null;
+}
+
+export interface StoredObject {
+  key: string;
+  uploadedAt: number;
+}
+
+/** Every object under the verification's prefix, with when it was stored (for the orphan sweep). */
+export async function listEvidence(bucket: R2Bucket, verificationId: string): Promise<StoredObject[]> {
+  const out: StoredObject[] = [];
   let cursor: string | undefined;
   do {
     const page = await bucket.list({ prefix: verificationPrefix(verificationId), ...(cursor ? { cursor } : {}) });
-    for (const object of page.objects) {
-      if (!referenced.has(object.key) && object.uploaded.getTime() <= now - graceMs) orphans.push(object.key);
-    }
+    for (const object of page.objects) out.push({ key: object.key, uploadedAt: object.uploaded.getTime() });
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
-  await deleteEvidence(bucket, orphans);
-  return orphans;
+  return out;
 }

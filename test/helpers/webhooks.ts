@@ -1,8 +1,7 @@
 import { env } from "cloudflare:workers";
-import { newId } from "../../src/lib/ids";
-import { signSession, SESSION_COOKIE } from "../../src/auth/session";
 import { BASE } from "./api";
 import { servedContract } from "./contract-fetch";
+import { signIn } from "./session";
 
 export interface Received {
   headers: Record<string, string>;
@@ -30,8 +29,8 @@ export async function recover(receiverId: string): Promise<void> {
   await res.text();
 }
 
-/** Headers of a dashboard request: a session cookie for the tenant and a same-origin Origin. */
+/** Headers of a dashboard request: a session cookie of a new user of the tenant and a same-origin Origin. */
 export async function sessionHeaders(tenantId: string): Promise<Record<string, string>> {
-  const token = await signSession(env, { userId: newId("user"), tenantId });
-  return { Cookie: `${SESSION_COOKIE}=${token}`, Origin: BASE };
+  const { cookie } = await signIn(tenantId);
+  return { Cookie: cookie, Origin: BASE };
 }

@@ -134,6 +134,8 @@ describe("optional capture fields", () => {
   it("stores the device location, client time, surface and a forensic buffer upload", async () => {
     const v = await createVerification(t.key, { max_captures: 1 });
     const depth = await upload(v.id, pngSignatureBytes(64), "image/png", "forensic_buffer");
+    // Minted while the verification can still take a capture (a full one mints no more URLs).
+    const notDepth = await upload(v.id, pngSignatureBytes(64), "image/png");
     const res = await inlineCapture(v.id, {
       location: { lat: 48.8584, lng: 2.2945, accuracy_m: 12.5, is_mock: false },
       client_captured_at: "2026-11-22T10:00:00.000Z",
@@ -148,7 +150,6 @@ describe("optional capture fields", () => {
       surface: "rear_camera",
       forensicBufferKey: depth.image_key,
     });
-    const notDepth = await upload(v.id, pngSignatureBytes(64), "image/png");
     const bad = await inlineCapture(v.id, { forensic_buffer_key: notDepth.image_key });
     expect(bad.status).toBe(400);
     expect(bad.body.error.fields).toHaveProperty("forensic_buffer_key");

@@ -2,8 +2,11 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { tenants, users } from "../../src/db/schema";
+import { openFlow } from "../../src/auth/oauth-flow";
+import { isLocalRequest } from "../../src/env";
+import { base64UrlDecode, base64UrlEncode } from "../../src/lib/crypto";
 import { identityProvider } from "../../src/providers/sign-in-providers";
-import { call, callJson, db } from "../helpers/api";
+import { BASE, call, callJson, db } from "../helpers/api";
 import { setCookie } from "../helpers/session";
 
 // The whole authorization-code flow against a real OpenID Connect provider on loopback
@@ -83,6 +86,32 @@ describe("OAuth 2.0 / OIDC sign-in", () => {
     expect(owned).toHaveLength(1);
   });
 
+  it("keeps the flow (PKCE verifier, nonce, state) in an encrypted cookie: unreadable and tamper-evident", async () => {
+    const { authorizeUrl, flowCookie } = await startLogin(`login_hint=${person()}`);
+    const value = flowCookie.slice("svc_oauth=".length);
+    expect(value.split(".")).toHaveLength(5); // compact JWE
+    const header = JSON.parse(new TextDecoder().decode(base64UrlDecode(value.split(".")[0]!)!));
+    expect(header).toEqual({ alg: "dir", enc: "A256GCM" });
+    // Nothing of the flow shows in any part of the cookie, decoded or not.
+    const decoded = value.split(".").map((part) => new TextDecoder().decode(base64UrlDecode(part) ?? new Uint8Array()));
+    for (const secret of [authorizeUrl.searchParams.get("state")!, authorizeUrl.searchParams.get("nonce")!]) {
+      expect(value).not.toContain(secret);
+      for (const part of decoded) expect(part).not.toContain(secret);
+    }
+    for (const part of decoded) expect(part).not.toMatch(/codeVerifier|returnTo/);
+    // It still holds the verifier whose S256 challenge the provider was given.
+    const flow = await openFlow(env, value);
+    const challenge = base64UrlEncode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(flow!.codeVerifier))));
+    expect(challenge).toBe(authorizeUrl.searchParams.get("code_challenge"));
+    // Any change to the ciphertext or tag is refused.
+    const parts = value.split(".");
+    const flip = (text: string) => text.slice(0, 5) + (text[5] === "A" ? "B" : "A") + text.slice(6);
+    expect(await openFlow(env, [parts[0], parts[1], parts[2], flip(parts[3]!), parts[4]].join("."))).toBeNull();
+    expect(await openFlow(env, [parts[0], parts[1], parts[2], parts[3], flip(parts[4]!)].join("."))).toBeNull();
+    // Expired after ten minutes.
+    expect(await openFlow(env, value, Date.now() + 10 * 60 * 1000 + 5_000)).toBeNull();
+  });
+
   it("lands on a return_to path of this service, never on another host", async () => {
     const inside = await signInThroughProvider(person(), `&return_to=${encodeURIComponent("/v1/api-keys")}`);
     expect(inside.res.headers.get("Location")).toBe("/v1/api-keys");
@@ -140,10 +169,11 @@ describe("OAuth 2.0 / OIDC sign-in", () => {
   it("answers 404 for an unknown provider; the dev provider exists only in local development", async () => {
     const unknown = await callJson("/v1/auth/github/login");
     expect(unknown.status).toBe(404);
-    expect(identityProvider({ ...env, ENVIRONMENT: "staging" } as Env, "dev")).toBeNull();
-    expect(identityProvider({ ...env, ENVIRONMENT: "production" } as Env, "dev")).toBeNull();
-    expect(identityProvider(env, "dev")?.name).toBe("dev");
-    expect(identityProvider({ ...env, OIDC_ISSUER: undefined } as Env, "oidc")).toBeNull();
+    expect(isLocalRequest({ ...env, ENVIRONMENT: "staging" } as Env, BASE)).toBe(false);
+    expect(isLocalRequest({ ...env, ENVIRONMENT: "production" } as Env, BASE)).toBe(false);
+    expect(identityProvider(env, "dev", { localRequest: false })).toBeNull();
+    expect(identityProvider(env, "dev", { localRequest: isLocalRequest(env, BASE) })?.name).toBe("dev");
+    expect(identityProvider({ ...env, OIDC_ISSUER: undefined } as Env, "oidc", { localRequest: true })).toBeNull();
   });
 
   it("signs in locally through the dev provider (state still checked)", async () => {

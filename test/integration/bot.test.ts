@@ -66,7 +66,7 @@ describe("bot HMAC (X-Bot-Auth)", () => {
     const t = await seedTenant();
     const raw = JSON.stringify({ tenant_id: t.id, max_captures: 1 });
     const header = await signBotRequest(env.BOT_SECRET!, raw, now());
-    const send = () => callJson("/v1/bot/verifications", { rawBody: raw, headers: { "X-Bot-Auth": header } });
+    const send = () => callJson("/v1/bot/verifications", { rawBody: raw, headers: { "Content-Type": "application/json", "X-Bot-Auth": header } });
     const first = await send();
     expect(first.status).toBe(201);
     const replay = await send();
@@ -76,7 +76,7 @@ describe("bot HMAC (X-Bot-Auth)", () => {
     const raw2 = JSON.stringify({ tenant_id: t.id, max_captures: 2 });
     const header2 = await signBotRequest(env.BOT_SECRET!, raw2, now());
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => callJson("/v1/bot/verifications", { rawBody: raw2, headers: { "X-Bot-Auth": header2 } })),
+      Array.from({ length: 5 }, () => callJson("/v1/bot/verifications", { rawBody: raw2, headers: { "Content-Type": "application/json", "X-Bot-Auth": header2 } })),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 401, 401, 401, 401]);
     expect(await tenantVerificationCount(t.id)).toBe(2);

@@ -46,8 +46,9 @@ describe("captures racing for the last slots", () => {
 
   it("key-reference captures racing: exactly max accepted; refused uploads stay unreferenced for the sweep", async () => {
     const v = await createVerification(t.key, { steps: [{ key: "photos", type: "image", description: "d", min: 1, max: 3 }] });
-    const results = await Promise.all(Array.from({ length: 10 }, () => keyedCapture(v.id, { step_key: "photos" })));
-    expect(tally(results.map((r) => r.res.status))).toEqual({ 201: 3, 409: 7 });
+    // As many as the verification may hold open upload URLs at once (twice its 3 free slots).
+    const results = await Promise.all(Array.from({ length: 6 }, () => keyedCapture(v.id, { step_key: "photos" })));
+    expect(tally(results.map((r) => r.res.status))).toEqual({ 201: 3, 409: 3 });
     const p = await persisted(v.id);
     expect(p.captures).toHaveLength(3);
     expect(new Set(p.captures.map((c) => c.id))).toEqual(new Set(results.filter((r) => r.res.status === 201).map((r) => r.upload.capture_id)));

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { uploads } from "../../src/db/schema";
+import { STALE_CLAIM_MS } from "../../src/domain/capture/uploads";
 import { signToken } from "../../src/lib/crypto";
-import { call, callJson, createVerification, eventually, seedTenant, type TestTenant } from "../helpers/api";
+import { call, callJson, createVerification, db, eventually, seedTenant, type TestTenant } from "../helpers/api";
 import { inlineCapture, upload } from "../helpers/capture";
 import { pngSignatureBytes, sha256Hex, toBase64, uniqueJpeg } from "../helpers/images";
 import { footprint } from "../helpers/snapshot";
@@ -165,6 +168,28 @@ describe("upload URLs", () => {
     const expired = await callJson(`/v1/uploads/${expiredToken}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
     expect(expired.status).toBe(410);
     expect(expired.body.error.code).toBe("expired");
+  });
+
+  it("an upload stuck in \"uploading\" (its attempt died) can be retried after 60 s, not before", async () => {
+    const v = await createVerification(t.key, { steps });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    const path = new URL(minted.body.upload_url).pathname;
+    const put = () => callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    // The state an isolate leaves behind when it dies between claiming the upload and storing it.
+    const stuckSince = async (ageMs: number) =>
+      db().update(uploads).set({ status: "uploading", claimedAt: Date.now() - ageMs }).where(eq(uploads.id, minted.body.capture_id)).run();
+
+    await stuckSince(10_000);
+    const early = await put();
+    expect(early.status).toBe(409);
+    expect(early.body.error.code).toBe("invalid_state");
+
+    await stuckSince(STALE_CLAIM_MS + 1_000);
+    const retried = await put();
+    expect(retried.status).toBe(200);
+    expect(retried.body.image_key).toBe(minted.body.image_key);
+    expect(await db().select().from(uploads).where(eq(uploads.id, minted.body.capture_id)).get()).toMatchObject({ status: "uploaded", sha256: retried.body.sha256 });
+    expect((await put()).status).toBe(409); // uploaded: single use again
   });
 
   it("refuse more bytes than the verification's largest slot", async () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callJson, seedTenant, type TestTenant } from "../helpers/api";
+import { callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
 
 let t: TestTenant;
 beforeAll(async () => {
@@ -252,13 +252,34 @@ describe("bodies that are not a config object", () => {
     expect(Object.keys(res.body.error.fields)).toContain("max_captures");
   });
 
-  it("JSON sent without a JSON Content-Type (curl -d) is still read", async () => {
-    const res = await callJson("/v1/verifications", {
+  it("JSON routes take only application/json bodies: anything else is 415 unsupported_media_type", async () => {
+    const v = await createVerification(t.key);
+    const routes: Array<[path: string, body: unknown, key?: string]> = [
+      ["/v1/verifications", { max_captures: 2 }, t.key],
+      ["/v1/auth/otp/verify", { otp_id: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", code: "123456" }],
+      ["/v1/auth/magic-link", { email: "someone@example.test" }],
+      [`/v1/verifications/${v.id}/progress`, { schema_version: 1, kind: "abandoned", step: "landing", elapsed_ms: 10 }],
+      [`/v1/verifications/${v.id}/answers`, { step_key: "x", value: "y" }],
+    ];
+    // curl -d, an HTML form, a text/plain beacon or fetch, and no Content-Type at all.
+    for (const contentType of ["application/x-www-form-urlencoded", "text/plain;charset=UTF-8", "multipart/form-data; boundary=x", undefined]) {
+      for (const [path, body, key] of routes) {
+        const res = await callJson(path, {
+          ...(key ? { key } : {}),
+          method: "POST",
+          rawBody: JSON.stringify(body),
+          headers: contentType ? { "Content-Type": contentType } : {},
+        });
+        expect(res.status, `${path} ${contentType}`).toBe(415);
+        expect(res.body).toEqual({ error: { code: "unsupported_media_type", message: expect.stringContaining("application/json") } });
+      }
+    }
+    const ok = await callJson("/v1/verifications", {
       key: t.key,
       method: "POST",
       rawBody: '{"max_captures":2}',
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      headers: { "Content-Type": "application/json; charset=utf-8" },
     });
-    expect(res.status).toBe(201);
+    expect(ok.status).toBe(201);
   });
 });

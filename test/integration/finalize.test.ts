@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SESSION_COOKIE, signSession } from "../../src/auth/session";
+import { signIn } from "../helpers/session";
 import { finalizeCase } from "../../src/domain/case/finalize";
 import { BASE, callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
@@ -59,10 +59,10 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("invalid_state");
 
-    const cookie = await signSession(env, { userId: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", tenantId: t.id });
+    const { cookie } = await signIn(t.id);
     const bySession = await callJson(`/v1/verifications/${v.id}/finalize`, {
       body: { narrative },
-      headers: { Cookie: `${SESSION_COOKIE}=${cookie}`, Origin: BASE },
+      headers: { Cookie: cookie, Origin: BASE },
     });
     expect(bySession.status).toBe(200);
     expect(bySession.body.case_analysis).toMatchObject({

@@ -3,6 +3,7 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { SESSION_TTL_SECONDS, signSession, verifySession } from "../../src/auth/session";
 import { call, callJson, createVerification, seedTenant } from "../helpers/api";
+import { callWithEnv } from "../helpers/app";
 import { dashboard, ORIGIN, setCookie, signIn } from "../helpers/session";
 
 const secret = new TextEncoder().encode(env.SESSION_SECRET!);
@@ -84,17 +85,78 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
     expect((await callJson("/v1/api-keys", { headers: { Cookie: cookie } })).status).toBe(200);
   });
 
+  it("trusts only PUBLIC_BASE_URL's origin, never one built from the request's Host header", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    // The attacker's page on a host that reaches this Worker (another route, a raw workers.dev
+    // name): the browser sends that page's Origin, which equals the request's own origin.
+    for (const origin of ["https://attacker.example", "http://127.0.0.1:8787"]) {
+      const res = await callWithEnv({}, "/v1/api-keys", {
+        origin,
+        method: "POST",
+        headers: { Cookie: cookie, Origin: origin, "Content-Type": "application/json" },
+        body: JSON.stringify({ scope: "full" }),
+      });
+      expect(res.status, origin).toBe(403);
+      expect(res.body.error.code).toBe("forbidden");
+    }
+    const keys = await callJson("/v1/api-keys", { headers: { Cookie: cookie } });
+    expect(keys.body.items).toHaveLength(2); // nothing was minted
+  });
+
   it("logs out by clearing the cookie (the Origin check applies)", async () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);
     const cross = await callJson("/v1/auth/logout", { method: "POST", headers: { Cookie: cookie, Origin: "https://evil.example" } });
     expect(cross.status).toBe(403);
+    expect((await me(cookie)).status).toBe(200); // the refused logout changed nothing
     const res = await call("/v1/auth/logout", { method: "POST", headers: dashboard(cookie) });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ signed_out: true });
     const cleared = setCookie(res, "svc_session");
     expect(cleared?.pair).toBe("svc_session=");
     expect(cleared?.attributes).toMatch(/Max-Age=0/);
+  });
+
+  it("logout voids the session token itself (a copy of the cookie no longer works), and only that user's", async () => {
+    const t = await seedTenant();
+    const alice = await signIn(t.id);
+    const aliceLaptop = `svc_session=${await signSession(env, { userId: alice.userId, tenantId: t.id })}`;
+    const bob = await signIn(t.id);
+    expect((await me(alice.cookie)).status).toBe(200);
+    const out = await call("/v1/auth/logout", { method: "POST", headers: dashboard(alice.cookie) });
+    await out.text();
+    expect(out.status).toBe(200);
+    for (const cookie of [alice.cookie, aliceLaptop]) {
+      expect((await me(cookie)).status).toBe(401);
+      expect((await callJson("/v1/api-keys", { body: { scope: "full" }, headers: dashboard(cookie) })).status).toBe(401);
+    }
+    expect((await me(bob.cookie)).status).toBe(200);
+    // Signing in again, even within the same second, gives a working session.
+    const again = `svc_session=${await signSession(env, { userId: alice.userId, tenantId: t.id })}`;
+    expect((await me(again)).status).toBe(200);
+  });
+
+  it("sign out everywhere voids every session of every user of the tenant (session + Origin check only)", async () => {
+    const t = await seedTenant();
+    const other = await seedTenant();
+    const admin = await signIn(t.id);
+    const colleague = await signIn(t.id);
+    const outsider = await signIn(other.id);
+    const path = "/v1/auth/logout-everywhere";
+    expect((await callJson(path, { method: "POST", headers: { Cookie: admin.cookie, Origin: "https://evil.example" } })).status).toBe(403);
+    expect((await callJson(path, { method: "POST", key: t.key })).status).toBe(401);
+    expect((await callJson(path, { method: "POST" })).status).toBe(401);
+    expect((await me(colleague.cookie)).status).toBe(200);
+
+    const res = await call(path, { method: "POST", headers: dashboard(admin.cookie) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ signed_out: true, users: 2 });
+    expect(setCookie(res, "svc_session")?.attributes).toMatch(/Max-Age=0/);
+    expect((await me(admin.cookie)).status).toBe(401);
+    expect((await me(colleague.cookie)).status).toBe(401);
+    expect((await me(outsider.cookie)).status).toBe(200);
+    expect((await callJson(`/v1/verifications`, { headers: { Cookie: colleague.cookie } })).status).toBe(401);
   });
 
   it("shows progress to session reads of a verification, never to API-key reads", async () => {

@@ -268,12 +268,28 @@ describe("routing and documentation", () => {
     expect(Object.keys(doc.body.paths)).toEqual(
       expect.arrayContaining(["/v1/verifications", "/v1/verifications/{id}", "/v1/verify/{token}", "/v1/verifications/{token}/captures"]),
     );
+    // Every /v1 write documents the 415 that jsonBodies answers for a non-JSON body.
+    for (const [path, item] of Object.entries<any>(doc.body.paths)) {
+      for (const method of ["post", "put", "patch", "delete"]) {
+        if (item[method] && path.startsWith("/v1/")) expect(Object.keys(item[method].responses), `${method} ${path}`).toContain("415");
+      }
+    }
+    expect(doc.body.paths["/v1/auth/logout-everywhere"].post.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/SignedOutEverywhere");
     const createSchema = doc.body.components.schemas.CreateVerificationRequest;
     expect(createSchema.properties.max_captures).toMatchObject({ minimum: 1, maximum: 20 });
     const docs = await call("/docs");
     expect(docs.status).toBe(200);
     expect(docs.headers.get("Content-Type")).toContain("text/html");
-    await docs.text();
+    // Only this Worker's own assets: no script from a CDN on the session cookie's origin.
+    const csp = docs.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("connect-src 'self';");
+    expect(csp).not.toMatch(/https?:|\*|unsafe-inline|unsafe-eval/);
+    const html = await docs.text();
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual(['<script src="/docs/reference.js">']);
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).toContain('<link rel="stylesheet" href="/docs/reference.css">');
   });
 });
 
@@ -310,7 +326,7 @@ describe("no input produces a 500", () => {
     for (const value of values) {
       for (const body of shapes(value)) {
         for (const path of paths) {
-          const res = await call(path, { key: t.key, rawBody: JSON.stringify(body) ?? "undefined", method: "POST" });
+          const res = await call(path, { key: t.key, rawBody: JSON.stringify(body) ?? "undefined", method: "POST", headers: { "Content-Type": "application/json" } });
           expect(res.status, `${path} ${JSON.stringify(body)?.slice(0, 200)}`).toBeLessThan(500);
           await res.text();
         }
@@ -325,7 +341,7 @@ describe("no input produces a 500", () => {
       { Authorization: `Bearer ${"pk_test_".padEnd(5000, "a")}` },
     ];
     for (const headers of headerCases) {
-      const res = await call("/v1/verifications", { key: headers.Authorization ? undefined : t.key, headers, rawBody: '{"max_captures":1}', method: "POST" });
+      const res = await call("/v1/verifications", { key: headers.Authorization ? undefined : t.key, headers: { "Content-Type": "application/json", ...headers }, rawBody: '{"max_captures":1}', method: "POST" });
       expect(res.status, JSON.stringify(headers)).toBeLessThan(500);
       await res.text();
     }

@@ -77,6 +77,19 @@ describe("a single delivery attempt", () => {
     expect(refused!.error).toMatch(/resolve to a private network address/);
   });
 
+  it("a DNS resolver failure at delivery fails closed and is retried later, not failed for good", async () => {
+    const r = receiver();
+    const d = await pendingDelivery("https://hooks.broken.test/in"); // the DoH fake answers 500 for *.broken.test
+    const outcome = await attemptDelivery(production(), db(), d.id, 1, { schedule: { baseSeconds: 8, random: () => 0.5 } });
+    expect(outcome).toEqual({ kind: "retry", delaySeconds: 8 });
+    const row = await loadDelivery(db(), d.id);
+    expect(row).toMatchObject({ status: "pending", attempts: 1 });
+    expect(row!.nextAttemptAt).toBeGreaterThan(Date.now());
+    const [attempt] = await attemptsOf(db(), d.id);
+    expect(attempt).toMatchObject({ statusCode: null, error: expect.stringMatching(/^not sent: Could not resolve hooks\.broken\.test/) });
+    expect(await received(r.id)).toHaveLength(0);
+  });
+
   it("two copies of the same message never attempt concurrently; a copy before the due time waits", async () => {
     const r = receiver("fail=always&delay=300");
     const d = await pendingDelivery(r.url);

@@ -39,6 +39,13 @@ describe("webhook_url SSRF guard at creation (production)", () => {
     expect(await refusedAt(url)).toMatch(message);
   });
 
+  it("a DNS resolver failure refuses creation with 503 service_unavailable and Retry-After (nothing created)", async () => {
+    const res = await createInProduction({ max_captures: 1, webhook_url: "https://hooks.broken.test/in" });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("service_unavailable");
+    expect(res.body.error.message).toMatch(/could not be checked/);
+  });
+
   it("accepts an https URL whose name resolves to public addresses", async () => {
     const res = await createInProduction({ max_captures: 1, webhook_url: "https://hooks.example.com/in" });
     expect(res.status).toBe(201);

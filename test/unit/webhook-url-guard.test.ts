@@ -100,14 +100,35 @@ describe("webhook URL guard: what the hostname resolves to", () => {
     expect(result).toMatchObject({ ok: false, reason });
   });
 
-  it("accepts a name resolving only to public addresses; a resolver failure does not block", async () => {
+  it("accepts a name resolving only to public addresses; a resolver failure fails closed (unresolved)", async () => {
     expect(await guardWebhookUrl("https://ok.example.com/x", fixed({ "ok.example.com": ["93.184.215.14"] }))).toEqual({ ok: true });
     const failing: HostResolver = {
       async resolve() {
         throw new Error("resolver down");
       },
     };
-    expect(await guardWebhookUrl("https://ok.example.com/x", failing)).toEqual({ ok: true });
+    expect(await guardWebhookUrl("https://ok.example.com/x", failing)).toMatchObject({ ok: false, reason: "unresolved" });
+  });
+
+  it.each([
+    ["::7f00:1", "loopback"], // IPv4-compatible ::127.0.0.1
+    ["::127.0.0.1", "loopback"],
+    ["::a00:1", "private"], // ::10.0.0.1
+    ["::a9fe:a9fe", "metadata"], // ::169.254.169.254
+    ["::ffff:0:7f00:1", "loopback"], // IPv4-translated (RFC 6145)
+    ["64:ff9b::a9fe:a9fe", "metadata"], // NAT64 (RFC 6052)
+    ["64:ff9b::c0a8:101", "private"],
+    ["2002:7f00:1::1", "loopback"], // 6to4 of 127.0.0.1
+    ["2002:a00:1::1", "private"],
+    ["2001:0:7f00:1::1", "loopback"], // Teredo server 127.0.0.1
+    ["::808:808", "reserved"], // IPv4-compatible form of a public address: still no webhook destination
+    ["64:ff9b::808:808", "reserved"],
+    ["64:ff9b:1::a00:1", "reserved"], // local-use NAT64
+  ] as const)("classifies the IPv4 inside IPv6 %s as %s", async (address, reason) => {
+    expect(classifyAddress(address)).toBe(reason);
+    expect(reasonOf(`https://[${address}]/hook`)).toBe(reason);
+    const result = await guardWebhookUrl("https://sneaky.example.com/x", fixed({ "sneaky.example.com": [address] }));
+    expect(result).toMatchObject({ ok: false, reason });
   });
 
   it("asks a DNS-over-HTTPS resolver for A and AAAA records (loopback fake)", async () => {

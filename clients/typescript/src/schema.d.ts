@@ -122,7 +122,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mint a single-use upload URL (5 minutes, one media type) */
+        /**
+         * Mint a single-use upload URL (5 minutes, one media type)
+         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry.
+         */
         post: operations["createUploadUrl"];
         delete?: never;
         options?: never;
@@ -314,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use sign-in link (valid 15 minutes)
-         * @description Answers the same whether or not the address has an account; the link's first use creates one.
+         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -330,10 +333,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow a magic link: signs in once and sets `svc_session` */
+        /**
+         * Follow a magic link: a confirmation page whose button signs in (spends nothing by itself)
+         * @description Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF).
+         */
         get: operations["useMagicLink"];
         put?: never;
-        post?: never;
+        /**
+         * Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)
+         * @description Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.
+         */
+        post: operations["spendMagicLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -386,8 +396,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Clear the session cookie */
+        /**
+         * Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie
+         * @description Moves the user's "sessions valid after" instant to now, so every session token issued to them before it is refused from now on, on any device.
+         */
         post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign every dashboard user of this tenant out, on every device
+         * @description For a lost laptop or a leaked cookie: every session issued to any user of the caller's tenant before now is refused from now on (the caller's too; the cookie is cleared). Session only, with the Origin check.
+         */
+        post: operations["logoutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1310,6 +1343,12 @@ export interface components {
             /** @enum {boolean} */
             signed_out: true;
         };
+        SignedOutEverywhere: {
+            /** @enum {boolean} */
+            signed_out: true;
+            /** @description Dashboard users of the tenant whose sessions were voided */
+            users: number;
+        };
         MintedApiKey: components["schemas"]["ApiKey"] & {
             /** @description The plaintext key. Shown only in this response: only its hash is stored. */
             key: string;
@@ -1824,6 +1863,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (`too_many_requests`) */
             429: {
                 headers: {
@@ -1837,6 +1885,15 @@ export interface operations {
             };
             /** @description Unexpected error (`internal_error`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2034,6 +2091,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -2123,6 +2191,17 @@ export interface operations {
             /** @description Unsupported media type (`unsupported_media_type`) */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,6 +2311,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -2319,6 +2409,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -2372,6 +2482,26 @@ export interface operations {
             /** @description The verification expired (`expired`) */
             410: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +2590,26 @@ export interface operations {
             /** @description Payload too large (`payload_too_large`) */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +2741,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -2678,6 +2837,15 @@ export interface operations {
             };
             /** @description Authenticated but not allowed (`forbidden`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2844,6 +3012,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (`too_many_requests`) */
             429: {
                 headers: {
@@ -2877,6 +3054,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The confirmation page (a form that POSTs to this URL) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Used, expired or unknown link */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    spendMagicLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             /** @description Signed in; to `/v1/me` */
             303: {
                 headers: {
@@ -2892,6 +3100,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2953,6 +3179,15 @@ export interface operations {
             };
             /** @description Payload too large (`payload_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3029,6 +3264,71 @@ export interface operations {
             };
             /** @description Authenticated but not allowed (`forbidden`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logoutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedOutEverywhere"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3149,6 +3449,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -3200,6 +3509,15 @@ export interface operations {
             };
             /** @description Unknown resource, or one owned by another tenant (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3320,6 +3638,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -3371,6 +3698,15 @@ export interface operations {
             };
             /** @description Unknown resource, or one owned by another tenant (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3465,6 +3801,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (`too_many_requests`) */
             429: {
                 headers: {
@@ -3478,6 +3823,15 @@ export interface operations {
             };
             /** @description Unexpected error (`internal_error`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3544,6 +3898,15 @@ export interface operations {
             };
             /** @description Payload too large (`payload_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3628,6 +3991,15 @@ export interface operations {
             };
             /** @description Payload too large (`payload_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3760,6 +4132,15 @@ export interface operations {
             };
             /** @description Payload too large (`payload_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3920,6 +4301,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (`internal_error`) */
             500: {
                 headers: {
@@ -3971,6 +4361,15 @@ export interface operations {
             };
             /** @description Unknown resource, or one owned by another tenant (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4037,9 +4436,10 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link cannot start a verification now (a limit of its organisation); `Retry-After` says when to try again */
+            /** @description The link cannot start a verification now (too many starts from this network, or a limit of its organisation); `Retry-After` says when to try again */
             429: {
                 headers: {
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4095,6 +4495,15 @@ export interface operations {
             };
             /** @description Payload too large (`payload_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4200,6 +4609,15 @@ export interface operations {
             };
             /** @description Payload too large (`payload_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

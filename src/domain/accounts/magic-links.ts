@@ -51,6 +51,17 @@ function signInEmail(link: string): string {
   return `Sign in to the verification dashboard:\n\n${link}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this email.`;
 }
 
+/** The address a link was sent to while it can still be used (not spent, not expired), else null. Spends nothing. */
+export async function peekMagicLink(db: Db, token: string, now = Date.now()): Promise<string | null> {
+  if (!TOKEN_PATTERN.test(token)) return null;
+  const row = await db
+    .select({ email: magicLinks.email })
+    .from(magicLinks)
+    .where(and(eq(magicLinks.tokenHash, await sha256Hex(token)), isNull(magicLinks.usedAt), gt(magicLinks.expiresAt, now)))
+    .get();
+  return row?.email ?? null;
+}
+
 /**
  * Spends a link: one conditional UPDATE marks it used only if it is unused and unexpired, so two
  * concurrent clicks cannot both sign in. Returns the address it was sent to, or null.

@@ -71,6 +71,7 @@ async function createUser(
     phone: identity.phone ?? null,
     displayName: identity.displayName ?? null,
     createdAt: options.now,
+    sessionsValidAfter: null,
   };
   const link = { provider: identity.provider, subject: identity.subject, userId: user.id, createdAt: options.now };
   if (options.joinTenantId !== undefined) {

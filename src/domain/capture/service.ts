@@ -42,8 +42,11 @@ export interface CaptureContext {
  * Durable Object refuses the capture; key-reference bytes were stored by the upload and are only
  * checked (digest, sniffed type) here. The Durable Object decides the step, capacity and status.
  */
-export async function submitCapture(ctx: CaptureContext, token: string, body: CaptureRequest): Promise<{ record: VerificationRecord; replayed: boolean }> {
-  const row = await findByToken(ctx.db, token);
+export async function submitCapture(
+  ctx: CaptureContext,
+  row: Awaited<ReturnType<typeof findByToken>>,
+  body: CaptureRequest,
+): Promise<{ record: VerificationRecord; replayed: boolean }> {
   const verificationId = row.id;
   const bucket = ctx.env.EVIDENCE;
   const common = await commonFields(ctx, verificationId, body);

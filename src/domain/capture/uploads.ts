@@ -1,16 +1,20 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
 import { uploads } from "../../db/schema";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
-import { objectKeyFor, putEvidence, readEvidence, deleteEvidence } from "../../storage/evidence";
+import { deleteEvidence, evidenceSize, objectKeyFor, putEvidence, readEvidence } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
 import { maxEvidenceBytes, type VerificationConfig } from "../verification/config";
 import { normalizeContentType, sniffMediaType } from "./media";
+import { CAPTURE_WINDOW_MS } from "./orphans";
 
 export const UPLOAD_TTL_MS = 5 * 60 * 1000;
+/** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
+export const STALE_CLAIM_MS = 60 * 1000;
 /** A depth map is small (a 16-bit PNG at sensor resolution); 10 MB leaves ample room. */
 export const FORENSIC_BUFFER_MAX_BYTES = 10 * 1024 * 1024;
 const TOKEN_PURPOSE = "upload";
@@ -37,29 +41,82 @@ export function acceptedContentType(kind: UploadKind, declared: string): string 
   return type;
 }
 
+/** Open upload URLs a verification may hold per kind: twice the captures it can still take. */
+export function openUploadCap(config: VerificationConfig, capturesCount: number): number {
+  return 2 * Math.max(0, config.max_captures - capturesCount);
+}
+
+/**
+ * Mints an upload URL, unless the verification already holds its cap of open ones for that kind:
+ * uploads no capture references whose URL is still valid or whose bytes are stored and still
+ * capturable (`CAPTURE_WINDOW_MS`). In direct mode the Worker does not see the PUT, so every
+ * uncaptured upload within its window counts. Counting and inserting is one statement, so
+ * concurrent mints cannot pass the cap together. The Durable Object is told, so that bytes never
+ * captured are swept even while the verification stays open.
+ */
 export async function mintUpload(
   env: Env,
   db: Db,
-  options: { verificationId: string; config: VerificationConfig; kind: UploadKind; contentType: string; baseUrl: string; secret: string; now: number },
+  options: {
+    verificationId: string;
+    config: VerificationConfig;
+    capturesCount: number;
+    kind: UploadKind;
+    contentType: string;
+    baseUrl: string;
+    secret: string;
+    now: number;
+  },
 ): Promise<MintedUpload> {
   const { verificationId, kind, now } = options;
   const contentType = acceptedContentType(kind, options.contentType);
+  const cap = openUploadCap(options.config, options.capturesCount);
+  if (cap === 0) throw new ApiError("step_full", "Every capture slot of this verification is used.");
+  const creds = r2Credentials(env);
+  const direct = creds !== null;
   const id = newId("capture", now);
   const objectKey = objectKeyFor(verificationId, id, kind);
   const expiresAt = now + UPLOAD_TTL_MS;
   const maxBytes = kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES;
-  await db.insert(uploads).values({ id, verificationId, kind, objectKey, contentType, maxBytes, status: "minted", expiresAt, createdAt: now });
-  const creds = r2Credentials(env);
+  const inserted = await db.run(sql`
+    INSERT INTO uploads (id, verification_id, kind, object_key, content_type, max_bytes, status, expires_at, created_at)
+    SELECT ${id}, ${verificationId}, ${kind}, ${objectKey}, ${contentType}, ${maxBytes}, 'minted', ${expiresAt}, ${now}
+    WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(verificationId, kind, now, direct)}) < ${cap}`);
+  if (inserted.meta.changes !== 1) throw await capReached(db, { verificationId, kind, now, direct, cap });
+  await verificationObject(env, verificationId).watchUpload(verificationId, expiresAt + CAPTURE_WINDOW_MS);
   const uploadUrl = creds
     ? await presignPut(creds, objectKey, contentType, new Date(now))
     : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: expiresAt })}`;
   return { upload_url: uploadUrl, image_key: objectKey, capture_id: id, expires_at: new Date(expiresAt).toISOString() };
 }
 
+/** The `uploads u` rows that count against the cap (see `mintUpload`). */
+function openUploadsOf(verificationId: string, kind: UploadKind, now: number, direct: boolean) {
+  return sql`u.verification_id = ${verificationId} AND u.kind = ${kind}
+    AND u.expires_at + ${CAPTURE_WINDOW_MS} > ${now}
+    AND (u.expires_at > ${now} OR u.status = 'uploaded' OR ${direct ? 1 : 0} = 1)
+    AND NOT EXISTS (SELECT 1 FROM captures c WHERE c.verification_id = u.verification_id AND (c.image_key = u.object_key OR c.forensic_buffer_key = u.object_key))`;
+}
+
+/** 429 with `Retry-After`: the soonest moment one of the open uploads stops counting. */
+async function capReached(db: Db, o: { verificationId: string; kind: UploadKind; now: number; direct: boolean; cap: number }): Promise<ApiError> {
+  const open = await db.all<{ expires_at: number; status: string }>(
+    sql`SELECT u.expires_at, u.status FROM uploads u WHERE ${openUploadsOf(o.verificationId, o.kind, o.now, o.direct)}`,
+  );
+  const frees = open.map((u) => (o.direct || u.status === "uploaded" ? u.expires_at + CAPTURE_WINDOW_MS : u.expires_at));
+  const wait = frees.length > 0 ? Math.min(...frees) - o.now : UPLOAD_TTL_MS;
+  return new ApiError(
+    "too_many_requests",
+    `This verification already has ${o.cap} open upload URLs (twice the captures it can still take); use them or let them expire.`,
+    { headers: { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) } },
+  );
+}
+
 /**
  * The Worker upload route: verifies the signed URL, claims the upload (single use), reads at most
  * `max_bytes`, and stores the bytes with their SHA-256 and sniffed type. A failed attempt releases
- * the claim so the client can retry the same URL within its five minutes.
+ * the claim so the client can retry the same URL within its five minutes; a claim left behind by an
+ * attempt that never finished (the isolate died) can be retaken after 60 s.
  */
 export async function receiveUpload(
   bucket: R2Bucket,
@@ -82,25 +139,29 @@ export async function receiveUpload(
   if (declared > row.maxBytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
   if (declared === 0 || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
 
-  const claimed = await db
-    .update(uploads)
-    .set({ status: "uploading" })
-    .where(and(eq(uploads.id, row.id), eq(uploads.status, "minted")))
-    .run();
+  const claimedAt = options.now;
+  const claimable = or(
+    eq(uploads.status, "minted"),
+    and(eq(uploads.status, "uploading"), or(isNull(uploads.claimedAt), lte(uploads.claimedAt, claimedAt - STALE_CLAIM_MS))),
+  );
+  const claimed = await db.update(uploads).set({ status: "uploading", claimedAt }).where(and(eq(uploads.id, row.id), claimable)).run();
   if (claimed.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
+  // Only the holder of the current claim may finish or release it (a stale attempt may still wake up).
+  const mine = and(eq(uploads.id, row.id), eq(uploads.status, "uploading"), eq(uploads.claimedAt, claimedAt));
   try {
     const bytes = await readAtMost(options.body, row.maxBytes);
     if (!bytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
     const sha256 = await sha256Hex(bytes);
     await putEvidence(bucket, row.objectKey, bytes, row.contentType, sha256);
-    await db
+    const finished = await db
       .update(uploads)
       .set({ status: "uploaded", sizeBytes: bytes.length, sha256, sniffedType: sniffMediaType(bytes), uploadedAt: options.now })
-      .where(eq(uploads.id, row.id))
+      .where(mine)
       .run();
+    if (finished.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL was taken over by a newer attempt.");
     return { image_key: row.objectKey, size_bytes: bytes.length, sha256 };
   } catch (err) {
-    await db.update(uploads).set({ status: "minted" }).where(eq(uploads.id, row.id)).run();
+    await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
     throw err;
   }
 }
@@ -139,7 +200,9 @@ export interface StoredUpload {
 
 /**
  * Finds the upload behind an `image_key` (or `forensic_buffer_key`) of this verification. Uploads
- * that went straight to R2 (presigned mode) are inspected and recorded on first use.
+ * that went straight to R2 (presigned mode) are inspected and recorded on first use: their size is
+ * checked with `head()` before a byte is read. An upload not captured within `CAPTURE_WINDOW_MS`
+ * of its URL's expiry is an orphan (410 `expired`).
  */
 export async function resolveUpload(
   bucket: R2Bucket,
@@ -150,12 +213,22 @@ export async function resolveUpload(
   if (!row || row.verificationId !== options.verificationId || row.kind !== options.kind) {
     throw ApiError.invalid({ [options.field]: `Unknown ${options.field} for this verification; mint one with captures/upload-url.` });
   }
+  if (options.now >= row.expiresAt + CAPTURE_WINDOW_MS) {
+    throw new ApiError("expired", `This ${options.field} was not captured in time; upload the image again.`);
+  }
   if (row.status === "uploaded" && row.sha256 && row.sizeBytes !== null) {
     return { row, sizeBytes: row.sizeBytes, sha256: row.sha256, sniffedType: row.sniffedType };
+  }
+  const size = await evidenceSize(bucket, row.objectKey);
+  if (size === null) throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
+  if (size > row.maxBytes) {
+    await deleteEvidence(bucket, [row.objectKey]);
+    throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
   }
   const bytes = await readEvidence(bucket, row.objectKey);
   if (!bytes) throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
   if (bytes.length > row.maxBytes) {
+    // Replaced between head() and get() (a second PUT of a direct URL): the bytes read decide.
     await deleteEvidence(bucket, [row.objectKey]);
     throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
   }

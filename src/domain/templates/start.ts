@@ -32,7 +32,7 @@ export async function startFromLink(
   db: Db,
   org: string,
   slug: string,
-  options: { preview?: boolean; now?: number } = {},
+  options: { preview?: boolean; localRequest?: boolean; now?: number } = {},
 ): Promise<StartOutcome> {
   const now = options.now ?? Date.now();
   const tenant = await findTenantBySlug(db, org);
@@ -47,6 +47,7 @@ export async function startFromLink(
     originChannel: "link",
     templateId: template.id,
     templateVersion: template.version,
+    ...(options.localRequest ? { localRequest: true } : {}),
     now,
   });
   if (outcome.kind !== "created") throw new Error("a template start never replays");

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import { enforceRateLimit } from "../../durable-objects/rate-limiter-client";
 import { settings } from "../../env";
+import { clientKey } from "../public-limits";
 import { ApiError } from "../../lib/errors";
 import { CreateVerificationSchema } from "../../schemas/verification-create";
 import { findTenant } from "../tenants/tenants";
@@ -15,15 +16,16 @@ export const TRIAL_ORIGIN_CHANNEL = "wa";
 /** A trial is one live photo, valid for a day. */
 const TRIAL_EXPIRES_IN_SECONDS = 24 * 60 * 60;
 
-export function trialLimiterKey(clientIp: string): string {
-  return `trial:${clientIp}`;
+/** Per client address (`CF-Connecting-IP`; an IPv6 client by its /64). */
+export function trialLimiterKey(clientIp: string | undefined): string {
+  return `trial:${clientKey(clientIp)}`;
 }
 
 /**
  * Mints a verification under the operator's trial tenant (env `TRIAL_TENANT_ID`), tagged with the
  * `wa` origin channel so its verdict goes to the trial number over messaging.
  */
-export async function startTrial(env: Env, db: Db, input: { clientIp: string; source?: string }, now = Date.now()) {
+export async function startTrial(env: Env, db: Db, input: { clientIp: string | undefined; source?: string }, now = Date.now()) {
   const tenantId = env.TRIAL_TENANT_ID;
   if (!tenantId || !(await findTenant(db, tenantId))) {
     console.error(JSON.stringify({ msg: "trial start refused: TRIAL_TENANT_ID is unset or names no tenant", tenant_id: tenantId ?? null }));

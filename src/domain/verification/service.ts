@@ -38,6 +38,8 @@ export interface CreateOptions {
   templateId?: string;
   templateVersion?: number;
   idempotencyKey?: string;
+  /** A request to a local deployment over loopback (`isLocalRequest`): webhook URLs are not guarded. */
+  localRequest?: boolean;
   now?: number;
 }
 
@@ -56,7 +58,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     if (replay) return replay;
     idempotency = { key: options.idempotencyKey, fingerprint, staleBefore: now - IDEMPOTENCY_TTL_MS };
   }
-  if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url);
+  if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url, { local: options.localRequest === true });
   if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId);
   const id = newId("verification", now);
   const result = await verificationObject(env, id).create({

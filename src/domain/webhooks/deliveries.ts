@@ -14,7 +14,7 @@ import { settings } from "../../env";
 import type { DomainEvent } from "../../events/messages";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import type { HostResolver } from "../../providers/dns";
+import { hostResolver, type HostResolver } from "../../providers/dns";
 import { findTenant } from "../tenants/tenants";
 import { webhookBody, webhookTypeFor } from "./events";
 import { retryDelaySeconds, retryScheduleFor, type RetrySchedule } from "./schedule";
@@ -99,7 +99,22 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
 
   const tenant = await findTenant(db, delivery.tenantId);
   if (!tenant) throw new Error(`tenant ${delivery.tenantId} of delivery ${delivery.id} not found`);
-  const guard = await webhookUrlAllowed(env, delivery.url, options.resolver);
+  const guard = await webhookUrlAllowed(delivery.url, { local: settings(env).isLocal, resolver: options.resolver ?? hostResolver(env) });
+  if (!guard.ok && guard.reason === "unresolved") {
+    // Fail closed, but not for good: the resolver may answer on the next attempt.
+    const delaySeconds = retryDelaySeconds(messageAttempts, options.schedule ?? retryScheduleFor(env));
+    await recordAttempt(db, {
+      deliveryId: delivery.id,
+      attempt,
+      statusCode: null,
+      latencyMs: 0,
+      error: `not sent: ${guard.message}`,
+      attemptedAt: startedAt,
+      nextAttemptAt: clock() + delaySeconds * 1000,
+      status: "pending",
+    });
+    return { kind: "retry", delaySeconds };
+  }
   if (!guard.ok) {
     // Permanent: the URL will not become acceptable by waiting.
     await recordAttempt(db, {

@@ -1,5 +1,4 @@
 import ipaddr from "ipaddr.js";
-import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { hostResolver, type HostResolver } from "../../providers/dns";
 
@@ -8,11 +7,12 @@ import { hostResolver, type HostResolver } from "../../providers/dns";
  * again before every delivery attempt (redirects are never followed, so the checked URL is the one
  * fetched). Refused: anything but https, credentials in the URL, IP literals (Workers cannot fetch
  * them anyway; a special-purpose one is named by its class), local-only names, and names whose DNS
- * answers include a loopback, private, link-local, metadata or otherwise reserved address.
+ * answers include a loopback, private, link-local, metadata or otherwise reserved address. When the
+ * resolver fails the answer is `unresolved`: not allowed now, worth asking again later.
  */
 
 export type RefusedClass = "loopback" | "private" | "link_local" | "metadata" | "reserved";
-export type Refusal = "scheme" | "credentials" | "ip_literal" | "local_name" | RefusedClass;
+export type Refusal = "scheme" | "credentials" | "ip_literal" | "local_name" | "unresolved" | RefusedClass;
 export type GuardResult = { ok: true } | { ok: false; reason: Refusal; message: string };
 
 /** Cloud instance-metadata endpoints (AWS/GCP/Azure/OpenStack, AWS ECS, AWS IPv6, Alibaba, Oracle). */
@@ -45,11 +45,40 @@ export function classifyAddress(address: string): RefusedClass | null {
   } catch {
     return "reserved";
   }
-  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === "ipv6") {
+    const embedded = embeddedIPv4(ip as ipaddr.IPv6);
+    // An IPv6 form that carries an IPv4 address reaches that address through a translator or tunnel:
+    // the address inside decides, and a public one is still no destination for a webhook.
+    if (embedded) return classifyIPv4(embedded) ?? "reserved";
+    if ((ip as ipaddr.IPv6).parts[0] === 0x64 && (ip as ipaddr.IPv6).parts[1] === 0xff9b) return "reserved"; // NAT64 local-use (64:ff9b:1::/48)
+  }
+  return classifyIPv4(ip);
+}
+
+function classifyIPv4(ip: ipaddr.IPv4 | ipaddr.IPv6): RefusedClass | null {
   if (METADATA_ADDRESSES.has(ip.toNormalizedString()) || METADATA_ADDRESSES.has(ip.toString())) return "metadata";
   const range = ip.range();
   if (range === "unicast") return null;
   return CLASS_OF_RANGE[range] ?? "reserved";
+}
+
+/**
+ * The IPv4 address inside an IPv6 one, for every form that embeds one: IPv4-compatible `::a.b.c.d`
+ * (e.g. `::7f00:1`), IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d` (RFC 6145),
+ * NAT64 `64:ff9b::a.b.c.d` (RFC 6052), 6to4 `2002:aabb:ccdd::/48` and Teredo's server address.
+ * `::` and `::1` are themselves (unspecified, loopback).
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && p[5] === 0xffff) return v4(p[6]!, p[7]!); // mapped
+  if (zeros(0, 6) && (p[6] !== 0 || p[7]! > 1)) return v4(p[6]!, p[7]!); // compatible
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return v4(p[6]!, p[7]!); // translated
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return v4(p[6]!, p[7]!); // NAT64 well-known prefix
+  if (p[0] === 0x2002) return v4(p[1]!, p[2]!); // 6to4
+  if (p[0] === 0x2001 && p[1] === 0) return v4(p[2]!, p[3]!); // Teredo server
+  return null;
 }
 
 const refuse = (reason: Refusal, message: string): GuardResult => ({ ok: false, reason, message });
@@ -81,9 +110,9 @@ export function checkWebhookUrlSyntax(raw: string): GuardResult {
 }
 
 /**
- * The whole check: the URL, then every address its hostname resolves to. A resolver failure lets the
- * URL pass (Workers have no route into private networks, so DNS is defence in depth, and delivery
- * checks again); a name that does not resolve passes too and simply fails to deliver.
+ * The whole check: the URL, then every address its hostname resolves to. A resolver failure fails
+ * closed (`unresolved`: the caller retries later); a name that does not exist passes and simply
+ * fails to deliver.
  */
 export async function guardWebhookUrl(raw: string, resolver: HostResolver): Promise<GuardResult> {
   const syntax = checkWebhookUrlSyntax(raw);
@@ -93,8 +122,8 @@ export async function guardWebhookUrl(raw: string, resolver: HostResolver): Prom
   try {
     addresses = await resolver.resolve(host);
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "webhook host resolution failed; not blocking", host, error: String(err) }));
-    return { ok: true };
+    console.warn(JSON.stringify({ msg: "webhook host resolution failed; refusing for now", host, error: String(err) }));
+    return refuse("unresolved", `Could not resolve ${host} to check it (DNS resolver error); try again later.`);
   }
   for (const address of addresses) {
     const refused = classifyAddress(address);
@@ -103,14 +132,23 @@ export async function guardWebhookUrl(raw: string, resolver: HostResolver): Prom
   return { ok: true };
 }
 
-/** The deployment's policy: local development (http, loopback) allows anything; elsewhere the full guard. */
-export async function webhookUrlAllowed(env: Env, raw: string, resolver?: HostResolver): Promise<GuardResult> {
-  if (settings(env).isLocal) return { ok: true };
-  return guardWebhookUrl(raw, resolver ?? hostResolver(env));
+/**
+ * The deployment's policy: local development (http, loopback) allows anything; elsewhere the full
+ * guard. `local` is `isLocalRequest` for a request, `settings(env).isLocal` where no request exists.
+ */
+export async function webhookUrlAllowed(raw: string, options: { local: boolean; resolver: HostResolver }): Promise<GuardResult> {
+  if (options.local) return { ok: true };
+  return guardWebhookUrl(raw, options.resolver);
 }
 
-/** At creation: a refused `webhook_url` is a 400 `invalid_request` on that field. */
-export async function assertWebhookUrlAllowed(env: Env, raw: string): Promise<void> {
-  const result = await webhookUrlAllowed(env, raw);
+/**
+ * At creation: a refused `webhook_url` is a 400 `invalid_request` on that field; one that could not
+ * be checked (resolver failure) is a 503 `service_unavailable` to retry, and nothing is created.
+ */
+export async function assertWebhookUrlAllowed(env: Env, raw: string, options: { local: boolean }): Promise<void> {
+  const result = await webhookUrlAllowed(raw, { local: options.local, resolver: hostResolver(env) });
+  if (!result.ok && result.reason === "unresolved") {
+    throw new ApiError("service_unavailable", `webhook_url could not be checked right now: ${result.message}`, { headers: { "Retry-After": "30" } });
+  }
   if (!result.ok) throw ApiError.invalid({ webhook_url: result.message }, "webhook_url is not an allowed webhook destination.");
 }

@@ -1,0 +1,143 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifications } from "../../src/db/schema";
+import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
+import { clientKey, limitKey, PUBLIC_LIMITS, type RateLimitRule } from "../../src/domain/public-limits";
+import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
+import { awayFromWindowEdge, endWindow } from "../helpers/limits";
+
+let t: TestTenant;
+let n = 0;
+const ip = () => `198.51.100.${(n += 1)}`;
+const used: string[] = [];
+
+beforeAll(async () => {
+  t = await seedTenant();
+});
+afterAll(async () => {
+  for (const key of used) await endWindow(key);
+});
+
+/** Spends all but `left` of a rule's budget for `subject`, in the limiter object the endpoint uses. */
+async function spend(rule: RateLimitRule, subject: string, left = 1): Promise<void> {
+  const key = limitKey(rule, subject);
+  used.push(key);
+  const limiter = rateLimiterObject(env, key);
+  for (let i = 0; i < rule.limit - left; i += 1) expect((await limiter.hit(rule.limit, rule.windowMs)).allowed).toBe(true);
+}
+
+function expectLimited(res: { status: number; body: any; headers: Headers }, rule: RateLimitRule) {
+  expect(res.status).toBe(429);
+  expect(res.body).toEqual({ error: { code: "too_many_requests", message: rule.message } });
+  const retryAfter = Number(res.headers.get("Retry-After"));
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(retryAfter).toBeLessThanOrEqual(rule.windowMs / 1000);
+}
+
+describe("client keys", () => {
+  it("IPv4 as is, IPv6 by its /64, IPv4-mapped as IPv4, nothing as one shared key", () => {
+    expect(clientKey("203.0.113.9")).toBe("203.0.113.9");
+    expect(clientKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:1:2::/64");
+    expect(clientKey("2001:0db8:0001:0002::1")).toBe("2001:db8:1:2::/64");
+    expect(clientKey("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(clientKey("::ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(clientKey(undefined)).toBe("unknown");
+    expect(clientKey("not an address")).toBe("unknown");
+  });
+});
+
+describe("capture flow", () => {
+  it("GET /v1/verify/{token}: 300 per 10 minutes per client, then 429 with Retry-After", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.captureRead.windowMs);
+    const v = await createVerification(t.key);
+    const client = ip();
+    await spend(PUBLIC_LIMITS.captureRead, client);
+    const read = (from: string) => callJson(`/v1/verify/${v.id}`, { headers: { "CF-Connecting-IP": from } });
+    expect((await read(client)).status).toBe(200);
+    expectLimited(await read(client), PUBLIC_LIMITS.captureRead);
+    // Guessing ids is limited just the same.
+    expectLimited(await callJson("/v1/verify/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", { headers: { "CF-Connecting-IP": client } }), PUBLIC_LIMITS.captureRead);
+    expect((await read(ip())).status).toBe(200);
+  });
+
+  it("writes: 600 per 10 minutes per client over all verifications", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.captureWrite.windowMs);
+    const v = await createVerification(t.key);
+    const client = ip();
+    await spend(PUBLIC_LIMITS.captureWrite, client);
+    const report = (from: string) =>
+      callJson(`/v1/verifications/${v.id}/progress`, {
+        headers: { "CF-Connecting-IP": from },
+        body: { schema_version: 1, kind: "step_reached", step: "landing", elapsed_ms: 1 },
+      });
+    expect((await report(client)).status).toBe(204);
+    for (const [path, body] of [
+      ["progress", { schema_version: 1, kind: "step_reached", step: "landing", elapsed_ms: 1 }],
+      ["captures/upload-url", { content_type: "image/jpeg" }],
+      ["captures", { image_base64: "AAAA" }],
+      ["answers", { step_key: "x", value: "y" }],
+      ["submit", undefined],
+    ] as const) {
+      const res = await callJson(`/v1/verifications/${v.id}/${path}`, { method: "POST", headers: { "CF-Connecting-IP": client }, ...(body ? { body } : {}) });
+      expectLimited(res, PUBLIC_LIMITS.captureWrite);
+    }
+    expect((await report(ip())).status).toBe(204);
+  });
+
+  it("writes: 300 per 10 minutes into one verification, from any client", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.captureWritePerVerification.windowMs);
+    const v = await createVerification(t.key);
+    const other = await createVerification(t.key);
+    await spend(PUBLIC_LIMITS.captureWritePerVerification, v.id);
+    const upload = (id: string) => callJson(`/v1/verifications/${id}/captures/upload-url`, { headers: { "CF-Connecting-IP": ip() }, body: { content_type: "image/jpeg" } });
+    expect((await upload(v.id)).status).toBe(200);
+    expectLimited(await upload(v.id), PUBLIC_LIMITS.captureWritePerVerification);
+    expect((await upload(other.id)).status).toBe(200);
+    used.push(limitKey(PUBLIC_LIMITS.captureWritePerVerification, other.id));
+  });
+});
+
+describe("link starts", () => {
+  it("GET /l/{org}/{slug}: 30 per 10 minutes per client; beyond, a 429 page and nothing created", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.linkStart.windowMs);
+    const slug = `limit-${Date.now().toString(36)}`;
+    expect((await callJson("/v1/link-templates", { key: t.key, body: { slug, name: "Limited", max_captures: 1 } })).status).toBe(201);
+    const client = "2001:db8:77:1::10";
+    await spend(PUBLIC_LIMITS.linkStart, clientKey(client));
+    const open = async (from: string, headers: Record<string, string> = {}) => {
+      const res = await call(`/l/${t.slug}/${slug}`, { redirect: "manual", headers: { "CF-Connecting-IP": from, ...headers } });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    };
+    const count = async () => (await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, t.id))).length;
+    expect((await open(client)).status).toBe(303);
+    const before = await count();
+    // Another address of the same /64 is the same client.
+    const limited = await open("2001:db8:77:1:ffff::2");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("content-type")).toMatch(/text\/html/);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(limited.text).toMatch(/Too many verifications started/);
+    expect(await count()).toBe(before);
+    // A link preview creates nothing and is not limited; another /64 is unaffected.
+    expect((await open(client, { "User-Agent": "WhatsApp/2.23" })).status).toBe(200);
+    expect((await open("2001:db8:77:2::10")).status).toBe(303);
+    used.push(limitKey(PUBLIC_LIMITS.linkStart, clientKey("2001:db8:77:2::10")));
+  });
+});
+
+describe("magic links", () => {
+  it("POST /v1/auth/magic-link: 20 per hour per client whatever the address", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.magicLinkClient.windowMs);
+    const client = ip();
+    const stamp = Date.now().toString(36);
+    const request = (from: string, i: number) => {
+      used.push(`magic-link:spray${stamp}${i}@example.test`);
+      return callJson("/v1/auth/magic-link", { headers: { "CF-Connecting-IP": from }, body: { email: `spray${stamp}${i}@example.test` } });
+    };
+    for (let i = 0; i < PUBLIC_LIMITS.magicLinkClient.limit; i += 1) expect((await request(client, i)).status, `request ${i + 1}`).toBe(200);
+    expectLimited(await request(client, 99), PUBLIC_LIMITS.magicLinkClient);
+    expect((await request(ip(), 100)).status).toBe(200);
+    used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, client));
+  });
+});

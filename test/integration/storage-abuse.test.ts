@@ -1,0 +1,216 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { uploads } from "../../src/db/schema";
+import { CAPTURE_WINDOW_MS, SWEEP_GRACE_MS } from "../../src/domain/capture/orphans";
+import { UPLOAD_TTL_MS } from "../../src/domain/capture/uploads";
+import type { VerificationObject } from "../../src/durable-objects/verification-object";
+import { verificationObject } from "../../src/durable-objects/verification-client";
+import { call, callJson, createVerification, db, eventually, seedTenant, type TestTenant } from "../helpers/api";
+import { callWithEnv } from "../helpers/app";
+import { upload } from "../helpers/capture";
+import { pngSignatureBytes, sha256Hex, uniqueJpeg } from "../helpers/images";
+import { persisted } from "../helpers/snapshot";
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant();
+});
+
+const mint = (id: string, body: Record<string, unknown> = { content_type: "image/jpeg" }) =>
+  callJson(`/v1/verifications/${id}/captures/upload-url`, { body });
+
+describe("open upload URLs per verification: at most twice the captures it can still take", () => {
+  it("refuses the next mint with 429 and Retry-After; each kind counts on its own; captures and expiry free slots", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const minted = [];
+    for (let i = 0; i < 4; i += 1) {
+      const res = await mint(v.id);
+      expect(res.status).toBe(200);
+      minted.push(res.body);
+    }
+    const refused = await mint(v.id);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("too_many_requests");
+    const retryAfter = Number(refused.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThan(UPLOAD_TTL_MS / 1000 - 30); // the first URL's expiry
+    expect(retryAfter).toBeLessThanOrEqual(UPLOAD_TTL_MS / 1000);
+    expect((await persisted(v.id)).uploads).toHaveLength(4); // nothing written for the refusal
+
+    // Forensic buffers have their own allowance.
+    for (let i = 0; i < 4; i += 1) expect((await mint(v.id, { content_type: "image/png", kind: "forensic_buffer" })).status).toBe(200);
+    expect((await mint(v.id, { content_type: "image/png", kind: "forensic_buffer" })).status).toBe(429);
+
+    // Capturing one of them leaves 1 free slot: 2 open URLs allowed, 3 still open → refused.
+    const bytes = uniqueJpeg();
+    const put = await call(new URL(minted[0].upload_url).pathname, { method: "PUT", rawBody: bytes, headers: { "Content-Type": "image/jpeg" } });
+    expect(put.status).toBe(200);
+    await put.text();
+    const captured = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: minted[0].image_key, image_sha256: await sha256Hex(bytes) } });
+    expect(captured.status).toBe(201);
+    expect((await mint(v.id)).status).toBe(429);
+
+    // URLs that expired unused hold nothing (the Worker saw no PUT): they stop counting.
+    for (const m of minted.slice(1)) {
+      await db().update(uploads).set({ expiresAt: Date.now() - 1 }).where(eq(uploads.id, m.capture_id)).run();
+    }
+    expect((await mint(v.id)).status).toBe(200);
+    expect((await mint(v.id)).status).toBe(200);
+    expect((await mint(v.id)).status).toBe(429);
+  });
+
+  it("uploaded bytes not yet captured keep counting (they hold storage)", async () => {
+    const v = await createVerification(t.key, { max_captures: 1 });
+    await upload(v.id);
+    await upload(v.id);
+    const rows = (await persisted(v.id)).uploads;
+    for (const row of rows) await db().update(uploads).set({ expiresAt: Date.now() - 1 }).where(eq(uploads.id, row.id)).run();
+    expect((await mint(v.id)).status).toBe(429);
+  });
+
+  it("concurrent mints cannot pass the cap together", async () => {
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const results = await Promise.all(Array.from({ length: 8 }, () => mint(v.id)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 429, 429, 429, 429, 429, 429]);
+    expect((await persisted(v.id)).uploads).toHaveLength(2);
+  });
+
+  it("a verification with every slot used mints none (409 step_full)", async () => {
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const up = await upload(v.id);
+    expect((await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: up.image_key, image_sha256: up.sha256 } })).status).toBe(201);
+    const res = await mint(v.id);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("step_full");
+  });
+});
+
+describe("direct-to-R2 uploads", () => {
+  const direct = {
+    UPLOAD_MODE: "direct",
+    R2_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
+    R2_ACCESS_KEY_ID: "test-access-key",
+    R2_SECRET_ACCESS_KEY: "test-secret-access-key",
+    R2_BUCKET_NAME: "verification-evidence-local",
+  };
+
+  /** The real local bucket, with its get() calls counted. */
+  function countingBucket() {
+    const counts = { get: 0 };
+    const bucket = new Proxy(env.EVIDENCE, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (prop === "get") counts.get += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { bucket, counts };
+  }
+
+  async function directUpload(v: { id: string }, bytes: Uint8Array) {
+    const minted = await callWithEnv(direct, `/v1/verifications/${v.id}/captures/upload-url`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ content_type: "image/png" }),
+    });
+    expect(minted.status).toBe(200);
+    expect(minted.body.upload_url).toMatch(/^https:\/\/0123456789abcdef0123456789abcdef\.r2\.cloudflarestorage\.com\//);
+    // What the presigned PUT does: the bytes land in the bucket without passing through the Worker.
+    await env.EVIDENCE.put(minted.body.image_key, bytes, { httpMetadata: { contentType: "image/png" } });
+    return minted.body as { image_key: string };
+  }
+
+  it("checks the size with head() before reading anything: an oversized object is never read", async () => {
+    const v = await createVerification(t.key, { steps: [{ key: "doc", type: "upload", min: 1, max: 1, max_size_bytes: 1000 }] });
+    const bytes = pngSignatureBytes(5000);
+    const key = (await directUpload(v, bytes)).image_key;
+    const { bucket, counts } = countingBucket();
+    const res = await callWithEnv({ ...direct, EVIDENCE: bucket }, `/v1/verifications/${v.id}/captures`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ image_key: key, image_sha256: await sha256Hex(bytes) }),
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("payload_too_large");
+    expect(counts.get).toBe(0);
+    expect(await env.EVIDENCE.head(key)).toBeNull(); // deleted
+
+    const fits = pngSignatureBytes(900);
+    const okKey = (await directUpload(v, fits)).image_key;
+    const ok = countingBucket();
+    const accepted = await callWithEnv({ ...direct, EVIDENCE: ok.bucket }, `/v1/verifications/${v.id}/captures`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ image_key: okKey, image_sha256: await sha256Hex(fits), step_key: "doc" }),
+    });
+    expect(accepted.status, accepted.text).toBe(201);
+    expect(ok.counts.get).toBe(1);
+  });
+});
+
+describe("orphan sweeps", () => {
+  async function setClock(id: string, at: number | null) {
+    await runInDurableObject(verificationObject(env, id), (instance: VerificationObject) => {
+      instance.clock = at === null ? () => Date.now() : () => at;
+    });
+  }
+  const sweepAt = (id: string) => runInDurableObject(verificationObject(env, id), (_i: VerificationObject, state) => state.storage.get<number>("sweep_at"));
+
+  it("an upload that lands after the terminal sweep is swept by the next one", async () => {
+    const v = await createVerification(t.key, { max_captures: 1, expires_in_seconds: 1 });
+    const late = await mint(v.id);
+    expect(late.status).toBe(200);
+    await eventually(async () => (await persisted(v.id)).row.status === "expired", "expired status");
+    const first = await sweepAt(v.id);
+    expect(first).toBeDefined();
+    // A URL minted just before the end is still valid when the first sweep runs (in the object's clock).
+    await db().update(uploads).set({ expiresAt: first! + 60_000 }).where(eq(uploads.id, late.body.capture_id)).run();
+    await setClock(v.id, first!);
+    await runDurableObjectAlarm(verificationObject(env, v.id));
+    const second = await sweepAt(v.id);
+    expect(second).toBe(first! + 60_000 + SWEEP_GRACE_MS);
+
+    // The bytes arrive after that sweep.
+    const put = await call(new URL(late.body.upload_url).pathname, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(put.status).toBe(200);
+    await put.text();
+    expect((await persisted(v.id)).objectKeys).toEqual([late.body.image_key]);
+
+    await setClock(v.id, second!);
+    await runDurableObjectAlarm(verificationObject(env, v.id));
+    expect((await persisted(v.id)).objectKeys).toEqual([]);
+    expect(await sweepAt(v.id)).toBeUndefined(); // nothing can land any more: no further sweeps
+    await setClock(v.id, null);
+  });
+
+  it("while the verification is open, bytes never captured within the capture window are swept", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const kept = await upload(v.id);
+    const row = (await persisted(v.id)).uploads[0]!;
+    expect(await sweepAt(v.id)).toBe(row.expiresAt + CAPTURE_WINDOW_MS); // armed by the mint
+    const alarm = await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.getAlarm());
+    expect(alarm).toBe(row.expiresAt + CAPTURE_WINDOW_MS); // earlier than the verification's expiry
+
+    // Just inside the window nothing goes: it may still be captured.
+    await setClock(v.id, row.expiresAt + CAPTURE_WINDOW_MS - 1_000);
+    await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.put("sweep_at", 0));
+    await runDurableObjectAlarm(verificationObject(env, v.id));
+    expect((await persisted(v.id)).objectKeys).toEqual([kept.image_key]);
+
+    await setClock(v.id, row.expiresAt + CAPTURE_WINDOW_MS);
+    await runDurableObjectAlarm(verificationObject(env, v.id));
+    expect((await persisted(v.id)).objectKeys).toEqual([]);
+    expect((await persisted(v.id)).row.status).toBe("pending"); // still open
+    await setClock(v.id, null);
+
+    // A capture naming an upload past its window is refused as expired.
+    await db().update(uploads).set({ expiresAt: Date.now() - CAPTURE_WINDOW_MS - 1 }).where(eq(uploads.id, row.id)).run();
+    const late = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: kept.image_key, image_sha256: kept.sha256 } });
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe("expired");
+  });
+});

@@ -2,9 +2,19 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { analysisWorker } from "./test/setup/analysis-worker";
 
 // Tests run inside workerd against the real local D1, R2, Durable Objects and Queues declared in
 // wrangler.toml (top-level = local environment); migrations are applied by test/setup/migrations.ts.
+// The analysis Worker (wrangler.analysis.toml) runs beside it as an auxiliary Worker and consumes
+// the analysis queue, as deployed.
+
+/**
+ * The plugin runs the Worker under test as its "runner" Worker, named after the Vitest project
+ * (`vitest-plugin-runner-<project name>`): the analysis Worker's Durable Object bindings must name it.
+ */
+const PROJECT = "workers";
+const RUNNER = `vitest-plugin-runner-${PROJECT}`;
 /** A free loopback port for the fake external services (test/fakes), started by globalSetup. */
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -17,42 +27,49 @@ async function freePort(): Promise<number> {
   });
 }
 
+function withoutMigrations<T extends { TEST_MIGRATIONS: unknown }>({ TEST_MIGRATIONS: _m, ...rest }: T) {
+  return rest;
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   process.env.FAKES_PORT ??= String(await freePort());
   const fakes = `http://127.0.0.1:${process.env.FAKES_PORT}`;
   // A real OpenID Connect provider on loopback for the dashboard sign-in (test/fakes/oidc.ts).
   process.env.OIDC_PORT ??= String(await freePort());
+  const bindings = {
+    TEST_MIGRATIONS: migrations,
+    SIGNING_SECRET: "test-signing-secret-0123456789abcdef0123456789",
+    SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
+    FAKES_URL: fakes,
+    ATTESTATION_SECRET: "test-attestation-secret",
+    ATTESTATION_VERIFY_URL: `${fakes}/siteverify`,
+    ATTESTATION_SITE_KEY: "test-site-key",
+    // Webhook retries at once (the production ~3-day schedule is unit-tested as a pure function).
+    WEBHOOK_RETRY_BASE_SECONDS: "0",
+    DNS_RESOLVER_URL: `${fakes}/doh`,
+    TRIAL_WHATSAPP_NUMBER: "+15550100999",
+    OIDC_ISSUER: `http://127.0.0.1:${process.env.OIDC_PORT}`,
+    // Alphanumeric on purpose: the mock provider does not percent-decode HTTP Basic client
+    // credentials, which oauth4webapi correctly form-encodes ("-" would come back as "%2D").
+    OIDC_CLIENT_ID: "verificationdashboard",
+    OIDC_CLIENT_SECRET: "test-oidc-client-secret",
+    BOT_SECRET: "test-bot-secret-0123456789abcdef0123456789",
+    TRIAL_TENANT_ID: "tnt_01JTR1A1TENANT000000000000",
+    GEOCODER_URL: `${fakes}/geocoder`,
+  };
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            SIGNING_SECRET: "test-signing-secret-0123456789abcdef0123456789",
-            SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-            FAKES_URL: fakes,
-            ATTESTATION_SECRET: "test-attestation-secret",
-            ATTESTATION_VERIFY_URL: `${fakes}/siteverify`,
-            ATTESTATION_SITE_KEY: "test-site-key",
-            // Webhook retries at once (the production ~3-day schedule is unit-tested as a pure function).
-            WEBHOOK_RETRY_BASE_SECONDS: "0",
-            DNS_RESOLVER_URL: `${fakes}/doh`,
-            TRIAL_WHATSAPP_NUMBER: "+15550100999",
-            OIDC_ISSUER: `http://127.0.0.1:${process.env.OIDC_PORT}`,
-            // Alphanumeric on purpose: the mock provider does not percent-decode HTTP Basic client
-            // credentials, which oauth4webapi correctly form-encodes ("-" would come back as "%2D").
-            OIDC_CLIENT_ID: "verificationdashboard",
-            OIDC_CLIENT_SECRET: "test-oidc-client-secret",
-            BOT_SECRET: "test-bot-secret-0123456789abcdef0123456789",
-            TRIAL_TENANT_ID: "tnt_01JTR1A1TENANT000000000000",
-            GEOCODER_URL: `${fakes}/geocoder`,
-          },
+          bindings,
+          workers: [analysisWorker({ runnerName: RUNNER, bindings: withoutMigrations(bindings) })],
         },
       }),
     ],
     test: {
+      name: PROJECT,
       include: ["test/**/*.test.ts"],
       // test/browser runs in Node against `wrangler dev` (vitest.browser.config.ts).
       exclude: ["**/node_modules/**", "test/browser/**"],

@@ -1,21 +1,51 @@
-// Part of `npm run build:check`: the deployable environments of wrangler.toml must declare every
-// secret the Worker needs (`[env.<name>.secrets] required`, so `wrangler deploy` refuses to ship a
-// Worker without them) and each environment must have its own worker name.
+// Part of `npm run build:check`: the deployable environments of each Worker's configuration must
+// declare every secret the Worker needs (`[env.<name>.secrets] required`, so `wrangler deploy`
+// refuses to ship a Worker without them), each environment must have its own worker name, and in
+// every environment the analysis Worker (wrangler.analysis.toml) must be wired to the API Worker
+// (wrangler.toml): its Durable Objects, the same D1 and R2, the analysis queue and its dead letters.
 import { unstable_readConfig } from "wrangler";
-import { configProblems, type DeployableConfig } from "../src/config-check";
+import { analysisWiringProblems, configProblems, type DeployableConfig, type WorkerWiring } from "../src/config-check";
 
 const DEPLOYABLE = ["staging", "production"] as const;
+const API = "wrangler.toml";
+const ANALYSIS = "wrangler.analysis.toml";
 
-const configPath = process.argv[2] ?? "wrangler.toml";
+const readConfig = (configPath: string, env?: string) => unstable_readConfig({ config: configPath, ...(env ? { env } : {}) }, { hideWarnings: true });
 
-const read = (env?: string): DeployableConfig => {
-  const config = unstable_readConfig({ config: configPath, ...(env ? { env } : {}) }, { hideWarnings: true });
+const deployable = (configPath: string, env?: string): DeployableConfig => {
+  const config = readConfig(configPath, env);
   return { name: config.name ?? "", secrets: config.secrets?.required ?? [] };
 };
 
-const problems = configProblems({ local: read(), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, read(env)])) }, DEPLOYABLE);
+/** The parts of wrangler's resolved configuration the wiring check reads. */
+interface ResolvedWiring {
+  name?: string;
+  d1_databases: { database_id?: string }[];
+  r2_buckets: { bucket_name?: string }[];
+  queues: { producers?: { binding: string; queue: string }[]; consumers?: { queue: string; dead_letter_queue?: string }[] };
+  durable_objects: { bindings: { name: string; class_name: string; script_name?: string }[] };
+}
+
+const wiring = (configPath: string, env?: string): WorkerWiring => {
+  const config = readConfig(configPath, env) as ResolvedWiring;
+  return {
+    name: config.name ?? "",
+    d1DatabaseIds: config.d1_databases.map((d) => d.database_id ?? ""),
+    r2Buckets: config.r2_buckets.map((b) => b.bucket_name ?? ""),
+    producers: Object.fromEntries((config.queues.producers ?? []).map((p) => [p.binding, p.queue])),
+    consumers: (config.queues.consumers ?? []).map((c) => ({ queue: c.queue, ...(c.dead_letter_queue ? { deadLetterQueue: c.dead_letter_queue } : {}) })),
+    durableObjects: config.durable_objects.bindings.map((d) => ({ name: d.name, className: d.class_name, ...(d.script_name ? { scriptName: d.script_name } : {}) })),
+  };
+};
+
+const problems: string[] = [];
+for (const configPath of [API, ANALYSIS]) {
+  const configs = { local: deployable(configPath), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, deployable(configPath, env)])) };
+  problems.push(...configProblems(configs, DEPLOYABLE).map((p) => `${configPath}: ${p}`));
+}
+for (const env of [undefined, ...DEPLOYABLE]) problems.push(...analysisWiringProblems(env ?? "local", wiring(API, env), wiring(ANALYSIS, env)));
 if (problems.length > 0) {
-  for (const problem of problems) console.error(`${configPath}: ${problem}`);
+  for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`${configPath}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker name.`);
+console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment.`);

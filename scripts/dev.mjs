@@ -4,7 +4,9 @@
 //  2. applies the D1 migrations to the local database;
 //  3. seeds the dev tenant and its pk_test_ key, the dashboard user dev@localhost (sign in at
 //     /v1/auth/dev/login) and the trial tenant (TRIAL_TENANT_ID), all idempotent;
-//  4. runs `wrangler dev` on http://localhost:8787 (its [build] step builds the capture page).
+//  4. runs `wrangler dev` on http://localhost:8787 (its [build] step builds the capture page) with
+//     both Workers: the API Worker (wrangler.toml) and the analysis Worker (wrangler.analysis.toml),
+//     which consumes the analysis queue. Both read the secrets from .dev.vars (one directory).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -61,6 +63,7 @@ console.log(`
 `);
 // On another port, upload URLs must point there too, or the capture page would PUT to :8787.
 const baseUrl = port === "8787" ? [] : ["--var", `PUBLIC_BASE_URL:http://localhost:${port}`];
-const child = spawn(wrangler, ["dev", "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...process.argv.slice(2)], { cwd: root, env: wranglerEnv, stdio: "inherit" });
+const configs = ["-c", "wrangler.toml", "-c", "wrangler.analysis.toml"];
+const child = spawn(wrangler, ["dev", ...configs, "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...process.argv.slice(2)], { cwd: root, env: wranglerEnv, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

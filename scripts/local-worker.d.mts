@@ -7,3 +7,4 @@ export function generateSecrets(): Record<"DEV_API_KEY" | "SIGNING_SECRET" | "SE
 export function runWrangler(args: string[]): string;
 export function applyMigrations(persistTo?: string): void;
 export function seedDevTenant(vars: { DEV_API_KEY: string; TRIAL_TENANT_ID: string }, persistTo?: string): { tenantId: string };
+export function analysisConfigWith(dir: string, vars: Record<string, string>): string;

@@ -1,6 +1,7 @@
 // Shared by `npm start` (scripts/dev.mjs) and the browser tests (test/browser/setup): the local
 // secrets, the D1 migrations and the dev tenant, for a given local persistence directory.
 import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -75,4 +76,21 @@ export function seedDevTenant(vars, persistTo) {
   ];
   runWrangler(["d1", "execute", "DB", "--local", ...persistArgs(persistTo), "--command", statements.join(" ")]);
   return { tenantId };
+}
+
+/**
+ * `wrangler dev` gives `--var` and `--env-file` to the first Worker of a session only; the others
+ * read `.dev.vars` beside their configuration. For a session with its own secrets (the browser
+ * tests), this writes a copy of the analysis Worker's configuration into `dir` (its paths made
+ * absolute) with a `.dev.vars` holding `vars`, and returns the copy's path.
+ */
+export function analysisConfigWith(dir, vars) {
+  const text = readFileSync(path.join(root, "wrangler.analysis.toml"), "utf8")
+    .replace(/^main = "(.+)"$/m, (_, main) => `main = ${JSON.stringify(path.join(root, main))}`)
+    .replace(/^migrations_dir = "(.+)"$/gm, (_, dir) => `migrations_dir = ${JSON.stringify(path.join(root, dir))}`);
+  mkdirSync(dir, { recursive: true });
+  const config = path.join(dir, "wrangler.analysis.toml");
+  writeFileSync(config, text);
+  writeFileSync(path.join(dir, ".dev.vars"), Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n");
+  return config;
 }

@@ -30,3 +30,42 @@ export function configProblems(configs: Record<string, DeployableConfig>, deploy
   }
   return problems;
 }
+
+/** What `npm run build:check` compares between the API Worker's and the analysis Worker's configurations. */
+export interface WorkerWiring {
+  name: string;
+  d1DatabaseIds: string[];
+  r2Buckets: string[];
+  /** queue producer binding → queue */
+  producers: Record<string, string>;
+  /** queues this Worker consumes, with their dead-letter queue */
+  consumers: { queue: string; deadLetterQueue?: string }[];
+  durableObjects: { name: string; className: string; scriptName?: string }[];
+}
+
+/**
+ * Problems wiring the analysis Worker to the API Worker in one environment: it must reach the API
+ * Worker's own Durable Object classes, use the same D1 and R2, and be the only consumer of the queue
+ * the API Worker produces analysis jobs to, whose dead letters the API Worker records.
+ */
+export function analysisWiringProblems(env: string, api: WorkerWiring, analysis: WorkerWiring): string[] {
+  const problems: string[] = [];
+  const hosted = new Set(api.durableObjects.filter((d) => !d.scriptName).map((d) => d.className));
+  for (const d of analysis.durableObjects) {
+    if (d.scriptName !== api.name) problems.push(`${env}: analysis binding ${d.name} must name script_name "${api.name}" (got ${JSON.stringify(d.scriptName)})`);
+    if (!hosted.has(d.className)) problems.push(`${env}: analysis binding ${d.name} names class ${d.className}, which ${api.name} does not host`);
+  }
+  for (const id of analysis.d1DatabaseIds) if (!api.d1DatabaseIds.includes(id)) problems.push(`${env}: analysis D1 ${id} is not the API Worker's`);
+  for (const bucket of analysis.r2Buckets) if (!api.r2Buckets.includes(bucket)) problems.push(`${env}: analysis R2 bucket ${bucket} is not the API Worker's`);
+  const jobs = api.producers.ANALYSIS_QUEUE;
+  if (!jobs) problems.push(`${env}: the API Worker has no ANALYSIS_QUEUE producer`);
+  else {
+    if (!analysis.consumers.some((c) => c.queue === jobs)) problems.push(`${env}: the analysis Worker does not consume ${jobs}`);
+    if (api.consumers.some((c) => c.queue === jobs)) problems.push(`${env}: the API Worker must not consume ${jobs} (the analysis Worker does)`);
+  }
+  for (const c of analysis.consumers) {
+    if (!c.deadLetterQueue) problems.push(`${env}: the analysis consumer of ${c.queue} has no dead-letter queue`);
+    else if (!api.consumers.some((a) => a.queue === c.deadLetterQueue)) problems.push(`${env}: nobody records the dead letters of ${c.queue} (${c.deadLetterQueue})`);
+  }
+  return problems;
+}

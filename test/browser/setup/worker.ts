@@ -6,14 +6,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildPage } from "../../../scripts/build-page.mjs";
-import { applyMigrations, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../../scripts/local-worker.mjs";
+import { analysisConfigWith, applyMigrations, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../../scripts/local-worker.mjs";
 import { startFakes } from "../../fakes/server";
 
 /*
- * globalSetup of the browser suite (Node): builds the page, then runs the real Worker with
- * `wrangler dev` on a free port, with its own throwaway persistence directory and freshly generated
- * secrets (as `npm start` would write), migrations applied and the dev tenant seeded. External
- * services point at the loopback fakes, like in the Workers suite.
+ * globalSetup of the browser suite (Node): builds the page, then runs the real Workers (the API
+ * Worker and the analysis Worker, as `npm start` does) with `wrangler dev` on a free port, with their
+ * own throwaway persistence directory, dev registry and freshly generated secrets (as `npm start`
+ * would write), migrations applied and the dev tenant seeded. External services point at the
+ * loopback fakes, like in the Workers suite.
  */
 declare module "vitest" {
   export interface ProvidedContext {
@@ -73,11 +74,17 @@ export async function setup(project: TestProject): Promise<void> {
     ATTESTATION_VERIFY_URL: `http://127.0.0.1:${fakesPort}/siteverify`,
     ATTESTATION_SITE_KEY: "test-site-key",
   };
+  const analysisConfig = analysisConfigWith(path.join(persistDir, "analysis-config"), {
+    SIGNING_SECRET: secrets.SIGNING_SECRET,
+    SESSION_SECRET: secrets.SESSION_SECRET,
+  });
   let output = "";
   worker = spawn(
     wrangler,
     [
       "dev",
+      "-c", "wrangler.toml",
+      "-c", analysisConfig,
       "--port", String(port),
       "--ip", "127.0.0.1",
       "--inspector-port", String(inspectorPort),
@@ -85,7 +92,8 @@ export async function setup(project: TestProject): Promise<void> {
       "--show-interactive-dev-session=false",
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
     ],
-    { cwd: root, env: { ...wranglerEnv, CI: "true" }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    // A registry of its own: nobody else's `wrangler dev` on the machine is reached, nor reaches it.
+    { cwd: root, env: { ...wranglerEnv, CI: "true", WRANGLER_REGISTRY_PATH: path.join(persistDir, "registry") }, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   worker.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   worker.stderr!.on("data", (d: Buffer) => (output += d.toString()));

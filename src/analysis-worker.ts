@@ -1,0 +1,12 @@
+import { handleQueue } from "./queues";
+
+/**
+ * The analysis Worker (wrangler.analysis.toml): the consumer of the analysis queue, deployed as its
+ * own Worker so the CPU-heavy decode and signals run in isolates of their own and never hold up an
+ * isolate that serves capture links. It shares the queue dispatcher with the API Worker and reaches
+ * the verification's Durable Object (and the rate-limit counters) through bindings to the API
+ * Worker's classes.
+ */
+export default {
+  queue: handleQueue,
+} satisfies ExportedHandler<Env>;

@@ -1,10 +1,26 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
-export type Db = ReturnType<typeof createDb>;
+export type Db = ReturnType<typeof newDb>;
 
-export function createDb(d1: D1Database) {
+function newDb(d1: D1Database) {
   return drizzle(d1, { schema });
+}
+
+/**
+ * The drizzle client of a D1 binding, built once per binding: drizzle derives its relational
+ * config from the whole schema on every `drizzle()` call, which cost more CPU than the queries of
+ * a request (bench/profile.ts).
+ */
+const clients = new WeakMap<D1Database, Db>();
+
+export function createDb(d1: D1Database): Db {
+  let db = clients.get(d1);
+  if (!db) {
+    db = newDb(d1);
+    clients.set(d1, db);
+  }
+  return db;
 }
 
 export { schema };

@@ -9,15 +9,19 @@ export class RateLimiterObject extends DurableObject<Env> {
   /** Counts one request; returns whether it is allowed and, when not, the seconds until the window resets. */
   async hit(limit: number, windowMs: number, now = Date.now()): Promise<{ allowed: boolean; count: number; retryAfterSeconds: number }> {
     const windowStart = now - (now % windowMs);
-    const stored = await this.ctx.storage.get<{ start: number; count: number }>("window");
-    const current = stored && stored.start === windowStart ? stored : { start: windowStart, count: 0 };
+    // The synchronous KV of SQLite-backed objects: no await between read and write, and no
+    // round of the event loop per call (this runs before every capture-flow write).
+    const stored = this.ctx.storage.kv.get<{ start: number; count: number }>("window");
+    const fresh = !stored || stored.start !== windowStart;
+    const current = fresh ? { start: windowStart, count: 0 } : stored;
     const resetAt = windowStart + windowMs;
     if (current.count >= limit) {
       return { allowed: false, count: current.count, retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)) };
     }
     current.count += 1;
-    await this.ctx.storage.put("window", current);
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(resetAt);
+    this.ctx.storage.kv.put("window", current);
+    // A new window clears itself when it ends.
+    if (fresh) await this.ctx.storage.setAlarm(resetAt);
     return { allowed: true, count: current.count, retryAfterSeconds: 0 };
   }
 

@@ -15,14 +15,23 @@ export interface VerificationRecord {
   answers: AnswerRow[];
 }
 
-export async function loadRecord(db: Db, id: string): Promise<VerificationRecord | null> {
-  const [rows, captureRows, answerRows] = await db.batch([
+/** The three reads a record is made of; `loadRecord` runs them alone, a commit appends them to its batch. */
+export function recordQueries(db: Db, id: string) {
+  return [
     db.select().from(verifications).where(eq(verifications.id, id)),
     db.select().from(captures).where(eq(captures.verificationId, id)).orderBy(asc(captures.seq)),
     db.select().from(answers).where(eq(answers.verificationId, id)),
-  ]);
+  ] as const;
+}
+
+/** The record from the results of `recordQueries` (null when the verification does not exist). */
+export function toRecord([rows, captureRows, answerRows]: readonly [VerificationRow[], CaptureRow[], AnswerRow[]]): VerificationRecord | null {
   const row = rows[0];
   return row ? { row, captures: captureRows, answers: answerRows } : null;
+}
+
+export async function loadRecord(db: Db, id: string): Promise<VerificationRecord | null> {
+  return toRecord(await db.batch(recordQueries(db, id)));
 }
 
 /** The tenant-scoped read: another tenant's verification is indistinguishable from a missing one. */

@@ -6,6 +6,8 @@ import { answers, captures, events, idempotencyKeys, uploads, verifications } fr
 import {
   loadRecord,
   markDispatched,
+  recordQueries,
+  toRecord,
   toState,
   undispatchedEvents,
   type CaptureRow,
@@ -27,6 +29,7 @@ import { newId } from "../lib/ids";
 import type { MediaType } from "../schemas/steps";
 import { deleteEvidence, listEvidence } from "../storage/evidence";
 import { planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
+import { recordUploadDigest, type UploadDigest } from "../domain/capture/uploads";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
 
@@ -56,6 +59,8 @@ export interface CaptureInput {
   location?: unknown;
   forensicBufferKey?: string;
   attestation?: unknown;
+  /** direct uploads this capture inspected first: recorded in the capture's commit */
+  uploads?: UploadDigest[];
 }
 
 /** What a decision asks the shell to write besides the transition itself. */
@@ -79,6 +84,12 @@ const REDRIVE_MAX_MS = 10 * 60 * 1000;
  */
 export class VerificationObject extends DurableObject<Env> {
   #tail: Promise<unknown> = Promise.resolve();
+  /**
+   * The record as the last commit left it (read back in that commit's batch). The object is the
+   * only writer, so the next decision starts from it without a read; a commit that finds the
+   * version moved anyway (the CAS trigger) drops it and reads again.
+   */
+  #record: VerificationRecord | null = null;
   /** Replaceable from tests (runInDurableObject) to simulate a failing queue. */
   publisher: EventPublisher;
   clock: () => number = () => Date.now();
@@ -162,7 +173,7 @@ export class VerificationObject extends DurableObject<Env> {
       return {
         transition: decision.transition,
         columns: { capturesCount: decision.seq },
-        statements: (db) => [db.insert(captures).values(row)],
+        statements: (db) => [db.insert(captures).values(row), ...(input.uploads ?? []).map((u) => recordUploadDigest(db, u))],
       };
     });
   }
@@ -263,6 +274,7 @@ export class VerificationObject extends DurableObject<Env> {
       if (!id) return;
       const db = this.#db;
       let record = await loadRecord(db, id);
+      this.#record = record;
       if (!record) {
         await this.ctx.storage.deleteAll();
         return;
@@ -320,8 +332,10 @@ export class VerificationObject extends DurableObject<Env> {
   async #apply(id: string, decide: Decide): Promise<MutationResult> {
     const db = this.#db;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const record = await loadRecord(db, id);
+      const cached = this.#record?.row.id === id;
+      const record = cached ? this.#record : await loadRecord(db, id);
       if (!record) return errorResult("not_found", "No such verification.");
+      this.#record = record;
       const now = this.clock();
       const state = toState(record);
       const plan = await decide(state, record, now);
@@ -337,15 +351,21 @@ export class VerificationObject extends DurableObject<Env> {
         ...(plan.statements?.(db) ?? []),
       ];
       if (eventRows.length > 0) batch.push(db.insert(events).values(eventRows));
+      // The record is read back in the same batch: one round trip commits and reloads.
+      const readBack = recordQueries(db, id);
+      let results: unknown[];
       try {
-        await db.batch(batch as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+        results = await db.batch([...batch, ...readBack] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
       } catch (err) {
-        if (isVersionConflict(err)) continue;
+        // A stale cache (the row moved or went) is retried from a fresh read, like a lost race.
+        this.#record = null;
+        if (isVersionConflict(err) || cached) continue;
         throw err;
       }
-      await this.#dispatch(id, eventRows);
-      const after = await loadRecord(db, id);
+      const after = toRecord(results.slice(-readBack.length) as unknown as Parameters<typeof toRecord>[0]);
+      this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
+      await this.#dispatch(id, eventRows);
       // Every change that leaves it over: what was uploaded and never captured goes, once in-flight uploads landed.
       if (isTerminal(after.row.status)) await this.#sweepBy(now + SWEEP_GRACE_MS);
       await this.#schedule(after);

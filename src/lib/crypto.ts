@@ -12,6 +12,79 @@ export async function sha256Hex(data: string | ArrayBuffer | Uint8Array): Promis
   return toHex(await crypto.subtle.digest("SHA-256", input));
 }
 
+/** How many leading bytes a stream digest keeps: enough to sniff a media type (an ISO-BMFF `ftyp` box included). */
+export const HEAD_BYTES = 256;
+
+export interface StreamDigest {
+  size: number;
+  sha256: string;
+  /** the first `HEAD_BYTES` bytes */
+  head: Uint8Array;
+}
+
+/**
+ * SHA-256, size and first bytes of a stream, never buffered whole. The first bytes are read here;
+ * the rest is piped into the runtime's digest natively (no JavaScript per chunk).
+ */
+export async function digestStream(stream: ReadableStream<Uint8Array>): Promise<StreamDigest> {
+  const digest = new crypto.DigestStream("SHA-256");
+  const reader = stream.getReader();
+  const writer = digest.getWriter();
+  const head = new Uint8Array(HEAD_BYTES);
+  let headLength = 0;
+  let done = false;
+  while (headLength < HEAD_BYTES) {
+    const next = await reader.read();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    const take = next.value.subarray(0, HEAD_BYTES - headLength);
+    head.set(take, headLength);
+    headLength += take.byteLength;
+    await writer.write(next.value);
+  }
+  reader.releaseLock();
+  writer.releaseLock();
+  if (done) await digest.close();
+  else await stream.pipeTo(digest);
+  return { size: Number(digest.bytesWritten), sha256: toHex(await digest.digest), head: head.subarray(0, headLength) };
+}
+
+/**
+ * The same as `digestStream`, and every chunk is also handed to `forward` (awaited: its
+ * backpressure holds the reading) — for a body that is stored while it is hashed. More than
+ * `limit` bytes: the stream is cancelled and the answer is null.
+ */
+export async function digestAndForward(stream: ReadableStream<Uint8Array>, limit: number, forward: (chunk: Uint8Array) => Promise<void>): Promise<StreamDigest | null> {
+  const digest = new crypto.DigestStream("SHA-256");
+  const writer = digest.getWriter();
+  const reader = stream.getReader();
+  const head = new Uint8Array(HEAD_BYTES);
+  let headLength = 0;
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      digest.digest.catch(() => undefined); // rejects: the hash is abandoned
+      await reader.cancel();
+      await writer.abort();
+      return null;
+    }
+    if (headLength < HEAD_BYTES) {
+      const take = value.subarray(0, HEAD_BYTES - headLength);
+      head.set(take, headLength);
+      headLength += take.byteLength;
+    }
+    await writer.write(value);
+    await forward(value);
+  }
+  await writer.close();
+  return { size, sha256: toHex(await digest.digest), head: head.subarray(0, headLength) };
+}
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Unbiased base62 string from `bytes` of entropy (rejection sampling). */

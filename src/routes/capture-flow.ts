@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord } from "../db/verifications";
-import { assertOpen, findByToken, submitCapture } from "../domain/capture/service";
+import { assertOpen, findByToken, findForCapture, submitCapture } from "../domain/capture/service";
 import { mintUpload, UPLOAD_TTL_MS } from "../domain/capture/uploads";
 import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification } from "../domain/verification/present";
@@ -51,10 +51,15 @@ app.use("/v1/verifications/:token/progress", cors());
  * lookup, so random ids cost a guesser its budget), then per verification.
  */
 async function writable(c: Context<AppEnv>, token: string) {
+  return (await writableWith(c, token)).row;
+}
+
+/** `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. */
+async function writableWith(c: Context<AppEnv>, token: string, uploadKey?: string) {
   await enforceLimit(c.env, PUBLIC_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
-  const row = await findByToken(createDb(c.env.DB), token);
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureWritePerVerification, row.id);
-  return row;
+  const found = await findForCapture(createDb(c.env.DB), token, uploadKey);
+  await enforceLimit(c.env, PUBLIC_LIMITS.captureWritePerVerification, found.row.id);
+  return found;
 }
 
 function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
@@ -147,11 +152,13 @@ const capture = createRoute({
 });
 
 app.openapi(capture, async (c) => {
-  const row = await writable(c, c.req.valid("param").token);
+  const body = c.req.valid("json");
+  const { row, upload } = await writableWith(c, c.req.valid("param").token, body.image_key);
   const { record } = await submitCapture(
     { env: c.env, db: createDb(c.env.DB), verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
     row,
-    c.req.valid("json"),
+    body,
+    upload,
   );
   return c.json(captureView(c, record), 201);
 });

@@ -1,3 +1,5 @@
+import { digestStream, type StreamDigest } from "../lib/crypto";
+
 /**
  * The evidence bucket (R2): the one module that knows how image bytes are keyed and stored.
  * Every object of a verification lives under `verifications/<id>/`, which is what the orphan sweep lists.
@@ -29,10 +31,26 @@ export async function deleteEvidence(bucket: R2Bucket, keys: string[]): Promise<
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
 }
 
-/** Size of a stored object without reading it (null when there is none). */
-export async function evidenceSize(bucket: R2Bucket, key: string): Promise<number | null> {
-  const head = await bucket.head(key);
-  return head ? head.size : null;
+export type EvidenceDigest = ({ kind: "stored" } & StreamDigest) | { kind: "missing" } | { kind: "too_large" };
+
+/**
+ * Reads a stored object once, hashing it as it streams (never buffered whole): its size, SHA-256
+ * and first bytes. An object larger than `maxBytes` is refused from its metadata before a byte of
+ * its body is read (a get returns the metadata and the body of one version of the object).
+ */
+export async function digestEvidence(bucket: R2Bucket, key: string, maxBytes: number): Promise<EvidenceDigest> {
+  const object = await bucket.get(key);
+  if (!object) return { kind: "missing" };
+  if (object.size > maxBytes) {
+    await object.body.cancel();
+    return { kind: "too_large" };
+  }
+  return { kind: "stored", ...(await digestStream(object.body)) };
+}
+
+/** Stores a stream of known length (a request body or a FixedLengthStream). */
+export async function putEvidenceStream(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<void> {
+  await bucket.put(key, body, { httpMetadata: { contentType } });
 }
 
 export interface StoredObject {

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { uploads } from "../../src/db/schema";
-import { STALE_CLAIM_MS } from "../../src/domain/capture/uploads";
+import { receiveUpload, STALE_CLAIM_MS } from "../../src/domain/capture/uploads";
+import { ApiError } from "../../src/lib/errors";
 import { signToken } from "../../src/lib/crypto";
 import { call, callJson, createVerification, db, eventually, seedTenant, type TestTenant } from "../helpers/api";
 import { inlineCapture, upload } from "../helpers/capture";
@@ -200,6 +201,33 @@ describe("upload URLs", () => {
     expect(tooBig.status).toBe(413);
     const fits = await callJson(path, { method: "PUT", rawBody: pngSignatureBytes(992), headers: { "Content-Type": "image/png" } });
     expect(fits.status).toBe(200);
+  });
+
+  it("a body of another length than its Content-Length is refused (400) and the URL stays usable", async () => {
+    // HTTP framing makes this impossible on the wire, so the upload is received directly with a
+    // stream that ends early or runs long.
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
+    const token = new URL(minted.body.upload_url).pathname.split("/").pop()!;
+    const bytes = pngSignatureBytes(500);
+    const receive = (declared: number) =>
+      receiveUpload(env.EVIDENCE, db(), {
+        token,
+        secret: env.SIGNING_SECRET!,
+        contentType: "image/png",
+        contentLength: String(declared),
+        body: new Response(bytes).body!,
+        now: Date.now(),
+      });
+    for (const declared of [bytes.length + 100, bytes.length - 100]) {
+      const refused = await receive(declared).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({ status: 400, fields: { body: "The body does not match its Content-Length." } });
+    }
+    expect(await env.EVIDENCE.head(minted.body.image_key)).toBeNull();
+    const fits = await callJson(`/v1/uploads/${token}`, { method: "PUT", rawBody: bytes, headers: { "Content-Type": "image/png" } });
+    expect(fits.status).toBe(200);
+    expect(fits.body).toMatchObject({ size_bytes: bytes.length, sha256: await sha256Hex(bytes) });
   });
 
   it("mint refuses unsupported media types (415) and bad kinds (400)", async () => {

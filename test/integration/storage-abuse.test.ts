@@ -95,16 +95,29 @@ describe("direct-to-R2 uploads", () => {
     R2_BUCKET_NAME: "verification-evidence-local",
   };
 
-  /** The real local bucket, with its get() calls counted. */
+  /** The real local bucket, with its operations and the object bytes read through it counted. */
   function countingBucket() {
-    const counts = { get: 0 };
+    const counts = { get: 0, head: 0, bytesRead: 0 };
+    const counting = () =>
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          counts.bytesRead += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      });
     const bucket = new Proxy(env.EVIDENCE, {
       get(target, prop) {
         const value = Reflect.get(target, prop) as unknown;
         if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (prop === "get") counts.get += 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        return async (...args: unknown[]) => {
+          if (prop === "head") counts.head += 1;
+          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          if (prop !== "get" || !result) return result;
+          counts.get += 1;
+          const object = result as R2ObjectBody;
+          // The body as the caller reads it: every byte taken from it is counted.
+          const body = object.body.pipeThrough(counting());
+          return new Proxy(object, { get: (o, p) => (p === "body" ? body : Reflect.get(o, p)) });
         };
       },
     });
@@ -124,7 +137,7 @@ describe("direct-to-R2 uploads", () => {
     return minted.body as { image_key: string };
   }
 
-  it("checks the size with head() before reading anything: an oversized object is never read", async () => {
+  it("one R2 read per capture, the size checked from the object's metadata first: an oversized object's bytes are never read", async () => {
     const v = await createVerification(t.key, { steps: [{ key: "doc", type: "upload", min: 1, max: 1, max_size_bytes: 1000 }] });
     const bytes = pngSignatureBytes(5000);
     const key = (await directUpload(v, bytes)).image_key;
@@ -136,7 +149,7 @@ describe("direct-to-R2 uploads", () => {
     });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe("payload_too_large");
-    expect(counts.get).toBe(0);
+    expect(counts).toEqual({ get: 1, head: 0, bytesRead: 0 });
     expect(await env.EVIDENCE.head(key)).toBeNull(); // deleted
 
     const fits = pngSignatureBytes(900);
@@ -148,7 +161,23 @@ describe("direct-to-R2 uploads", () => {
       body: JSON.stringify({ image_key: okKey, image_sha256: await sha256Hex(fits), step_key: "doc" }),
     });
     expect(accepted.status, accepted.text).toBe(201);
-    expect(ok.counts.get).toBe(1);
+    // Read once, whole, and hashed as it streamed; what it learnt is recorded with the capture.
+    expect(ok.counts).toEqual({ get: 1, head: 0, bytesRead: fits.length });
+    expect(await db().select().from(uploads).where(eq(uploads.objectKey, okKey)).get()).toMatchObject({
+      status: "uploaded",
+      sizeBytes: fits.length,
+      sha256: await sha256Hex(fits),
+      sniffedType: "image/png",
+    });
+    // So the client's retry of the same capture reads nothing again.
+    const retry = countingBucket();
+    const replayed = await callWithEnv({ ...direct, EVIDENCE: retry.bucket }, `/v1/verifications/${v.id}/captures`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ image_key: okKey, image_sha256: await sha256Hex(fits), step_key: "doc" }),
+    });
+    expect(replayed.status, replayed.text).toBe(201);
+    expect(retry.counts).toEqual({ get: 0, head: 0, bytesRead: 0 });
   });
 });
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { verifications } from "../../db/schema";
-import type { VerificationRecord } from "../../db/verifications";
+import { uploads, verifications } from "../../db/schema";
+import type { VerificationRecord, VerificationRow } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import type { CaptureInput } from "../../durable-objects/verification-object";
 import { sha256Hex } from "../../lib/crypto";
@@ -13,13 +13,30 @@ import type { MediaType } from "../../schemas/steps";
 import { belongsTo, deleteEvidence, objectKeyFor, putEvidence } from "../../storage/evidence";
 import { guardOpen } from "../verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
-import { resolveUpload } from "./uploads";
+import { resolveUpload, type UploadRow } from "./uploads";
 
 /** The verification row behind a capture token, or 404 for malformed and unknown ids alike. */
 export async function findByToken(db: Db, token: string) {
-  const row = isId("verification", token) ? await db.select().from(verifications).where(eq(verifications.id, token)).get() : undefined;
+  return (await findForCapture(db, token)).row;
+}
+
+/**
+ * The verification row behind a capture token and, in the same D1 round trip, the upload row an
+ * `image_key` names (null when there is none; undefined when no key was given).
+ */
+export async function findForCapture(db: Db, token: string, objectKey?: string): Promise<{ row: VerificationRow; upload: UploadRow | null | undefined }> {
+  if (!isId("verification", token)) throw ApiError.notFound("verification");
+  const byId = db.select().from(verifications).where(eq(verifications.id, token));
+  let row: VerificationRow | undefined;
+  let upload: UploadRow | null | undefined;
+  if (objectKey === undefined) row = await byId.get();
+  else {
+    const [rows, found] = await db.batch([byId, db.select().from(uploads).where(eq(uploads.objectKey, objectKey))]);
+    row = rows[0];
+    upload = found[0] ?? null;
+  }
   if (!row) throw ApiError.notFound("verification");
-  return row;
+  return { row, upload };
 }
 
 /** Refuses capture-flow writes to a verification that is over, before any bytes are stored. */
@@ -46,6 +63,8 @@ export async function submitCapture(
   ctx: CaptureContext,
   row: Awaited<ReturnType<typeof findByToken>>,
   body: CaptureRequest,
+  /** the upload row `body.image_key` names, when the caller read it with the verification */
+  uploadRow?: UploadRow | null,
 ): Promise<{ record: VerificationRecord; replayed: boolean }> {
   const verificationId = row.id;
   const bucket = ctx.env.EVIDENCE;
@@ -55,7 +74,14 @@ export async function submitCapture(
     if (!belongsTo(body.image_key, verificationId)) {
       throw ApiError.invalid({ image_key: "Unknown image_key for this verification; mint one with captures/upload-url." });
     }
-    const upload = await resolveUpload(bucket, ctx.db, { verificationId, objectKey: body.image_key, kind: "image", field: "image_key", now: ctx.now });
+    const upload = await resolveUpload(bucket, ctx.db, {
+      verificationId,
+      objectKey: body.image_key,
+      kind: "image",
+      field: "image_key",
+      now: ctx.now,
+      ...(uploadRow !== undefined ? { row: uploadRow } : {}),
+    });
     if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
       throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256.", { fields: { image_sha256: "Does not match the uploaded bytes." } });
     }
@@ -63,6 +89,7 @@ export async function submitCapture(
     if (mediaType !== upload.row.contentType) {
       throw new ApiError("unsupported_media_type", `The uploaded bytes are ${mediaType}, not the declared ${upload.row.contentType}.`);
     }
+    const inspected = [...(common.uploads ?? []), ...(upload.inspected ? [upload.inspected] : [])];
     const result = await verificationObject(ctx.env, verificationId).addCapture(verificationId, {
       ...common,
       captureId: upload.row.id,
@@ -70,6 +97,7 @@ export async function submitCapture(
       mediaType,
       sizeBytes: upload.sizeBytes,
       sha256: upload.sha256,
+      ...(inspected.length > 0 ? { uploads: inspected } : {}),
     });
     return unwrap(result);
   }
@@ -134,6 +162,7 @@ async function commonFields(ctx: CaptureContext, verificationId: string, body: C
       throw new ApiError("unsupported_media_type", "A forensic buffer must be a 16-bit grayscale PNG depth map.");
     }
     out.forensicBufferKey = body.forensic_buffer_key;
+    if (buffer.inspected) out.uploads = [buffer.inspected];
   }
   if (body.attestation_token !== undefined) {
     out.attestation = await ctx.verifier.verify(body.attestation_token, ctx.remoteIp, ctx.now);

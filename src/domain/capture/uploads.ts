@@ -2,11 +2,11 @@ import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
 import { uploads } from "../../db/schema";
-import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
+import { digestAndForward, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
-import { deleteEvidence, evidenceSize, objectKeyFor, putEvidence, readEvidence } from "../../storage/evidence";
+import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
 import { maxEvidenceBytes, type VerificationConfig } from "../verification/config";
 import { normalizeContentType, sniffMediaType } from "./media";
@@ -149,45 +149,43 @@ export async function receiveUpload(
   // Only the holder of the current claim may finish or release it (a stale attempt may still wake up).
   const mine = and(eq(uploads.id, row.id), eq(uploads.status, "uploading"), eq(uploads.claimedAt, claimedAt));
   try {
-    const bytes = await readAtMost(options.body, row.maxBytes);
-    if (!bytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
-    const sha256 = await sha256Hex(bytes);
-    await putEvidence(bucket, row.objectKey, bytes, row.contentType, sha256);
+    const stored = await storeStreaming(bucket, row.objectKey, row.contentType, options.body, declared);
     const finished = await db
       .update(uploads)
-      .set({ status: "uploaded", sizeBytes: bytes.length, sha256, sniffedType: sniffMediaType(bytes), uploadedAt: options.now })
+      .set({ status: "uploaded", sizeBytes: stored.size, sha256: stored.sha256, sniffedType: sniffMediaType(stored.head), uploadedAt: options.now })
       .where(mine)
       .run();
     if (finished.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL was taken over by a newer attempt.");
-    return { image_key: row.objectKey, size_bytes: bytes.length, sha256 };
+    return { image_key: row.objectKey, size_bytes: stored.size, sha256: stored.sha256 };
   } catch (err) {
     await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
     throw err;
   }
 }
 
-/** Reads a stream fully unless it exceeds `limit` bytes (then null, without buffering the rest). */
-async function readAtMost(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
+/**
+ * Streams the request body into R2 while hashing it (one pass, never buffered whole). The body
+ * must be exactly the declared Content-Length (already checked against the slot): R2 is given a
+ * stream of that fixed length, and any other count fails the write.
+ */
+async function storeStreaming(bucket: R2Bucket, key: string, contentType: string, body: ReadableStream<Uint8Array>, length: number): Promise<StreamDigest> {
+  const mismatch = () => ApiError.invalid({ body: "The body does not match its Content-Length." });
+  const fixed = new FixedLengthStream(length);
+  const writer = fixed.writable.getWriter();
+  writer.closed.catch(() => undefined); // rejects when the write is abandoned below
+  const stored = putEvidenceStream(bucket, key, fixed.readable, contentType);
+  stored.catch(() => undefined); // awaited below, or abandoned with the write
+  try {
+    const digest = await digestAndForward(body, length, (chunk) => writer.write(chunk));
+    if (!digest || digest.size !== length) throw mismatch();
+    await writer.close();
+    await stored;
+    return digest;
+  } catch (err) {
+    await writer.abort(err).catch(() => undefined);
+    await stored.catch(() => undefined);
+    throw err instanceof ApiError ? err : mismatch();
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 /** A stored upload as a capture sees it: its digest, size and sniffed type. */
@@ -196,20 +194,33 @@ export interface StoredUpload {
   sizeBytes: number;
   sha256: string;
   sniffedType: string | null;
+  /** Inspected just now (a direct upload on first use): to be recorded with the capture. */
+  inspected: UploadDigest | null;
+}
+
+/** What a first inspection learnt about a direct upload; the capture's commit records it on the row. */
+export interface UploadDigest {
+  id: string;
+  sizeBytes: number;
+  sha256: string;
+  sniffedType: string | null;
+  uploadedAt: number;
 }
 
 /**
  * Finds the upload behind an `image_key` (or `forensic_buffer_key`) of this verification. Uploads
- * that went straight to R2 (presigned mode) are inspected and recorded on first use: their size is
- * checked with `head()` before a byte is read. An upload not captured within `CAPTURE_WINDOW_MS`
- * of its URL's expiry is an orphan (410 `expired`).
+ * that went straight to R2 (presigned mode) are read once on first use, hashed as they stream, their
+ * size checked against the slot from the object's metadata before a byte is read; the caller records
+ * what was learnt with the capture (`inspected`). An upload not captured within `CAPTURE_WINDOW_MS`
+ * of its URL's expiry is an orphan (410 `expired`). `row` is the upload row when the caller already
+ * read it (undefined: read it here; null: there is none).
  */
 export async function resolveUpload(
   bucket: R2Bucket,
   db: Db,
-  options: { verificationId: string; objectKey: string; kind: UploadKind; field: string; now: number },
+  options: { verificationId: string; objectKey: string; kind: UploadKind; field: string; now: number; row?: UploadRow | null },
 ): Promise<StoredUpload> {
-  const row = await db.select().from(uploads).where(eq(uploads.objectKey, options.objectKey)).get();
+  const row = options.row !== undefined ? options.row : await findUpload(db, options.objectKey);
   if (!row || row.verificationId !== options.verificationId || row.kind !== options.kind) {
     throw ApiError.invalid({ [options.field]: `Unknown ${options.field} for this verification; mint one with captures/upload-url.` });
   }
@@ -217,27 +228,32 @@ export async function resolveUpload(
     throw new ApiError("expired", `This ${options.field} was not captured in time; upload the image again.`);
   }
   if (row.status === "uploaded" && row.sha256 && row.sizeBytes !== null) {
-    return { row, sizeBytes: row.sizeBytes, sha256: row.sha256, sniffedType: row.sniffedType };
+    return { row, sizeBytes: row.sizeBytes, sha256: row.sha256, sniffedType: row.sniffedType, inspected: null };
   }
-  const size = await evidenceSize(bucket, row.objectKey);
-  if (size === null) throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
-  if (size > row.maxBytes) {
+  const read = await digestEvidence(bucket, row.objectKey, row.maxBytes);
+  if (read.kind === "missing") throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
+  if (read.kind === "too_large") {
     await deleteEvidence(bucket, [row.objectKey]);
     throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
   }
-  const bytes = await readEvidence(bucket, row.objectKey);
-  if (!bytes) throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
-  if (bytes.length > row.maxBytes) {
-    // Replaced between head() and get() (a second PUT of a direct URL): the bytes read decide.
-    await deleteEvidence(bucket, [row.objectKey]);
-    throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
-  }
-  const sha256 = await sha256Hex(bytes);
-  const sniffedType = sniffMediaType(bytes);
-  await db
+  const sniffedType = sniffMediaType(read.head);
+  return {
+    row,
+    sizeBytes: read.size,
+    sha256: read.sha256,
+    sniffedType,
+    inspected: { id: row.id, sizeBytes: read.size, sha256: read.sha256, sniffedType, uploadedAt: options.now },
+  };
+}
+
+export async function findUpload(db: Db, objectKey: string): Promise<UploadRow | null> {
+  return (await db.select().from(uploads).where(eq(uploads.objectKey, objectKey)).get()) ?? null;
+}
+
+/** The statement recording an inspected direct upload (run in the capture's commit batch). */
+export function recordUploadDigest(db: Db, digest: UploadDigest) {
+  return db
     .update(uploads)
-    .set({ status: "uploaded", sizeBytes: bytes.length, sha256, sniffedType, uploadedAt: options.now })
-    .where(eq(uploads.id, row.id))
-    .run();
-  return { row, sizeBytes: bytes.length, sha256, sniffedType };
+    .set({ status: "uploaded", sizeBytes: digest.sizeBytes, sha256: digest.sha256, sniffedType: digest.sniffedType, uploadedAt: digest.uploadedAt })
+    .where(eq(uploads.id, digest.id));
 }

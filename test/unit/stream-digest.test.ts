@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { digestAndForward, digestStream, HEAD_BYTES, sha256Hex } from "../../src/lib/crypto";
+
+/** A stream delivering `bytes` in chunks of `chunk` bytes (JS-backed, like many request bodies). */
+function chunked(bytes: Uint8Array, chunk: number): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + chunk));
+      offset += chunk;
+    },
+  });
+}
+
+function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += 65536) crypto.getRandomValues(out.subarray(i, Math.min(n, i + 65536)));
+  return out;
+}
+
+describe("stream digests (the bytes are hashed once, as they stream)", () => {
+  for (const [size, chunk] of [
+    [0, 16],
+    [10, 3],
+    [HEAD_BYTES, 100],
+    [HEAD_BYTES + 1, 100],
+    [1_500_000, 4096],
+    [1_500_000, 1_500_000],
+  ] as const) {
+    it(`${size} bytes in chunks of ${chunk}: digest, size and first bytes`, async () => {
+      const bytes = randomBytes(size);
+      const expected = await sha256Hex(bytes);
+      for (const stream of [chunked(bytes, chunk), new Response(bytes).body ?? chunked(bytes, chunk)]) {
+        const got = await digestStream(stream);
+        expect(got.sha256).toBe(expected);
+        expect(got.size).toBe(size);
+        expect([...got.head]).toEqual([...bytes.subarray(0, HEAD_BYTES)]);
+      }
+      const forwarded: Uint8Array[] = [];
+      const both = await digestAndForward(chunked(bytes, chunk), size, async (c) => void forwarded.push(c));
+      expect(both).toMatchObject({ sha256: expected, size });
+      expect(await sha256Hex(new Uint8Array(await new Blob(forwarded).arrayBuffer()))).toBe(expected);
+    });
+  }
+
+  it("digestAndForward stops at the limit without reading further", async () => {
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(1000));
+      },
+    });
+    expect(await digestAndForward(endless, 4500, async () => undefined)).toBeNull();
+    expect(pulled).toBeLessThan(10);
+  });
+});

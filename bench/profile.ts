@@ -1,0 +1,100 @@
+/**
+ * Where the API Worker's CPU goes on one request type (`npm run bench:profile -- capture|create`):
+ * a V8 CPU profile of the Worker's isolate in process A (the Worker and its Durable Objects) over
+ * a few seconds of load, summed by function (self time) and by module (node_modules package or
+ * source file). No floor, no analysis: this is for finding work to remove, not for ratios.
+ *
+ *   npm run bench:profile -- capture [--clients 8] [--ms 4000] [--top 40]
+ */
+import { parseArgs } from "node:util";
+import { captureJobs, DIRECT_MODE } from "./lib/capture-jobs";
+import { createJobs } from "./lib/create-jobs";
+import { closedLoop, fmt, summarize } from "./lib/measure";
+import { API_WORKER, freePort, startRuntime } from "./lib/runtime";
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { clients: { type: "string", default: "8" }, ms: { type: "string", default: "4000" }, top: { type: "string", default: "40" } },
+});
+const scenario = positionals[0] ?? "capture";
+const inspectorPort = await freePort();
+const rt = await startRuntime({ floors: [], analysis: false, apiVars: DIRECT_MODE, inspectorPort });
+
+interface CdpNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+async function cdp(url: string) {
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve);
+    ws.addEventListener("error", reject);
+  });
+  let id = 0;
+  const pending = new Map<number, (v: unknown) => void>();
+  ws.addEventListener("message", (e: MessageEvent) => {
+    const msg = JSON.parse(String(e.data)) as { id?: number; result?: unknown; error?: unknown };
+    if (msg.id && pending.has(msg.id)) pending.get(msg.id)!(msg.result ?? msg.error);
+  });
+  return {
+    send: (method: string, params: unknown = {}) =>
+      new Promise<unknown>((resolve) => {
+        id += 1;
+        pending.set(id, resolve);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+function moduleOf(url: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  const src = /(src\/.*|bench\/.*)$/.exec(url);
+  return src ? src[1]! : url || "(native)";
+}
+
+try {
+  const clients = Number(args.clients);
+  const prepared =
+    scenario === "create" ? createJobs(rt) : await (await captureJobs(rt)).prepare("project", clients, Math.ceil(((Number(args.ms) / 1000) * 60) / clients) + 2);
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; title: string; webSocketDebuggerUrl: string }[];
+  const target = targets.find((t) => t.id.includes(API_WORKER)) ?? targets.find((t) => t.title.includes(API_WORKER));
+  if (!target) throw new Error(`no inspector target for ${API_WORKER}: ${targets.map((t) => t.id).join(", ")}`);
+  const session = await cdp(target.webSocketDebuggerUrl);
+  await session.send("Profiler.enable");
+  await session.send("Profiler.setSamplingInterval", { interval: 200 });
+  await session.send("Profiler.start");
+  const result = await closedLoop(clients, Number(args.ms), prepared);
+  const { profile } = (await session.send("Profiler.stop")) as { profile: { nodes: CdpNode[]; samples: number[]; timeDeltas: number[] } };
+  session.close();
+
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((nodeId, i) => self.set(nodeId, (self.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  const byFunction = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  for (const [nodeId, ms] of self) {
+    const { callFrame } = byNode.get(nodeId)!;
+    if (callFrame.functionName === "(idle)" || callFrame.functionName === "(program)") continue;
+    total += ms;
+    const fn = `${callFrame.functionName || "(anonymous)"} ${moduleOf(callFrame.url)}:${callFrame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
+    const mod = moduleOf(callFrame.url);
+    byModule.set(mod, (byModule.get(mod) ?? 0) + ms);
+  }
+  const s = summarize([result]);
+  console.log(`${scenario}: ${s.n} requests at ${args.clients} clients, p50 ${fmt(s.p50)} ms, ${s.rps.toFixed(1)} rps; JS CPU in the isolate ${fmt(total / Math.max(1, s.n))} ms per request (sampled)`);
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${fmt(v / Math.max(1, s.n)).padStart(6)} ms/req  ${k}`);
+  console.log("\nby module (self time)\n" + top(byModule, 25).join("\n"));
+  console.log("\nby function (self time)\n" + top(byFunction, Number(args.top)).join("\n"));
+} finally {
+  await rt.dispose();
+}

@@ -38,6 +38,28 @@ describe("decoders inside workerd (real photographs)", () => {
     }
   });
 
+  it("JPEG tiles cut from luma strips equal the same regions of a whole-frame decode, baseline and progressive", async () => {
+    for (const name of ["dune.jpg", "dune-progressive.jpg"]) {
+      const bytes = await samplePhoto(name);
+      const whole = (await decodeImage(bytes, "image/jpeg", { tiles: (w, h) => [{ x: 0, y: 0, width: w, height: h }] })).tiles[0]!;
+      expect(whole).toMatchObject({ width: 192, height: 128 });
+      // Left, middle, right and bottom-edge regions: the plan reads them as a top-down and a bottom-up strip.
+      const rects = [
+        { x: 0, y: 0, width: 32, height: 32 },
+        { x: 80, y: 40, width: 33, height: 20 },
+        { x: 150, y: 90, width: 42, height: 38 },
+        { x: 170, y: 10, width: 22, height: 10 },
+      ];
+      const tiles = (await decodeImage(bytes, "image/jpeg", { tiles: () => rects })).tiles;
+      for (const [i, tile] of tiles.entries()) {
+        const rect = rects[i]!;
+        const expected = new Uint8Array(rect.width * rect.height);
+        for (let y = 0; y < rect.height; y += 1) expected.set(whole.data.subarray((rect.y + y) * 192 + rect.x, (rect.y + y) * 192 + rect.x + rect.width), y * rect.width);
+        expect({ name, ...rect, same: tile.data.every((v, k) => v === expected[k]) }).toEqual({ name, ...rect, same: true });
+      }
+    }
+  });
+
   it("PNG streams through the runtime's inflater and matches the JPEG at its scale", async () => {
     const png = await decodeSample("dune.png", "image/png");
     expect(png).toMatchObject({ width: 96, height: 64, thumbnail: { width: 96, height: 64 } });

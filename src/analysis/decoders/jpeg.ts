@@ -130,7 +130,7 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
       const [mh, mv] = SAMPLING[subsamp] ?? [2, 2];
       const blocks = layout.components.reduce((sum, c) => sum + Math.ceil((width * c.h) / (8 * mh)) * Math.ceil((height * c.v) / (8 * mv)), 0);
       // libjpeg holds every coefficient of a progressive frame (128 bytes a block) for the overview
-      // pass: 12 MP at 4:2:0 is 36 MB, 50 MP at 4:2:0 150 MB. (The tile passes cut the frame short
+      // pass: 12 MP at 4:2:0 is 34 MiB, 50 MP at 4:2:0 143 MiB. (The tile passes cut the frame short
       // and hold only the rows above the lowest tile.) Baseline JPEGs stream and have no such limit.
       if (blocks * 128 + 2 * bytes.length > WHOLE_FRAME_BUDGET) {
         throw new DecodeFailure("image_too_large", `progressive JPEG of ${width}x${height} needs ${Math.round((blocks * 128) / 2 ** 20)} MB of coefficients`);

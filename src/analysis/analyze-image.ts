@@ -6,13 +6,14 @@ import { testMarker, testMarkerJudge } from "../providers/vision/test-markers";
 import type { SignalName } from "../schemas/verification-create";
 import { NOT_APPLICABLE, type AiResult, type ContextResult, type DepthResult, type ScreenResult, type VerdictSignals } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
-import { decodePixels, encodeThumbnailJpeg, type DecodedPixels } from "./pixels";
+import { decodePixels, encodeThumbnailJpeg, type DecodedPixels, type Thumbnail } from "./pixels";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { DHASH_ALGORITHM, dhash64 } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
 import { detectScreen } from "./signals/screen-moire";
+import { EVIDENCE_THUMBNAIL_MAX_SIDE } from "./thumbnail";
 
 export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/1";
 
@@ -43,6 +44,8 @@ export interface ImageDeps {
   trustedSigners: readonly string[];
   /** Test environments only: honour the documented `vfy-test` marker (providers/vision/test-markers.ts). */
   testMarkers?: boolean;
+  /** Receives the decoded pixels' RGB thumbnail once (the captures API's evidence thumbnail is made from it). */
+  thumbnail?: (thumbnail: Thumbnail) => Promise<void>;
 }
 
 export interface ObservedSignals {
@@ -93,10 +96,11 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   let pixels: DecodedPixels | null = null;
   let decodeError: string | null = null;
   try {
-    pixels = await time("decode", () => decodePixels(input.bytes, input.mediaType, wantsVision ? { thumbnailMaxSide: VISION_MAX_SIDE } : {}));
+    pixels = await time("decode", () => decodePixels(input.bytes, input.mediaType, { thumbnailMaxSide: wantsVision ? VISION_MAX_SIDE : EVIDENCE_THUMBNAIL_MAX_SIDE }));
   } catch (err) {
     decodeError = String(err).slice(0, 300);
   }
+  if (pixels?.thumbnail && deps.thumbnail) await time("thumbnail", () => deps.thumbnail!(pixels!.thumbnail!));
   const luma = pixels?.luma ?? null;
 
   const hash = luma ? await time("phash", () => dhash64(luma)) : null;

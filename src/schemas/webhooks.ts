@@ -53,6 +53,8 @@ export const WebhookEventSchema = z
       "verification.expired",
       "verification.failed",
       "verification.case.completed",
+      "verification.reviewed",
+      "verification.redacted",
     ]),
     created_at: DateTime,
     data: z.object({ object: z.record(z.string(), z.unknown()).openapi({ description: "The Verification, answers included." }) }),

@@ -29,6 +29,7 @@ function state(over: Partial<VerificationState> = {}): VerificationState {
     readyAt: null,
     completedAt: null,
     finalizedAt: null,
+    redactedAt: null,
     captures: [],
     answers: {},
     ...over,

@@ -16,6 +16,7 @@ const urlsNote = "`image_url`, `thumbnail_url` and `depth_map_url` work for 5 mi
 const list = createRoute({
   method: "get",
   path: "/v1/verifications/{id}/captures",
+  operationId: "listCaptures",
   tags: ["Evidence"],
   summary: "A verification's captures in capture order, with their analysis",
   description: urlsNote,
@@ -35,6 +36,7 @@ app.openapi(list, async (c) => {
 const one = createRoute({
   method: "get",
   path: "/v1/captures/{id}",
+  operationId: "getCapture",
   tags: ["Evidence"],
   summary: "One capture with its analysis",
   description: urlsNote,

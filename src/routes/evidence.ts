@@ -17,11 +17,13 @@ const image = (types: string[]) => Object.fromEntries(types.map((t) => [t, { sch
 const get = createRoute({
   method: "get",
   path: "/v1/evidence/{token}",
+  operationId: "downloadEvidence",
   tags: ["Evidence"],
   summary: "Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)",
   description:
     "Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes " +
     "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`.",
+  security: [],
   request: { params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) }) },
   responses: {
     200: { description: "The stored bytes", content: image(["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"]) },

@@ -17,6 +17,7 @@ const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "pa
 const redact = createRoute({
   method: "post",
   path: "/v1/verifications/{id}/redact",
+  operationId: "redactVerification",
   tags: ["Verifications"],
   summary: "Erase a verification's evidence (irreversible, idempotent)",
   description:

@@ -17,6 +17,7 @@ const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "pa
 const review = createRoute({
   method: "post",
   path: "/v1/verifications/{id}/review",
+  operationId: "reviewVerification",
   tags: ["Verifications"],
   summary: "Record an operator's decision beside the verdict",
   description:

@@ -17,6 +17,7 @@ function present(s: TenantSettings): z.infer<typeof TenantSettingsSchema> {
 const read = createRoute({
   method: "get",
   path: "/v1/tenant/settings",
+  operationId: "getTenantSettings",
   tags: ["Tenant"],
   summary: "The tenant's settings",
   security: sessionOnly,
@@ -29,6 +30,7 @@ app.openapi(read, async (c) => c.json(present(await readTenantSettings(createDb(
 const update = createRoute({
   method: "patch",
   path: "/v1/tenant/settings",
+  operationId: "updateTenantSettings",
   tags: ["Tenant"],
   summary: "Change the tenant's settings",
   description:

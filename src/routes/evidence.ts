@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
+import { createDb } from "../db/client";
 import { serveSignedEvidence } from "../domain/evidence/serve";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
@@ -22,7 +23,8 @@ const get = createRoute({
   summary: "Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)",
   description:
     "Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes " +
-    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`.",
+    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`; " +
+    "an object that is gone (the verification was redacted) is 404.",
   security: [],
   request: { params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) }) },
   responses: {
@@ -33,7 +35,7 @@ const get = createRoute({
 });
 
 app.openapi(get, async (c) => {
-  const served = await serveSignedEvidence(c.env, c.req.valid("param").token, {
+  const served = await serveSignedEvidence(c.env, createDb(c.env.DB), c.req.valid("param").token, {
     // Cloudflare sets CF-Connecting-IP on every request it proxies; local requests share one bucket.
     clientIp: c.req.header("CF-Connecting-IP") ?? "local",
     ifNoneMatch: c.req.header("If-None-Match"),

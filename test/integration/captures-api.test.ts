@@ -81,6 +81,11 @@ describe("captures and their analysis", () => {
     expect(depth.depth_map_url).toMatch(/\/v1\/evidence\//);
 
     for (const c of items) {
+      // The object keys hold the verification id, the capture flow's credential: the URLs never do.
+      for (const url of [c.image_url, c.thumbnail_url, c.depth_map_url].filter(Boolean)) {
+        const token = url.slice(url.lastIndexOf("/") + 1).split(".")[0];
+        expect(atob(token.replace(/-/g, "+").replace(/_/g, "/"))).not.toContain("vfy_");
+      }
       expect(c.analysis.status).toBe("completed");
       expect(Object.keys(c.analysis.signals)).toEqual(["screen_detection", "ai_detection", "reverse_search", "depth"]);
       expect(c.image_url).toMatch(/^http:\/\/localhost:8787\/v1\/evidence\//);
@@ -145,7 +150,7 @@ describe("captures and their analysis", () => {
   it("an expired or altered URL is 403 with the standard error body", async () => {
     const [front] = (await callJson(`/v1/verifications/${fixture.v.id}/captures`, { key: t.key })).body.items;
     const s = settings(env);
-    const stale = await signEvidenceUrl(s.signingSecret, s.baseUrl, { key: `verifications/${fixture.v.id}/${front.id}`, sha256: front.sha256, contentType: "image/jpeg" }, Date.now() - 5 * 60 * 1000 - 1);
+    const stale = await signEvidenceUrl(s.signingSecret, s.baseUrl, { captureId: front.id, variant: "image", sha256: front.sha256 }, Date.now() - 5 * 60 * 1000 - 1);
     const expired = await fetchUrl(stale);
     expect(expired.res.status).toBe(403);
     expect(JSON.parse(new TextDecoder().decode(expired.bytes))).toEqual({ error: { code: "forbidden", message: expect.stringMatching(/expired/) } });

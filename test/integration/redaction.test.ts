@@ -84,6 +84,7 @@ describe("redaction", () => {
     expect((await objectKeys(v.id)).length).toBeGreaterThanOrEqual(6); // 2 captures, 2 thumbnails, a depth map, an orphan
     expect((await db().select().from(imageHashes).where(inArray(imageHashes.captureId, captureIds))).length).toBe(2);
     const shown = (await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body;
+    const urlBefore = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items[0].image_url;
     const storedBefore = await storedCopies(t.id, v.id);
     for (const text of PERSONAL) expect(storedBefore, text).toContain(text);
 
@@ -104,6 +105,9 @@ describe("redaction", () => {
     expect(tomb.captures.map((c: any) => c.id)).toEqual(captureIds);
 
     expect(await objectKeys(v.id)).toEqual([]);
+    // A download URL handed out before is dead at once, its ETag notwithstanding.
+    const gone = await callJson(new URL(urlBefore).pathname);
+    expect(gone.status).toBe(404);
     const after = await persisted(v.id);
     expect(after.answers).toEqual([]);
     expect(after.captures.map((c) => [c.id, c.sha256, c.location])).toEqual(before.captures.map((c) => [c.id, c.sha256, null]));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CaptureAnalysisRow } from "../../src/db/analyses";
 import { presentAnalysis, presentSignal, redactAnalysisResult } from "../../src/domain/evidence/analysis-view";
+import { signToken } from "../../src/lib/crypto";
 import { openEvidenceToken, signEvidenceUrl, EVIDENCE_URL_TTL_MS } from "../../src/storage/evidence-urls";
 
 const SECRET = "unit-signing-secret-0123456789abcdef0123";
@@ -88,23 +89,27 @@ describe("per-capture analysis view", () => {
 });
 
 describe("signed evidence URLs", () => {
-  const object = { key: "verifications/vfy_1/cap_1", sha256: "a".repeat(64), contentType: "image/jpeg" };
+  const ref = { captureId: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", variant: "thumbnail" as const, sha256: "a".repeat(64) };
   const now = 1_800_000_000_000;
 
   it("open the object they were signed for until they expire", async () => {
-    const url = await signEvidenceUrl(SECRET, "https://verify.example.com", object, now);
+    const url = await signEvidenceUrl(SECRET, "https://verify.example.com", ref, now);
     expect(url.startsWith("https://verify.example.com/v1/evidence/")).toBe(true);
     const token = url.slice(url.lastIndexOf("/") + 1);
-    expect(await openEvidenceToken(SECRET, token, now + EVIDENCE_URL_TTL_MS - 1)).toEqual({ ok: true, object, expiresAt: now + EVIDENCE_URL_TTL_MS });
+    expect(await openEvidenceToken(SECRET, token, now + EVIDENCE_URL_TTL_MS - 1)).toEqual({ ok: true, ref, expiresAt: now + EVIDENCE_URL_TTL_MS });
     expect(await openEvidenceToken(SECRET, token, now + EVIDENCE_URL_TTL_MS)).toEqual({ ok: false, reason: "expired" });
     expect(await openEvidenceToken("another-secret-0123456789abcdef0123456789", token, now)).toEqual({ ok: false, reason: "invalid" });
   });
 
-  it("refuse another object's key spliced into the token", async () => {
-    const url = await signEvidenceUrl(SECRET, "https://x", object, now);
+  it("refuse another object spliced into the token, and an upload token in its place", async () => {
+    const url = await signEvidenceUrl(SECRET, "https://x", ref, now);
     const [body, sig] = url.slice(url.lastIndexOf("/") + 1).split(".");
     const claims = JSON.parse(atob(body!.replace(/-/g, "+").replace(/_/g, "/")));
-    const forged = btoa(JSON.stringify({ ...claims, k: "verifications/vfy_2/cap_2" })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-    expect(await openEvidenceToken(SECRET, `${forged}.${sig}`, now)).toEqual({ ok: false, reason: "invalid" });
+    const encode = (value: unknown) => btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    for (const forged of [{ ...claims, c: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0A" }, { ...claims, v: "image" }, { ...claims, exp: claims.exp + 3_600_000 }]) {
+      expect(await openEvidenceToken(SECRET, `${encode(forged)}.${sig}`, now)).toEqual({ ok: false, reason: "invalid" });
+    }
+    const upload = await signToken(SECRET, "upload", claims);
+    expect(await openEvidenceToken(SECRET, upload, now)).toEqual({ ok: false, reason: "invalid" });
   });
 });

@@ -7,7 +7,7 @@ import { loadTenantRecord, type CaptureRow, type VerificationRecord } from "../.
 import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
-import { signEvidenceUrl } from "../../storage/evidence-urls";
+import { signEvidenceUrl, type EvidenceVariant } from "../../storage/evidence-urls";
 import type { StoredThumbnail } from "../../analysis/thumbnail";
 import { presentAnalysis } from "./analysis-view";
 import { presentCapture, type CaptureUrls, type CaptureView } from "./present";
@@ -38,7 +38,7 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
   const byCapture = new Map(analyses.map((a) => [a.captureId, a]));
   const signalKeys = row.config.signals_required.map((name) => SIGNAL_KEYS[name]);
   const { signingSecret, baseUrl } = settings(env);
-  const sign = (key: string, sha256: string, contentType: string) => signEvidenceUrl(signingSecret, baseUrl, { key, sha256, contentType }, now);
+  const sign = (captureId: string, variant: EvidenceVariant, sha256: string) => signEvidenceUrl(signingSecret, baseUrl, { captureId, variant, sha256 }, now);
 
   return Promise.all(
     captures.map(async (capture) => {
@@ -46,11 +46,11 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
       const urls: CaptureUrls = {};
       // A redacted verification has no bytes left to point at.
       if (row.redactedAt === null) {
-        urls.image = await sign(capture.imageKey, capture.sha256, capture.contentType);
+        urls.image = await sign(capture.id, "image", capture.sha256);
         const thumbnail = analysis?.thumbnail as StoredThumbnail | null | undefined;
-        if (thumbnail) urls.thumbnail = await sign(thumbnail.key, thumbnail.sha256, "image/jpeg");
+        if (thumbnail) urls.thumbnail = await sign(capture.id, "thumbnail", thumbnail.sha256);
         const depthDigest = capture.forensicBufferKey ? depthDigests.get(capture.forensicBufferKey) : undefined;
-        if (capture.forensicBufferKey && depthDigest) urls.depthMap = await sign(capture.forensicBufferKey, depthDigest, "image/png");
+        if (depthDigest) urls.depthMap = await sign(capture.id, "depth_map", depthDigest);
       }
       return presentCapture(capture, {
         source: isUploaded(record, capture) ? "upload" : "live",

@@ -68,11 +68,11 @@ export function redactionStatements(db: Db, target: RedactionTarget): BatchItem<
 }
 
 /** Replaces analysis results (and forgets their thumbnails, whose objects are deleted with the rest). */
-export function rewriteAnalyses(db: Db, rows: Array<{ captureId: string; result: unknown }>): BatchItem<"sqlite">[] {
+function rewriteAnalyses(db: Db, rows: Array<{ captureId: string; result: unknown }>): BatchItem<"sqlite">[] {
   return rows.map((r) => db.update(captureAnalyses).set({ result: r.result, thumbnail: null }).where(eq(captureAnalyses.captureId, r.captureId)));
 }
 
 /** Takes captures out of the reuse (near-duplicate) index. */
-export function dropHashes(db: Db, captureIds: string[]): BatchItem<"sqlite">[] {
+function dropHashes(db: Db, captureIds: string[]): BatchItem<"sqlite">[] {
   return captureIds.length > 0 ? [db.delete(imageHashes).where(inArray(imageHashes.captureId, captureIds))] : [];
 }

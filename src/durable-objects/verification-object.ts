@@ -24,7 +24,7 @@ import type { VerificationState } from "../domain/verification/state";
 import { isTerminal } from "../domain/verification/state";
 import * as machine from "../domain/verification/transitions";
 import type { ProgressKind, ReviewCommand, Transition } from "../domain/verification/transitions";
-import { QUIET_AFTER_MS, redactedColumns, redactionPlan, scrubLateAnalyses } from "../domain/verification/redaction";
+import { QUIET_AFTER_MS, redactedColumns, redactionPlan, scrubAgain } from "../domain/verification/redaction";
 import type { VerificationConfig } from "../domain/verification/config";
 import { queuePublisher, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
@@ -325,7 +325,7 @@ export class VerificationObject extends DurableObject<Env> {
     await this.ctx.storage.delete("redaction");
     const finalSweepAt = (record.row.redactedAt ?? 0) + FINAL_SWEEP_DELAY_MS;
     if (finalSweepAt > this.clock()) await this.ctx.storage.put({ sweep_at: finalSweepAt, sweep_scheduled: true });
-    else await scrubLateAnalyses(this.#db, id, record.captures.map((c) => c.id));
+    else await scrubAgain(this.#db, record, settings(this.env).baseUrl);
     await this.#schedule(record);
     return result;
   }
@@ -365,7 +365,7 @@ export class VerificationObject extends DurableObject<Env> {
         if (record.row.redactedAt !== null) {
           // Redacted: nothing is referenced any more, whatever its age.
           await this.purger.purge(id);
-          await scrubLateAnalyses(this.#db, id, record.captures.map((c) => c.id));
+          await scrubAgain(this.#db, record, settings(this.env).baseUrl);
         } else {
           const referenced = new Set<string>();
           for (const c of record.captures) {

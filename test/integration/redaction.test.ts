@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { captureAnalyses, idempotencyKeys, imageHashes, outboundMessages, webhookDeliveries } from "../../src/db/schema";
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
 import { verificationObject } from "../../src/durable-objects/verification-client";
+import { newId } from "../../src/lib/ids";
 import { verificationPrefix } from "../../src/storage/evidence";
 import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
 import { captureByKey, captureInline, hasVerdict, inlineCapture, pollVerification, upload, uploadDepthMap } from "../helpers/capture";
@@ -246,7 +247,7 @@ describe("redaction", () => {
     expect(await objectKeys(v.id)).toEqual([]);
   });
 
-  it("the final sweep clears what a running analysis or upload left after the redaction", async () => {
+  it("the final sweep clears what a writer that read the verification just before left after the redaction", async () => {
     const v = await createVerification(t.key, { max_captures: 2 });
     const { body } = await inlineCapture(v.id);
     const captureId = body.captures[0].id;
@@ -258,6 +259,17 @@ describe("redaction", () => {
       .values({ captureId, verificationId: v.id, status: "completed", result: { signals: {}, metadata: { make: "Canon" }, dimensions: null }, error: null, analyzedAt: Date.now(), thumbnail: { key: "k" } })
       .onConflictDoUpdate({ target: captureAnalyses.captureId, set: { result: { signals: {}, metadata: { make: "Canon" }, dimensions: null }, thumbnail: { key: "k" } } });
     await db().insert(imageHashes).values({ captureId, verificationId: v.id, tenantId: t.id, algorithm: "dhash64", hash: "00ff00ff00ff00ff", band0: 1, band1: 2, band2: 3, band3: 4, createdAt: Date.now() });
+    // …and a webhook body and a notification built from the verification as it was read just before.
+    const now = Date.now();
+    await db().insert(webhookDeliveries).values({
+      id: newId("webhookDelivery"), eventId: newId("event"), verificationId: v.id, tenantId: t.id, eventType: "verification.completed",
+      url: "https://example.com/hook", payload: JSON.stringify({ data: { object: { id: v.id, metadata: { customer: "Jane Roe" } } } }),
+      status: "pending", attempts: 0, createdAt: now, updatedAt: now,
+    });
+    await db().insert(outboundMessages).values({
+      id: newId("message"), dedupeKey: `email:${newId("event")}`, channel: "email", recipient: "claims@example.com", subject: "Done", body: "Jane Roe",
+      verificationId: v.id, provider: "dev-outbox", status: "recorded", createdAt: now,
+    });
 
     const stub = verificationObject(env, v.id);
     await runInDurableObject(stub, (instance: VerificationObject) => {
@@ -269,6 +281,12 @@ describe("redaction", () => {
     const [analysis] = await db().select().from(captureAnalyses).where(eq(captureAnalyses.captureId, captureId));
     expect(JSON.stringify(analysis)).not.toContain("Canon");
     expect(analysis!.thumbnail).toBeNull();
+    const left = JSON.stringify([
+      await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.verificationId, v.id)),
+      await db().select().from(outboundMessages).where(eq(outboundMessages.verificationId, v.id)),
+    ]);
+    expect(left).not.toContain("Jane Roe");
+    expect(left).not.toContain("claims@example.com");
   });
 
   it("full key or session; another tenant's is 404; a publishable key is 403", async () => {

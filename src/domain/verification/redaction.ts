@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { analysesOf, type CaptureAnalysisRow } from "../../db/analyses";
 import type { Db } from "../../db/client";
-import { dropHashes, redactionStatements, rewriteAnalyses, type RedactionTarget } from "../../db/redaction";
+import { redactionStatements, type RedactionTarget } from "../../db/redaction";
 import { captureAnalyses, events } from "../../db/schema";
 import {
   eventRow,
@@ -159,15 +159,17 @@ export async function redactSettledInBulk(env: Env, db: Db, records: Verificatio
 }
 
 /**
- * Clears what an analysis already running at the redaction may have written after it (its result,
- * its hash in the reuse index). Idempotent; the Durable Object's final sweep runs it.
+ * Runs the clean-up of a redacted verification again (all of it is idempotent): what a writer that
+ * had read the verification just before the redaction wrote after it (an analysis result or hash,
+ * a webhook body, a notification) is cleared too. The Durable Object's final sweep runs it.
  */
-export async function scrubLateAnalyses(db: Db, verificationId: string, captureIds: string[]): Promise<void> {
-  if (captureIds.length === 0) return;
-  const rows = await analysesOf(db, verificationId);
-  const late = rows.filter((r) => (r.result as { redacted?: unknown } | null)?.redacted !== true && (r.result !== null || r.thumbnail !== null));
-  const statements = [...rewriteAnalyses(db, late.map((r) => ({ captureId: r.captureId, result: redactAnalysisResult(r.result) }))), ...dropHashes(db, captureIds)];
-  if (statements.length > 0) await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+export async function scrubAgain(db: Db, record: VerificationRecord, baseUrl: string): Promise<void> {
+  const redactedAt = record.row.redactedAt;
+  if (redactedAt === null) return;
+  const analyses = record.captures.length > 0 ? await analysesOf(db, record.row.id) : [];
+  const target = redactionTarget(record, analyses, redactedAt, baseUrl);
+  target.has = { answers: true, timelineText: true, webhooks: true, messages: true };
+  await db.batch(redactionStatements(db, target) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
 }
 
 /**

@@ -125,4 +125,15 @@ describe("the daily retention run", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(await redactedCount()).toBe(before);
   }, 300_000);
+
+  it("a sweep step honours the tenant's current setting: a longer period, or none, wins over the scheduled run", async () => {
+    const t = await seedTenant("Changed its mind");
+    const now = Date.now();
+    await seedRows(t.id, 3, now - 10 * DAY_MS);
+    const job = { type: "retention_sweep" as const, v: 1 as const, tenant_id: t.id, cutoff: now - DAY_MS };
+    await db().update(tenants).set({ retentionDays: 30 }).where(eq(tenants.id, t.id));
+    expect(await sweepTenant(env, db(), job, now)).toEqual({ queued: 0, more: false });
+    await db().update(tenants).set({ retentionDays: null }).where(eq(tenants.id, t.id));
+    expect(await sweepTenant(env, db(), job, now)).toEqual({ queued: 0, more: false });
+  });
 });

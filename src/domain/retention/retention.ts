@@ -60,8 +60,12 @@ type SweepJob = Extract<MaintenanceJob, { type: "retention_sweep" }>;
  * cutoff (keyset on the partial index `verifications_retention_idx`), queued for redaction in
  * chunks, and the next step queued when the page was full.
  */
-export async function sweepTenant(env: Env, db: Db, job: SweepJob): Promise<{ queued: number; more: boolean }> {
+export async function sweepTenant(env: Env, db: Db, job: SweepJob, now = Date.now()): Promise<{ queued: number; more: boolean }> {
   const { after } = job;
+  // The tenant may have changed its mind since the run was scheduled: a longer period (or none) wins.
+  const tenant = await db.select({ days: tenants.retentionDays }).from(tenants).where(eq(tenants.id, job.tenant_id)).get();
+  if (!tenant || tenant.days === null) return { queued: 0, more: false };
+  const cutoff = Math.min(job.cutoff, now - tenant.days * DAY_MS);
   const page = await db
     .select({ id: verifications.id, createdAt: verifications.createdAt })
     .from(verifications)
@@ -69,7 +73,7 @@ export async function sweepTenant(env: Env, db: Db, job: SweepJob): Promise<{ qu
       and(
         eq(verifications.tenantId, job.tenant_id),
         isNull(verifications.redactedAt),
-        lt(verifications.createdAt, job.cutoff),
+        lt(verifications.createdAt, cutoff),
         after
           ? or(gt(verifications.createdAt, after.created_at), and(eq(verifications.createdAt, after.created_at), gt(verifications.id, after.id)))
           : undefined,
@@ -84,7 +88,7 @@ export async function sweepTenant(env: Env, db: Db, job: SweepJob): Promise<{ qu
   const more = page.length === SWEEP_PAGE;
   if (more) {
     const last = page[page.length - 1]!;
-    jobs.push({ ...job, after: { created_at: last.createdAt, id: last.id } });
+    jobs.push({ ...job, cutoff, after: { created_at: last.createdAt, id: last.id } });
   }
   await enqueueMaintenanceJobs(env, jobs);
   return { queued: page.length, more };

@@ -310,7 +310,8 @@ export class VerificationObject extends DurableObject<Env> {
       };
     });
     if (!result.ok) {
-      await this.ctx.storage.delete("redaction");
+      // Nothing to redact any more; any other refusal (a lost race) is retried by the alarm.
+      if (result.error.code === "not_found") await this.ctx.storage.delete("redaction");
       return result;
     }
     const record = result.record as VerificationRecord;
@@ -325,7 +326,7 @@ export class VerificationObject extends DurableObject<Env> {
     await this.ctx.storage.delete("redaction");
     const finalSweepAt = (record.row.redactedAt ?? 0) + FINAL_SWEEP_DELAY_MS;
     if (finalSweepAt > this.clock()) await this.ctx.storage.put({ sweep_at: finalSweepAt, sweep_scheduled: true });
-    else await scrubAgain(this.#db, record, settings(this.env).baseUrl);
+    else await scrubAgain(this.#db, record, baseUrl);
     await this.#schedule(record);
     return result;
   }

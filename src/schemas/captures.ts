@@ -63,7 +63,9 @@ export const CaptureSchema = z
     media_type: z.string().openapi({ example: "image/jpeg" }),
     size_bytes: z.int().min(0),
     sha256: z.string().length(64),
-    width: z.int().nullable().openapi({ description: "Null until analysed, or when the pixels could not be decoded." }),
+    width: z.int().nullable().openapi({
+      description: "The stored pixels' width (before any EXIF orientation); null until analysed, or when the pixels could not be decoded.",
+    }),
     height: z.int().nullable(),
     created_at: DateTime,
     client_captured_at: DateTime.optional(),

@@ -1,4 +1,4 @@
-import { signToken, verifyToken } from "../lib/crypto";
+import { randomBase62, signToken, verifyToken } from "../lib/crypto";
 
 /** How long a signed evidence URL works. */
 export const EVIDENCE_URL_TTL_MS = 5 * 60 * 1000;
@@ -22,7 +22,8 @@ export interface EvidenceRef {
  * key stays on the server, since it holds the verification id, which is the capture flow's credential.
  */
 export async function signEvidenceUrl(secret: string, baseUrl: string, ref: EvidenceRef, now: number): Promise<string> {
-  const token = await signToken(secret, PURPOSE, { c: ref.captureId, v: ref.variant, h: ref.sha256, exp: now + EVIDENCE_URL_TTL_MS });
+  // `n`: fresh randomness in every credential, so no two URLs are alike even within a millisecond.
+  const token = await signToken(secret, PURPOSE, { c: ref.captureId, v: ref.variant, h: ref.sha256, exp: now + EVIDENCE_URL_TTL_MS, n: randomBase62(12) });
   return `${baseUrl}/v1/evidence/${token}`;
 }
 

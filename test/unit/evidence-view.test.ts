@@ -98,6 +98,7 @@ describe("signed evidence URLs", () => {
     const token = url.slice(url.lastIndexOf("/") + 1);
     expect(await openEvidenceToken(SECRET, token, now + EVIDENCE_URL_TTL_MS - 1)).toEqual({ ok: true, ref, expiresAt: now + EVIDENCE_URL_TTL_MS });
     expect(await openEvidenceToken(SECRET, token, now + EVIDENCE_URL_TTL_MS)).toEqual({ ok: false, reason: "expired" });
+    expect(await signEvidenceUrl(SECRET, "https://verify.example.com", ref, now)).not.toBe(url);
     expect(await openEvidenceToken("another-secret-0123456789abcdef0123456789", token, now)).toEqual({ ok: false, reason: "invalid" });
   });
 

@@ -299,9 +299,11 @@ export class VerificationObject extends DurableObject<Env> {
   /** The D1 step (once) then the R2 step; the caller holds the lock and has armed the retry. */
   async #completeRedaction(id: string, pending: PendingRedaction): Promise<MutationResult> {
     const baseUrl = settings(this.env).baseUrl;
+    let alreadyRedacted = false;
     const result = await this.#apply(id, async (state, record, now) => {
       const decision = machine.redact(state, pending.by);
       if (!decision.ok) return decision;
+      alreadyRedacted = decision.alreadyRedacted;
       if (decision.alreadyRedacted) return { transition: decision.transition, noop: true };
       return {
         transition: decision.transition,
@@ -315,6 +317,8 @@ export class VerificationObject extends DurableObject<Env> {
       return result;
     }
     const record = result.record as VerificationRecord;
+    // Redacted before, maybe in bulk by the retention run: send any event that write left unsent.
+    if (alreadyRedacted) await this.#redrive(id);
     try {
       await this.purger.purge(id);
     } catch (err) {

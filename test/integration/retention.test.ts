@@ -3,9 +3,9 @@ import { env } from "cloudflare:workers";
 import { and, count, eq, inArray, isNull, isNotNull, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { beforeAll, describe, expect, it } from "vitest";
-import { imageHashes, queueFailures, tenants, verifications } from "../../src/db/schema";
+import { events, imageHashes, queueFailures, tenants, verifications } from "../../src/db/schema";
 import { normalizeConfig } from "../../src/domain/verification/config";
-import { DAY_MS, REDACT_CHUNK, RETENTION_ACTOR, SWEEP_PAGE, sweepTenant } from "../../src/domain/retention/retention";
+import { DAY_MS, REDACT_CHUNK, RETENTION_ACTOR, SWEEP_PAGE, redactChunk, sweepTenant } from "../../src/domain/retention/retention";
 import { newId } from "../../src/lib/ids";
 import { verificationPrefix } from "../../src/storage/evidence";
 import worker from "../../src/index";
@@ -138,5 +138,21 @@ describe("the daily retention run", () => {
     expect(await sweepTenant(env, db(), job, now)).toEqual({ queued: 0, more: false });
     await db().update(tenants).set({ retentionDays: null }).where(eq(tenants.id, t.id));
     expect(await sweepTenant(env, db(), job, now)).toEqual({ queued: 0, more: false });
+  });
+
+  it("a chunk retried after a crash that followed its batch write completes those rows: unsent events sent, prefixes emptied", async () => {
+    const t = await seedTenant("Crashed mid-chunk");
+    const ids = await seedRows(t.id, 3, Date.now() - 40 * DAY_MS);
+    await redactChunk(env, db(), ids);
+    expect(await unredacted(ids)).toBe(0);
+    // The crash: the events were never sent and an object was still there.
+    await db().update(events).set({ dispatchedAt: null }).where(and(inArray(events.verificationId, ids), eq(events.name, "verification.redacted")));
+    await env.EVIDENCE.put(`${verificationPrefix(ids[0]!)}cap_left_behind`, new Uint8Array([1, 2, 3]));
+
+    await redactChunk(env, db(), ids);
+    const sent = await db().select().from(events).where(and(inArray(events.verificationId, ids), eq(events.name, "verification.redacted")));
+    expect(sent).toHaveLength(3);
+    expect(sent.every((e) => e.dispatchedAt !== null)).toBe(true);
+    expect((await env.EVIDENCE.list({ prefix: verificationPrefix(ids[0]!) })).objects).toEqual([]);
   });
 });

@@ -9,6 +9,8 @@ export const SCREEN_MOIRE_VERSION = "screen-moire/2";
 export const GRID_RATIO_THRESHOLD = 22;
 /** Peaks on the 8×8 JPEG block lattice must be this many times stronger to count (blocking artefacts). */
 const BLOCK_LATTICE_FACTOR = 4;
+/** Peaks this close (bins) to a stronger one are its sidebands. */
+const SIDEBAND_RADIUS = 6;
 /** A peak at a block-lattice shift of a stronger one is its copy when at most this fraction of it. */
 const BLOCK_COPY_MAX_RATIO = 0.5;
 /** Peaks weaker than this (× the band median) are not considered at all. */
@@ -18,12 +20,12 @@ const MAX_PEAKS = 12;
 /** Lowest frequency (bins) considered a peak rather than the image's own low-frequency content. */
 const LOW_MIN_RADIUS = 3;
 /**
- * A display's pixel lattice, as a camera records it, repeats every 1.3 to about 6 sensor pixels
+ * A display's pixel lattice, as a camera records it, repeats every 1.3 to about 5.5 sensor pixels
  * (more means only a few hundred display pixels across the frame); a PenTile panel's red/blue
- * checkerboard repeats at √2 × that. Lattices coarser than this are scene textures: tiles, weaves,
- * meshes, chessboards.
+ * checkerboard repeats at √2 × that, under 8. Lattices of 8 px and coarser are scene textures:
+ * tiles, weaves, meshes, chessboards.
  */
-const MAX_DISPLAY_PERIOD_PX = 10;
+const MAX_DISPLAY_PERIOD_PX = 7.9;
 /** The strongest peak of a 1-D pattern is its fundamental or a low harmonic: roots tried. */
 const MAX_ROOT = 3;
 /** Harmonic orders tried when explaining a peak by another (1-D comb, coarse lattice). */
@@ -257,8 +259,10 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   // explains.
   let oneDirectional = false;
   for (const [index, q] of strong.entries()) {
-    if (index === 0 || sameFrequency(q, first, n)) continue;
-    if (strong.slice(0, index).some((p) => isBlockCopy(q, p, n))) continue;
+    if (index === 0) continue;
+    // Sidebands (the scene modulating a periodic pattern smears its peak into neighbours) and JPEG
+    // block copies belong to a stronger peak.
+    if (strong.slice(0, index).some((p) => sameFrequency(q, p, n) || isBlockCopy(q, p, n))) continue;
     if (onHarmonicComb(first, q, n)) {
       oneDirectional = true;
       continue;
@@ -308,7 +312,7 @@ function aliasDistance(au: number, av: number, bu: number, bv: number, n: number
 }
 
 function sameFrequency(a: Peak, b: Peak, n: number): boolean {
-  return aliasDistance(a.u, a.v, b.u, b.v, n) <= 2;
+  return aliasDistance(a.u, a.v, b.u, b.v, n) <= SIDEBAND_RADIUS;
 }
 
 /**

@@ -30,6 +30,10 @@ const MAX_DISPLAY_PERIOD_PX = 7.9;
 const MAX_ROOT = 3;
 /** Harmonic orders tried when explaining a peak by another (1-D comb, coarse lattice). */
 const MAX_HARMONIC = 9;
+/** Highest order of each generator when a peak is explained by two coarse generators. */
+const MAX_LATTICE_ORDER = 5;
+/** A coarse texture's generators must stand out at least this much (× the band median). */
+const COARSE_GENERATOR_RATIO = PEAK_FLOOR;
 /** Position tolerance (bins) for a harmonic match, scaled by the harmonic order. */
 const COMB_TOLERANCE = 0.8;
 /** Tiles agree on a lattice when their periods differ by at most this fraction (perspective). */
@@ -249,9 +253,13 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   const base = { x: tile.x, y: tile.y, size: n, peak_ratio: first?.ratio ?? 0, period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null };
   if (!first) return { ...base, grid_ratio: 0, texture: null };
 
-  // Generators of a coarser periodic pattern: strong low-frequency peaks (period above the display
-  // band) and the band peaks whose period is too long for a display.
-  const coarse = [...low, ...strong].filter((p) => p.ratio >= PEAK_FLOOR && n / Math.hypot(p.u, p.v) > MAX_DISPLAY_PERIOD_PX).slice(0, MAX_PEAKS);
+  // Generators of a coarser periodic pattern: clear peaks whose period is too long for a display.
+  // JPEG block copies of a stronger peak (a display's lattice beating with the 8 px blocks) are not.
+  const all = [...low, ...strong];
+  const coarse = all
+    .filter((p) => p.ratio >= COARSE_GENERATOR_RATIO && n / Math.hypot(p.u, p.v) > MAX_DISPLAY_PERIOD_PX)
+    .filter((g) => !all.some((p) => p.ratio > g.ratio && isBlockCopy(g, p, n)))
+    .slice(0, MAX_PEAKS);
   if (coarse.length > 0 && explainedByCoarseLattice(first, coarse, n)) return { ...base, grid_ratio: 0, texture: "coarse" };
 
   // The grid's second direction: the strongest peak that neither the first peak's harmonic comb (a
@@ -300,19 +308,19 @@ function refine(at: (u: number, v: number) => number, u: number, v: number, rati
   return { u: u + offset(at(u - 1, v), m, at(u + 1, v)), v: v + offset(at(u, v - 1), m, at(u, v + 1)), ratio };
 }
 
-/**
- * Distance between two frequencies modulo half the sampling frequency, either sign (real spectrum).
- * Half, not whole: a colour camera's 2×2 Bayer filter leaves, after demosaicing, copies of every
- * peak shifted by half the sampling frequency along either axis.
- */
-function aliasDistance(au: number, av: number, bu: number, bv: number, n: number): number {
-  const period = n / 2;
+/** Distance between two frequencies modulo `period` bins, either sign (real spectrum). */
+function aliasDistance(au: number, av: number, bu: number, bv: number, period: number): number {
   const wrap = (d: number) => d - period * Math.round(d / period);
   return Math.min(Math.hypot(wrap(au - bu), wrap(av - bv)), Math.hypot(wrap(au + bu), wrap(av + bv)));
 }
 
+/**
+ * A sideband or a colour-filter copy of the same frequency: within a few bins modulo half the
+ * sampling frequency (a 2×2 Bayer filter leaves, after demosaicing, copies of every peak shifted by
+ * half the sampling frequency along either axis).
+ */
 function sameFrequency(a: Peak, b: Peak, n: number): boolean {
-  return aliasDistance(a.u, a.v, b.u, b.v, n) <= SIDEBAND_RADIUS;
+  return aliasDistance(a.u, a.v, b.u, b.v, n / 2) <= SIDEBAND_RADIUS;
 }
 
 /**
@@ -329,7 +337,7 @@ function onHarmonicComb(p: Peak, q: Peak, n: number): boolean {
         if (Math.hypot(fu - period * Math.round(fu / period), fv - period * Math.round(fv / period)) < LOW_MIN_RADIUS) continue;
         for (let b = 1; b <= MAX_HARMONIC; b += 1) {
           if (b === a) continue;
-          if (aliasDistance(b * fu, b * fv, q.u, q.v, n) <= COMB_TOLERANCE * (1 + (0.25 * b) / a)) return true;
+          if (aliasDistance(b * fu, b * fv, q.u, q.v, period) <= COMB_TOLERANCE * (1 + (0.25 * b) / a)) return true;
         }
       }
     }
@@ -343,12 +351,14 @@ function explainedByCoarseLattice(p: Peak, generators: Peak[], n: number): boole
     const g = generators[i]!;
     for (let j = i; j < generators.length; j += 1) {
       const h = generators[j]!;
-      for (let a = -MAX_HARMONIC; a <= MAX_HARMONIC; a += 1) {
-        for (let b = i === j ? 0 : -MAX_HARMONIC; b <= (i === j ? 0 : MAX_HARMONIC); b += 1) {
+      // One generator: any harmonic; two: low orders only (high ones would explain anything).
+      const reach = i === j ? MAX_HARMONIC : MAX_LATTICE_ORDER;
+      for (let a = -reach; a <= reach; a += 1) {
+        for (let b = i === j ? 0 : -reach; b <= (i === j ? 0 : reach); b += 1) {
           if (Math.abs(a) + Math.abs(b) < 2) continue;
           const u = a * g.u + b * h.u;
           const v = a * g.v + b * h.v;
-          if (aliasDistance(u, v, p.u, p.v, n) <= COMB_TOLERANCE * (1 + 0.25 * (Math.abs(a) + Math.abs(b)))) return true;
+          if (aliasDistance(u, v, p.u, p.v, n / 2) <= COMB_TOLERANCE * (1 + 0.25 * (Math.abs(a) + Math.abs(b)))) return true;
         }
       }
     }

@@ -216,11 +216,13 @@ function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | n
 /**
  * The reverse search is assessed when the web was searched, or when the internal index already found
  * a copy (a positive finding needs no web search). "Not seen among our own images" alone is not a
- * reverse search: `found_online` would be a guess.
+ * reverse search: `found_online` would be a guess. An image too plain to fingerprint was not compared
+ * with the index at all, so a clean web search alone does not assess it either.
  */
 function reverseSignal(result: ReverseResult, pixelsMissing: NotAssessedReason | null, webConfigured: boolean): ReverseResult | NotAssessed {
   if (result.match_count > 0 || result.found_online) return result;
   if (pixelsMissing) return notAssessed(pixelsMissing);
+  if (result.evidence.some((e) => e.code === "low_texture_not_matched")) return notAssessed("low_texture");
   if (!webConfigured) return notAssessed("web_search_not_configured");
   if (result.evidence.some((e) => e.code === "web_search_error")) return notAssessed("web_search_error");
   return result;

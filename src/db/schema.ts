@@ -19,8 +19,10 @@ export const tenants = sqliteTable("tenants", {
   /** The secret being rotated out: it keeps signing until `webhook_secret_previous_expires_at`. */
   webhookSecretPrevious: text("webhook_secret_previous"),
   webhookSecretPreviousExpiresAt: ms("webhook_secret_previous_expires_at"),
+  /** Verifications older than this many days are redacted by the daily retention run; null keeps them. */
+  retentionDays: integer("retention_days"),
   createdAt: ms("created_at").notNull(),
-});
+}, (t) => [index("tenants_retention_idx").on(t.id).where(sql`retention_days IS NOT NULL`)]);
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
@@ -90,9 +92,15 @@ export const verifications = sqliteTable("verifications", {
   finalizedAt: ms("finalized_at"),
   caseAnalysis: json<unknown>("case_analysis"),
   progress: json<unknown>("progress"),
+  /** The latest operator review `{decision, note?, by, at}` (domain/verification/review.ts); each one is on the timeline. */
+  review: json<unknown>("review"),
+  /** Set once by redaction (domain/verification/redaction.ts): the evidence is erased, the row is a tombstone. */
+  redactedAt: ms("redacted_at"),
 }, (t) => [
   index("verifications_tenant_list_idx").on(t.tenantId, t.id),
   index("verifications_tenant_status_idx").on(t.tenantId, t.status, t.id),
+  // What the retention run pages through: a tenant's unredacted verifications, oldest first.
+  index("verifications_retention_idx").on(t.tenantId, t.createdAt, t.id).where(sql`redacted_at IS NULL`),
 ]);
 
 export const captures = sqliteTable("captures", {
@@ -174,29 +182,36 @@ export const captureAnalyses = sqliteTable("capture_analyses", {
   result: json<unknown>("result"),
   error: text("error"),
   analyzedAt: ms("analyzed_at").notNull(),
+  /** The evidence thumbnail written during the analysis `{key, sha256, width, height}`; null when pixels could not be decoded. */
+  thumbnail: json<unknown>("thumbnail"),
 }, (t) => [index("capture_analyses_verification_idx").on(t.verificationId)]);
 
 /**
- * Perceptual-hash index of every stored image, for near-duplicate lookups (multi-index hashing:
- * the 64-bit hash is cut into four 16-bit bands; any two hashes within Hamming distance 3 share a
- * band exactly, so each band is an equality lookup on its own index).
+ * Perceptual-hash index of every stored image, for near-duplicate lookups: one row per region of
+ * the image (the whole frame and the crop windows of analysis/signals/perceptual-hash.ts). Multi-index
+ * hashing: the 64-bit pHash is cut into four 16-bit bands; any two hashes within the radius share a
+ * band within one bit, so each band is an equality lookup on its own index.
  */
 export const imageHashes = sqliteTable("image_hashes", {
-  captureId: text("capture_id").primaryKey(),
+  captureId: text("capture_id").notNull(),
+  region: text("region").notNull().default("full"),
   verificationId: text("verification_id").notNull(),
   tenantId: text("tenant_id").notNull(),
   algorithm: text("algorithm").notNull(),
   hash: text("hash").notNull(),
+  /** The confirming dHash (null on rows of the first algorithm, which had only one hash). */
+  aux: text("aux"),
   band0: integer("band0").notNull(),
   band1: integer("band1").notNull(),
   band2: integer("band2").notNull(),
   band3: integer("band3").notNull(),
   createdAt: ms("created_at").notNull(),
 }, (t) => [
-  index("image_hashes_band0_idx").on(t.algorithm, t.band0),
-  index("image_hashes_band1_idx").on(t.algorithm, t.band1),
-  index("image_hashes_band2_idx").on(t.algorithm, t.band2),
-  index("image_hashes_band3_idx").on(t.algorithm, t.band3),
+  primaryKey({ columns: [t.captureId, t.region] }),
+  index("image_hashes_band0_idx").on(t.algorithm, t.region, t.band0),
+  index("image_hashes_band1_idx").on(t.algorithm, t.region, t.band1),
+  index("image_hashes_band2_idx").on(t.algorithm, t.region, t.band2),
+  index("image_hashes_band3_idx").on(t.algorithm, t.region, t.band3),
 ]);
 
 export const webhookDeliveries = sqliteTable("webhook_deliveries", {
@@ -312,7 +327,7 @@ export const outboundMessages = sqliteTable("outbound_messages", {
   status: text("status", { enum: ["sent", "recorded", "failed"] }).notNull(),
   error: text("error"),
   createdAt: ms("created_at").notNull(),
-});
+}, (t) => [index("outbound_messages_verification_idx").on(t.verificationId)]);
 
 export const queueFailures = sqliteTable("queue_failures", {
   id: integer("id").primaryKey({ autoIncrement: true }),

@@ -9,7 +9,7 @@ export const CREATE_BODY = {
   steps: [
     { key: "front", type: "image", description: "The front of the car", min: 1, max: 2 },
     { key: "odometer", type: "image", description: "The odometer", min: 1, max: 1 },
-    { key: "plate", type: "text", description: "Number plate", required: true },
+    { key: "plate", type: "text", description: "Number plate", required: true, validation: { max_length: 10, format: "alphanumeric_id" } },
   ],
   metadata: { order_id: "ord_1234", channel: "bench" },
 };

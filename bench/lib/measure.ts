@@ -109,3 +109,21 @@ export function errorDigest(phases: PhaseResult[]): string[] {
   for (const e of phases.flatMap((p) => p.errors)) counts.set(e, (counts.get(e) ?? 0) + 1);
   return [...counts].map(([e, n]) => `${n}× ${e}`);
 }
+
+/**
+ * Runs the phases of two sides alternately (A B, B A, A B, …, so neither always goes first),
+ * `rounds` times after one unrecorded warm-up phase each, and returns each side's recorded phases.
+ */
+export async function interleaved<S extends string>(
+  sides: Record<S, (client: number) => Job | undefined>,
+  options: { clients: number; rounds: number; phaseMs: number },
+): Promise<Record<S, PhaseResult[]>> {
+  const names = Object.keys(sides) as S[];
+  const out = Object.fromEntries(names.map((n) => [n, [] as PhaseResult[]])) as Record<S, PhaseResult[]>;
+  for (const name of names) await closedLoop(options.clients, options.phaseMs, sides[name]);
+  for (let r = 0; r < options.rounds; r += 1) {
+    const order = r % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) out[name].push(await closedLoop(options.clients, options.phaseMs, sides[name]));
+  }
+  return out;
+}

@@ -41,6 +41,8 @@ export interface Runtime {
   pids: { api: number; analysis: number | null; storage: number };
   /** the evidence bucket, written from Node (what a direct upload to R2 does) */
   bucket(): ReturnType<Miniflare["getR2Bucket"]>;
+  /** the database, queried from Node (what the benchmarks seed directly) */
+  d1(): ReturnType<Miniflare["getD1Database"]>;
   dispose(): Promise<void>;
 }
 
@@ -171,6 +173,7 @@ export async function startRuntime(options: StartOptions): Promise<Runtime> {
     persistDir,
     pids: { api, analysis, storage: storagePid },
     bucket: () => a.getR2Bucket("EVIDENCE", API_WORKER),
+    d1: () => a.getD1Database("DB", API_WORKER),
     async dispose() {
       await b?.dispose();
       await a.dispose();

@@ -203,6 +203,30 @@ describe("upload URLs", () => {
     expect(fits.status).toBe(200);
   });
 
+  it("R2 failing during an upload fails it (the storage's error, not the client's) without hanging, and the URL stays usable", async () => {
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
+    const token = new URL(minted.body.upload_url).pathname.split("/").pop()!;
+    const bytes = pngSignatureBytes(200_000);
+    // The real local bucket, its put() refusing at once (an outage): nobody reads the body any more.
+    const outage = new Error("bucket unavailable (injected)");
+    const failing = new Proxy(env.EVIDENCE, {
+      get: (target, prop) => (prop === "put" ? () => Promise.reject(outage) : (Reflect.get(target, prop) as unknown)),
+    });
+    const refused = await receiveUpload(failing, db(), {
+      token,
+      secret: env.SIGNING_SECRET!,
+      contentType: "image/png",
+      contentLength: String(bytes.length),
+      body: new Response(bytes).body!,
+      now: Date.now(),
+    }).catch((err: unknown) => err);
+    expect(refused).toBe(outage);
+    const fits = await callJson(`/v1/uploads/${token}`, { method: "PUT", rawBody: bytes, headers: { "Content-Type": "image/png" } });
+    expect(fits.status).toBe(200);
+    expect(fits.body).toMatchObject({ size_bytes: bytes.length, sha256: await sha256Hex(bytes) });
+  });
+
   it("a body of another length than its Content-Length is refused (400) and the URL stays usable", async () => {
     // HTTP framing makes this impossible on the wire, so the upload is received directly with a
     // stream that ends early or runs long.

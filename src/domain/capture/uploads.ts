@@ -180,7 +180,13 @@ async function storeStreaming(bucket: R2Bucket, key: string, contentType: string
   const fixed = new FixedLengthStream(length);
   const writer = fixed.writable.getWriter();
   writer.closed.catch(() => undefined); // rejects when the write is abandoned below
-  const stored = putEvidenceStream(bucket, key, fixed.readable, contentType);
+  let storeFailure: { error: unknown } | undefined;
+  const stored = putEvidenceStream(bucket, key, fixed.readable, contentType).catch(async (error: unknown) => {
+    // R2 gave up: nobody reads the stream any more, so a write waiting on its backpressure is released.
+    storeFailure ??= { error };
+    await writer.abort(error).catch(() => undefined);
+    throw error;
+  });
   stored.catch(() => undefined); // awaited below, or abandoned with the write
   try {
     const digest = await digestAndForward(body, length, (chunk) => writer.write(chunk));
@@ -191,7 +197,10 @@ async function storeStreaming(bucket: R2Bucket, key: string, contentType: string
   } catch (err) {
     await writer.abort(err).catch(() => undefined);
     await stored.catch(() => undefined);
-    throw err instanceof ApiError ? err : mismatch();
+    if (err instanceof ApiError) throw err;
+    // Storage failing is ours (500); a body stream failing is the client's framing (400).
+    if (storeFailure) throw storeFailure.error;
+    throw mismatch();
   }
 }
 

@@ -40,7 +40,8 @@ const UNDOCUMENTED_SURFACES: Array<{ path: RegExp; why: string }> = [
   { path: /^\/docs$/, why: "the rendered reference (HTML)" },
   { path: /^\/v1\/openapi\.json$/, why: "the document itself" },
   { path: /^\/c\/[^/]+$/, why: "the capture page's HTML shell (capture_url)" },
-  { path: /^\/assets\//, why: "the capture page's static bundle" },
+  { path: /^\/assets\//, why: "the capture page's and the console's static bundles" },
+  { path: /^\/console(\/.*)?$/, why: "the operator console's HTML shell (a client of this document)" },
   { path: /^\/v1\/dev\/outbox$/, why: "local development only (404 when deployed)" },
 ];
 

@@ -37,6 +37,7 @@ export const CONSOLE_SHELL = `<!doctype html>
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light">
 <title>Verification console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${CONSOLE_ASSETS.stylesheet}">
 <script src="${CONSOLE_ASSETS.script}" defer></script>
 </head>

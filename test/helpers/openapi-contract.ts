@@ -38,6 +38,7 @@ export class ContractViolation extends Error {
 const UNDOCUMENTED_SURFACES: Array<{ path: RegExp; why: string }> = [
   { path: /^\/$/, why: "service index (links to /docs and the document)" },
   { path: /^\/docs$/, why: "the rendered reference (HTML)" },
+  { path: /^\/docs\//, why: "the reference page's static assets (Swagger UI, bundled from swagger-ui-dist)" },
   { path: /^\/v1\/openapi\.json$/, why: "the document itself" },
   { path: /^\/c\/[^/]+$/, why: "the capture page's HTML shell (capture_url)" },
   { path: /^\/assets\//, why: "the capture page's and the console's static bundles" },

@@ -258,14 +258,14 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
                   ) : null}
                 </div>
                 <div class="step-actions">
-                  <button type="button" class="button secondary small" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move step ${i + 1} up`}>
-                    Move up
+                  <button type="button" class="button secondary small" disabled={i === 0} onClick={() => move(i, -1)}>
+                    Move up <span class="visually-hidden">step {i + 1}</span>
                   </button>
-                  <button type="button" class="button secondary small" disabled={i === draft.steps.length - 1} onClick={() => move(i, 1)} aria-label={`Move step ${i + 1} down`}>
-                    Move down
+                  <button type="button" class="button secondary small" disabled={i === draft.steps.length - 1} onClick={() => move(i, 1)}>
+                    Move down <span class="visually-hidden">step {i + 1}</span>
                   </button>
-                  <button type="button" class="button danger-link small" disabled={draft.steps.length === 1} onClick={() => set({ steps: draft.steps.filter((_, j) => j !== i) })} aria-label={`Remove step ${i + 1}`}>
-                    Remove
+                  <button type="button" class="button danger-link small" disabled={draft.steps.length === 1} onClick={() => set({ steps: draft.steps.filter((_, j) => j !== i) })}>
+                    Remove <span class="visually-hidden">step {i + 1}</span>
                   </button>
                 </div>
               </fieldset>
@@ -355,8 +355,8 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
             <div class="pair" key={i}>
               <input aria-label={`Metadata key ${i + 1}`} placeholder="key" maxLength={40} value={k} onInput={(e) => set({ metadata: draft.metadata.map((p, j) => (j === i ? [e.currentTarget.value, p[1]] : p)) })} />
               <input aria-label={`Metadata value ${i + 1}`} placeholder="value" maxLength={500} value={v} onInput={(e) => set({ metadata: draft.metadata.map((p, j) => (j === i ? [p[0], e.currentTarget.value] : p)) })} />
-              <button type="button" class="button danger-link small" aria-label={`Remove metadata ${i + 1}`} onClick={() => set({ metadata: draft.metadata.filter((_, j) => j !== i) })}>
-                Remove
+              <button type="button" class="button danger-link small" onClick={() => set({ metadata: draft.metadata.filter((_, j) => j !== i) })}>
+                Remove <span class="visually-hidden">metadata {i + 1}</span>
               </button>
             </div>
           ))}

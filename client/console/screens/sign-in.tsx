@@ -40,7 +40,7 @@ export function SignInScreen(props: { query: URLSearchParams }) {
           .filter((p) => p.kind === "redirect" && p.login_url)
           .map((p) => (
             <a key={p.id} class={`button ${p.id === "dev" ? "secondary" : "primary"} block`} href={`${p.login_url}?return_to=${encodeURIComponent(returnTo)}`}>
-              {p.id === "dev" ? "Sign in as dev@localhost (local only)" : `Continue with ${p.name.toLowerCase()}`}
+              {p.id === "dev" ? "Developer sign-in (local only)" : `Continue with ${p.name.toLowerCase()}`}
             </a>
           ))}
         {list.some((p) => p.id === "magic_link") ? (

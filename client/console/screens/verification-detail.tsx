@@ -3,7 +3,7 @@ import { StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, REASON_LABEL, SIGNAL_NAMES } from "../lib/format";
 import { useLoad, usePolling, useTitle } from "../lib/hooks";
-import { explainNotAssessed, SIGNAL_CHECKS, signalResult } from "../lib/signals";
+import { SIGNAL_CHECKS, signalResult } from "../lib/signals";
 import { IndependentChecks } from "./detail/checks";
 import { DeliveryTable } from "./detail/deliveries";
 import { FinalizePanel } from "./detail/finalize";
@@ -73,6 +73,40 @@ export function VerificationDetailScreen(props: { id: string }) {
         }
       />
 
+      <section class="summary card" aria-label="Summary">
+        <dl class="summary-facts">
+          <div>
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={v.status} />
+            </dd>
+          </div>
+          <div>
+            <dt>Verdict</dt>
+            <dd>
+              <VerdictBadge verification={v} />
+            </dd>
+          </div>
+          <div>
+            <dt>Captures</dt>
+            <dd>
+              {v.captures_count} of {v.config.max_captures}
+            </dd>
+          </div>
+          <div>
+            <dt>{v.completed_at ? "Completed" : "Link expires"}</dt>
+            <dd>{formatDateTime(v.completed_at ?? v.expires_at)}</dd>
+          </div>
+          {v.failure_reason ? (
+            <div>
+              <dt>Failure</dt>
+              <dd>{v.failure_reason}</dd>
+            </div>
+          ) : null}
+        </dl>
+        {isOpen(v) ? <Progress label={v.status === "completed" ? "Analysing the evidence…" : "Waiting for the person to finish; this page updates by itself."} /> : null}
+      </section>
+
       <div class="detail-grid">
         <div class="stack">
           <Section title="Verdict" id="verdict">
@@ -99,39 +133,6 @@ export function VerificationDetailScreen(props: { id: string }) {
           </Section>
         </div>
         <div class="stack">
-          <Section title="Status" id="status">
-            <dl class="facts">
-              <dt>Status</dt>
-              <dd>
-                <StatusBadge status={v.status} />
-              </dd>
-              <dt>Captures</dt>
-              <dd>
-                {v.captures_count} of {v.config.max_captures}
-              </dd>
-              <dt>Link expires</dt>
-              <dd>{formatDateTime(v.expires_at)}</dd>
-              {v.submitted_at ? (
-                <>
-                  <dt>Submitted</dt>
-                  <dd>{formatDateTime(v.submitted_at)}</dd>
-                </>
-              ) : null}
-              {v.completed_at ? (
-                <>
-                  <dt>Completed</dt>
-                  <dd>{formatDateTime(v.completed_at)}</dd>
-                </>
-              ) : null}
-              {v.failure_reason ? (
-                <>
-                  <dt>Failure</dt>
-                  <dd>{v.failure_reason}</dd>
-                </>
-              ) : null}
-            </dl>
-            {isOpen(v) ? <Progress label={v.status === "completed" ? "Analysing the evidence…" : "Waiting for the person to finish; this page updates by itself."} /> : null}
-          </Section>
           <Section title="Timeline" id="timeline">
             {events.data ? <Timeline events={events.data.events} /> : <Progress label="Loading the timeline…" />}
             <ErrorNotice error={events.error} />
@@ -157,7 +158,7 @@ function VerdictPanel(props: { verification: Verification }) {
   return (
     <div class="stack">
       <p class="verdict-line">
-        <VerdictBadge verification={v} withReason={false} /> score {Math.round(verdict.score * 100)} / 100
+        <VerdictBadge verification={v} withReason={false} /> verdict confidence {Math.round(verdict.score * 100)} %
         {verdict.reason_code ? <> · because of: {REASON_LABEL[verdict.reason_code]}</> : null}
       </p>
       {verdict.assessment === "partial" ? (
@@ -165,7 +166,7 @@ function VerdictPanel(props: { verification: Verification }) {
           Partly assessed: {verdict.not_assessed.map((s) => SIGNAL_CHECKS[s]?.name ?? s).join(", ")} could not run, so this verdict cannot be “verified”.
         </Notice>
       ) : null}
-      <table class="signals">
+      <table class="signals responsive">
         <caption class="visually-hidden">Signals</caption>
         <thead>
           <tr>
@@ -178,15 +179,12 @@ function VerdictPanel(props: { verification: Verification }) {
             const result = signalResult(key, value as Record<string, unknown>);
             return (
               <tr key={key}>
-                <th scope="row">
+                <th scope="row" data-label="Check">
                   {SIGNAL_CHECKS[key]?.name ?? key}
                   <span class="meta">checks {SIGNAL_CHECKS[key]?.checks ?? "—"}</span>
                 </th>
-                <td>
-                  <Badge tone={result.tone === "warn" ? "warn" : result.tone}>{result.text}</Badge>
-                  {(value as { status?: string }).status === "not_assessed" ? (
-                    <span class="meta">Not run: {explainNotAssessed(String((value as { reason?: string }).reason))}</span>
-                  ) : null}
+                <td data-label="Result">
+                  <Badge tone={result.tone}>{result.text}</Badge>
                 </td>
               </tr>
             );

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import type { Page } from "playwright-core";
+import { eventually, tenantClient } from "./helpers/api";
+import { openPhone } from "./helpers/browser";
+import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+
+/*
+ * The operator console, driven like an operator would (issue 12): sign in, create a verification,
+ * complete it on a phone, watch it complete, review it, rotate the webhook secret, mint and revoke
+ * a key, publish and start a template, redact. Every screen is photographed at 1440×900 and 390×844
+ * (test-results/console/) and checked with axe (no serious or critical finding).
+ */
+
+const tenant = tenantClient();
+let ui: ConsoleBrowser;
+
+beforeAll(async () => {
+  ui = await openConsole();
+});
+
+afterAll(async () => {
+  await ui?.close();
+});
+
+/** The capture page on a phone with the fake camera: one live photo, then done. */
+async function captureOnPhone(captureUrl: string): Promise<void> {
+  const phone = await openPhone();
+  try {
+    const { page } = phone;
+    await page.goto(captureUrl);
+    await page.getByRole("button", { name: "Start" }).click();
+    const shutter = page.getByRole("button", { name: "Take photo" });
+    await shutter.waitFor();
+    await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
+    await shutter.click();
+    await page.getByRole("button", { name: "Use this photo" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+  } finally {
+    await phone.close();
+  }
+}
+
+const row = (page: Page, id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id }) });
+
+describe("operator console in Chromium", () => {
+  it("an operator's day: sign in, create, capture, watch it complete, review, keys, secret, templates, settings", async () => {
+    const { page } = ui;
+    const base = inject("baseUrl");
+
+    // Signed out, a console page leads to sign-in and back.
+    await page.goto(`${base}/console/developers`);
+    await page.waitForURL(/\/console\/sign-in\?return_to=%2Fconsole%2Fdevelopers$/);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: "Email me a sign-in link" }).waitFor();
+    await shoot(ui, "01-sign-in");
+    await page.goto(`${base}/console/sign-in?error=expired`);
+    await page.getByText("That sign-in took too long").waitFor();
+    await shoot(ui, "01b-sign-in-error");
+    await signInAsDev(page);
+    await shoot(ui, "02-verifications");
+
+    // New verification from the form: a claim number in the metadata, one live photo.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "New verification" }).click();
+    await page.getByRole("heading", { level: 1, name: "New verification" }).waitFor();
+    const claim = `CLM-${Date.now().toString().slice(-6)}`;
+    await page.getByLabel("Metadata key 1").fill("claim_id");
+    await page.getByLabel("Metadata value 1").fill(claim);
+    await page.getByLabel("Instructions").fill("The front of the car, whole plate visible");
+    await shoot(ui, "03-new-verification");
+    // The service's validation lands next to the field.
+    await page.getByLabel("Key", { exact: true }).fill("");
+    await page.getByRole("button", { name: "Create verification" }).click();
+    await page.getByText("Please correct the marked fields").waitFor();
+    expect(await page.getByLabel("Key", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await shoot(ui, "03b-new-verification-invalid");
+    await page.getByLabel("Key", { exact: true }).fill("front");
+    await page.getByRole("button", { name: "Create verification" }).click();
+    await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
+    const captureUrl = await page.getByRole("textbox", { name: "Capture link" }).inputValue();
+    const id = /\/c\/(vfy_[0-9A-Z]{26})$/.exec(captureUrl)![1]!;
+    await page.getByRole("img", { name: /QR code of the capture link/ }).waitFor();
+    await shoot(ui, "04-verification-created");
+    const created = await tenant.getVerification(id);
+    expect(created.config.metadata).toEqual({ claim_id: claim });
+    expect(created.config.steps).toEqual([{ key: "front", type: "image", description: "The front of the car, whole plate visible", min: 1, max: 1 }]);
+
+    // The list finds it by its claim number; then the person takes the photo on a phone while the
+    // list stays open, and the row turns completed by itself (live refresh, no reload).
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Verifications" }).click();
+    await page.getByLabel("Search").fill(claim.toLowerCase().slice(0, 8));
+    await page.getByRole("button", { name: "Search" }).click();
+    await row(page, id).getByText("Waiting for capture").waitFor();
+    expect(await page.getByRole("row").count()).toBeGreaterThanOrEqual(2);
+    await captureOnPhone(captureUrl);
+    await row(page, id).getByText("Completed").waitFor({ timeout: 90_000 });
+    await row(page, id).getByText(/Verified|Suspicious|Failed/).waitFor({ timeout: 60_000 });
+    await shoot(ui, "05-verifications-live");
+
+    // The detail: verdict in words, timeline, deliveries, the seal.
+    await row(page, id).getByRole("link", { name: id }).click();
+    await page.getByRole("heading", { level: 1, name: `claim_id ${claim}` }).waitFor();
+    await page.getByRole("region", { name: "Verdict" }).getByText(/verdict confidence \d+ %/).waitFor();
+    await page.getByRole("region", { name: "Timeline" }).getByText("Completed with a verdict").waitFor();
+    await shoot(ui, "06-verification-detail");
+
+    // Finalize with a narrative: the case analysis arrives.
+    await page.getByLabel("Narrative").fill("Rear-ended at a junction; the front plate is bent.");
+    await page.getByRole("button", { name: "Finalize and analyse the case" }).click();
+    await page.getByText("Review priority").waitFor({ timeout: 60_000 });
+    await page.getByRole("region", { name: "Timeline" }).getByText("Finalized with a narrative").waitFor();
+    await shoot(ui, "07-case-analysis");
+
+    // The certificate: what a third party sees.
+    await page.getByRole("link", { name: "Open certificate" }).click();
+    await page.getByRole("heading", { level: 1, name: "Certificate" }).waitFor();
+    await page.getByText("Dev Tenant").first().waitFor();
+    await shoot(ui, "08-certificate");
+
+    // Developers: rotate the webhook secret, mint and revoke a key, send a test event.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).click();
+    await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+    const secretBefore = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
+    await page.getByRole("button", { name: "Rotate the secret" }).click();
+    const rotateDialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });
+    await rotateDialog.getByText("For 24 hours the current one signs too").waitFor();
+    await shoot(ui, "09-rotate-secret");
+    await rotateDialog.getByRole("button", { name: "Rotate" }).click();
+    await page.getByText(/The previous secret also signs every delivery until/).waitFor();
+    const secretAfter = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
+    expect(secretAfter).toMatch(/^whsec_/);
+    expect(secretAfter).not.toBe(secretBefore);
+
+    await page.getByLabel("Name", { exact: true }).fill("Claims back-end");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const plaintext = await page.getByRole("textbox", { name: "New API key" }).inputValue();
+    expect(plaintext).toMatch(/^pk_test_/);
+    const minted = await fetch(`${base}/v1/verifications?limit=1`, { headers: { Authorization: `Bearer ${plaintext}` } });
+    expect(minted.status).toBe(200);
+    await minted.text();
+    await shoot(ui, "10-developers");
+    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Revoke Claims back-end" }).click();
+    await page.getByRole("dialog", { name: "Revoke Claims back-end?" }).getByRole("button", { name: "Revoke the key" }).click();
+    await page.getByRole("row").filter({ hasText: "Claims back-end" }).getByText(/revoked/).waitFor();
+    const revoked = await fetch(`${base}/v1/verifications?limit=1`, { headers: { Authorization: `Bearer ${plaintext}` } });
+    expect(revoked.status).toBe(401);
+    await revoked.text();
+
+    await page.getByLabel("Receiver URL").fill(`${base}/v1/nowhere`);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await page.getByText(/Not acknowledged: HTTP 404/).waitFor();
+
+    // Link templates: publish one and start it from its public link.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();
+    await page.getByRole("button", { name: "Publish a template" }).click();
+    const slug = `roof-${Date.now().toString(36)}`;
+    await page.getByLabel("Name", { exact: true }).fill("Roof damage");
+    await page.getByLabel("Slug").fill(slug);
+    await page.getByLabel("Instructions").fill("The damaged part of the roof");
+    await shoot(ui, "11-template-form");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const templateRow = page.getByRole("row").filter({ hasText: "Roof damage" });
+    await templateRow.getByText("0 total, 0 today").waitFor();
+    const started = page.waitForEvent("popup");
+    await templateRow.getByRole("link", { name: /Start one/ }).click();
+    const capturePage = await started;
+    await capturePage.waitForURL(/\/c\/vfy_[0-9A-Z]{26}$/);
+    await capturePage.getByRole("button", { name: "Start" }).waitFor();
+    await capturePage.close();
+    await page.reload();
+    await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("1 total, 1 today").waitFor();
+    await page.getByRole("button", { name: "Edit Roof damage" }).click();
+    await page.getByRole("button", { name: "Publish version 2" }).click();
+    await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("v2").waitFor();
+    await shoot(ui, "12-templates");
+
+    // Settings: a phone for the bot.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Settings" }).click();
+    await page.getByLabel("Phone number").fill("+447700900123");
+    await page.getByLabel("Label").fill("Field lead");
+    await page.getByRole("button", { name: "Register phone" }).click();
+    await page.getByText("+447700900123").waitFor();
+    await shoot(ui, "13-settings");
+
+    expect(ui.accessibility).toEqual([]);
+  }, 400_000);
+});

@@ -17,8 +17,13 @@ export function signInUrl(returnTo: string, error?: string): string {
   return query ? `${SIGN_IN}?${query}` : SIGN_IN;
 }
 
+let navigated = false;
+/** Whether the app has navigated since the page loaded (a first load leaves focus where the browser puts it). */
+export const hasNavigated = (): boolean => navigated;
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (`${location.pathname}${location.search}` === to) return;
+  if (!options.replace) navigated = true;
   if (options.replace) history.replaceState(null, "", to);
   else history.pushState(null, "", to);
   window.dispatchEvent(new Event(CHANGE));
@@ -35,10 +40,14 @@ export function useLocation(): Location {
   const [value, setValue] = useState(current);
   useEffect(() => {
     const update = () => setValue(current());
-    window.addEventListener("popstate", update);
+    const popped = () => {
+      navigated = true;
+      update();
+    };
+    window.addEventListener("popstate", popped);
     window.addEventListener(CHANGE, update);
     return () => {
-      window.removeEventListener("popstate", update);
+      window.removeEventListener("popstate", popped);
       window.removeEventListener(CHANGE, update);
     };
   }, []);
@@ -68,6 +77,8 @@ export function interceptLinks(): void {
     if (!anchor || anchor.target || anchor.hasAttribute("download")) return;
     const url = new URL(anchor.href);
     if (url.origin !== location.origin || !url.pathname.startsWith(HOME) || url.pathname.startsWith(SIGN_IN)) return;
+    // An in-page anchor (the skip link) is the browser's to follow.
+    if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
     event.preventDefault();
     navigate(`${url.pathname}${url.search}`);
   });

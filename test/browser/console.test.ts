@@ -41,6 +41,26 @@ async function captureOnPhone(captureUrl: string): Promise<void> {
   }
 }
 
+/**
+ * Presses Tab (as a keyboard user would) until the focused element is `role` named `name`; fails
+ * when it never gets there. Returns how many presses it took.
+ */
+async function tabTo(page: Page, role: "link" | "button" | "textbox" | "combobox", name: string, max = 80): Promise<number> {
+  for (let presses = 1; presses <= max; presses += 1) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el) return null;
+      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
+      return { tag: el.tagName.toLowerCase(), type: el.getAttribute("type"), name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim().replace(/\s+/g, " ") };
+    });
+    if (!focused) continue;
+    const roleOf = focused.tag === "a" ? "link" : focused.tag === "button" ? "button" : focused.tag === "select" ? "combobox" : focused.tag === "input" || focused.tag === "textarea" ? "textbox" : "";
+    if (roleOf === role && focused.name === name) return presses;
+  }
+  throw new Error(`Tab never reached the ${role} “${name}”`);
+}
+
 const row = (page: Page, id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id }) });
 
 describe("operator console in Chromium", () => {
@@ -185,4 +205,58 @@ describe("operator console in Chromium", () => {
 
     expect(ui.accessibility).toEqual([]);
   }, 400_000);
+
+  it("works with the keyboard alone: sign in, skip to content, create, open, dialogs that trap and return focus", async () => {
+    const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${inject("baseUrl")}/console/sign-in`);
+      await tabTo(page, "link", "Developer sign-in (local only)");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+
+      // The first Tab reaches the skip link, which moves focus past the navigation.
+      expect(await tabTo(page, "link", "Skip to content", 1)).toBe(1);
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+
+      await tabTo(page, "link", "New verification");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "New verification" }).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("New verification"); // the heading has focus
+      await tabTo(page, "textbox", "Key");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("odometer");
+      await tabTo(page, "button", "Create verification");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
+      await tabTo(page, "link", "Open the verification");
+      await page.keyboard.press("Enter");
+      await page.getByRole("region", { name: "Timeline" }).getByText("Created").waitFor();
+
+      // A dialog keeps focus inside, closes on Escape and gives focus back to its opener.
+      await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+      await tabTo(page, "button", "Rotate the secret");
+      await page.keyboard.press("Enter");
+      const dialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });
+      await dialog.waitFor();
+      // The page behind a modal dialog is inert: Tab cycles through the dialog (and the browser's own
+      // controls, where the document has no focus), never reaching anything behind it.
+      const inside: boolean[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        await page.keyboard.press("Tab");
+        const where = await dialog.evaluate((d) => (d.contains(document.activeElement) ? "dialog" : document.activeElement === document.body ? "browser" : "behind"));
+        expect(where).not.toBe("behind");
+        inside.push(where === "dialog");
+      }
+      expect(inside.filter(Boolean).length).toBeGreaterThanOrEqual(4);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden" });
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Rotate the secret");
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api";
+import { hasNavigated } from "../router";
 
 /** One polite live region for the whole app: short confirmations ("Copied", "Saved"). */
 export function announce(text: string): void {
@@ -10,11 +11,14 @@ export function announce(text: string): void {
   window.setTimeout(() => (region.textContent = text), 50);
 }
 
-/** The screen's heading; it takes focus when the screen opens so screen readers hear where they are. */
+/**
+ * The screen's heading. After an in-app navigation it takes focus, so a screen reader announces the
+ * new screen and Tab continues from it; on a first load focus stays at the top (skip link first).
+ */
 export function PageHeader(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    heading.current?.focus({ preventScroll: true });
+    if (hasNavigated()) heading.current?.focus({ preventScroll: true });
   }, [props.title]);
   return (
     <header class="page-header">

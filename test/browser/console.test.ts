@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { eventually, tenantClient } from "./helpers/api";
+import { tenantClient } from "./helpers/api";
 import { openPhone } from "./helpers/browser";
 import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 

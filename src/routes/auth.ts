@@ -4,12 +4,12 @@ import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
 import { clearSessionCookie, endSessionsOf, isSameOrigin, readSession, startSession } from "../auth/session";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
-import { users } from "../db/schema";
+import { tenants, users } from "../db/schema";
 import { peekMagicLink, requestMagicLink, spendMagicLink } from "../domain/accounts/magic-links";
 import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
-import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
+import { signInIdentity, type UserRow } from "../domain/accounts/users";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
-import { findTenant } from "../domain/tenants/tenants";
+import { findTenant, type TenantRow } from "../domain/tenants/tenants";
 import type { AppEnv } from "../env";
 import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -43,8 +43,8 @@ function callbackUri(env: Env, provider: string): string {
   return `${settings(env).baseUrl}/v1/auth/${provider}/callback`;
 }
 
-async function meBody(env: Env, user: UserRow): Promise<z.infer<typeof MeSchema>> {
-  const tenant = await findTenant(createDb(env.DB), user.tenantId);
+async function meBody(env: Env, user: UserRow, knownTenant?: TenantRow): Promise<z.infer<typeof MeSchema>> {
+  const tenant = knownTenant ?? (await findTenant(createDb(env.DB), user.tenantId));
   if (!tenant) throw new ApiError("unauthorized", "Authentication required.");
   return {
     user: {
@@ -252,9 +252,15 @@ const me = createRoute({
 
 app.openapi(me, async (c) => {
   const principal = c.get("principal");
-  const user = principal.kind === "session" ? await findUser(createDb(c.env.DB), principal.userId) : undefined;
-  if (!user || user.tenantId !== principal.tenantId) throw new ApiError("unauthorized", "Authentication required.");
-  return c.json(await meBody(c.env, user), 200);
+  if (principal.kind !== "session") throw new ApiError("unauthorized", "Authentication required.");
+  // User and tenant in one round trip: every console page starts with this read.
+  const db = createDb(c.env.DB);
+  const [[user], [tenant]] = await db.batch([
+    db.select().from(users).where(eq(users.id, principal.userId)).limit(1),
+    db.select().from(tenants).where(eq(tenants.id, principal.tenantId)).limit(1),
+  ]);
+  if (!user || user.tenantId !== principal.tenantId || !tenant) throw new ApiError("unauthorized", "Authentication required.");
+  return c.json(await meBody(c.env, user, tenant), 200);
 });
 
 const logout = createRoute({

@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
-import { readSession } from "../auth/session";
+import { getCookie } from "hono/cookie";
+import { readSession, SESSION_COOKIE, verifySession } from "../auth/session";
 import { CONSOLE_HOME, CONSOLE_SIGN_IN, signInPageUrl } from "../console/paths";
 import { CONSOLE_HEADERS, CONSOLE_SHELL } from "../console/shell";
 import type { AppEnv } from "../env";
@@ -18,8 +19,11 @@ app.get("/console/*", (c) => shell(c));
 async function shell(c: Context<AppEnv>): Promise<Response> {
   const url = new URL(c.req.url);
   const signingIn = url.pathname === CONSOLE_SIGN_IN;
-  const session = await readSession(c);
-  const signedIn = session !== null && session !== "csrf";
+  // The shell holds nothing private, so a valid signature is enough to serve a console page (no D1
+  // read on its critical path): a session voided by a logout is refused by the API reads the page
+  // makes, and the client comes here to sign-in, which checks the session fully (else a voided but
+  // well-signed cookie would bounce between the two).
+  const signedIn = signingIn ? await hasLiveSession(c) : await hasSignedSession(c);
   if (!signedIn && !signingIn) return c.redirect(signInPageUrl(undefined, `${url.pathname}${url.search}`), 302);
   if (signedIn && signingIn) {
     const returnTo = url.searchParams.get("return_to") ?? "";
@@ -29,3 +33,13 @@ async function shell(c: Context<AppEnv>): Promise<Response> {
 }
 
 export default app;
+
+async function hasSignedSession(c: Context<AppEnv>): Promise<boolean> {
+  const token = getCookie(c, SESSION_COOKIE);
+  return token !== undefined && (await verifySession(c.env, token)) !== null;
+}
+
+async function hasLiveSession(c: Context<AppEnv>): Promise<boolean> {
+  const session = await readSession(c);
+  return session !== null && session !== "csrf";
+}

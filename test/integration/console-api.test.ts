@@ -298,6 +298,15 @@ describe("console shell", () => {
     const offsite = await call("/console/sign-in?return_to=%2F%2Fevil.example", { headers: { Cookie: cookie }, redirect: "manual" });
     expect(offsite.headers.get("Location")).toBe("/console");
     await offsite.text();
+
+    // Signed out elsewhere: the API refuses the cookie, and the sign-in page is served (no redirect loop).
+    const out = await call("/v1/auth/logout", { method: "POST", headers: dashboard(cookie) });
+    expect(out.status).toBe(200);
+    await out.text();
+    expect((await callJson("/v1/me", { headers: { Cookie: cookie } })).status).toBe(401);
+    const page = await call("/console/sign-in?return_to=%2Fconsole%2Ftemplates", { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(page.status).toBe(200);
+    await page.text();
   });
 });
 

@@ -44,13 +44,17 @@ export function VerificationsScreen() {
   const [rows, setRows] = useState<Verification[]>([]);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [refreshedAt, setRefreshedAt] = useState<Date | undefined>(undefined);
-  const templates = useLoad(() => ok(api.GET("/v1/link-templates")), []);
+  // The template filter's names are not needed to show the list: they load once the list is on
+  // screen (or at once when the URL already filters by a template).
+  const [wantTemplates, setWantTemplates] = useState(location.query.has("template_id"));
+  const templates = useLoad(async () => (wantTemplates ? ok(api.GET("/v1/link-templates")) : undefined), [wantTemplates]);
 
   const first = useLoad(async () => {
     const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE } } }));
     setRows(page.items);
     setCursor(page.next_cursor);
     setRefreshedAt(new Date());
+    setWantTemplates(true);
     return page;
   }, [key]);
 

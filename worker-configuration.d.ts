@@ -7,6 +7,7 @@ interface __BaseEnv_Env {
 	EVENTS_QUEUE: Queue;
 	ANALYSIS_QUEUE: Queue;
 	WEBHOOKS_QUEUE: Queue;
+	MAINTENANCE_QUEUE: Queue;
 	AI?: Ai;
 	ENVIRONMENT: string;
 	PUBLIC_BASE_URL: string;
@@ -24,6 +25,7 @@ declare namespace Cloudflare {
 		EVENTS_QUEUE: Queue;
 		ANALYSIS_QUEUE: Queue;
 		WEBHOOKS_QUEUE: Queue;
+		MAINTENANCE_QUEUE: Queue;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;
@@ -36,6 +38,7 @@ declare namespace Cloudflare {
 		EVENTS_QUEUE: Queue;
 		ANALYSIS_QUEUE: Queue;
 		WEBHOOKS_QUEUE: Queue;
+		MAINTENANCE_QUEUE: Queue;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;

@@ -64,6 +64,9 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "jpeg-12mp.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92"]),
   "jpeg-50mp.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92"]),
   "jpeg-12mp-progressive.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
+  // The largest upload a 50 MP phone photo can be: sensor-like noise at q95 4:2:0 fills the 25 MB cap.
+  "jpeg-50mp-25mb.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-seed", "1", "-attenuate", "0.4", "+noise", "Gaussian", "-quality", "95", "-sampling-factor", "2x2"]),
+  "jpeg-50mp-progressive.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
   "heic-2mp.heic": (out) => gridHeic(SOURCES.wood, 1920, 1440, out),
   "heic-12mp.heic": (out) => gridHeic(SOURCES.elephants, 4032, 3024, out),
   "heic-50mp.heic": (out) => gridHeic(SOURCES.elephants, 8160, 6120, out),
@@ -71,6 +74,7 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "png-50mp.png": (out) => resized(SOURCES.elephants, 8160, 6120, out, "png"),
   "webp-8mp.webp": (out) => resized(SOURCES.elephants, 3264, 2448, out, "webp", ["-quality", "90"]),
   "webp-12mp.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, "webp", ["-quality", "90"]),
+  "webp-50mp.webp": (out) => resized(SOURCES.elephants, 8160, 6120, out, "webp", ["-quality", "90"]),
 };
 
 /** The prepared input's path (made on first use). */

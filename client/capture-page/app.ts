@@ -172,7 +172,8 @@ export class App {
   }
 
   private async refused(job: Job, failure: ApiFailure): Promise<void> {
-    if (failure.code === "expired") return this.end("expired");
+    // A redacted verification is over for the end user just like an expired link.
+    if (failure.code === "expired" || failure.code === "redacted") return this.end("expired");
     if (failure.status === 404) return this.end("not_found");
     // The server's state moved (another tab, a full step, a completed verification): reload it.
     try {

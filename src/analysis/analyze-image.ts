@@ -19,7 +19,7 @@ import {
   type VerdictSignals,
 } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
-import { decodeImage, DecodeFailure, encodeThumbnailJpeg, type DecodedImage } from "./pixels";
+import { decodeImage, DecodeFailure, encodeThumbnailJpeg, type DecodedImage, type Thumbnail } from "./pixels";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
@@ -27,6 +27,7 @@ import { DHASH_ALGORITHM, dhash64 } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
 import { detectScreen, screenTileRects } from "./signals/screen-moire";
 import { SIGNAL_KEYS } from "./verdict";
+import { EVIDENCE_THUMBNAIL_MAX_SIDE } from "./thumbnail";
 
 export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/2";
 
@@ -57,6 +58,8 @@ export interface ImageDeps {
   trustedSigners: readonly string[];
   /** Test environments only: honour the documented `vfy-test` marker (providers/vision/test-markers.ts). */
   testMarkers?: boolean;
+  /** Receives the decoded pixels' RGB thumbnail once (the captures API's evidence thumbnail is made from it). */
+  thumbnail?: (thumbnail: Thumbnail) => Promise<void>;
 }
 
 export interface ObservedSignals {
@@ -115,12 +118,13 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   let pixelsMissing: NotAssessedReason | null = null;
   const notes: AnalysisNote[] = [];
   try {
-    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, ...(wantsVision ? { thumbnailMaxSide: VISION_MAX_SIDE } : {}) }));
+    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, thumbnailMaxSide: wantsVision ? VISION_MAX_SIDE : EVIDENCE_THUMBNAIL_MAX_SIDE }));
   } catch (err) {
     decodeError = String(err instanceof Error ? err.message : err).slice(0, 300);
     pixelsMissing = err instanceof DecodeFailure ? err.reason : "undecodable_image";
     notes.push({ code: pixelsMissing, detail: decodeError });
   }
+  if (pixels?.thumbnail && deps.thumbnail) await time("thumbnail", () => deps.thumbnail!(pixels!.thumbnail!));
 
   const hash = pixels ? await time("phash", () => dhash64(pixels!.overview)) : null;
   const matches = hash ? await time("index", () => deps.nearDuplicates(hash, DHASH_ALGORITHM)) : [];

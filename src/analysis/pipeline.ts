@@ -9,6 +9,7 @@ import { webImageSearch } from "../providers/web-search";
 import { settings } from "../env";
 import { readEvidence } from "../storage/evidence";
 import { analyzeImage, type CaptureAnalysisResult } from "./analyze-image";
+import { storeEvidenceThumbnail, type StoredThumbnail } from "./thumbnail";
 import { aggregateCondition, aggregateObjectMatch } from "./independent-checks";
 import { matchLocation, type GeocodedPoint, type ObservedFix } from "./signals/location";
 import { aggregateVerdict } from "./verdict";
@@ -35,22 +36,28 @@ export async function analyzeCapture(env: Env, verificationId: string, captureId
   const db = createDb(env.DB);
   const record = await loadRecord(db, verificationId);
   const capture = record?.captures.find((c) => c.id === captureId);
-  if (!record || !capture) return;
+  if (!record || !capture || record.row.redactedAt !== null) return;
   if (!(await analysisOf(db, captureId)) && !isTerminal(record.row.status)) {
-    const result = await runAnalysis(env, db, record, capture);
-    await saveAnalysis(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now() });
+    const { result, thumbnail } = await runAnalysis(env, db, record, capture);
+    await saveAnalysis(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now(), thumbnail });
   }
   await settleVerification(env, verificationId, options);
 }
 
-async function runAnalysis(env: Env, db: Db, record: VerificationRecord, capture: CaptureRow): Promise<CaptureAnalysisResult> {
+async function runAnalysis(
+  env: Env,
+  db: Db,
+  record: VerificationRecord,
+  capture: CaptureRow,
+): Promise<{ result: CaptureAnalysisResult; thumbnail: StoredThumbnail | null }> {
   const bytes = await readEvidence(env.EVIDENCE, capture.imageKey);
   if (!bytes) throw new EvidenceUnreadable(`capture ${capture.id}: no bytes at ${capture.imageKey}`);
   const depthPng = capture.forensicBufferKey ? await readEvidence(env.EVIDENCE, capture.forensicBufferKey) : null;
   if (capture.forensicBufferKey && !depthPng) throw new EvidenceUnreadable(`capture ${capture.id}: no depth map at ${capture.forensicBufferKey}`);
   const { config } = record.row;
   const now = Date.now();
-  return analyzeImage(
+  let thumbnail: StoredThumbnail | null = null;
+  const result = await analyzeImage(
     {
       captureId: capture.id,
       tenantId: capture.tenantId,
@@ -72,8 +79,12 @@ async function runAnalysis(env: Env, db: Db, record: VerificationRecord, capture
       web: webImageSearch(env),
       trustedSigners: trustedSigners(env),
       testMarkers: settings(env).environment !== "production",
+      thumbnail: async (decoded) => {
+        thumbnail = await storeEvidenceThumbnail(env.EVIDENCE, capture, decoded, bytes);
+      },
     },
   );
+  return { result, thumbnail };
 }
 
 /**
@@ -89,7 +100,7 @@ export interface SettleOptions {
 export async function settleVerification(env: Env, verificationId: string, options: SettleOptions = {}): Promise<void> {
   const db = createDb(env.DB);
   const record = await loadRecord(db, verificationId);
-  if (!record || isTerminal(record.row.status) || record.row.readyAt === null) return;
+  if (!record || isTerminal(record.row.status) || record.row.readyAt === null || record.row.redactedAt !== null) return;
   const rows = await analysesOf(db, verificationId);
   const byCapture = new Map(rows.map((r) => [r.captureId, r]));
   if (record.captures.some((c) => !byCapture.has(c.id))) return;

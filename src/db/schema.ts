@@ -19,8 +19,10 @@ export const tenants = sqliteTable("tenants", {
   /** The secret being rotated out: it keeps signing until `webhook_secret_previous_expires_at`. */
   webhookSecretPrevious: text("webhook_secret_previous"),
   webhookSecretPreviousExpiresAt: ms("webhook_secret_previous_expires_at"),
+  /** Verifications older than this many days are redacted by the daily retention run; null keeps them. */
+  retentionDays: integer("retention_days"),
   createdAt: ms("created_at").notNull(),
-});
+}, (t) => [index("tenants_retention_idx").on(t.id).where(sql`retention_days IS NOT NULL`)]);
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
@@ -90,18 +92,25 @@ export const verifications = sqliteTable("verifications", {
   finalizedAt: ms("finalized_at"),
   caseAnalysis: json<unknown>("case_analysis"),
   progress: json<unknown>("progress"),
+  /** The latest operator review `{decision, note?, by, at}` (domain/verification/review.ts); each one is on the timeline. */
+  review: json<unknown>("review"),
+  /** Set once by redaction (domain/verification/redaction.ts): the evidence is erased, the row is a tombstone. */
+  redactedAt: ms("redacted_at"),
 }, (t) => [
   index("verifications_tenant_list_idx").on(t.tenantId, t.id),
   index("verifications_tenant_status_idx").on(t.tenantId, t.status, t.id),
+  // What the retention run pages through: a tenant's unredacted verifications, oldest first.
+  index("verifications_retention_idx").on(t.tenantId, t.createdAt, t.id).where(sql`redacted_at IS NULL`),
   // List filters (GET /v1/verifications): each is an equality prefix before the keyset column `id`.
   index("verifications_tenant_verdict_idx").on(t.tenantId, sql`(verdict ->> '$.label')`, t.id),
   index("verifications_tenant_template_idx").on(t.tenantId, t.templateId, t.id),
+  index("verifications_tenant_reviewed_idx").on(t.tenantId, t.id).where(sql`review IS NOT NULL`),
 ]);
 
 /**
  * Search terms of a verification (`GET /v1/verifications?q=`): each metadata value, lower-cased
  * (ASCII), for prefix lookups. Kept by triggers on `verifications` (migration
- * `0004_console_list_filters`), so every write path, redaction included, keeps it true.
+ * `0005_console_list_filters`), so every write path, redaction included, keeps it true.
  */
 export const verificationSearchTerms = sqliteTable("verification_search_terms", {
   tenantId: text("tenant_id").notNull(),
@@ -188,6 +197,8 @@ export const captureAnalyses = sqliteTable("capture_analyses", {
   result: json<unknown>("result"),
   error: text("error"),
   analyzedAt: ms("analyzed_at").notNull(),
+  /** The evidence thumbnail written during the analysis `{key, sha256, width, height}`; null when pixels could not be decoded. */
+  thumbnail: json<unknown>("thumbnail"),
 }, (t) => [index("capture_analyses_verification_idx").on(t.verificationId)]);
 
 /**
@@ -333,7 +344,7 @@ export const outboundMessages = sqliteTable("outbound_messages", {
   status: text("status", { enum: ["sent", "recorded", "failed"] }).notNull(),
   error: text("error"),
   createdAt: ms("created_at").notNull(),
-});
+}, (t) => [index("outbound_messages_verification_idx").on(t.verificationId)]);
 
 export const queueFailures = sqliteTable("queue_failures", {
   id: integer("id").primaryKey({ autoIncrement: true }),

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { answers, captures, events, verifications } from "./schema";
 import type { VerificationState } from "../domain/verification/state";
+import { newId } from "../lib/ids";
 
 export type VerificationRow = typeof verifications.$inferSelect;
 export type CaptureRow = typeof captures.$inferSelect;
@@ -25,6 +26,21 @@ export async function loadRecord(db: Db, id: string): Promise<VerificationRecord
   return row ? { row, captures: captureRows, answers: answerRows } : null;
 }
 
+/** Several verifications at once (at most 90 ids: one bound parameter each), in one D1 round trip. */
+export async function loadRecords(db: Db, ids: string[]): Promise<VerificationRecord[]> {
+  if (ids.length === 0) return [];
+  const [rows, captureRows, answerRows] = await db.batch([
+    db.select().from(verifications).where(inArray(verifications.id, ids)),
+    db.select().from(captures).where(inArray(captures.verificationId, ids)).orderBy(asc(captures.verificationId), asc(captures.seq)),
+    db.select().from(answers).where(inArray(answers.verificationId, ids)),
+  ]);
+  return rows.map((row) => ({
+    row,
+    captures: captureRows.filter((c) => c.verificationId === row.id),
+    answers: answerRows.filter((a) => a.verificationId === row.id),
+  }));
+}
+
 /** The tenant-scoped read: another tenant's verification is indistinguishable from a missing one. */
 export async function loadTenantRecord(db: Db, tenantId: string, id: string): Promise<VerificationRecord | null> {
   const record = await loadRecord(db, id);
@@ -46,6 +62,7 @@ export function toState(record: VerificationRecord): VerificationState {
     readyAt: row.readyAt,
     completedAt: row.completedAt,
     finalizedAt: row.finalizedAt,
+    redactedAt: row.redactedAt,
     captures: record.captures.map((c) => ({ id: c.id, stepKey: c.stepKey, imageKey: c.imageKey })),
     answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt }])),
   };
@@ -68,4 +85,47 @@ export async function markDispatched(db: Db, ids: string[], now: number): Promis
 
 export async function timeline(db: Db, verificationId: string): Promise<EventRow[]> {
   return db.select().from(events).where(eq(events.verificationId, verificationId)).orderBy(asc(events.id));
+}
+
+/**
+ * The first statement of every write to a verification: the compare-and-swap on the version it
+ * read (trigger `verifications_version_cas` aborts the whole batch if another write came first).
+ */
+export function versionedUpdate(db: Db, id: string, readVersion: number, set: Partial<typeof verifications.$inferInsert>, now: number) {
+  return db
+    .update(verifications)
+    .set({ ...set, version: readVersion + 1, updatedAt: now })
+    .where(eq(verifications.id, id));
+}
+
+/** A new outbox/timeline row for an event a write emits. */
+export function eventRow(verificationId: string, tenantId: string, draft: { name: string; payload?: Record<string, unknown> }, now: number): EventRow {
+  return {
+    id: newId("event", now),
+    verificationId,
+    tenantId,
+    name: draft.name,
+    payload: draft.payload ?? null,
+    occurredAt: now,
+    dispatchedAt: null,
+  };
+}
+
+function errorText(err: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = err;
+  while (current instanceof Error) {
+    parts.push(current.message);
+    current = current.cause;
+  }
+  return parts.join(" | ") || String(err);
+}
+
+/** The batch lost the compare-and-swap (trigger `verifications_version_cas`): another write came first. */
+export function isVersionConflict(err: unknown): boolean {
+  return errorText(err).includes("version_conflict");
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return errorText(err).includes("UNIQUE constraint failed");
 }

@@ -4,10 +4,14 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
 import { answers, captures, events, idempotencyKeys, uploads, verifications } from "../db/schema";
 import {
+  eventRow,
+  isUniqueViolation,
+  isVersionConflict,
   loadRecord,
   markDispatched,
   toState,
   undispatchedEvents,
+  versionedUpdate,
   type CaptureRow,
   type EventRow,
   type VerificationRecord,
@@ -19,13 +23,13 @@ import { computeSealHash } from "../domain/verification/seal";
 import type { VerificationState } from "../domain/verification/state";
 import { isTerminal } from "../domain/verification/state";
 import * as machine from "../domain/verification/transitions";
-import type { ProgressKind, Transition } from "../domain/verification/transitions";
+import type { ProgressKind, ReviewCommand, Transition } from "../domain/verification/transitions";
+import { QUIET_AFTER_MS, redactedColumns, redactionPlan, scrubAgain } from "../domain/verification/redaction";
 import type { VerificationConfig } from "../domain/verification/config";
 import { queuePublisher, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
-import { newId } from "../lib/ids";
 import type { MediaType } from "../schemas/steps";
-import { deleteEvidence, listEvidence } from "../storage/evidence";
+import { deleteEvidence, listEvidence, purgeVerification, thumbnailKeyFor } from "../storage/evidence";
 import { planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
@@ -69,6 +73,20 @@ interface Plan {
 
 const REDRIVE_BASE_MS = 5_000;
 const REDRIVE_MAX_MS = 10 * 60 * 1000;
+/** After a redaction, the prefix is emptied once more when nothing can still be writing to it. */
+const FINAL_SWEEP_DELAY_MS = QUIET_AFTER_MS;
+
+/** Deletes every object of a verification from the evidence bucket. */
+export interface EvidencePurger {
+  purge(verificationId: string): Promise<unknown>;
+}
+
+/** A redaction accepted but not finished (DO storage key `redaction`): the alarm re-drives it. */
+interface PendingRedaction {
+  by: string;
+  attempts: number;
+  retryAt: number;
+}
 
 /**
  * One instance per verification: the single writer of its D1 rows. It runs mutations one at a time
@@ -81,11 +99,14 @@ export class VerificationObject extends DurableObject<Env> {
   #tail: Promise<unknown> = Promise.resolve();
   /** Replaceable from tests (runInDurableObject) to simulate a failing queue. */
   publisher: EventPublisher;
+  /** Replaceable from tests to simulate a failing bucket. */
+  purger: EvidencePurger;
   clock: () => number = () => Date.now();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.publisher = queuePublisher(env.EVENTS_QUEUE);
+    this.purger = { purge: (verificationId) => purgeVerification(env.EVIDENCE, verificationId) };
   }
 
   get #db(): Db {
@@ -257,6 +278,76 @@ export class VerificationObject extends DurableObject<Env> {
     });
   }
 
+  /** An operator's decision beside the verdict (which never changes); on the timeline and a webhook. */
+  async review(id: string, cmd: ReviewCommand): Promise<MutationResult> {
+    return this.#mutate(id, (state, _record, now) => {
+      const decision = machine.review(state, cmd, now);
+      if (!decision.ok) return decision;
+      return { transition: decision.transition, columns: { review: decision.review } };
+    });
+  }
+
+  /**
+   * Irreversible and idempotent. The intent is stored (and the alarm armed) before anything else,
+   * then: one D1 batch writes the tombstone, clears the other tables and records
+   * `verification.redacted`; then every R2 object under the verification's prefix is deleted. A
+   * crash or a failure anywhere is re-driven by the alarm until both are done.
+   */
+  async redact(id: string, by: string): Promise<MutationResult> {
+    return this.#exclusive(async () => {
+      await this.ctx.storage.put("verification_id", id);
+      const pending = (await this.ctx.storage.get<PendingRedaction>("redaction")) ?? { by, attempts: 0, retryAt: 0 };
+      await this.#armRedactionRetry(pending);
+      return this.#completeRedaction(id, pending);
+    });
+  }
+
+  async #armRedactionRetry(pending: PendingRedaction): Promise<void> {
+    const retryAt = this.clock() + Math.min(REDRIVE_BASE_MS * 2 ** pending.attempts, REDRIVE_MAX_MS);
+    await this.ctx.storage.put("redaction", { ...pending, attempts: pending.attempts + 1, retryAt });
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > retryAt) await this.ctx.storage.setAlarm(retryAt);
+  }
+
+  /** The D1 step (once) then the R2 step; the caller holds the lock and has armed the retry. */
+  async #completeRedaction(id: string, pending: PendingRedaction): Promise<MutationResult> {
+    const baseUrl = settings(this.env).baseUrl;
+    let alreadyRedacted = false;
+    const result = await this.#apply(id, async (state, record, now) => {
+      const decision = machine.redact(state, pending.by);
+      if (!decision.ok) return decision;
+      alreadyRedacted = decision.alreadyRedacted;
+      if (decision.alreadyRedacted) return { transition: decision.transition, noop: true };
+      return {
+        transition: decision.transition,
+        columns: redactedColumns(record.row, now),
+        statements: await redactionPlan(this.#db, record, now, baseUrl),
+      };
+    });
+    if (!result.ok) {
+      // Nothing to redact any more; any other refusal (a lost race) is retried by the alarm.
+      if (result.error.code === "not_found") await this.ctx.storage.delete("redaction");
+      return result;
+    }
+    const record = result.record as VerificationRecord;
+    // Redacted before, maybe in bulk by the retention run: send any event that write left unsent.
+    if (alreadyRedacted) await this.#redrive(id);
+    try {
+      await this.purger.purge(id);
+    } catch (err) {
+      // The tombstone is committed; the alarm empties the prefix on its next try.
+      console.error(JSON.stringify({ msg: "evidence purge failed; alarm will re-drive", verification_id: id, error: String(err) }));
+      await this.#schedule(record);
+      return result;
+    }
+    await this.ctx.storage.delete("redaction");
+    const finalSweepAt = (record.row.redactedAt ?? 0) + FINAL_SWEEP_DELAY_MS;
+    if (finalSweepAt > this.clock()) await this.ctx.storage.put({ sweep_at: finalSweepAt, sweep_scheduled: true });
+    else await scrubAgain(this.#db, record, baseUrl);
+    await this.#schedule(record);
+    return result;
+  }
+
   override async alarm(): Promise<void> {
     await this.#exclusive(async () => {
       const id = await this.ctx.storage.get<string>("verification_id");
@@ -277,11 +368,28 @@ export class VerificationObject extends DurableObject<Env> {
         if (result.ok) record = result.record;
       }
       await this.#redrive(id);
+      const pending = await this.ctx.storage.get<PendingRedaction>("redaction");
+      if (pending) {
+        try {
+          await this.#armRedactionRetry(pending);
+          const result = await this.#completeRedaction(id, pending);
+          if (result.ok) record = result.record as VerificationRecord;
+        } catch (err) {
+          console.error(JSON.stringify({ msg: "redaction re-drive failed; will retry", verification_id: id, error: String(err) }));
+        }
+      }
       const sweepAt = await this.ctx.storage.get<number>("sweep_at");
       if (sweepAt !== undefined && sweepAt <= now) {
-        const nextAt = await this.#sweep(id, record, now);
-        if (nextAt === null) await this.ctx.storage.delete("sweep_at");
-        else await this.ctx.storage.put("sweep_at", nextAt);
+        if (record.row.redactedAt !== null) {
+          // Redacted: nothing is referenced any more, whatever its age.
+          await this.purger.purge(id);
+          await scrubAgain(this.#db, record, settings(this.env).baseUrl);
+          await this.ctx.storage.delete("sweep_at");
+        } else {
+          const nextAt = await this.#sweep(id, record, now);
+          if (nextAt === null) await this.ctx.storage.delete("sweep_at");
+          else await this.ctx.storage.put("sweep_at", nextAt);
+        }
       }
       await this.#schedule(record);
     });
@@ -292,6 +400,7 @@ export class VerificationObject extends DurableObject<Env> {
     const referenced = new Set<string>();
     for (const c of record.captures) {
       referenced.add(c.imageKey);
+      referenced.add(thumbnailKeyFor(id, c.id));
       if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
     }
     const [objects, minted] = await Promise.all([
@@ -330,10 +439,7 @@ export class VerificationObject extends DurableObject<Env> {
       const { transition } = plan;
       const eventRows = transition.events.map((e) => eventRow(id, state.tenantId, e, now));
       const batch: BatchItem<"sqlite">[] = [
-        db
-          .update(verifications)
-          .set({ ...plan.columns, ...transition.patch, status: transition.status, version: state.version + 1, updatedAt: now })
-          .where(eq(verifications.id, id)),
+        versionedUpdate(db, id, state.version, { ...plan.columns, ...transition.patch, status: transition.status }, now),
         ...(plan.statements?.(db) ?? []),
       ];
       if (eventRows.length > 0) batch.push(db.insert(events).values(eventRows));
@@ -397,6 +503,8 @@ export class VerificationObject extends DurableObject<Env> {
     if (redriveAt !== undefined) candidates.push(redriveAt);
     const sweepAt = await this.ctx.storage.get<number>("sweep_at");
     if (sweepAt !== undefined) candidates.push(sweepAt);
+    const redaction = await this.ctx.storage.get<PendingRedaction>("redaction");
+    if (redaction !== undefined) candidates.push(redaction.retryAt);
     if (candidates.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;
@@ -441,39 +549,11 @@ function newVerificationRow(input: CreateInput): VerificationRow {
     finalizedAt: null,
     caseAnalysis: null,
     progress: null,
+    review: null,
+    redactedAt: null,
   };
 }
 
 function noChange(state: VerificationState): Transition {
   return { status: state.status, patch: {}, events: [] };
-}
-
-function eventRow(verificationId: string, tenantId: string, draft: { name: string; payload?: Record<string, unknown> }, now: number): EventRow {
-  return {
-    id: newId("event", now),
-    verificationId,
-    tenantId,
-    name: draft.name,
-    payload: draft.payload ?? null,
-    occurredAt: now,
-    dispatchedAt: null,
-  };
-}
-
-function errorText(err: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = err;
-  while (current instanceof Error) {
-    parts.push(current.message);
-    current = current.cause;
-  }
-  return parts.join(" | ") || String(err);
-}
-
-function isVersionConflict(err: unknown): boolean {
-  return errorText(err).includes("version_conflict");
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return errorText(err).includes("UNIQUE constraint failed");
 }

@@ -18,5 +18,14 @@ export const QueueMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("settle_verification"), v: z.literal(1), verification_id: z.string() }),
   z.object({ type: z.literal("analyze_case"), v: z.literal(1), verification_id: z.string() }),
   z.object({ type: z.literal("deliver_webhook"), v: z.literal(1), delivery_id: z.string() }),
+  // Retention (domain/retention/retention.ts): one page of a tenant's due verifications, then the next.
+  z.object({
+    type: z.literal("retention_sweep"),
+    v: z.literal(1),
+    tenant_id: z.string(),
+    cutoff: z.number(),
+    after: z.object({ created_at: z.number(), id: z.string() }).optional(),
+  }),
+  z.object({ type: z.literal("redact_verifications"), v: z.literal(1), tenant_id: z.string(), ids: z.array(z.string()).min(1).max(100) }),
 ]);
 export type QueueMessage = z.infer<typeof QueueMessageSchema>;

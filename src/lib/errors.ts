@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   already_finalized: 409,
   idempotency_conflict: 409,
   expired: 410,
+  /** The verification's evidence was erased (POST /redact or tenant retention): nothing can be added. */
+  redacted: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,

@@ -4,6 +4,7 @@ import { uniform } from "../lib/random";
 import { handleAnalysisMessage } from "./analysis.consumer";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent } from "./events.consumer";
+import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 
 /**
@@ -51,6 +52,9 @@ async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext,
     case "settle_verification":
     case "analyze_case":
       return handleAnalysisMessage(message, env, attempts);
+    case "retention_sweep":
+    case "redact_verifications":
+      return handleMaintenanceJob(message, env);
     default: {
       const unhandled: never = message;
       throw new Error(`no consumer for ${JSON.stringify(unhandled)}`);

@@ -21,7 +21,7 @@ const finalize = createRoute({
   tags: ["Verifications"],
   summary: "Close a case with its narrative and run the case analysis",
   description:
-    "Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`). " +
+    "Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. " +
     "The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
@@ -29,7 +29,7 @@ const finalize = createRoute({
     params: IdParam,
     body: jsonBody(FinalizeRequestSchema, { narrative: "Hail on 12 November cracked three tiles on the south side of the roof; water came in above the kitchen." }),
   },
-  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 413, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification with its narrative"), ...pickErrors(400, 401, 403, 404, 409, 410, 413, 500) },
 });
 
 app.openapi(finalize, async (c) => {

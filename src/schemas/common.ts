@@ -22,7 +22,7 @@ export const errorResponses = {
   403: errorResponse("Authenticated but not allowed (`forbidden`)"),
   404: errorResponse("Unknown resource, or one owned by another tenant (`not_found`)"),
   409: errorResponse("Conflict with the current state"),
-  410: errorResponse("The verification expired (`expired`)"),
+  410: errorResponse("The verification expired (`expired`) or was redacted (`redacted`)"),
   413: errorResponse("Payload too large (`payload_too_large`)"),
   415: errorResponse("Unsupported media type (`unsupported_media_type`)"),
   429: {

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime, VerificationId } from "./common";
+import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
 import { ContextSchema, SIGNALS } from "./verification-create";
 import { NOT_ASSESSED_REASONS } from "../analysis/evidence";
@@ -105,6 +106,10 @@ export const VerificationSchema = z
     location_match: z.record(z.string(), z.unknown()).optional(),
     condition: z.record(z.string(), z.unknown()).optional(),
     progress: z.record(z.string(), z.unknown()).optional().openapi({ description: "Operator (session) reads only." }),
+    review: ReviewSchema.optional().openapi({ description: "The latest operator review; the machine `verdict` never changes. Every review is on the timeline." }),
+    redacted_at: DateTime.optional().openapi({
+      description: "Set once the evidence was erased (redaction or retention): ids, statuses, timestamps, digests and the verdict remain.",
+    }),
   })
   .openapi("Verification");
 

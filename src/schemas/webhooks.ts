@@ -54,6 +54,8 @@ export const WebhookEventSchema = z
       "verification.expired",
       "verification.failed",
       "verification.case.completed",
+      "verification.reviewed",
+      "verification.redacted",
     ]),
     created_at: DateTime,
     data: z.object({ object: VerificationSchema }).openapi({ description: "`object`: the Verification as the tenant sees it, answers included." }),

@@ -11,6 +11,11 @@ export function objectKeyFor(verificationId: string, uploadId: string, kind: "im
   return `${verificationPrefix(verificationId)}${uploadId}${kind === "forensic_buffer" ? ".depth.png" : ""}`;
 }
 
+/** The capture's evidence thumbnail (written by its analysis). */
+export function thumbnailKeyFor(verificationId: string, captureId: string): string {
+  return `${verificationPrefix(verificationId)}${captureId}.thumb.jpg`;
+}
+
 /** Whether an `image_key` is shaped like one this service mints for that verification. */
 export function belongsTo(objectKey: string, verificationId: string): boolean {
   return objectKey.startsWith(verificationPrefix(verificationId));
@@ -23,6 +28,11 @@ export async function putEvidence(bucket: R2Bucket, key: string, bytes: Uint8Arr
 export async function readEvidence(bucket: R2Bucket, key: string): Promise<Uint8Array | null> {
   const object = await bucket.get(key);
   return object ? new Uint8Array(await object.arrayBuffer()) : null;
+}
+
+/** The stored object as a stream (the signed evidence URLs serve it), or null when it is gone. */
+export async function openEvidence(bucket: R2Bucket, key: string): Promise<R2ObjectBody | null> {
+  return bucket.get(key);
 }
 
 export async function deleteEvidence(bucket: R2Bucket, keys: string[]): Promise<void> {
@@ -50,4 +60,21 @@ export async function listEvidence(bucket: R2Bucket, verificationId: string): Pr
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   return out;
+}
+
+/**
+ * Deletes every object under the verification's prefix (captures, depth maps, thumbnails, orphans),
+ * a page of up to 1000 keys at a time. Idempotent: an empty prefix is a no-op. Returns how many went.
+ */
+export async function purgeVerification(bucket: R2Bucket, verificationId: string): Promise<number> {
+  let deleted = 0;
+  // Listing again after each delete (not following a cursor) leaves nothing behind that a page
+  // boundary could skip. A verification holds a few dozen objects; the bound only stops a runaway.
+  for (let round = 0; round < 100; round += 1) {
+    const page = await bucket.list({ prefix: verificationPrefix(verificationId), limit: 1000 });
+    if (page.objects.length === 0) return deleted;
+    await bucket.delete(page.objects.map((o) => o.key));
+    deleted += page.objects.length;
+  }
+  throw new Error(`purge of ${verificationId} did not empty its prefix`);
 }

@@ -1,7 +1,40 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage, DecodeFailure, type DecodedImage } from "../../src/analysis/pixels";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
+import { encode as encodePng } from "fast-png";
 import { samplePhoto } from "../helpers/photos";
+
+/** The same PNG with its image data re-split into IDAT chunks of `size` bytes (CRCs are not checked). */
+function rechunkIdat(png: Uint8Array, size: number): Uint8Array {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const head: Uint8Array[] = [png.subarray(0, 8)];
+  const data: Uint8Array[] = [];
+  let tail: Uint8Array = new Uint8Array(0);
+  for (let i = 8; i < png.length; ) {
+    const length = view.getUint32(i);
+    const type = String.fromCharCode(...png.subarray(i + 4, i + 8));
+    const chunk = png.subarray(i, i + 12 + length);
+    if (type === "IDAT") data.push(chunk.subarray(8, 8 + length));
+    else if (type === "IEND") tail = chunk;
+    else head.push(chunk);
+    i += 12 + length;
+  }
+  const all = new Uint8Array(data.reduce((n, d) => n + d.length, 0));
+  data.reduce((at, d) => (all.set(d, at), at + d.length), 0);
+  const parts = [...head];
+  for (let i = 0; i < all.length; i += size) {
+    const body = all.subarray(i, i + size);
+    const chunk = new Uint8Array(12 + body.length);
+    new DataView(chunk.buffer).setUint32(0, body.length);
+    chunk.set([73, 68, 65, 84], 4);
+    chunk.set(body, 8);
+    parts.push(chunk);
+  }
+  parts.push(tail);
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+}
 
 // Each codec path on a small real photograph (a 192×128 crop of a camera photo; the PNG is 96×64).
 const request = { tiles: screenTileRects, thumbnailMaxSide: 96 };
@@ -38,7 +71,61 @@ describe("decoders inside workerd (real photographs)", () => {
     }
   });
 
-  it("PNG streams through the runtime's inflater and matches the JPEG at its scale", async () => {
+  it("JPEG tiles cut from luma strips equal the same regions of a whole-frame decode, baseline and progressive", async () => {
+    for (const name of ["dune.jpg", "dune-progressive.jpg"]) {
+      const bytes = await samplePhoto(name);
+      const whole = (await decodeImage(bytes, "image/jpeg", { tiles: (w, h) => [{ x: 0, y: 0, width: w, height: h }] })).tiles[0]!;
+      expect(whole).toMatchObject({ width: 192, height: 128 });
+      // Left, middle, right and bottom-edge regions: the plan reads them as a top-down and a bottom-up strip.
+      const rects = [
+        { x: 0, y: 0, width: 32, height: 32 },
+        { x: 80, y: 40, width: 33, height: 20 },
+        { x: 150, y: 90, width: 42, height: 38 },
+        { x: 170, y: 10, width: 22, height: 10 },
+      ];
+      const tiles = (await decodeImage(bytes, "image/jpeg", { tiles: () => rects })).tiles;
+      for (const [i, tile] of tiles.entries()) {
+        const rect = rects[i]!;
+        const expected = new Uint8Array(rect.width * rect.height);
+        for (let y = 0; y < rect.height; y += 1) expected.set(whole.data.subarray((rect.y + y) * 192 + rect.x, (rect.y + y) * 192 + rect.x + rect.width), y * rect.width);
+        expect({ name, ...rect, same: tile.data.every((v, k) => v === expected[k]) }).toEqual({ name, ...rect, same: true });
+      }
+    }
+  });
+
+  it("PNG streams losslessly across many IDAT chunks and output buffers: tiles are the exact luma", async () => {
+    // 320×240 RGB, 225 KB raw: a pattern split into 997-byte IDAT chunks, and a nearly flat image
+    // whose single small chunk inflates to more than one 64 KB output buffer at once.
+    const [width, height] = [320, 240];
+    const pattern = new Uint8Array(width * height * 3);
+    const flat = new Uint8Array(width * height * 3).fill(200);
+    for (let y = 0; y < height; y += 1) {
+      for (let x = 0; x < width; x += 1) pattern.set([x & 255, y, (x * y) & 255], (y * width + x) * 3);
+    }
+    flat.set([10, 20, 30], (239 * width + 319) * 3);
+    for (const [rgb, chunk] of [
+      [pattern, 997],
+      [flat, 1 << 20],
+    ] as const) {
+      const bytes = rechunkIdat(encodePng({ width, height, data: rgb, channels: 3 }), chunk);
+      const png = await decodeImage(bytes, "image/png", { tiles: screenTileRects, thumbnailMaxSide: 64 });
+      const luma = (p: number) => (77 * rgb[p]! + 150 * rgb[p + 1]! + 29 * rgb[p + 2]! + 128) >> 8;
+      expect(png.tiles.length).toBeGreaterThan(1);
+      for (const tile of png.tiles) {
+        const expected = new Uint8Array(tile.width * tile.height);
+        for (let y = 0; y < tile.height; y += 1) {
+          for (let x = 0; x < tile.width; x += 1) expected[y * tile.width + x] = luma(((tile.y + y) * width + tile.x + x) * 3);
+        }
+        expect({ chunk, x: tile.x, y: tile.y, same: tile.data.every((v, k) => v === expected[k]) }).toEqual({ chunk, x: tile.x, y: tile.y, same: true });
+      }
+      // 320 px fit the 1024 px overview: it is the luma itself, down to the last pixel.
+      expect(png.overview).toMatchObject({ width, height });
+      expect(png.overview.data[239 * width + 319]).toBe(luma((239 * width + 319) * 3));
+      expect(png.thumbnail).toMatchObject({ width: 64, height: 48 });
+    }
+  });
+
+  it("PNG streams through pako's inflater and matches the JPEG at its scale", async () => {
     const png = await decodeSample("dune.png", "image/png");
     expect(png).toMatchObject({ width: 96, height: 64, thumbnail: { width: 96, height: 64 } });
     const jpeg = await decodeImage(await samplePhoto("dune.jpg"), "image/jpeg", { thumbnailMaxSide: 96 });

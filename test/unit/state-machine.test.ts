@@ -29,6 +29,7 @@ function state(over: Partial<VerificationState> = {}): VerificationState {
     readyAt: null,
     completedAt: null,
     finalizedAt: null,
+    redactedAt: null,
     captures: [],
     answers: {},
     ...over,
@@ -202,5 +203,41 @@ describe("expire / complete / fail / finalize", () => {
       ok: true,
       transition: { status: "completed", patch: { finalizedAt: NOW }, events: [{ name: "verification.case.completed", payload: { narrative: "story" } }] },
     });
+  });
+});
+
+describe("review and redaction", () => {
+  const redacted = (over: Partial<VerificationState> = {}) => state({ status: "partially_captured", redactedAt: NOW - 1, captures: [{ id: "a", stepKey: "front", imageKey: "1" }], ...over });
+
+  it.each(ALL)("a review from %s keeps the status and records decision, note and reviewer", (status) => {
+    const d = m.review(state({ status }), { decision: "rejected", note: "glare", by: "usr_1" }, NOW);
+    expect(d).toMatchObject({
+      ok: true,
+      review: { decision: "rejected", note: "glare", by: "usr_1", at: NOW },
+      transition: { status, patch: {}, events: [{ name: "verification.reviewed", payload: { decision: "rejected", note: "glare", by: "usr_1" } }] },
+    });
+  });
+
+  it("redacts once, keeping the status; a second request is a no-op", () => {
+    expect(m.redact(state({ status: "completed" }), "key_1")).toMatchObject({
+      ok: true,
+      alreadyRedacted: false,
+      transition: { status: "completed", events: [{ name: "verification.redacted", payload: { by: "key_1" } }] },
+    });
+    expect(m.redact(redacted(), "key_1")).toMatchObject({ ok: true, alreadyRedacted: true, transition: { events: [] } });
+  });
+
+  it("a redacted verification takes no capture-flow write, review, narrative or verdict (410 redacted / invalid_state)", () => {
+    const gone = { ok: false, error: { code: "redacted" } };
+    expect(m.acceptCapture(redacted(), capture("front"), NOW)).toMatchObject(gone);
+    expect(m.recordAnswer(redacted(), "plate", "AB12", NOW)).toMatchObject(gone);
+    expect(m.submit(redacted(), NOW)).toMatchObject(gone);
+    expect(m.reportProgress(redacted(), "abandoned", NOW)).toMatchObject(gone);
+    expect(m.review(redacted(), { decision: "approved", note: "x", by: "usr_1" }, NOW)).toMatchObject(gone);
+    expect(m.finalize(redacted(), "story", NOW)).toMatchObject(gone);
+    expect(m.complete(redacted({ readyAt: NOW - 1 }), NOW, {})).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.fail(redacted(), "x")).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    // Its link still expires like any other: the status says how it ended.
+    expect(m.expire(redacted({ expiresAt: NOW }), NOW)).toMatchObject({ ok: true, transition: { status: "expired" } });
   });
 });

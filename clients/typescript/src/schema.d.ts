@@ -140,7 +140,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A verification's captures in capture order, with their analysis
+         * @description `image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones.
+         */
+        get: operations["listCaptures"];
         put?: never;
         /** Submit a capture (inline base64 or an uploaded image_key) */
         post: operations["createCapture"];
@@ -721,13 +725,114 @@ export interface paths {
         put?: never;
         /**
          * Close a case with its narrative and run the case analysis
-         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`). The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.
+         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.
          */
         post: operations["finalizeVerification"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/captures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One capture with its analysis
+         * @description `image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones.
+         */
+        get: operations["getCapture"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evidence/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)
+         * @description Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`; an object that is gone (the verification was redacted) is 404.
+         */
+        get: operations["downloadEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record an operator's decision beside the verdict
+         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`.
+         */
+        post: operations["reviewVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a verification's evidence (irreversible, idempotent)
+         * @description Deletes every stored object of the verification (captures, depth maps, thumbnails) and clears answers, metadata, context, locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and the verdict remain, with `redacted_at`. Recorded as `verification.redacted` (timeline and webhook). A second call answers the same state. Later capture-flow writes are 410 `redacted`.
+         */
+        post: operations["redactVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's settings */
+        get: operations["getTenantSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the tenant's settings
+         * @description `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does.
+         */
+        patch: operations["updateTenantSettings"];
         trace?: never;
     };
 }
@@ -779,7 +884,7 @@ export interface components {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
             /** @enum {string} */
-            type: "verification.created" | "verification.capture.persisted" | "verification.completed" | "verification.expired" | "verification.failed" | "verification.case.completed";
+            type: "verification.created" | "verification.capture.persisted" | "verification.completed" | "verification.expired" | "verification.failed" | "verification.case.completed" | "verification.reviewed" | "verification.redacted";
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -875,6 +980,13 @@ export interface components {
             progress?: {
                 [key: string]: unknown;
             };
+            review?: components["schemas"]["Review"];
+            /**
+             * Format: date-time
+             * @description Set once the evidence was erased (redaction or retention): ids, statuses, timestamps, digests and the verdict remain.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            redacted_at?: string;
         };
         Config: {
             max_captures: number;
@@ -1046,6 +1158,20 @@ export interface components {
                 screen: boolean;
             }[];
             text_analysis?: string;
+        };
+        /** @description The latest operator review; the machine `verdict` never changes. Every review is on the timeline. */
+        Review: {
+            /** @enum {string} */
+            decision: "approved" | "rejected" | "needs_more";
+            /** @description Absent once the verification is redacted. */
+            note?: string;
+            /** @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
         };
         WebhookTestEvent: {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
@@ -1737,6 +1863,172 @@ export interface components {
             /** @description The claimant's written description, cross-checked against the captures. */
             narrative: string;
         };
+        CaptureList: {
+            items: components["schemas"]["Capture"][];
+        };
+        Capture: {
+            /** @example cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            verification_id: string;
+            step_key: string;
+            /**
+             * @description `upload` for upload steps and audit mode.
+             * @enum {string}
+             */
+            source: "live" | "upload";
+            /** @example image/jpeg */
+            media_type: string;
+            size_bytes: number;
+            sha256: string;
+            /** @description The stored pixels' width (before any EXIF orientation); null until analysed, or when the pixels could not be decoded. */
+            width: number | null;
+            height: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            client_captured_at?: string;
+            location?: {
+                /** @enum {string} */
+                source: "device" | "exif";
+                lat: number;
+                lng: number;
+                accuracy_m?: number;
+                is_mock: boolean;
+            };
+            attestation?: {
+                /** @enum {string} */
+                verdict: "pass" | "fail" | "error";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                checked_at: string;
+                provider: string;
+                hostname?: string;
+                action?: string;
+                error_codes?: string[];
+            };
+            /**
+             * Format: uri
+             * @description The stored image; absent once redacted: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
+             */
+            image_url?: string;
+            /**
+             * Format: uri
+             * @description A JPEG of at most 480 px on its longest side; absent when the pixels could not be decoded (see `analysis.notes`): a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
+             */
+            thumbnail_url?: string;
+            /**
+             * Format: uri
+             * @description The capture's forensic buffer (16-bit PNG depth map), when it has one: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
+             */
+            depth_map_url?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            redacted_at?: string;
+            analysis: components["schemas"]["CaptureAnalysis"];
+        };
+        CaptureAnalysis: {
+            /** @enum {string} */
+            status: "pending" | "completed" | "failed";
+            /** @description The verification's required signals, by verdict key. */
+            signals: {
+                [key: string]: components["schemas"]["CaptureSignal"];
+            };
+            /** @description What the analysis could not see and why (`pixels_unavailable`, `web_search_not_configured`, `analysis_failed`, …). */
+            notes: {
+                /** @example web_search_not_configured */
+                code: string;
+                /**
+                 * @description The verdict signal this note explains, when it explains one.
+                 * @example reverse_search
+                 */
+                signal?: string;
+                detail?: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            analyzed_at?: string;
+        };
+        CaptureSignal: {
+            /** @enum {string} */
+            status: "assessed";
+            /**
+             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label}`, `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
+             * @example {
+             *       "screen_detected": false
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            confidence?: number;
+            evidence: components["schemas"]["EvidenceCode"][];
+            /**
+             * @description Which implementation produced the result.
+             * @example offline-moire
+             */
+            provider?: string;
+            /**
+             * @description Bumped whenever the method or its thresholds change.
+             * @example screen-moire/1
+             */
+            method_version?: string;
+        } | {
+            /** @enum {string} */
+            status: "not_applicable";
+            /** @example uploaded_content */
+            reason: string;
+        } | {
+            /** @enum {string} */
+            status: "not_assessed";
+            /** @description Why the signal could not run; it is never read as clean. */
+            reason: string;
+            evidence?: components["schemas"]["EvidenceCode"][];
+            /**
+             * @description Which implementation produced the result.
+             * @example offline-moire
+             */
+            provider?: string;
+            /**
+             * @description Bumped whenever the method or its thresholds change.
+             * @example screen-moire/1
+             */
+            method_version?: string;
+        };
+        EvidenceCode: {
+            /** @example moire_grid_peaks */
+            code: string;
+            detail?: string;
+            value?: number | string | boolean;
+        };
+        ReviewRequest: {
+            /** @enum {string} */
+            decision: "approved" | "rejected" | "needs_more";
+            /** @description Why: kept on the audit timeline with the reviewer. */
+            note: string;
+        };
+        TenantSettings: {
+            /**
+             * @description Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.
+             * @example 90
+             */
+            retention_days: number | null;
+        };
+        TenantSettingsPatch: {
+            retention_days: number | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -1802,7 +2094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The verification expired (`expired`) */
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2320,7 +2612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The verification expired (`expired`) */
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2352,6 +2644,65 @@ export interface operations {
                 headers: {
                     /** @description Seconds until a new request may succeed */
                     "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCaptures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification id (`vfy_…`). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The captures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureList"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2434,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The verification expired (`expired`) */
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The verification expired (`expired`) */
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2629,7 +2980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The verification expired (`expired`) */
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2728,7 +3079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The verification expired (`expired`) */
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4943,6 +5294,463 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capture"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "image/heic": string;
+                    "image/heif": string;
+                };
+            };
+            /** @description Not modified (the ETag matched) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "approved",
+                 *       "note": "Photos match the claim; roof damage consistent with the reported hail."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The verification with its review */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redactVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The redacted verification */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTenantSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettings"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTenantSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "retention_days": 365
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The settings now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettings"];
+                };
+            };
+            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,7 +10,10 @@ function luma601(r: number, g: number, b: number): number {
   return (77 * r + 150 * g + 29 * b + 128) >> 8;
 }
 
-/** A block of pixels: `channels` interleaved 8-bit samples (1 gray, 3 RGB, 4 RGBA), rows `stride` apart. */
+/**
+ * A block of pixels: `channels` interleaved 8-bit samples (1 gray, 3 RGB, 4 RGBA), rows `stride`
+ * apart (negative for rows stored bottom-up), the first row at `offset`.
+ */
 export interface Block {
   x: number;
   y: number;
@@ -22,13 +25,18 @@ export interface Block {
   stride: number;
 }
 
-/** Area-average reduction of a `width`×`height` image to a longest side of at most `maxSide`. */
+/**
+ * Area-average reduction of a `width`×`height` image to a longest side of at most `maxSide`. The
+ * mapping is separable, so a cell's pixel count is its column count times its row count (no count
+ * array), and sums are 16-bit whenever a cell holds at most 257 pixels (any reduction by 16 or less).
+ */
 export class AreaReducer {
   readonly outWidth: number;
   readonly outHeight: number;
-  private readonly sums: Uint32Array;
-  private readonly counts: Uint32Array;
+  private readonly sums: Uint16Array | Uint32Array;
   private readonly colX: Uint32Array;
+  private readonly colCount: Uint32Array;
+  private readonly rowCount: Uint32Array;
 
   constructor(
     readonly width: number,
@@ -39,25 +47,36 @@ export class AreaReducer {
     const factor = Math.max(1, Math.max(width, height) / maxSide);
     this.outWidth = Math.max(1, Math.round(width / factor));
     this.outHeight = Math.max(1, Math.round(height / factor));
-    this.sums = new Uint32Array(this.outWidth * this.outHeight * channels);
-    this.counts = new Uint32Array(this.outWidth * this.outHeight);
     this.colX = new Uint32Array(width);
-    for (let x = 0; x < width; x += 1) this.colX[x] = Math.min(this.outWidth - 1, Math.floor((x * this.outWidth) / width));
+    this.colCount = new Uint32Array(this.outWidth);
+    this.rowCount = new Uint32Array(this.outHeight);
+    for (let x = 0; x < width; x += 1) {
+      const ox = Math.min(this.outWidth - 1, Math.floor((x * this.outWidth) / width));
+      this.colX[x] = ox;
+      this.colCount[ox]! += 1;
+    }
+    for (let y = 0; y < height; y += 1) this.rowCount[this.rowOf(y)]! += 1;
+    const cells = this.outWidth * this.outHeight * channels;
+    const most = Math.max(...this.colCount) * Math.max(...this.rowCount);
+    this.sums = most * 255 <= 0xffff ? new Uint16Array(cells) : new Uint32Array(cells);
+  }
+
+  private rowOf(y: number): number {
+    return Math.min(this.outHeight - 1, Math.floor((y * this.outHeight) / this.height));
   }
 
   add(block: Block): void {
-    const { sums, counts, colX, channels } = this;
+    const { sums, colX, channels } = this;
     const src = block.data;
     const bc = block.channels;
     for (let row = 0; row < block.height; row += 1) {
       const y = block.y + row;
       if (y >= this.height) break;
-      const base = Math.min(this.outHeight - 1, Math.floor((y * this.outHeight) / this.height)) * this.outWidth;
+      const base = this.rowOf(y) * this.outWidth;
       let p = (block.offset ?? 0) + row * block.stride;
       const end = Math.min(block.width, this.width - block.x);
       for (let col = 0; col < end; col += 1, p += bc) {
         const t = base + colX[block.x + col]!;
-        counts[t]! += 1;
         if (channels === 1) sums[t]! += bc === 1 ? src[p]! : luma601(src[p]!, src[p + 1]!, src[p + 2]!);
         else if (bc === 1) {
           sums[t * 3]! += src[p]!;
@@ -73,13 +92,16 @@ export class AreaReducer {
   }
 
   result(): { width: number; height: number; data: Uint8Array } {
-    const { sums, counts, channels } = this;
+    const { sums, channels, outWidth, outHeight } = this;
     const data = new Uint8Array(sums.length);
-    for (let t = 0; t < counts.length; t += 1) {
-      const c = counts[t]! || 1;
-      for (let k = 0; k < channels; k += 1) data[t * channels + k] = Math.round(sums[t * channels + k]! / c);
+    for (let oy = 0; oy < outHeight; oy += 1) {
+      for (let ox = 0; ox < outWidth; ox += 1) {
+        const t = oy * outWidth + ox;
+        const c = this.rowCount[oy]! * this.colCount[ox]! || 1;
+        for (let k = 0; k < channels; k += 1) data[t * channels + k] = Math.round(sums[t * channels + k]! / c);
+      }
     }
-    return { width: this.outWidth, height: this.outHeight, data };
+    return { width: outWidth, height: outHeight, data };
   }
 }
 
@@ -95,6 +117,11 @@ export class TileCollector {
       const h = Math.max(0, Math.min(rect.height, height - y));
       return { x, y, width: w, height: h, data: new Uint8Array(w * h) };
     });
+  }
+
+  /** The tiles' regions, clamped to the frame. */
+  get regions(): Rect[] {
+    return this.tiles.map(({ x, y, width, height }) => ({ x, y, width, height }));
   }
 
   /** The lowest row any tile needs (exclusive): decoders may stop there. */

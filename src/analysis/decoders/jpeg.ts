@@ -1,4 +1,4 @@
-import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../pixels";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
 import { AreaReducer, TileCollector } from "./frame";
 import { compiledWasm } from "./wasm";
 
@@ -6,13 +6,20 @@ import { compiledWasm } from "./wasm";
  * JPEG through libjpeg-turbo's TurboJPEG API compiled to WebAssembly (@cwasm/jpeg-turbo: a bare
  * module exporting malloc/free and tjDecompress*, no JS glue). The overview and the thumbnail come
  * from one decode at a DCT scale (M/8, chosen by TurboJPEG to fit OVERVIEW_MAX_SIDE: 1/8 of a 50 MP
- * frame costs no IDCT at all), the moiré tiles from a native-resolution grayscale decode (chroma is
- * never inverse-transformed) that stops below the lowest tile. Every decode gets a fresh instance, so
- * the linear memory it grew is released with it instead of staying with the isolate.
+ * frame costs no IDCT at all), the moiré tiles from native-resolution grayscale decodes (chroma is
+ * never inverse-transformed) that stop below the lowest tile: the frame header's height is patched.
+ *
+ * TurboJPEG writes whole rows, `pitch` bytes apart, and nothing checks that the pitch covers the
+ * width: with a smaller pitch each row overwrites the previous row's tail, so what survives is the
+ * column strip [0, pitch) of every row (top-down) or, with TJFLAG_BOTTOMUP, [width - pitch, width).
+ * The tiles are cut from one or two such strips (planStrips), so a 50 MP frame never needs its
+ * full-width luma in memory. Every decode gets a fresh instance, so the linear memory it grew is
+ * released with it instead of staying with the isolate.
  */
 
 const TJPF_RGB = 0;
 const TJPF_GRAY = 6;
+const TJFLAG_BOTTOMUP = 2;
 const TJSAMP_GRAY = 3;
 const SAMPLING = [
   [1, 1],
@@ -22,13 +29,6 @@ const SAMPLING = [
   [1, 2],
   [4, 1],
 ] as const;
-
-/**
- * Progressive JPEGs are decoded from a whole-image coefficient buffer (2 bytes per coefficient):
- * refused above this, so a decode never outgrows a Worker (baseline JPEGs stream and have no limit
- * but the 25 MB upload cap). 12 MP 4:2:0 needs 36 MB.
- */
-export const PROGRESSIVE_COEFFICIENT_BUDGET = 48 * 1024 * 1024;
 
 let compiled: Promise<WebAssembly.Module> | null = null;
 
@@ -129,7 +129,10 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     if (layout.progressive) {
       const [mh, mv] = SAMPLING[subsamp] ?? [2, 2];
       const blocks = layout.components.reduce((sum, c) => sum + Math.ceil((width * c.h) / (8 * mh)) * Math.ceil((height * c.v) / (8 * mv)), 0);
-      if (blocks * 128 > PROGRESSIVE_COEFFICIENT_BUDGET) {
+      // libjpeg holds every coefficient of a progressive frame (128 bytes a block) for the overview
+      // pass: 12 MP at 4:2:0 is 34 MiB, 50 MP at 4:2:0 143 MiB. (The tile passes cut the frame short
+      // and hold only the rows above the lowest tile.) Baseline JPEGs stream and have no such limit.
+      if (blocks * 128 + 2 * bytes.length > WHOLE_FRAME_BUDGET) {
         throw new DecodeFailure("image_too_large", `progressive JPEG of ${width}x${height} needs ${Math.round((blocks * 128) / 2 ** 20)} MB of coefficients`);
       }
     }
@@ -154,19 +157,26 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     }
     tj.free(small);
 
-    // Tiles: native-resolution luma down to the lowest tile (baseline frames are cut short there).
+    // Tiles: native-resolution luma strips down to the lowest tile (the frame is cut short there).
     const tiles = new TileCollector(width, height, request.tiles?.(width, height) ?? []);
-    const rows = layout.progressive ? height : Math.min(height, tiles.bottom);
-    if (rows > 0) {
-      if (rows < height) setFrameHeight(tj, src, layout.sofOffset, rows);
-      const full = tj.malloc(width * rows);
-      if (!full) throw new DecodeFailure("image_too_large", `no memory for ${width}x${rows} luma`);
+    for (const strip of planStrips(width, tiles.regions)) {
+      setFrameHeight(tj, src, layout.sofOffset, strip.rows);
+      const size = (strip.rows - 1) * strip.pitch + width;
+      const buffer = tj.malloc(size);
+      if (!buffer) throw new DecodeFailure("image_too_large", `no memory for a ${strip.pitch}x${strip.rows} luma strip`);
       // A frame cut short warns about the entropy data left over: expected, the overview decode above
       // already vouched for the stream.
-      const status = tj.tjDecompress2(handle, src, bytes.length, full, width, 0, rows, TJPF_GRAY, 0);
-      if (status !== 0 && rows === height) fail("data is corrupt or truncated");
-      tiles.add({ x: 0, y: 0, width, height: rows, channels: 1, data: new Uint8Array(tj.memory.buffer), offset: full, stride: width });
+      const status = tj.tjDecompress2(handle, src, bytes.length, buffer, width, strip.pitch, strip.rows, TJPF_GRAY, strip.bottomUp ? TJFLAG_BOTTOMUP : 0);
+      if (status !== 0 && strip.rows === height) fail("data is corrupt or truncated");
+      const data = new Uint8Array(tj.memory.buffer);
+      tiles.add(
+        strip.bottomUp
+          ? { x: width - strip.pitch, y: 0, width: strip.pitch, height: strip.rows, channels: 1, data, offset: buffer + (strip.rows - 1) * strip.pitch + width - strip.pitch, stride: -strip.pitch }
+          : { x: 0, y: 0, width: strip.pitch, height: strip.rows, channels: 1, data, offset: buffer, stride: strip.pitch },
+      );
+      tj.free(buffer);
     }
+    setFrameHeight(tj, src, layout.sofOffset, height);
     return { width, height, overview: overview.result(), tiles: tiles.result(), thumbnail };
   } catch (err) {
     if (err instanceof DecodeFailure) throw err;
@@ -177,6 +187,38 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     throw new DecodeFailure("undecodable_image", `JPEG decode failed: ${String(err)}`);
   }
   // The instance (and its memory) is dropped here; nothing to free one by one.
+}
+
+/** One native-resolution luma decode of rows [0, rows) keeping a column strip `pitch` wide. */
+export interface Strip {
+  rows: number;
+  pitch: number;
+  /** Rows stored bottom-up: the strip is the right edge [width - pitch, width), else the left [0, pitch). */
+  bottomUp: boolean;
+}
+
+/**
+ * The strips that cover every tile with the least memory: the tiles sorted by position split into a
+ * left group read top-down and a right group read bottom-up (either may be empty).
+ */
+export function planStrips(width: number, regions: Rect[]): Strip[] {
+  const tiles = regions.filter((r) => r.width > 0 && r.height > 0).sort((a, b) => a.x - b.x);
+  let best: Strip[] = [];
+  let bestCost = Infinity;
+  for (let k = 0; k <= tiles.length; k += 1) {
+    const left = tiles.slice(0, k);
+    const right = tiles.slice(k);
+    const strips: Strip[] = [];
+    if (left.length > 0) strips.push({ rows: bottomOf(left), pitch: Math.max(...left.map((t) => t.x + t.width)), bottomUp: false });
+    if (right.length > 0) strips.push({ rows: bottomOf(right), pitch: width - Math.min(...right.map((t) => t.x)), bottomUp: true });
+    const cost = Math.max(0, ...strips.map((s) => s.rows * s.pitch));
+    if (cost < bestCost || (cost === bestCost && strips.length < best.length)) [best, bestCost] = [strips, cost];
+  }
+  return best;
+}
+
+function bottomOf(rects: Rect[]): number {
+  return Math.max(...rects.map((r) => r.y + r.height));
 }
 
 /** TurboJPEG's scaling factors up to 1 are M/8: the largest whose output fits a `side`² box. */

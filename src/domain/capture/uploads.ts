@@ -1,7 +1,7 @@
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
-import { uploads } from "../../db/schema";
+import { uploads, verifications } from "../../db/schema";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -126,8 +126,15 @@ export async function receiveUpload(
   const claims = (await verifyToken(options.secret, TOKEN_PURPOSE, options.token)) as { id?: unknown; exp?: unknown } | null;
   if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number") throw ApiError.notFound("upload URL");
   if (claims.exp <= options.now) throw new ApiError("expired", "This upload URL has expired; request a new one.");
-  const row = await db.select().from(uploads).where(eq(uploads.id, claims.id)).get();
-  if (!row) throw ApiError.notFound("upload URL");
+  const found = await db
+    .select({ upload: uploads, redactedAt: verifications.redactedAt })
+    .from(uploads)
+    .innerJoin(verifications, eq(verifications.id, uploads.verificationId))
+    .where(eq(uploads.id, claims.id))
+    .get();
+  if (!found) throw ApiError.notFound("upload URL");
+  if (found.redactedAt !== null) throw new ApiError("redacted", "This verification was redacted and accepts no uploads.");
+  const row = found.upload;
   if (row.status === "uploaded") throw new ApiError("invalid_state", "This upload URL was already used.");
   if (normalizeContentType(options.contentType ?? "") !== row.contentType) {
     throw new ApiError("unsupported_media_type", `This upload URL only accepts Content-Type ${row.contentType}.`);

@@ -46,6 +46,7 @@ export async function planTenant(
     webhookSecret: newWebhookSecret(),
     webhookSecretPrevious: null,
     webhookSecretPreviousExpiresAt: null,
+    retentionDays: null,
     createdAt: now,
   };
 }

@@ -71,7 +71,15 @@ export function presentVerification(
   if (row.locationMatch) out.location_match = row.locationMatch;
   if (row.condition) out.condition = row.condition;
   if (options.audience === "operator" && row.progress) out.progress = row.progress;
+  if (row.review) out.review = presentReview(row.review);
+  if (row.redactedAt !== null) out.redacted_at = iso(row.redactedAt);
   return out;
+}
+
+/** A stored review `{decision, note?, by, at (ms)}` in its wire shape. */
+function presentReview(stored: unknown): Record<string, unknown> {
+  const review = stored as { decision: string; note?: string; by: string; at: number };
+  return { decision: review.decision, ...(review.note !== undefined ? { note: review.note } : {}), by: review.by, at: iso(review.at) };
 }
 
 /** The share-safe certificate projection: verdict label only, nothing personal or tenant-private. */

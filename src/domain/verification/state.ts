@@ -28,6 +28,8 @@ export interface VerificationState {
   readyAt: number | null;
   completedAt: number | null;
   finalizedAt: number | null;
+  /** Set by redaction: the evidence is erased and nothing can be added any more. */
+  redactedAt: number | null;
   captures: CaptureRef[];
   answers: Record<string, AnswerValue>;
 }

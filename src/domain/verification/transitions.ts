@@ -37,8 +37,15 @@ function transition(state: VerificationState, status: VerificationStatus, events
   return { status, patch, events };
 }
 
-/** Refuses any end-user mutation of a verification that is over (410 expired, 409 otherwise). */
-export function guardOpen(state: Pick<VerificationState, "status" | "expiresAt" | "readyAt">, now: number): ErrorResult | null {
+/** Refuses any write that would add to a redacted verification (410 `redacted`). */
+function guardNotRedacted(state: Pick<VerificationState, "redactedAt">): ErrorResult | null {
+  return state.redactedAt !== null ? errorResult("redacted", "This verification was redacted: its evidence is erased and it accepts no changes.") : null;
+}
+
+/** Refuses any end-user mutation of a verification that is over (410 expired or redacted, 409 otherwise). */
+export function guardOpen(state: Pick<VerificationState, "status" | "expiresAt" | "readyAt" | "redactedAt">, now: number): ErrorResult | null {
+  const redacted = guardNotRedacted(state);
+  if (redacted) return redacted;
   const status = effectiveStatus(state, now);
   if (status === "expired") return errorResult("expired", "This verification has expired.");
   if (status === "completed" || status === "failed") {
@@ -194,6 +201,7 @@ export function expire(state: VerificationState, now: number): Decision {
 
 /** The analysis worker writes the verdict: once, and only when the evidence is complete. */
 export function complete(state: VerificationState, now: number, payload: Record<string, unknown>): Decision {
+  if (state.redactedAt !== null) return errorResult("invalid_state", "A redacted verification gets no verdict.");
   if (state.status === "completed") return errorResult("invalid_state", "The verdict was already written.");
   if (state.status === "expired" || state.status === "failed") {
     return errorResult("invalid_state", `This verification is ${state.status}.`);
@@ -206,6 +214,7 @@ export function complete(state: VerificationState, now: number, payload: Record<
 }
 
 export function fail(state: VerificationState, reason: string): Decision {
+  if (state.redactedAt !== null) return errorResult("invalid_state", "A redacted verification keeps its status.");
   if (state.status === "completed" || state.status === "expired" || state.status === "failed") {
     return errorResult("invalid_state", `This verification is already ${state.status}.`);
   }
@@ -214,6 +223,8 @@ export function fail(state: VerificationState, reason: string): Decision {
 
 /** Operator closes the case with a narrative; the status does not change. */
 export function finalize(state: VerificationState, narrative: string, now: number): Decision {
+  const redacted = guardNotRedacted(state);
+  if (redacted) return redacted;
   if (state.finalizedAt !== null) return errorResult("already_finalized", "This case was already finalized.");
   const status = effectiveStatus(state, now);
   if (status === "expired" || status === "failed") {
@@ -226,4 +237,35 @@ export function finalize(state: VerificationState, narrative: string, now: numbe
       finalizedAt: now,
     }),
   };
+}
+
+export type ReviewDecision = "approved" | "rejected" | "needs_more";
+
+export interface ReviewCommand {
+  decision: ReviewDecision;
+  /** Why: required, so every override on the audit timeline carries its reason. */
+  note: string;
+  /** The reviewing dashboard user (`usr_…`). */
+  by: string;
+}
+
+/**
+ * An operator's decision, recorded beside the machine verdict (which never changes). Any status
+ * takes one and several may follow each other; `needs_more` reopens nothing (a new verification is
+ * how more evidence is asked for), it is only recorded.
+ */
+export function review(state: VerificationState, cmd: ReviewCommand, now: number): Decision<{ review: { decision: ReviewDecision; note?: string; by: string; at: number } }> {
+  const redacted = guardNotRedacted(state);
+  if (redacted) return redacted;
+  const payload = { decision: cmd.decision, note: cmd.note, by: cmd.by };
+  return { ok: true, review: { ...payload, at: now }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
+}
+
+/**
+ * Redaction: once, irreversibly. The status is kept (a redacted verification still says how it
+ * ended); the caller clears the evidence in the same write. A second request is a no-op.
+ */
+export function redact(state: VerificationState, by: string): Decision<{ alreadyRedacted: boolean }> {
+  if (state.redactedAt !== null) return { ok: true, alreadyRedacted: true, transition: transition(state, state.status, []) };
+  return { ok: true, alreadyRedacted: false, transition: transition(state, state.status, [{ name: "verification.redacted", payload: { by } }]) };
 }

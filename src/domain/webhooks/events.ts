@@ -3,7 +3,7 @@ import { iso } from "../../lib/time";
 import { presentVerification } from "../verification/present";
 
 /**
- * Domain event → contract webhook type. Only these six are public; everything else (abandoned,
+ * Domain event → contract webhook type. Only these eight are public; everything else (abandoned,
  * answer.recorded, submitted, ready, case.analyzed) stays internal and sends nothing.
  */
 const WEBHOOK_TYPES = {
@@ -13,6 +13,8 @@ const WEBHOOK_TYPES = {
   "verification.expired": "verification.expired",
   "verification.failed": "verification.failed",
   "verification.case.completed": "verification.case.completed",
+  "verification.reviewed": "verification.reviewed",
+  "verification.redacted": "verification.redacted",
 } as const;
 
 export type WebhookType = (typeof WEBHOOK_TYPES)[keyof typeof WEBHOOK_TYPES];

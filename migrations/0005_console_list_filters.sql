@@ -9,6 +9,7 @@ CREATE INDEX `verification_search_terms_verification_idx` ON `verification_searc
 ALTER TABLE `magic_links` ADD `return_to` text;--> statement-breakpoint
 CREATE INDEX `verifications_tenant_verdict_idx` ON `verifications` (`tenant_id`,(verdict ->> '$.label'),`id`);--> statement-breakpoint
 CREATE INDEX `verifications_tenant_template_idx` ON `verifications` (`tenant_id`,`template_id`,`id`);--> statement-breakpoint
+CREATE INDEX `verifications_tenant_reviewed_idx` ON `verifications` (`tenant_id`,`id`) WHERE review IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_tenant_idx` ON `webhook_deliveries` (`tenant_id`,`id`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_tenant_status_idx` ON `webhook_deliveries` (`tenant_id`,`status`,`id`);
 --> statement-breakpoint

@@ -1,0 +1,64 @@
+import { isUploaded } from "../../analysis/pipeline";
+import { SIGNAL_KEYS } from "../../analysis/verdict";
+import { analysesOf } from "../../db/analyses";
+import { captureOwner, depthMapDigests } from "../../db/captures";
+import type { Db } from "../../db/client";
+import { loadTenantRecord, type CaptureRow, type VerificationRecord } from "../../db/verifications";
+import { settings } from "../../env";
+import { ApiError } from "../../lib/errors";
+import { isId } from "../../lib/ids";
+import { signEvidenceUrl, type EvidenceVariant } from "../../storage/evidence-urls";
+import type { StoredThumbnail } from "../../analysis/thumbnail";
+import { presentAnalysis } from "./analysis-view";
+import { presentCapture, type CaptureUrls, type CaptureView } from "./present";
+
+/** A verification's captures in capture order, each with its analysis and fresh signed URLs (404 for another tenant's). */
+export async function listCaptures(env: Env, db: Db, tenantId: string, verificationId: string, now: number): Promise<CaptureView[]> {
+  const record = isId("verification", verificationId) ? await loadTenantRecord(db, tenantId, verificationId) : null;
+  if (!record) throw ApiError.notFound("verification");
+  return presentCaptures(env, db, record, record.captures, now);
+}
+
+/** One capture by id (404 for an unknown id and for another tenant's capture alike). */
+export async function getCapture(env: Env, db: Db, tenantId: string, captureId: string, now: number): Promise<CaptureView> {
+  const owner = isId("capture", captureId) ? await captureOwner(db, captureId) : null;
+  const record = owner && owner.tenantId === tenantId ? await loadTenantRecord(db, tenantId, owner.verificationId) : null;
+  const capture = record?.captures.find((c) => c.id === captureId);
+  if (!record || !capture) throw ApiError.notFound("capture");
+  const [view] = await presentCaptures(env, db, record, [capture], now);
+  return view!;
+}
+
+async function presentCaptures(env: Env, db: Db, record: VerificationRecord, captures: CaptureRow[], now: number): Promise<CaptureView[]> {
+  const { row } = record;
+  const [analyses, depthDigests] = await Promise.all([
+    analysesOf(db, row.id),
+    captures.some((c) => c.forensicBufferKey) ? depthMapDigests(db, row.id) : Promise.resolve(new Map<string, string>()),
+  ]);
+  const byCapture = new Map(analyses.map((a) => [a.captureId, a]));
+  const signalKeys = row.config.signals_required.map((name) => SIGNAL_KEYS[name]);
+  const { signingSecret, baseUrl } = settings(env);
+  const sign = (captureId: string, variant: EvidenceVariant, sha256: string) => signEvidenceUrl(signingSecret, baseUrl, { captureId, variant, sha256 }, now);
+
+  return Promise.all(
+    captures.map(async (capture) => {
+      const analysis = byCapture.get(capture.id);
+      const urls: CaptureUrls = {};
+      // A redacted verification has no bytes left to point at.
+      if (row.redactedAt === null) {
+        urls.image = await sign(capture.id, "image", capture.sha256);
+        const thumbnail = analysis?.thumbnail as StoredThumbnail | null | undefined;
+        if (thumbnail) urls.thumbnail = await sign(capture.id, "thumbnail", thumbnail.sha256);
+        const depthDigest = capture.forensicBufferKey ? depthDigests.get(capture.forensicBufferKey) : undefined;
+        if (depthDigest) urls.depthMap = await sign(capture.id, "depth_map", depthDigest);
+      }
+      return presentCapture(capture, {
+        source: isUploaded(record, capture) ? "upload" : "live",
+        analysis: presentAnalysis(analysis, signalKeys),
+        result: analysis?.result,
+        urls,
+        redactedAt: row.redactedAt,
+      });
+    }),
+  );
+}

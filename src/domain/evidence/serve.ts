@@ -1,0 +1,85 @@
+import { captureObjects } from "../../db/captures";
+import type { Db } from "../../db/client";
+import { enforceRateLimit } from "../../durable-objects/rate-limiter-client";
+import { settings } from "../../env";
+import { ApiError } from "../../lib/errors";
+import { openEvidence, thumbnailKeyFor } from "../../storage/evidence";
+import { openEvidenceToken, type EvidenceRef } from "../../storage/evidence-urls";
+
+/** Signed evidence URLs need no other credential: each client IP may fetch this many per minute. */
+export const EVIDENCE_FETCHES_PER_MINUTE = 1200;
+
+const EXTENSIONS: Record<string, string> = {
+  "image/jpeg": "jpg",
+  "image/png": "png",
+  "image/webp": "webp",
+  "image/heic": "heic",
+  "image/heif": "heif",
+};
+
+export interface ServedEvidence {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  body: ReadableStream | null;
+}
+
+/** The stored object behind a reference: key, media type, download name; null when it is gone. */
+async function locate(db: Db, ref: EvidenceRef): Promise<{ key: string; contentType: string; filename: string } | null> {
+  const capture = await captureObjects(db, ref.captureId);
+  if (!capture || capture.redactedAt !== null) return null;
+  switch (ref.variant) {
+    case "image":
+      return { key: capture.imageKey, contentType: capture.contentType, filename: `${ref.captureId}.${EXTENSIONS[capture.contentType] ?? "bin"}` };
+    case "thumbnail":
+      return { key: thumbnailKeyFor(capture.verificationId, ref.captureId), contentType: "image/jpeg", filename: `${ref.captureId}.thumb.jpg` };
+    case "depth_map":
+      return capture.forensicBufferKey ? { key: capture.forensicBufferKey, contentType: "image/png", filename: `${ref.captureId}.depth.png` } : null;
+  }
+}
+
+/**
+ * Serves the object behind a signed evidence URL (storage/evidence-urls.ts): 403 when the
+ * signature does not verify or the URL expired, 404 when the object is gone (redacted), 304 when
+ * the client already holds these bytes (the ETag is their SHA-256).
+ */
+export async function serveSignedEvidence(
+  env: Env,
+  db: Db,
+  token: string,
+  request: { clientIp: string; ifNoneMatch: string | undefined; now: number },
+): Promise<ServedEvidence> {
+  await enforceRateLimit(env, `evidence:${request.clientIp}`, EVIDENCE_FETCHES_PER_MINUTE, 60_000, "Too many evidence downloads from this address; try again shortly.");
+  const opened = await openEvidenceToken(settings(env).signingSecret, token, request.now);
+  if (!opened.ok) {
+    throw new ApiError(
+      "forbidden",
+      opened.reason === "expired" ? "This evidence URL has expired; read the capture again for a fresh one." : "This evidence URL is not valid.",
+    );
+  }
+  const { ref, expiresAt } = opened;
+  const etag = `"${ref.sha256}"`;
+  const headers: Record<string, string> = {
+    ETag: etag,
+    // The URL is a credential that dies within minutes: only the browser that fetched it may keep it, no longer.
+    "Cache-Control": `private, max-age=${Math.max(0, Math.floor((expiresAt - request.now) / 1000))}`,
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+  };
+  const object = await locate(db, ref);
+  if (!object) throw ApiError.notFound("evidence object");
+  const { ifNoneMatch } = request;
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+    return { status: 304, headers, body: null };
+  }
+  const stored = await openEvidence(env.EVIDENCE, object.key);
+  if (!stored) throw ApiError.notFound("evidence object");
+  return {
+    status: 200,
+    headers: {
+      ...headers,
+      "Content-Type": object.contentType,
+      "Content-Length": String(stored.size),
+      "Content-Disposition": `inline; filename="${object.filename}"`,
+    },
+    body: stored.body,
+  };
+}

@@ -1,0 +1,14 @@
+import type { Db } from "../../db/client";
+import { loadTenantRecord, type VerificationRecord } from "../../db/verifications";
+import { unwrap, verificationObject } from "../../durable-objects/verification-client";
+import { ApiError } from "../../lib/errors";
+import { isId } from "../../lib/ids";
+import type { ReviewCommand } from "./transitions";
+
+/** Records an operator's review of a tenant's verification (404 for another tenant's). */
+export async function reviewVerification(env: Env, db: Db, input: { tenantId: string; id: string } & ReviewCommand): Promise<VerificationRecord> {
+  const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;
+  if (!existing) throw ApiError.notFound("verification");
+  const { decision, note, by } = input;
+  return unwrap(await verificationObject(env, input.id).review(input.id, { decision, note, by })).record;
+}

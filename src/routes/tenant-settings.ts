@@ -1,0 +1,50 @@
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { authenticate } from "../auth/middleware";
+import { createDb } from "../db/client";
+import { readTenantSettings, updateTenantSettings, type TenantSettings } from "../domain/tenants/settings";
+import type { AppEnv } from "../env";
+import { validationHook } from "../lib/validation";
+import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { TenantSettingsPatchSchema, TenantSettingsSchema } from "../schemas/tenant-settings";
+
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
+
+function present(s: TenantSettings): z.infer<typeof TenantSettingsSchema> {
+  return { retention_days: s.retentionDays };
+}
+
+const read = createRoute({
+  method: "get",
+  path: "/v1/tenant/settings",
+  operationId: "getTenantSettings",
+  tags: ["Tenant"],
+  summary: "The tenant's settings",
+  security: sessionOnly,
+  middleware: [authenticate({ session: true })] as const,
+  responses: { 200: jsonContent(TenantSettingsSchema, "The settings"), ...pickErrors(401, 403, 404, 500) },
+});
+
+app.openapi(read, async (c) => c.json(present(await readTenantSettings(createDb(c.env.DB), c.get("principal").tenantId)), 200));
+
+const update = createRoute({
+  method: "patch",
+  path: "/v1/tenant/settings",
+  operationId: "updateTenantSettings",
+  tags: ["Tenant"],
+  summary: "Change the tenant's settings",
+  description:
+    "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
+    "days ago, exactly as `POST /v1/verifications/{id}/redact` does.",
+  security: sessionOnly,
+  middleware: [authenticate({ session: true })] as const,
+  request: { body: jsonBody(TenantSettingsPatchSchema, { retention_days: 365 }) },
+  responses: { 200: jsonContent(TenantSettingsSchema, "The settings now"), ...pickErrors(400, 401, 403, 404, 413, 500) },
+});
+
+app.openapi(update, async (c) => {
+  const body = c.req.valid("json");
+  return c.json(present(await updateTenantSettings(createDb(c.env.DB), c.get("principal").tenantId, { retentionDays: body.retention_days })), 200);
+});
+
+export default app;

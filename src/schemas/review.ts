@@ -1,0 +1,20 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime } from "./common";
+
+export const REVIEW_DECISIONS = ["approved", "rejected", "needs_more"] as const;
+
+export const ReviewRequestSchema = z
+  .strictObject({
+    decision: z.enum(REVIEW_DECISIONS),
+    note: z.string().min(1).max(2000).openapi({ description: "Why: kept on the audit timeline with the reviewer." }),
+  })
+  .openapi("ReviewRequest");
+
+export const ReviewSchema = z
+  .object({
+    decision: z.enum(REVIEW_DECISIONS),
+    note: z.string().optional().openapi({ description: "Absent once the verification is redacted." }),
+    by: z.string().openapi({ example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    at: DateTime,
+  })
+  .openapi("Review");

@@ -1,0 +1,95 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
+import { hasVerdict, inlineCapture, pollVerification } from "../helpers/capture";
+import { persisted } from "../helpers/snapshot";
+import { dashboard, signIn } from "../helpers/session";
+import { waitFor } from "../helpers/wait";
+import { received, receiver } from "../helpers/webhooks";
+
+/* POST /v1/verifications/{id}/review: an operator's decision beside the machine verdict. */
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant();
+});
+
+/** A verification the analysis completed; returns it with its verdict as written. */
+async function completed(webhookUrl?: string) {
+  const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen"], ...(webhookUrl ? { webhook_url: webhookUrl } : {}) });
+  expect((await inlineCapture(v.id)).status).toBe(201);
+  const done = await pollVerification(t.key, v.id, hasVerdict);
+  expect(done.status).toBe("completed");
+  return { ...v, verdict: done.verdict };
+}
+
+describe("review decisions", () => {
+  it("records each decision beside the unchanged verdict, on the timeline with the reviewer, and as a webhook", async () => {
+    const r = receiver();
+    const v = await completed(r.url);
+    const reviewer = await signIn(t.id);
+    const path = `/v1/verifications/${v.id}/review`;
+    const first = await callJson(path, { body: { decision: "rejected", note: "Screen glare visible in the corner." }, headers: dashboard(reviewer.cookie) });
+    expect(first.status).toBe(200);
+    expect(first.body.status).toBe("completed");
+    expect(first.body.verdict).toEqual(v.verdict);
+    expect(first.body.review).toEqual({ decision: "rejected", note: "Screen glare visible in the corner.", by: reviewer.userId, at: expect.any(String) });
+
+    const second = await callJson(path, { body: { decision: "approved", note: "Customer sent the original on a call." }, headers: dashboard(reviewer.cookie) });
+    expect(second.status).toBe(200);
+    expect(second.body.review.decision).toBe("approved");
+    expect(second.body.verdict).toEqual(v.verdict);
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.review.decision).toBe("approved");
+
+    const events = (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body.events.filter((e: any) => e.event_name === "verification.reviewed");
+    expect(events.map((e: any) => e.payload)).toEqual([
+      { decision: "rejected", note: "Screen glare visible in the corner.", by: reviewer.userId },
+      { decision: "approved", note: "Customer sent the original on a call.", by: reviewer.userId },
+    ]);
+
+    const hooks = await waitFor(async () => {
+      const got = (await received(r.id)).map((h) => JSON.parse(h.body)).filter((b) => b.type === "verification.reviewed");
+      return got.length >= 2 ? got : undefined;
+    }, { what: "two verification.reviewed webhooks" });
+    expect(hooks.map((h) => h.id).sort()).toEqual(events.map((e: any) => e.event_id).sort());
+    expect(hooks.every((h) => JSON.stringify(h.data.object.verdict) === JSON.stringify(v.verdict))).toBe(true);
+    // Like every webhook, the object is the verification when the delivery was made (the timeline keeps each review).
+    expect(hooks.every((h) => h.data.object.review.by === reviewer.userId)).toBe(true);
+  });
+
+  it("needs_more on an unfinished verification reopens nothing: it is only recorded", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    await inlineCapture(v.id);
+    const reviewer = await signIn(t.id);
+    const before = await persisted(v.id);
+    const res = await callJson(`/v1/verifications/${v.id}/review`, { body: { decision: "needs_more", note: "Ask for the rear too." }, headers: dashboard(reviewer.cookie) });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("partially_captured");
+    const after = await persisted(v.id);
+    expect(after.row.status).toBe(before.row.status);
+    expect(after.row.expiresAt).toBe(before.row.expiresAt);
+    expect(after.row.version).toBe(before.row.version + 1);
+  });
+
+  it("session only, with the same-origin rule; another tenant's verification is 404; bad bodies are 400", async () => {
+    const v = await completed();
+    const path = `/v1/verifications/${v.id}/review`;
+    const body = { decision: "approved", note: "ok" };
+    const keyed = await callJson(path, { key: t.key, body });
+    expect(keyed.status).toBe(401);
+    const reviewer = await signIn(t.id);
+    const crossSite: Array<Record<string, string>> = [{ Cookie: reviewer.cookie, Origin: "https://evil.example" }, { Cookie: reviewer.cookie }];
+    for (const headers of crossSite) {
+      const refused = await callJson(path, { body, headers });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe("forbidden");
+    }
+    const stranger = await signIn((await seedTenant("Other")).id);
+    expect((await callJson(path, { body, headers: dashboard(stranger.cookie) })).status).toBe(404);
+    for (const bad of [{ decision: "maybe", note: "x" }, { decision: "approved" }, { decision: "approved", note: "" }, { decision: "approved", note: "x".repeat(2001) }, { decision: "approved", note: "x", extra: 1 }]) {
+      const res = await callJson(path, { body: bad, headers: dashboard(reviewer.cookie) });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.code).toBe("invalid_request");
+    }
+    expect((await persisted(v.id)).events.filter((e) => e.name === "verification.reviewed")).toHaveLength(0);
+  });
+});

@@ -83,7 +83,7 @@ const list = createRoute({
   summary: "List verifications, newest first",
   description:
     "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. " +
-    "Filters combine (AND): `status`, `verdict` (label), `template_id`, `created_gte`/`created_lt`, and the search `q`.",
+    "Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
   request: { query: ListQuerySchema },
@@ -100,6 +100,7 @@ app.openapi(list, async (c) => {
     ...(q.verdict ? { verdict: q.verdict } : {}),
     ...(q.template_id ? { templateId: q.template_id } : {}),
     ...(q.q !== undefined ? { q: q.q } : {}),
+    ...(q.has_review !== undefined ? { hasReview: q.has_review === "true" } : {}),
     ...(q.created_gte ? { createdGte: Date.parse(q.created_gte) } : {}),
     ...(q.created_lt ? { createdLt: Date.parse(q.created_lt) } : {}),
   });

@@ -139,6 +139,10 @@ export const ListQuerySchema = z.object({
         "`metadata` value starting with it (ASCII case-insensitive), e.g. a claim number.",
       example: "CLM-2093",
     }),
+  has_review: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({ description: "`true`: only verifications an operator reviewed (`review` present); `false`: only those not reviewed yet." }),
   created_gte: z.iso.datetime({ offset: true }).optional(),
   created_lt: z.iso.datetime({ offset: true }).optional(),
 });

@@ -101,6 +101,31 @@ describe("verification list filters", () => {
     expect(await listIds(t, "q=clm&verdict=suspicious")).toEqual([claim2.id]);
   });
 
+  it("filters by whether an operator reviewed it", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const reviewed = await createVerification(t.key, { max_captures: 1 });
+    const open = await createVerification(t.key, { max_captures: 1 });
+    const review = await callJson(`/v1/verifications/${reviewed.id}/review`, { body: { decision: "approved", note: "Checked by phone." }, headers: dashboard(cookie) });
+    expect(review.status).toBe(200);
+    expect(await listIds(t, "has_review=true")).toEqual([reviewed.id]);
+    expect(await listIds(t, "has_review=false")).toEqual([open.id]);
+    expect((await callJson("/v1/verifications?has_review=yes", { key: t.key })).status).toBe(400);
+    const plan = await queryPlan("SELECT id FROM verifications WHERE tenant_id = ?1 AND review IS NOT NULL ORDER BY id DESC LIMIT 21", t.id);
+    expect(plan).toContain("verifications_tenant_reviewed_idx");
+    expect(plan).not.toContain("USE TEMP B-TREE");
+  });
+
+  it("redaction empties a verification's search terms (the trigger follows the config)", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, metadata: { claim_id: "CLM-REDACT-1" } });
+    expect(await listIds(t, "q=CLM-REDACT")).toEqual([v.id]);
+    expect((await callJson(`/v1/verifications/${v.id}/redact`, { method: "POST", key: t.key })).status).toBe(200);
+    expect(await listIds(t, "q=CLM-REDACT")).toEqual([]);
+    const { results } = await env.DB.prepare("SELECT count(*) AS n FROM verification_search_terms WHERE verification_id = ?1").bind(v.id).all<{ n: number }>();
+    expect(results[0]!.n).toBe(0);
+  });
+
   it("each filter reads through an index that ends in the keyset column", async () => {
     const tenant = "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z";
     const verdictPlan = await queryPlan(
@@ -201,6 +226,22 @@ describe("send test event", () => {
     expect(over.status).toBe(429);
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
     await endWindow(`webhook-test:${t.id}`);
+  });
+});
+
+describe("tenant display name", () => {
+  it("is a tenant setting: the session changes it, /v1/me and the public certificate show it", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const set = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "  Northwind Claims  " }, headers: dashboard(cookie) });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ display_name: "Northwind Claims", retention_days: null });
+    expect((await callJson("/v1/me", { headers: { Cookie: cookie } })).body.tenant.display_name).toBe("Northwind Claims");
+    const v = await createVerification(t.key, { max_captures: 1 });
+    expect((await callJson(`/v1/verifications/${v.id}/public`)).body.tenant.display_name).toBe("Northwind Claims");
+    for (const bad of [{ display_name: "" }, { display_name: "   " }, { display_name: "x".repeat(101) }, { display_name: 7 }]) {
+      expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: bad, headers: dashboard(cookie) })).status, JSON.stringify(bad)).toBe(400);
+    }
   });
 });
 

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List verifications, newest first
-         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `template_id`, `created_gte`/`created_lt`, and the search `q`.
+         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.
          */
         get: operations["listVerifications"];
         put?: never;
@@ -830,7 +830,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does.
+         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -2021,13 +2021,27 @@ export interface components {
         };
         TenantSettings: {
             /**
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @example Acme Insurance
+             */
+            display_name: string;
+            /**
              * @description Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.
              * @example 90
              */
             retention_days: number | null;
         };
         TenantSettingsPatch: {
-            retention_days: number | null;
+            /**
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @example Acme Insurance
+             */
+            display_name?: string;
+            /**
+             * @description Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.
+             * @example 90
+             */
+            retention_days?: number | null;
         };
     };
     responses: never;
@@ -2144,6 +2158,8 @@ export interface operations {
                 template_id?: string;
                 /** @description Search: a verification id (`vfy_…`) or capture id (`cap_…`) finds that verification; any other text finds the verifications with a `metadata` value starting with it (ASCII case-insensitive), e.g. a claim number. */
                 q?: string;
+                /** @description `true`: only verifications an operator reviewed (`review` present); `false`: only those not reviewed yet. */
+                has_review?: "true" | "false";
                 created_gte?: string;
                 created_lt?: string;
             };
@@ -5706,6 +5722,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "display_name": "Acme Insurance",
                  *       "retention_days": 365
                  *     }
                  */

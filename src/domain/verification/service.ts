@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { answers, captures, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
 import type { VerificationRecord } from "../../db/verifications";
@@ -101,14 +101,15 @@ export interface ListFilters {
   templateId?: string;
   /** A `vfy_`/`cap_` id, or the start of a metadata value. */
   q?: string;
+  hasReview?: boolean;
   createdGte?: number;
   createdLt?: number;
 }
 
 /**
  * Newest first, keyset-paginated on the id (a ULID, so it sorts by creation time). Every filter is
- * an equality on an index that ends in `id` (status, verdict label, template), or a lookup that
- * yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
+ * an equality on an index that ends in `id` (status, verdict label, template, reviewed), or a lookup
+ * that yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
  */
 export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
   const secret = settings(env).signingSecret;
@@ -125,6 +126,8 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
   if (filters.verdict) conditions.push(sql`(${verifications.verdict} ->> '$.label') = ${filters.verdict}`);
   if (filters.templateId) conditions.push(eq(verifications.templateId, filters.templateId));
   if (filters.q !== undefined) conditions.push(await searchCondition(db, tenantId, filters.q));
+  // `review IS NOT NULL` is the condition of the partial index verifications_tenant_reviewed_idx.
+  if (filters.hasReview !== undefined) conditions.push(filters.hasReview ? isNotNull(verifications.review) : isNull(verifications.review));
   if (filters.createdGte !== undefined) conditions.push(gte(verifications.createdAt, filters.createdGte));
   if (filters.createdLt !== undefined) conditions.push(lt(verifications.createdAt, filters.createdLt));
   const rows = await db

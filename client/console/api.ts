@@ -20,6 +20,7 @@ export type AuditEvent = Schemas["AuditEvent"];
 export type Phone = Schemas["Phone"];
 export type Me = Schemas["Me"];
 export type Step = Schemas["Step"];
+export type Capture = Schemas["Capture"];
 export type CreateVerificationRequest = Schemas["CreateVerificationRequest"];
 export type StepInput = NonNullable<CreateVerificationRequest["steps"]>[number];
 export type ListQuery = NonNullable<operations["listVerifications"]["parameters"]["query"]>;

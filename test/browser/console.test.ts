@@ -23,19 +23,25 @@ afterAll(async () => {
   await ui?.close();
 });
 
-/** The capture page on a phone with the fake camera: one live photo, then done. */
-async function captureOnPhone(captureUrl: string): Promise<void> {
+/** The capture page on a phone with the fake camera: one live photo in each of `steps` steps, then done. */
+async function captureOnPhone(captureUrl: string, steps: number): Promise<void> {
   const phone = await openPhone();
   try {
     const { page } = phone;
     await page.goto(captureUrl);
     await page.getByRole("button", { name: "Start" }).click();
-    const shutter = page.getByRole("button", { name: "Take photo" });
-    await shutter.waitFor();
-    await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
-    await shutter.click();
-    await page.getByRole("button", { name: "Use this photo" }).click();
-    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    for (let n = 1; n <= steps; n += 1) {
+      await page.getByText(`Step ${n} of ${steps}`).waitFor();
+      const shutter = page.getByRole("button", { name: "Take photo" });
+      await shutter.waitFor();
+      await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
+      await shutter.click();
+      await page.getByRole("button", { name: "Use this photo" }).click();
+    }
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 60_000 });
+  } catch (err) {
+    await phone.page.screenshot({ path: "test-results/console/phone-failure.png" });
+    throw err;
   } finally {
     await phone.close();
   }
@@ -86,15 +92,18 @@ describe("operator console in Chromium", () => {
     const claim = `CLM-${Date.now().toString().slice(-6)}`;
     await page.getByLabel("Metadata key 1").fill("claim_id");
     await page.getByLabel("Metadata value 1").fill(claim);
-    await page.getByLabel("Instructions").fill("The front of the car, whole plate visible");
+    await page.getByLabel("Instructions").first().fill("The front of the car, whole plate visible");
+    await page.getByRole("button", { name: "Add step" }).click();
+    await page.getByLabel("Key", { exact: true }).nth(1).fill("rear");
+    await page.getByLabel("Instructions").nth(1).fill("The rear of the car");
     await shoot(ui, "03-new-verification");
     // The service's validation lands next to the field.
-    await page.getByLabel("Key", { exact: true }).fill("");
+    await page.getByLabel("Key", { exact: true }).first().fill("");
     await page.getByRole("button", { name: "Create verification" }).click();
     await page.getByText("Please correct the marked fields").waitFor();
-    expect(await page.getByLabel("Key", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("Key", { exact: true }).first().getAttribute("aria-invalid")).toBe("true");
     await shoot(ui, "03b-new-verification-invalid");
-    await page.getByLabel("Key", { exact: true }).fill("front");
+    await page.getByLabel("Key", { exact: true }).first().fill("front");
     await page.getByRole("button", { name: "Create verification" }).click();
     await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
     const captureUrl = await page.getByRole("textbox", { name: "Capture link" }).inputValue();
@@ -103,7 +112,10 @@ describe("operator console in Chromium", () => {
     await shoot(ui, "04-verification-created");
     const created = await tenant.getVerification(id);
     expect(created.config.metadata).toEqual({ claim_id: claim });
-    expect(created.config.steps).toEqual([{ key: "front", type: "image", description: "The front of the car, whole plate visible", min: 1, max: 1 }]);
+    expect(created.config.steps).toEqual([
+      { key: "front", type: "image", description: "The front of the car, whole plate visible", min: 1, max: 1 },
+      { key: "rear", type: "image", description: "The rear of the car", min: 1, max: 1 },
+    ]);
 
     // The list finds it by its claim number; then the person takes the photo on a phone while the
     // list stays open, and the row turns completed by itself (live refresh, no reload).
@@ -112,17 +124,46 @@ describe("operator console in Chromium", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await row(page, id).getByText("Waiting for capture").waitFor();
     expect(await page.getByRole("row").count()).toBeGreaterThanOrEqual(2);
-    await captureOnPhone(captureUrl);
+    await captureOnPhone(captureUrl, 2);
     await row(page, id).getByText("Completed").waitFor({ timeout: 90_000 });
     await row(page, id).getByText(/Verified|Suspicious|Failed/).waitFor({ timeout: 60_000 });
     await shoot(ui, "05-verifications-live");
 
-    // The detail: verdict in words, timeline, deliveries, the seal.
+    // The detail: the photos, the verdict in words, timeline, deliveries, the seal.
     await row(page, id).getByRole("link", { name: id }).click();
     await page.getByRole("heading", { level: 1, name: `claim_id ${claim}` }).waitFor();
     await page.getByRole("region", { name: "Verdict" }).getByText(/verdict confidence \d+ %/).waitFor();
     await page.getByRole("region", { name: "Timeline" }).getByText("Completed with a verdict").waitFor();
+    const photos = page.getByRole("region", { name: "Photos and files" });
+    await photos.getByRole("img", { name: "Photo 2 of 2, step rear" }).waitFor();
+    expect(await photos.getByRole("img").evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
     await shoot(ui, "06-verification-detail");
+
+    // The viewer: opens on a photo, arrows move between them, + zooms, Escape closes.
+    await photos.getByRole("button", { name: "Photo 1 of 2, step front" }).click();
+    const viewer = page.getByRole("dialog", { name: "Photo 1 of 2: step front" });
+    await viewer.waitFor();
+    await viewer.getByText("What was checked").waitFor();
+    await viewer.getByText("Screen detection").first().waitFor();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).waitFor();
+    await page.keyboard.press("+");
+    await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).getByText("150 %").waitFor();
+    const full = page.getByRole("dialog").getByRole("img", { name: /^Photo 2, step rear/ });
+    expect(await full.evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    await shoot(ui, "06b-photo-viewer");
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+
+    // Review: approve with a note; the machine verdict stays, the timeline records who and why.
+    const reviewPanel = page.getByRole("region", { name: "Review", exact: true });
+    await reviewPanel.getByLabel("Approve").check();
+    await reviewPanel.getByLabel("Note").fill("Plate matches the policy; photos consistent.");
+    await reviewPanel.getByRole("button", { name: "Record the review" }).click();
+    await page.getByRole("region", { name: "Timeline" }).getByText("approved: “Plate matches the policy; photos consistent.”", { exact: false }).waitFor();
+    await page.getByRole("region", { name: "Summary" }).getByText("Approved").waitFor();
+    expect((await tenant.getVerification(id)).review).toMatchObject({ decision: "approved", note: "Plate matches the policy; photos consistent." });
+    await shoot(ui, "06c-reviewed");
 
     // Finalize with a narrative: the case analysis arrives.
     await page.getByLabel("Narrative").fill("Rear-ended at a junction; the front plate is bent.");
@@ -195,13 +236,30 @@ describe("operator console in Chromium", () => {
     await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("v2").waitFor();
     await shoot(ui, "12-templates");
 
-    // Settings: a phone for the bot.
+    // Settings: the organisation's name, a phone for the bot.
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Settings" }).click();
+    await page.getByLabel("Display name").fill("Dev Tenant Claims");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.locator(".topbar").getByText("Dev Tenant Claims").waitFor();
     await page.getByLabel("Phone number").fill("+447700900123");
     await page.getByLabel("Label").fill("Field lead");
     await page.getByRole("button", { name: "Register phone" }).click();
     await page.getByText("+447700900123").waitFor();
     await shoot(ui, "13-settings");
+
+    // Redact the verification: typed confirmation, then the photos are gone.
+    await page.goto(`${base}/console/verifications/${id}`);
+    const danger = page.getByRole("region", { name: "Erase the evidence" });
+    const erase = danger.getByRole("button", { name: "Erase the evidence" });
+    expect(await erase.isDisabled()).toBe(true);
+    await danger.getByLabel("Type the verification id to confirm").fill(id);
+    await erase.click();
+    await page.getByText(/The evidence was erased on/).waitFor();
+    expect(await page.getByRole("region", { name: "Photos and files" }).getByRole("img").count()).toBe(0);
+    await page.getByRole("region", { name: "Timeline" }).getByText("Evidence erased").waitFor();
+    const erased = await tenant.api.GET("/v1/verifications/{token}/captures", { params: { path: { token: id } } });
+    expect(erased.data!.items.every((c) => c.image_url === undefined && c.thumbnail_url === undefined)).toBe(true);
+    await shoot(ui, "14-redacted");
 
     expect(ui.accessibility).toEqual([]);
   }, 400_000);
@@ -254,7 +312,7 @@ describe("operator console in Chromium", () => {
       expect(inside.filter(Boolean).length).toBeGreaterThanOrEqual(4);
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "hidden" });
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Rotate the secret");
+      await page.waitForFunction(() => document.activeElement?.textContent === "Rotate the secret", undefined, { timeout: 5_000 });
     } finally {
       await context.close();
     }

@@ -26,3 +26,12 @@ export function VerdictBadge(props: { verification: Verification; withReason?: b
     </span>
   );
 }
+
+const REVIEW = { approved: ["Approved", "good"], rejected: ["Rejected", "bad"], needs_more: ["Needs more", "warn"] } as const;
+
+/** The operator's latest decision, beside the machine verdict (absent until someone reviews). */
+export function ReviewBadge(props: { review: Verification["review"] }) {
+  if (!props.review) return <span class="muted">Not reviewed</span>;
+  const [label, tone] = REVIEW[props.review.decision];
+  return <Badge tone={tone}>{label}</Badge>;
+}

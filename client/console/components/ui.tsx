@@ -137,12 +137,21 @@ export function CopyButton(props: { text: string; label: string; class?: string 
  */
 export function Dialog(props: { open: boolean; title: string; onClose: () => void; children: ComponentChildren; class?: string; describedBy?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (props.open && !dialog.open) dialog.showModal();
-    if (!props.open && dialog.open) dialog.close();
+    if (props.open && !dialog.open) {
+      opener.current = document.activeElement as HTMLElement | null;
+      dialog.showModal();
+    }
+    if (!props.open && dialog.open) {
+      dialog.close();
+      // The content may already be gone (it renders only while open): give focus back ourselves.
+      const back = opener.current;
+      if (back?.isConnected && (document.activeElement === null || document.activeElement === document.body)) back.focus();
+    }
   }, [props.open]);
   return (
     <dialog

@@ -12,10 +12,67 @@ export function SettingsScreen() {
     <>
       <PageHeader title="Settings" subtitle={`Organisation ${me.tenant.display_name} (${me.tenant.slug}), tenant ${me.tenant.id}`} />
       <div class="stack">
+        <Organisation />
         <Phones />
         <SignOutEverywhere />
       </div>
     </>
+  );
+}
+
+function Organisation() {
+  const { me, setMe } = useSession();
+  const settings = useLoad(() => ok(api.GET("/v1/tenant/settings")), []);
+  const [name, setName] = useState<string | undefined>(undefined);
+  const [retention, setRetention] = useState<string | undefined>(undefined);
+  const current = settings.data;
+  const shownName = name ?? current?.display_name ?? "";
+  const shownRetention = retention ?? (current?.retention_days != null ? String(current.retention_days) : "");
+  const save = useAction(async () => {
+    const next = await ok(
+      api.PATCH("/v1/tenant/settings", {
+        body: { display_name: shownName.trim(), retention_days: shownRetention.trim() === "" ? null : Number(shownRetention) },
+      }),
+    );
+    settings.set(next);
+    setName(undefined);
+    setRetention(undefined);
+    setMe({ ...me, tenant: { ...me.tenant, display_name: next.display_name } });
+    announce("Settings saved");
+  });
+  return (
+    <Section title="Organisation" id="organisation">
+      {!current && !settings.error ? <Progress label="Loading settings…" /> : null}
+      <ErrorNotice error={settings.error} what="Settings could not be loaded" />
+      {current ? (
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save.run();
+          }}
+        >
+          <div class="grid">
+            <Field label="Display name" hint="Shown to the people you send links to (“Requested by …”), on certificates and here." error={save.error?.fields.display_name}>
+              {(c) => <input {...c} required maxLength={100} value={shownName} onInput={(e) => setName(e.currentTarget.value)} />}
+            </Field>
+            <Field
+              label="Keep evidence for (days)"
+              hint="Empty keeps everything. Otherwise a daily run erases verifications older than this, exactly like “Erase the evidence” (1 to 3650)."
+              error={save.error?.fields.retention_days}
+            >
+              {(c) => <input {...c} type="number" min={1} max={3650} inputMode="numeric" value={shownRetention} onInput={(e) => setRetention(e.currentTarget.value)} />}
+            </Field>
+          </div>
+          {save.error && Object.keys(save.error.fields).length === 0 ? <ErrorNotice error={save.error} /> : null}
+          <div>
+            <button type="submit" class="button primary" disabled={save.busy}>
+              {save.busy ? "Saving…" : "Save"}
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </Section>
   );
 }
 

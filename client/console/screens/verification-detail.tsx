@@ -1,5 +1,5 @@
 import { api, isOpen, ok, type Verification, type WebhookDelivery } from "../api";
-import { StatusBadge, VerdictBadge } from "../components/badges";
+import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, REASON_LABEL, SIGNAL_NAMES } from "../lib/format";
 import { useLoad, usePolling, useTitle } from "../lib/hooks";
@@ -7,6 +7,9 @@ import { SIGNAL_CHECKS, signalResult } from "../lib/signals";
 import { IndependentChecks } from "./detail/checks";
 import { DeliveryTable } from "./detail/deliveries";
 import { FinalizePanel } from "./detail/finalize";
+import { Photos } from "./detail/photos";
+import { RedactPanel } from "./detail/redact";
+import { ReviewPanel } from "./detail/review";
 import { SealPanel } from "./detail/seal";
 import { Timeline } from "./detail/timeline";
 
@@ -16,21 +19,23 @@ export function VerificationDetailScreen(props: { id: string }) {
   const verification = useLoad(() => ok(api.GET("/v1/verifications/{id}", path)), [props.id]);
   const events = useLoad(() => ok(api.GET("/v1/verifications/{id}/events", path)), [props.id]);
   const deliveries = useLoad(() => ok(api.GET("/v1/verifications/{id}/webhook-deliveries", path)), [props.id]);
+  const captures = useLoad(() => ok(api.GET("/v1/verifications/{token}/captures", { params: { path: { token: props.id } } })), [props.id]);
   const v = verification.data;
 
   // While the verification can still move on its own (captures arriving, analysis running), keep reading it.
   usePolling(
     async () => {
-      await Promise.all([verification.reload(), events.reload(), deliveries.reload()]);
+      await Promise.all([verification.reload(), events.reload(), deliveries.reload(), captures.reload()]);
     },
     4_000,
-    v !== undefined && isOpen(v),
+    v !== undefined && (isOpen(v) || (captures.data?.items ?? []).some((c) => c.analysis.status === "pending")),
   );
 
   const update = (next: Verification) => {
     verification.set(next);
     void events.reload();
     void deliveries.reload();
+    if (next.redacted_at) void captures.reload();
   };
 
   if (verification.error) {
@@ -88,6 +93,12 @@ export function VerificationDetailScreen(props: { id: string }) {
             </dd>
           </div>
           <div>
+            <dt>Review</dt>
+            <dd>
+              <ReviewBadge review={v.review} />
+            </dd>
+          </div>
+          <div>
             <dt>Captures</dt>
             <dd>
               {v.captures_count} of {v.config.max_captures}
@@ -109,6 +120,9 @@ export function VerificationDetailScreen(props: { id: string }) {
 
       <div class="detail-grid">
         <div class="stack">
+          <Section title="Photos and files" id="photos">
+            <Photos verification={v} captures={captures} />
+          </Section>
           <Section title="Verdict" id="verdict">
             <VerdictPanel verification={v} />
           </Section>
@@ -117,6 +131,9 @@ export function VerificationDetailScreen(props: { id: string }) {
           </Section>
           <Section title="Answers" id="answers">
             <Answers verification={v} />
+          </Section>
+          <Section title="Review" id="review">
+            <ReviewPanel verification={v} onChange={update} />
           </Section>
           <Section title="Case analysis" id="finalize">
             <FinalizePanel verification={v} onChange={update} />
@@ -142,6 +159,9 @@ export function VerificationDetailScreen(props: { id: string }) {
           </Section>
           <Section title="Configuration" id="config">
             <ConfigFacts verification={v} />
+          </Section>
+          <Section title="Erase the evidence" id="redact" class="danger-zone">
+            <RedactPanel verification={v} onChange={update} />
           </Section>
         </div>
       </div>

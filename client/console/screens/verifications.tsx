@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, isOpen, ok, type ListQuery, type Verification } from "../api";
-import { StatusBadge, VerdictBadge } from "../components/badges";
+import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Empty, ErrorNotice, PageHeader, Progress } from "../components/ui";
 import { formatDateTime, formatTime, relative } from "../lib/format";
 import { useAction, useLoad, usePolling, useTitle } from "../lib/hooks";
@@ -11,8 +11,8 @@ const PAGE = 25;
 const OPEN_REFRESH_MS = 4_000;
 const IDLE_REFRESH_MS = 30_000;
 
-type Filters = Pick<ListQuery, "status" | "verdict" | "template_id" | "q" | "created_gte" | "created_lt">;
-const FILTER_KEYS = ["status", "verdict", "template_id", "q", "from", "to"] as const;
+type Filters = Pick<ListQuery, "status" | "verdict" | "template_id" | "has_review" | "q" | "created_gte" | "created_lt">;
+const FILTER_KEYS = ["status", "verdict", "template_id", "has_review", "q", "from", "to"] as const;
 
 /** The URL's query → the API's filters (dates are whole local days). */
 function filtersFrom(query: URLSearchParams): Filters {
@@ -23,6 +23,8 @@ function filtersFrom(query: URLSearchParams): Filters {
   if (verdict) f.verdict = verdict as Filters["verdict"];
   const template = query.get("template_id");
   if (template) f.template_id = template;
+  const reviewed = query.get("has_review");
+  if (reviewed === "true" || reviewed === "false") f.has_review = reviewed;
   const q = query.get("q")?.trim();
   if (q) f.q = q;
   const from = query.get("from");
@@ -157,6 +159,14 @@ export function VerificationsScreen() {
           </select>
         </div>
         <div class="field">
+          <label for="f-review">Review</label>
+          <select id="f-review" value={location.query.get("has_review") ?? ""} onChange={(e) => setFilter("has_review", e.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="false">Not reviewed</option>
+            <option value="true">Reviewed</option>
+          </select>
+        </div>
+        <div class="field">
           <label for="f-from">Created from</label>
           <input id="f-from" type="date" value={location.query.get("from") ?? ""} onChange={(e) => setFilter("from", e.currentTarget.value)} />
         </div>
@@ -187,6 +197,7 @@ export function VerificationsScreen() {
                 <th scope="col">Status</th>
                 <th scope="col">Verdict</th>
                 <th scope="col">Captures</th>
+                <th scope="col">Review</th>
               </tr>
             </thead>
             <tbody aria-busy={first.loading}>
@@ -242,6 +253,10 @@ function Row(props: { v: Verification }) {
       </td>
       <td data-label="Captures">
         {v.captures_count} / {v.config.max_captures}
+      </td>
+      <td data-label="Review">
+        <ReviewBadge review={v.review} />
+        {v.redacted_at ? <span class="meta">evidence erased</span> : null}
       </td>
     </tr>
   );

@@ -35,6 +35,7 @@ export function FinalizePanel(props: { verification: Verification; onChange: (v:
       </div>
     );
   }
+  if (v.redacted_at) return <p class="muted">The evidence was erased: a redacted verification is not finalized.</p>;
   const closed = v.status === "expired" || v.status === "failed" || v.captures_count === 0;
   if (closed) return <p class="muted">Finalize needs at least one capture and a verification that has not expired or failed.</p>;
   return (

@@ -6,6 +6,8 @@ import { verificationObject } from "../../src/durable-objects/verification-clien
 import { callJson, createVerification, eventually, seedTenant, type TestTenant } from "../helpers/api";
 import { inlineCapture, upload } from "../helpers/capture";
 import { persisted } from "../helpers/snapshot";
+import { thumbnailKeyFor } from "../../src/storage/evidence";
+import { encodeJpeg, naturalScene } from "../helpers/synth";
 
 let t: TestTenant;
 beforeAll(async () => {
@@ -100,6 +102,34 @@ describe("expiry alarm", () => {
     await runDurableObjectAlarm(stub);
     const p = await persisted(v.id);
     expect(p.objectKeys).toEqual([p.captures[0]!.imageKey]);
+    expect(p.objectKeys).not.toContain(orphan.image_key);
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      instance.clock = () => Date.now();
+    });
+  });
+
+  it("keeps the evidence thumbnails of a completed verification when it sweeps", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const first = await inlineCapture(v.id, {}, encodeJpeg(naturalScene(320, 240, 31), 85));
+    const orphan = await upload(v.id);
+    await inlineCapture(v.id, {}, encodeJpeg(naturalScene(320, 240, 32), 85));
+    const thumbnails = first.body.captures.map((c: { id: string }) => thumbnailKeyFor(v.id, c.id));
+    await eventually(async () => (await persisted(v.id)).row.status === "completed", "completed status");
+    const p0 = await eventually(async () => {
+      const p = await persisted(v.id);
+      return p.captures.every((c) => p.objectKeys.includes(thumbnailKeyFor(v.id, c.id))) ? p : null;
+    }, "thumbnails written");
+    expect(thumbnails.every((k: string) => p0.objectKeys.includes(k))).toBe(true);
+    const stub = verificationObject(env, v.id);
+    const sweepAt = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.get<number>("sweep_at"));
+    await runInDurableObject(stub, async (instance: VerificationObject, state) => {
+      instance.clock = () => sweepAt! + 60 * 60 * 1000 + 1;
+      await state.storage.put("sweep_at", Date.now());
+    });
+    await runDurableObjectAlarm(stub);
+    const p = await persisted(v.id);
+    const kept = p.captures.flatMap((c) => [c.imageKey, thumbnailKeyFor(v.id, c.id)]);
+    expect([...p.objectKeys].sort()).toEqual(kept.sort());
     expect(p.objectKeys).not.toContain(orphan.image_key);
     await runInDurableObject(stub, (instance: VerificationObject) => {
       instance.clock = () => Date.now();

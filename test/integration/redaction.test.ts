@@ -64,8 +64,8 @@ async function fullyLoaded(idempotencyKey: string) {
   const v = await createVerification(t.key, body, { "Idempotency-Key": idempotencyKey });
   const depth = await uploadDepthMap(v.id, encodeDepthPng(48, 36, (x, y) => 500 + 30 * Math.sin(x / 4 + y / 6)));
   await captureInline(v.id, encodeJpeg(naturalScene(320, 240, 41), 90), { step_key: "front", location: { lat: 40.4168, lng: -3.7038, accuracy_m: 8 }, forensic_buffer_key: depth });
+  await upload(v.id); // an orphan: uploaded, never captured (minted while a slot is still free)
   await captureByKey(v.id, encodePngRgb(naturalScene(120, 90, 42)), "image/png", { step_key: "docs" });
-  await upload(v.id); // an orphan: uploaded, never captured
   expect((await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "policy", value: "AB1234" } })).status).toBe(200);
   await pollVerification(t.key, v.id, hasVerdict);
   expect((await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative: "The storm dented the rear door at Calle Mayor." } })).status).toBe(200);

@@ -179,12 +179,23 @@ function pages(s: Seeded): Page[] {
     { name: "… created in the last 7 days", requests: list(`&created_gte=${encodeURIComponent(week)}`) },
     { name: "… search a claim-number prefix", requests: list(`&q=${s.someClaim}`) },
     { name: "… search a verification id", requests: list(`&q=${s.someId}`) },
-    { name: "Verification detail", requests: [`/console/verifications/${s.someId}`, "/v1/me", `/v1/verifications/${s.someId}`, `/v1/verifications/${s.someId}/events`, `/v1/verifications/${s.someId}/webhook-deliveries`] },
+    { name: "… not reviewed yet", requests: list("&has_review=false") },
+    {
+      name: "Verification detail",
+      requests: [
+        `/console/verifications/${s.someId}`,
+        "/v1/me",
+        `/v1/verifications/${s.someId}`,
+        `/v1/verifications/${s.someId}/events`,
+        `/v1/verifications/${s.someId}/webhook-deliveries`,
+        `/v1/verifications/${s.someId}/captures`,
+      ],
+    },
     { name: "Certificate", requests: [`/console/verifications/${s.someId}/certificate`, "/v1/me", `/v1/verifications/${s.someId}/public`] },
     { name: "New verification (form)", requests: ["/console/verifications/new", "/v1/me"] },
     { name: "Link templates", requests: ["/console/templates", "/v1/me", "/v1/link-templates"] },
     { name: "Developers", requests: ["/console/developers", "/v1/me", "/v1/api-keys", "/v1/webhook-secret", "/v1/webhook-deliveries?limit=20"] },
-    { name: "Settings", requests: ["/console/settings", "/v1/me", "/v1/phones"] },
+    { name: "Settings", requests: ["/console/settings", "/v1/me", "/v1/tenant/settings", "/v1/phones"] },
   ];
 }
 

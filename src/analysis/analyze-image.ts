@@ -23,7 +23,7 @@ import { decodeImage, DecodeFailure, encodeThumbnailJpeg, type DecodedImage, typ
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
-import { DHASH_ALGORITHM, dhash64 } from "./signals/perceptual-hash";
+import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
 import { detectScreen, screenTileRects } from "./signals/screen-moire";
 import { SIGNAL_KEYS } from "./verdict";
@@ -51,8 +51,8 @@ export interface ImageInput {
 }
 
 export interface ImageDeps {
-  /** Indexes the hash and returns other verifications' near-duplicates (D1 in production). */
-  nearDuplicates(hash: string, algorithm: string): Promise<HashMatch[]>;
+  /** Indexes the fingerprint and returns other verifications' near-duplicates (D1 in production). */
+  nearDuplicates(fingerprint: Fingerprint): Promise<HashMatch[]>;
   vision: VisionJudge | null;
   web: WebImageSearch | null;
   trustedSigners: readonly string[];
@@ -75,7 +75,8 @@ export interface CaptureAnalysisResult {
   uploaded: boolean;
   media_type: string;
   dimensions: { width: number; height: number } | null;
-  phash: { algorithm: string; hash: string } | null;
+  /** The near-duplicate fingerprint (windows left out: they live in the index). */
+  phash: Omit<Fingerprint, "windows"> | null;
   metadata: Pick<ImageMetadata, "make" | "model" | "software" | "date_time_original" | "gps" | "digital_source_types" | "errors"> & {
     c2pa: ImageMetadata["c2pa"];
   };
@@ -126,8 +127,8 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   }
   if (pixels?.thumbnail && deps.thumbnail) await time("thumbnail", () => deps.thumbnail!(pixels!.thumbnail!));
 
-  const hash = pixels ? await time("phash", () => dhash64(pixels!.overview)) : null;
-  const matches = hash ? await time("index", () => deps.nearDuplicates(hash, DHASH_ALGORITHM)) : [];
+  const fingerprint = pixels ? await time("phash", () => imageFingerprint(pixels!.overview)) : null;
+  const matches = fingerprint?.matchable ? await time("index", () => deps.nearDuplicates(fingerprint)) : [];
 
   // The offline signals are computed for every image (the case analysis reads them); for uploaded
   // content the verdict's signals are not applicable.
@@ -150,8 +151,8 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.ai_detection = observed.ai_detection;
     signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
     const web =
-      deps.web && input.required.includes("reverse") && hash ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
-    signals.reverse_search = reverseSignal(reverseSearchResult(input.tenantId, hash, matches, web), pixelsMissing, deps.web !== null);
+      deps.web && input.required.includes("reverse") && fingerprint ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
+    signals.reverse_search = reverseSignal(reverseSearchResult(input.tenantId, fingerprint, matches, web), pixelsMissing, deps.web !== null);
   }
 
   // One vision call answers every part the verification activates (context only for live captures).
@@ -174,7 +175,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     uploaded: input.uploaded,
     media_type: input.mediaType,
     dimensions: pixels ? { width: pixels.width, height: pixels.height } : null,
-    phash: hash ? { algorithm: DHASH_ALGORITHM, hash } : null,
+    phash: fingerprint ? { algorithm: fingerprint.algorithm, region: fingerprint.region, hash: fingerprint.hash, aux: fingerprint.aux, texture: fingerprint.texture, matchable: fingerprint.matchable } : null,
     metadata: {
       make: metadata.make,
       model: metadata.model,
@@ -215,11 +216,13 @@ function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | n
 /**
  * The reverse search is assessed when the web was searched, or when the internal index already found
  * a copy (a positive finding needs no web search). "Not seen among our own images" alone is not a
- * reverse search: `found_online` would be a guess.
+ * reverse search: `found_online` would be a guess. An image too plain to fingerprint was not compared
+ * with the index at all, so a clean web search alone does not assess it either.
  */
 function reverseSignal(result: ReverseResult, pixelsMissing: NotAssessedReason | null, webConfigured: boolean): ReverseResult | NotAssessed {
   if (result.match_count > 0 || result.found_online) return result;
   if (pixelsMissing) return notAssessed(pixelsMissing);
+  if (result.evidence.some((e) => e.code === "low_texture_not_matched")) return notAssessed("low_texture");
   if (!webConfigured) return notAssessed("web_search_not_configured");
   if (result.evidence.some((e) => e.code === "web_search_error")) return notAssessed("web_search_error");
   return result;

@@ -1,7 +1,7 @@
 import type { CaptureAnalysisResult } from "./analyze-image";
 import { clamp01, round2 } from "./evidence";
 import { haversineMeters } from "./signals/location";
-import { hammingDistance, NEAR_DUPLICATE_MAX_DISTANCE } from "./signals/perceptual-hash";
+import { FINGERPRINT_ALGORITHM, regionsMatch } from "./signals/perceptual-hash";
 
 /*
  * The multi-image case analysis after finalize. Deterministic dimensions are computed from the stored
@@ -120,12 +120,11 @@ function crossImage(captures: CaseCapture[], uncertain: string[]): Dimension {
   } else if (n >= 2) uncertain.push("Fewer than two captures have a location: GPS spread could not be checked.");
 
   // Duplicates inside the case ("different angles" that are the same photo).
-  const hashed = captures.filter((c) => c.analysis.phash);
+  // Whole frames only (the crop windows live in the index); low-texture images are never compared.
+  const hashed = captures.map((c) => c.analysis.phash).filter((p) => p?.algorithm === FINGERPRINT_ALGORITHM && p.matchable);
   let duplicates = 0;
   for (let i = 0; i < hashed.length; i += 1) {
-    for (let j = i + 1; j < hashed.length; j += 1) {
-      if (hammingDistance(hashed[i]!.analysis.phash!.hash, hashed[j]!.analysis.phash!.hash) <= NEAR_DUPLICATE_MAX_DISTANCE) duplicates += 1;
-    }
+    for (let j = i + 1; j < hashed.length; j += 1) if (regionsMatch(hashed[i]!, hashed[j]!)) duplicates += 1;
   }
   if (duplicates > 0) findings.push({ score: Math.min(0.9, 0.6 + 0.1 * duplicates), concern: `${plural(duplicates, "pair")} of captures are near-duplicates of each other.`, note: "duplicates" });
   const reused = captures.filter((c) => c.analysis.near_duplicates > 0).length;

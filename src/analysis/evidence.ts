@@ -37,6 +37,8 @@ export const NOT_ASSESSED_REASONS = [
   "image_too_large",
   /** Too few pixels to measure (the moiré tiles need 64 px). */
   "image_too_small",
+  /** Too little texture to fingerprint (a blank wall, a sheet of paper): not compared with other images. */
+  "low_texture",
   /** No web reverse-image search is configured (GOOGLE_VISION_API_KEY). */
   "web_search_not_configured",
   /** The web search provider answered with an error or timed out. */

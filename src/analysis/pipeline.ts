@@ -73,8 +73,7 @@ async function runAnalysis(
       ...(config.condition_aspects ? { conditionAspects: config.condition_aspects } : {}),
     },
     {
-      nearDuplicates: (hash, algorithm) =>
-        indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, algorithm, hash, now }),
+      nearDuplicates: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
       vision: visionJudge(env),
       web: webImageSearch(env),
       trustedSigners: trustedSigners(env),

@@ -110,7 +110,7 @@ export const verifications = sqliteTable("verifications", {
 /**
  * Search terms of a verification (`GET /v1/verifications?q=`): each metadata value, lower-cased
  * (ASCII), for prefix lookups. Kept by triggers on `verifications` (migration
- * `0005_console_list_filters`), so every write path, redaction included, keeps it true.
+ * `0006_console_list_filters`), so every write path, redaction included, keeps it true.
  */
 export const verificationSearchTerms = sqliteTable("verification_search_terms", {
   tenantId: text("tenant_id").notNull(),
@@ -202,26 +202,31 @@ export const captureAnalyses = sqliteTable("capture_analyses", {
 }, (t) => [index("capture_analyses_verification_idx").on(t.verificationId)]);
 
 /**
- * Perceptual-hash index of every stored image, for near-duplicate lookups (multi-index hashing:
- * the 64-bit hash is cut into four 16-bit bands; any two hashes within Hamming distance 3 share a
- * band exactly, so each band is an equality lookup on its own index).
+ * Perceptual-hash index of every stored image, for near-duplicate lookups: one row per region of
+ * the image (the whole frame and the crop windows of analysis/signals/perceptual-hash.ts). Multi-index
+ * hashing: the 64-bit pHash is cut into four 16-bit bands; any two hashes within the radius share a
+ * band within one bit, so each band is an equality lookup on its own index.
  */
 export const imageHashes = sqliteTable("image_hashes", {
-  captureId: text("capture_id").primaryKey(),
+  captureId: text("capture_id").notNull(),
+  region: text("region").notNull().default("full"),
   verificationId: text("verification_id").notNull(),
   tenantId: text("tenant_id").notNull(),
   algorithm: text("algorithm").notNull(),
   hash: text("hash").notNull(),
+  /** The confirming dHash (null on rows of the first algorithm, which had only one hash). */
+  aux: text("aux"),
   band0: integer("band0").notNull(),
   band1: integer("band1").notNull(),
   band2: integer("band2").notNull(),
   band3: integer("band3").notNull(),
   createdAt: ms("created_at").notNull(),
 }, (t) => [
-  index("image_hashes_band0_idx").on(t.algorithm, t.band0),
-  index("image_hashes_band1_idx").on(t.algorithm, t.band1),
-  index("image_hashes_band2_idx").on(t.algorithm, t.band2),
-  index("image_hashes_band3_idx").on(t.algorithm, t.band3),
+  primaryKey({ columns: [t.captureId, t.region] }),
+  index("image_hashes_band0_idx").on(t.algorithm, t.region, t.band0),
+  index("image_hashes_band1_idx").on(t.algorithm, t.region, t.band1),
+  index("image_hashes_band2_idx").on(t.algorithm, t.region, t.band2),
+  index("image_hashes_band3_idx").on(t.algorithm, t.region, t.band3),
 ]);
 
 export const webhookDeliveries = sqliteTable("webhook_deliveries", {

@@ -1,5 +1,5 @@
 import jpeg from "jpeg-js";
-import { encode as encodePng } from "fast-png";
+import { convertIndexedToRgb, decode as decodePng, encode as encodePng } from "fast-png";
 
 /*
  * Images the tests build themselves: a natural-looking scene, its recapture through a screen's pixel
@@ -314,4 +314,21 @@ export function exifTiff(fields: ExifFields): Uint8Array {
   if (exifIfd) chunks.push(exifIfd.bytes);
   if (gpsIfd) chunks.push(gpsIfd.bytes);
   return concat(...chunks);
+}
+
+/** JPEG (jpeg-js) or PNG (fast-png) to 8-bit RGB; alpha is dropped, 16-bit samples scaled. */
+export function decodeRgb(bytes: Uint8Array, mediaType: string): Rgb {
+  if (mediaType === "image/jpeg") {
+    const image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: false, maxResolutionInMP: 40, maxMemoryUsageInMB: 2048 });
+    return { width: image.width, height: image.height, data: new Uint8Array(image.data) };
+  }
+  const png = decodePng(bytes);
+  const channels = png.palette ? (png.palette[0]?.length ?? 3) : png.channels;
+  const src: ArrayLike<number> = png.palette ? convertIndexedToRgb(png) : png.data;
+  const scale = png.depth === 16 ? 1 / 257 : 1;
+  const data = new Uint8Array(png.width * png.height * 3);
+  for (let i = 0; i < png.width * png.height; i += 1) {
+    for (let c = 0; c < 3; c += 1) data[i * 3 + c] = src[i * channels + (channels >= 3 ? c : 0)]! * scale;
+  }
+  return { width: png.width, height: png.height, data };
 }

@@ -1,3 +1,4 @@
+import { SCREEN_MOIRE_VERSION } from "../../src/analysis/signals/screen-moire";
 import jpeg from "jpeg-js";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -93,7 +94,7 @@ describe("captures and their analysis", () => {
     }
     // Uploaded content: every fraud signal is not applicable; live captures carry provider, version and codes.
     expect(Object.values(upload.analysis.signals)).toEqual(Array(4).fill({ status: "not_applicable", reason: "uploaded_content" }));
-    expect(front.analysis.signals.screen_detection).toMatchObject({ status: "assessed", provider: "offline-moire", method_version: "screen-moire/1" });
+    expect(front.analysis.signals.screen_detection).toMatchObject({ status: "assessed", provider: "offline-moire", method_version: SCREEN_MOIRE_VERSION });
     expect(typeof front.analysis.signals.screen_detection.value.screen_detected).toBe("boolean");
     expect(depth.analysis.signals.depth).toMatchObject({ status: "assessed", value: { source: "forensic_buffer" } });
     expect(front.analysis.signals.depth).toMatchObject({ status: "not_assessed", reason: "no_depth_map" });

@@ -74,7 +74,7 @@ describe("one capture's analysis", () => {
     const erring = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ error: "HTTP 503" }) } });
     expect(erring.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_error" });
     const clean = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ found: false, count: 0, evidence: [] }) } });
-    expect(clean.signals.reverse_search).toMatchObject({ found_online: false, match_count: 0, provider: "internal-dhash+web" });
+    expect(clean.signals.reverse_search).toMatchObject({ found_online: false, match_count: 0, provider: "internal-phash+web" });
   });
 
   it("an image too small for the moiré tiles is not assessed for screens", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage } from "../../src/analysis/pixels";
 import { detectScreen, screenTileRects } from "../../src/analysis/signals/screen-moire";
-import { encodeJpeg, naturalScene, recapture, stripes, type Rgb } from "../helpers/synth";
+import { astronautFlagJpeg, astronautJpeg, chelseaJpeg, coffeeJpeg } from "../fixtures/photos";
+import { displayRecapture, resizeArea, texturedScene, type SubpixelLayout, type TextureKind } from "../helpers/recapture";
+import { decodeRgb, encodeJpeg, naturalScene, recapture, stripes, type Rgb } from "../helpers/synth";
 
 async function screenOf(image: Rgb, quality = 90, depth: { anomaly: boolean; confidence: number } | null = null) {
   const pixels = await decodeImage(encodeJpeg(image, quality), "image/jpeg", { tiles: screenTileRects });
@@ -48,5 +50,51 @@ describe("screen_detection (moiré of the high-pass residual)", () => {
     const result = detectScreen(null, null);
     expect(result).toMatchObject({ screen_detected: false, confidence: 0 });
     expect(codes(result)).toEqual(["pixels_unavailable"]);
+  });
+
+  describe("on real photographs (crops of scikit-image's sample photos)", () => {
+    const photos = [chelseaJpeg, coffeeJpeg, astronautJpeg, astronautFlagJpeg];
+    const rgbOf = (jpeg: Uint8Array): Rgb => decodeRgb(jpeg, "image/jpeg");
+    const camera = { blurSigma: 0.7, noise: 2, rescale: 1, keystone: 0 };
+
+    it("the photographs themselves are not screens", async () => {
+      for (const jpeg of photos) {
+        const result = detectScreen(await decodeImage(jpeg, "image/jpeg", { tiles: screenTileRects }), null);
+        expect(result.screen_detected).toBe(false);
+      }
+    });
+
+    it.each<[TextureKind, number, number]>([
+      ["stripes", 4, 3],
+      ["stripes", 4, 10],
+      ["stripes", 4, 30],
+      ["stripes", 12, 30],
+      ["tiles", 16, 15],
+      ["tiles", 32, 15],
+      ["checkerboard", 16, 0],
+      ["checkerboard", 32, 20],
+      ["mesh", 12, 0],
+      ["mesh", 16, 15],
+      ["weave", 32, 10],
+    ])("a scene covered by %s (period %i px, %i°) is not a screen", async (kind, period, angleDeg) => {
+      for (const [seed, jpeg] of photos.entries()) {
+        const scene = resizeArea(rgbOf(jpeg), 384, 288);
+        expect((await screenOf(texturedScene(scene, { kind, period, angleDeg, ...camera, seed }), 85)).screen_detected).toBe(false);
+      }
+    });
+
+    it.each<[number, number, SubpixelLayout]>([
+      [5.5, 20, "rgb-stripe"],
+      [4, 3, "rgb-stripe"],
+      [2.5, 12, "pentile"],
+      [3, 35, "pentile"],
+    ])("the photograph shown on a display (pitch %f px, %i°, %s) and photographed is a screen", async (pitch, angleDeg, layout) => {
+      for (const [seed, jpeg] of photos.entries()) {
+        const shot = displayRecapture(rgbOf(jpeg), { pitch, angleDeg, layout, width: 384, height: 288, blurSigma: 0.8, noise: 2, rescale: 1, keystone: 0.1, seed });
+        const result = await screenOf(shot, 85);
+        expect(result.screen_detected).toBe(true);
+        expect(codes(result)).toContain("moire_grid_peaks");
+      }
+    });
   });
 });

@@ -1123,7 +1123,7 @@ export interface components {
             /** @enum {string} */
             status: "not_assessed";
             /** @enum {string} */
-            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "no_depth_map" | "depth_map_unreadable";
+            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "no_depth_map" | "depth_map_unreadable";
         };
         CaseAnalysis: {
             overall_risk_score: number;

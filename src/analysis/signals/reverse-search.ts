@@ -1,7 +1,8 @@
 import type { HashMatch } from "../../db/analyses";
 import type { Evidence, ReverseResult } from "../evidence";
+import { MIN_TEXTURE, type Fingerprint } from "./perceptual-hash";
 
-export const REVERSE_SEARCH_VERSION = "reverse-search/1";
+export const REVERSE_SEARCH_VERSION = "reverse-search/2";
 
 /** A web reverse-image search (TinEye, Google Vision web detection): fills `found_online`. */
 export interface WebImageSearch {
@@ -17,13 +18,19 @@ export interface WebImageSearch {
  */
 export function reverseSearchResult(
   tenantId: string,
-  hash: string | null,
+  fingerprint: Pick<Fingerprint, "hash" | "texture" | "matchable"> | null,
   matches: HashMatch[],
   web: { provider: string; outcome: { found: boolean; count: number; evidence: Evidence[] } | { error: string } } | null,
 ): ReverseResult {
   const evidence: Evidence[] = [];
-  if (hash === null) evidence.push({ code: "hash_unavailable", detail: "pixels could not be decoded" });
-  else evidence.push({ code: matches.length > 0 ? "internal_near_duplicate" : "internal_index_clean", value: matches.length, detail: `dhash64 ${hash}` });
+  if (fingerprint === null) evidence.push({ code: "hash_unavailable", detail: "pixels could not be decoded" });
+  else if (!fingerprint.matchable) {
+    evidence.push({
+      code: "low_texture_not_matched",
+      value: fingerprint.texture,
+      detail: `too little texture to fingerprint (${fingerprint.texture} < ${MIN_TEXTURE} grey levels): not compared with other images`,
+    });
+  } else evidence.push({ code: matches.length > 0 ? "internal_near_duplicate" : "internal_index_clean", value: matches.length, detail: `phash64 ${fingerprint.hash}` });
   for (const m of matches.slice(0, 5)) {
     evidence.push({ code: "near_duplicate", value: m.distance, detail: m.tenant_id === tenantId ? `${m.verification_id}/${m.capture_id}` : "another tenant's verification" });
   }
@@ -40,7 +47,7 @@ export function reverseSearchResult(
     found_online: found,
     match_count: matches.length + webCount,
     matches: matches.map((m) => ({ capture_id: m.capture_id, verification_id: m.verification_id, distance: m.distance })),
-    provider: web ? `internal-dhash+${web.provider}` : "internal-dhash",
+    provider: web ? `internal-phash+${web.provider}` : "internal-phash",
     method_version: REVERSE_SEARCH_VERSION,
     evidence,
   };

@@ -3,14 +3,43 @@ import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
 import type { Rect, Tile } from "../pixels";
 
-export const SCREEN_MOIRE_VERSION = "screen-moire/1";
+export const SCREEN_MOIRE_VERSION = "screen-moire/2";
 
 /** A tile's grid score (peak / median of the residual spectrum) at which a pixel grid is declared. */
-export const GRID_RATIO_THRESHOLD = 40;
+export const GRID_RATIO_THRESHOLD = 22;
 /** Peaks on the 8×8 JPEG block lattice must be this many times stronger to count (blocking artefacts). */
 const BLOCK_LATTICE_FACTOR = 4;
-/** Two peak directions closer than this (degrees, modulo 180) are one direction: stripes, not a grid. */
-const MIN_DIRECTION_GAP_DEG = 20;
+/** Peaks this close (bins) to a stronger one are its sidebands. */
+const SIDEBAND_RADIUS = 6;
+/** A peak at a block-lattice shift of a stronger one is its copy when at most this fraction of it. */
+const BLOCK_COPY_MAX_RATIO = 0.5;
+/** Peaks weaker than this (× the band median) are not considered at all. */
+const PEAK_FLOOR = GRID_RATIO_THRESHOLD / 4;
+/** The strongest peaks of a tile that take part in the lattice tests. */
+const MAX_PEAKS = 12;
+/** Lowest frequency (bins) considered a peak rather than the image's own low-frequency content. */
+const LOW_MIN_RADIUS = 3;
+/**
+ * A display's pixel lattice, as a camera records it, repeats every 1.3 to about 5.5 sensor pixels
+ * (more means only a few hundred display pixels across the frame); a PenTile panel's red/blue
+ * checkerboard repeats at √2 × that, under 8. Lattices of 8 px and coarser are scene textures:
+ * tiles, weaves, meshes, chessboards.
+ */
+const MAX_DISPLAY_PERIOD_PX = 7.9;
+/** The strongest peak of a 1-D pattern is its fundamental or a low harmonic: roots tried. */
+const MAX_ROOT = 3;
+/** Harmonic orders tried when explaining a peak by another (1-D comb, coarse lattice). */
+const MAX_HARMONIC = 9;
+/** Highest order of each generator when a peak is explained by two coarse generators. */
+const MAX_LATTICE_ORDER = 5;
+/** A coarse texture's generators must stand out at least this much (× the band median). */
+const COARSE_GENERATOR_RATIO = PEAK_FLOOR;
+/** Position tolerance (bins) for a harmonic match, scaled by the harmonic order. */
+const COMB_TOLERANCE = 0.8;
+/** Tiles agree on a lattice when their periods differ by at most this fraction (perspective). */
+const PERIOD_AGREEMENT = 0.2;
+/** A grid this fraction of the threshold counts when a flat depth map corroborates it. */
+const WEAK_GRID_WITH_FLAT_DEPTH = 0.75;
 /** Moiré alone never claims more than this: recapture can be made alias-free (docs/signals.md). */
 const MOIRE_CONFIDENCE_CAP = 0.7;
 const MAX_TILE = 256;
@@ -26,14 +55,20 @@ export interface TileScore {
   peak_ratio: number;
   /** Spatial period (pixels) of the strongest peak. */
   period_px: number | null;
+  /** Periodicity that is not a display's: a 1-D pattern (stripes) or a lattice too coarse for one. */
+  texture: "one_directional" | "coarse" | null;
 }
 
 export interface MoireMeasurement {
   tiles: TileScore[];
   /** Median tile grid ratio: the image's moiré strength. */
   strength: number;
-  /** Tiles whose grid ratio passed the threshold. */
+  /** Tiles whose grid ratio passed the threshold and agree on the lattice's period. */
   tiles_over: number;
+  /** Tiles whose periodicity is a coarse texture's. */
+  coarse_tiles: number;
+  /** Tiles whose periodicity runs in one direction only (stripes). */
+  one_directional_tiles: number;
 }
 
 /** Depth corroboration: a flat scene supports a recapture, a clearly 3-D one argues against it. */
@@ -44,9 +79,11 @@ export interface DepthHint {
 
 /**
  * Recapture detection from the pixels: a screen's pixel lattice, resampled by the camera, leaves
- * periodic peaks in two directions in the spectrum of the high-pass residual. Stripes, fences and
- * fabric give peaks along one direction only and are ignored; JPEG blocking sits on a known lattice
- * and must be much stronger to count.
+ * periodic peaks in two independent directions in the spectrum of the high-pass residual, with the
+ * same period across the frame. Not a display: a 1-D pattern (stripes at any angle, whose aliased
+ * harmonics land in other directions), a lattice coarser than a display's (tiles, weaves, meshes,
+ * chessboards: the band peaks are harmonics of coarse fundamentals), JPEG block and Bayer copies of
+ * another peak.
  */
 export function detectScreen(image: { width: number; height: number; tiles: Tile[] } | null, depth: DepthHint | null): ScreenResult {
   const base = { provider: "offline-moire", method_version: SCREEN_MOIRE_VERSION };
@@ -67,10 +104,8 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
     evidence.push({ code: "moire_grid_peaks", value: round2(strength), detail: `${m.tiles_over}/${m.tiles.length} tiles; period ≈ ${best.period_px ?? "?"} px` });
     confidence = Math.min(MOIRE_CONFIDENCE_CAP, 0.45 + 0.25 * Math.min(1, Math.log10(strength / GRID_RATIO_THRESHOLD)));
   } else {
-    const maxPeak = Math.max(...m.tiles.map((t) => t.peak_ratio));
-    if (maxPeak >= GRID_RATIO_THRESHOLD && strength < GRID_RATIO_THRESHOLD / 2) {
-      evidence.push({ code: "one_directional_periodicity", value: round2(maxPeak), detail: "stripes or texture, not a pixel grid" });
-    }
+    if (m.one_directional_tiles * 2 >= m.tiles.length) evidence.push({ code: "one_directional_periodicity", value: m.one_directional_tiles, detail: "stripes or a 1-D texture, not a pixel grid" });
+    if (m.coarse_tiles * 2 >= m.tiles.length) evidence.push({ code: "coarse_periodic_texture", value: m.coarse_tiles, detail: `a lattice coarser than ${MAX_DISPLAY_PERIOD_PX} px: a scene texture, not a display` });
     evidence.push({ code: "no_grid_peaks", value: round2(strength) });
     // Absence of moiré is weak evidence of a real scene: at most 0.5.
     confidence = 0.5 * (1 - Math.min(1, strength / GRID_RATIO_THRESHOLD));
@@ -80,7 +115,7 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
       if (detected) {
         evidence.push({ code: "depth_planar_corroborates" });
         confidence = Math.min(0.9, confidence + 0.2);
-      } else if (strength >= GRID_RATIO_THRESHOLD / 2) {
+      } else if (strength >= WEAK_GRID_WITH_FLAT_DEPTH * GRID_RATIO_THRESHOLD) {
         evidence.push({ code: "weak_moire_with_planar_depth", value: round2(strength) });
         detected = true;
         confidence = 0.6;
@@ -94,30 +129,27 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
 }
 
 /**
- * The native-resolution regions the detector reads: up to five square tiles (centre and the four
- * quadrant centres), 256 px or the largest power of two that fits.
+ * The native-resolution regions the detector reads: a 3×3 grid of square tiles (256 px, or the
+ * largest power of two that fits) centred at a sixth, a half and five sixths of each side, so a
+ * display's lattice has to show across the whole frame. Nine 256-px tiles are 0.6 MP whatever the
+ * photo's size: the detector's cost and memory do not grow with the image.
  */
 export function screenTileRects(width: number, height: number): Rect[] {
   const side = Math.min(width, height);
   if (side < MIN_TILE) return [];
   let size = MAX_TILE;
   while (size > side) size /= 2;
-  const centres: Array<[number, number]> = [
-    [0.5, 0.5],
-    [0.25, 0.25],
-    [0.75, 0.25],
-    [0.25, 0.75],
-    [0.75, 0.75],
-  ];
   const seen = new Set<string>();
   const rects: Rect[] = [];
-  for (const [cx, cy] of centres) {
-    const x = Math.max(0, Math.min(width - size, Math.round(cx * width - size / 2)));
-    const y = Math.max(0, Math.min(height - size, Math.round(cy * height - size / 2)));
-    const key = `${x},${y}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    rects.push({ x, y, width: size, height: size });
+  for (const cy of [1 / 6, 1 / 2, 5 / 6]) {
+    for (const cx of [1 / 6, 1 / 2, 5 / 6]) {
+      const x = Math.max(0, Math.min(width - size, Math.round(cx * width - size / 2)));
+      const y = Math.max(0, Math.min(height - size, Math.round(cy * height - size / 2)));
+      const key = `${x},${y}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rects.push({ x, y, width: size, height: size });
+    }
   }
   return rects;
 }
@@ -132,15 +164,24 @@ export function measureMoire(tiles: Tile[]): MoireMeasurement | null {
     if (!fft) ffts.set(tile.width, (fft = new FFT(tile.width)));
     return scoreTile(tile, fft);
   });
-  const ratios = scores.map((t) => t.grid_ratio).sort((a, b) => a - b);
+  // A display is one rigid lattice: the tiles that see a grid must agree on its period (within the
+  // spread a tilted screen's perspective gives).
+  const over = scores.filter((t) => t.grid_ratio >= GRID_RATIO_THRESHOLD && t.period_px !== null);
+  const periods = over.map((t) => t.period_px!).sort((a, b) => a - b);
+  const typical = periods[Math.floor((periods.length - 1) / 2)];
+  const agreeing = typical === undefined ? [] : over.filter((t) => Math.abs(t.period_px! - typical) <= PERIOD_AGREEMENT * typical);
+  const ratios = scores.map((t) => (agreeing.includes(t) || t.grid_ratio < GRID_RATIO_THRESHOLD ? t.grid_ratio : 0)).sort((a, b) => a - b);
   return {
     tiles: scores,
     strength: ratios[Math.floor((ratios.length - 1) / 2)]!,
-    tiles_over: scores.filter((t) => t.grid_ratio >= GRID_RATIO_THRESHOLD).length,
+    tiles_over: agreeing.length,
+    coarse_tiles: scores.filter((t) => t.texture === "coarse").length,
+    one_directional_tiles: scores.filter((t) => t.texture === "one_directional").length,
   };
 }
 
 interface Peak {
+  /** Refined (sub-bin) frequency, bins; v ≥ 0 (upper half-plane). */
   u: number;
   v: number;
   ratio: number;
@@ -165,57 +206,165 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
     }
   }
   fft2d(re, im, n, fft);
+  const mags = new Float64Array(n * n);
+  for (let i = 0; i < n * n; i += 1) mags[i] = Math.hypot(re[i]!, im[i]!);
+  const at = (u: number, v: number) => mags[(((v % n) + n) % n) * n + (((u % n) + n) % n)]!;
 
-  // Magnitudes over the upper half-plane (the spectrum of a real signal is symmetric), mid/high band.
+  // The mid/high band's median is the noise floor the peaks are measured against.
   const half = n / 2;
   const minRadius = n / 16;
-  const mags = new Float64Array(n * n);
   const band: number[] = [];
   for (let v = 0; v <= half; v += 1) {
     for (let u = -half + 1; u <= half; u += 1) {
       const r = Math.hypot(u, v);
-      if (r < minRadius || r > half) continue;
-      const idx = ((v + n) % n) * n + ((u + n) % n);
-      const mag = Math.hypot(re[idx]!, im[idx]!);
-      mags[idx] = mag;
-      band.push(mag);
+      if (r >= minRadius && r <= half) band.push(at(u, v));
     }
   }
   band.sort((a, b) => a - b);
   const median = band[Math.floor(band.length / 2)] || 1e-9;
 
-  const peaks: Peak[] = [];
+  // Peaks anywhere but the DC neighbourhood, so a coarse texture's fundamentals are seen too; the
+  // grid itself must lie in the band.
   const lattice = n / 8;
+  const peaks: Peak[] = [];
+  const low: Peak[] = [];
   for (let v = 0; v <= half; v += 1) {
     for (let u = -half + 1; u <= half; u += 1) {
       const r = Math.hypot(u, v);
-      if (r < minRadius || r > half) continue;
-      const mag = mags[((v + n) % n) * n + ((u + n) % n)]!;
+      if (r < LOW_MIN_RADIUS || (v === 0 && u < 0)) continue;
+      const mag = at(u, v);
       const ratio = mag / median;
-      if (ratio < GRID_RATIO_THRESHOLD / 4) continue;
-      if (!isLocalMax(mags, n, u, v, mag)) continue;
-      const onLattice = nearMultiple(u, lattice) && nearMultiple(v, lattice);
-      const effective = onLattice ? ratio / BLOCK_LATTICE_FACTOR : ratio;
-      peaks.push({ u, v, ratio: effective });
+      if (ratio < PEAK_FLOOR) continue;
+      if (!isLocalMax(at, u, v, mag)) continue;
+      const peak = refine(at, u, v, ratio);
+      if (r < minRadius) {
+        low.push(peak);
+        continue;
+      }
+      if (r > half) continue;
+      const onBlockLattice = nearMultiple(u, lattice) && nearMultiple(v, lattice);
+      peaks.push(onBlockLattice ? { ...peak, ratio: ratio / BLOCK_LATTICE_FACTOR } : peak);
     }
   }
   peaks.sort((a, b) => b.ratio - a.ratio);
-  const first = peaks[0];
-  let second: Peak | undefined;
-  if (first) {
-    const a1 = direction(first);
-    second = peaks.find((p) => angleGap(direction(p), a1) >= MIN_DIRECTION_GAP_DEG);
+  low.sort((a, b) => b.ratio - a.ratio);
+  const strong = peaks.slice(0, MAX_PEAKS);
+  const first = strong[0];
+  const base = { x: tile.x, y: tile.y, size: n, peak_ratio: first?.ratio ?? 0, period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null };
+  if (!first) return { ...base, grid_ratio: 0, texture: null };
+
+  // Generators of a coarser periodic pattern: clear peaks whose period is too long for a display.
+  // JPEG block copies of a stronger peak (a display's lattice beating with the 8 px blocks) are not.
+  const all = [...low, ...strong];
+  const coarse = all
+    .filter((p) => p.ratio >= COARSE_GENERATOR_RATIO && n / Math.hypot(p.u, p.v) > MAX_DISPLAY_PERIOD_PX)
+    .filter((g) => !all.some((p) => p.ratio > g.ratio && isBlockCopy(g, p, n)))
+    .slice(0, MAX_PEAKS);
+  if (coarse.length > 0 && explainedByCoarseLattice(first, coarse, n)) return { ...base, grid_ratio: 0, texture: "coarse" };
+
+  // The grid's second direction: the strongest peak that neither the first peak's harmonic comb (a
+  // 1-D pattern such as stripes, whose harmonics alias into other directions) nor a coarse lattice
+  // explains.
+  let oneDirectional = false;
+  for (const [index, q] of strong.entries()) {
+    if (index === 0) continue;
+    // Sidebands (the scene modulating a periodic pattern smears its peak into neighbours) and JPEG
+    // block copies belong to a stronger peak.
+    if (strong.slice(0, index).some((p) => sameFrequency(q, p, n) || isBlockCopy(q, p, n))) continue;
+    if (onHarmonicComb(first, q, n)) {
+      oneDirectional = true;
+      continue;
+    }
+    if (coarse.length > 0 && explainedByCoarseLattice(q, coarse, n)) continue;
+    const weakSecond = q.ratio < GRID_RATIO_THRESHOLD && first.ratio >= GRID_RATIO_THRESHOLD;
+    return { ...base, grid_ratio: q.ratio, texture: weakSecond ? "one_directional" : null };
   }
-  return {
-    x: tile.x,
-    y: tile.y,
-    size: n,
-    grid_ratio: second ? second.ratio : 0,
-    peak_ratio: first ? first.ratio : 0,
-    period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null,
-  };
+  // Periodic, but in one direction only.
+  return { ...base, grid_ratio: 0, texture: oneDirectional || first.ratio >= GRID_RATIO_THRESHOLD ? "one_directional" : null };
 }
 
+/**
+ * JPEG's 8×8 blocks modulate the image at 8 px: every strong peak gets weaker copies shifted by
+ * multiples of an eighth of the sampling frequency. Such a copy is an artefact, not a direction.
+ */
+function isBlockCopy(q: Peak, p: Peak, n: number): boolean {
+  if (q.ratio > p.ratio * BLOCK_COPY_MAX_RATIO) return false;
+  const step = n / 8;
+  for (const sign of [1, -1]) {
+    const du = q.u - sign * p.u;
+    const dv = q.v - sign * p.v;
+    if (Math.hypot(du - step * Math.round(du / step), dv - step * Math.round(dv / step)) <= 1.2) return true;
+  }
+  return false;
+}
+
+/** Sub-bin peak position (parabolic interpolation along each axis). */
+function refine(at: (u: number, v: number) => number, u: number, v: number, ratio: number): Peak {
+  const offset = (a: number, b: number, c: number) => {
+    const d = a - 2 * b + c;
+    return d < 0 ? Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / d)) : 0;
+  };
+  const m = at(u, v);
+  return { u: u + offset(at(u - 1, v), m, at(u + 1, v)), v: v + offset(at(u, v - 1), m, at(u, v + 1)), ratio };
+}
+
+/** Distance between two frequencies modulo `period` bins, either sign (real spectrum). */
+function aliasDistance(au: number, av: number, bu: number, bv: number, period: number): number {
+  const wrap = (d: number) => d - period * Math.round(d / period);
+  return Math.min(Math.hypot(wrap(au - bu), wrap(av - bv)), Math.hypot(wrap(au + bu), wrap(av + bv)));
+}
+
+/**
+ * A sideband or a colour-filter copy of the same frequency: within a few bins modulo half the
+ * sampling frequency (a 2×2 Bayer filter leaves, after demosaicing, copies of every peak shifted by
+ * half the sampling frequency along either axis).
+ */
+function sameFrequency(a: Peak, b: Peak, n: number): boolean {
+  return aliasDistance(a.u, a.v, b.u, b.v, n / 2) <= SIDEBAND_RADIUS;
+}
+
+/**
+ * Whether q is a harmonic of the same 1-D periodic pattern as p: for some fundamental f with
+ * p ≡ a·f and q ≡ b·f (mod the sampling lattice, either sign). f is one of the a-th roots of p.
+ */
+function onHarmonicComb(p: Peak, q: Peak, n: number): boolean {
+  const period = n / 2;
+  for (let a = 1; a <= MAX_ROOT; a += 1) {
+    for (let mu = 0; mu < a; mu += 1) {
+      for (let mv = 0; mv < a; mv += 1) {
+        const fu = (p.u + mu * period) / a;
+        const fv = (p.v + mv * period) / a;
+        if (Math.hypot(fu - period * Math.round(fu / period), fv - period * Math.round(fv / period)) < LOW_MIN_RADIUS) continue;
+        for (let b = 1; b <= MAX_HARMONIC; b += 1) {
+          if (b === a) continue;
+          if (aliasDistance(b * fu, b * fv, q.u, q.v, period) <= COMB_TOLERANCE * (1 + (0.25 * b) / a)) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/** Whether p is an integer combination (a harmonic) of one or two coarse generators. */
+function explainedByCoarseLattice(p: Peak, generators: Peak[], n: number): boolean {
+  for (let i = 0; i < generators.length; i += 1) {
+    const g = generators[i]!;
+    for (let j = i; j < generators.length; j += 1) {
+      const h = generators[j]!;
+      // One generator: any harmonic; two: low orders only (high ones would explain anything).
+      const reach = i === j ? MAX_HARMONIC : MAX_LATTICE_ORDER;
+      for (let a = -reach; a <= reach; a += 1) {
+        for (let b = i === j ? 0 : -reach; b <= (i === j ? 0 : reach); b += 1) {
+          if (Math.abs(a) + Math.abs(b) < 2) continue;
+          const u = a * g.u + b * h.u;
+          const v = a * g.v + b * h.v;
+          if (aliasDistance(u, v, p.u, p.v, n / 2) <= COMB_TOLERANCE * (1 + 0.25 * (Math.abs(a) + Math.abs(b)))) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
 function fft2d(re: Float64Array, im: Float64Array, n: number, fft: FFT): void {
   const input = fft.createComplexArray() as number[];
   const output = fft.createComplexArray() as number[];
@@ -243,12 +392,10 @@ function fft2d(re: Float64Array, im: Float64Array, n: number, fft: FFT): void {
   }
 }
 
-function isLocalMax(mags: Float64Array, n: number, u: number, v: number, mag: number): boolean {
+function isLocalMax(at: (u: number, v: number) => number, u: number, v: number, mag: number): boolean {
   for (let dv = -1; dv <= 1; dv += 1) {
     for (let du = -1; du <= 1; du += 1) {
-      if (du === 0 && dv === 0) continue;
-      const idx = (((v + dv) % n + n) % n) * n + (((u + du) % n + n) % n);
-      if (mags[idx]! > mag) return false;
+      if ((du !== 0 || dv !== 0) && at(u + du, v + dv) > mag) return false;
     }
   }
   return true;
@@ -257,13 +404,4 @@ function isLocalMax(mags: Float64Array, n: number, u: number, v: number, mag: nu
 function nearMultiple(value: number, step: number): boolean {
   const r = ((value % step) + step) % step;
   return r <= 1 || r >= step - 1;
-}
-
-function direction(p: Peak): number {
-  return ((Math.atan2(p.v, p.u) * 180) / Math.PI + 180) % 180;
-}
-
-function angleGap(a: number, b: number): number {
-  const d = Math.abs(a - b) % 180;
-  return Math.min(d, 180 - d);
 }

@@ -49,7 +49,7 @@ const PROVENANCE = new Set(["confidence", "evidence", "provider", "method_versio
 const INTERNAL = new Set(["matches"]);
 
 /** Evidence codes that mark a gap in what the analysis could see, repeated in `notes`. */
-const GAP_CODES = new Set(["pixels_unavailable", "hash_unavailable", "image_too_small", "no_depth_map"]);
+const GAP_CODES = new Set(["pixels_unavailable", "hash_unavailable", "image_too_small", "no_depth_map", "low_texture_not_matched"]);
 const GAP_SUFFIXES = ["_unavailable", "_not_configured", "_not_assessed", "_unreadable", "_error", "_insufficient_valid_pixels"];
 
 function isGap(code: string): boolean {

@@ -136,7 +136,9 @@ describe("operator console in Chromium", () => {
     await page.getByRole("region", { name: "Timeline" }).getByText("Completed with a verdict").waitFor();
     const photos = page.getByRole("region", { name: "Photos and files" });
     await photos.getByRole("img", { name: "Photo 2 of 2, step rear" }).waitFor();
-    expect(await photos.getByRole("img").evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
+    const widths = await photos.getByRole("img").evaluateAll((imgs) => Promise.all(imgs.map(async (i) => (await (i as HTMLImageElement).decode(), (i as HTMLImageElement).naturalWidth))));
+    expect(widths).toHaveLength(2);
+    for (const w of widths) expect(w).toBeGreaterThan(0);
     await shoot(ui, "06-verification-detail");
 
     // The viewer: opens on a photo, arrows move between them, + zooms, Escape closes.
@@ -150,7 +152,8 @@ describe("operator console in Chromium", () => {
     await page.keyboard.press("+");
     await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).getByText("150 %").waitFor();
     const full = page.getByRole("dialog").getByRole("img", { name: /^Photo 2, step rear/ });
-    expect(await full.evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    // decode() waits for the full-size bytes and rejects when they are not an image.
+    expect(await full.evaluate(async (i) => (await (i as HTMLImageElement).decode(), (i as HTMLImageElement).naturalWidth))).toBeGreaterThan(0);
     await shoot(ui, "06b-photo-viewer");
     await page.keyboard.press("Escape");
     await page.getByRole("dialog").waitFor({ state: "hidden" });

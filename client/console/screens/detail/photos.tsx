@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, ok, type Capture, type Verification } from "../../api";
 import { Badge, Dialog, Empty, ErrorNotice, Progress } from "../../components/ui";
 import { bytes, formatDateTime } from "../../lib/format";
@@ -80,10 +80,17 @@ const displayable = (c: Capture): string | undefined => (SHOWN.has(c.media_type)
 
 function Viewer(props: { verification: Verification; captures: Capture[]; index: number | undefined; onIndex: (i: number | undefined) => void; onStale: (id: string) => Promise<void> }) {
   const { captures, index } = props;
-  const [zoom, setZoom] = useState(0);
+  // The zoom belongs to the photo it was set on: derived, not reset by an effect, so a key pressed
+  // right after moving to the next photo is never undone by a late reset.
+  const [zoomed, setZoomed] = useState<{ index: number | undefined; zoom: number }>({ index: undefined, zoom: 0 });
+  const zoom = zoomed.index === index ? zoomed.zoom : 0;
+  const setZoom = (next: number | ((z: number) => number)) =>
+    setZoomed((cur) => {
+      const from = cur.index === index ? cur.zoom : 0;
+      return { index, zoom: typeof next === "function" ? next(from) : next };
+    });
   const stage = useRef<HTMLDivElement>(null);
   const capture = index !== undefined ? captures[index] : undefined;
-  useEffect(() => setZoom(0), [index]);
   if (index === undefined || !capture) return <Dialog open={false} title="" onClose={() => props.onIndex(undefined)}>{null}</Dialog>;
   const go = (by: number) => props.onIndex((index + by + captures.length) % captures.length);
   const onKey = (e: KeyboardEvent) => {

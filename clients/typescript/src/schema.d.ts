@@ -4867,6 +4867,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLinkTemplate: {
@@ -5022,6 +5031,15 @@ export interface operations {
             };
             /** @description Unexpected error (`internal_error`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,6 +18,7 @@ import {
   TemplateSlugParam,
   UpdateLinkTemplateSchema,
 } from "../schemas/link-templates";
+import { log } from "../lib/log";
 
 /** Link templates: publish, inspect, update (new version), revoke (full API key or session); list (session). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -84,7 +85,7 @@ app.openapi(list, async (c) => {
     items = await present(c.env, tenantId, await listTemplates(createDb(c.env.DB), tenantId));
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    console.error(JSON.stringify({ msg: "link templates list failed", request_id: c.get("requestId"), error: String(err) }));
+    log.error({ msg: "link templates list failed", request_id: c.get("requestId"), error: String(err) });
     return c.json({ error: "storage_unavailable" as const }, 503);
   }
   return c.json({ items }, 200);

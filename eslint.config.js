@@ -18,6 +18,12 @@ export default tseslint.config(
     },
   },
   {
+    // Worker code logs through lib/log.ts, which masks credentials (capture ids, upload tokens).
+    files: ["src/**/*.ts"],
+    ignores: ["src/lib/log.ts"],
+    rules: { "no-console": "error" },
+  },
+  {
     // The capture page's browser code: `transaction` there is IndexedDB's, not D1's.
     files: ["client/**/*.ts"],
     rules: { "no-restricted-syntax": "off" },

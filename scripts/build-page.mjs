@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds the capture page's client bundle (client/capture-page → dist/public/assets) and the API
-// reference's (client/docs, Swagger UI from swagger-ui-dist → dist/public/docs) with esbuild.
+// Builds the capture page's client bundle (client/capture-page → dist/public/assets), the operator
+// console's (client/console, Preact → dist/public/assets) and the API reference's (client/docs,
+// Swagger UI from swagger-ui-dist → dist/public/docs) with esbuild.
 // Run by wrangler's [build] step (`wrangler dev`, `npm start`, deploys) and by `npm test`.
 // `--check` also prints the compressed sizes; the budget itself is enforced by test/browser/page-size.test.ts.
 import { build } from "esbuild";
@@ -12,6 +13,8 @@ import path from "node:path";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const PUBLIC_DIR = path.join(root, "dist", "public");
 export const PAGE_FILES = ["assets/capture-page.js", "assets/capture-page.css"];
+/** The operator console's bundle (every screen; its first-load budget is checked in the browser suite). */
+export const CONSOLE_FILES = ["assets/console.js", "assets/console.css"];
 /** The /docs page's assets, served by this Worker (its CSP allows nothing else). */
 export const DOCS_FILES = ["docs/reference.js", "docs/reference.css"];
 
@@ -26,6 +29,21 @@ export async function buildPage() {
     format: "iife",
     // In-app browsers on older phones: syntax is lowered, APIs are feature-detected at run time.
     target: ["es2019", "chrome80", "safari15", "firefox78"],
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  await build({
+    absWorkingDir: root,
+    entryPoints: { "assets/console": "client/console/main.tsx" },
+    outdir: PUBLIC_DIR,
+    bundle: true,
+    minify: true,
+    sourcemap: "linked",
+    format: "iife",
+    // Operators use current desktop and phone browsers (native <dialog>, :focus-visible, CSS grid).
+    target: ["es2020", "chrome100", "safari16", "firefox100"],
+    jsx: "automatic",
+    jsxImportSource: "preact",
     legalComments: "none",
     logLevel: "warning",
   });
@@ -47,12 +65,12 @@ export async function buildPage() {
   }
 }
 
-/** Gzip size of each page file (what a phone downloads). */
-export function compressedSizes() {
-  return Object.fromEntries(PAGE_FILES.map((f) => [f, gzipSync(readFileSync(path.join(PUBLIC_DIR, f)), { level: 9 }).length]));
+/** Gzip size of each page file (what a phone downloads); the console's with `files = CONSOLE_FILES`. */
+export function compressedSizes(files = PAGE_FILES) {
+  return Object.fromEntries(files.map((f) => [f, gzipSync(readFileSync(path.join(PUBLIC_DIR, f)), { level: 9 }).length]));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildPage();
-  if (process.argv.includes("--check")) console.log(compressedSizes());
+  if (process.argv.includes("--check")) console.log({ ...compressedSizes(), ...compressedSizes(CONSOLE_FILES) });
 }

@@ -13,6 +13,7 @@ import captures from "./routes/captures";
 import evidence from "./routes/evidence";
 import captureFlow from "./routes/capture-flow";
 import capturePage from "./routes/capture-page";
+import consoleRoutes from "./routes/console";
 import devRoutes from "./routes/dev";
 import linkTemplates from "./routes/link-templates";
 import phones from "./routes/phones";
@@ -24,6 +25,7 @@ import trial from "./routes/trial";
 import { mountDocs } from "./routes/docs";
 import uploads from "./routes/uploads";
 import verifications from "./routes/verifications";
+import webhookActivity from "./routes/webhook-activity";
 import webhooks from "./routes/webhooks";
 
 const MB = 1024 * 1024;
@@ -61,6 +63,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", verifications);
   app.route("/", captureFlow);
   app.route("/", webhooks);
+  app.route("/", webhookActivity);
   app.route("/", auth);
   app.route("/", apiKeys);
   app.route("/", phones);
@@ -76,6 +79,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", tenantSettings);
   app.route("/", devRoutes);
   app.route("/", capturePage);
+  app.route("/", consoleRoutes);
   mountDocs(app);
   app.get("/", (c) => c.json({ service: "verification-service", docs: "/docs", openapi: "/v1/openapi.json" }));
   return app;

@@ -2,6 +2,7 @@ import exifr from "exifr";
 import { sha256Hex } from "../lib/crypto";
 import { putEvidence, thumbnailKeyFor } from "../storage/evidence";
 import { encodeThumbnailJpeg, type Thumbnail } from "./pixels";
+import { log } from "../lib/log";
 
 /** Longest side of the evidence thumbnail served by the captures API. */
 export const EVIDENCE_THUMBNAIL_MAX_SIDE = 480;
@@ -50,7 +51,7 @@ export async function storeEvidenceThumbnail(
     await putEvidence(bucket, key, jpeg, "image/jpeg", sha256);
     return { key, sha256, width, height };
   } catch (err) {
-    console.error(JSON.stringify({ msg: "evidence thumbnail not written", capture_id: capture.id, error: String(err) }));
+    log.error({ msg: "evidence thumbnail not written", capture_id: capture.id, error: String(err) });
     return null;
   }
 }

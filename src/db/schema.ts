@@ -101,7 +101,22 @@ export const verifications = sqliteTable("verifications", {
   index("verifications_tenant_status_idx").on(t.tenantId, t.status, t.id),
   // What the retention run pages through: a tenant's unredacted verifications, oldest first.
   index("verifications_retention_idx").on(t.tenantId, t.createdAt, t.id).where(sql`redacted_at IS NULL`),
+  // List filters (GET /v1/verifications): each is an equality prefix before the keyset column `id`.
+  index("verifications_tenant_verdict_idx").on(t.tenantId, sql`(verdict ->> '$.label')`, t.id),
+  index("verifications_tenant_template_idx").on(t.tenantId, t.templateId, t.id),
+  index("verifications_tenant_reviewed_idx").on(t.tenantId, t.id).where(sql`review IS NOT NULL`),
 ]);
+
+/**
+ * Search terms of a verification (`GET /v1/verifications?q=`): each metadata value, lower-cased
+ * (ASCII), for prefix lookups. Kept by triggers on `verifications` (migration
+ * `0006_console_list_filters`), so every write path, redaction included, keeps it true.
+ */
+export const verificationSearchTerms = sqliteTable("verification_search_terms", {
+  tenantId: text("tenant_id").notNull(),
+  term: text("term").notNull(),
+  verificationId: text("verification_id").notNull(),
+}, (t) => [primaryKey({ columns: [t.tenantId, t.term, t.verificationId] }), index("verification_search_terms_verification_idx").on(t.verificationId)]);
 
 export const captures = sqliteTable("captures", {
   id: text("id").primaryKey(),
@@ -232,7 +247,12 @@ export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   deliveredAt: ms("delivered_at"),
   createdAt: ms("created_at").notNull(),
   updatedAt: ms("updated_at").notNull(),
-}, (t) => [index("webhook_deliveries_verification_idx").on(t.verificationId, t.id)]);
+}, (t) => [
+  index("webhook_deliveries_verification_idx").on(t.verificationId, t.id),
+  // Recent deliveries across the tenant's verifications (GET /v1/webhook-deliveries), newest first.
+  index("webhook_deliveries_tenant_idx").on(t.tenantId, t.id),
+  index("webhook_deliveries_tenant_status_idx").on(t.tenantId, t.status, t.id),
+]);
 
 export const webhookAttempts = sqliteTable("webhook_attempts", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -276,6 +296,8 @@ export const magicLinks = sqliteTable("magic_links", {
   id: text("id").primaryKey(),
   email: text("email").notNull(),
   tokenHash: text("token_hash").notNull().unique(),
+  /** Where the browser lands once signed in (a path of this service, e.g. a console page). */
+  returnTo: text("return_to"),
   expiresAt: ms("expires_at").notNull(),
   usedAt: ms("used_at"),
   createdAt: ms("created_at").notNull(),

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { webhookAttempts, webhookDeliveries } from "./schema";
 
@@ -130,12 +130,39 @@ export async function restoreDelivery(db: Db, before: DeliveryRow): Promise<void
     .run();
 }
 
-export async function deliveriesOf(db: Db, verificationId: string): Promise<Array<DeliveryRow & { attemptLog: AttemptRow[] }>> {
+export type DeliveryWithAttempts = DeliveryRow & { attemptLog: AttemptRow[] };
+
+export async function deliveriesOf(db: Db, verificationId: string): Promise<DeliveryWithAttempts[]> {
   const deliveries = await db
     .select()
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.verificationId, verificationId))
     .orderBy(asc(webhookDeliveries.id));
+  return withAttempts(db, deliveries);
+}
+
+/**
+ * A tenant's deliveries across all its verifications, newest first: at most `limit` rows with an
+ * id below `beforeId` (the keyset), optionally of one status (index webhook_deliveries_tenant_*).
+ */
+export async function recentDeliveries(
+  db: Db,
+  tenantId: string,
+  options: { limit: number; beforeId?: string; status?: DeliveryRow["status"] },
+): Promise<DeliveryWithAttempts[]> {
+  const conditions = [eq(webhookDeliveries.tenantId, tenantId)];
+  if (options.beforeId !== undefined) conditions.push(lt(webhookDeliveries.id, options.beforeId));
+  if (options.status) conditions.push(eq(webhookDeliveries.status, options.status));
+  const deliveries = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(...conditions))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(options.limit);
+  return withAttempts(db, deliveries);
+}
+
+async function withAttempts(db: Db, deliveries: DeliveryRow[]): Promise<DeliveryWithAttempts[]> {
   const byId = new Map(deliveries.map((d) => [d.id, { ...d, attemptLog: [] as AttemptRow[] }]));
   const ids = [...byId.keys()];
   for (let i = 0; i < ids.length; i += 50) {

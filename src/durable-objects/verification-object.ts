@@ -34,6 +34,7 @@ import type { MediaType } from "../schemas/steps";
 import { deleteEvidence, listEvidence, purgeVerification, thumbnailKeyFor } from "../storage/evidence";
 import { planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
 import { recordUploadDigest, type UploadDigest } from "../domain/capture/uploads";
+import { log } from "../lib/log";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
 
@@ -347,7 +348,7 @@ export class VerificationObject extends DurableObject<Env> {
       await this.purger.purge(id);
     } catch (err) {
       // The tombstone is committed; the alarm empties the prefix on its next try.
-      console.error(JSON.stringify({ msg: "evidence purge failed; alarm will re-drive", verification_id: id, error: String(err) }));
+      log.error({ msg: "evidence purge failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#schedule(record);
       return result;
     }
@@ -387,7 +388,7 @@ export class VerificationObject extends DurableObject<Env> {
           const result = await this.#completeRedaction(id, pending);
           if (result.ok) record = result.record as VerificationRecord;
         } catch (err) {
-          console.error(JSON.stringify({ msg: "redaction re-drive failed; will retry", verification_id: id, error: String(err) }));
+          log.error({ msg: "redaction re-drive failed; will retry", verification_id: id, error: String(err) });
         }
       }
       const sweepAt = await this.ctx.storage.get<number>("sweep_at");
@@ -487,7 +488,7 @@ export class VerificationObject extends DurableObject<Env> {
       await this.publisher.publish(rows);
       await markDispatched(this.#db, rows.map((r) => r.id), this.clock());
     } catch (err) {
-      console.error(JSON.stringify({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) }));
+      log.error({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();
     }
   }
@@ -503,7 +504,7 @@ export class VerificationObject extends DurableObject<Env> {
       await markDispatched(this.#db, pending.map((r) => r.id), this.clock());
       await this.ctx.storage.delete(["redrive_at", "redrive_attempts"]);
     } catch (err) {
-      console.error(JSON.stringify({ msg: "event re-drive failed", verification_id: id, error: String(err) }));
+      log.error({ msg: "event re-drive failed", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();
     }
   }

@@ -2,7 +2,7 @@
  * A minimal, self-contained HTML page for people who follow a link in a browser (no scripts, no
  * external assets); `form` adds one button that POSTs to a path of this service.
  */
-export function htmlPage(title: string, message: string, form?: { action: string; button: string }): string {
+export function htmlPage(title: string, message: string, form?: { action: string; button: string; method?: "get" | "post" }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -20,7 +20,7 @@ export function htmlPage(title: string, message: string, form?: { action: string
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(message)}</p>${form ? `\n<form method="post" action="${escapeHtml(form.action)}"><button type="submit">${escapeHtml(form.button)}</button></form>` : ""}
+<p>${escapeHtml(message)}</p>${form ? `\n<form method="${form.method ?? "post"}" action="${escapeHtml(form.action)}"><button type="submit">${escapeHtml(form.button)}</button></form>` : ""}
 </main>
 </body>
 </html>

@@ -4,16 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
 import { ConfigError } from "../env";
 import { ApiError, fromHttpException } from "./errors";
-
-/**
- * Request paths carry credentials: the capture id (`vfy_…`, in capture-flow paths and `/c/…`), the
- * signed upload token (`/v1/uploads/…`) and magic-link tokens (`mlk_…`). Logs get them masked.
- */
-export function redactCredentials(text: string): string {
-  return text
-    .replace(/\/v1\/uploads\/[^/?#\s"]+/g, "/v1/uploads/[redacted]")
-    .replace(/\b(vfy|mlk)_[0-9A-Za-z]+/g, "$1_[redacted]");
-}
+import { log } from "./log";
 
 /** Turns anything thrown while handling a request into the standard error body. */
 export function handleError(err: Error, c: Context<AppEnv>): Response {
@@ -22,11 +13,9 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
   else if (err instanceof HTTPException) apiError = fromHttpException(err);
   else apiError = new ApiError("internal_error", "Something went wrong on our side.");
   if (err instanceof ConfigError) {
-    console.error(JSON.stringify({ msg: `configuration invalid: ${err.message}`, request_id: c.get("requestId") }));
+    log.error({ msg: `configuration invalid: ${err.message}`, request_id: c.get("requestId") });
   } else if (apiError.status >= 500) {
-    console.error(
-      redactCredentials(JSON.stringify({ msg: "request failed", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack })),
-    );
+    log.error({ msg: "request failed", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack });
   }
   for (const [name, value] of Object.entries(apiError.headers ?? {})) c.header(name, value);
   return c.json(apiError.toBody(), apiError.status);

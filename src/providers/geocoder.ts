@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, lt } from "drizzle-orm";
 import { rateLimiterObject } from "../durable-objects/rate-limiter-client";
 import type { Db } from "../db/client";
 import { geocodeCache } from "../db/schema";
@@ -106,20 +106,36 @@ export interface RateGate {
 }
 
 /**
- * Geocodes with the D1 cache in front (results and "not found" both cached, so the provider sees each
- * address once) and the rate gate before every provider call; a closed gate is retryable.
+ * How long a cached address lives. The cache holds the address text of verifications (an address is
+ * personal data, and redaction cannot find it: the cache is keyed by the address, not by a
+ * verification), so entries expire and the daily cron deletes them (`pruneGeocodeCache`).
  */
-export async function geocodeCached(db: Db, geocoder: Geocoder | null, gate: RateGate | null, address: string): Promise<GeocodedPoint | null> {
+export const GEOCODE_CACHE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Geocodes with the D1 cache in front (results and "not found" both cached, so the provider sees each
+ * address once per TTL) and the rate gate before every provider call; a closed gate is retryable.
+ */
+export async function geocodeCached(db: Db, geocoder: Geocoder | null, gate: RateGate | null, address: string, now = Date.now()): Promise<GeocodedPoint | null> {
   const direct = coordinatesPoint(address);
   if (direct) return direct;
   if (!geocoder) return null;
   const key = `${geocoder.name}:${cacheKey(address)}`;
   const cached = await db.select().from(geocodeCache).where(eq(geocodeCache.query, key)).get();
-  if (cached) return (cached.result as GeocodedPoint | null) ?? null;
+  if (cached && cached.createdAt > now - GEOCODE_CACHE_TTL_MS) return (cached.result as GeocodedPoint | null) ?? null;
   if (gate && !(await gate.acquire())) throw new GeocoderUnavailable("geocoder rate limit reached; retry later");
   const result = await geocoder.geocode(address);
-  await db.insert(geocodeCache).values({ query: key, result, createdAt: Date.now() }).onConflictDoNothing();
+  await db
+    .insert(geocodeCache)
+    .values({ query: key, result, createdAt: now })
+    .onConflictDoUpdate({ target: geocodeCache.query, set: { result, createdAt: now } });
   return result;
+}
+
+/** Deletes the cached addresses older than the TTL; returns how many went. */
+export async function pruneGeocodeCache(db: Db, now = Date.now()): Promise<number> {
+  const result = await db.delete(geocodeCache).where(lt(geocodeCache.createdAt, now - GEOCODE_CACHE_TTL_MS)).run();
+  return result.meta.changes;
 }
 
 export function geocoderFromEnv(env: Env): Geocoder | null {

@@ -24,6 +24,16 @@ export function identityProvider(env: Env, name: string, options: { localRequest
   return null;
 }
 
+/** What `GET /v1/auth/providers` lists: the methods that can sign someone in on this deployment. */
+export function availableProviders(env: Env, options: { localRequest: boolean }): Array<{ id: "oidc" | "magic_link" | "dev"; kind: "redirect" | "email"; name: string; login_url?: string }> {
+  const out: ReturnType<typeof availableProviders> = [];
+  if (identityProvider(env, "oidc", options)) out.push({ id: "oidc", kind: "redirect", name: "Single sign-on", login_url: "/v1/auth/oidc/login" });
+  // Without an email API the link would only be recorded, never sent (local development reads the outbox).
+  if (settings(env).isLocal || (env.EMAIL_API_URL && env.EMAIL_API_KEY && env.EMAIL_FROM)) out.push({ id: "magic_link", kind: "email", name: "Email me a sign-in link" });
+  if (identityProvider(env, "dev", options)) out.push({ id: "dev", kind: "redirect", name: "Developer sign-in (local only)", login_url: "/v1/auth/dev/login" });
+  return out;
+}
+
 export const DEV_DEFAULT_EMAIL = "dev@localhost";
 
 /**

@@ -6,6 +6,7 @@ import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent } from "./events.consumer";
 import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
+import { log } from "../lib/log";
 
 /**
  * The single queue entry point. Messages are dispatched by their `type`, so one handler serves every
@@ -16,7 +17,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
     settings(env);
   } catch (err) {
     // Misconfigured: keep every message for when the configuration is fixed.
-    console.error(JSON.stringify({ msg: `configuration invalid: ${err instanceof Error ? err.message : String(err)}`, queue: batch.queue }));
+    log.error({ msg: `configuration invalid: ${err instanceof Error ? err.message : String(err)}`, queue: batch.queue });
     batch.retryAll({ delaySeconds: 60 });
     return;
   }
@@ -24,7 +25,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
   for (const message of batch.messages) {
     const parsed = QueueMessageSchema.safeParse(message.body);
     if (!parsed.success) {
-      console.error(JSON.stringify({ msg: "dropping malformed queue message", queue: batch.queue, id: message.id }));
+      log.error({ msg: "dropping malformed queue message", queue: batch.queue, id: message.id });
       message.ack();
       continue;
     }
@@ -33,7 +34,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
       if (outcome?.kind === "retry") message.retry({ delaySeconds: outcome.delaySeconds });
       else message.ack();
     } catch (err) {
-      console.error(JSON.stringify({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) }));
+      log.error({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) });
       message.retry({ delaySeconds: backoffSeconds(message.attempts) });
     }
   }

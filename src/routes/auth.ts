@@ -4,19 +4,21 @@ import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
 import { clearSessionCookie, endSessionsOf, isSameOrigin, readSession, startSession } from "../auth/session";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
-import { users } from "../db/schema";
-import { consumeMagicLink, peekMagicLink, requestMagicLink } from "../domain/accounts/magic-links";
+import { tenants, users } from "../db/schema";
+import { peekMagicLink, requestMagicLink, spendMagicLink } from "../domain/accounts/magic-links";
 import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
-import { findUser, signInIdentity, type UserRow } from "../domain/accounts/users";
+import { signInIdentity, type UserRow } from "../domain/accounts/users";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
-import { findTenant } from "../domain/tenants/tenants";
+import { findTenant, type TenantRow } from "../domain/tenants/tenants";
 import type { AppEnv } from "../env";
 import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
-import { signInFailed } from "../providers/identity";
-import { identityProvider } from "../providers/sign-in-providers";
+import { signInFailed, type Identity } from "../providers/identity";
+import { availableProviders, identityProvider } from "../providers/sign-in-providers";
+import { CONSOLE_SIGN_IN, signInPageUrl, type SignInError } from "../console/paths";
+import type { Context } from "hono";
 import {
   LoginQuery,
   MagicLinkParam,
@@ -27,6 +29,7 @@ import {
   ProviderParam,
   SignedOutEverywhereSchema,
   SignedOutSchema,
+  SignInProvidersSchema,
 } from "../schemas/auth";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
@@ -40,8 +43,8 @@ function callbackUri(env: Env, provider: string): string {
   return `${settings(env).baseUrl}/v1/auth/${provider}/callback`;
 }
 
-async function meBody(env: Env, user: UserRow): Promise<z.infer<typeof MeSchema>> {
-  const tenant = await findTenant(createDb(env.DB), user.tenantId);
+async function meBody(env: Env, user: UserRow, knownTenant?: TenantRow): Promise<z.infer<typeof MeSchema>> {
+  const tenant = knownTenant ?? (await findTenant(createDb(env.DB), user.tenantId));
   if (!tenant) throw new ApiError("unauthorized", "Authentication required.");
   return {
     user: {
@@ -53,6 +56,18 @@ async function meBody(env: Env, user: UserRow): Promise<z.infer<typeof MeSchema>
     tenant: { id: tenant.id, slug: tenant.slug, display_name: tenant.displayName },
   };
 }
+
+const providers = createRoute({
+  method: "get",
+  path: "/v1/auth/providers",
+  operationId: "listSignInProviders",
+  tags: ["Dashboard sign-in"],
+  security: [],
+  summary: "The sign-in methods this deployment offers (what the console's sign-in page shows)",
+  responses: { 200: jsonContent(SignInProvidersSchema, "Configured providers"), ...pickErrors(500) },
+});
+
+app.openapi(providers, (c) => c.json({ providers: availableProviders(c.env, { localRequest: isLocalRequest(c.env, c.req.url) }) }, 200));
 
 const login = createRoute({
   method: "get",
@@ -84,23 +99,41 @@ const callback = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "OAuth 2.0 redirect target: checks state, exchanges the code with the PKCE verifier, sets `svc_session`",
-  description: "The first sign-in of an identity creates the user and their tenant.",
   request: { params: ProviderParam },
-  responses: { 303: redirect("Signed in; to `return_to`"), ...pickErrors(401, 404, 500) },
+  description:
+    "The first sign-in of an identity creates the user and their tenant. When a browser navigation (`Accept: text/html`) cannot sign in, " +
+    "it is sent to the console's sign-in page with `error` (`expired`, `cancelled`, `failed` or `unavailable`) instead of the error body.",
+  responses: { 303: redirect("Signed in, to `return_to`; or, for a browser whose sign-in failed, to `/console/sign-in?error=…`"), ...pickErrors(401, 404, 500) },
 });
 
 app.openapi(callback, async (c) => {
   const { provider: name } = c.req.valid("param");
+  c.header("Cache-Control", "no-store");
   const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
-  if (!provider) throw ApiError.notFound("sign-in provider");
+  if (!provider) return signInRefused(c, "unavailable", undefined, ApiError.notFound("sign-in provider"));
   const flow = await takeFlow(c, name);
-  if (!flow) throw signInFailed("the sign-in expired or was started in another browser");
-  const identity = await provider.complete(new URL(c.req.url), flow, callbackUri(c.env, name));
+  if (!flow) return signInRefused(c, "expired", undefined, signInFailed("the sign-in expired or was started in another browser"));
+  let identity: Identity;
+  try {
+    identity = await provider.complete(new URL(c.req.url), flow, callbackUri(c.env, name));
+  } catch (err) {
+    const cancelled = new URL(c.req.url).searchParams.get("error") === "access_denied";
+    return signInRefused(c, cancelled ? "cancelled" : "failed", flow.returnTo, err);
+  }
   const user = await signInIdentity(createDb(c.env.DB), identity);
   await startSession(c, { userId: user.id, tenantId: user.tenantId });
-  c.header("Cache-Control", "no-store");
   return c.redirect(flow.returnTo, 303);
 });
+
+/**
+ * A callback that cannot sign in. A person's browser (a navigation that accepts HTML) goes back to
+ * the console's sign-in page, which explains `error` in its own words (no text from the URL is
+ * shown) and keeps `return_to`; any other client gets the error itself.
+ */
+function signInRefused(c: Context<AppEnv>, error: SignInError, returnTo: string | undefined, cause: unknown): Response {
+  if (!(c.req.header("Accept") ?? "").includes("text/html")) throw cause;
+  return c.redirect(signInPageUrl(error, returnTo), 303);
+}
 
 const magicLinkRequest = createRoute({
   method: "post",
@@ -111,13 +144,14 @@ const magicLinkRequest = createRoute({
   summary: "Email a single-use sign-in link (valid 15 minutes)",
   description:
     "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
-  request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com" }) },
+  request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com", return_to: "/console" }) },
   responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, clientKey(c.req.header("CF-Connecting-IP")));
-  await requestMagicLink(c.env, createDb(c.env.DB), c.req.valid("json").email);
+  const body = c.req.valid("json");
+  await requestMagicLink(c.env, createDb(c.env.DB), body.email, Date.now(), body.return_to !== undefined ? safeReturnTo(body.return_to) : null);
   return c.json({ sent: true as const }, 200);
 });
 
@@ -135,7 +169,11 @@ const magicLinkConfirm = createRoute({
 });
 
 const deadLink = () =>
-  htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.");
+  htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.", {
+    action: CONSOLE_SIGN_IN,
+    button: "Go to the sign-in page",
+    method: "get",
+  });
 
 app.openapi(magicLinkConfirm, async (c) => {
   const { token } = c.req.valid("param");
@@ -157,18 +195,18 @@ const magicLinkUse = createRoute({
   summary: "Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)",
   description: "Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.",
   request: { params: MagicLinkParam },
-  responses: { 303: redirect("Signed in; to `/v1/me`"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
+  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
   if (!isSameOrigin(c)) throw new ApiError("forbidden", "Cross-origin request refused.");
   const db = createDb(c.env.DB);
-  const email = await consumeMagicLink(db, c.req.valid("param").token);
-  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
-  const user = await signInIdentity(db, { provider: "email", subject: email, email });
+  const spent = await spendMagicLink(db, c.req.valid("param").token);
+  if (!spent) return c.body(deadLink(), 401, HTML_HEADERS);
+  const user = await signInIdentity(db, { provider: "email", subject: spent.email, email: spent.email });
   await startSession(c, { userId: user.id, tenantId: user.tenantId });
   c.header("Cache-Control", "no-store");
-  return c.redirect(safeReturnTo(undefined), 303);
+  return c.redirect(safeReturnTo(spent.returnTo ?? undefined), 303);
 });
 
 const otpVerify = createRoute({
@@ -214,9 +252,15 @@ const me = createRoute({
 
 app.openapi(me, async (c) => {
   const principal = c.get("principal");
-  const user = principal.kind === "session" ? await findUser(createDb(c.env.DB), principal.userId) : undefined;
-  if (!user || user.tenantId !== principal.tenantId) throw new ApiError("unauthorized", "Authentication required.");
-  return c.json(await meBody(c.env, user), 200);
+  if (principal.kind !== "session") throw new ApiError("unauthorized", "Authentication required.");
+  // User and tenant in one round trip: every console page starts with this read.
+  const db = createDb(c.env.DB);
+  const [[user], [tenant]] = await db.batch([
+    db.select().from(users).where(eq(users.id, principal.userId)).limit(1),
+    db.select().from(tenants).where(eq(tenants.id, principal.tenantId)).limit(1),
+  ]);
+  if (!user || user.tenantId !== principal.tenantId || !tenant) throw new ApiError("unauthorized", "Authentication required.");
+  return c.json(await meBody(c.env, user, tenant), 200);
 });
 
 const logout = createRoute({

@@ -4,8 +4,9 @@ import { createDb } from "../db/client";
 import { presentTemplate } from "../domain/templates/present";
 import { findTemplate, listTemplates, publishTemplate, revokeTemplate, updateTemplate, type TemplateRow } from "../domain/templates/templates";
 import { findTenant } from "../domain/tenants/tenants";
+import { assertWebhookUrlAllowed } from "../domain/webhooks/url-guard";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
+import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
@@ -17,6 +18,7 @@ import {
   TemplateSlugParam,
   UpdateLinkTemplateSchema,
 } from "../schemas/link-templates";
+import { log } from "../lib/log";
 
 /** Link templates: publish, inspect, update (new version), revoke (full API key or session); list (session). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -46,12 +48,15 @@ const publish = createRoute({
       expected_object: "a house roof",
     }),
   },
-  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 413, 500) },
+  responses: { 201: jsonContent(LinkTemplateSchema, "The published template"), ...pickErrors(400, 401, 403, 413, 500, 503) },
 });
 
 app.openapi(publish, async (c) => {
   const { slug, name, mode, ...spec } = c.req.valid("json");
   const tenantId = c.get("principal").tenantId;
+  // Checked here as at creation: a template with a private or unresolvable URL would otherwise be
+  // published and then fail every start.
+  if (spec.webhook_url) await assertWebhookUrlAllowed(c.env, spec.webhook_url, { local: isLocalRequest(c.env, c.req.url) });
   const row = await publishTemplate(createDb(c.env.DB), tenantId, { slug, name, mode: mode ?? "verification", spec });
   const [item] = await present(c.env, tenantId, [row]);
   return c.json(item!, 201);
@@ -80,7 +85,7 @@ app.openapi(list, async (c) => {
     items = await present(c.env, tenantId, await listTemplates(createDb(c.env.DB), tenantId));
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    console.error(JSON.stringify({ msg: "link templates list failed", request_id: c.get("requestId"), error: String(err) }));
+    log.error({ msg: "link templates list failed", request_id: c.get("requestId"), error: String(err) });
     return c.json({ error: "storage_unavailable" as const }, 503);
   }
   return c.json({ items }, 200);
@@ -117,11 +122,13 @@ const update = createRoute({
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
   request: { params: TemplateSlugParam, body: jsonBody(UpdateLinkTemplateSchema, { name: "Roof damage claim (2027)", expected_object: null }) },
-  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 413, 500) },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 413, 500, 503) },
 });
 
 app.openapi(update, async (c) => {
   const tenantId = c.get("principal").tenantId;
+  const { webhook_url } = c.req.valid("json");
+  if (webhook_url) await assertWebhookUrlAllowed(c.env, webhook_url, { local: isLocalRequest(c.env, c.req.url) });
   const row = await updateTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug, c.req.valid("json"));
   const [item] = await present(c.env, tenantId, [row]);
   return c.json(item!, 200);

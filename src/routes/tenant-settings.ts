@@ -11,7 +11,7 @@ const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
 
 function present(s: TenantSettings): z.infer<typeof TenantSettingsSchema> {
-  return { retention_days: s.retentionDays };
+  return { display_name: s.displayName, retention_days: s.retentionDays };
 }
 
 const read = createRoute({
@@ -34,17 +34,22 @@ const update = createRoute({
   tags: ["Tenant"],
   summary: "Change the tenant's settings",
   description:
+    "Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. " +
     "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
     "days ago, exactly as `POST /v1/verifications/{id}/redact` does.",
   security: sessionOnly,
   middleware: [authenticate({ session: true })] as const,
-  request: { body: jsonBody(TenantSettingsPatchSchema, { retention_days: 365 }) },
+  request: { body: jsonBody(TenantSettingsPatchSchema, { display_name: "Acme Insurance", retention_days: 365 }) },
   responses: { 200: jsonContent(TenantSettingsSchema, "The settings now"), ...pickErrors(400, 401, 403, 404, 413, 500) },
 });
 
 app.openapi(update, async (c) => {
   const body = c.req.valid("json");
-  return c.json(present(await updateTenantSettings(createDb(c.env.DB), c.get("principal").tenantId, { retentionDays: body.retention_days })), 200);
+  const patch = {
+    ...(body.display_name !== undefined ? { displayName: body.display_name } : {}),
+    ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
+  };
+  return c.json(present(await updateTenantSettings(createDb(c.env.DB), c.get("principal").tenantId, patch)), 200);
 });
 
 export default app;

@@ -81,7 +81,9 @@ const list = createRoute({
   operationId: "listVerifications",
   tags: ["Verifications"],
   summary: "List verifications, newest first",
-  description: "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent.",
+  description:
+    "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. " +
+    "Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.",
   security,
   middleware: [authenticate({ apiKey: "full", session: true })] as const,
   request: { query: ListQuerySchema },
@@ -95,6 +97,10 @@ app.openapi(list, async (c) => {
     limit: q.limit ?? 20,
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(q.status ? { status: q.status } : {}),
+    ...(q.verdict ? { verdict: q.verdict } : {}),
+    ...(q.template_id ? { templateId: q.template_id } : {}),
+    ...(q.q !== undefined ? { q: q.q } : {}),
+    ...(q.has_review !== undefined ? { hasReview: q.has_review === "true" } : {}),
     ...(q.created_gte ? { createdGte: Date.parse(q.created_gte) } : {}),
     ...(q.created_lt ? { createdLt: Date.parse(q.created_lt) } : {}),
   });

@@ -9,7 +9,12 @@ export const LoginQuery = z.object({
   login_hint: z.string().max(254).optional().openapi({ description: "Passed to the identity provider (the `dev` provider signs in as this address)." }),
 });
 
-export const MagicLinkRequestSchema = z.strictObject({ email: z.email().max(254) }).openapi("MagicLinkRequest");
+export const MagicLinkRequestSchema = z
+  .strictObject({
+    email: z.email().max(254),
+    return_to: z.string().max(2000).optional().openapi({ description: "A path on this service to land on once the link is used (default `/v1/me`).", example: "/console" }),
+  })
+  .openapi("MagicLinkRequest");
 export const MagicLinkSentSchema = z.object({ sent: z.literal(true) }).openapi("MagicLinkSent");
 export const MagicLinkParam = z.object({
   token: z.string().max(100).openapi({ param: { name: "token", in: "path" }, example: "mlk_…" }),
@@ -38,3 +43,16 @@ export const SignedOutSchema = z.object({ signed_out: z.literal(true) }).openapi
 export const SignedOutEverywhereSchema = z
   .object({ signed_out: z.literal(true), users: z.number().int().min(0).openapi({ description: "Dashboard users of the tenant whose sessions were voided" }) })
   .openapi("SignedOutEverywhere");
+
+export const SignInProvidersSchema = z
+  .object({
+    providers: z.array(
+      z.object({
+        id: z.enum(["oidc", "magic_link", "dev"]),
+        kind: z.enum(["redirect", "email"]).openapi({ description: "`redirect`: open `login_url` (add `return_to`); `email`: `POST /v1/auth/magic-link`." }),
+        name: z.string().openapi({ description: "A label for the button or form.", example: "Single sign-on" }),
+        login_url: z.string().optional().openapi({ example: "/v1/auth/oidc/login" }),
+      }),
+    ),
+  })
+  .openapi("SignInProviders");

@@ -7,6 +7,7 @@ import { NOT_ASSESSED_REASONS } from "../analysis/evidence";
 
 /* Response shapes, for the OpenAPI document. Handlers build these objects in domain/verification/present.ts. */
 
+export const VERDICT_LABELS = ["verified", "suspicious", "failed"] as const;
 export const STATUSES = ["pending", "partially_captured", "completed", "expired", "failed", "abandoned"] as const;
 
 export const ConfigSchema = z
@@ -33,7 +34,7 @@ const NotAssessed = z
 
 export const VerdictSchema = z
   .object({
-    label: z.enum(["verified", "suspicious", "failed"]),
+    label: z.enum(VERDICT_LABELS),
     score: z.number().min(0).max(1),
     signals: z.object({
       screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
@@ -79,6 +80,10 @@ export const VerificationSchema = z
     capture_url: z.url(),
     created_at: DateTime,
     expires_at: DateTime,
+    template: z
+      .object({ id: z.string().openapi({ example: "tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }), version: z.int().min(1) })
+      .optional()
+      .openapi({ description: "The link template (and its version) this verification was started from." }),
     captures_count: z.int().min(0),
     config: ConfigSchema,
     answers: z.record(z.string(), z.object({ value: z.string(), answered_at: DateTime })).optional(),
@@ -116,6 +121,28 @@ export const ListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional(),
   cursor: z.string().max(512).optional(),
   status: z.enum(STATUSES).optional(),
+  verdict: z.enum(VERDICT_LABELS).optional().openapi({ description: "Only verifications whose verdict has this label." }),
+  template_id: z
+    .string()
+    .regex(/^tpl_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a tpl_ id.")
+    .optional()
+    .openapi({ description: "Only verifications started from this link template (any version).", example: "tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({
+      description:
+        "Search: a verification id (`vfy_…`) or capture id (`cap_…`) finds that verification; any other text finds the verifications with a " +
+        "`metadata` value starting with it (ASCII case-insensitive), e.g. a claim number.",
+      example: "CLM-2093",
+    }),
+  has_review: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({ description: "`true`: only verifications an operator reviewed (`review` present); `false`: only those not reviewed yet." }),
   created_gte: z.iso.datetime({ offset: true }).optional(),
   created_lt: z.iso.datetime({ offset: true }).optional(),
 });

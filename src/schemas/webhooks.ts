@@ -61,3 +61,43 @@ export const WebhookEventSchema = z
     data: z.object({ object: VerificationSchema }).openapi({ description: "`object`: the Verification as the tenant sees it, answers included." }),
   })
   .openapi("WebhookEvent");
+
+export const WebhookDeliveryPageSchema = z
+  .object({ items: z.array(WebhookDeliverySchema), next_cursor: z.string().optional() })
+  .openapi("WebhookDeliveryPage");
+
+export const RecentDeliveriesQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().max(512).optional(),
+  status: z.enum(["pending", "succeeded", "failed"]).optional(),
+});
+
+export const WebhookTestRequestSchema = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .openapi({ description: "Where to send it: the same rules as a verification's `webhook_url` (https, a public host)." }),
+  })
+  .openapi("WebhookTestRequest");
+
+/** The test event's body (documented in the OpenAPI `webhooks` section as `webhook-test`). */
+export const WebhookTestEventSchema = z
+  .object({
+    id: z.string().openapi({ example: "evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    type: z.literal("webhook.test"),
+    created_at: DateTime,
+    data: z.object({ object: z.object({ tenant_id: z.string(), message: z.string() }) }),
+  })
+  .openapi("WebhookTestEvent");
+
+export const WebhookTestResultSchema = z
+  .object({
+    url: z.string(),
+    event: WebhookTestEventSchema,
+    delivered: z.boolean().openapi({ description: "The receiver answered 2xx within 10 s." }),
+    status_code: z.int().optional().openapi({ description: "Absent when no HTTP response came back." }),
+    error: z.string().optional(),
+    latency_ms: z.int().min(0),
+  })
+  .openapi("WebhookTestResult");

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { decode } from "fast-png";
 import type { Page, Request } from "playwright-core";
 import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
 import { eventually, pageUrl, tenantClient } from "./helpers/api";
@@ -18,6 +19,27 @@ afterEach(async () => {
   await phone?.close();
   phone = undefined;
 });
+
+/**
+ * Pixels of `rgb` inside the outcome circle (a square well within its 3 px ring), as rendered:
+ * the mark drawn in the circle is the only thing of that colour there.
+ */
+async function markPixels(page: Page, rgb: [number, number, number]): Promise<number> {
+  const outcome = page.locator(".outcome");
+  const circle = await outcome.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const before = getComputedStyle(el, "::before");
+    const size = parseFloat(before.width);
+    return { x: box.x + box.width / 2 - size / 2, y: box.y + parseFloat(getComputedStyle(el).paddingTop), size };
+  });
+  const inset = circle.size * 0.22;
+  const png = decode(await page.screenshot({ clip: { x: circle.x + inset, y: circle.y + inset, width: circle.size - 2 * inset, height: circle.size - 2 * inset } }));
+  let count = 0;
+  for (let i = 0; i < png.data.length; i += png.channels) {
+    if (Math.abs(png.data[i]! - rgb[0]) < 40 && Math.abs(png.data[i + 1]! - rgb[1]) < 40 && Math.abs(png.data[i + 2]! - rgb[2]) < 40) count += 1;
+  }
+  return count;
+}
 
 /** The progress reports a page sent (fetch and sendBeacon alike). */
 function recordProgress(page: Page): Array<Record<string, unknown>> {
@@ -86,6 +108,8 @@ describe("capture page in Chromium", () => {
 
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
     await screenshot(page, "06-success");
+    // The success circle carries a drawn check mark (it used to be an empty circle in Debian's Chromium).
+    expect(await markPixels(page, [0x14, 0x6c, 0x2e])).toBeGreaterThan(100);
 
     // What the tenant sees: every capture in its step with its attestation, the answer, submitted.
     const tenantView = await tenant.getVerification(v.id);

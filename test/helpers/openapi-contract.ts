@@ -41,7 +41,8 @@ const UNDOCUMENTED_SURFACES: Array<{ path: RegExp; why: string }> = [
   { path: /^\/docs\//, why: "the reference page's static assets (Swagger UI, bundled from swagger-ui-dist)" },
   { path: /^\/v1\/openapi\.json$/, why: "the document itself" },
   { path: /^\/c\/[^/]+$/, why: "the capture page's HTML shell (capture_url)" },
-  { path: /^\/assets\//, why: "the capture page's static bundle" },
+  { path: /^\/assets\//, why: "the capture page's and the console's static bundles" },
+  { path: /^\/console(\/.*)?$/, why: "the operator console's HTML shell (a client of this document)" },
   { path: /^\/v1\/dev\/outbox$/, why: "local development only (404 when deployed)" },
 ];
 

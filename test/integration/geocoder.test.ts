@@ -1,7 +1,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { geocodeCached, GeocoderUnavailable, geocoderGate, nominatimGeocoder, type RateGate } from "../../src/providers/geocoder";
+import { geocodeCache } from "../../src/db/schema";
+import { GEOCODE_CACHE_TTL_MS, geocodeCached, GeocoderUnavailable, geocoderGate, nominatimGeocoder, pruneGeocodeCache, type RateGate } from "../../src/providers/geocoder";
 import { db } from "../helpers/api";
 
 const nominatim = (userAgent = "verification-service/test") => nominatimGeocoder({ url: `${env.FAKES_URL}/geocoder`, userAgent });
@@ -62,5 +63,25 @@ describe("Nominatim-compatible geocoder (loopback fake)", () => {
     expect(results.filter((r) => !r).length).toBeGreaterThanOrEqual(1);
     // The limiter clears its window with an alarm: run it here (alarms outlive a test).
     await runDurableObjectAlarm(env.RATE_LIMITERS.get(env.RATE_LIMITERS.idFromName("geocoder")));
+  });
+});
+
+describe("geocode cache lifetime (addresses are personal data)", () => {
+  it("an entry older than the TTL is geocoded again, and the daily prune deletes expired entries only", async () => {
+    const address = `Eiffel Tower ${crypto.randomUUID().slice(0, 8)}`;
+    const then = Date.now() - GEOCODE_CACHE_TTL_MS - 60_000;
+    await geocodeCached(db(), nominatim(), open, address, then);
+    expect(await callsFor(address)).toBe(1);
+    await geocodeCached(db(), nominatim(), open, address);
+    expect(await callsFor(address)).toBe(2);
+
+    const stale = `Eiffel Tower ${crypto.randomUUID().slice(0, 8)}`;
+    await geocodeCached(db(), nominatim(), open, stale, then);
+    const keys = async () => (await db().select({ query: geocodeCache.query }).from(geocodeCache).all()).map((r) => r.query);
+    expect(await keys()).toContain(`nominatim:${stale.toLowerCase()}`);
+    expect(await pruneGeocodeCache(db())).toBeGreaterThanOrEqual(1);
+    const left = await keys();
+    expect(left).not.toContain(`nominatim:${stale.toLowerCase()}`);
+    expect(left).toContain(`nominatim:${address.toLowerCase()}`);
   });
 });

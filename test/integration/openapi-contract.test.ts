@@ -100,9 +100,9 @@ describe("OpenAPI contract checker", () => {
   it("webhook bodies are checked against the document's webhooks section", async () => {
     const v = (await callJson(`/v1/verifications/${verificationId}`, { key: t.key })).body;
     const event = { id: "evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", type: "verification.created", created_at: "2026-11-22T10:00:00.000Z", data: { object: v } };
-    expect(() => contract.checkWebhook(json(event))).not.toThrow();
-    expect(() => contract.checkWebhook(json({ ...event, type: "verification.updated" }))).toThrow(/\/type must be equal to one of the allowed values/);
-    expect(() => contract.checkWebhook(json({ ...event, data: { object: { id: v.id } } }))).toThrow(/\/data\/object must have required property 'status'/);
+    expect(() => contract.checkWebhook(json(event), "/verification-event")).not.toThrow();
+    expect(() => contract.checkWebhook(json({ ...event, type: "verification.updated" }), "/verification-event")).toThrow(/\/type must be equal to one of the allowed values/);
+    expect(() => contract.checkWebhook(json({ ...event, data: { object: { id: v.id } } }), "/verification-event")).toThrow(/\/data\/object must have required property 'status'/);
   });
 
   it("every request helper goes through the checker, each redirect hop included", async () => {

@@ -60,3 +60,27 @@ describe("webhook_url SSRF guard at creation (production)", () => {
     expect(v.config.webhook_url).toBe(url);
   });
 });
+
+describe("webhook_url SSRF guard on link templates (production)", () => {
+  async function templateCall(method: "POST" | "PATCH", path: string, key: string, body: unknown) {
+    return callJson(path, { method, key, body, env: { ...env, ENVIRONMENT: "production" } });
+  }
+
+  it("refuses a private webhook_url at publish and at update; a public one is accepted", async () => {
+    const t = await seedTenant();
+    const live = await mintApiKey(db(), { tenantId: t.id, environment: "live", scope: "full" });
+    const base = { name: "Roof", steps: [{ key: "roof", type: "image", description: "The roof", min: 1, max: 1 }] };
+    const refused = await templateCall("POST", "/v1/link-templates", live.plaintext, { ...base, slug: "roof-private", webhook_url: "https://db.private.test/in" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.fields.webhook_url).toMatch(/resolve to a private network/);
+    expect((await templateCall("PATCH", "/v1/link-templates/roof-private", live.plaintext, { name: "x" })).status).toBe(404);
+
+    const published = await templateCall("POST", "/v1/link-templates", live.plaintext, { ...base, slug: "roof-public", webhook_url: "https://hooks.example.com/in" });
+    expect(published.status).toBe(201);
+    const patched = await templateCall("PATCH", "/v1/link-templates/roof-public", live.plaintext, { webhook_url: "https://169.254.169.254/latest/meta-data/" });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.fields.webhook_url).toMatch(/metadata/);
+    const unresolved = await templateCall("PATCH", "/v1/link-templates/roof-public", live.plaintext, { webhook_url: "https://hooks.broken.test/in" });
+    expect(unresolved.status).toBe(503);
+  });
+});

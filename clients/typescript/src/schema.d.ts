@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List verifications, newest first
-         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent.
+         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.
          */
         get: operations["listVerifications"];
         put?: never;
@@ -273,6 +273,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent webhook deliveries across all verifications, newest first
+         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same `status`) until it is absent.
+         */
+        get: operations["listRecentWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed `webhook.test` event to a URL now, and see what it answered
+         * @description Signed like every delivery (Standard Webhooks, every active secret), sent once, neither retried nor stored. The URL follows the `webhook_url` rules (https, a public host). At most 20 per tenant per 10 minutes (429 beyond).
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in methods this deployment offers (what the console's sign-in page shows) */
+        get: operations["listSignInProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/{provider}/login": {
         parameters: {
             query?: never;
@@ -299,7 +356,7 @@ export interface paths {
         };
         /**
          * OAuth 2.0 redirect target: checks state, exchanges the code with the PKCE verifier, sets `svc_session`
-         * @description The first sign-in of an identity creates the user and their tenant.
+         * @description The first sign-in of an identity creates the user and their tenant. When a browser navigation (`Accept: text/html`) cannot sign in, it is sent to the console's sign-in page with `error` (`expired`, `cancelled`, `failed` or `unavailable`) instead of the error body.
          */
         get: operations["finishSignIn"];
         put?: never;
@@ -773,7 +830,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does.
+         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -794,6 +851,26 @@ export interface webhooks {
          * @description Headers `webhook-id` (the event id, stable across retries), `webhook-timestamp` (unix seconds of the attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` per active secret, space-separated). Answer 2xx within 10 s; otherwise it is retried with exponential backoff for about 3 days. Redirects are not followed.
          */
         post: operations["verificationEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent by `POST /v1/webhook-test` only (type `webhook.test`): acknowledge it and change nothing
+         * @description Signed exactly as `verification-event`; `data.object` names the tenant and carries no verification.
+         */
+        post: operations["webhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -835,6 +912,12 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             expires_at: string;
+            /** @description The link template (and its version) this verification was started from. */
+            template?: {
+                /** @example tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+                id: string;
+                version: number;
+            };
             captures_count: number;
             config: components["schemas"]["Config"];
             answers?: {
@@ -1089,6 +1172,23 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
+        };
+        WebhookTestEvent: {
+            /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            /** @enum {string} */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            data: {
+                object: {
+                    tenant_id: string;
+                    message: string;
+                };
+            };
         };
         UploadReceipt: {
             image_key: string;
@@ -1439,6 +1539,45 @@ export interface components {
              */
             previous_secret_expires_at?: string;
         };
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            next_cursor?: string;
+        };
+        WebhookTestResult: {
+            url: string;
+            event: components["schemas"]["WebhookTestEvent"];
+            /** @description The receiver answered 2xx within 10 s. */
+            delivered: boolean;
+            /** @description Absent when no HTTP response came back. */
+            status_code?: number;
+            error?: string;
+            latency_ms: number;
+        };
+        WebhookTestRequest: {
+            /**
+             * Format: uri
+             * @description Where to send it: the same rules as a verification's `webhook_url` (https, a public host).
+             */
+            url: string;
+        };
+        SignInProviders: {
+            providers: {
+                /** @enum {string} */
+                id: "oidc" | "magic_link" | "dev";
+                /**
+                 * @description `redirect`: open `login_url` (add `return_to`); `email`: `POST /v1/auth/magic-link`.
+                 * @enum {string}
+                 */
+                kind: "redirect" | "email";
+                /**
+                 * @description A label for the button or form.
+                 * @example Single sign-on
+                 */
+                name: string;
+                /** @example /v1/auth/oidc/login */
+                login_url?: string;
+            }[];
+        };
         MagicLinkSent: {
             /** @enum {boolean} */
             sent: true;
@@ -1446,6 +1585,11 @@ export interface components {
         MagicLinkRequest: {
             /** Format: email */
             email: string;
+            /**
+             * @description A path on this service to land on once the link is used (default `/v1/me`).
+             * @example /console
+             */
+            return_to?: string;
         };
         Me: {
             user: {
@@ -1877,13 +2021,27 @@ export interface components {
         };
         TenantSettings: {
             /**
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @example Acme Insurance
+             */
+            display_name: string;
+            /**
              * @description Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.
              * @example 90
              */
             retention_days: number | null;
         };
         TenantSettingsPatch: {
-            retention_days: number | null;
+            /**
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @example Acme Insurance
+             */
+            display_name?: string;
+            /**
+             * @description Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.
+             * @example 90
+             */
+            retention_days?: number | null;
         };
     };
     responses: never;
@@ -1994,6 +2152,14 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 status?: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+                /** @description Only verifications whose verdict has this label. */
+                verdict?: "verified" | "suspicious" | "failed";
+                /** @description Only verifications started from this link template (any version). */
+                template_id?: string;
+                /** @description Search: a verification id (`vfy_…`) or capture id (`cap_…`) finds that verification; any other text finds the verifications with a `metadata` value starting with it (ASCII case-insensitive), e.g. a claim number. */
+                q?: string;
+                /** @description `true`: only verifications an operator reviewed (`review` present); `false`: only those not reviewed yet. */
+                has_review?: "true" | "false";
                 created_gte?: string;
                 created_lt?: string;
             };
@@ -3215,6 +3381,198 @@ export interface operations {
             };
         };
     };
+    listRecentWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, each delivery with its attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/verification"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestRequest"];
+            };
+        };
+        responses: {
+            /** @description The attempt: `delivered` when the receiver answered 2xx */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSignInProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Configured providers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInProviders"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     startSignIn: {
         parameters: {
             query?: {
@@ -3281,7 +3639,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in; to `return_to` */
+            /** @description Signed in, to `return_to`; or, for a browser whose sign-in failed, to `/console/sign-in?error=…` */
             303: {
                 headers: {
                     Location: string;
@@ -3329,7 +3687,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "ops@example.com"
+                 *       "email": "ops@example.com",
+                 *       "return_to": "/console"
                  *     }
                  */
                 "application/json": components["schemas"]["MagicLinkRequest"];
@@ -3436,7 +3795,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in; to `/v1/me` */
+            /** @description Signed in; to the request's `return_to` (default `/v1/me`) */
             303: {
                 headers: {
                     Location: string;
@@ -4508,6 +4867,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLinkTemplate: {
@@ -4663,6 +5031,15 @@ export interface operations {
             };
             /** @description Unexpected error (`internal_error`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5363,6 +5740,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "display_name": "Acme Insurance",
                  *       "retention_days": 365
                  *     }
                  */
@@ -5521,6 +5899,45 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+                 *       "type": "webhook.test",
+                 *       "created_at": "2026-11-22T10:04:12.000Z",
+                 *       "data": {
+                 *         "object": {
+                 *           "tenant_id": "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+                 *           "message": "A test event sent from the dashboard or the API. It carries no verification."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

@@ -21,13 +21,16 @@ export function magicLinkUrl(env: Env, token: string): string {
   return `${settings(env).baseUrl}/v1/auth/magic-link/${token}`;
 }
 
-/** Stores a single-use 15-minute link for `email` and sends it through the email provider. */
-export async function requestMagicLink(env: Env, db: Db, rawEmail: string, now = Date.now()): Promise<void> {
+/**
+ * Stores a single-use 15-minute link for `email` and sends it through the email provider. Spending
+ * it lands on `returnTo` (a path of this service, already checked by `safeReturnTo`).
+ */
+export async function requestMagicLink(env: Env, db: Db, rawEmail: string, now = Date.now(), returnTo: string | null = null): Promise<void> {
   const email = normalizeEmail(rawEmail);
   await enforceRateLimit(env, `magic-link:${email}`, REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address; try again later.");
   const token = `mlk_${randomBase62(43)}`;
   const id = newId("magicLink", now);
-  await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });
+  await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), returnTo, expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });
   await sendOnce(
     db,
     emailTransport(env),
@@ -67,12 +70,17 @@ export async function peekMagicLink(db: Db, token: string, now = Date.now()): Pr
  * concurrent clicks cannot both sign in. Returns the address it was sent to, or null.
  */
 export async function consumeMagicLink(db: Db, token: string, now = Date.now()): Promise<string | null> {
+  return (await spendMagicLink(db, token, now))?.email ?? null;
+}
+
+/** `consumeMagicLink`, also answering where the browser asked to land (null: the default). */
+export async function spendMagicLink(db: Db, token: string, now = Date.now()): Promise<{ email: string; returnTo: string | null } | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
   const spent = await db
     .update(magicLinks)
     .set({ usedAt: now })
     .where(and(eq(magicLinks.tokenHash, await sha256Hex(token)), isNull(magicLinks.usedAt), gt(magicLinks.expiresAt, now)))
-    .returning({ email: magicLinks.email })
+    .returning({ email: magicLinks.email, returnTo: magicLinks.returnTo })
     .get();
-  return spent?.email ?? null;
+  return spent ?? null;
 }

@@ -5,6 +5,7 @@ import { loadTenantRecord, type VerificationRecord } from "../../db/verification
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
+import { log } from "../../lib/log";
 
 /** How long finalize waits for the case analysis before answering without it (then it is queued). */
 export const CASE_ANALYSIS_BUDGET_MS = 4_000;
@@ -43,7 +44,7 @@ export async function finalizeCase(
     // guarantee that it eventually does.
     input.waitUntil?.(work.catch(() => undefined));
   } catch (err) {
-    if (!(err instanceof CaseNotReady)) console.error(JSON.stringify({ msg: "synchronous case analysis failed; queued", verification_id: input.id, error: String(err) }));
+    if (!(err instanceof CaseNotReady)) log.error({ msg: "synchronous case analysis failed; queued", verification_id: input.id, error: String(err) });
   } finally {
     clearTimeout(timer);
   }

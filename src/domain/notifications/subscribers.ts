@@ -7,6 +7,7 @@ import { messagingTransport } from "../../providers/messaging";
 import { sendOnce } from "../../providers/outbound";
 import { TRIAL_ORIGIN_CHANNEL } from "../trial/trial";
 import { trialVerdictMessage, verificationEmail, type EmailKind } from "./texts";
+import { log } from "../../lib/log";
 
 /*
  * Events-queue subscribers that notify people. Each message is at-most-once per event
@@ -51,7 +52,7 @@ export async function sendTrialVerdict(env: Env, db: Db, event: DomainEvent): Pr
   if (!record || record.row.originChannel !== TRIAL_ORIGIN_CHANNEL) return false;
   const recipient = env.TRIAL_WHATSAPP_NUMBER;
   if (!recipient) {
-    console.warn(JSON.stringify({ msg: "trial verdict not sent: TRIAL_WHATSAPP_NUMBER is not set", verification_id: record.row.id }));
+    log.warn({ msg: "trial verdict not sent: TRIAL_WHATSAPP_NUMBER is not set", verification_id: record.row.id });
     return false;
   }
   return sendOnce(db, messagingTransport(env), {

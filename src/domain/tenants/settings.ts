@@ -4,22 +4,27 @@ import { tenants } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 
 export interface TenantSettings {
+  /** Shown to end users (capture page, certificate) and operators. */
+  displayName: string;
   /** Verifications created more than this many days ago are redacted daily; null keeps them. */
   retentionDays: number | null;
 }
 
+const columns = { displayName: tenants.displayName, retentionDays: tenants.retentionDays };
+
 export async function readTenantSettings(db: Db, tenantId: string): Promise<TenantSettings> {
-  const row = await db.select({ retentionDays: tenants.retentionDays }).from(tenants).where(eq(tenants.id, tenantId)).get();
+  const row = await db.select(columns).from(tenants).where(eq(tenants.id, tenantId)).get();
   if (!row) throw ApiError.notFound("tenant");
   return row;
 }
 
-export async function updateTenantSettings(db: Db, tenantId: string, patch: TenantSettings): Promise<TenantSettings> {
-  const rows = await db
-    .update(tenants)
-    .set({ retentionDays: patch.retentionDays })
-    .where(eq(tenants.id, tenantId))
-    .returning({ retentionDays: tenants.retentionDays });
+/** Changes the given settings only (one UPDATE); answers all of them as they now are. */
+export async function updateTenantSettings(db: Db, tenantId: string, patch: Partial<TenantSettings>): Promise<TenantSettings> {
+  const set = {
+    ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
+    ...(patch.retentionDays !== undefined ? { retentionDays: patch.retentionDays } : {}),
+  };
+  const rows = await db.update(tenants).set(set).where(eq(tenants.id, tenantId)).returning(columns);
   if (rows.length === 0) throw ApiError.notFound("tenant");
   return rows[0]!;
 }

@@ -7,6 +7,7 @@ import { CreateVerificationSchema } from "../../schemas/verification-create";
 import { findTenant } from "../tenants/tenants";
 import { captureUrl } from "../verification/present";
 import { createVerification } from "../verification/service";
+import { log } from "../../lib/log";
 
 /** `POST /v1/public/trial/start`: 1000 starts per hour per client IP, counted in a Durable Object per IP. */
 export const TRIAL_LIMIT = 1000;
@@ -28,7 +29,7 @@ export function trialLimiterKey(clientIp: string | undefined): string {
 export async function startTrial(env: Env, db: Db, input: { clientIp: string | undefined; source?: string }, now = Date.now()) {
   const tenantId = env.TRIAL_TENANT_ID;
   if (!tenantId || !(await findTenant(db, tenantId))) {
-    console.error(JSON.stringify({ msg: "trial start refused: TRIAL_TENANT_ID is unset or names no tenant", tenant_id: tenantId ?? null }));
+    log.error({ msg: "trial start refused: TRIAL_TENANT_ID is unset or names no tenant", tenant_id: tenantId ?? null });
     throw new ApiError("not_found", "Trials are not available.");
   }
   await enforceRateLimit(env, trialLimiterKey(input.clientIp), TRIAL_LIMIT, TRIAL_WINDOW_MS, "Too many trial starts from this address; try again later.");

@@ -41,6 +41,7 @@ export function presentVerification(
     capture_url: captureUrl(options.baseUrl, row.id),
     created_at: iso(row.createdAt),
     expires_at: iso(row.expiresAt),
+    ...(full && row.templateId ? { template: { id: row.templateId, version: row.templateVersion ?? 1 } } : {}),
     captures_count: row.capturesCount,
     config: full ? row.config : capturePageConfig(row.config),
   };

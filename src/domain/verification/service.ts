@@ -1,13 +1,13 @@
 import canonicalize from "canonicalize";
-import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { answers, captures, idempotencyKeys, verifications } from "../../db/schema";
+import { answers, captures, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
 import type { VerificationRecord } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import { settings } from "../../env";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { isId, newId } from "../../lib/ids";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import type { VerificationStatus } from "./state";
 import { normalizeConfig } from "./config";
@@ -97,11 +97,20 @@ export interface ListFilters {
   limit: number;
   cursor?: string;
   status?: VerificationStatus;
+  verdict?: "verified" | "suspicious" | "failed";
+  templateId?: string;
+  /** A `vfy_`/`cap_` id, or the start of a metadata value. */
+  q?: string;
+  hasReview?: boolean;
   createdGte?: number;
   createdLt?: number;
 }
 
-/** Newest first, keyset-paginated on the id (a ULID, so it sorts by creation time). */
+/**
+ * Newest first, keyset-paginated on the id (a ULID, so it sorts by creation time). Every filter is
+ * an equality on an index that ends in `id` (status, verdict label, template, reviewed), or a lookup
+ * that yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
+ */
 export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
   const secret = settings(env).signingSecret;
   const conditions: SQL[] = [eq(verifications.tenantId, tenantId)];
@@ -113,6 +122,12 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
     conditions.push(lt(verifications.id, decoded.after));
   }
   if (filters.status) conditions.push(eq(verifications.status, filters.status));
+  // The same expression as the index verifications_tenant_verdict_idx, so SQLite uses it.
+  if (filters.verdict) conditions.push(sql`(${verifications.verdict} ->> '$.label') = ${filters.verdict}`);
+  if (filters.templateId) conditions.push(eq(verifications.templateId, filters.templateId));
+  if (filters.q !== undefined) conditions.push(await searchCondition(db, tenantId, filters.q));
+  // `review IS NOT NULL` is the condition of the partial index verifications_tenant_reviewed_idx.
+  if (filters.hasReview !== undefined) conditions.push(filters.hasReview ? isNotNull(verifications.review) : isNull(verifications.review));
   if (filters.createdGte !== undefined) conditions.push(gte(verifications.createdAt, filters.createdGte));
   if (filters.createdLt !== undefined) conditions.push(lt(verifications.createdAt, filters.createdLt));
   const rows = await db
@@ -128,6 +143,37 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
     return { records, nextCursor: await signToken(secret, "list-cursor", { after: last.id }) };
   }
   return { records };
+}
+
+/** Highest code point: `prefix || MAX` bounds every string that starts with `prefix`. */
+const AFTER_EVERY_SUFFIX = String.fromCodePoint(0x10ffff);
+
+/**
+ * `q`: a verification id is itself; a capture id names its verification; anything else is the
+ * start of a metadata value, looked up in `verification_search_terms` (lower-cased by SQLite's
+ * `lower`, ASCII only, on both sides).
+ */
+async function searchCondition(db: Db, tenantId: string, q: string): Promise<SQL> {
+  if (isId("verification", q)) return eq(verifications.id, q);
+  if (isId("capture", q)) {
+    const capture = await db
+      .select({ verificationId: captures.verificationId })
+      .from(captures)
+      .where(and(eq(captures.id, q), eq(captures.tenantId, tenantId)))
+      .get();
+    return eq(verifications.id, capture?.verificationId ?? "");
+  }
+  const terms = db
+    .select({ id: verificationSearchTerms.verificationId })
+    .from(verificationSearchTerms)
+    .where(
+      and(
+        eq(verificationSearchTerms.tenantId, tenantId),
+        sql`${verificationSearchTerms.term} >= lower(${q})`,
+        sql`${verificationSearchTerms.term} < lower(${q}) || ${AFTER_EVERY_SUFFIX}`,
+      ),
+    );
+  return inArray(verifications.id, terms);
 }
 
 async function attachChildren(db: Db, rows: VerificationRecord["row"][]): Promise<VerificationRecord[]> {

@@ -149,14 +149,15 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
   return { kind: "retry", delaySeconds };
 }
 
-interface Sent {
+export interface Sent {
   ok: boolean;
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
 }
 
-async function post(
+/** One signed POST, never following redirects nor reading the body back; every failure is a value. */
+export async function post(
   doFetch: typeof fetch,
   url: string,
   body: string,

@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { ApiError } from "../../lib/errors";
 import { hostResolver, type HostResolver } from "../../providers/dns";
+import { log } from "../../lib/log";
 
 /*
  * SSRF guard for tenant-supplied webhook URLs, applied outside local development at creation and
@@ -122,7 +123,7 @@ export async function guardWebhookUrl(raw: string, resolver: HostResolver): Prom
   try {
     addresses = await resolver.resolve(host);
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "webhook host resolution failed; refusing for now", host, error: String(err) }));
+    log.warn({ msg: "webhook host resolution failed; refusing for now", host, error: String(err) });
     return refuse("unresolved", `Could not resolve ${host} to check it (DNS resolver error); try again later.`);
   }
   for (const address of addresses) {

@@ -9,8 +9,8 @@ import { servedContract } from "./api";
 /** Where the phone-sized screenshots of every screen go (README: "Capture page"). */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "../../../test-results/capture-page");
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const BASE_FLAGS = [
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const BASE_FLAGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -70,7 +70,8 @@ export async function openPhone(options: { camera?: "allow" | "deny"; locale?: s
   };
 }
 
-async function checkPageResponse(contract: Contract, response: Response, violations: string[]): Promise<void> {
+/** Checks one answer a page received from the Worker against the served document (violations are collected). */
+export async function checkPageResponse(contract: Contract, response: Response, violations: string[]): Promise<void> {
   if (new URL(response.url()).origin !== new URL(inject("baseUrl")).origin) return;
   let body = "";
   if (response.status() < 300 || response.status() >= 400) {
@@ -81,7 +82,10 @@ async function checkPageResponse(contract: Contract, response: Response, violati
     }
   }
   try {
-    contract.check({ method: response.request().method(), url: response.url(), status: response.status(), headers: new Headers(await response.allHeaders()), body });
+    // headersArray keeps repeated headers apart (two Set-Cookie lines would not fit one Headers value).
+    const headers = new Headers();
+    for (const { name, value } of await response.headersArray()) headers.append(name, value);
+    contract.check({ method: response.request().method(), url: response.url(), status: response.status(), headers, body });
   } catch (err) {
     if (!(err instanceof ContractViolation)) throw err;
     violations.push(err.message);

@@ -1,0 +1,76 @@
+/*
+ * The console's only way to the service: the public API through openapi-fetch, typed by the types
+ * generated from the served OpenAPI document (clients/typescript/src/schema.d.ts, `npm run
+ * gen:client`). Nothing here restates a shape; every operation the console performs is one any API
+ * client can perform. The session cookie rides along (same origin); the browser adds `Origin` to
+ * every write, which is what the service's CSRF check reads.
+ */
+import createClient, { type Middleware } from "openapi-fetch";
+import type { components, operations, paths } from "../../clients/typescript/src/schema";
+import { signInUrl } from "./router";
+
+export type Schemas = components["schemas"];
+export type Verification = Schemas["Verification"];
+export type VerificationStatus = Verification["status"];
+export type Verdict = Schemas["Verdict"];
+export type LinkTemplate = Schemas["LinkTemplate"];
+export type ApiKey = Schemas["ApiKey"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type AuditEvent = Schemas["AuditEvent"];
+export type Phone = Schemas["Phone"];
+export type Me = Schemas["Me"];
+export type Step = Schemas["Step"];
+export type Capture = Schemas["Capture"];
+export type CreateVerificationRequest = Schemas["CreateVerificationRequest"];
+export type StepInput = NonNullable<CreateVerificationRequest["steps"]>[number];
+export type ListQuery = NonNullable<operations["listVerifications"]["parameters"]["query"]>;
+
+/** An error answer (`{error: {code, message, fields?}}`); `fields` are keyed by dotted input path. */
+export class ApiError extends Error {
+  override name = "ApiError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** A session that ended (expired, signed out elsewhere) sends the operator to sign in and back. */
+const signedOut: Middleware = {
+  onResponse({ request, response }) {
+    const path = new URL(request.url).pathname;
+    if (response.status === 401 && !path.startsWith("/v1/auth/")) {
+      window.location.assign(signInUrl(`${location.pathname}${location.search}`));
+    }
+    return undefined;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
+api.use(signedOut);
+
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** The data of a successful answer, else an ApiError carrying the service's code and message. */
+export async function ok<T>(pending: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await pending;
+  } catch {
+    throw new ApiError(0, "network_error", "The service could not be reached. Check the connection and try again.");
+  }
+  if (answer.response.ok && answer.data !== undefined) return answer.data;
+  const body = answer.error as { error?: { code?: string; message?: string; fields?: Record<string, string> } | string } | undefined;
+  const error = body?.error;
+  if (error && typeof error === "object") {
+    throw new ApiError(answer.response.status, error.code ?? "error", error.message ?? "The request failed.", error.fields ?? {});
+  }
+  throw new ApiError(answer.response.status, typeof error === "string" ? error : "error", `The service answered ${answer.response.status}.`);
+}
+
+/** The statuses a verification can still leave on its own (what live refresh watches). */
+export const OPEN_STATUSES: readonly VerificationStatus[] = ["pending", "partially_captured", "abandoned"];
+export const isOpen = (v: Verification): boolean => OPEN_STATUSES.includes(v.status) || (v.status === "completed" && !v.verdict);

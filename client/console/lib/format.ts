@@ -1,0 +1,71 @@
+import type { Verdict, Verification, VerificationStatus } from "../api";
+
+const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
+const timeOnly = new Intl.DateTimeFormat("en-GB", { timeStyle: "medium" });
+
+export const formatDateTime = (iso: string | undefined): string => (iso ? dateTime.format(new Date(iso)) : "—");
+export const formatTime = (date: Date): string => timeOnly.format(date);
+
+/** "3 min ago", "in 2 days": relative to now, for scanning a list. */
+export function relative(iso: string, now = Date.now()): string {
+  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+  const abs = Math.abs(seconds);
+  const [value, unit] =
+    abs < 60 ? [seconds, "second"] : abs < 3600 ? [Math.round(seconds / 60), "minute"] : abs < 86_400 ? [Math.round(seconds / 3600), "hour"] : [Math.round(seconds / 86_400), "day"];
+  return new Intl.RelativeTimeFormat("en", { numeric: "auto" }).format(value, unit as Intl.RelativeTimeFormatUnit);
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function duration(seconds: number): string {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} day${seconds === 86_400 ? "" : "s"}`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? "" : "s"}`;
+  if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? "" : "s"}`;
+  return `${seconds} s`;
+}
+
+export const STATUS_LABEL: Record<VerificationStatus, string> = {
+  pending: "Waiting for capture",
+  partially_captured: "Capturing",
+  completed: "Completed",
+  expired: "Expired",
+  failed: "Failed",
+  abandoned: "Abandoned",
+};
+
+export const VERDICT_LABEL: Record<Verdict["label"], string> = { verified: "Verified", suspicious: "Suspicious", failed: "Failed" };
+
+export const REASON_LABEL: Record<NonNullable<Verdict["reason_code"]>, string> = {
+  screen_detected: "photo of a screen",
+  ai_generated: "AI-generated image",
+  context_mismatch: "does not match the context",
+  reverse_search_match: "found online",
+  depth_anomaly: "flat or implausible depth",
+  not_assessed: "a required check could not run",
+};
+
+export function verdictSummary(v: Verification): string {
+  if (!v.verdict) return v.status === "completed" ? "Analysing…" : "—";
+  const reason = v.verdict.reason_code ? `: ${REASON_LABEL[v.verdict.reason_code]}` : "";
+  return `${VERDICT_LABEL[v.verdict.label]}${reason}`;
+}
+
+export const SIGNAL_NAMES = {
+  screen: "Screen detection",
+  ai: "AI-generation detection",
+  reverse: "Reverse image search",
+  context: "Context match",
+  depth: "Depth",
+} as const;
+
+/** A short description of what a verification collects, from its steps. */
+export function stepsSummary(v: Verification): string {
+  const steps = v.config.steps;
+  const photos = steps.filter((s) => s.type !== "text").reduce((n, s) => n + ("max" in s ? s.max : 0), 0);
+  const texts = steps.filter((s) => s.type === "text").length;
+  return [`${photos} photo${photos === 1 ? "" : "s"} max`, texts ? `${texts} question${texts === 1 ? "" : "s"}` : ""].filter(Boolean).join(", ");
+}

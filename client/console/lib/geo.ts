@@ -1,0 +1,27 @@
+export interface Point {
+  lat: number;
+  lng: number;
+}
+
+/** Great-circle distance in metres (haversine, mean Earth radius). */
+export function distanceMetres(a: Point, b: Point): number {
+  const R = 6_371_008.8;
+  const rad = (d: number) => (d * Math.PI) / 180;
+  const dLat = rad(b.lat - a.lat);
+  const dLng = rad(b.lng - a.lng);
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.sin(dLng / 2) ** 2;
+  return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+export function formatDistance(m: number): string {
+  return m < 1000 ? `${Math.round(m)} m` : `${(m / 1000).toFixed(m < 10_000 ? 1 : 0)} km`;
+}
+
+export const formatPoint = (p: Point): string => `${p.lat.toFixed(5)}, ${p.lng.toFixed(5)}`;
+
+/** A link to the point on OpenStreetMap (opens in a new tab; no Referer is sent). */
+export const mapUrl = (p: Point): string => `https://www.openstreetmap.org/?mlat=${p.lat}&mlon=${p.lng}#map=17/${p.lat}/${p.lng}`;
+
+export function isPoint(value: unknown): value is Point {
+  return typeof value === "object" && value !== null && typeof (value as Point).lat === "number" && typeof (value as Point).lng === "number";
+}

@@ -1,0 +1,93 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { ApiError } from "../api";
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  /** Loads again (keeps the current data on screen meanwhile). */
+  reload: () => Promise<void>;
+  /** Replaces the data with what a write answered, without a round trip. */
+  set: (value: T) => void;
+}
+
+const asApiError = (err: unknown): ApiError =>
+  err instanceof ApiError ? err : new ApiError(0, "error", err instanceof Error ? err.message : String(err));
+
+/** Runs `load` when `deps` change; a newer load wins over a slower older one. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+  const [loading, setLoading] = useState(true);
+  const generation = useRef(0);
+  const run = useCallback(async () => {
+    const mine = ++generation.current;
+    setLoading(true);
+    try {
+      const value = await load();
+      if (mine !== generation.current) return;
+      setData(value);
+      setError(undefined);
+    } catch (err) {
+      if (mine === generation.current) setError(asApiError(err));
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  }, deps);
+  useEffect(() => {
+    void run();
+  }, [run]);
+  return { data, error, loading, reload: run, set: setData };
+}
+
+/** A write in progress and its outcome, for forms and buttons. */
+export function useAction<A extends unknown[], T>(action: (...args: A) => Promise<T>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+  const run = useCallback(
+    async (...args: A): Promise<T | undefined> => {
+      setBusy(true);
+      setError(undefined);
+      try {
+        return await action(...args);
+      } catch (err) {
+        setError(asApiError(err));
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [action],
+  );
+  return { run, busy, error, clearError: () => setError(undefined) };
+}
+
+/** Calls `tick` every `ms` while the page is visible and `active` holds. */
+export function usePolling(tick: () => void | Promise<void>, ms: number, active: boolean): void {
+  const latest = useRef(tick);
+  latest.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const schedule = () => {
+      timer = setTimeout(async () => {
+        if (stopped) return;
+        if (document.visibilityState === "visible") await latest.current();
+        if (!stopped) schedule();
+      }, ms);
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [ms, active]);
+}
+
+/** The document title for a screen. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Verification console`;
+  }, [title]);
+}

@@ -1,0 +1,70 @@
+import type { Verification } from "../../api";
+import { Badge } from "../../components/ui";
+import { formatDistance, formatPoint, isPoint, mapUrl } from "../../lib/geo";
+
+const LOCATION_WORDS: Record<string, [string, "good" | "warn" | "bad" | "neutral"]> = {
+  verified: ["Taken at the expected place", "good"],
+  no_match: ["Taken elsewhere", "bad"],
+  ungeocoded: ["Not compared (address not found, or no GPS on the photos)", "neutral"],
+  rejected: ["The device reported a fake location", "bad"],
+};
+
+/** Location, expected object and condition: checks beside the verdict that never change its label. */
+export function IndependentChecks(props: { verification: Verification }) {
+  const { location_match: location, object_match: object, condition } = props.verification;
+  if (!location && !object && !condition) return <p class="muted">No location, object or condition check was asked for.</p>;
+  const words = location ? LOCATION_WORDS[String(location.status)] : undefined;
+  const expected = isPoint(location?.expected_point) ? location.expected_point : undefined;
+  const observed = isPoint(location?.observed_point) ? location.observed_point : undefined;
+  const aspects = Array.isArray(condition?.aspects) ? (condition.aspects as Array<{ name: string; score: number; reasoning: string }>) : [];
+  return (
+    <dl class="facts">
+      {location ? (
+        <>
+          <dt>Location</dt>
+          <dd>
+            {words ? <Badge tone={words[1]}>{words[0]}</Badge> : String(location.status)}
+            <ul class="plain">
+              <li>Expected: {String(location.expected_location ?? "—")}{expected ? <> ({formatPoint(expected)})</> : null}</li>
+              {observed ? (
+                <li>
+                  Photographed at {formatPoint(observed)}{" "}
+                  <a href={mapUrl(observed)} target="_blank" rel="noopener noreferrer">
+                    open the map
+                  </a>
+                </li>
+              ) : null}
+              {typeof location.distance_m === "number" ? <li>Distance to the expected address: {formatDistance(location.distance_m)}</li> : null}
+              {typeof location.tolerance_m === "number" ? <li>Accepted within {formatDistance(location.tolerance_m)}</li> : null}
+            </ul>
+          </dd>
+        </>
+      ) : null}
+      {object ? (
+        <>
+          <dt>Expected object</dt>
+          <dd>
+            “{object.expected_object}”: <Badge tone={object.status === "match" ? "good" : object.status === "mismatch" ? "bad" : "neutral"}>{object.status === "inconclusive" ? "not determined" : object.status}</Badge>
+          </dd>
+        </>
+      ) : null}
+      {condition ? (
+        <>
+          <dt>Condition</dt>
+          <dd>
+            {typeof condition.score === "number" ? `${condition.score} / 10 (${String(condition.label)})` : String(condition.status ?? "not assessed")}
+            {aspects.length > 0 ? (
+              <ul class="plain">
+                {aspects.map((a) => (
+                  <li key={a.name}>
+                    {a.name}: {a.score} / 10. {a.reasoning}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}

@@ -1,0 +1,70 @@
+import { useState } from "preact/hooks";
+import { api, ok, type Verification } from "../../api";
+import { ReviewBadge } from "../../components/badges";
+import { announce, ErrorNotice, Field, Notice, Progress } from "../../components/ui";
+import { formatDateTime } from "../../lib/format";
+import { useAction } from "../../lib/hooks";
+
+type Decision = "approved" | "rejected" | "needs_more";
+const DECISIONS: Array<[Decision, string, string]> = [
+  ["approved", "Approve", "The evidence supports the claim."],
+  ["rejected", "Reject", "The evidence does not support it."],
+  ["needs_more", "Needs more evidence", "Recorded only: create a new verification to ask for more."],
+];
+
+/** The operator's decision beside the machine verdict (which never changes); each one is on the timeline. */
+export function ReviewPanel(props: { verification: Verification; onChange: (v: Verification) => void }) {
+  const v = props.verification;
+  const [decision, setDecision] = useState<Decision | undefined>(undefined);
+  const [note, setNote] = useState("");
+  const submit = useAction(async () => {
+    const next = await ok(api.POST("/v1/verifications/{id}/review", { params: { path: { id: v.id } }, body: { decision: decision!, note: note.trim() } }));
+    props.onChange(next);
+    setDecision(undefined);
+    setNote("");
+    announce("Review recorded");
+  });
+  return (
+    <div class="stack">
+      {v.review ? (
+        <Notice>
+          Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“{v.review.note}”</> : null} <span class="meta">by {v.review.by}, {formatDateTime(v.review.at)}</span>
+        </Notice>
+      ) : null}
+      {v.redacted_at ? (
+        <p class="muted">A redacted verification takes no further review.</p>
+      ) : (
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit.run();
+          }}
+        >
+          <fieldset class="decisions">
+            <legend>Decision</legend>
+            {DECISIONS.map(([value, label, hint]) => (
+              <span class="check" key={value}>
+                <input type="radio" id={`decision-${value}`} name="decision" value={value} checked={decision === value} onChange={() => setDecision(value)} />
+                <label for={`decision-${value}`}>
+                  {label} <span class="meta">{hint}</span>
+                </label>
+              </span>
+            ))}
+            {submit.error?.fields.decision ? <p class="field-error">{submit.error.fields.decision}</p> : null}
+          </fieldset>
+          <Field label="Note" hint="Why (kept on the timeline with your name; up to 2000 characters)." error={submit.error?.fields.note}>
+            {(c) => <textarea {...c} required maxLength={2000} rows={3} value={note} onInput={(e) => setNote(e.currentTarget.value)} />}
+          </Field>
+          {submit.error && Object.keys(submit.error.fields).length === 0 ? <ErrorNotice error={submit.error} what="The review was not recorded" /> : null}
+          <div>
+            <button type="submit" class="button primary" disabled={submit.busy || !decision || note.trim() === ""}>
+              {submit.busy ? "Recording…" : "Record the review"}
+            </button>
+          </div>
+          {submit.busy ? <Progress label="Recording the review…" /> : null}
+        </form>
+      )}
+    </div>
+  );
+}

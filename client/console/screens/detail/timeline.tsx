@@ -1,0 +1,53 @@
+import type { AuditEvent } from "../../api";
+import { Empty } from "../../components/ui";
+import { formatDateTime } from "../../lib/format";
+
+const NAMES: Record<string, string> = {
+  "verification.created": "Created",
+  "verification.capture.persisted": "Evidence received",
+  "verification.answer.recorded": "Question answered",
+  "verification.submitted": "Submitted by the person",
+  "verification.ready": "Evidence complete",
+  "verification.abandoned": "Left the capture page",
+  "verification.completed": "Completed with a verdict",
+  "verification.expired": "Expired",
+  "verification.failed": "Failed",
+  "verification.case.completed": "Finalized with a narrative",
+  "verification.case.analyzed": "Case analysis arrived",
+  "verification.reviewed": "Reviewed",
+  "verification.redacted": "Evidence erased",
+};
+
+const DECISIONS: Record<string, string> = { approved: "approved", rejected: "rejected", needs_more: "needs more evidence" };
+
+/** The words of one payload, for the entries whose payload says something to a person. */
+function detail(e: AuditEvent): string | undefined {
+  const p = (e.payload ?? {}) as Record<string, unknown>;
+  if (e.event_name === "verification.reviewed" && typeof p.decision === "string") {
+    return `${DECISIONS[p.decision] ?? p.decision}${typeof p.note === "string" ? `: “${p.note}”` : ""}${typeof p.by === "string" ? ` (by ${p.by})` : ""}`;
+  }
+  if (e.event_name === "verification.case.completed" && typeof p.narrative === "string") return `“${p.narrative}”`;
+  if (e.event_name === "verification.capture.persisted" && typeof p.step_key === "string") return `step ${p.step_key}`;
+  if (e.event_name === "verification.answer.recorded" && typeof p.step_key === "string") return `step ${p.step_key}`;
+  if (e.event_name === "verification.completed" && typeof p.label === "string") return `verdict ${p.label}`;
+  if (e.event_name === "verification.failed" && typeof p.reason === "string") return p.reason;
+  return undefined;
+}
+
+export function Timeline(props: { events: AuditEvent[] }) {
+  if (props.events.length === 0) return <Empty>Nothing recorded yet.</Empty>;
+  return (
+    <ol class="timeline">
+      {props.events.map((e) => {
+        const words = detail(e);
+        return (
+          <li key={e.event_id}>
+            <time dateTime={e.occurred_at}>{formatDateTime(e.occurred_at)}</time>
+            <span class="event">{NAMES[e.event_name] ?? e.event_name}</span>
+            {words ? <span class="event-detail">{words}</span> : null}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

@@ -1,0 +1,178 @@
+import { useState } from "preact/hooks";
+import { api, ok, type Phone } from "../api";
+import { useSession } from "../app";
+import { announce, ConfirmDialog, Empty, ErrorNotice, Field, PageHeader, Progress, Section } from "../components/ui";
+import { formatDateTime } from "../lib/format";
+import { useAction, useLoad, useTitle } from "../lib/hooks";
+
+export function SettingsScreen() {
+  useTitle("Settings");
+  const { me } = useSession();
+  return (
+    <>
+      <PageHeader title="Settings" subtitle={`Organisation ${me.tenant.display_name} (${me.tenant.slug}), tenant ${me.tenant.id}`} />
+      <div class="stack">
+        <Organisation />
+        <Phones />
+        <SignOutEverywhere />
+      </div>
+    </>
+  );
+}
+
+function Organisation() {
+  const { me, setMe } = useSession();
+  const settings = useLoad(() => ok(api.GET("/v1/tenant/settings")), []);
+  const [name, setName] = useState<string | undefined>(undefined);
+  const [retention, setRetention] = useState<string | undefined>(undefined);
+  const current = settings.data;
+  const shownName = name ?? current?.display_name ?? "";
+  const shownRetention = retention ?? (current?.retention_days != null ? String(current.retention_days) : "");
+  const save = useAction(async () => {
+    const next = await ok(
+      api.PATCH("/v1/tenant/settings", {
+        body: { display_name: shownName.trim(), retention_days: shownRetention.trim() === "" ? null : Number(shownRetention) },
+      }),
+    );
+    settings.set(next);
+    setName(undefined);
+    setRetention(undefined);
+    setMe({ ...me, tenant: { ...me.tenant, display_name: next.display_name } });
+    announce("Settings saved");
+  });
+  return (
+    <Section title="Organisation" id="organisation">
+      {!current && !settings.error ? <Progress label="Loading settings…" /> : null}
+      <ErrorNotice error={settings.error} what="Settings could not be loaded" />
+      {current ? (
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save.run();
+          }}
+        >
+          <div class="grid">
+            <Field label="Display name" hint="Shown to the people you send links to (“Requested by …”), on certificates and here." error={save.error?.fields.display_name}>
+              {(c) => <input {...c} required maxLength={100} value={shownName} onInput={(e) => setName(e.currentTarget.value)} />}
+            </Field>
+            <Field
+              label="Keep evidence for (days)"
+              hint="Empty keeps everything. Otherwise a daily run erases verifications older than this, exactly like “Erase the evidence” (1 to 3650)."
+              error={save.error?.fields.retention_days}
+            >
+              {(c) => <input {...c} type="number" min={1} max={3650} inputMode="numeric" value={shownRetention} onInput={(e) => setRetention(e.currentTarget.value)} />}
+            </Field>
+          </div>
+          {save.error && Object.keys(save.error.fields).length === 0 ? <ErrorNotice error={save.error} /> : null}
+          <div>
+            <button type="submit" class="button primary" disabled={save.busy}>
+              {save.busy ? "Saving…" : "Save"}
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </Section>
+  );
+}
+
+function Phones() {
+  const phones = useLoad(() => ok(api.GET("/v1/phones")), []);
+  const [phone, setPhone] = useState("");
+  const [label, setLabel] = useState("");
+  const [removing, setRemoving] = useState<Phone | undefined>(undefined);
+  const register = useAction(async () => {
+    await ok(api.POST("/v1/phones", { body: { phone: phone.trim(), ...(label.trim() ? { label: label.trim() } : {}) } }));
+    setPhone("");
+    setLabel("");
+    announce("Phone registered");
+    await phones.reload();
+  });
+  const remove = useAction(async (p: Phone) => {
+    await ok(api.DELETE("/v1/phones/{id}", { params: { path: { id: p.id } } }));
+    setRemoving(undefined);
+    announce(`${p.phone} removed`);
+    await phones.reload();
+  });
+  const items = phones.data?.items ?? [];
+  return (
+    <Section title="Phones for the messaging bot" id="phones">
+      <p class="hint">The bot sends sign-in codes only to these numbers; removing one voids its codes at once.</p>
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void register.run();
+        }}
+      >
+        <Field label="Phone number" hint="International format, e.g. +447700900123." error={register.error?.fields.phone}>
+          {(c) => <input {...c} type="tel" required autoComplete="off" value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Label" hint="Optional, e.g. Field team lead." error={register.error?.fields.label}>
+          {(c) => <input {...c} maxLength={100} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" class="button primary" disabled={register.busy}>
+          {register.busy ? "Registering…" : "Register phone"}
+        </button>
+      </form>
+      {register.error && Object.keys(register.error.fields).length === 0 ? <ErrorNotice error={register.error} /> : null}
+      <ErrorNotice error={phones.error} what="Phones could not be loaded" />
+      {phones.loading && !phones.data ? <Progress label="Loading phones…" /> : null}
+      {phones.data && items.length === 0 ? <Empty>No phones registered.</Empty> : null}
+      {items.length > 0 ? (
+        <ul class="rows">
+          {items.map((p) => (
+            <li key={p.id}>
+              <span>
+                <strong class="mono">{p.phone}</strong> {p.label ? <span>{p.label}</span> : null}
+                <span class="meta">registered {formatDateTime(p.created_at)}</span>
+              </span>
+              <button type="button" class="button danger-link small" onClick={() => setRemoving(p)}>
+                Remove <span class="visually-hidden">{p.phone}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ConfirmDialog
+        open={removing !== undefined}
+        title={`Remove ${removing?.phone ?? ""}?`}
+        body={<p>The bot stops issuing sign-in codes for it, and codes already sent stop working. The person keeps their account.</p>}
+        confirm="Remove the phone"
+        busy={remove.busy}
+        error={remove.error}
+        onConfirm={() => removing && void remove.run(removing)}
+        onClose={() => {
+          setRemoving(undefined);
+          remove.clearError();
+        }}
+      />
+    </Section>
+  );
+}
+
+function SignOutEverywhere() {
+  const [confirming, setConfirming] = useState(false);
+  const run = useAction(async () => {
+    await ok(api.POST("/v1/auth/logout-everywhere"));
+    window.location.assign("/console/sign-in");
+  });
+  return (
+    <Section title="Sign out everywhere" id="sign-out-everywhere">
+      <p>For a lost laptop or a leaked session: every dashboard user of this organisation is signed out on every device, you included.</p>
+      <button type="button" class="button danger" onClick={() => setConfirming(true)}>
+        Sign everyone out
+      </button>
+      <ConfirmDialog
+        open={confirming}
+        title="Sign every user out, everywhere?"
+        body={<p>Everyone will need to sign in again. API keys keep working.</p>}
+        confirm="Sign everyone out"
+        busy={run.busy}
+        error={run.error}
+        onConfirm={() => void run.run()}
+        onClose={() => setConfirming(false)}
+      />
+    </Section>
+  );
+}

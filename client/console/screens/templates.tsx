@@ -1,0 +1,207 @@
+import { useRef, useState } from "preact/hooks";
+import { api, ok, type LinkTemplate } from "../api";
+import { ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
+import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, PageHeader, Progress, Section } from "../components/ui";
+import { formatDateTime } from "../lib/format";
+import { useAction, useLoad, useTitle } from "../lib/hooks";
+
+type Editing = { kind: "new" } | { kind: "edit"; template: LinkTemplate };
+
+export function TemplatesScreen() {
+  useTitle("Link templates");
+  const list = useLoad(() => ok(api.GET("/v1/link-templates")), []);
+  const [editing, setEditing] = useState<Editing | undefined>(undefined);
+  const [revoking, setRevoking] = useState<LinkTemplate | undefined>(undefined);
+  const revoke = useAction(async (t: LinkTemplate) => {
+    await ok(api.POST("/v1/link-templates/{slug}/revoke", { params: { path: { slug: t.slug } } }));
+    setRevoking(undefined);
+    announce(`${t.name} revoked`);
+    await list.reload();
+  });
+
+  if (editing) {
+    return (
+      <TemplateForm
+        editing={editing}
+        onDone={async (saved) => {
+          setEditing(undefined);
+          if (saved) {
+            announce(`${saved.name} published as version ${saved.version}`);
+            await list.reload();
+          }
+        }}
+      />
+    );
+  }
+
+  const items = list.data?.items ?? [];
+  return (
+    <>
+      <PageHeader
+        title="Link templates"
+        subtitle="Reusable public links: each visit starts a new verification from the template's current version."
+        actions={
+          <button type="button" class="button primary" onClick={() => setEditing({ kind: "new" })}>
+            Publish a template
+          </button>
+        }
+      />
+      <ErrorNotice error={list.error} what="Templates could not be loaded" />
+      {list.loading && !list.data ? <Progress label="Loading templates…" /> : null}
+      {list.data && items.length === 0 ? <Empty>No templates yet. Publish one to get a link you can put on a website or in a message.</Empty> : null}
+      {items.length > 0 ? (
+        <div class="table-wrap">
+          <table class="list responsive">
+            <caption class="visually-hidden">Link templates, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Template</th>
+                <th scope="col">Link</th>
+                <th scope="col">Version</th>
+                <th scope="col">Started</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((t) => (
+                <tr key={t.id}>
+                  <td data-label="Template">
+                    <strong>{t.name}</strong> <Badge tone={t.status === "active" ? "good" : "neutral"}>{t.status}</Badge>
+                    <span class="meta">
+                      {t.mode === "audit" ? "audit (uploaded content)" : "live capture"} · updated {formatDateTime(t.updated_at)}
+                    </span>
+                  </td>
+                  <td data-label="Link">
+                    <span class="mono break">{t.url}</span>
+                    {t.status === "active" ? (
+                      <span class="inline">
+                        <CopyButton text={t.url} label="Copy link" />
+                        <a class="button secondary small" href={t.url} target="_blank" rel="noopener noreferrer">
+                          Start one <span class="visually-hidden">from {t.name} (opens a new tab)</span>
+                        </a>
+                      </span>
+                    ) : null}
+                  </td>
+                  <td data-label="Version">v{t.version}</td>
+                  <td data-label="Started">
+                    {t.started_total} total, {t.started_today} today
+                    <a class="meta" href={`/console/verifications?template_id=${t.id}`}>
+                      see them
+                    </a>
+                  </td>
+                  <td data-label="Actions">
+                    {t.status === "active" ? (
+                      <span class="inline">
+                        <button type="button" class="button secondary small" onClick={() => setEditing({ kind: "edit", template: t })}>
+                          Edit <span class="visually-hidden">{t.name}</span>
+                        </button>
+                        <button type="button" class="button danger-link small" onClick={() => setRevoking(t)}>
+                          Revoke <span class="visually-hidden">{t.name}</span>
+                        </button>
+                      </span>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Revoke “${revoking?.name ?? ""}”?`}
+        body={<p>The link stops starting verifications at once and answers “no longer available”. The slug stays reserved. This cannot be undone.</p>}
+        confirm="Revoke the link"
+        busy={revoke.busy}
+        error={revoke.error}
+        onConfirm={() => revoking && void revoke.run(revoking)}
+        onClose={() => {
+          setRevoking(undefined);
+          revoke.clearError();
+        }}
+      />
+    </>
+  );
+}
+
+function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) => void }) {
+  const existing = props.editing.kind === "edit" ? props.editing.template : undefined;
+  const [slug, setSlug] = useState(existing?.slug ?? "");
+  const [name, setName] = useState(existing?.name ?? "");
+  const [mode, setMode] = useState<LinkTemplate["mode"]>(existing?.mode ?? "verification");
+  const [draft, setDraft] = useState<ConfigDraft>(() => (existing ? draftFrom(existing) : emptyDraft()));
+  const summary = useRef<HTMLDivElement>(null);
+  const save = useAction(async () => {
+    const spec = toRequest(draft);
+    if (!existing) return ok(api.POST("/v1/link-templates", { body: { ...spec, slug: slug.trim(), name: name.trim(), mode } }));
+    // An update replaces every field: what the form left empty is cleared (null) on the new version.
+    const patch = {
+      name: name.trim(),
+      mode,
+      steps: spec.steps,
+      signals_required: spec.signals_required ?? null,
+      context: spec.context ?? null,
+      webhook_url: spec.webhook_url ?? null,
+      notify_email: spec.notify_email ?? null,
+      metadata: spec.metadata ?? null,
+      expected_location: spec.expected_location ?? null,
+      expected_object: spec.expected_object ?? null,
+      condition_aspects: spec.condition_aspects ?? null,
+      seal: spec.seal ?? null,
+      expires_in_seconds: spec.expires_in_seconds ?? null,
+    };
+    return ok(api.PATCH("/v1/link-templates/{slug}", { params: { path: { slug: existing.slug } }, body: patch }));
+  });
+  const errors = save.error?.fields ?? {};
+  return (
+    <>
+      <PageHeader
+        title={existing ? `Edit “${existing.name}”` : "Publish a template"}
+        subtitle={existing ? `Saving publishes version ${existing.version + 1}; verifications already started keep the version they started from.` : "Its link starts a verification with these settings."}
+      />
+      <form
+        class="stack"
+        noValidate
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const saved = await save.run();
+          if (saved) props.onDone(saved);
+          else summary.current?.focus();
+        }}
+      >
+        <div ref={summary} tabIndex={-1}>
+          <ErrorNotice error={save.error} what={Object.keys(errors).length > 0 ? "Please correct the marked fields" : "The template could not be saved"} />
+        </div>
+        <Section title="Template">
+          <div class="grid">
+            <Field label="Name" error={errors.name}>
+              {(c) => <input {...c} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+            </Field>
+            <Field label="Slug" hint="In the link: lowercase letters, digits and hyphens. Cannot change later." error={errors.slug}>
+              {(c) => <input {...c} required maxLength={64} pattern="[a-z0-9][a-z0-9-]*" disabled={existing !== undefined} value={slug} onInput={(e) => setSlug(e.currentTarget.value)} />}
+            </Field>
+            <Field label="Mode" hint="Audit: the person uploads existing files instead of live photos." error={errors.mode}>
+              {(c) => (
+                <select {...c} value={mode} onChange={(e) => setMode(e.currentTarget.value as LinkTemplate["mode"])}>
+                  <option value="verification">Live capture</option>
+                  <option value="audit">Audit (uploaded content)</option>
+                </select>
+              )}
+            </Field>
+          </div>
+        </Section>
+        <ConfigFields draft={draft} onChange={setDraft} errors={errors} idPrefix="tpl" />
+        <div class="form-actions">
+          <button type="button" class="button secondary" onClick={() => props.onDone()}>
+            Cancel
+          </button>
+          <button type="submit" class="button primary" disabled={save.busy}>
+            {save.busy ? "Publishing…" : existing ? `Publish version ${existing.version + 1}` : "Publish"}
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,263 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, isOpen, ok, type ListQuery, type Verification } from "../api";
+import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
+import { Empty, ErrorNotice, PageHeader, Progress } from "../components/ui";
+import { formatDateTime, formatTime, relative } from "../lib/format";
+import { useAction, useLoad, usePolling, useTitle } from "../lib/hooks";
+import { navigate, useLocation } from "../router";
+
+const PAGE = 25;
+/** Refresh cadence: quick while something on screen can still change by itself, slow otherwise. */
+const OPEN_REFRESH_MS = 4_000;
+const IDLE_REFRESH_MS = 30_000;
+
+type Filters = Pick<ListQuery, "status" | "verdict" | "template_id" | "has_review" | "q" | "created_gte" | "created_lt">;
+const FILTER_KEYS = ["status", "verdict", "template_id", "has_review", "q", "from", "to"] as const;
+
+/** The URL's query → the API's filters (dates are whole local days). */
+function filtersFrom(query: URLSearchParams): Filters {
+  const f: Filters = {};
+  const status = query.get("status");
+  if (status) f.status = status as Filters["status"];
+  const verdict = query.get("verdict");
+  if (verdict) f.verdict = verdict as Filters["verdict"];
+  const template = query.get("template_id");
+  if (template) f.template_id = template;
+  const reviewed = query.get("has_review");
+  if (reviewed === "true" || reviewed === "false") f.has_review = reviewed;
+  const q = query.get("q")?.trim();
+  if (q) f.q = q;
+  const from = query.get("from");
+  if (from) f.created_gte = new Date(`${from}T00:00:00`).toISOString();
+  const to = query.get("to");
+  if (to) {
+    const end = new Date(`${to}T00:00:00`);
+    end.setDate(end.getDate() + 1);
+    f.created_lt = end.toISOString();
+  }
+  return f;
+}
+
+export function VerificationsScreen() {
+  useTitle("Verifications");
+  const location = useLocation();
+  const filters = filtersFrom(location.query);
+  const key = JSON.stringify(filters);
+  const [rows, setRows] = useState<Verification[]>([]);
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const [refreshedAt, setRefreshedAt] = useState<Date | undefined>(undefined);
+  // The template filter's names are not needed to show the list: they load once the list is on
+  // screen (or at once when the URL already filters by a template).
+  const [wantTemplates, setWantTemplates] = useState(location.query.has("template_id"));
+  const templates = useLoad(async () => (wantTemplates ? ok(api.GET("/v1/link-templates")) : undefined), [wantTemplates]);
+
+  const first = useLoad(async () => {
+    const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE } } }));
+    setRows(page.items);
+    setCursor(page.next_cursor);
+    setRefreshedAt(new Date());
+    setWantTemplates(true);
+    return page;
+  }, [key]);
+
+  const more = useAction(async () => {
+    if (!cursor) return;
+    const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE, cursor } } }));
+    setRows((current) => [...current, ...page.items]);
+    setCursor(page.next_cursor);
+  });
+
+  // Live refresh: the rows on screen are read again from the top (one request), so open rows move
+  // on as their captures and verdicts arrive, and new verifications appear first.
+  const anyOpen = rows.some(isOpen);
+  usePolling(
+    async () => {
+      const limit = Math.min(Math.max(rows.length, PAGE), 100);
+      try {
+        const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit } } }));
+        setRows((current) => [...page.items, ...current.slice(limit).filter((r) => !page.items.some((p) => p.id === r.id))]);
+        if (rows.length <= limit) setCursor(page.next_cursor);
+        setRefreshedAt(new Date());
+      } catch {
+        // A failed refresh keeps what is on screen; the next tick tries again.
+      }
+    },
+    anyOpen ? OPEN_REFRESH_MS : IDLE_REFRESH_MS,
+    first.data !== undefined,
+  );
+
+  const setFilter = (name: (typeof FILTER_KEYS)[number], value: string) => {
+    const next = new URLSearchParams(location.query);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    const query = next.toString();
+    navigate(`/console/verifications${query ? `?${query}` : ""}`, { replace: true });
+  };
+  const [search, setSearch] = useState(location.query.get("q") ?? "");
+  useEffect(() => setSearch(location.query.get("q") ?? ""), [location.query.get("q")]);
+  const filtered = FILTER_KEYS.some((k) => location.query.get(k));
+
+  return (
+    <>
+      <PageHeader
+        title="Verifications"
+        subtitle={refreshedAt ? <span aria-live="off">Live: updated {formatTime(refreshedAt)}</span> : null}
+        actions={
+          <a class="button primary" href="/console/verifications/new">
+            New verification
+          </a>
+        }
+      />
+      <form
+        class="filters"
+        role="search"
+        aria-label="Filter verifications"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter("q", search.trim());
+        }}
+      >
+        <div class="field grow">
+          <label for="f-q">Search</label>
+          <div class="inline">
+            <input id="f-q" type="search" placeholder="Verification or capture id, or a metadata value such as a claim number" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+            <button type="submit" class="button secondary">
+              Search
+            </button>
+          </div>
+        </div>
+        <div class="field">
+          <label for="f-status">Status</label>
+          <select id="f-status" value={location.query.get("status") ?? ""} onChange={(e) => setFilter("status", e.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="pending">Waiting for capture</option>
+            <option value="partially_captured">Capturing</option>
+            <option value="completed">Completed</option>
+            <option value="abandoned">Abandoned</option>
+            <option value="expired">Expired</option>
+            <option value="failed">Failed</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-verdict">Verdict</label>
+          <select id="f-verdict" value={location.query.get("verdict") ?? ""} onChange={(e) => setFilter("verdict", e.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="verified">Verified</option>
+            <option value="suspicious">Suspicious</option>
+            <option value="failed">Failed</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-template">Template</label>
+          <select id="f-template" value={location.query.get("template_id") ?? ""} onChange={(e) => setFilter("template_id", e.currentTarget.value)}>
+            <option value="">Any</option>
+            {(templates.data?.items ?? []).map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-review">Review</label>
+          <select id="f-review" value={location.query.get("has_review") ?? ""} onChange={(e) => setFilter("has_review", e.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="false">Not reviewed</option>
+            <option value="true">Reviewed</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-from">Created from</label>
+          <input id="f-from" type="date" value={location.query.get("from") ?? ""} onChange={(e) => setFilter("from", e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="f-to">Created to</label>
+          <input id="f-to" type="date" value={location.query.get("to") ?? ""} onChange={(e) => setFilter("to", e.currentTarget.value)} />
+        </div>
+        {filtered ? (
+          <a class="button link" href="/console/verifications">
+            Clear filters
+          </a>
+        ) : null}
+      </form>
+
+      <ErrorNotice error={first.error} what="The list could not be loaded" />
+      {first.loading && !first.data ? <Progress label="Loading verifications…" /> : null}
+      {first.data && rows.length === 0 ? (
+        <Empty>{filtered ? "No verification matches these filters." : "No verifications yet. Create one, or start one from a link template."}</Empty>
+      ) : null}
+      {rows.length > 0 ? (
+        <div class="table-wrap">
+          <table class="list responsive">
+            <caption class="visually-hidden">Verifications, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Verification</th>
+                <th scope="col">Status</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">Captures</th>
+                <th scope="col">Review</th>
+              </tr>
+            </thead>
+            <tbody aria-busy={first.loading}>
+              {rows.map((v) => (
+                <Row key={v.id} v={v} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <ErrorNotice error={more.error} what="More could not be loaded" />
+      {cursor ? (
+        <div class="more">
+          <button type="button" class="button secondary" disabled={more.busy} onClick={() => void more.run()}>
+            {more.busy ? "Loading…" : "Load more"}
+          </button>
+          {more.busy ? <Progress label="Loading more verifications…" /> : null}
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function Row(props: { v: Verification }) {
+  const { v } = props;
+  const metadata = Object.entries(v.config.metadata ?? {}).slice(0, 2);
+  return (
+    <tr>
+      <td data-label="Created">
+        <time dateTime={v.created_at} title={formatDateTime(v.created_at)}>
+          {relative(v.created_at)}
+        </time>
+      </td>
+      <td data-label="Verification">
+        <a class="row-link mono" href={`/console/verifications/${v.id}`}>
+          {v.id}
+        </a>
+        {metadata.length > 0 ? (
+          <span class="meta">
+            {metadata.map(([k, value]) => (
+              <span key={k}>
+                {k}: {value}
+              </span>
+            ))}
+          </span>
+        ) : null}
+      </td>
+      <td data-label="Status">
+        <StatusBadge status={v.status} />
+      </td>
+      <td data-label="Verdict">
+        <VerdictBadge verification={v} />
+      </td>
+      <td data-label="Captures">
+        {v.captures_count} / {v.config.max_captures}
+      </td>
+      <td data-label="Review">
+        <ReviewBadge review={v.review} />
+        {v.redacted_at ? <span class="meta">evidence erased</span> : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,323 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import type { Page } from "playwright-core";
+import { tenantClient } from "./helpers/api";
+import { openPhone } from "./helpers/browser";
+import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+
+/*
+ * The operator console, driven like an operator would (issue 12): sign in, create a verification,
+ * complete it on a phone, watch it complete, review it, rotate the webhook secret, mint and revoke
+ * a key, publish and start a template, redact. Every screen is photographed at 1440×900 and 390×844
+ * (test-results/console/) and checked with axe (no serious or critical finding).
+ */
+
+const tenant = tenantClient();
+let ui: ConsoleBrowser;
+
+beforeAll(async () => {
+  ui = await openConsole();
+});
+
+afterAll(async () => {
+  await ui?.close();
+});
+
+/** The capture page on a phone with the fake camera: one live photo in each of `steps` steps, then done. */
+async function captureOnPhone(captureUrl: string, steps: number): Promise<void> {
+  const phone = await openPhone();
+  try {
+    const { page } = phone;
+    await page.goto(captureUrl);
+    await page.getByRole("button", { name: "Start" }).click();
+    for (let n = 1; n <= steps; n += 1) {
+      await page.getByText(`Step ${n} of ${steps}`).waitFor();
+      const shutter = page.getByRole("button", { name: "Take photo" });
+      await shutter.waitFor();
+      await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
+      await shutter.click();
+      await page.getByRole("button", { name: "Use this photo" }).click();
+    }
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 60_000 });
+  } catch (err) {
+    await phone.page.screenshot({ path: "test-results/console/phone-failure.png" });
+    throw err;
+  } finally {
+    await phone.close();
+  }
+}
+
+/**
+ * Presses Tab (as a keyboard user would) until the focused element is `role` named `name`; fails
+ * when it never gets there. Returns how many presses it took.
+ */
+async function tabTo(page: Page, role: "link" | "button" | "textbox" | "combobox", name: string, max = 80): Promise<number> {
+  for (let presses = 1; presses <= max; presses += 1) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el) return null;
+      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
+      return { tag: el.tagName.toLowerCase(), type: el.getAttribute("type"), name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim().replace(/\s+/g, " ") };
+    });
+    if (!focused) continue;
+    const roleOf = focused.tag === "a" ? "link" : focused.tag === "button" ? "button" : focused.tag === "select" ? "combobox" : focused.tag === "input" || focused.tag === "textarea" ? "textbox" : "";
+    if (roleOf === role && focused.name === name) return presses;
+  }
+  throw new Error(`Tab never reached the ${role} “${name}”`);
+}
+
+const row = (page: Page, id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id }) });
+
+describe("operator console in Chromium", () => {
+  it("an operator's day: sign in, create, capture, watch it complete, review, keys, secret, templates, settings", async () => {
+    const { page } = ui;
+    const base = inject("baseUrl");
+
+    // Signed out, a console page leads to sign-in and back.
+    await page.goto(`${base}/console/developers`);
+    await page.waitForURL(/\/console\/sign-in\?return_to=%2Fconsole%2Fdevelopers$/);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: "Email me a sign-in link" }).waitFor();
+    await shoot(ui, "01-sign-in");
+    await page.goto(`${base}/console/sign-in?error=expired`);
+    await page.getByText("That sign-in took too long").waitFor();
+    await shoot(ui, "01b-sign-in-error");
+    await signInAsDev(page);
+    await shoot(ui, "02-verifications");
+
+    // New verification from the form: a claim number in the metadata, one live photo.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "New verification" }).click();
+    await page.getByRole("heading", { level: 1, name: "New verification" }).waitFor();
+    const claim = `CLM-${Date.now().toString().slice(-6)}`;
+    await page.getByLabel("Metadata key 1").fill("claim_id");
+    await page.getByLabel("Metadata value 1").fill(claim);
+    await page.getByLabel("Instructions").first().fill("The front of the car, whole plate visible");
+    await page.getByRole("button", { name: "Add step" }).click();
+    await page.getByLabel("Key", { exact: true }).nth(1).fill("rear");
+    await page.getByLabel("Instructions").nth(1).fill("The rear of the car");
+    await shoot(ui, "03-new-verification");
+    // The service's validation lands next to the field.
+    await page.getByLabel("Key", { exact: true }).first().fill("");
+    await page.getByRole("button", { name: "Create verification" }).click();
+    await page.getByText("Please correct the marked fields").waitFor();
+    expect(await page.getByLabel("Key", { exact: true }).first().getAttribute("aria-invalid")).toBe("true");
+    await shoot(ui, "03b-new-verification-invalid");
+    await page.getByLabel("Key", { exact: true }).first().fill("front");
+    await page.getByRole("button", { name: "Create verification" }).click();
+    await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
+    const captureUrl = await page.getByRole("textbox", { name: "Capture link" }).inputValue();
+    const id = /\/c\/(vfy_[0-9A-Z]{26})$/.exec(captureUrl)![1]!;
+    await page.getByRole("img", { name: /QR code of the capture link/ }).waitFor();
+    await shoot(ui, "04-verification-created");
+    const created = await tenant.getVerification(id);
+    expect(created.config.metadata).toEqual({ claim_id: claim });
+    expect(created.config.steps).toEqual([
+      { key: "front", type: "image", description: "The front of the car, whole plate visible", min: 1, max: 1 },
+      { key: "rear", type: "image", description: "The rear of the car", min: 1, max: 1 },
+    ]);
+
+    // The list finds it by its claim number; then the person takes the photo on a phone while the
+    // list stays open, and the row turns completed by itself (live refresh, no reload).
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Verifications" }).click();
+    await page.getByLabel("Search").fill(claim.toLowerCase().slice(0, 8));
+    await page.getByRole("button", { name: "Search" }).click();
+    await row(page, id).getByText("Waiting for capture").waitFor();
+    expect(await page.getByRole("row").count()).toBeGreaterThanOrEqual(2);
+    await captureOnPhone(captureUrl, 2);
+    await row(page, id).getByText("Completed").waitFor({ timeout: 90_000 });
+    await row(page, id).getByText(/Verified|Suspicious|Failed/).waitFor({ timeout: 60_000 });
+    await shoot(ui, "05-verifications-live");
+
+    // The detail: the photos, the verdict in words, timeline, deliveries, the seal.
+    await row(page, id).getByRole("link", { name: id }).click();
+    await page.getByRole("heading", { level: 1, name: `claim_id ${claim}` }).waitFor();
+    await page.getByRole("region", { name: "Verdict" }).getByText(/verdict confidence \d+ %/).waitFor();
+    await page.getByRole("region", { name: "Timeline" }).getByText("Completed with a verdict").waitFor();
+    const photos = page.getByRole("region", { name: "Photos and files" });
+    await photos.getByRole("img", { name: "Photo 2 of 2, step rear" }).waitFor();
+    const widths = await photos.getByRole("img").evaluateAll((imgs) => Promise.all(imgs.map(async (i) => (await (i as HTMLImageElement).decode(), (i as HTMLImageElement).naturalWidth))));
+    expect(widths).toHaveLength(2);
+    for (const w of widths) expect(w).toBeGreaterThan(0);
+    await shoot(ui, "06-verification-detail");
+
+    // The viewer: opens on a photo, arrows move between them, + zooms, Escape closes.
+    await photos.getByRole("button", { name: "Photo 1 of 2, step front" }).click();
+    const viewer = page.getByRole("dialog", { name: "Photo 1 of 2: step front" });
+    await viewer.waitFor();
+    await viewer.getByText("What was checked").waitFor();
+    await viewer.getByText("Screen detection").first().waitFor();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).waitFor();
+    await page.keyboard.press("+");
+    await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).getByText("150 %").waitFor();
+    const full = page.getByRole("dialog").getByRole("img", { name: /^Photo 2, step rear/ });
+    // decode() waits for the full-size bytes and rejects when they are not an image.
+    expect(await full.evaluate(async (i) => (await (i as HTMLImageElement).decode(), (i as HTMLImageElement).naturalWidth))).toBeGreaterThan(0);
+    await shoot(ui, "06b-photo-viewer");
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+
+    // Review: approve with a note; the machine verdict stays, the timeline records who and why.
+    const reviewPanel = page.getByRole("region", { name: "Review", exact: true });
+    await reviewPanel.getByLabel("Approve").check();
+    await reviewPanel.getByLabel("Note").fill("Plate matches the policy; photos consistent.");
+    await reviewPanel.getByRole("button", { name: "Record the review" }).click();
+    await page.getByRole("region", { name: "Timeline" }).getByText("approved: “Plate matches the policy; photos consistent.”", { exact: false }).waitFor();
+    await page.getByRole("region", { name: "Summary" }).getByText("Approved").waitFor();
+    expect((await tenant.getVerification(id)).review).toMatchObject({ decision: "approved", note: "Plate matches the policy; photos consistent." });
+    await shoot(ui, "06c-reviewed");
+
+    // Finalize with a narrative: the case analysis arrives.
+    await page.getByLabel("Narrative").fill("Rear-ended at a junction; the front plate is bent.");
+    await page.getByRole("button", { name: "Finalize and analyse the case" }).click();
+    await page.getByText("Review priority").waitFor({ timeout: 60_000 });
+    await page.getByRole("region", { name: "Timeline" }).getByText("Finalized with a narrative").waitFor();
+    await shoot(ui, "07-case-analysis");
+
+    // The certificate: what a third party sees.
+    await page.getByRole("link", { name: "Open certificate" }).click();
+    await page.getByRole("heading", { level: 1, name: "Certificate" }).waitFor();
+    await page.getByText("Dev Tenant").first().waitFor();
+    await shoot(ui, "08-certificate");
+
+    // Developers: rotate the webhook secret, mint and revoke a key, send a test event.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).click();
+    await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+    const secretBefore = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
+    await page.getByRole("button", { name: "Rotate the secret" }).click();
+    const rotateDialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });
+    await rotateDialog.getByText("For 24 hours the current one signs too").waitFor();
+    await shoot(ui, "09-rotate-secret");
+    await rotateDialog.getByRole("button", { name: "Rotate" }).click();
+    await page.getByText(/The previous secret also signs every delivery until/).waitFor();
+    const secretAfter = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
+    expect(secretAfter).toMatch(/^whsec_/);
+    expect(secretAfter).not.toBe(secretBefore);
+
+    await page.getByLabel("Name", { exact: true }).fill("Claims back-end");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const plaintext = await page.getByRole("textbox", { name: "New API key" }).inputValue();
+    expect(plaintext).toMatch(/^pk_test_/);
+    const minted = await fetch(`${base}/v1/verifications?limit=1`, { headers: { Authorization: `Bearer ${plaintext}` } });
+    expect(minted.status).toBe(200);
+    await minted.text();
+    await shoot(ui, "10-developers");
+    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Revoke Claims back-end" }).click();
+    await page.getByRole("dialog", { name: "Revoke Claims back-end?" }).getByRole("button", { name: "Revoke the key" }).click();
+    await page.getByRole("row").filter({ hasText: "Claims back-end" }).getByText(/revoked/).waitFor();
+    const revoked = await fetch(`${base}/v1/verifications?limit=1`, { headers: { Authorization: `Bearer ${plaintext}` } });
+    expect(revoked.status).toBe(401);
+    await revoked.text();
+
+    await page.getByLabel("Receiver URL").fill(`${base}/v1/nowhere`);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await page.getByText(/Not acknowledged: HTTP 404/).waitFor();
+
+    // Link templates: publish one and start it from its public link.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();
+    await page.getByRole("button", { name: "Publish a template" }).click();
+    const slug = `roof-${Date.now().toString(36)}`;
+    await page.getByLabel("Name", { exact: true }).fill("Roof damage");
+    await page.getByLabel("Slug").fill(slug);
+    await page.getByLabel("Instructions").fill("The damaged part of the roof");
+    await shoot(ui, "11-template-form");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const templateRow = page.getByRole("row").filter({ hasText: "Roof damage" });
+    await templateRow.getByText("0 total, 0 today").waitFor();
+    const started = page.waitForEvent("popup");
+    await templateRow.getByRole("link", { name: /Start one/ }).click();
+    const capturePage = await started;
+    await capturePage.waitForURL(/\/c\/vfy_[0-9A-Z]{26}$/);
+    await capturePage.getByRole("button", { name: "Start" }).waitFor();
+    await capturePage.close();
+    await page.reload();
+    await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("1 total, 1 today").waitFor();
+    await page.getByRole("button", { name: "Edit Roof damage" }).click();
+    await page.getByRole("button", { name: "Publish version 2" }).click();
+    await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("v2").waitFor();
+    await shoot(ui, "12-templates");
+
+    // Settings: the organisation's name, a phone for the bot.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Settings" }).click();
+    await page.getByLabel("Display name").fill("Dev Tenant Claims");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.locator(".topbar").getByText("Dev Tenant Claims").waitFor();
+    await page.getByLabel("Phone number").fill("+447700900123");
+    await page.getByLabel("Label").fill("Field lead");
+    await page.getByRole("button", { name: "Register phone" }).click();
+    await page.getByText("+447700900123").waitFor();
+    await shoot(ui, "13-settings");
+
+    // Redact the verification: typed confirmation, then the photos are gone.
+    await page.goto(`${base}/console/verifications/${id}`);
+    const danger = page.getByRole("region", { name: "Erase the evidence" });
+    const erase = danger.getByRole("button", { name: "Erase the evidence" });
+    expect(await erase.isDisabled()).toBe(true);
+    await danger.getByLabel("Type the verification id to confirm").fill(id);
+    await erase.click();
+    await page.getByText(/The evidence was erased on/).waitFor();
+    expect(await page.getByRole("region", { name: "Photos and files" }).getByRole("img").count()).toBe(0);
+    await page.getByRole("region", { name: "Timeline" }).getByText("Evidence erased").waitFor();
+    const erased = await tenant.api.GET("/v1/verifications/{token}/captures", { params: { path: { token: id } } });
+    expect(erased.data!.items.every((c) => c.image_url === undefined && c.thumbnail_url === undefined)).toBe(true);
+    await shoot(ui, "14-redacted");
+
+    expect(ui.accessibility).toEqual([]);
+  }, 400_000);
+
+  it("works with the keyboard alone: sign in, skip to content, create, open, dialogs that trap and return focus", async () => {
+    const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${inject("baseUrl")}/console/sign-in`);
+      await tabTo(page, "link", "Developer sign-in (local only)");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+
+      // The first Tab reaches the skip link, which moves focus past the navigation.
+      expect(await tabTo(page, "link", "Skip to content", 1)).toBe(1);
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+
+      await tabTo(page, "link", "New verification");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "New verification" }).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("New verification"); // the heading has focus
+      await tabTo(page, "textbox", "Key");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("odometer");
+      await tabTo(page, "button", "Create verification");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
+      await tabTo(page, "link", "Open the verification");
+      await page.keyboard.press("Enter");
+      await page.getByRole("region", { name: "Timeline" }).getByText("Created").waitFor();
+
+      // A dialog keeps focus inside, closes on Escape and gives focus back to its opener.
+      await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+      await tabTo(page, "button", "Rotate the secret");
+      await page.keyboard.press("Enter");
+      const dialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });
+      await dialog.waitFor();
+      // The page behind a modal dialog is inert: Tab cycles through the dialog (and the browser's own
+      // controls, where the document has no focus), never reaching anything behind it.
+      const inside: boolean[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        await page.keyboard.press("Tab");
+        const where = await dialog.evaluate((d) => (d.contains(document.activeElement) ? "dialog" : document.activeElement === document.body ? "browser" : "behind"));
+        expect(where).not.toBe("behind");
+        inside.push(where === "dialog");
+      }
+      expect(inside.filter(Boolean).length).toBeGreaterThanOrEqual(4);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden" });
+      await page.waitForFunction(() => document.activeElement?.textContent === "Rotate the secret", undefined, { timeout: 5_000 });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});

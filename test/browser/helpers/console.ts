@@ -1,0 +1,83 @@
+import AxeBuilder from "@axe-core/playwright";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { inject } from "vitest";
+import { ContractViolation } from "../../helpers/openapi-contract";
+import { servedContract } from "./api";
+import { BASE_FLAGS, checkPageResponse, CHROMIUM } from "./browser";
+
+/** Screenshots of every console screen at both viewports (README: "Operator console"). */
+export const CONSOLE_SHOTS = path.resolve(import.meta.dirname, "../../../test-results/console");
+export const DESKTOP = { width: 1440, height: 900 } as const;
+export const PHONE = { width: 390, height: 844 } as const;
+
+export interface ConsoleBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Axe findings of impact serious or critical, per screen, gathered by `shoot`. */
+  accessibility: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A desktop Chromium for the console. Every answer the console gets from the Worker is checked
+ * against the served OpenAPI document, like the capture page's.
+ */
+export async function openConsole(): Promise<ConsoleBrowser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: BASE_FLAGS });
+  const context = await browser.newContext({ viewport: DESKTOP, locale: "en-GB", timezoneId: "Europe/London" });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: inject("baseUrl") });
+  const page = await context.newPage();
+  const contract = await servedContract();
+  const checks: Array<Promise<void>> = [];
+  const violations: string[] = [];
+  const errors: string[] = [];
+  const watch = (p: Page) => {
+    p.on("response", (response) => checks.push(checkPageResponse(contract, response, violations)));
+    p.on("pageerror", (err) => errors.push(String(err)));
+  };
+  watch(page);
+  context.on("page", watch);
+  return {
+    browser,
+    context,
+    page,
+    accessibility: [],
+    async close() {
+      await Promise.allSettled(checks);
+      await browser.close();
+      if (violations.length > 0) throw new ContractViolation(violations.join("\n\n"));
+      if (errors.length > 0) throw new Error(`the console threw:\n${errors.join("\n")}`);
+    },
+  };
+}
+
+/** Signs in through the console's sign-in page with the local `dev` provider. */
+export async function signInAsDev(page: Page): Promise<void> {
+  await page.goto(`${inject("baseUrl")}/console`);
+  await page.waitForURL(/\/console\/sign-in/);
+  await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+  await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+}
+
+/**
+ * Screenshots the screen at 1440×900 and 390×844 and runs axe at each size; serious and critical
+ * findings are collected on `ui.accessibility` (the test asserts none remain).
+ */
+export async function shoot(ui: ConsoleBrowser, name: string): Promise<void> {
+  mkdirSync(CONSOLE_SHOTS, { recursive: true });
+  const { page } = ui;
+  for (const [label, size] of [["1440x900", DESKTOP], ["390x844", PHONE]] as const) {
+    await page.setViewportSize(size);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}-${label}.png`), fullPage: true });
+    const result = await new AxeBuilder({ page }).analyze();
+    for (const v of result.violations) {
+      if (v.impact !== "serious" && v.impact !== "critical") continue;
+      ui.accessibility.push(`${name} @${label}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    }
+  }
+  await page.setViewportSize(DESKTOP);
+}

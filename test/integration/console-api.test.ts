@@ -1,0 +1,359 @@
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { TEST_EVENT_LIMIT } from "../../src/domain/webhooks/test-event";
+import { findTenant } from "../../src/domain/tenants/tenants";
+import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
+import { captureInline } from "../helpers/capture";
+import { uniqueJpeg } from "../helpers/images";
+import { callConfigured } from "../helpers/configured";
+import { endWindow } from "../helpers/limits";
+import { dashboard, signIn } from "../helpers/session";
+import { waitFor } from "../helpers/wait";
+import { received, receiver } from "../helpers/webhooks";
+
+/*
+ * What the operator console needs from the public API (issue 12): list filters by verdict label,
+ * template and search, recent deliveries across verifications, the test event, the sign-in
+ * providers, magic links that come back to the console, and the console's own shell.
+ */
+
+/** Gives a verification a verdict label as the analysis would (a version bump, as the CAS trigger requires). */
+async function setVerdict(id: string, label: "verified" | "suspicious" | "failed"): Promise<void> {
+  const verdict = { label, score: 0.5, signals: {}, assessment: "complete", not_assessed: [], ...(label === "verified" ? {} : { reason_code: "screen_detected" }) };
+  await env.DB.prepare("UPDATE verifications SET version = version + 1, verdict = ?1 WHERE id = ?2").bind(JSON.stringify(verdict), id).run();
+}
+
+async function listIds(t: TestTenant, query: string): Promise<string[]> {
+  const res = await callJson(`/v1/verifications?${query}`, { key: t.key });
+  expect(res.status, query).toBe(200);
+  return res.body.items.map((v: { id: string }) => v.id);
+}
+
+async function queryPlan(sqlText: string, ...params: unknown[]): Promise<string> {
+  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sqlText}`).bind(...params).all<{ detail: string }>();
+  return results.map((r) => r.detail).join("\n");
+}
+
+describe("verification list filters", () => {
+  it("filters by verdict label and by template, newest first, across keyset pages", async () => {
+    const t = await seedTenant();
+    const made: string[] = [];
+    for (const label of ["verified", "suspicious", "verified", "failed", "verified"] as const) {
+      const v = await createVerification(t.key, { max_captures: 1 });
+      await setVerdict(v.id, label);
+      made.push(v.id);
+    }
+    await createVerification(t.key, { max_captures: 1 }); // no verdict yet
+    const verified = [made[4], made[2], made[0]];
+    expect(await listIds(t, "verdict=verified")).toEqual(verified);
+    expect(await listIds(t, "verdict=failed")).toEqual([made[3]]);
+
+    const first = await callJson("/v1/verifications?verdict=verified&limit=2", { key: t.key });
+    expect(first.body.items.map((v: { id: string }) => v.id)).toEqual(verified.slice(0, 2));
+    const second = await callJson(`/v1/verifications?verdict=verified&limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: t.key });
+    expect(second.body.items.map((v: { id: string }) => v.id)).toEqual(verified.slice(2));
+    expect(second.body.next_cursor).toBeUndefined();
+
+    // Started from a template: the verification says which one and which version, and the filter finds it.
+    const { cookie } = await signIn(t.id);
+    const published = await callJson("/v1/link-templates", { body: { slug: "roof", name: "Roof", max_captures: 1 }, headers: dashboard(cookie) });
+    expect(published.status).toBe(201);
+    const start = await call(`/l/${t.slug}/roof`, { redirect: "manual" });
+    expect(start.status).toBe(303);
+    await start.text();
+    const fromTemplate = await listIds(t, `template_id=${published.body.id}`);
+    expect(fromTemplate).toHaveLength(1);
+    const read = await callJson(`/v1/verifications/${fromTemplate[0]}`, { key: t.key });
+    expect(read.body.template).toEqual({ id: published.body.id, version: 1 });
+    expect((await callJson(`/v1/verifications/${made[0]}`, { key: t.key })).body.template).toBeUndefined();
+    expect(await listIds(t, "template_id=tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z")).toEqual([]);
+
+    const bad = await callJson("/v1/verifications?verdict=maybe&template_id=roof", { key: t.key });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.error.fields).sort()).toEqual(["template_id", "verdict"]);
+  });
+
+  it("searches by verification id, capture id and the start of a metadata value (case-insensitive), within the tenant only", async () => {
+    const t = await seedTenant();
+    const other = await seedTenant();
+    const claim = await createVerification(t.key, { max_captures: 1, metadata: { claim_id: "CLM-20931", region: "North" } });
+    const claim2 = await createVerification(t.key, { max_captures: 1, metadata: { claim_id: "CLM-20944" } });
+    await createVerification(t.key, { max_captures: 1, metadata: { claim_id: "POL-1" } });
+    await createVerification(other.key, { max_captures: 1, metadata: { claim_id: "CLM-20931" } });
+
+    expect(await listIds(t, "q=CLM-20931")).toEqual([claim.id]);
+    expect(await listIds(t, "q=clm-209")).toEqual([claim2.id, claim.id]);
+    expect(await listIds(t, "q=north")).toEqual([claim.id]);
+    expect(await listIds(t, "q=CLM-2094&limit=1")).toEqual([claim2.id]);
+    expect(await listIds(t, "q=nothing-like-it")).toEqual([]);
+    expect(await listIds(t, `q=${claim.id}`)).toEqual([claim.id]);
+    expect(await listIds(other, `q=${claim.id}`)).toEqual([]);
+
+    // A capture id finds its verification (max_captures 2 keeps it open for the analysis).
+    const withPhoto = await createVerification(t.key, { max_captures: 2, metadata: { claim_id: "CLM-30000" } });
+    const captured = await captureInline(withPhoto.id, uniqueJpeg());
+    const captureId = captured.captures[0].id as string;
+    expect(await listIds(t, `q=${captureId}`)).toEqual([withPhoto.id]);
+    expect(await listIds(other, `q=${captureId}`)).toEqual([]);
+    // Combined with another filter.
+    await setVerdict(claim2.id, "suspicious");
+    expect(await listIds(t, "q=clm&verdict=suspicious")).toEqual([claim2.id]);
+  });
+
+  it("filters by whether an operator reviewed it", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const reviewed = await createVerification(t.key, { max_captures: 1 });
+    const open = await createVerification(t.key, { max_captures: 1 });
+    const review = await callJson(`/v1/verifications/${reviewed.id}/review`, { body: { decision: "approved", note: "Checked by phone." }, headers: dashboard(cookie) });
+    expect(review.status).toBe(200);
+    expect(await listIds(t, "has_review=true")).toEqual([reviewed.id]);
+    expect(await listIds(t, "has_review=false")).toEqual([open.id]);
+    expect((await callJson("/v1/verifications?has_review=yes", { key: t.key })).status).toBe(400);
+    const plan = await queryPlan("SELECT id FROM verifications WHERE tenant_id = ?1 AND review IS NOT NULL ORDER BY id DESC LIMIT 21", t.id);
+    expect(plan).toContain("verifications_tenant_reviewed_idx");
+    expect(plan).not.toContain("USE TEMP B-TREE");
+  });
+
+  it("redaction empties a verification's search terms (the trigger follows the config)", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, metadata: { claim_id: "CLM-REDACT-1" } });
+    expect(await listIds(t, "q=CLM-REDACT")).toEqual([v.id]);
+    expect((await callJson(`/v1/verifications/${v.id}/redact`, { method: "POST", key: t.key })).status).toBe(200);
+    expect(await listIds(t, "q=CLM-REDACT")).toEqual([]);
+    const { results } = await env.DB.prepare("SELECT count(*) AS n FROM verification_search_terms WHERE verification_id = ?1").bind(v.id).all<{ n: number }>();
+    expect(results[0]!.n).toBe(0);
+  });
+
+  it("each filter reads through an index that ends in the keyset column", async () => {
+    const tenant = "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z";
+    const verdictPlan = await queryPlan(
+      "SELECT id FROM verifications WHERE tenant_id = ?1 AND (verdict ->> '$.label') = ?2 AND id < ?3 ORDER BY id DESC LIMIT 21",
+      tenant,
+      "verified",
+      "vfy_Z",
+    );
+    expect(verdictPlan).toContain("verifications_tenant_verdict_idx");
+    expect(verdictPlan).not.toContain("USE TEMP B-TREE");
+    const templatePlan = await queryPlan(
+      "SELECT id FROM verifications WHERE tenant_id = ?1 AND template_id = ?2 ORDER BY id DESC LIMIT 21",
+      tenant,
+      "tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+    );
+    expect(templatePlan).toContain("verifications_tenant_template_idx");
+    expect(templatePlan).not.toContain("USE TEMP B-TREE");
+    const searchPlan = await queryPlan(
+      "SELECT verification_id FROM verification_search_terms WHERE tenant_id = ?1 AND term >= lower(?2) AND term < lower(?2) || char(1114111)",
+      tenant,
+      "clm",
+    );
+    expect(searchPlan).toMatch(/SEARCH verification_search_terms USING (COVERING )?INDEX sqlite_autoindex_verification_search_terms_1 \(tenant_id=\? AND term>\? AND term<\?\)/);
+    const deliveriesPlan = await queryPlan("SELECT id FROM webhook_deliveries WHERE tenant_id = ?1 AND status = ?2 ORDER BY id DESC LIMIT 21", tenant, "failed");
+    expect(deliveriesPlan).toContain("webhook_deliveries_tenant_status_idx");
+    expect(deliveriesPlan).not.toContain("USE TEMP B-TREE");
+  });
+});
+
+describe("recent webhook deliveries across verifications", () => {
+  it("lists the tenant's deliveries newest first with their attempts, pages by cursor and filters by status", async () => {
+    const t = await seedTenant();
+    const other = await seedTenant();
+    const ok = receiver();
+    const failing = receiver("fail=always&status=500");
+    await createVerification(t.key, { max_captures: 1, webhook_url: ok.url });
+    await createVerification(t.key, { max_captures: 1, webhook_url: failing.url });
+    await createVerification(other.key, { max_captures: 1, webhook_url: ok.url });
+
+    const all = await waitFor(async () => {
+      const res = await callJson("/v1/webhook-deliveries", { key: t.key });
+      const settled = res.body.items.filter((d: { attempt_count: number }) => d.attempt_count > 0);
+      return res.body.items.length === 2 && settled.length === 2 ? res.body.items : undefined;
+    }, { what: "two attempted deliveries" });
+    expect(all.map((d: { url: string }) => d.url)).toEqual([failing.url, ok.url]);
+    expect(all[1].status).toBe("succeeded");
+    expect(all[1].attempts[0].status_code).toBe(204);
+
+    const page1 = await callJson("/v1/webhook-deliveries?limit=1", { key: t.key });
+    expect(page1.body.items).toHaveLength(1);
+    const page2 = await callJson(`/v1/webhook-deliveries?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`, { key: t.key });
+    expect(page2.body.items.map((d: { id: string }) => d.id)).toEqual([all[1].id]);
+    expect(page2.body.next_cursor).toBeUndefined();
+
+    const succeeded = await callJson("/v1/webhook-deliveries?status=succeeded", { key: t.key });
+    expect(succeeded.body.items.map((d: { id: string }) => d.id)).toEqual([all[1].id]);
+    const session = await signIn(t.id);
+    expect((await callJson("/v1/webhook-deliveries", { headers: { Cookie: session.cookie } })).body.items).toHaveLength(2);
+
+    const tampered = await callJson(`/v1/webhook-deliveries?cursor=${encodeURIComponent(`${page1.body.next_cursor}x`)}`, { key: t.key });
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.error.fields.cursor).toBeDefined();
+  });
+});
+
+describe("send test event", () => {
+  it("sends one signed webhook.test event and reports what the receiver answered", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const r = receiver();
+    const res = await callJson("/v1/webhook-test", { body: { url: r.url }, headers: dashboard(cookie) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ url: r.url, delivered: true, status_code: 204, event: { type: "webhook.test", data: { object: { tenant_id: t.id } } } });
+    const [hit] = await received(r.id);
+    expect(hit).toBeDefined();
+    const secret = (await findTenant(db(), t.id))!.webhookSecret;
+    expect(new Webhook(secret).verify(hit!.body, hit!.headers)).toMatchObject({ id: res.body.event.id, type: "webhook.test" });
+
+    const failing = receiver("fail=always&status=503");
+    const refused = await callJson("/v1/webhook-test", { key: t.key, body: { url: failing.url } });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({ delivered: false, status_code: 503, error: "HTTP 503" });
+    await endWindow(`webhook-test:${t.id}`);
+  });
+
+  it("applies the webhook_url rules outside local development, and a per-tenant limit", async () => {
+    const t = await seedTenant();
+    const production = { ENVIRONMENT: "staging", PUBLIC_BASE_URL: "https://verify.example.com" } as Partial<Env>;
+    const local = await callConfigured(production, "/v1/webhook-test", { key: t.key, body: { url: "http://127.0.0.1:9/hook" } });
+    expect(local.status).toBe(400);
+    expect(local.body.error.fields.url).toMatch(/https/);
+
+    const r = receiver();
+    for (let i = 0; i < TEST_EVENT_LIMIT.limit; i += 1) {
+      expect((await callJson("/v1/webhook-test", { key: t.key, body: { url: r.url } })).status).toBe(200);
+    }
+    const over = await callJson("/v1/webhook-test", { key: t.key, body: { url: r.url } });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
+    await endWindow(`webhook-test:${t.id}`);
+  });
+});
+
+describe("tenant display name", () => {
+  it("is a tenant setting: the session changes it, /v1/me and the public certificate show it", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const set = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "  Northwind Claims  " }, headers: dashboard(cookie) });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ display_name: "Northwind Claims", retention_days: null });
+    expect((await callJson("/v1/me", { headers: { Cookie: cookie } })).body.tenant.display_name).toBe("Northwind Claims");
+    const v = await createVerification(t.key, { max_captures: 1 });
+    expect((await callJson(`/v1/verifications/${v.id}/public`)).body.tenant.display_name).toBe("Northwind Claims");
+    for (const bad of [{ display_name: "" }, { display_name: "   " }, { display_name: "x".repeat(101) }, { display_name: 7 }]) {
+      expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: bad, headers: dashboard(cookie) })).status, JSON.stringify(bad)).toBe(400);
+    }
+  });
+});
+
+describe("console sign-in", () => {
+  it("lists the providers this deployment offers", async () => {
+    const local = await callJson("/v1/auth/providers");
+    expect(local.status).toBe(200);
+    // The test Worker has an OIDC provider (the loopback fake) and is local development.
+    expect(local.body.providers.map((p: { id: string }) => p.id)).toEqual(["oidc", "magic_link", "dev"]);
+    const staging = await callConfigured(
+      { ENVIRONMENT: "staging", PUBLIC_BASE_URL: "https://verify.example.com", OIDC_ISSUER: undefined } as Partial<Env>,
+      "/v1/auth/providers",
+    );
+    expect(staging.body.providers).toEqual([]);
+    const configured = await callConfigured(
+      {
+        ENVIRONMENT: "staging",
+        PUBLIC_BASE_URL: "https://verify.example.com",
+        OIDC_ISSUER: "https://id.example.com",
+        OIDC_CLIENT_ID: "console",
+        OIDC_CLIENT_SECRET: "s3cret",
+        EMAIL_API_URL: "https://mail.example.com/send",
+        EMAIL_API_KEY: "k",
+        EMAIL_FROM: "no-reply@example.com",
+      } as Partial<Env>,
+      "/v1/auth/providers",
+    );
+    expect(configured.body.providers).toEqual([
+      { id: "oidc", kind: "redirect", name: "Single sign-on", login_url: "/v1/auth/oidc/login" },
+      { id: "magic_link", kind: "email", name: "Email me a sign-in link" },
+    ]);
+  });
+
+  it("a magic link requested from the console lands back on the page it was asked from", async () => {
+    const address = `ops-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    expect((await callJson("/v1/auth/magic-link", { body: { email: address, return_to: "/console/verifications?status=completed" } })).status).toBe(200);
+    const link = await lastLinkTo(address);
+    const spent = await call(link, { method: "POST", headers: { Origin: new URL(link, "http://localhost:8787").origin }, redirect: "manual" });
+    expect(spent.status).toBe(303);
+    expect(spent.headers.get("Location")).toBe("/console/verifications?status=completed");
+    await spent.text();
+
+    // Another host is never a landing place.
+    expect((await callJson("/v1/auth/magic-link", { body: { email: address, return_to: "//evil.example/console" } })).status).toBe(200);
+    const second = await call(await lastLinkTo(address), { method: "POST", headers: { Origin: "http://localhost:8787" }, redirect: "manual" });
+    expect(second.headers.get("Location")).toBe("/v1/me");
+    await second.text();
+    await endWindow(`magic-link:${address}`);
+  });
+
+  it("a browser whose sign-in fails is sent to the console's sign-in page with a code; an API client gets the error", async () => {
+    const browser = await call("/v1/auth/dev/callback?code=dev%40localhost&state=x", { headers: { Accept: "text/html,application/xhtml+xml" }, redirect: "manual" });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get("Location")).toBe("/console/sign-in?error=expired");
+    await browser.text();
+    const api = await callJson("/v1/auth/dev/callback?code=dev%40localhost&state=x");
+    expect(api.status).toBe(401);
+
+    // A flow that started from a console page keeps it.
+    const login = await call("/v1/auth/dev/login?return_to=%2Fconsole%2Fsettings", { redirect: "manual" });
+    const flowCookie = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    await login.text();
+    const forged = await call("/v1/auth/dev/callback?code=dev%40localhost&state=not-the-state", { headers: { Accept: "text/html", Cookie: flowCookie }, redirect: "manual" });
+    expect(forged.status).toBe(303);
+    expect(forged.headers.get("Location")).toBe("/console/sign-in?error=failed&return_to=%2Fconsole%2Fsettings");
+    await forged.text();
+  });
+});
+
+describe("console shell", () => {
+  it("signed out, any console page redirects to sign-in and remembers where it was going", async () => {
+    const res = await call("/console/verifications/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z?tab=photos", { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/console/sign-in?return_to=%2Fconsole%2Fverifications%2Fvfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z%3Ftab%3Dphotos");
+    await res.text();
+    const signIn = await call("/console/sign-in?return_to=%2Fconsole", { redirect: "manual" });
+    expect(signIn.status).toBe(200);
+    expect(await signIn.text()).toContain('<script src="/assets/console.js" defer></script>');
+  });
+
+  it("signed in, serves the shell with a strict policy; the sign-in page forwards to return_to", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const res = await call("/console/templates", { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+    expect(res.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("Referrer-Policy")).toBe("no-referrer");
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    await res.text();
+    const forward = await call("/console/sign-in?return_to=%2Fconsole%2Fdevelopers", { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(forward.status).toBe(302);
+    expect(forward.headers.get("Location")).toBe("/console/developers");
+    await forward.text();
+    const offsite = await call("/console/sign-in?return_to=%2F%2Fevil.example", { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(offsite.headers.get("Location")).toBe("/console");
+    await offsite.text();
+
+    // Signed out elsewhere: the API refuses the cookie, and the sign-in page is served (no redirect loop).
+    const out = await call("/v1/auth/logout", { method: "POST", headers: dashboard(cookie) });
+    expect(out.status).toBe(200);
+    await out.text();
+    expect((await callJson("/v1/me", { headers: { Cookie: cookie } })).status).toBe(401);
+    const page = await call("/console/sign-in?return_to=%2Fconsole%2Ftemplates", { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(page.status).toBe(200);
+    await page.text();
+  });
+});
+
+async function lastLinkTo(address: string): Promise<string> {
+  const { results } = await env.DB.prepare("SELECT body FROM outbound_messages WHERE recipient = ?1 ORDER BY created_at DESC, id DESC LIMIT 1").bind(address).all<{ body: string }>();
+  const match = /http:\/\/localhost:8787(\/v1\/auth\/magic-link\/mlk_[0-9A-Za-z]+)/.exec(results[0]?.body ?? "");
+  if (!match) throw new Error(`no sign-in link sent to ${address}`);
+  return match[1]!;
+}

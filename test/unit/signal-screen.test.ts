@@ -83,6 +83,18 @@ describe("screen_detection (moiré of the high-pass residual)", () => {
       }
     });
 
+    // Found by the evaluation (screen-moire/2 flagged them): a chessboard whose strongest
+    // periodicity is coarser than any display's, and stripes whose Bayer copies a resize moved.
+    it.each<[TextureKind, number, number, number, number]>([
+      ["checkerboard", 16, 20, 0.9, 1],
+      ["stripes", 7, 20, 0.5, 0.75],
+    ])("a scene covered by %s (period %i px, %i°, blur %f, resampled ×%f) is not a screen", async (kind, period, angleDeg, blurSigma, rescale) => {
+      for (const [seed, jpeg] of photos.entries()) {
+        const scene = resizeArea(rgbOf(jpeg), 384, 288);
+        expect((await screenOf(texturedScene(scene, { kind, period, angleDeg, ...camera, blurSigma, rescale, seed }), 85)).screen_detected).toBe(false);
+      }
+    });
+
     it.each<[number, number, SubpixelLayout]>([
       [5.5, 20, "rgb-stripe"],
       [4, 3, "rgb-stripe"],

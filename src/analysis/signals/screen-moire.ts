@@ -3,7 +3,7 @@ import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
 import type { Rect, Tile } from "../pixels";
 
-export const SCREEN_MOIRE_VERSION = "screen-moire/2";
+export const SCREEN_MOIRE_VERSION = "screen-moire/3";
 
 /** A tile's grid score (peak / median of the residual spectrum) at which a pixel grid is declared. */
 export const GRID_RATIO_THRESHOLD = 22;
@@ -13,6 +13,10 @@ const BLOCK_LATTICE_FACTOR = 4;
 const SIDEBAND_RADIUS = 6;
 /** A peak at a block-lattice shift of a stronger one is its copy when at most this fraction of it. */
 const BLOCK_COPY_MAX_RATIO = 0.5;
+/** A peak at an axis-parallel shift of a stronger one is its (resampled) Bayer copy when at most this fraction of it. */
+const MOSAIC_COPY_MAX_RATIO = 0.45;
+/** How far (bins) from an axis such a shift may lie. */
+const MOSAIC_COPY_TOLERANCE = 1.5;
 /** Peaks weaker than this (× the band median) are not considered at all. */
 const PEAK_FLOOR = GRID_RATIO_THRESHOLD / 4;
 /** The strongest peaks of a tile that take part in the lattice tests. */
@@ -261,6 +265,10 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
     .filter((g) => !all.some((p) => p.ratio > g.ratio && isBlockCopy(g, p, n)))
     .slice(0, MAX_PEAKS);
   if (coarse.length > 0 && explainedByCoarseLattice(first, coarse, n)) return { ...base, grid_ratio: 0, texture: "coarse" };
+  // A display's strongest component is its lattice (or a moiré alias of it, finer still); a tile
+  // whose strongest periodicity is coarser than any display's is a scene texture whatever else it holds
+  // (a chessboard's or a tiled floor's fundamental with weaker harmonics that no lattice test explains).
+  if (n / Math.hypot(first.u, first.v) > MAX_DISPLAY_PERIOD_PX) return { ...base, grid_ratio: 0, texture: "coarse" };
 
   // The grid's second direction: the strongest peak that neither the first peak's harmonic comb (a
   // 1-D pattern such as stripes, whose harmonics alias into other directions) nor a coarse lattice
@@ -270,7 +278,7 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
     if (index === 0) continue;
     // Sidebands (the scene modulating a periodic pattern smears its peak into neighbours) and JPEG
     // block copies belong to a stronger peak.
-    if (strong.slice(0, index).some((p) => sameFrequency(q, p, n) || isBlockCopy(q, p, n))) continue;
+    if (strong.slice(0, index).some((p) => sameFrequency(q, p, n) || isBlockCopy(q, p, n) || isResampledMosaicCopy(q, p, n))) continue;
     if (onHarmonicComb(first, q, n)) {
       oneDirectional = true;
       continue;
@@ -294,6 +302,24 @@ function isBlockCopy(q: Peak, p: Peak, n: number): boolean {
     const du = q.u - sign * p.u;
     const dv = q.v - sign * p.v;
     if (Math.hypot(du - step * Math.round(du / step), dv - step * Math.round(dv / step)) <= 1.2) return true;
+  }
+  return false;
+}
+
+/**
+ * A colour-filter copy of a much stronger peak after the photo was resampled: the Bayer mosaic
+ * copies every peak at half the sensor's sampling frequency along either axis (`sameFrequency`), and
+ * a resize since (a messenger's, a crop-and-scale) moves that shift to another amount, still along an
+ * axis. A display's second direction lies along an axis from its first only for a display turned by
+ * about 45°, and is then not that much weaker.
+ */
+function isResampledMosaicCopy(q: Peak, p: Peak, n: number): boolean {
+  if (q.ratio > p.ratio * MOSAIC_COPY_MAX_RATIO) return false;
+  const wrap = (d: number) => Math.abs(d - n * Math.round(d / n));
+  for (const sign of [1, -1]) {
+    const du = wrap(q.u - sign * p.u);
+    const dv = wrap(q.v - sign * p.v);
+    if (Math.min(du, dv) <= MOSAIC_COPY_TOLERANCE) return true;
   }
   return false;
 }

@@ -68,7 +68,7 @@ describe("near-duplicate fingerprint (pHash with a dHash vote, crop windows)", (
 
   it("the analysis neither indexes nor matches a low-texture image, and says why", async () => {
     let lookups = 0;
-    // A web search that finds nothing: without one the signal is not_assessed (nothing searched).
+    // Even a web search that finds nothing does not assess it: the index never compared it.
     const web = { name: "web", search: async () => ({ found: false, count: 0, evidence: [] }) };
     const deps = { nearDuplicates: async () => ((lookups += 1), []), vision: null, web, trustedSigners: [] };
     const bytes = encodeJpeg(blankSurface(320, 240, { level: [180, 180, 180], vignette: 0.5, gradient: 0, seed: 3 }));

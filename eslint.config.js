@@ -52,6 +52,6 @@ export default tseslint.config(
   },
   {
     files: ["scripts/**/*.mjs", "bench/**/*.mjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", fetch: "readonly", setTimeout: "readonly" } },
   },
 );

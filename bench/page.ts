@@ -12,36 +12,19 @@
  *
  *   npm run bench:page -- [--runs 7]
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { buildPage } from "../scripts/build-page.mjs";
-import { analysisConfigWith, applyMigrations, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../scripts/local-worker.mjs";
+import { analysisConfigWith, applyMigrations, freePort, generateSecrets, root, seedDevTenant, waitUntilUp, wrangler, wranglerEnv } from "../scripts/local-worker.mjs";
 import { fmt, load, machine, median } from "./lib/measure";
-import { freePort } from "./lib/runtime";
 
 const { values: args } = parseArgs({ options: { runs: { type: "string", default: "7" } } });
 const THROTTLE = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) * 0.9, uploadThroughput: (750e3 / 8) * 0.9 };
 const GOAL_MS = 2500;
-
-async function waitUntilUp(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
-    try {
-      const res = await fetch(url);
-      await res.text();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`wrangler dev did not come up on ${url}:\n${log()}`);
-}
 
 await buildPage();
 const persistDir = mkdtempSync(path.join(tmpdir(), "vfy-bench-page-"));
@@ -124,7 +107,7 @@ async function visit(): Promise<Run> {
 }
 
 try {
-  await waitUntilUp(`${baseUrl}/`, worker, () => output.slice(-4000));
+  await waitUntilUp(`${baseUrl}/`, worker, () => output.slice(-4000), 120_000);
   await visit(); // warm-up: the Workers' first requests compile and load, not the page's cost
   const loadBefore = load();
   const runs: Run[] = [];

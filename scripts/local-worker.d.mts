@@ -8,3 +8,5 @@ export function runWrangler(args: string[]): string;
 export function applyMigrations(persistTo?: string): void;
 export function seedDevTenant(vars: { DEV_API_KEY: string; TRIAL_TENANT_ID: string }, persistTo?: string): { tenantId: string };
 export function analysisConfigWith(dir: string, vars: Record<string, string>): string;
+export function freePort(): Promise<number>;
+export function waitUntilUp(url: string, child: import("node:child_process").ChildProcess, log: () => string, timeoutMs?: number): Promise<void>;

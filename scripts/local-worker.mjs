@@ -1,6 +1,8 @@
-// Shared by `npm start` (scripts/dev.mjs) and the browser tests (test/browser/setup): the local
-// secrets, the D1 migrations and the dev tenant, for a given local persistence directory.
+// Shared by `npm start` (scripts/dev.mjs), the browser tests (test/browser/setup) and the benches:
+// the local secrets, the D1 migrations and the dev tenant for a given local persistence directory,
+// a free port, and waiting for a `wrangler dev` to answer.
 import { spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -93,4 +95,33 @@ export function analysisConfigWith(dir, vars) {
   writeFileSync(config, text);
   writeFileSync(path.join(dir, ".dev.vars"), Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n");
   return config;
+}
+
+/** A TCP port nothing listens on right now (127.0.0.1). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `url` until it answers 2xx; fails early when the child exits, with the tail of its output. */
+export async function waitUntilUp(url, child, log, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
+    try {
+      const res = await fetch(url);
+      await res.text();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev did not come up on ${url}:\n${log()}`);
 }

@@ -15,12 +15,13 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
-import { applyMigrations, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../scripts/local-worker.mjs";
+import { applyMigrations, freePort, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../scripts/local-worker.mjs";
+
+export { freePort };
 
 export const API_WORKER = "verification-service-local";
 
@@ -44,17 +45,6 @@ export interface Runtime {
   /** the database, queried from Node (what the benchmarks seed directly) */
   d1(): ReturnType<Miniflare["getD1Database"]>;
   dispose(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** `wrangler deploy --dry-run` of one configuration: the exact modules a deploy would upload. */

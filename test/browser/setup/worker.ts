@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildPage } from "../../../scripts/build-page.mjs";
-import { analysisConfigWith, applyMigrations, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../../scripts/local-worker.mjs";
+import { analysisConfigWith, applyMigrations, freePort, generateSecrets, root, seedDevTenant, waitUntilUp, wrangler, wranglerEnv } from "../../../scripts/local-worker.mjs";
 import { startFakes } from "../../fakes/server";
 
 /*
@@ -21,33 +20,6 @@ declare module "vitest" {
     baseUrl: string;
     apiKey: string;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntilUp(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
-    try {
-      const res = await fetch(url);
-      await res.text();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`wrangler dev did not come up on ${url}:\n${log()}`);
 }
 
 let worker: ChildProcess | undefined;

@@ -9,7 +9,7 @@ import { closeCamera } from "./camera";
 import type { ScreenContext } from "./context";
 import { Delivery, type SyncState } from "./delivery";
 import { h } from "./dom";
-import { applyReply, firstUnmet, isTerminal, resumeIndex, type VerifyView } from "./flow";
+import { applyReply, countOf, firstUnmet, isTerminal, resumeIndex, type VerifyView } from "./flow";
 import type { I18n } from "./i18n";
 import { JobQueue, type Job } from "./jobs";
 import { currentFix } from "./location";
@@ -119,6 +119,10 @@ export class App {
       progress: this.progress,
       view: () => this.view,
       pending: () => this.queue.pending(),
+      count: (stepKey) => {
+        const step = this.view.steps.find((s) => s.key === stepKey);
+        return step && step.type !== "text" ? countOf(step, this.queue.pending()) : 0;
+      },
       index: this.index,
       addCapture: (stepKey, blob, contentType, capturedAt) => this.addCapture(stepKey, blob, contentType, capturedAt),
       addAnswer: async (stepKey, value) => {

@@ -9,6 +9,12 @@ export interface ScreenContext {
   progress: Progress;
   view(): VerifyView;
   pending(): Pending;
+  /**
+   * Captures of an evidence step, accepted (as the latest server reply says) plus queued. Read this,
+   * not a step object held since the screen was drawn: a queued capture may be delivered meanwhile,
+   * leaving the queue and entering the server's count.
+   */
+  count(stepKey: string): number;
   /** Index of the step on screen. */
   index: number;
   /** Queues a photo or file for a step (hashed and stored on this device first). */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { decode } from "fast-png";
 import type { Page, Request } from "playwright-core";
 import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
-import { eventually, pageUrl, tenantClient } from "./helpers/api";
+import { eventually, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
 import { jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 const tenant = tenantClient();
@@ -15,7 +15,8 @@ const FOUR_STEPS: CreateVerificationRequest["steps"] = [
 ];
 
 let phone: Phone | undefined;
-afterEach(async () => {
+afterEach(async ({ task }) => {
+  if (task.result?.state === "fail" && phone) console.error(`${task.name}: what the phone showed\n${await phone.diagnostics()}\n${workerLogTail()}`);
   await phone?.close();
   phone = undefined;
 });
@@ -187,6 +188,47 @@ describe("capture page in Chromium", () => {
     await screenshot(phone.page, "10-not-found");
   });
 
+  it("a photo delivered before the device's store confirms it still moves the end user on (a slow phone)", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "back", type: "image", description: "Back", min: 1, max: 1 },
+        { key: "plate", type: "text", required: true, description: "Licence plate number", validation: { max_length: 10, format: "alphanumeric_id" } },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.addInitScript(HOLD_NEW_CAPTURES_IN_STORE);
+    // The first photo's capture call waits, so the page is still sending when the second is queued.
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let captureCalls = 0;
+    await page.route("**/captures", async (route) => {
+      captureCalls += 1;
+      if (captureCalls === 1) await firstHeld;
+      await route.continue();
+    });
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await takeLivePhoto(page);
+    await page.getByText("Step 2 of 3").waitFor();
+
+    // The second photo: the device's store is slow to confirm it, and the page sends it meanwhile.
+    await page.evaluate(() => ((window as unknown as { holdStore: boolean }).holdStore = true));
+    const secondAccepted = page.waitForResponse(
+      (r) => r.url().endsWith("/captures") && r.status() === 201 && JSON.parse(r.request().postData() ?? "{}").step_key === "back",
+    );
+    await takeLivePhoto(page);
+    releaseFirst();
+    await secondAccepted;
+    expect((await tenant.getVerification(v.id)).captures.map((c) => c.step_key)).toEqual(["front", "back"]);
+    await page.evaluate(() => (window as unknown as { releaseStore: () => void }).releaseStore());
+
+    // The step is full on the server: the page goes on to the question, not back to the camera.
+    await page.getByLabel("Licence plate number").waitFor();
+    expect(await page.getByRole("button", { name: "Take photo" }).count()).toBe(0);
+  });
+
   it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
     const v = await tenant.createVerification({
       steps: [
@@ -230,3 +272,33 @@ describe("capture page in Chromium", () => {
     expect(after.captures.map((c) => c.step_key)).toEqual(["front", "back"]);
   });
 });
+
+/**
+ * A slow device store: while `window.holdStore` is set, the IndexedDB write that queues a new photo
+ * reports completion only when the test calls `window.releaseStore()`.
+ */
+const HOLD_NEW_CAPTURES_IN_STORE = `
+(() => {
+  const held = [];
+  const slow = new WeakSet();
+  window.holdStore = false;
+  window.releaseStore = () => {
+    window.holdStore = false;
+    held.splice(0).forEach((complete) => complete());
+  };
+  const put = IDBObjectStore.prototype.put;
+  IDBObjectStore.prototype.put = function (value, ...rest) {
+    if (window.holdStore && value && value.kind === "capture" && !value.image_key) slow.add(this.transaction);
+    return put.call(this, value, ...rest);
+  };
+  const oncomplete = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+  Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
+    configurable: true,
+    get() { return oncomplete.get.call(this); },
+    set(handler) {
+      if (!slow.has(this) || typeof handler !== "function") return oncomplete.set.call(this, handler);
+      oncomplete.set.call(this, (event) => held.push(() => handler.call(this, event)));
+    },
+  });
+})();
+`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { tenantClient } from "./helpers/api";
+import { tenantClient, workerLogTail } from "./helpers/api";
 import { openPhone } from "./helpers/browser";
 import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 
@@ -41,6 +41,7 @@ async function captureOnPhone(captureUrl: string, steps: number): Promise<void> 
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 60_000 });
   } catch (err) {
     await phone.page.screenshot({ path: "test-results/console/phone-failure.png" });
+    console.error(`the phone's capture failed\n${await phone.diagnostics()}\n${workerLogTail()}`);
     throw err;
   } finally {
     await phone.close();

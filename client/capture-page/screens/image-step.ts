@@ -1,7 +1,7 @@
 import { closeCamera, liveCameraSupported, openCamera, reencodeAsJpeg, snapshot } from "../camera";
 import type { ScreenContext } from "../context";
 import { h, show } from "../dom";
-import { countOf, type ImageStepView, type MediaType } from "../flow";
+import type { ImageStepView, MediaType } from "../flow";
 import { watchLocation } from "../location";
 import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 
@@ -12,7 +12,7 @@ let reportedPermission = false;
 export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
   watchLocation();
   const { i18n } = ctx;
-  const n = countOf(step, ctx.pending());
+  const n = ctx.count(step.key);
   const counter = h(
     "p",
     { class: "counter" },
@@ -45,7 +45,7 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
               (e.currentTarget as HTMLButtonElement).disabled = true;
               await ctx.addCapture(step.key, blob, contentType, capturedAt);
               done();
-              if (countOf(step, ctx.pending()) >= step.max) ctx.next();
+              if (ctx.count(step.key) >= step.max) ctx.next();
               else ctx.refresh();
             },
           },

@@ -1,6 +1,6 @@
 import type { ScreenContext } from "../context";
 import { h, show } from "../dom";
-import { countOf, fileMediaType, type UploadStepView } from "../flow";
+import { fileMediaType, type UploadStepView } from "../flow";
 import { typeName } from "../i18n";
 import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 
@@ -8,7 +8,7 @@ import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File[]): { ok: Array<{ file: File; type: string }>; problems: string[] } {
   const { i18n } = ctx;
   const types = i18n.list(step.accept.map(typeName));
-  const room = step.max - countOf(step, ctx.pending());
+  const room = step.max - ctx.count(step.key);
   const ok: Array<{ file: File; type: string }> = [];
   const problems: string[] = [];
   for (const file of files) {
@@ -27,7 +27,7 @@ function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File[]): {
 /** Image files from the device, limited to the step's `accept` and `max_size_bytes`. */
 export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: string[] = []): void {
   const { i18n } = ctx;
-  const n = countOf(step, ctx.pending());
+  const n = ctx.count(step.key);
   const room = step.max - n;
   ctx.progress.stepReached("capturing", ctx.index);
   show(
@@ -42,8 +42,9 @@ export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: s
       filePicker(i18n.t("choose_file"), { accept: step.accept.join(","), multiple: room > 1 }, async (files) => {
         const { ok, problems: found } = screenFiles(ctx, step, files);
         for (const { file, type } of ok) await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
-        if (found.length === 0 && countOf(step, ctx.pending()) >= step.max) ctx.next();
-        else uploadStep(ctx, step, found);
+        if (found.length === 0 && ctx.count(step.key) >= step.max) return ctx.next();
+        const now = ctx.view().steps[ctx.index];
+        uploadStep(ctx, now?.type === "upload" ? now : step, found);
       }),
     ),
     leaveButton(ctx, step),

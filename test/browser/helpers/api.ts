@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { inject } from "vitest";
 import { createClient, type VerificationClient } from "../../../clients/typescript/src/index";
 import { createContract, type Contract } from "../../helpers/openapi-contract";
@@ -28,6 +29,16 @@ export function tenantClient(): VerificationClient {
 }
 
 /** The capture page of a verification, on the Worker under test. */
+/** The last lines the Workers printed (wrangler dev), for a failing test's message. */
+export function workerLogTail(lines = 60): string {
+  try {
+    const log = readFileSync(inject("workerLog"), "utf8");
+    return ["--- worker log (tail) ---", ...log.split("\n").slice(-lines)].join("\n");
+  } catch (err) {
+    return `(worker log unavailable: ${String(err)})`;
+  }
+}
+
 export function pageUrl(id: string): string {
   return `${inject("baseUrl")}/c/${id}`;
 }

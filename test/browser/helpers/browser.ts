@@ -27,6 +27,8 @@ export interface Phone {
   page: Page;
   /** Closes the browser; fails if any answer the page got from the Worker departs from the document. */
   close(): Promise<void>;
+  /** What a failing test needs to say why: the page's text, its refused requests, its console. */
+  diagnostics(): Promise<string>;
 }
 
 /**
@@ -57,10 +59,26 @@ export async function openPhone(options: { camera?: "allow" | "deny"; locale?: s
   const contract = await servedContract();
   const checks: Array<Promise<void>> = [];
   const violations: string[] = [];
-  page.on("response", (response) => checks.push(checkPageResponse(contract, response, violations)));
+  const events: string[] = [];
+  const at = () => new Date().toISOString().slice(11, 23);
+  page.on("response", (response) => {
+    checks.push(checkPageResponse(contract, response, violations));
+    if (response.status() >= 400) events.push(`${at()} ${response.request().method()} ${response.url()} → ${response.status()}`);
+  });
+  page.on("requestfailed", (request) => events.push(`${at()} ${request.method()} ${request.url()} failed: ${request.failure()?.errorText}`));
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") events.push(`${at()} console.${message.type()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => events.push(`${at()} page error: ${error.stack ?? error.message}`));
   return {
     context,
     page,
+    async diagnostics() {
+      const text = await page
+        .evaluate(() => document.body.innerText)
+        .catch((err: unknown) => `(page text unavailable: ${String(err)})`);
+      return [`page ${page.url()}`, `--- page text ---`, text, `--- refused requests, console, errors ---`, ...events].join("\n");
+    },
     async close() {
       await Promise.allSettled(checks);
       await context.close();

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -19,6 +19,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     apiKey: string;
+    /** The Workers' console output (wrangler dev), for a failing test to print. */
+    workerLog: string;
   }
 }
 
@@ -67,11 +69,17 @@ export async function setup(project: TestProject): Promise<void> {
     // A registry of its own: nobody else's `wrangler dev` on the machine is reached, nor reaches it.
     { cwd: root, env: { ...wranglerEnv, CI: "true", WRANGLER_REGISTRY_PATH: path.join(persistDir, "registry") }, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
-  worker.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  worker.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const workerLog = path.join(persistDir, "worker.log");
+  const record = (d: Buffer) => {
+    output += d.toString();
+    appendFileSync(workerLog, d);
+  };
+  worker.stdout!.on("data", record);
+  worker.stderr!.on("data", record);
   await waitUntilUp(`${baseUrl}/`, worker, () => output.slice(-4000));
   project.provide("baseUrl", baseUrl);
   project.provide("apiKey", secrets.DEV_API_KEY);
+  project.provide("workerLog", workerLog);
 }
 
 export async function teardown(): Promise<void> {

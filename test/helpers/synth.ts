@@ -52,8 +52,10 @@ export function naturalScene(width: number, height: number, seed = 1): Rgb {
 }
 
 /**
- * The scene as a camera sees it on a screen: multiplied by an RGB sub-pixel lattice with dark gaps
- * between pixels (`pitch` px per screen pixel, rotated by `angleDeg`), then lightly blurred by the optics.
+ * The scene as a camera sees it on a screen: multiplied by an RGB sub-pixel lattice (each lit
+ * sub-pixel passes mainly its own primary) with dark gaps between sub-pixels and a black matrix
+ * between rows (`pitch` px per screen pixel, rotated by `angleDeg`), then lightly blurred by the
+ * optics.
  */
 export function recapture(scene: Rgb, pitch: number, angleDeg: number, seed = 2): Rgb {
   const { width, height } = scene;
@@ -73,12 +75,12 @@ export function recapture(scene: Rgb, pitch: number, angleDeg: number, seed = 2)
           const v = -px * sin + py * cos;
           const fu = (((u % pitch) + pitch) % pitch) / pitch;
           const fv = (((v % pitch) + pitch) % pitch) / pitch;
-          const gap = fv > 0.8 || fu > 0.9;
+          const gap = fv > 0.85 || (fu * 3) % 1 > 0.8;
           const sub = Math.min(2, Math.floor(fu * 3));
-          for (let k = 0; k < 3; k += 1) mask[k] = mask[k]! + (gap ? 0.3 : k === sub ? 1 : 0.6) / 16;
+          for (let k = 0; k < 3; k += 1) mask[k] = mask[k]! + (gap ? 0.05 : k === sub ? 1 : 0.15) / 16;
         }
       }
-      for (let k = 0; k < 3; k += 1) lit[(y * width + x) * 3 + k] = scene.data[(y * width + x) * 3 + k]! * mask[k]! * 1.25;
+      for (let k = 0; k < 3; k += 1) lit[(y * width + x) * 3 + k] = scene.data[(y * width + x) * 3 + k]! * mask[k]! * 2.8;
     }
   }
   const data = new Uint8Array(width * height * 3);

@@ -3,7 +3,7 @@ import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
 import type { Rect, Tile } from "../pixels";
 
-export const SCREEN_MOIRE_VERSION = "screen-moire/3";
+export const SCREEN_MOIRE_VERSION = "screen-moire/4";
 
 /** A tile's grid score (peak / median of the residual spectrum) at which a pixel grid is declared. */
 export const GRID_RATIO_THRESHOLD = 22;
@@ -44,6 +44,21 @@ const COMB_TOLERANCE = 0.8;
 const PERIOD_AGREEMENT = 0.2;
 /** A grid this fraction of the threshold counts when a flat depth map corroborates it. */
 const WEAK_GRID_WITH_FLAT_DEPTH = 0.75;
+/**
+ * A lattice whose two directions are this close in strength (weaker / stronger) is square-symmetric:
+ * a mesh, a weave, a chessboard. A display's sub-pixels make its lattice anisotropic (RGB stripes
+ * in one direction, a thin black matrix in the other; PenTile's red/blue alternation).
+ */
+export const SYMMETRIC_LATTICE = 0.85;
+/**
+ * A texture in the scene multiplies it with one modulation depth everywhere (amplitude ∝ local
+ * brightness); a display's lattice, in luma, is modulated by the displayed colour too (each sub-pixel
+ * carries one primary), so its depth varies across the content. The variation (coefficient of
+ * variation over a tile's 4×4 sub-windows) under which the depth counts as uniform.
+ */
+export const UNIFORM_DEPTH_VARIATION = 0.3;
+/** Sub-windows per side over which a tile's lattice is demodulated. */
+const DEPTH_WINDOWS = 4;
 /** Moiré alone never claims more than this: recapture can be made alias-free (docs/signals.md). */
 const MOIRE_CONFIDENCE_CAP = 0.7;
 const MAX_TILE = 256;
@@ -61,6 +76,10 @@ export interface TileScore {
   period_px: number | null;
   /** Periodicity that is not a display's: a 1-D pattern (stripes) or a lattice too coarse for one. */
   texture: "one_directional" | "coarse" | null;
+  /** For a tile that counts: strength of the grid's second direction over its first (1: square-symmetric). */
+  symmetry: number | null;
+  /** For a tile that counts: how much the first direction's modulation depth varies across the tile. */
+  depth_variation: number | null;
 }
 
 export interface MoireMeasurement {
@@ -73,6 +92,10 @@ export interface MoireMeasurement {
   coarse_tiles: number;
   /** Tiles whose periodicity runs in one direction only (stripes). */
   one_directional_tiles: number;
+  /** Median `symmetry` of the tiles over the threshold (null when none is). */
+  symmetry: number | null;
+  /** Median `depth_variation` of the tiles over the threshold. */
+  depth_variation: number | null;
 }
 
 /** Depth corroboration: a flat scene supports a recapture, a clearly 3-D one argues against it. */
@@ -102,7 +125,16 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
   const best = [...m.tiles].sort((a, b) => b.grid_ratio - a.grid_ratio)[0]!;
   const majority = m.tiles_over * 2 >= m.tiles.length;
   const strength = m.strength;
+  const sceneLattice = isUniformSymmetricLattice(m);
   let detected = majority && strength >= GRID_RATIO_THRESHOLD;
+  if (detected && sceneLattice) {
+    detected = false;
+    evidence.push({
+      code: "symmetric_uniform_lattice",
+      value: round2(m.symmetry!),
+      detail: `square-symmetric lattice of uniform modulation depth (variation ${round2(m.depth_variation!)}): a fine scene texture, not a display's sub-pixels`,
+    });
+  }
   let confidence: number;
   if (detected) {
     evidence.push({ code: "moire_grid_peaks", value: round2(strength), detail: `${m.tiles_over}/${m.tiles.length} tiles; period ≈ ${best.period_px ?? "?"} px` });
@@ -119,7 +151,7 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
       if (detected) {
         evidence.push({ code: "depth_planar_corroborates" });
         confidence = Math.min(0.9, confidence + 0.2);
-      } else if (strength >= WEAK_GRID_WITH_FLAT_DEPTH * GRID_RATIO_THRESHOLD) {
+      } else if (!sceneLattice && strength >= WEAK_GRID_WITH_FLAT_DEPTH * GRID_RATIO_THRESHOLD) {
         evidence.push({ code: "weak_moire_with_planar_depth", value: round2(strength) });
         detected = true;
         confidence = 0.6;
@@ -130,6 +162,14 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
     }
   }
   return { ...base, screen_detected: detected, confidence: round2(confidence), evidence };
+}
+
+/**
+ * A grid that is square-symmetric and multiplies the scene with one depth everywhere is a texture
+ * in the scene (a mesh, weave, chessboard repeating every < 8 px), not a display: both must hold.
+ */
+function isUniformSymmetricLattice(m: MoireMeasurement): boolean {
+  return m.symmetry !== null && m.depth_variation !== null && m.symmetry >= SYMMETRIC_LATTICE && m.depth_variation <= UNIFORM_DEPTH_VARIATION;
 }
 
 /**
@@ -175,9 +215,12 @@ export function measureMoire(tiles: Tile[]): MoireMeasurement | null {
   const typical = periods[Math.floor((periods.length - 1) / 2)];
   const agreeing = typical === undefined ? [] : over.filter((t) => Math.abs(t.period_px! - typical) <= PERIOD_AGREEMENT * typical);
   const ratios = scores.map((t) => (agreeing.includes(t) || t.grid_ratio < GRID_RATIO_THRESHOLD ? t.grid_ratio : 0)).sort((a, b) => a - b);
+  const counted = scores.filter((t) => t.grid_ratio >= GRID_RATIO_THRESHOLD);
   return {
     tiles: scores,
     strength: ratios[Math.floor((ratios.length - 1) / 2)]!,
+    symmetry: median(counted.map((t) => t.symmetry!)),
+    depth_variation: median(counted.map((t) => t.depth_variation!)),
     tiles_over: agreeing.length,
     coarse_tiles: scores.filter((t) => t.texture === "coarse").length,
     one_directional_tiles: scores.filter((t) => t.texture === "one_directional").length,
@@ -197,6 +240,7 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   const re = new Float64Array(n * n);
   const im = new Float64Array(n * n);
   const hann = new Float64Array(n);
+  const residual = new Float64Array(n * n);
   for (let i = 0; i < n; i += 1) hann[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1));
   const { width, height, data } = tile;
   for (let y = 0; y < n; y += 1) {
@@ -206,7 +250,8 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
         const row = Math.min(height - 1, Math.max(0, y + dy)) * width;
         for (let dx = -1; dx <= 1; dx += 1) sum += data[row + Math.min(width - 1, Math.max(0, x + dx))]!;
       }
-      re[y * n + x] = (data[y * width + x]! - sum / 9) * hann[x]! * hann[y]!;
+      residual[y * n + x] = data[y * width + x]! - sum / 9;
+      re[y * n + x] = residual[y * n + x]! * hann[x]! * hann[y]!;
     }
   }
   fft2d(re, im, n, fft);
@@ -254,7 +299,7 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   low.sort((a, b) => b.ratio - a.ratio);
   const strong = peaks.slice(0, MAX_PEAKS);
   const first = strong[0];
-  const base = { x: tile.x, y: tile.y, size: n, peak_ratio: first?.ratio ?? 0, period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null };
+  const base = { x: tile.x, y: tile.y, size: n, symmetry: null, depth_variation: null, peak_ratio: first?.ratio ?? 0, period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null };
   if (!first) return { ...base, grid_ratio: 0, texture: null };
 
   // Generators of a coarser periodic pattern: clear peaks whose period is too long for a display.
@@ -285,10 +330,70 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
     }
     if (coarse.length > 0 && explainedByCoarseLattice(q, coarse, n)) continue;
     const weakSecond = q.ratio < GRID_RATIO_THRESHOLD && first.ratio >= GRID_RATIO_THRESHOLD;
-    return { ...base, grid_ratio: q.ratio, texture: weakSecond ? "one_directional" : null };
+    const counts = q.ratio >= GRID_RATIO_THRESHOLD;
+    return {
+      ...base,
+      grid_ratio: q.ratio,
+      texture: weakSecond ? "one_directional" : null,
+      symmetry: counts ? q.ratio / first.ratio : null,
+      depth_variation: counts ? modulationDepthVariation(tile, residual, first) : null,
+    };
   }
   // Periodic, but in one direction only.
   return { ...base, grid_ratio: 0, texture: oneDirectional || first.ratio >= GRID_RATIO_THRESHOLD ? "one_directional" : null };
+}
+
+/**
+ * Demodulates the residual at the peak's frequency over DEPTH_WINDOWS² sub-windows: the lattice's
+ * local amplitude over the local mean brightness is its modulation depth there. Returns the depth's
+ * coefficient of variation across the sub-windows. e^{-2πi(ux+vy)/n} = e^{-2πiux/n}·e^{-2πivy/n}:
+ * two tables of n phasors, two multiply-adds per pixel.
+ */
+export function modulationDepthVariation(tile: Tile, residual: Float64Array, p: { u: number; v: number }): number {
+  const n = tile.width;
+  const cu = new Float64Array(n);
+  const su = new Float64Array(n);
+  const cv = new Float64Array(n);
+  const sv = new Float64Array(n);
+  for (let i = 0; i < n; i += 1) {
+    cu[i] = Math.cos((-2 * Math.PI * p.u * i) / n);
+    su[i] = Math.sin((-2 * Math.PI * p.u * i) / n);
+    cv[i] = Math.cos((-2 * Math.PI * p.v * i) / n);
+    sv[i] = Math.sin((-2 * Math.PI * p.v * i) / n);
+  }
+  const b = n / DEPTH_WINDOWS;
+  const depths: number[] = [];
+  for (let by = 0; by < DEPTH_WINDOWS; by += 1) {
+    for (let bx = 0; bx < DEPTH_WINDOWS; bx += 1) {
+      let ar = 0;
+      let ai = 0;
+      let light = 0;
+      for (let y = by * b; y < (by + 1) * b; y += 1) {
+        let rr = 0;
+        let ri = 0;
+        for (let x = bx * b; x < (bx + 1) * b; x += 1) {
+          const r = residual[y * n + x]!;
+          rr += r * cu[x]!;
+          ri += r * su[x]!;
+          light += tile.data[y * tile.width + x]!;
+        }
+        ar += rr * cv[y]! - ri * sv[y]!;
+        ai += rr * sv[y]! + ri * cv[y]!;
+      }
+      depths.push(Math.hypot(ar, ai) / Math.max(1, light / (b * b)) / (b * b));
+    }
+  }
+  const mean = depths.reduce((a, d) => a + d, 0) / depths.length;
+  const spread = Math.sqrt(depths.reduce((a, d) => a + (d - mean) ** 2, 0) / depths.length);
+  return mean > 0 ? spread / mean : 0;
+}
+
+/** Median (the mean of the middle two for an even count), or null for none. */
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /**

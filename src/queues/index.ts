@@ -11,7 +11,7 @@ import { deliverWebhook } from "./webhooks.consumer";
 import { log } from "../lib/log";
 
 /** Verifications whose domain events one batch handles at once. */
-const EVENT_CONCURRENCY = 10;
+const EVENT_CONCURRENCY = 20;
 
 /**
  * The single queue entry point. Messages are dispatched by their `type`, so one handler serves every

@@ -126,26 +126,28 @@ export class VerificationObject extends DurableObject<Env> {
   async arm(id: string, options: { redrive?: boolean } = {}): Promise<void> {
     await this.#exclusive(async () => {
       await this.ctx.storage.put("verification_id", id);
-      const record = await this.#armed(id);
+      await this.#armed(id);
       // A re-drive already pending keeps its backoff (the sweep asks again every minute).
-      if (options.redrive && record && (await this.ctx.storage.get("redrive_at")) === undefined) {
-        await this.#scheduleRedrive();
-        await this.#schedule(record);
-      }
+      if (!options.redrive || (await this.ctx.storage.get("redrive_at")) !== undefined) return;
+      const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
+      if (!record) return;
+      await this.#scheduleRedrive();
+      await this.#schedule(record);
     });
   }
 
   /**
    * The first call an instance serves arms the alarm if nothing did (the object is not created with
-   * the verification, see `arm`); later calls of the same instance skip the check.
+   * the verification, see `arm`); later calls of the same instance skip the check. The record read
+   * for it is not kept: the mutation that follows reads its own (see `#apply`'s retry rule).
    */
-  async #armed(id: string): Promise<VerificationRecord | null> {
-    if (this.#checkedAlarm && this.#record?.row.id === id) return this.#record;
-    const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
-    this.#record = record;
-    if (record && (await this.ctx.storage.getAlarm()) === null) await this.#schedule(record);
+  async #armed(id: string): Promise<void> {
+    if (this.#checkedAlarm) return;
+    if ((await this.ctx.storage.getAlarm()) === null) {
+      const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
+      if (record) await this.#schedule(record);
+    }
     this.#checkedAlarm = true;
-    return record;
   }
 
   async addCapture(id: string, input: CaptureInput): Promise<MutationResult> {

@@ -103,6 +103,19 @@ describe("create without the Durable Object on the request path", () => {
     expect(await alarmOf(id)).toBe(now + 3_600_000);
   });
 
+  it("the sweep re-drives an unsent created event also when a capture-flow call armed the object first", async () => {
+    const now = Date.now();
+    const id = await unarmedVerification(now - UNSENT_GRACE_MS - 60_000, now + 3_600_000);
+    const progress = await callJson(`/v1/verifications/${id}/progress`, {
+      body: { schema_version: 1, kind: "step_reached", step: "landing", elapsed_ms: 10 },
+    });
+    expect(progress.status).toBe(204);
+    expect(await alarmOf(id)).toBe(now + 3_600_000);
+    expect((await persisted(id)).events[0]!.dispatchedAt).toBeNull();
+    await runMinutely(now);
+    await eventually(async () => (await persisted(id)).events[0]!.dispatchedAt !== null, "created event re-driven");
+  });
+
   it("a failed publish hands the created event to the object, whose alarm re-drives it", async () => {
     const failingQueue = { sendBatch: () => Promise.reject(new Error("queue unavailable (injected)")) };
     const outcome = await createInWorker({ ...env, EVENTS_QUEUE: failingQueue } as unknown as Env, db(), { tenantId: t.id, input: { max_captures: 2 } as never });

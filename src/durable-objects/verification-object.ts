@@ -77,8 +77,8 @@ interface PendingRedaction {
 }
 
 /**
- * One instance per verification: the single writer of its D1 rows once the Worker has created the
- * verification (service.ts `createVerification` writes the first row; `arm` takes charge). It runs mutations one at a time
+ * One instance per verification: the single writer of its D1 rows once the Worker has written the
+ * first (service.ts `createVerification`; `arm` takes charge). It runs mutations one at a time
  * (a promise chain, because D1/R2/queue I/O opens the input gate), commits each as one D1 batch whose
  * first statement is a version compare-and-swap (the `verifications_version_cas` trigger), then
  * publishes the outbox events of that batch; its alarm expires it, re-drives unsent events and sweeps
@@ -118,7 +118,7 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   /**
-   * Takes charge of a verification the Worker created (domain/verification/create.ts): arms the
+   * Takes charge of a verification the Worker created (domain/verification/service.ts): arms the
    * alarm for its expiry. Called by the events consumer on `verification.created`, by the Worker when
    * the created event could not be published (`redrive`), and by the minutely sweep; idempotent.
    * Every capture-flow call arms it too, whichever comes first.

@@ -55,7 +55,7 @@ export type CreateOutcome =
  * Creates a verification: the row, its `verification.created` outbox event and the idempotency
  * record in one D1 batch, written by the Worker (a new verification has no other writer yet), then
  * the event is published. The verification's Durable Object is not on this path: the events
- * consumer arms it (`armVerification`), any capture-flow call arms it first if it comes first, and
+ * consumer arms it (`VerificationObject.arm`), any capture-flow call arms it first if it comes first, and
  * the minutely sweep (domain/verification/sweep.ts) catches one that was never armed.
  */
 export async function createVerification(env: Env, db: Db, options: CreateOptions): Promise<CreateOutcome> {

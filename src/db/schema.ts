@@ -105,6 +105,8 @@ export const verifications = sqliteTable("verifications", {
   index("verifications_tenant_verdict_idx").on(t.tenantId, sql`(verdict ->> '$.label')`, t.id),
   index("verifications_tenant_template_idx").on(t.tenantId, t.templateId, t.id),
   index("verifications_tenant_reviewed_idx").on(t.tenantId, t.id).where(sql`review IS NOT NULL`),
+  // Open verifications by expiry, for the minutely sweep (domain/verification/sweep.ts).
+  index("verifications_open_expiry_idx").on(t.expiresAt).where(sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL`),
 ]);
 
 /**

@@ -92,6 +92,50 @@ export async function markDispatched(db: Db, ids: string[], now: number): Promis
   }
 }
 
+/** The row of a verification as created: version 1, `pending`, nothing captured. */
+export function newVerificationRow(input: {
+  id: string;
+  tenantId: string;
+  config: VerificationRow["config"];
+  sealEnabled: boolean;
+  createdAt: number;
+  expiresAt: number;
+  originChannel?: string | undefined;
+  templateId?: string | undefined;
+  templateVersion?: number | undefined;
+}): VerificationRow {
+  return {
+    id: input.id,
+    tenantId: input.tenantId,
+    status: "pending",
+    version: 1,
+    config: input.config,
+    sealEnabled: input.sealEnabled,
+    originChannel: input.originChannel ?? null,
+    templateId: input.templateId ?? null,
+    templateVersion: input.templateVersion ?? null,
+    createdAt: input.createdAt,
+    updatedAt: input.createdAt,
+    expiresAt: input.expiresAt,
+    capturesCount: 0,
+    submittedAt: null,
+    readyAt: null,
+    completedAt: null,
+    sealHash: null,
+    verdict: null,
+    objectMatch: null,
+    locationMatch: null,
+    condition: null,
+    failureReason: null,
+    narrative: null,
+    finalizedAt: null,
+    caseAnalysis: null,
+    progress: null,
+    review: null,
+    redactedAt: null,
+  };
+}
+
 export async function timeline(db: Db, verificationId: string): Promise<EventRow[]> {
   return db.select().from(events).where(eq(events.verificationId, verificationId)).orderBy(asc(events.id));
 }

@@ -1,11 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq, lt, and } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
-import { answers, captures, events, idempotencyKeys, uploads, verifications } from "../db/schema";
+import { answers, captures, events, uploads, verifications } from "../db/schema";
 import {
   eventRow,
-  isUniqueViolation,
   isVersionConflict,
   loadRecord,
   markDispatched,
@@ -17,9 +16,7 @@ import {
   type CaptureRow,
   type EventRow,
   type VerificationRecord,
-  type VerificationRow,
 } from "../db/verifications";
-import { presentVerification } from "../domain/verification/present";
 import { settings } from "../env";
 import { computeSealHash } from "../domain/verification/seal";
 import type { VerificationState } from "../domain/verification/state";
@@ -27,7 +24,6 @@ import { isTerminal } from "../domain/verification/state";
 import * as machine from "../domain/verification/transitions";
 import type { ProgressKind, ReviewCommand, Transition } from "../domain/verification/transitions";
 import { QUIET_AFTER_MS, redactedColumns, redactionPlan, scrubAgain } from "../domain/verification/redaction";
-import type { VerificationConfig } from "../domain/verification/config";
 import { queuePublisher, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
 import type { MediaType } from "../schemas/steps";
@@ -37,20 +33,6 @@ import { recordUploadDigest, type UploadDigest } from "../domain/capture/uploads
 import { log } from "../lib/log";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
-
-export interface CreateInput {
-  id: string;
-  tenantId: string;
-  config: VerificationConfig;
-  sealEnabled: boolean;
-  createdAt: number;
-  expiresAt: number;
-  originChannel?: string;
-  templateId?: string;
-  templateVersion?: number;
-  /** Stored in the same batch as the verification, so a replay always finds a finished response. */
-  idempotency?: { key: string; fingerprint: string; staleBefore: number };
-}
 
 export interface CaptureInput {
   captureId: string;
@@ -95,7 +77,8 @@ interface PendingRedaction {
 }
 
 /**
- * One instance per verification: the single writer of its D1 rows. It runs mutations one at a time
+ * One instance per verification: the single writer of its D1 rows once the Worker has written the
+ * first (service.ts `createVerification`; `arm` takes charge). It runs mutations one at a time
  * (a promise chain, because D1/R2/queue I/O opens the input gate), commits each as one D1 batch whose
  * first statement is a version compare-and-swap (the `verifications_version_cas` trigger), then
  * publishes the outbox events of that batch; its alarm expires it, re-drives unsent events and sweeps
@@ -109,6 +92,8 @@ export class VerificationObject extends DurableObject<Env> {
    * version moved anyway (the CAS trigger) drops it and reads again.
    */
   #record: VerificationRecord | null = null;
+  /** This instance made sure the alarm is armed (`#armed`). */
+  #checkedAlarm = false;
   /** Replaceable from tests (runInDurableObject) to simulate a failing queue. */
   publisher: EventPublisher;
   /** Replaceable from tests to simulate a failing bucket. */
@@ -132,40 +117,37 @@ export class VerificationObject extends DurableObject<Env> {
     return run;
   }
 
-  async create(input: CreateInput): Promise<MutationResult> {
-    return this.#exclusive(async () => {
-      await this.ctx.storage.put("verification_id", input.id);
-      const db = this.#db;
-      const now = input.createdAt;
-      const row = newVerificationRow(input);
-      const eventRows = [eventRow(input.id, input.tenantId, { name: "verification.created" }, now)];
-      const statements: BatchItem<"sqlite">[] = [];
-      if (input.idempotency) {
-        const { key, fingerprint, staleBefore } = input.idempotency;
-        const responseBody = JSON.stringify(
-          presentVerification({ row, captures: [], answers: [] }, { baseUrl: settings(this.env).baseUrl, audience: "tenant", now }),
-        );
-        statements.push(
-          db
-            .delete(idempotencyKeys)
-            .where(and(eq(idempotencyKeys.tenantId, input.tenantId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.createdAt, staleBefore))),
-          db.insert(idempotencyKeys).values({ tenantId: input.tenantId, key, fingerprint, statusCode: 201, responseBody, createdAt: now }),
-        );
-      }
-      statements.push(db.insert(verifications).values(row), db.insert(events).values(eventRows));
-      try {
-        await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-      } catch (err) {
-        if (input.idempotency && isUniqueViolation(err)) {
-          return errorResult("idempotency_conflict", "Another request with this Idempotency-Key won the race.");
-        }
-        throw err;
-      }
-      await this.#dispatch(input.id, eventRows);
-      const record: VerificationRecord = { row, captures: [], answers: [] };
+  /**
+   * Takes charge of a verification the Worker created (domain/verification/service.ts): arms the
+   * alarm for its expiry. Called by the events consumer on `verification.created`, by the Worker when
+   * the created event could not be published (`redrive`), and by the minutely sweep; idempotent.
+   * Every capture-flow call arms it too, whichever comes first.
+   */
+  async arm(id: string, options: { redrive?: boolean } = {}): Promise<void> {
+    await this.#exclusive(async () => {
+      await this.ctx.storage.put("verification_id", id);
+      await this.#armed(id);
+      // A re-drive already pending keeps its backoff (the sweep asks again every minute).
+      if (!options.redrive || (await this.ctx.storage.get("redrive_at")) !== undefined) return;
+      const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
+      if (!record) return;
+      await this.#scheduleRedrive();
       await this.#schedule(record);
-      return { ok: true, record };
     });
+  }
+
+  /**
+   * The first call an instance serves arms the alarm if nothing did (the object is not created with
+   * the verification, see `arm`); later calls of the same instance skip the check. The record read
+   * for it is not kept: the mutation that follows reads its own (see `#apply`'s retry rule).
+   */
+  async #armed(id: string): Promise<void> {
+    if (this.#checkedAlarm) return;
+    if ((await this.ctx.storage.getAlarm()) === null) {
+      const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
+      if (record) await this.#schedule(record);
+    }
+    this.#checkedAlarm = true;
   }
 
   async addCapture(id: string, input: CaptureInput): Promise<MutationResult> {
@@ -284,6 +266,7 @@ export class VerificationObject extends DurableObject<Env> {
   async watchUpload(id: string, orphanAt: number): Promise<void> {
     await this.#exclusive(async () => {
       await this.ctx.storage.put("verification_id", id);
+      await this.#armed(id);
       await this.#sweepBy(orphanAt);
       const current = await this.ctx.storage.getAlarm();
       if (current === null || orphanAt < current) await this.ctx.storage.setAlarm(orphanAt);
@@ -434,6 +417,7 @@ export class VerificationObject extends DurableObject<Env> {
   #mutate(id: string, decide: Decide): Promise<MutationResult> {
     return this.#exclusive(async () => {
       await this.ctx.storage.put("verification_id", id);
+      await this.#armed(id);
       return this.#apply(id, decide);
     });
   }
@@ -541,39 +525,6 @@ type Decide = (
   record: VerificationRecord,
   now: number,
 ) => (Plan & { replayed?: boolean }) | ErrorResult | Promise<(Plan & { replayed?: boolean }) | ErrorResult>;
-
-function newVerificationRow(input: CreateInput): VerificationRow {
-  return {
-    id: input.id,
-    tenantId: input.tenantId,
-    status: "pending",
-    version: 1,
-    config: input.config,
-    sealEnabled: input.sealEnabled,
-    originChannel: input.originChannel ?? null,
-    templateId: input.templateId ?? null,
-    templateVersion: input.templateVersion ?? null,
-    createdAt: input.createdAt,
-    updatedAt: input.createdAt,
-    expiresAt: input.expiresAt,
-    capturesCount: 0,
-    submittedAt: null,
-    readyAt: null,
-    completedAt: null,
-    sealHash: null,
-    verdict: null,
-    objectMatch: null,
-    locationMatch: null,
-    condition: null,
-    failureReason: null,
-    narrative: null,
-    finalizedAt: null,
-    caseAnalysis: null,
-    progress: null,
-    review: null,
-    redactedAt: null,
-  };
-}
 
 function noChange(state: VerificationState): Transition {
   return { status: state.status, patch: {}, events: [] };

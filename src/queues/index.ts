@@ -3,10 +3,15 @@ import { QueueMessageSchema, type QueueMessage } from "../events/messages";
 import { uniform } from "../lib/random";
 import { handleAnalysisMessage } from "./analysis.consumer";
 import { recordDeadLetter } from "./dead-letter.consumer";
-import { handleDomainEvent } from "./events.consumer";
+import { handleDomainEvent, markCreatedDispatched } from "./events.consumer";
+import { eachLimited } from "../lib/concurrency";
+import type { DomainEvent } from "../events/messages";
 import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 import { log } from "../lib/log";
+
+/** Verifications whose domain events one batch handles at once. */
+const EVENT_CONCURRENCY = 20;
 
 /**
  * The single queue entry point. Messages are dispatched by their `type`, so one handler serves every
@@ -22,6 +27,23 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
     return;
   }
   const deadLetter = batch.queue.includes("dead-letter");
+  const consumed: DomainEvent[] = [];
+  const handle = async (message: Message<unknown>, parsed: QueueMessage) => {
+    try {
+      const outcome = deadLetter ? await recordDeadLetter(parsed, env, batch.queue, message.id) : await dispatch(parsed, env, ctx, message.attempts);
+      if (outcome?.kind === "retry") message.retry({ delaySeconds: outcome.delaySeconds });
+      else {
+        message.ack();
+        if (!deadLetter && parsed.type === "domain_event") consumed.push(parsed.event);
+      }
+    } catch (err) {
+      log.error({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) });
+      message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+    }
+  };
+  // Domain events of different verifications run concurrently, those of one verification in order;
+  // every other message runs in order, as before.
+  const groups = new Map<string, Array<[Message<unknown>, QueueMessage]>>();
   for (const message of batch.messages) {
     const parsed = QueueMessageSchema.safeParse(message.body);
     if (!parsed.success) {
@@ -29,15 +51,15 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
       message.ack();
       continue;
     }
-    try {
-      const outcome = deadLetter ? await recordDeadLetter(parsed.data, env, batch.queue, message.id) : await dispatch(parsed.data, env, ctx, message.attempts);
-      if (outcome?.kind === "retry") message.retry({ delaySeconds: outcome.delaySeconds });
-      else message.ack();
-    } catch (err) {
-      log.error({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) });
-      message.retry({ delaySeconds: backoffSeconds(message.attempts) });
-    }
+    const key = !deadLetter && parsed.data.type === "domain_event" ? parsed.data.event.verification_id : "(in order)";
+    const group = groups.get(key) ?? [];
+    group.push([message, parsed.data]);
+    groups.set(key, group);
   }
+  await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
+    for (const [message, parsed] of group) await handle(message, parsed);
+  });
+  await markCreatedDispatched(env, consumed);
 }
 
 /** A consumer may ask for its message to be retried after a delay instead of acked. */

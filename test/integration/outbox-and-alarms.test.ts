@@ -27,6 +27,8 @@ describe("outbox", () => {
 
   it("a failed queue send keeps the event in the outbox and the alarm re-drives it", async () => {
     const v = await createVerification(t.key, { max_captures: 2 });
+    // The events consumer marks `verification.created` when it receives it (after the response).
+    await eventually(async () => (await persisted(v.id)).events[0]!.dispatchedAt !== null, "created event consumed");
     const stub = verificationObject(env, v.id);
     const sent: string[] = [];
     await runInDurableObject(stub, (instance: VerificationObject) => {

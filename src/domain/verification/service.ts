@@ -1,13 +1,17 @@
 import canonicalize from "canonicalize";
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
-import { answers, captures, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
-import type { VerificationRecord } from "../../db/verifications";
-import { unwrap, verificationObject } from "../../durable-objects/verification-client";
+import { answers, captures, events, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
+import { eventRow, isUniqueViolation, newVerificationRow, type EventRow, type VerificationRecord } from "../../db/verifications";
+import { verificationObject } from "../../durable-objects/verification-client";
+import { queuePublisher } from "../../events/publisher";
+import { log } from "../../lib/log";
 import { settings } from "../../env";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
+import { presentVerification } from "./present";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import type { VerificationStatus } from "./state";
 import { normalizeConfig } from "./config";
@@ -47,37 +51,76 @@ export type CreateOutcome =
   | { kind: "created"; record: VerificationRecord }
   | { kind: "replayed"; statusCode: number; body: string };
 
-/** Creates a verification through its Durable Object, honouring `Idempotency-Key` (24 h, per tenant). */
+/**
+ * Creates a verification: the row, its `verification.created` outbox event and the idempotency
+ * record in one D1 batch, written by the Worker (a new verification has no other writer yet), then
+ * the event is published. The verification's Durable Object is not on this path: the events
+ * consumer arms it (`VerificationObject.arm`), any capture-flow call arms it first if it comes first, and
+ * the minutely sweep (domain/verification/sweep.ts) catches one that was never armed.
+ */
 export async function createVerification(env: Env, db: Db, options: CreateOptions): Promise<CreateOutcome> {
   const now = options.now ?? Date.now();
   const { input } = options;
-  let idempotency: { key: string; fingerprint: string; staleBefore: number } | undefined;
+  let idempotency: { key: string; fingerprint: string } | undefined;
   if (options.idempotencyKey !== undefined) {
     const fingerprint = await sha256Hex(`POST /v1/verifications\n${canonicalize(input) ?? ""}`);
     const replay = await findReplay(db, options.tenantId, options.idempotencyKey, fingerprint, now);
     if (replay) return replay;
-    idempotency = { key: options.idempotencyKey, fingerprint, staleBefore: now - IDEMPOTENCY_TTL_MS };
+    idempotency = { key: options.idempotencyKey, fingerprint };
   }
   if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url, { local: options.localRequest === true });
   if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId);
-  const id = newId("verification", now);
-  const result = await verificationObject(env, id).create({
-    id,
+  const row = newVerificationRow({
+    id: newId("verification", now),
     tenantId: options.tenantId,
     config: normalizeConfig(input),
     sealEnabled: input.seal !== false,
     createdAt: now,
     expiresAt: now + (input.expires_in_seconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000,
-    ...(options.originChannel ? { originChannel: options.originChannel } : {}),
-    ...(options.templateId ? { templateId: options.templateId, templateVersion: options.templateVersion ?? 1 } : {}),
-    ...(idempotency ? { idempotency } : {}),
+    originChannel: options.originChannel,
+    templateId: options.templateId,
+    templateVersion: options.templateId ? (options.templateVersion ?? 1) : undefined,
   });
-  if (!result.ok && result.error.code === "idempotency_conflict" && idempotency) {
+  const record: VerificationRecord = { row, captures: [], answers: [] };
+  const created = eventRow(row.id, row.tenantId, { name: "verification.created" }, now);
+  const statements: BatchItem<"sqlite">[] = [];
+  if (idempotency) {
+    // Stored in the same batch as the verification, so a replay always finds a finished response.
+    const responseBody = JSON.stringify(presentVerification(record, { baseUrl: settings(env).baseUrl, audience: "tenant", now }));
+    statements.push(
+      db
+        .delete(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.tenantId, row.tenantId), eq(idempotencyKeys.key, idempotency.key), lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS))),
+      db.insert(idempotencyKeys).values({ tenantId: row.tenantId, key: idempotency.key, fingerprint: idempotency.fingerprint, statusCode: 201, responseBody, createdAt: now }),
+    );
+  }
+  statements.push(db.insert(verifications).values(row), db.insert(events).values(created));
+  try {
+    await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  } catch (err) {
+    if (!idempotency || !isUniqueViolation(err)) throw err;
     // A concurrent request with the same key committed first: answer as its replay would.
     const replay = await findReplay(db, options.tenantId, idempotency.key, idempotency.fingerprint, now);
     if (replay) return replay;
+    throw new ApiError("idempotency_conflict", "Another request with this Idempotency-Key won the race.");
   }
-  return { kind: "created", record: unwrap(result).record };
+  await publishCreated(env, created);
+  return { kind: "created", record };
+}
+
+/**
+ * Published straight after the commit. The events consumer marks it dispatched when it arrives, a
+ * whole batch in one write (`markCreatedDispatched`), which keeps that write off the request path. A
+ * failed publish hands the event to the verification's Durable Object, whose alarm re-drives it; the
+ * minutely sweep re-drives one nobody handed over (the isolate died right after the commit).
+ */
+async function publishCreated(env: Env, event: EventRow): Promise<void> {
+  try {
+    await queuePublisher(env.EVENTS_QUEUE).publish([event]);
+  } catch (err) {
+    log.error({ msg: "event publish failed; the verification's object will re-drive it", verification_id: event.verificationId, error: String(err) });
+    await verificationObject(env, event.verificationId).arm(event.verificationId, { redrive: true });
+  }
 }
 
 async function findReplay(db: Db, tenantId: string, key: string, fingerprint: string, now: number): Promise<CreateOutcome | null> {

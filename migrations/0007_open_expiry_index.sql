@@ -1,0 +1,1 @@
+CREATE INDEX `verifications_open_expiry_idx` ON `verifications` (`expires_at`) WHERE status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL;

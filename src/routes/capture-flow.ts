@@ -11,7 +11,7 @@ import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification } from "../domain/verification/present";
 import { presentCaptureFlow } from "../domain/verification/capture-view";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
-import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
+import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -56,9 +56,9 @@ async function writable(c: Context<AppEnv>, token: string) {
 
 /** `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. */
 async function writableWith(c: Context<AppEnv>, token: string, uploadKey?: string) {
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
   const found = await findForCapture(createDb(c.env.DB), token, uploadKey);
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureWritePerVerification, found.row.id);
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWritePerVerification, found.row.id);
   return found;
 }
 
@@ -78,7 +78,7 @@ const verify = createRoute({
 });
 
 app.openapi(verify, async (c) => {
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
   const db = createDb(c.env.DB);
   const row = await findByToken(db, c.req.valid("param").token);
   const [record, tenant] = await Promise.all([

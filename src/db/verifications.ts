@@ -86,10 +86,14 @@ export async function undispatchedEvents(db: Db, verificationId: string): Promis
 }
 
 export async function markDispatched(db: Db, ids: string[], now: number): Promise<void> {
-  // 100 bound parameters per statement: ids are chunked well below that.
-  for (let i = 0; i < ids.length; i += 50) {
-    await db.update(events).set({ dispatchedAt: now }).where(inArray(events.id, ids.slice(i, i + 50)));
-  }
+  for (const statement of markDispatchedStatements(db, ids, now)) await statement;
+}
+
+/** The statements marking `ids` dispatched, for a batch (100 bound parameters per statement: chunks of 50). */
+export function markDispatchedStatements(db: Db, ids: string[], now: number) {
+  const statements = [];
+  for (let i = 0; i < ids.length; i += 50) statements.push(db.update(events).set({ dispatchedAt: now }).where(inArray(events.id, ids.slice(i, i + 50))));
+  return statements;
 }
 
 export async function timeline(db: Db, verificationId: string): Promise<EventRow[]> {

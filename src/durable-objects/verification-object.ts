@@ -9,6 +9,7 @@ import {
   isVersionConflict,
   loadRecord,
   markDispatched,
+  markDispatchedStatements,
   recordQueries,
   toRecord,
   toState,
@@ -79,6 +80,11 @@ interface Plan {
 
 const REDRIVE_BASE_MS = 5_000;
 const REDRIVE_MAX_MS = 10 * 60 * 1000;
+/**
+ * Events published but not yet marked in D1 (DO storage key `published`) are marked by the next
+ * commit's batch or, when no commit comes, by the alarm this long after the last publish.
+ */
+const MARK_DELAY_MS = 60_000;
 /** After a redaction, the prefix is emptied once more when nothing can still be writing to it. */
 const FINAL_SWEEP_DELAY_MS = QUIET_AFTER_MS;
 
@@ -458,6 +464,9 @@ export class VerificationObject extends DurableObject<Env> {
         ...(plan.statements?.(db) ?? []),
       ];
       if (eventRows.length > 0) batch.push(db.insert(events).values(eventRows));
+      // Events earlier commits published are marked in this one (see #dispatch).
+      const published = this.#published();
+      batch.push(...markDispatchedStatements(db, published, now));
       // The record is read back in the same batch: one round trip commits and reloads.
       const readBack = recordQueries(db, id);
       let results: unknown[];
@@ -469,6 +478,7 @@ export class VerificationObject extends DurableObject<Env> {
         if (isVersionConflict(err) || cached) continue;
         throw err;
       }
+      if (published.length > 0) this.ctx.storage.kv.delete("published");
       const after = toRecord(results.slice(-readBack.length) as unknown as Parameters<typeof toRecord>[0]);
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
@@ -481,19 +491,41 @@ export class VerificationObject extends DurableObject<Env> {
     return errorResult("invalid_state", "The verification changed concurrently; retry the request.");
   }
 
-  /** Publishes freshly committed events; on failure the alarm re-drives them from the outbox. */
+  /**
+   * Publishes freshly committed events; on failure the alarm re-drives them from the outbox. A
+   * published event is journaled in this object's own storage (synchronous, no round trip) instead
+   * of marked in D1 at once: the next commit's batch or the alarm marks it (#markPublished), and a
+   * re-drive marks the journal before it reads what is still unsent, so nothing is sent twice.
+   */
   async #dispatch(id: string, rows: EventRow[]): Promise<void> {
     if (rows.length === 0) return;
     try {
       await this.publisher.publish(rows);
-      await markDispatched(this.#db, rows.map((r) => r.id), this.clock());
+      this.ctx.storage.kv.put("published", [...this.#published(), ...rows.map((r) => r.id)]);
+      this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
     } catch (err) {
       log.error({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();
     }
   }
 
+  /** Event ids published but not yet marked dispatched in D1. */
+  #published(): string[] {
+    return this.ctx.storage.kv.get<string[]>("published") ?? [];
+  }
+
+  /** Marks the journaled events dispatched in D1, then forgets them. */
+  async #markPublished(): Promise<void> {
+    const published = this.#published();
+    if (published.length > 0) {
+      await markDispatched(this.#db, published, this.clock());
+      this.ctx.storage.kv.delete("published");
+    }
+    this.ctx.storage.kv.delete("mark_at");
+  }
+
   async #redrive(id: string): Promise<void> {
+    await this.#markPublished();
     const pending = await undispatchedEvents(this.#db, id);
     if (pending.length === 0) {
       await this.ctx.storage.delete(["redrive_at", "redrive_attempts"]);
@@ -526,6 +558,8 @@ export class VerificationObject extends DurableObject<Env> {
     if (sweepAt !== undefined) candidates.push(sweepAt);
     const redaction = await this.ctx.storage.get<PendingRedaction>("redaction");
     if (redaction !== undefined) candidates.push(redaction.retryAt);
+    const markAt = this.#published().length > 0 ? this.ctx.storage.kv.get<number>("mark_at") : undefined;
+    if (markAt !== undefined) candidates.push(markAt);
     if (candidates.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;

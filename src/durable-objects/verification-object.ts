@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { eq, lt, and } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
+import { insertRow, toStatement, updateWhere } from "../db/statements";
 import { answers, captures, events, idempotencyKeys, uploads, verifications } from "../db/schema";
 import {
   eventRow,
@@ -10,11 +11,10 @@ import {
   loadRecord,
   markDispatched,
   markDispatchedStatements,
-  recordQueries,
-  toRecord,
+  recordFromResults,
+  recordStatements,
   toState,
   undispatchedEvents,
-  versionedUpdate,
   type CaptureRow,
   type EventRow,
   type VerificationRecord,
@@ -73,7 +73,8 @@ export interface CaptureInput {
 interface Plan {
   transition: Transition;
   columns?: Partial<typeof verifications.$inferInsert>;
-  statements?: (db: Db) => BatchItem<"sqlite">[];
+  /** drizzle queries, or prepared D1 statements (db/statements.ts) on the hot paths */
+  statements?: (db: Db, d1: D1Database) => (BatchItem<"sqlite"> | D1PreparedStatement)[];
   /** Nothing to write: answer with the current record. */
   noop?: boolean;
 }
@@ -201,7 +202,7 @@ export class VerificationObject extends DurableObject<Env> {
       return {
         transition: decision.transition,
         columns: { capturesCount: decision.seq },
-        statements: (db) => [db.insert(captures).values(row), ...(input.uploads ?? []).map((u) => recordUploadDigest(db, u))],
+        statements: (_db, d1) => [insertRow(d1, captures, row), ...(input.uploads ?? []).map((u) => recordUploadDigest(d1, u))],
       };
     });
   }
@@ -459,19 +460,23 @@ export class VerificationObject extends DurableObject<Env> {
       if (plan.noop) return { ok: true, record, ...(plan.replayed ? { replayed: true } : {}) };
       const { transition } = plan;
       const eventRows = transition.events.map((e) => eventRow(id, state.tenantId, e, now));
-      const batch: BatchItem<"sqlite">[] = [
-        versionedUpdate(db, id, state.version, { ...plan.columns, ...transition.patch, status: transition.status }, now),
-        ...(plan.statements?.(db) ?? []),
+      // Prepared D1 statements, not drizzle queries: this is every capture's commit (db/statements.ts).
+      const d1 = this.env.DB;
+      // First the compare-and-swap on the version read (trigger `verifications_version_cas` aborts the batch).
+      const set = { ...plan.columns, ...transition.patch, status: transition.status, version: state.version + 1, updatedAt: now };
+      const batch: D1PreparedStatement[] = [
+        updateWhere(d1, verifications, set, { key: "id", value: id }),
+        ...(plan.statements?.(db, d1) ?? []).map((item) => toStatement(d1, item)),
+        ...eventRows.map((row) => insertRow(d1, events, row)),
       ];
-      if (eventRows.length > 0) batch.push(db.insert(events).values(eventRows));
       // Events earlier commits published are marked in this one (see #dispatch).
       const published = this.#published();
-      batch.push(...markDispatchedStatements(db, published, now));
+      batch.push(...markDispatchedStatements(d1, published, now));
       // The record is read back in the same batch: one round trip commits and reloads.
-      const readBack = recordQueries(db, id);
-      let results: unknown[];
+      const readBack = recordStatements(d1, id);
+      let results: D1Result[];
       try {
-        results = await db.batch([...batch, ...readBack] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+        results = await d1.batch([...batch, ...readBack]);
       } catch (err) {
         // A stale cache (the row moved or went) is retried from a fresh read, like a lost race.
         this.#record = null;
@@ -479,7 +484,7 @@ export class VerificationObject extends DurableObject<Env> {
         throw err;
       }
       if (published.length > 0) this.ctx.storage.kv.delete("published");
-      const after = toRecord(results.slice(-readBack.length) as unknown as Parameters<typeof toRecord>[0]);
+      const after = recordFromResults(results.slice(-readBack.length));
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
       await this.#dispatch(id, eventRows);

@@ -77,6 +77,12 @@ interface Plan {
   statements?: (db: Db, d1: D1Database) => (BatchItem<"sqlite"> | D1PreparedStatement)[];
   /** Nothing to write: answer with the current record. */
   noop?: boolean;
+  /**
+   * The record after the commit, computed instead of read back: `row` is the record's row with the
+   * update applied. Exact because every write to a verification's rows moves its version (the CAS
+   * would have failed otherwise), so a commit that passed started from exactly `record`.
+   */
+  after?: (record: VerificationRecord, row: VerificationRow) => VerificationRecord;
 }
 
 const REDRIVE_BASE_MS = 5_000;
@@ -203,6 +209,8 @@ export class VerificationObject extends DurableObject<Env> {
         transition: decision.transition,
         columns: { capturesCount: decision.seq },
         statements: (_db, d1) => [insertRow(d1, captures, row), ...(input.uploads ?? []).map((u) => recordUploadDigest(d1, u))],
+        // Captures are appended in seq order: the record after is known without reading it back.
+        after: (before, updated) => ({ ...before, row: updated, captures: [...before.captures, row] }),
       };
     });
   }
@@ -472,8 +480,8 @@ export class VerificationObject extends DurableObject<Env> {
       // Events earlier commits published are marked in this one (see #dispatch).
       const published = this.#published();
       batch.push(...markDispatchedStatements(d1, published, now));
-      // The record is read back in the same batch: one round trip commits and reloads.
-      const readBack = recordStatements(d1, id);
+      // The record is read back in the same batch (one round trip commits and reloads), unless the plan knows it.
+      const readBack = plan.after ? [] : recordStatements(d1, id);
       let results: D1Result[];
       try {
         results = await d1.batch([...batch, ...readBack]);
@@ -484,7 +492,9 @@ export class VerificationObject extends DurableObject<Env> {
         throw err;
       }
       if (published.length > 0) this.ctx.storage.kv.delete("published");
-      const after = recordFromResults(results.slice(-readBack.length));
+      const after = plan.after
+        ? plan.after(record, { ...record.row, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) } as VerificationRow)
+        : recordFromResults(results.slice(-readBack.length));
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
       await this.#dispatch(id, eventRows);

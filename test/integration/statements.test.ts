@@ -3,7 +3,8 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { captures, verifications } from "../../src/db/schema";
 import { decodeRows, insertRow, toStatement, updateWhere } from "../../src/db/statements";
-import type { CaptureRow } from "../../src/db/verifications";
+import { loadRecord, type CaptureRow, type VerificationRecord } from "../../src/db/verifications";
+import { verificationObject } from "../../src/durable-objects/verification-client";
 import { newId } from "../../src/lib/ids";
 import { createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
 
@@ -59,5 +60,27 @@ describe("prepared statements from the drizzle schema", () => {
     expect(after!.version).toBe(before!.version + 2);
     expect(after!.narrative).toBe("via drizzle");
     expect(after!.config).toEqual(before!.config);
+  });
+
+  it("a capture's commit computes the record it answers with instead of reading it back: it equals what D1 holds", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const stub = verificationObject(env, v.id);
+    for (const n of [1, 2]) {
+      const now = Date.now();
+      const result = await stub.addCapture(v.id, {
+        captureId: newId("capture", now),
+        imageKey: `verifications/${v.id}/computed-${n}-${now}`,
+        mediaType: "image/jpeg",
+        sizeBytes: 100 + n,
+        sha256: "ab".repeat(32),
+        location: { lat: 1.5, lng: -2.25, accuracy_m: n },
+        clientCapturedAt: now - 1000,
+        surface: "camera",
+      });
+      expect(result.ok).toBe(true);
+      const { record } = result as unknown as { record: VerificationRecord };
+      expect(record).toEqual(await loadRecord(db(), v.id));
+      expect(record.captures).toHaveLength(n);
+    }
   });
 });

@@ -448,7 +448,8 @@ export class VerificationObject extends DurableObject<Env> {
 
   #mutate(id: string, decide: Decide): Promise<MutationResult> {
     return this.#exclusive(async () => {
-      await this.ctx.storage.put("verification_id", id);
+      // Written once (the synchronous KV shares the storage the alarm reads it from).
+      if (this.ctx.storage.kv.get<string>("verification_id") !== id) this.ctx.storage.kv.put("verification_id", id);
       return this.#apply(id, decide);
     });
   }
@@ -517,7 +518,8 @@ export class VerificationObject extends DurableObject<Env> {
     try {
       await this.publisher.publish(rows);
       this.ctx.storage.kv.put("published", [...this.#published(), ...rows.map((r) => r.id)]);
-      this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
+      // Kept while set (the alarm clears it): a capture every few seconds does not move the alarm each time.
+      if (this.ctx.storage.kv.get<number>("mark_at") === undefined) this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
     } catch (err) {
       log.error({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();

@@ -52,8 +52,8 @@ export const PUBLIC_LIMITS = {
 export const CAPTURE_FLOW_LIMITS = {
   /** `GET /v1/verify/{token}`: the capture page reads it on load and after a refusal. */
   captureRead: { binding: "CAPTURE_READ_LIMITER", limit: 60, periodSeconds: 60, message: "Too many requests from this network; try again later." },
-  /** upload-url, captures, answers, submit, progress from one client, over all verifications. */
-  captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 120, periodSeconds: 60, message: "Too many requests from this network; try again later." },
+  /** upload-url, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
+  captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 300, periodSeconds: 60, message: "Too many requests from this network; try again later." },
   /** The same writes into one verification, from anywhere. */
   captureWritePerVerification: {
     binding: "CAPTURE_WRITE_VFY_LIMITER",

@@ -67,7 +67,7 @@ describe("capture flow", () => {
     expect((await read(ip())).status).toBe(200);
   });
 
-  it("writes: 120 per minute per client over all verifications", async () => {
+  it("writes: 300 per minute per client over all verifications", async () => {
     await awayFromWindowEdge(CAPTURE_FLOW_LIMITS.captureWrite.periodSeconds * 1000);
     const v = await createVerification(t.key);
     const client = ip();

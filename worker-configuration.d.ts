@@ -8,6 +8,9 @@ interface __BaseEnv_Env {
 	ANALYSIS_QUEUE: Queue;
 	WEBHOOKS_QUEUE: Queue;
 	MAINTENANCE_QUEUE: Queue;
+	CAPTURE_READ_LIMITER: RateLimit;
+	CAPTURE_WRITE_LIMITER: RateLimit;
+	CAPTURE_WRITE_VFY_LIMITER: RateLimit;
 	AI?: Ai;
 	ENVIRONMENT: string;
 	PUBLIC_BASE_URL: string;
@@ -26,6 +29,9 @@ declare namespace Cloudflare {
 		ANALYSIS_QUEUE: Queue;
 		WEBHOOKS_QUEUE: Queue;
 		MAINTENANCE_QUEUE: Queue;
+		CAPTURE_READ_LIMITER: RateLimit;
+		CAPTURE_WRITE_LIMITER: RateLimit;
+		CAPTURE_WRITE_VFY_LIMITER: RateLimit;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;
@@ -39,6 +45,9 @@ declare namespace Cloudflare {
 		ANALYSIS_QUEUE: Queue;
 		WEBHOOKS_QUEUE: Queue;
 		MAINTENANCE_QUEUE: Queue;
+		CAPTURE_READ_LIMITER: RateLimit;
+		CAPTURE_WRITE_LIMITER: RateLimit;
+		CAPTURE_WRITE_VFY_LIMITER: RateLimit;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;

@@ -4,7 +4,8 @@
 // every environment the analysis Worker (wrangler.analysis.toml) must be wired to the API Worker
 // (wrangler.toml): its Durable Objects, the same D1 and R2, the analysis queue and its dead letters.
 import { unstable_readConfig } from "wrangler";
-import { analysisWiringProblems, configProblems, type DeployableConfig, type WorkerWiring } from "../src/config-check";
+import { analysisWiringProblems, configProblems, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
+import { CAPTURE_FLOW_LIMITS } from "../src/domain/public-limits";
 
 const DEPLOYABLE = ["staging", "production"] as const;
 const API = "wrangler.toml";
@@ -43,9 +44,15 @@ for (const configPath of [API, ANALYSIS]) {
   const configs = { local: deployable(configPath), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, deployable(configPath, env)])) };
   problems.push(...configProblems(configs, DEPLOYABLE).map((p) => `${configPath}: ${p}`));
 }
+const ratelimits = (env?: string) => ((readConfig(API, env) as { ratelimits?: RateLimitBindingConfig[] }).ratelimits ?? []);
+problems.push(
+  ...rateLimitProblems({ local: ratelimits(), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, ratelimits(env)])) }, Object.values(CAPTURE_FLOW_LIMITS)).map(
+    (p) => `${API}: ${p}`,
+  ),
+);
 for (const env of [undefined, ...DEPLOYABLE]) problems.push(...analysisWiringProblems(env ?? "local", wiring(API, env), wiring(ANALYSIS, env)));
 if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment.`);
+console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment; the capture flow's rate limit bindings match the code.`);

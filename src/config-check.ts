@@ -1,4 +1,5 @@
 import { REQUIRED_SECRETS } from "./env";
+import type { LocationRateLimitRule } from "./domain/public-limits";
 
 /** What `npm run build:check` reads from wrangler.toml per environment. */
 export interface DeployableConfig {
@@ -66,6 +67,39 @@ export function analysisWiringProblems(env: string, api: WorkerWiring, analysis:
   for (const c of analysis.consumers) {
     if (!c.deadLetterQueue) problems.push(`${env}: the analysis consumer of ${c.queue} has no dead-letter queue`);
     else if (!api.consumers.some((a) => a.queue === c.deadLetterQueue)) problems.push(`${env}: nobody records the dead letters of ${c.queue} (${c.deadLetterQueue})`);
+  }
+  return problems;
+}
+
+/** A `[[ratelimits]]` entry as wrangler resolves it. */
+export interface RateLimitBindingConfig {
+  name: string;
+  namespace_id: string;
+  simple: { limit: number; period: number };
+}
+
+/**
+ * Problems of the Rate Limiting bindings across environments (keyed like `configProblems`): every
+ * per-location rule must be bound with the limit and period the code states (the code cannot read
+ * them from the binding), and no namespace may serve two environments (namespaces are account-wide:
+ * staging traffic would spend production's budget).
+ */
+export function rateLimitProblems(configs: Record<string, readonly RateLimitBindingConfig[]>, rules: readonly LocationRateLimitRule[]): string[] {
+  const problems: string[] = [];
+  const owner = new Map<string, string>();
+  for (const [env, bindings] of Object.entries(configs)) {
+    for (const rule of rules) {
+      const bound = bindings.find((b) => b.name === rule.binding);
+      if (!bound) problems.push(`${env}: rate limit binding ${rule.binding} is missing`);
+      else if (bound.simple.limit !== rule.limit || bound.simple.period !== rule.periodSeconds) {
+        problems.push(`${env}: ${rule.binding} is ${bound.simple.limit} per ${bound.simple.period} s, the code says ${rule.limit} per ${rule.periodSeconds} s`);
+      }
+    }
+    for (const b of bindings) {
+      const other = owner.get(b.namespace_id);
+      if (other && other !== env) problems.push(`rate limit namespace ${b.namespace_id} is used by ${other} and ${env}`);
+      owner.set(b.namespace_id, env);
+    }
   }
   return problems;
 }

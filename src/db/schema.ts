@@ -167,7 +167,11 @@ export const uploads = sqliteTable("uploads", {
   createdAt: ms("created_at").notNull(),
 }, (t) => [index("uploads_verification_idx").on(t.verificationId)]);
 
-/** Audit timeline and transactional outbox in one: `dispatched_at` null means not yet on the queue. */
+/**
+ * Audit timeline and transactional outbox in one: `dispatched_at` null means not yet on the queue, or
+ * on it and not yet marked (the verification object journals what it published and marks it with its
+ * next commit or, at the latest, its alarm a minute later; a re-drive marks the journal first).
+ */
 export const events = sqliteTable("events", {
   id: text("id").primaryKey(),
   verificationId: text("verification_id").notNull(),

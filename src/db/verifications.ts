@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
+import { decodeRows } from "./statements";
 import { answers, captures, events, verifications } from "./schema";
 import type { VerificationState } from "../domain/verification/state";
 import { newId } from "../lib/ids";
@@ -23,6 +24,20 @@ export function recordQueries(db: Db, id: string) {
     db.select().from(captures).where(eq(captures.verificationId, id)).orderBy(asc(captures.seq)),
     db.select().from(answers).where(eq(answers.verificationId, id)),
   ] as const;
+}
+
+/** `recordQueries` as prepared D1 statements (the capture path's commit batch reads the record back with them). */
+export function recordStatements(d1: D1Database, id: string): D1PreparedStatement[] {
+  return [
+    d1.prepare("SELECT * FROM verifications WHERE id = ?").bind(id),
+    d1.prepare("SELECT * FROM captures WHERE verification_id = ? ORDER BY seq").bind(id),
+    d1.prepare("SELECT * FROM answers WHERE verification_id = ?").bind(id),
+  ];
+}
+
+/** The record from the results of `recordStatements`. */
+export function recordFromResults([rows, captureRows, answerRows]: D1Result[]): VerificationRecord | null {
+  return toRecord([decodeRows(verifications, rows!), decodeRows(captures, captureRows!), decodeRows(answers, answerRows!)]);
 }
 
 /** The record from the results of `recordQueries` (null when the verification does not exist). */
@@ -134,6 +149,16 @@ export function newVerificationRow(input: {
     review: null,
     redactedAt: null,
   };
+}
+
+/** The statements marking `ids` dispatched, for a batch (100 bound parameters per statement: chunks of 50). */
+export function markDispatchedStatements(d1: D1Database, ids: string[], now: number): D1PreparedStatement[] {
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < ids.length; i += 50) {
+    const chunk = ids.slice(i, i + 50);
+    statements.push(d1.prepare(`UPDATE events SET dispatched_at = ? WHERE id IN (${chunk.map(() => "?").join(", ")})`).bind(now, ...chunk));
+  }
+  return statements;
 }
 
 export async function timeline(db: Db, verificationId: string): Promise<EventRow[]> {

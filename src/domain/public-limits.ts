@@ -1,13 +1,24 @@
 import ipaddr from "ipaddr.js";
 import { enforceRateLimit } from "../durable-objects/rate-limiter-client";
+import { ApiError } from "../lib/errors";
 
 /*
- * Rate limits of the unauthenticated doors, counted in RateLimiterObject (one object per key, fixed
- * windows, 429 `too_many_requests` with Retry-After). Each is set well above what a real person
- * does: a capture flow has at most 20 captures, each one upload-url + capture plus a few progress
- * reports, about 150 writes end to end. Keys are per client address (an IPv6 client by its /64,
- * which one subscriber usually holds whole) and, for capture-flow writes, per verification too.
- * The trial start (1000/h per client) and magic links per address (5 / 15 min) live with their flows.
+ * Rate limits of the unauthenticated doors, 429 `too_many_requests` with Retry-After beyond them.
+ * Each is set well above what a real person does: a capture flow has at most 20 captures, each one
+ * upload-url + capture plus a few progress reports, about 150 writes end to end. Keys are per client
+ * address (an IPv6 client by its /64, which one subscriber usually holds whole) and, for capture-flow
+ * writes, per verification too. Two kinds of counter:
+ *  - exact (`RateLimitRule`): a fixed window counted in RateLimiterObject, one Durable Object per key,
+ *    global and exact, one Durable Object call per request. For doors whose requests cost something
+ *    per request (a verification created, an email sent) or whose count the contract fixes: link
+ *    starts, magic links; the trial start (1000/h per client) and magic links per address live with
+ *    their flows.
+ *  - per location (`LocationRateLimitRule`): Cloudflare's Rate Limiting binding, counted per
+ *    Cloudflare location in 60 s windows, cached on the machine and synchronised asynchronously
+ *    ("permissive, eventually consistent"), with no round trip on the request. For the capture
+ *    flow's doors, which every capture passes twice: a flood from one client or onto one
+ *    verification is still cut within a minute at each location it reaches, which is what these
+ *    limits are for; the exact counts are not (ARCHITECTURE.md "Rate limits").
  */
 
 export interface RateLimitRule {
@@ -17,25 +28,40 @@ export interface RateLimitRule {
   message: string;
 }
 
+/** The Rate Limiting bindings (wrangler.toml `[[ratelimits]]`, one namespace each). */
+export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CAPTURE_WRITE_VFY_LIMITER";
+
+export interface LocationRateLimitRule {
+  binding: RateLimiterBinding;
+  /** requests per `periodSeconds` per location: wrangler.toml holds the value the platform applies */
+  limit: number;
+  periodSeconds: 10 | 60;
+  message: string;
+}
+
 const MINUTE = 60_000;
 
 export const PUBLIC_LIMITS = {
   /** `GET /l/{org}/{slug}`: each start creates a verification (webhooks, emails) in the link's tenant. */
   linkStart: { name: "link-start", limit: 30, windowMs: 10 * MINUTE, message: "Too many verifications started from this network; try again later." },
-  /** `GET /v1/verify/{token}`: the capture page reads it on load and after a refusal. */
-  captureRead: { name: "capture-read", limit: 300, windowMs: 10 * MINUTE, message: "Too many requests from this network; try again later." },
-  /** upload-url, captures, answers, submit, progress from one client, over all verifications. */
-  captureWrite: { name: "capture-write", limit: 600, windowMs: 10 * MINUTE, message: "Too many requests from this network; try again later." },
-  /** The same writes into one verification, from anywhere. */
-  captureWritePerVerification: {
-    name: "capture-write-vfy",
-    limit: 300,
-    windowMs: 10 * MINUTE,
-    message: "Too many requests for this verification; try again later.",
-  },
   /** `POST /v1/auth/magic-link` from one client, whatever the address (the per-address limit is separate). */
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
 } as const satisfies Record<string, RateLimitRule>;
+
+/** The capture flow's doors, per location (see the top of this file). */
+export const CAPTURE_FLOW_LIMITS = {
+  /** `GET /v1/verify/{token}`: the capture page reads it on load and after a refusal. */
+  captureRead: { binding: "CAPTURE_READ_LIMITER", limit: 60, periodSeconds: 60, message: "Too many requests from this network; try again later." },
+  /** upload-url, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
+  captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 300, periodSeconds: 60, message: "Too many requests from this network; try again later." },
+  /** The same writes into one verification, from anywhere. */
+  captureWritePerVerification: {
+    binding: "CAPTURE_WRITE_VFY_LIMITER",
+    limit: 100,
+    periodSeconds: 60,
+    message: "Too many requests for this verification; try again later.",
+  },
+} as const satisfies Record<string, LocationRateLimitRule>;
 
 /**
  * The rate-limit identity of a client: its `CF-Connecting-IP` (set by Cloudflare on every request),
@@ -57,6 +83,12 @@ export function limitKey(rule: RateLimitRule, subject: string): string {
 }
 
 /** Counts one request against `rule` for `subject` (a client key or a verification id); 429 beyond it. */
-export async function enforceLimit(env: Env, rule: RateLimitRule, subject: string): Promise<void> {
-  await enforceRateLimit(env, limitKey(rule, subject), rule.limit, rule.windowMs, rule.message);
+export async function enforceLimit(env: Env, rule: RateLimitRule | LocationRateLimitRule, subject: string): Promise<void> {
+  if (!("binding" in rule)) {
+    await enforceRateLimit(env, limitKey(rule, subject), rule.limit, rule.windowMs, rule.message);
+    return;
+  }
+  const { success } = await env[rule.binding].limit({ key: subject });
+  // The binding does not say when its window ends: a whole period is the most a client waits.
+  if (!success) throw new ApiError("too_many_requests", rule.message, { headers: { "Retry-After": String(rule.periodSeconds) } });
 }

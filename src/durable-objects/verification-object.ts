@@ -2,20 +2,22 @@ import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
+import { insertRow, toStatement, updateWhere } from "../db/statements";
 import { answers, captures, events, uploads, verifications } from "../db/schema";
 import {
   eventRow,
   isVersionConflict,
   loadRecord,
   markDispatched,
-  recordQueries,
-  toRecord,
+  markDispatchedStatements,
+  recordFromResults,
+  recordStatements,
   toState,
   undispatchedEvents,
-  versionedUpdate,
   type CaptureRow,
   type EventRow,
   type VerificationRecord,
+  type VerificationRow,
 } from "../db/verifications";
 import { settings } from "../env";
 import { computeSealHash } from "../domain/verification/seal";
@@ -54,13 +56,25 @@ export interface CaptureInput {
 interface Plan {
   transition: Transition;
   columns?: Partial<typeof verifications.$inferInsert>;
-  statements?: (db: Db) => BatchItem<"sqlite">[];
+  /** drizzle queries, or prepared D1 statements (db/statements.ts) on the hot paths */
+  statements?: (db: Db, d1: D1Database) => (BatchItem<"sqlite"> | D1PreparedStatement)[];
   /** Nothing to write: answer with the current record. */
   noop?: boolean;
+  /**
+   * The record after the commit, computed instead of read back: `row` is the record's row with the
+   * update applied. Exact because every write to a verification's rows moves its version (the CAS
+   * would have failed otherwise), so a commit that passed started from exactly `record`.
+   */
+  after?: (record: VerificationRecord, row: VerificationRow) => VerificationRecord;
 }
 
 const REDRIVE_BASE_MS = 5_000;
 const REDRIVE_MAX_MS = 10 * 60 * 1000;
+/**
+ * Events published but not yet marked in D1 (DO storage key `published`) are marked by the next
+ * commit's batch or, when no commit comes, by the alarm this long after the last publish.
+ */
+const MARK_DELAY_MS = 60_000;
 /** After a redaction, the prefix is emptied once more when nothing can still be writing to it. */
 const FINAL_SWEEP_DELAY_MS = QUIET_AFTER_MS;
 
@@ -177,7 +191,9 @@ export class VerificationObject extends DurableObject<Env> {
       return {
         transition: decision.transition,
         columns: { capturesCount: decision.seq },
-        statements: (db) => [db.insert(captures).values(row), ...(input.uploads ?? []).map((u) => recordUploadDigest(db, u))],
+        statements: (_db, d1) => [insertRow(d1, captures, row), ...(input.uploads ?? []).map((u) => recordUploadDigest(d1, u))],
+        // Captures are appended in seq order: the record after is known without reading it back.
+        after: (before, updated) => ({ ...before, row: updated, captures: [...before.captures, row] }),
       };
     });
   }
@@ -416,7 +432,8 @@ export class VerificationObject extends DurableObject<Env> {
 
   #mutate(id: string, decide: Decide): Promise<MutationResult> {
     return this.#exclusive(async () => {
-      await this.ctx.storage.put("verification_id", id);
+      // Written once (the synchronous KV shares the storage the alarm reads it from).
+      if (this.ctx.storage.kv.get<string>("verification_id") !== id) this.ctx.storage.kv.put("verification_id", id);
       await this.#armed(id);
       return this.#apply(id, decide);
     });
@@ -437,23 +454,33 @@ export class VerificationObject extends DurableObject<Env> {
       if (plan.noop) return { ok: true, record, ...(plan.replayed ? { replayed: true } : {}) };
       const { transition } = plan;
       const eventRows = transition.events.map((e) => eventRow(id, state.tenantId, e, now));
-      const batch: BatchItem<"sqlite">[] = [
-        versionedUpdate(db, id, state.version, { ...plan.columns, ...transition.patch, status: transition.status }, now),
-        ...(plan.statements?.(db) ?? []),
+      // Prepared D1 statements, not drizzle queries: this is every capture's commit (db/statements.ts).
+      const d1 = this.env.DB;
+      // First the compare-and-swap on the version read (trigger `verifications_version_cas` aborts the batch).
+      const set = { ...plan.columns, ...transition.patch, status: transition.status, version: state.version + 1, updatedAt: now };
+      const batch: D1PreparedStatement[] = [
+        updateWhere(d1, verifications, set, { key: "id", value: id }),
+        ...(plan.statements?.(db, d1) ?? []).map((item) => toStatement(d1, item)),
+        ...eventRows.map((row) => insertRow(d1, events, row)),
       ];
-      if (eventRows.length > 0) batch.push(db.insert(events).values(eventRows));
-      // The record is read back in the same batch: one round trip commits and reloads.
-      const readBack = recordQueries(db, id);
-      let results: unknown[];
+      // Events earlier commits published are marked in this one (see #dispatch).
+      const published = this.#published();
+      batch.push(...markDispatchedStatements(d1, published, now));
+      // The record is read back in the same batch (one round trip commits and reloads), unless the plan knows it.
+      const readBack = plan.after ? [] : recordStatements(d1, id);
+      let results: D1Result[];
       try {
-        results = await db.batch([...batch, ...readBack] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+        results = await d1.batch([...batch, ...readBack]);
       } catch (err) {
         // A stale cache (the row moved or went) is retried from a fresh read, like a lost race.
         this.#record = null;
         if (isVersionConflict(err) || cached) continue;
         throw err;
       }
-      const after = toRecord(results.slice(-readBack.length) as unknown as Parameters<typeof toRecord>[0]);
+      if (published.length > 0) this.ctx.storage.kv.delete("published");
+      const after = plan.after
+        ? plan.after(record, { ...record.row, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) } as VerificationRow)
+        : recordFromResults(results.slice(-readBack.length));
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
       await this.#dispatch(id, eventRows);
@@ -465,19 +492,42 @@ export class VerificationObject extends DurableObject<Env> {
     return errorResult("invalid_state", "The verification changed concurrently; retry the request.");
   }
 
-  /** Publishes freshly committed events; on failure the alarm re-drives them from the outbox. */
+  /**
+   * Publishes freshly committed events; on failure the alarm re-drives them from the outbox. A
+   * published event is journaled in this object's own storage (synchronous, no round trip) instead
+   * of marked in D1 at once: the next commit's batch or the alarm marks it (#markPublished), and a
+   * re-drive marks the journal before it reads what is still unsent, so nothing is sent twice.
+   */
   async #dispatch(id: string, rows: EventRow[]): Promise<void> {
     if (rows.length === 0) return;
     try {
       await this.publisher.publish(rows);
-      await markDispatched(this.#db, rows.map((r) => r.id), this.clock());
+      this.ctx.storage.kv.put("published", [...this.#published(), ...rows.map((r) => r.id)]);
+      // Kept while set (the alarm clears it): a capture every few seconds does not move the alarm each time.
+      if (this.ctx.storage.kv.get<number>("mark_at") === undefined) this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
     } catch (err) {
       log.error({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();
     }
   }
 
+  /** Event ids published but not yet marked dispatched in D1. */
+  #published(): string[] {
+    return this.ctx.storage.kv.get<string[]>("published") ?? [];
+  }
+
+  /** Marks the journaled events dispatched in D1, then forgets them. */
+  async #markPublished(): Promise<void> {
+    const published = this.#published();
+    if (published.length > 0) {
+      await markDispatched(this.#db, published, this.clock());
+      this.ctx.storage.kv.delete("published");
+    }
+    this.ctx.storage.kv.delete("mark_at");
+  }
+
   async #redrive(id: string): Promise<void> {
+    await this.#markPublished();
     const pending = await undispatchedEvents(this.#db, id);
     if (pending.length === 0) {
       await this.ctx.storage.delete(["redrive_at", "redrive_attempts"]);
@@ -510,6 +560,8 @@ export class VerificationObject extends DurableObject<Env> {
     if (sweepAt !== undefined) candidates.push(sweepAt);
     const redaction = await this.ctx.storage.get<PendingRedaction>("redaction");
     if (redaction !== undefined) candidates.push(redaction.retryAt);
+    const markAt = this.#published().length > 0 ? this.ctx.storage.kv.get<number>("mark_at") : undefined;
+    if (markAt !== undefined) candidates.push(markAt);
     if (candidates.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;

@@ -11,10 +11,11 @@ import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification } from "../domain/verification/present";
 import { presentCaptureFlow } from "../domain/verification/capture-view";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
-import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
+import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
+import { isId } from "../lib/ids";
 import { validationHook } from "../lib/validation";
 import { attestationVerifier } from "../providers/attestation";
 import {
@@ -47,19 +48,28 @@ app.use("/v1/verifications/:token/submit", cors());
 app.use("/v1/verifications/:token/progress", cors());
 
 /**
- * The verification a capture-flow write names, after the rate limits: per client first (before any
- * lookup, so random ids cost a guesser its budget), then per verification.
+ * The verification a capture-flow write names, after the rate limits: per client (taken for every
+ * request, so random ids cost a guesser its budget) and per verification (well-formed ids only).
  */
 async function writable(c: Context<AppEnv>, token: string) {
   return (await writableWith(c, token)).row;
 }
 
-/** `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. */
+/**
+ * `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. The two
+ * counters and the lookup run at once; the client's limit answers first, then the lookup (404), then
+ * the verification's limit.
+ */
 async function writableWith(c: Context<AppEnv>, token: string, uploadKey?: string) {
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
-  const found = await findForCapture(createDb(c.env.DB), token, uploadKey);
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureWritePerVerification, found.row.id);
-  return found;
+  const [client, lookup, verification] = await Promise.allSettled([
+    enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP"))),
+    findForCapture(createDb(c.env.DB), token, uploadKey),
+    isId("verification", token) ? enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWritePerVerification, token) : undefined,
+  ]);
+  if (client.status === "rejected") throw client.reason;
+  if (lookup.status === "rejected") throw lookup.reason;
+  if (verification.status === "rejected") throw verification.reason;
+  return lookup.value;
 }
 
 function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
@@ -78,7 +88,7 @@ const verify = createRoute({
 });
 
 app.openapi(verify, async (c) => {
-  await enforceLimit(c.env, PUBLIC_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
   const db = createDb(c.env.DB);
   const row = await findByToken(db, c.req.valid("param").token);
   const [record, tenant] = await Promise.all([

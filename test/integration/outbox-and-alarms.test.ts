@@ -15,14 +15,44 @@ beforeAll(async () => {
 });
 
 describe("outbox", () => {
-  it("events of every committed change are dispatched to the queue", async () => {
-    const v = await createVerification(t.key, { max_captures: 2 });
-    await inlineCapture(v.id);
-    const p = await eventually(async () => {
-      const snapshot = await persisted(v.id);
-      return snapshot.events.every((e) => e.dispatchedAt !== null) ? snapshot : null;
-    }, "events dispatched");
+  it("every committed event is published once; the next commit marks it dispatched, the alarm the last ones", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const stub = verificationObject(env, v.id);
+    const sent: string[] = [];
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      const real = instance.publisher;
+      instance.publisher = {
+        async publish(events) {
+          sent.push(...events.map((e) => e.id));
+          await real.publish(events);
+        },
+      };
+    });
+    expect((await inlineCapture(v.id)).status).toBe(201);
+    let p = await persisted(v.id);
     expect(p.events.map((e) => e.name)).toEqual(["verification.created", "verification.capture.persisted"]);
+    const [created, first] = p.events;
+    // Published at once; marked in D1 by the next commit (the creation's event by this capture's).
+    expect(sent).toEqual([first!.id]);
+    expect(created!.dispatchedAt).not.toBeNull();
+    expect(first!.dispatchedAt).toBeNull();
+
+    expect((await inlineCapture(v.id)).status).toBe(201);
+    p = await persisted(v.id);
+    const second = p.events[2]!;
+    expect(sent).toEqual([first!.id, second.id]);
+    expect(p.events[1]!.dispatchedAt).not.toBeNull();
+    expect(second.dispatchedAt).toBeNull();
+
+    // No further commit: the alarm marks the last within a minute, and sends nothing again.
+    const alarmAt = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.getAlarm());
+    expect(alarmAt!).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    p = await persisted(v.id);
+    expect(p.events.every((e) => e.dispatchedAt !== null)).toBe(true);
+    expect(sent).toEqual([first!.id, second.id]);
+    const next = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.getAlarm());
+    expect(next).toBe(Date.parse(v.expires_at));
   });
 
   it("a failed queue send keeps the event in the outbox and the alarm re-drives it", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { analysisWiringProblems, type WorkerWiring } from "../../src/config-check";
+import { analysisWiringProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
+import { CAPTURE_FLOW_LIMITS } from "../../src/domain/public-limits";
 
 const api: WorkerWiring = {
   name: "verification-service",
@@ -52,6 +53,27 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
     expect(analysisWiringProblems("local", { ...api, producers: {} }, { ...analysis, consumers: [{ queue: "analysis", deadLetterQueue: "nowhere" }] })).toEqual([
       "local: the API Worker has no ANALYSIS_QUEUE producer",
       "local: nobody records the dead letters of analysis (nowhere)",
+    ]);
+  });
+});
+
+describe("the capture flow's rate limit bindings (npm run build:check)", () => {
+  const rules = Object.values(CAPTURE_FLOW_LIMITS);
+  const bound = (base: number): RateLimitBindingConfig[] =>
+    rules.map((r, i) => ({ name: r.binding, namespace_id: String(base + i), simple: { limit: r.limit, period: r.periodSeconds } }));
+
+  it("accepts every rule bound as the code states it, a namespace per environment", () => {
+    expect(rateLimitProblems({ local: bound(1001), staging: bound(2001), production: bound(3001) }, rules)).toEqual([]);
+  });
+
+  it("refuses a missing binding, another limit or period, and a namespace shared by two environments", () => {
+    const production = bound(3001).slice(1);
+    production[0] = { ...production[0]!, simple: { limit: 999, period: 60 } };
+    expect(rateLimitProblems({ staging: bound(3001), production }, rules)).toEqual([
+      `production: rate limit binding ${rules[0]!.binding} is missing`,
+      `production: ${rules[1]!.binding} is 999 per 60 s, the code says ${rules[1]!.limit} per 60 s`,
+      "rate limit namespace 3002 is used by staging and production",
+      "rate limit namespace 3003 is used by staging and production",
     ]);
   });
 });

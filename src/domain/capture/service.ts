@@ -1,5 +1,5 @@
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { decodeRows } from "../../db/statements";
 import { uploads, verifications } from "../../db/schema";
 import type { VerificationRecord, VerificationRow } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
@@ -26,14 +26,16 @@ export async function findByToken(db: Db, token: string) {
  */
 export async function findForCapture(db: Db, token: string, objectKey?: string): Promise<{ row: VerificationRow; upload: UploadRow | null | undefined }> {
   if (!isId("verification", token)) throw ApiError.notFound("verification");
-  const byId = db.select().from(verifications).where(eq(verifications.id, token));
+  // Prepared statements, not drizzle queries: every capture-flow write starts here (db/statements.ts).
+  const d1 = db.$client;
+  const byId = d1.prepare("SELECT * FROM verifications WHERE id = ?").bind(token);
   let row: VerificationRow | undefined;
   let upload: UploadRow | null | undefined;
-  if (objectKey === undefined) row = await byId.get();
+  if (objectKey === undefined) row = decodeRows(verifications, await byId.all())[0];
   else {
-    const [rows, found] = await db.batch([byId, db.select().from(uploads).where(eq(uploads.objectKey, objectKey))]);
-    row = rows[0];
-    upload = found[0] ?? null;
+    const [rows, found] = await d1.batch([byId, d1.prepare("SELECT * FROM uploads WHERE object_key = ?").bind(objectKey)]);
+    row = decodeRows(verifications, rows!)[0];
+    upload = decodeRows(uploads, found!)[0] ?? null;
   }
   if (!row) throw ApiError.notFound("verification");
   return { row, upload };

@@ -2,6 +2,7 @@ import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
 import { uploads, verifications } from "../../db/schema";
+import { updateWhere } from "../../db/statements";
 import { digestAndForward, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -267,9 +268,11 @@ export async function findUpload(db: Db, objectKey: string): Promise<UploadRow |
 }
 
 /** The statement recording an inspected direct upload (run in the capture's commit batch). */
-export function recordUploadDigest(db: Db, digest: UploadDigest) {
-  return db
-    .update(uploads)
-    .set({ status: "uploaded", sizeBytes: digest.sizeBytes, sha256: digest.sha256, sniffedType: digest.sniffedType, uploadedAt: digest.uploadedAt })
-    .where(eq(uploads.id, digest.id));
+export function recordUploadDigest(d1: D1Database, digest: UploadDigest): D1PreparedStatement {
+  return updateWhere(
+    d1,
+    uploads,
+    { status: "uploaded", sizeBytes: digest.sizeBytes, sha256: digest.sha256, sniffedType: digest.sniffedType, uploadedAt: digest.uploadedAt },
+    { key: "id", value: digest.id },
+  );
 }

@@ -1,0 +1,86 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { captures, verifications } from "../../src/db/schema";
+import { decodeRows, insertRow, toStatement, updateWhere } from "../../src/db/statements";
+import { loadRecord, type CaptureRow, type VerificationRecord } from "../../src/db/verifications";
+import { verificationObject } from "../../src/durable-objects/verification-client";
+import { newId } from "../../src/lib/ids";
+import { createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant();
+});
+
+// The capture path's prepared statements must write and read exactly what drizzle's queries do.
+describe("prepared statements from the drizzle schema", () => {
+  it("a verification decoded from SELECT * equals drizzle's row (JSON, boolean and null columns)", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const { version } = (await db().select({ version: verifications.version }).from(verifications).where(eq(verifications.id, v.id)).get())!;
+    // Every write sets the version to old + 1 (trigger verifications_version_cas).
+    await db().update(verifications).set({ version: version + 1, progress: { kind: "step_reached", n: 1 }, verdict: null }).where(eq(verifications.id, v.id));
+    const viaDrizzle = await db().select().from(verifications).where(eq(verifications.id, v.id)).get();
+    const [decoded] = decodeRows(verifications, await env.DB.prepare("SELECT * FROM verifications WHERE id = ?").bind(v.id).all());
+    expect(decoded).toEqual(viaDrizzle);
+    expect(typeof decoded!.sealEnabled).toBe("boolean");
+    expect(decoded!.config).toEqual(viaDrizzle!.config);
+  });
+
+  it("insertRow and updateWhere encode JSON columns and skip undefined keys; toStatement runs a drizzle query in the same batch", async () => {
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const now = Date.now();
+    const row: CaptureRow = {
+      id: newId("capture", now),
+      verificationId: v.id,
+      tenantId: t.id,
+      stepKey: "capture_1",
+      stepType: "image",
+      seq: 1,
+      imageKey: `verifications/${v.id}/stmt-${now}`,
+      contentType: "image/jpeg",
+      sizeBytes: 10,
+      sha256: "00".repeat(32),
+      surface: null,
+      clientCapturedAt: null,
+      location: { lat: 52.5, lng: 13.4, accuracy_m: 5 },
+      forensicBufferKey: null,
+      attestation: { ok: true },
+      createdAt: now,
+    };
+    const before = await db().select().from(verifications).where(eq(verifications.id, v.id)).get();
+    await env.DB.batch([
+      insertRow(env.DB, captures, row),
+      updateWhere(env.DB, verifications, { version: before!.version + 1, progress: { a: [1, 2] }, narrative: undefined }, { key: "id", value: v.id }),
+      toStatement(env.DB, db().update(verifications).set({ version: before!.version + 2, narrative: "via drizzle" }).where(eq(verifications.id, v.id))),
+    ]);
+    expect(await db().select().from(captures).where(eq(captures.id, row.id)).get()).toEqual(row);
+    const after = await db().select().from(verifications).where(eq(verifications.id, v.id)).get();
+    expect(after!.progress).toEqual({ a: [1, 2] });
+    expect(after!.version).toBe(before!.version + 2);
+    expect(after!.narrative).toBe("via drizzle");
+    expect(after!.config).toEqual(before!.config);
+  });
+
+  it("a capture's commit computes the record it answers with instead of reading it back: it equals what D1 holds", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const stub = verificationObject(env, v.id);
+    for (const n of [1, 2]) {
+      const now = Date.now();
+      const result = await stub.addCapture(v.id, {
+        captureId: newId("capture", now),
+        imageKey: `verifications/${v.id}/computed-${n}-${now}`,
+        mediaType: "image/jpeg",
+        sizeBytes: 100 + n,
+        sha256: "ab".repeat(32),
+        location: { lat: 1.5, lng: -2.25, accuracy_m: n },
+        clientCapturedAt: now - 1000,
+        surface: "camera",
+      });
+      expect(result.ok).toBe(true);
+      const { record } = result as unknown as { record: VerificationRecord };
+      expect(record).toEqual(await loadRecord(db(), v.id));
+      expect(record.captures).toHaveLength(n);
+    }
+  });
+});

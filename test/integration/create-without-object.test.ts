@@ -71,6 +71,11 @@ describe("create without the Durable Object on the request path", () => {
     expect(p.row.version).toBe(2);
     expect(p.row.sealHash).toMatch(/^[0-9a-f]{64}$/);
     expect(p.answers.map((a) => a.value)).toEqual(["WVWZZZ1JZ3W386752"]);
+    // Armed: first for marking the answer's published event (no later commit comes), then for the expiry.
+    const first = await alarmOf(v.id);
+    expect(first).not.toBeNull();
+    expect(first!).toBeLessThanOrEqual(Date.parse(v.expires_at));
+    expect(await runDurableObjectAlarm(verificationObject(env, v.id))).toBe(true);
     expect(await alarmOf(v.id)).toBe(Date.parse(v.expires_at));
   });
 

@@ -162,6 +162,11 @@ describe("recent webhook deliveries across verifications", () => {
     const ok = receiver();
     const failing = receiver("fail=always&status=500");
     await createVerification(t.key, { max_captures: 1, webhook_url: ok.url });
+    // The events consumer runs different verifications' events concurrently: the second delivery is
+    // the newer one only if the first exists before the second verification is created.
+    await waitFor(async () => ((await callJson("/v1/webhook-deliveries", { key: t.key })).body.items.length === 1 ? true : undefined), {
+      what: "the first delivery",
+    });
     await createVerification(t.key, { max_captures: 1, webhook_url: failing.url });
     await createVerification(other.key, { max_captures: 1, webhook_url: ok.url });
 

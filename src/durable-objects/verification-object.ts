@@ -139,8 +139,7 @@ export class VerificationObject extends DurableObject<Env> {
    */
   async arm(id: string, options: { redrive?: boolean } = {}): Promise<void> {
     await this.#exclusive(async () => {
-      await this.ctx.storage.put("verification_id", id);
-      await this.#armed(id);
+      await this.#takeCharge(id);
       // A re-drive already pending keeps its backoff (the sweep asks again every minute).
       if (!options.redrive || (await this.ctx.storage.get("redrive_at")) !== undefined) return;
       const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
@@ -148,6 +147,17 @@ export class VerificationObject extends DurableObject<Env> {
       await this.#scheduleRedrive();
       await this.#schedule(record);
     });
+  }
+
+  /** Every entry point that acts on a verification: remember its id, make sure its alarm is armed. */
+  async #takeCharge(id: string): Promise<void> {
+    this.#remember(id);
+    await this.#armed(id);
+  }
+
+  /** The id the alarm acts on, written once (the synchronous KV shares the storage the alarm reads it from). */
+  #remember(id: string): void {
+    if (this.ctx.storage.kv.get<string>("verification_id") !== id) this.ctx.storage.kv.put("verification_id", id);
   }
 
   /**
@@ -281,8 +291,7 @@ export class VerificationObject extends DurableObject<Env> {
    */
   async watchUpload(id: string, orphanAt: number): Promise<void> {
     await this.#exclusive(async () => {
-      await this.ctx.storage.put("verification_id", id);
-      await this.#armed(id);
+      await this.#takeCharge(id);
       await this.#sweepBy(orphanAt);
       const current = await this.ctx.storage.getAlarm();
       if (current === null || orphanAt < current) await this.ctx.storage.setAlarm(orphanAt);
@@ -306,7 +315,7 @@ export class VerificationObject extends DurableObject<Env> {
    */
   async redact(id: string, by: string): Promise<MutationResult> {
     return this.#exclusive(async () => {
-      await this.ctx.storage.put("verification_id", id);
+      this.#remember(id);
       const pending = (await this.ctx.storage.get<PendingRedaction>("redaction")) ?? { by, attempts: 0, retryAt: 0 };
       await this.#armRedactionRetry(pending);
       return this.#completeRedaction(id, pending);
@@ -432,9 +441,7 @@ export class VerificationObject extends DurableObject<Env> {
 
   #mutate(id: string, decide: Decide): Promise<MutationResult> {
     return this.#exclusive(async () => {
-      // Written once (the synchronous KV shares the storage the alarm reads it from).
-      if (this.ctx.storage.kv.get<string>("verification_id") !== id) this.ctx.storage.kv.put("verification_id", id);
-      await this.#armed(id);
+      await this.#takeCharge(id);
       return this.#apply(id, decide);
     });
   }

@@ -8,7 +8,7 @@ import { verificationObject } from "../../src/durable-objects/verification-clien
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
 import { normalizeConfig } from "../../src/domain/verification/config";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
-import { OVERDUE_GRACE_MS, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
+import { OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
 import { newId } from "../../src/lib/ids";
 import { MINUTELY_CRON } from "../../src/scheduled";
 import worker from "../../src/index";
@@ -135,6 +135,19 @@ describe("create without the Durable Object on the request path", () => {
     p = await persisted(id);
     expect(p.events[0]!.dispatchedAt).not.toBeNull();
     expect(await alarmOf(id)).toBe(p.row.expiresAt);
+  });
+
+  it("verifications whose object keeps failing to arm do not hide the overdue ones behind them", async () => {
+    const now = Date.now();
+    // A full page of overdue rows that fail on every arm (a row the object cannot read), all due before `behind`.
+    const broken = await Promise.all(Array.from({ length: SWEEP_PAGE }, (_, i) => unarmedVerification(now - 20 * 60_000, now - 10 * 60_000 - i)));
+    await env.DB.batch(broken.map((id) => env.DB.prepare("UPDATE verifications SET progress = '{', version = version + 1 WHERE id = ?").bind(id)));
+    const behind = await unarmedVerification(now - 5 * 60_000, now - OVERDUE_GRACE_MS - 1_000);
+    await runMinutely(now);
+    await eventually(async () => (await persisted(behind)).row.status === "expired", "the row behind the failing page expired");
+    // The failing rows are still overdue and tried again next minute, not lost.
+    const still = await env.DB.prepare("SELECT status FROM verifications WHERE id = ?").bind(broken[0]).first<{ status: string }>();
+    expect(still?.status).toBe("pending");
   });
 
   it("concurrent creates with one Idempotency-Key write one verification and one created event", async () => {

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, ok, type ApiKey, type Schemas, type WebhookDelivery } from "../api";
+import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
@@ -93,43 +94,41 @@ function ApiKeys() {
       {keys.loading && !keys.data ? <Progress label="Loading keys…" /> : null}
       {keys.data && items.length === 0 ? <Empty>No keys yet.</Empty> : null}
       {items.length > 0 ? (
-        <div class="table-wrap">
-          <table class="list responsive">
-            <caption class="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((k) => (
-                <tr key={k.id}>
-                  <td data-label="Key">
-                    <strong>{k.name ?? "Unnamed key"}</strong> <span class="mono">{k.prefix}</span>
-                  </td>
-                  <td data-label="Scope">
-                    {k.scope} {k.revoked_at ? <Badge tone="neutral">revoked {formatDateTime(k.revoked_at)}</Badge> : null}
-                  </td>
-                  <td data-label="Created">{formatDateTime(k.created_at)}</td>
-                  <td data-label="Last used">{formatDateTime(k.last_used_at)}</td>
-                  <td data-label="Actions">
-                    {k.revoked_at ? null : (
-                      <button type="button" class="button danger-link small" onClick={() => setRevoking(k)}>
-                        Revoke <span class="visually-hidden">{k.name ?? k.prefix}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          caption="API keys"
+          rows={items}
+          rowKey={(k) => k.id}
+          columns={[
+            {
+              label: "Key",
+              cell: (k) => (
+                <>
+                  <strong>{k.name ?? "Unnamed key"}</strong> <span class="mono">{k.prefix}</span>
+                </>
+              ),
+            },
+            {
+              label: "Scope",
+              cell: (k) => (
+                <>
+                  {k.scope} {k.revoked_at ? <Badge tone="neutral">revoked {formatDateTime(k.revoked_at)}</Badge> : null}
+                </>
+              ),
+            },
+            { label: "Created", cell: (k) => formatDateTime(k.created_at) },
+            { label: "Last used", cell: (k) => formatDateTime(k.last_used_at) },
+            {
+              label: "Actions",
+              hideLabel: true,
+              cell: (k) =>
+                k.revoked_at ? null : (
+                  <button type="button" class="button danger-link small" onClick={() => setRevoking(k)}>
+                    Revoke <span class="visually-hidden">{k.name ?? k.prefix}</span>
+                  </button>
+                ),
+            },
+          ]}
+        />
       ) : null}
       <ConfirmDialog
         open={revoking !== undefined}

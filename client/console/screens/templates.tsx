@@ -1,6 +1,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api, ok, type LinkTemplate } from "../api";
 import { ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
+import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
@@ -50,64 +51,67 @@ export function TemplatesScreen() {
       {list.loading && !list.data ? <Progress label="Loading templates…" /> : null}
       {list.data && items.length === 0 ? <Empty>No templates yet. Publish one to get a link you can put on a website or in a message.</Empty> : null}
       {items.length > 0 ? (
-        <div class="table-wrap">
-          <table class="list responsive">
-            <caption class="visually-hidden">Link templates, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Template</th>
-                <th scope="col">Link</th>
-                <th scope="col">Version</th>
-                <th scope="col">Started</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((t) => (
-                <tr key={t.id}>
-                  <td data-label="Template">
-                    <strong>{t.name}</strong> <Badge tone={t.status === "active" ? "good" : "neutral"}>{t.status}</Badge>
-                    <span class="meta">
-                      {t.mode === "audit" ? "audit (uploaded content)" : "live capture"} · updated {formatDateTime(t.updated_at)}
+        <ListTable
+          caption="Link templates, newest first"
+          rows={items}
+          rowKey={(t) => t.id}
+          columns={[
+            {
+              label: "Template",
+              cell: (t) => (
+                <>
+                  <strong>{t.name}</strong> <Badge tone={t.status === "active" ? "good" : "neutral"}>{t.status}</Badge>
+                  <span class="meta">
+                    {t.mode === "audit" ? "audit (uploaded content)" : "live capture"} · updated {formatDateTime(t.updated_at)}
+                  </span>
+                </>
+              ),
+            },
+            {
+              label: "Link",
+              cell: (t) => (
+                <>
+                  <span class="mono break">{t.url}</span>
+                  {t.status === "active" ? (
+                    <span class="inline">
+                      <CopyButton text={t.url} label="Copy link" />
+                      <a class="button secondary small" href={t.url} target="_blank" rel="noopener noreferrer">
+                        Start one <span class="visually-hidden">from {t.name} (opens a new tab)</span>
+                      </a>
                     </span>
-                  </td>
-                  <td data-label="Link">
-                    <span class="mono break">{t.url}</span>
-                    {t.status === "active" ? (
-                      <span class="inline">
-                        <CopyButton text={t.url} label="Copy link" />
-                        <a class="button secondary small" href={t.url} target="_blank" rel="noopener noreferrer">
-                          Start one <span class="visually-hidden">from {t.name} (opens a new tab)</span>
-                        </a>
-                      </span>
-                    ) : null}
-                  </td>
-                  <td data-label="Version">v{t.version}</td>
-                  <td data-label="Started">
-                    {t.started_total} total, {t.started_today} today
-                    <a class="meta" href={`/console/verifications?template_id=${t.id}`}>
-                      see them
-                    </a>
-                  </td>
-                  <td data-label="Actions">
-                    {t.status === "active" ? (
-                      <span class="inline">
-                        <button type="button" class="button secondary small" onClick={() => setEditing({ kind: "edit", template: t })}>
-                          Edit <span class="visually-hidden">{t.name}</span>
-                        </button>
-                        <button type="button" class="button danger-link small" onClick={() => setRevoking(t)}>
-                          Revoke <span class="visually-hidden">{t.name}</span>
-                        </button>
-                      </span>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                  ) : null}
+                </>
+              ),
+            },
+            { label: "Version", cell: (t) => `v${t.version}` },
+            {
+              label: "Started",
+              cell: (t) => (
+                <>
+                  {t.started_total} total, {t.started_today} today
+                  <a class="meta" href={`/console/verifications?template_id=${t.id}`}>
+                    see them
+                  </a>
+                </>
+              ),
+            },
+            {
+              label: "Actions",
+              hideLabel: true,
+              cell: (t) =>
+                t.status === "active" ? (
+                  <span class="inline">
+                    <button type="button" class="button secondary small" onClick={() => setEditing({ kind: "edit", template: t })}>
+                      Edit <span class="visually-hidden">{t.name}</span>
+                    </button>
+                    <button type="button" class="button danger-link small" onClick={() => setRevoking(t)}>
+                      Revoke <span class="visually-hidden">{t.name}</span>
+                    </button>
+                  </span>
+                ) : null,
+            },
+          ]}
+        />
       ) : null}
       <ConfirmDialog
         open={revoking !== undefined}

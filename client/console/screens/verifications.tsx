@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, isOpen, ok, type ListQuery, type Verification } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
+import { ListTable, type Column } from "../components/list-table";
 import { Empty, ErrorNotice, PageHeader, Progress } from "../components/ui";
 import { formatDateTime, formatTime, relative } from "../lib/format";
 import { useAction, useLoad, usePolling, useTitle } from "../lib/hooks";
@@ -187,26 +188,7 @@ export function VerificationsScreen() {
         <Empty>{filtered ? "No verification matches these filters." : "No verifications yet. Create one, or start one from a link template."}</Empty>
       ) : null}
       {rows.length > 0 ? (
-        <div class="table-wrap">
-          <table class="list responsive">
-            <caption class="visually-hidden">Verifications, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Verification</th>
-                <th scope="col">Status</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">Captures</th>
-                <th scope="col">Review</th>
-              </tr>
-            </thead>
-            <tbody aria-busy={first.loading}>
-              {rows.map((v) => (
-                <Row key={v.id} v={v} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Verifications, newest first" rows={rows} rowKey={(v) => v.id} busy={first.loading} columns={COLUMNS} />
       ) : null}
       <ErrorNotice error={more.error} what="More could not be loaded" />
       {cursor ? (
@@ -221,43 +203,47 @@ export function VerificationsScreen() {
   );
 }
 
-function Row(props: { v: Verification }) {
+const COLUMNS: ReadonlyArray<Column<Verification>> = [
+  {
+    label: "Created",
+    cell: (v) => (
+      <time dateTime={v.created_at} title={formatDateTime(v.created_at)}>
+        {relative(v.created_at)}
+      </time>
+    ),
+  },
+  { label: "Verification", cell: (v) => <VerificationCell v={v} /> },
+  { label: "Status", cell: (v) => <StatusBadge status={v.status} /> },
+  { label: "Verdict", cell: (v) => <VerdictBadge verification={v} /> },
+  { label: "Captures", cell: (v) => `${v.captures_count} / ${v.config.max_captures}` },
+  {
+    label: "Review",
+    cell: (v) => (
+      <>
+        <ReviewBadge review={v.review} />
+        {v.redacted_at ? <span class="meta">evidence erased</span> : null}
+      </>
+    ),
+  },
+];
+
+function VerificationCell(props: { v: Verification }) {
   const { v } = props;
   const metadata = Object.entries(v.config.metadata ?? {}).slice(0, 2);
   return (
-    <tr>
-      <td data-label="Created">
-        <time dateTime={v.created_at} title={formatDateTime(v.created_at)}>
-          {relative(v.created_at)}
-        </time>
-      </td>
-      <td data-label="Verification">
-        <a class="row-link mono" href={`/console/verifications/${v.id}`}>
-          {v.id}
-        </a>
-        {metadata.length > 0 ? (
-          <span class="meta">
-            {metadata.map(([k, value]) => (
-              <span key={k}>
-                {k}: {value}
-              </span>
-            ))}
-          </span>
-        ) : null}
-      </td>
-      <td data-label="Status">
-        <StatusBadge status={v.status} />
-      </td>
-      <td data-label="Verdict">
-        <VerdictBadge verification={v} />
-      </td>
-      <td data-label="Captures">
-        {v.captures_count} / {v.config.max_captures}
-      </td>
-      <td data-label="Review">
-        <ReviewBadge review={v.review} />
-        {v.redacted_at ? <span class="meta">evidence erased</span> : null}
-      </td>
-    </tr>
+    <>
+      <a class="row-link mono" href={`/console/verifications/${v.id}`}>
+        {v.id}
+      </a>
+      {metadata.length > 0 ? (
+        <span class="meta">
+          {metadata.map(([k, value]) => (
+            <span key={k}>
+              {k}: {value}
+            </span>
+          ))}
+        </span>
+      ) : null}
+    </>
   );
 }

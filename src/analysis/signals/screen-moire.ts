@@ -3,7 +3,7 @@ import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
 import type { Rect, Tile } from "../pixels";
 
-export const SCREEN_MOIRE_VERSION = "screen-moire/5";
+export const SCREEN_MOIRE_VERSION = "screen-moire/4";
 
 /** A tile's grid score (peak / median of the residual spectrum) at which a pixel grid is declared. */
 export const GRID_RATIO_THRESHOLD = 22;
@@ -38,12 +38,6 @@ const MAX_HARMONIC = 9;
 const MAX_LATTICE_ORDER = 5;
 /** A coarse texture's generators must stand out at least this much (× the band median). */
 const COARSE_GENERATOR_RATIO = PEAK_FLOOR;
-/**
- * …and this much over the spectrum at their own frequency (the median of the ring at their radius):
- * a scene's spectrum falls off with frequency, so its low-frequency content stands far above the
- * band's median without being periodic; a texture's fundamental is a peak at its own frequency.
- */
-export const COARSE_GENERATOR_LOCAL_RATIO = 3;
 /** Position tolerance (bins) for a harmonic match, scaled by the harmonic order. */
 const COMB_TOLERANCE = 0.8;
 /** Tiles agree on a lattice when their periods differ by at most this fraction (perspective). */
@@ -277,19 +271,6 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   }
   band.sort((a, b) => a - b);
   const median = band[Math.floor(band.length / 2)] || 1e-9;
-  const rings = new Map<number, number>();
-  const ringMedian = (radius: number): number => {
-    let m = rings.get(radius);
-    if (m === undefined) {
-      const ring: number[] = [];
-      for (let v = 0; v <= radius + 1; v += 1) {
-        for (let u = -radius - 1; u <= radius + 1; u += 1) if (Math.round(Math.hypot(u, v)) === radius) ring.push(at(u, v));
-      }
-      ring.sort((a, b) => a - b);
-      rings.set(radius, (m = ring[ring.length >> 1] || 1e-9));
-    }
-    return m;
-  };
 
   // Peaks anywhere but the DC neighbourhood, so a coarse texture's fundamentals are seen too; the
   // grid itself must lie in the band.
@@ -326,7 +307,6 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   const all = [...low, ...strong];
   const coarse = all
     .filter((p) => p.ratio >= COARSE_GENERATOR_RATIO && n / Math.hypot(p.u, p.v) > MAX_DISPLAY_PERIOD_PX)
-    .filter((p) => (p.ratio * median) / ringMedian(Math.round(Math.hypot(p.u, p.v))) >= COARSE_GENERATOR_LOCAL_RATIO)
     .filter((g) => !all.some((p) => p.ratio > g.ratio && isBlockCopy(g, p, n)))
     .slice(0, MAX_PEAKS);
   if (coarse.length > 0 && explainedByCoarseLattice(first, coarse, n)) return { ...base, grid_ratio: 0, texture: "coarse" };

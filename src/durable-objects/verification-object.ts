@@ -20,6 +20,7 @@ import {
   type VerificationRow,
 } from "../db/verifications";
 import { settings } from "../env";
+import { captureFlowRecord, type CaptureFlowRecord } from "../domain/verification/present";
 import { computeSealHash } from "../domain/verification/seal";
 import type { VerificationState } from "../domain/verification/state";
 import { isTerminal } from "../domain/verification/state";
@@ -35,6 +36,8 @@ import { recordUploadDigest, type UploadDigest } from "../domain/capture/uploads
 import { log } from "../lib/log";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
+/** What the capture flow's writes answer with: the end user's view of the record (CaptureFlowRecord). */
+export type CaptureFlowResult = { ok: true; record: CaptureFlowRecord; replayed?: boolean } | ErrorResult;
 
 export interface CaptureInput {
   captureId: string;
@@ -174,8 +177,8 @@ export class VerificationObject extends DurableObject<Env> {
     this.#checkedAlarm = true;
   }
 
-  async addCapture(id: string, input: CaptureInput): Promise<MutationResult> {
-    return this.#mutate(id, (state, record, now) => {
+  async addCapture(id: string, input: CaptureInput): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, (state, record, now) => {
       const existing = record.captures.find((c) => c.imageKey === input.imageKey);
       if (existing) return { transition: noChange(state), noop: true, replayed: true };
       const decision = machine.acceptCapture(state, input, now);
@@ -205,11 +208,11 @@ export class VerificationObject extends DurableObject<Env> {
         // Captures are appended in seq order: the record after is known without reading it back.
         after: (before, updated) => ({ ...before, row: updated, captures: [...before.captures, row] }),
       };
-    });
+    }));
   }
 
-  async answer(id: string, stepKey: string, value: string): Promise<MutationResult> {
-    return this.#mutate(id, async (state, _record, now) => {
+  async answer(id: string, stepKey: string, value: string): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, async (state, _record, now) => {
       const decision = machine.recordAnswer(state, stepKey, value, now);
       if (!decision.ok) return decision;
       const sealHash = await computeSealHash({ ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } });
@@ -223,23 +226,23 @@ export class VerificationObject extends DurableObject<Env> {
             .onConflictDoUpdate({ target: [answers.verificationId, answers.stepKey], set: { value, answeredAt: now } }),
         ],
       };
-    });
+    }));
   }
 
-  async submit(id: string): Promise<MutationResult> {
-    return this.#mutate(id, (state, _record, now) => {
+  async submit(id: string): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, (state, _record, now) => {
       const decision = machine.submit(state, now);
       if (!decision.ok) return decision;
       return { transition: decision.transition, noop: decision.alreadySubmitted };
-    });
+    }));
   }
 
-  async progress(id: string, kind: ProgressKind, snapshot: Record<string, unknown>): Promise<MutationResult> {
-    return this.#mutate(id, (state, _record, now) => {
+  async progress(id: string, kind: ProgressKind, snapshot: Record<string, unknown>): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, (state, _record, now) => {
       const decision = machine.reportProgress(state, kind, now);
       if (!decision.ok) return decision;
       return { transition: decision.transition, columns: { progress: { ...snapshot, received_at: new Date(now).toISOString() } } };
-    });
+    }));
   }
 
   /** Written by the analysis worker: the verdict and the independent checks, then `completed`. */
@@ -584,6 +587,11 @@ type Decide = (
   record: VerificationRecord,
   now: number,
 ) => (Plan & { replayed?: boolean }) | ErrorResult | Promise<(Plan & { replayed?: boolean }) | ErrorResult>;
+
+/** A capture-flow write answers with what the end user's view shows, not the whole record it keeps. */
+function forCaptureFlow(result: MutationResult): CaptureFlowResult {
+  return result.ok ? { ...result, record: captureFlowRecord(result.record) } : result;
+}
 
 function noChange(state: VerificationState): Transition {
   return { status: state.status, patch: {}, events: [] };

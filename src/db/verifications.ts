@@ -46,6 +46,14 @@ export async function loadRecord(db: Db, id: string): Promise<VerificationRecord
   return recordFromResults(await d1.batch(recordStatements(d1, id)));
 }
 
+/** The columns that say whether a verification awaits its verdict, without the record (null: no such verification). */
+export async function settlingColumns(db: Db, id: string): Promise<Pick<VerificationRow, "status" | "readyAt" | "redactedAt"> | null> {
+  return db.$client
+    .prepare("SELECT status, ready_at AS readyAt, redacted_at AS redactedAt FROM verifications WHERE id = ?")
+    .bind(id)
+    .first<Pick<VerificationRow, "status" | "readyAt" | "redactedAt">>();
+}
+
 /**
  * The `webhook_url` a verification's config names (null without one, undefined when there is no
  * such verification), read without the record: most events of a verification without a webhook

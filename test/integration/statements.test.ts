@@ -3,7 +3,7 @@ import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answers, captures, verifications } from "../../src/db/schema";
 import { decodeRows, insertRow, toStatement, updateWhere } from "../../src/db/statements";
-import { loadRecord, webhookUrlOf, type CaptureRow } from "../../src/db/verifications";
+import { loadRecord, settlingColumns, webhookUrlOf, type CaptureRow } from "../../src/db/verifications";
 import { captureFlowRecord, type CaptureFlowRecord } from "../../src/domain/verification/present";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import { newId } from "../../src/lib/ids";
@@ -114,6 +114,15 @@ describe("prepared statements from the drizzle schema", () => {
     expect(record).toEqual({ row: rows[0], captures: captureRows, answers: answerRows });
     expect(record!.captures.map((c) => c.seq)).toEqual([1, 2]);
     expect(await loadRecord(db(), "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z")).toBeNull();
+  });
+
+  it("settlingColumns reads the three columns settling decides on, as the row holds them", async () => {
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const row = await db().select().from(verifications).where(eq(verifications.id, v.id)).get();
+    expect(await settlingColumns(db(), v.id)).toEqual({ status: row!.status, readyAt: null, redactedAt: null });
+    await db().update(verifications).set({ version: row!.version + 1, readyAt: 1234 }).where(eq(verifications.id, v.id));
+    expect(await settlingColumns(db(), v.id)).toEqual({ status: "pending", readyAt: 1234, redactedAt: null });
+    expect(await settlingColumns(db(), "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z")).toBeNull();
   });
 
   it("webhookUrlOf reads the config's webhook_url alone: null without one, undefined for no verification", async () => {

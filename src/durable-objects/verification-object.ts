@@ -487,13 +487,12 @@ export class VerificationObject extends DurableObject<Env> {
         if (isVersionConflict(err) || cached) continue;
         throw err;
       }
-      if (published.length > 0) this.ctx.storage.kv.delete("published");
       const after = plan.after
         ? plan.after(record, { ...record.row, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) } as VerificationRow)
         : recordFromResults(results.slice(-readBack.length));
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
-      await this.#dispatch(id, eventRows);
+      await this.#dispatch(id, eventRows, published.length > 0);
       // Every change that leaves it over: what was uploaded and never captured goes, once in-flight uploads landed.
       if (isTerminal(after.row.status)) await this.#sweepBy(now + SWEEP_GRACE_MS);
       await this.#schedule(after);
@@ -507,15 +506,22 @@ export class VerificationObject extends DurableObject<Env> {
    * published event is journaled in this object's own storage (synchronous, no round trip) instead
    * of marked in D1 at once: the next commit's batch or the alarm marks it (#markPublished), and a
    * re-drive marks the journal before it reads what is still unsent, so nothing is sent twice.
+   * `marked`: the commit just made marked the whole journal, so it is replaced here in one write
+   * after the publish (each storage write separated by I/O is a commit of its own, which a capture's
+   * answer waits for); until then it only names events already marked, which marking again ignores.
    */
-  async #dispatch(id: string, rows: EventRow[]): Promise<void> {
-    if (rows.length === 0) return;
+  async #dispatch(id: string, rows: EventRow[], marked: boolean): Promise<void> {
+    if (rows.length === 0) {
+      if (marked) this.ctx.storage.kv.delete("published");
+      return;
+    }
     try {
       await this.publisher.publish(rows);
-      this.ctx.storage.kv.put("published", [...this.#published(), ...rows.map((r) => r.id)]);
+      this.ctx.storage.kv.put("published", [...(marked ? [] : this.#published()), ...rows.map((r) => r.id)]);
       // Kept while set (the alarm clears it): a capture every few seconds does not move the alarm each time.
       if (this.ctx.storage.kv.get<number>("mark_at") === undefined) this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
     } catch (err) {
+      if (marked) this.ctx.storage.kv.delete("published");
       log.error({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();
     }

@@ -11,6 +11,8 @@
  * throughout: it starts on the warm-up's backlog and keeps working through every phase.
  *
  *   npm run bench:capture -- [--clients 32] [--rounds 6] [--phase-ms 2500] [--no-analysis]
+ *   (BENCH_PHASES=1 prints the processes' pids, then each phase's start and end, epoch ms, and its
+ *   captures on stderr)
  */
 import { parseArgs } from "node:util";
 import { captureJobs, DIRECT_MODE } from "./lib/capture-jobs";
@@ -36,6 +38,7 @@ const rt = await startRuntime({
   apiVars: DIRECT_MODE,
 });
 const jobs = await captureJobs(rt);
+if (process.env.BENCH_PHASES) console.error(`pids ${JSON.stringify(rt.pids)}`);
 
 interface Side {
   phases: PhaseResult[];
@@ -59,7 +62,10 @@ async function phase(which: "floor" | "project", record: boolean): Promise<void>
   const cpu0 = cpuMs(rt.pids.api);
   const s0 = cpuMs(rt.pids.storage);
   const b0 = rt.pids.analysis ? cpuMs(rt.pids.analysis) : 0;
+  const started = Date.now();
   const result = await closedLoop(CLIENTS, PHASE_MS, next);
+  // For tracing a run from outside (e.g. counting a process's syscalls per side): when each phase ran.
+  if (process.env.BENCH_PHASES) console.error(`phase ${which} ${started} ${Date.now()} ${result.latencies.length}`);
   const cpu = cpuMs(rt.pids.api) - cpu0;
   const storageCpu = cpuMs(rt.pids.storage) - s0;
   side.rps = (result.latencies.length / result.elapsedMs) * 1000 || side.rps;

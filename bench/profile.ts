@@ -4,7 +4,7 @@
  * a few seconds of load, summed by function (self time) and by module (node_modules package or
  * source file). No floor, no analysis: this is for finding work to remove, not for ratios.
  *
- *   npm run bench:profile -- capture [--clients 8] [--ms 4000] [--top 40]
+ *   npm run bench:profile -- capture [--clients 8] [--ms 4000] [--top 40] [--callers get]
  */
 import { parseArgs } from "node:util";
 import { captureJobs, DIRECT_MODE } from "./lib/capture-jobs";
@@ -14,7 +14,13 @@ import { API_WORKER, freePort, startRuntime } from "./lib/runtime";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { clients: { type: "string", default: "8" }, ms: { type: "string", default: "4000" }, top: { type: "string", default: "40" } },
+  options: {
+    clients: { type: "string", default: "8" },
+    ms: { type: "string", default: "4000" },
+    top: { type: "string", default: "40" },
+    /** a function name: where its self time was called from (three frames up) */
+    callers: { type: "string" },
+  },
 });
 const scenario = positionals[0] ?? "capture";
 const inspectorPort = await freePort();
@@ -95,6 +101,21 @@ try {
       .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${fmt(v / Math.max(1, s.n)).padStart(6)} ms/req  ${k}`);
   console.log("\nby module (self time)\n" + top(byModule, 25).join("\n"));
   console.log("\nby function (self time)\n" + top(byFunction, Number(args.top)).join("\n"));
+  // Native functions (`get`, `put`, `fetch`) say little alone: whose calls were they?
+  if (args.callers) {
+    const parent = new Map<number, CdpNode>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+    const byCaller = new Map<string, number>();
+    for (const [nodeId, ms] of self) {
+      const { callFrame } = byNode.get(nodeId)!;
+      if (callFrame.functionName !== args.callers) continue;
+      const chain: string[] = [];
+      for (let p = parent.get(nodeId); p && chain.length < 3; p = parent.get(p.id)) chain.push(`${p.callFrame.functionName || "(anonymous)"}:${p.callFrame.lineNumber + 1}`);
+      const key = chain.join(" < ");
+      byCaller.set(key, (byCaller.get(key) ?? 0) + ms);
+    }
+    console.log(`\ncallers of ${args.callers} (self time)\n` + top(byCaller, 15).join("\n"));
+  }
 } finally {
   await rt.dispose();
 }

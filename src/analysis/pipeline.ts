@@ -1,6 +1,6 @@
 import { analysesOf, analysisOf, indexAndFindNearDuplicates, saveAnalysis } from "../db/analyses";
 import { createDb, type Db } from "../db/client";
-import { loadRecord, type CaptureRow, type VerificationRecord } from "../db/verifications";
+import { loadRecord, settlingColumns, type CaptureRow, type VerificationRecord, type VerificationRow } from "../db/verifications";
 import { isTerminal } from "../domain/verification/state";
 import { verificationObject } from "../durable-objects/verification-client";
 import { GeocoderUnavailable, geocodeCached, geocoderFromEnv, geocoderGate } from "../providers/geocoder";
@@ -98,8 +98,11 @@ export interface SettleOptions {
 
 export async function settleVerification(env: Env, verificationId: string, options: SettleOptions = {}): Promise<void> {
   const db = createDb(env.DB);
+  // Most calls follow a capture's analysis while the end user is still capturing: the row alone says so.
+  const settling = await settlingColumns(db, verificationId);
+  if (!settling || !awaitsVerdict(settling)) return;
   const record = await loadRecord(db, verificationId);
-  if (!record || isTerminal(record.row.status) || record.row.readyAt === null || record.row.redactedAt !== null) return;
+  if (!record || !awaitsVerdict(record.row)) return;
   const rows = await analysesOf(db, verificationId);
   const byCapture = new Map(rows.map((r) => [r.captureId, r]));
   if (record.captures.some((c) => !byCapture.has(c.id))) return;
@@ -112,6 +115,11 @@ export async function settleVerification(env: Env, verificationId: string, optio
   const outcome = await verdictAndChecks(env, db, record, results, options);
   const result = await verificationObject(env, verificationId).complete(verificationId, outcome);
   if (!result.ok && result.error.code !== "invalid_state") throw new Error(`complete refused: ${result.error.message}`);
+}
+
+/** The evidence is complete (`ready_at`) and no verdict was written yet (nor was it redacted). */
+function awaitsVerdict(row: Pick<VerificationRow, "status" | "readyAt" | "redactedAt">): boolean {
+  return !isTerminal(row.status) && row.readyAt !== null && row.redactedAt === null;
 }
 
 export async function verdictAndChecks(env: Env, db: Db, record: VerificationRecord, results: CaptureAnalysisResult[], options: SettleOptions = {}) {

@@ -17,16 +17,7 @@ export interface VerificationRecord {
   answers: AnswerRow[];
 }
 
-/** The three reads a record is made of; `loadRecord` runs them alone, a commit appends them to its batch. */
-export function recordQueries(db: Db, id: string) {
-  return [
-    db.select().from(verifications).where(eq(verifications.id, id)),
-    db.select().from(captures).where(eq(captures.verificationId, id)).orderBy(asc(captures.seq)),
-    db.select().from(answers).where(eq(answers.verificationId, id)),
-  ] as const;
-}
-
-/** `recordQueries` as prepared D1 statements (the capture path's commit batch reads the record back with them). */
+/** The three reads a record is made of; `loadRecord` runs them alone, a commit may append them to its batch. */
 export function recordStatements(d1: D1Database, id: string): D1PreparedStatement[] {
   return [
     d1.prepare("SELECT * FROM verifications WHERE id = ?").bind(id),
@@ -40,14 +31,40 @@ export function recordFromResults([rows, captureRows, answerRows]: D1Result[]): 
   return toRecord([decodeRows(verifications, rows!), decodeRows(captures, captureRows!), decodeRows(answers, answerRows!)]);
 }
 
-/** The record from the results of `recordQueries` (null when the verification does not exist). */
+/** The record from its three row sets (null when the verification does not exist). */
 export function toRecord([rows, captureRows, answerRows]: readonly [VerificationRow[], CaptureRow[], AnswerRow[]]): VerificationRecord | null {
   const row = rows[0];
   return row ? { row, captures: captureRows, answers: answerRows } : null;
 }
 
+/**
+ * One verification's record in one D1 round trip. Prepared statements, not drizzle queries: every
+ * capture's events consumer and analysis read it (db/statements.ts).
+ */
 export async function loadRecord(db: Db, id: string): Promise<VerificationRecord | null> {
-  return toRecord(await db.batch(recordQueries(db, id)));
+  const d1 = db.$client;
+  return recordFromResults(await d1.batch(recordStatements(d1, id)));
+}
+
+/** The columns that say whether a verification awaits its verdict, without the record (null: no such verification). */
+export async function settlingColumns(db: Db, id: string): Promise<Pick<VerificationRow, "status" | "readyAt" | "redactedAt"> | null> {
+  return db.$client
+    .prepare("SELECT status, ready_at AS readyAt, redacted_at AS redactedAt FROM verifications WHERE id = ?")
+    .bind(id)
+    .first<Pick<VerificationRow, "status" | "readyAt" | "redactedAt">>();
+}
+
+/**
+ * The `webhook_url` a verification's config names (null without one, undefined when there is no
+ * such verification), read without the record: most events of a verification without a webhook
+ * need nothing else.
+ */
+export async function webhookUrlOf(db: Db, id: string): Promise<string | null | undefined> {
+  const row = await db.$client
+    .prepare("SELECT json_extract(config, '$.webhook_url') AS url FROM verifications WHERE id = ?")
+    .bind(id)
+    .first<{ url: string | null }>();
+  return row ? row.url : undefined;
 }
 
 /** Several verifications at once (at most 90 ids: one bound parameter each), in one D1 round trip. */

@@ -1,4 +1,5 @@
-import type { MutationResult } from "./verification-object";
+import type { CaptureFlowResult, MutationResult } from "./verification-object";
+import type { CaptureFlowRecord } from "../domain/verification/present";
 import type { VerificationRecord } from "../db/verifications";
 import { toApiError } from "../lib/errors";
 
@@ -7,8 +8,13 @@ export function verificationObject(env: Env, verificationId: string) {
   return env.VERIFICATIONS.get(env.VERIFICATIONS.idFromName(verificationId));
 }
 
-/** Unwraps a mutation result: the post-write record, or the ApiError the decision refused with. */
-export function unwrap(result: MutationResult): { record: VerificationRecord; replayed: boolean } {
+/**
+ * Unwraps a mutation result: the post-write record (the whole one, or the capture flow's view of it),
+ * or the ApiError the decision refused with.
+ */
+export function unwrap(result: MutationResult): { record: VerificationRecord; replayed: boolean };
+export function unwrap(result: CaptureFlowResult): { record: CaptureFlowRecord; replayed: boolean };
+export function unwrap(result: MutationResult | CaptureFlowResult): { record: VerificationRecord | CaptureFlowRecord; replayed: boolean } {
   if (!result.ok) throw toApiError(result);
-  return { record: result.record as VerificationRecord, replayed: result.replayed === true };
+  return { record: result.record, replayed: result.replayed === true };
 }

@@ -20,6 +20,7 @@ import {
   type VerificationRow,
 } from "../db/verifications";
 import { settings } from "../env";
+import { captureFlowRecord, type CaptureFlowRecord } from "../domain/verification/present";
 import { computeSealHash } from "../domain/verification/seal";
 import type { VerificationState } from "../domain/verification/state";
 import { isTerminal } from "../domain/verification/state";
@@ -35,6 +36,8 @@ import { recordUploadDigest, type UploadDigest } from "../domain/capture/uploads
 import { log } from "../lib/log";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
+/** What the capture flow's writes answer with: the end user's view of the record (CaptureFlowRecord). */
+export type CaptureFlowResult = { ok: true; record: CaptureFlowRecord; replayed?: boolean } | ErrorResult;
 
 export interface CaptureInput {
   captureId: string;
@@ -174,8 +177,8 @@ export class VerificationObject extends DurableObject<Env> {
     this.#checkedAlarm = true;
   }
 
-  async addCapture(id: string, input: CaptureInput): Promise<MutationResult> {
-    return this.#mutate(id, (state, record, now) => {
+  async addCapture(id: string, input: CaptureInput): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, (state, record, now) => {
       const existing = record.captures.find((c) => c.imageKey === input.imageKey);
       if (existing) return { transition: noChange(state), noop: true, replayed: true };
       const decision = machine.acceptCapture(state, input, now);
@@ -205,11 +208,11 @@ export class VerificationObject extends DurableObject<Env> {
         // Captures are appended in seq order: the record after is known without reading it back.
         after: (before, updated) => ({ ...before, row: updated, captures: [...before.captures, row] }),
       };
-    });
+    }));
   }
 
-  async answer(id: string, stepKey: string, value: string): Promise<MutationResult> {
-    return this.#mutate(id, async (state, _record, now) => {
+  async answer(id: string, stepKey: string, value: string): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, async (state, _record, now) => {
       const decision = machine.recordAnswer(state, stepKey, value, now);
       if (!decision.ok) return decision;
       const sealHash = await computeSealHash({ ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } });
@@ -223,23 +226,23 @@ export class VerificationObject extends DurableObject<Env> {
             .onConflictDoUpdate({ target: [answers.verificationId, answers.stepKey], set: { value, answeredAt: now } }),
         ],
       };
-    });
+    }));
   }
 
-  async submit(id: string): Promise<MutationResult> {
-    return this.#mutate(id, (state, _record, now) => {
+  async submit(id: string): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, (state, _record, now) => {
       const decision = machine.submit(state, now);
       if (!decision.ok) return decision;
       return { transition: decision.transition, noop: decision.alreadySubmitted };
-    });
+    }));
   }
 
-  async progress(id: string, kind: ProgressKind, snapshot: Record<string, unknown>): Promise<MutationResult> {
-    return this.#mutate(id, (state, _record, now) => {
+  async progress(id: string, kind: ProgressKind, snapshot: Record<string, unknown>): Promise<CaptureFlowResult> {
+    return forCaptureFlow(await this.#mutate(id, (state, _record, now) => {
       const decision = machine.reportProgress(state, kind, now);
       if (!decision.ok) return decision;
       return { transition: decision.transition, columns: { progress: { ...snapshot, received_at: new Date(now).toISOString() } } };
-    });
+    }));
   }
 
   /** Written by the analysis worker: the verdict and the independent checks, then `completed`. */
@@ -484,13 +487,12 @@ export class VerificationObject extends DurableObject<Env> {
         if (isVersionConflict(err) || cached) continue;
         throw err;
       }
-      if (published.length > 0) this.ctx.storage.kv.delete("published");
       const after = plan.after
         ? plan.after(record, { ...record.row, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) } as VerificationRow)
         : recordFromResults(results.slice(-readBack.length));
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
-      await this.#dispatch(id, eventRows);
+      await this.#dispatch(id, eventRows, published.length > 0);
       // Every change that leaves it over: what was uploaded and never captured goes, once in-flight uploads landed.
       if (isTerminal(after.row.status)) await this.#sweepBy(now + SWEEP_GRACE_MS);
       await this.#schedule(after);
@@ -504,15 +506,22 @@ export class VerificationObject extends DurableObject<Env> {
    * published event is journaled in this object's own storage (synchronous, no round trip) instead
    * of marked in D1 at once: the next commit's batch or the alarm marks it (#markPublished), and a
    * re-drive marks the journal before it reads what is still unsent, so nothing is sent twice.
+   * `marked`: the commit just made marked the whole journal, so it is replaced here in one write
+   * after the publish (each storage write separated by I/O is a commit of its own, which a capture's
+   * answer waits for); until then it only names events already marked, which marking again ignores.
    */
-  async #dispatch(id: string, rows: EventRow[]): Promise<void> {
-    if (rows.length === 0) return;
+  async #dispatch(id: string, rows: EventRow[], marked: boolean): Promise<void> {
+    if (rows.length === 0) {
+      if (marked) this.ctx.storage.kv.delete("published");
+      return;
+    }
     try {
       await this.publisher.publish(rows);
-      this.ctx.storage.kv.put("published", [...this.#published(), ...rows.map((r) => r.id)]);
+      this.ctx.storage.kv.put("published", [...(marked ? [] : this.#published()), ...rows.map((r) => r.id)]);
       // Kept while set (the alarm clears it): a capture every few seconds does not move the alarm each time.
       if (this.ctx.storage.kv.get<number>("mark_at") === undefined) this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
     } catch (err) {
+      if (marked) this.ctx.storage.kv.delete("published");
       log.error({ msg: "event publish failed; alarm will re-drive", verification_id: id, error: String(err) });
       await this.#scheduleRedrive();
     }
@@ -584,6 +593,11 @@ type Decide = (
   record: VerificationRecord,
   now: number,
 ) => (Plan & { replayed?: boolean }) | ErrorResult | Promise<(Plan & { replayed?: boolean }) | ErrorResult>;
+
+/** A capture-flow write answers with what the end user's view shows, not the whole record it keeps. */
+function forCaptureFlow(result: MutationResult): CaptureFlowResult {
+  return result.ok ? { ...result, record: captureFlowRecord(result.record) } : result;
+}
 
 function noChange(state: VerificationState): Transition {
   return { status: state.status, patch: {}, events: [] };

@@ -8,7 +8,7 @@ import { loadRecord } from "../db/verifications";
 import { assertOpen, findByToken, findForCapture, submitCapture } from "../domain/capture/service";
 import { mintUpload, UPLOAD_TTL_MS } from "../domain/capture/uploads";
 import { INLINE_MAX_BYTES } from "../domain/capture/media";
-import { presentVerification } from "../domain/verification/present";
+import { presentVerification, type CaptureFlowRecord } from "../domain/verification/present";
 import { presentCaptureFlow } from "../domain/verification/capture-view";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
 import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
@@ -72,7 +72,7 @@ async function writableWith(c: Context<AppEnv>, token: string, uploadKey?: strin
   return lookup.value;
 }
 
-function captureView(c: { env: Env }, record: Parameters<typeof presentVerification>[0]) {
+function captureView(c: { env: Env }, record: CaptureFlowRecord) {
   return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof CaptureVerificationSchema>;
 }
 

@@ -45,6 +45,8 @@ describe("outbox", () => {
     expect(sent).toEqual([first!.id, second.id]);
     expect(p.events[1]!.dispatchedAt).not.toBeNull();
     expect(second.dispatchedAt).toBeNull();
+    // The journal names only what is published and not yet marked: the first was replaced, not kept.
+    expect(await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.kv.get("published"))).toEqual([second.id]);
 
     // No further commit: the alarm marks the last within a minute, and sends nothing again.
     const alarmAt = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.getAlarm());
@@ -97,6 +99,44 @@ describe("outbox", () => {
     // The next alarm is the expiry again, a week out.
     const next = await runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.getAlarm());
     expect(next).toBe(Date.parse(v.expires_at));
+  });
+
+  it("a failed send after a commit that marked the journal leaves the journal empty; the re-drive sends only the unsent event", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    await eventually(async () => (await persisted(v.id)).events[0]!.dispatchedAt !== null, "created event consumed");
+    const stub = verificationObject(env, v.id);
+    expect((await inlineCapture(v.id)).status).toBe(201);
+    const first = (await persisted(v.id)).events[1]!;
+    const journal = () => runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.kv.get("published"));
+    expect(await journal()).toEqual([first.id]);
+    const sent: string[] = [];
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      (instance as any).realPublisher = instance.publisher;
+      instance.publisher = {
+        async publish() {
+          throw new Error("queue unavailable (injected)");
+        },
+      };
+    });
+    expect((await inlineCapture(v.id)).status).toBe(201);
+    let p = await persisted(v.id);
+    expect(p.events[1]!.dispatchedAt).not.toBeNull();
+    expect(p.events.filter((e) => e.dispatchedAt === null).map((e) => e.name)).toEqual(["verification.capture.persisted"]);
+    expect(await journal()).toBeUndefined();
+
+    await runInDurableObject(stub, (instance: VerificationObject) => {
+      const real = (instance as any).realPublisher;
+      instance.publisher = {
+        async publish(events) {
+          sent.push(...events.map((e) => e.id));
+          await real.publish(events);
+        },
+      };
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    p = await persisted(v.id);
+    expect(p.events.every((e) => e.dispatchedAt !== null)).toBe(true);
+    expect(sent).toEqual([p.events[2]!.id]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import { decodeRows } from "../../db/statements";
 import { uploads, verifications } from "../../db/schema";
-import type { VerificationRecord, VerificationRow } from "../../db/verifications";
+import type { VerificationRow } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import type { CaptureInput } from "../../durable-objects/verification-object";
 import { sha256Hex } from "../../lib/crypto";
@@ -11,6 +11,7 @@ import type { AttestationVerifier } from "../../providers/attestation";
 import type { CaptureRequest } from "../../schemas/capture-flow";
 import type { MediaType } from "../../schemas/steps";
 import { belongsTo, deleteEvidence, objectKeyFor, putEvidence } from "../../storage/evidence";
+import type { CaptureFlowRecord } from "../verification/present";
 import { guardOpen } from "../verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
 import { resolveUpload, type UploadRow } from "./uploads";
@@ -67,7 +68,7 @@ export async function submitCapture(
   body: CaptureRequest,
   /** the upload row `body.image_key` names, when the caller read it with the verification */
   uploadRow?: UploadRow | null,
-): Promise<{ record: VerificationRecord; replayed: boolean }> {
+): Promise<{ record: CaptureFlowRecord; replayed: boolean }> {
   const verificationId = row.id;
   const bucket = ctx.env.EVIDENCE;
   const common = await commonFields(ctx, verificationId, body);

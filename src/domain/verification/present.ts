@@ -1,4 +1,4 @@
-import type { VerificationRecord } from "../../db/verifications";
+import type { AnswerRow, CaptureRow, VerificationRecord, VerificationRow } from "../../db/verifications";
 import type { CreateOutcome } from "./service";
 import { iso } from "../../lib/time";
 import type { VerificationConfig } from "./config";
@@ -27,12 +27,49 @@ function capturePageConfig(config: VerificationConfig): Pick<VerificationConfig,
   return { max_captures: config.max_captures, steps: config.steps, ...(config.mode ? { mode: config.mode } : {}) };
 }
 
+/**
+ * What the capture audience's view reads of a record, and no more: the verification's object answers
+ * the capture flow's writes with this instead of the whole record (every capture's analysis inputs,
+ * attestation and location, and the tenant's config would otherwise cross the RPC on each write).
+ */
+export interface CaptureFlowRecord {
+  row: Pick<VerificationRow, "id" | "status" | "createdAt" | "expiresAt" | "readyAt" | "capturesCount" | "sealHash" | "submittedAt"> & {
+    config: ReturnType<typeof capturePageConfig>;
+  };
+  captures: Pick<CaptureRow, "id" | "stepKey" | "createdAt">[];
+  answers: Pick<AnswerRow, "stepKey" | "value" | "answeredAt">[];
+}
+
+export function captureFlowRecord({ row, captures, answers }: VerificationRecord): CaptureFlowRecord {
+  return {
+    row: {
+      id: row.id,
+      status: row.status,
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      readyAt: row.readyAt,
+      capturesCount: row.capturesCount,
+      sealHash: row.sealHash,
+      submittedAt: row.submittedAt,
+      config: capturePageConfig(row.config),
+    },
+    captures: captures.map((c) => ({ id: c.id, stepKey: c.stepKey, createdAt: c.createdAt })),
+    answers: answers.map((a) => ({ stepKey: a.stepKey, value: a.value, answeredAt: a.answeredAt })),
+  };
+}
+
+interface PresentOptions {
+  baseUrl: string;
+  audience: Audience;
+  now?: number;
+}
+
 /** The Verification resource in its wire shape (snake_case, RFC 3339 times). */
-export function presentVerification(
-  record: VerificationRecord,
-  options: { baseUrl: string; audience: Audience; now?: number },
-): Record<string, unknown> {
-  const { row } = record;
+export function presentVerification(record: CaptureFlowRecord, options: PresentOptions & { audience: "capture" }): Record<string, unknown>;
+export function presentVerification(record: VerificationRecord, options: PresentOptions): Record<string, unknown>;
+export function presentVerification(record: CaptureFlowRecord | VerificationRecord, options: PresentOptions): Record<string, unknown> {
+  // Only the capture audience may pass the projection (the overloads), and it reads nothing else.
+  const { row, captures, answers } = record as VerificationRecord;
   const now = options.now ?? Date.now();
   const full = options.audience !== "capture";
   const out: Record<string, unknown> = {
@@ -45,16 +82,16 @@ export function presentVerification(
     captures_count: row.capturesCount,
     config: full ? row.config : capturePageConfig(row.config),
   };
-  if (record.answers.length > 0) {
+  if (answers.length > 0) {
     out.answers = Object.fromEntries(
-      [...record.answers]
+      [...answers]
         .sort((a, b) => a.stepKey.localeCompare(b.stepKey))
         .map((a) => [a.stepKey, { value: a.value, answered_at: iso(a.answeredAt) }]),
     );
   }
   const seal = sealOf(row.sealHash);
   if (seal) out.record_seal = seal;
-  out.captures = record.captures.map((c) => ({
+  out.captures = captures.map((c) => ({
     id: c.id,
     step_key: c.stepKey,
     created_at: iso(c.createdAt),

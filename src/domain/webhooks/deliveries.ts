@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { loadRecord } from "../../db/verifications";
+import { loadRecord, webhookUrlOf } from "../../db/verifications";
 import {
   claimAttempt,
   insertDeliveryOnce,
@@ -40,6 +40,8 @@ export async function enqueueDelivery(env: Env, deliveryId: string): Promise<voi
 export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEvent, now = Date.now()): Promise<DeliveryRow | null> {
   const type = webhookTypeFor(event.name);
   if (!type) return null;
+  // A verification without a webhook needs nothing else: one small read decides before the record is loaded.
+  if (!(await webhookUrlOf(db, event.verification_id))) return null;
   const record = await loadRecord(db, event.verification_id);
   const url = record?.row.config.webhook_url;
   if (!record || !url) return null;

@@ -115,6 +115,8 @@ interface MemoryRow {
   bytes: number;
   /** Peak resident growth of workerd while it decodes the held bytes. */
   decode: number;
+  /** workerd's CPU time for that one decode (ms). */
+  cpu: number;
   outcome: string;
 }
 
@@ -130,10 +132,12 @@ async function measureMemory(type: string, input: string): Promise<MemoryRow> {
     await new Promise((r) => setTimeout(r, 300));
     for (const pid of w.pids) writeFileSync(`/proc/${pid}/clear_refs`, "5");
     const idle = status(w.pids, "VmRSS");
+    const start = cpuMs(w.pids);
     const result = await post("/decode", type, new Uint8Array(0));
     const peak = status(w.pids, "VmHWM");
+    const cpu = cpuMs(w.pids) - start;
     const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles`;
-    return { format: type, input, bytes: statSync(path).size, decode: Math.max(0, peak - idle), outcome };
+    return { format: type, input, bytes: statSync(path).size, decode: Math.max(0, peak - idle), cpu, outcome };
   } finally {
     await stopWorkerd(w);
   }
@@ -184,7 +188,7 @@ async function main() {
   if (only.length > 0) {
     for (const [type, input] of plan.filter(([, input]) => only.includes(input))) {
       const r = await measureMemory(type, input);
-      console.log(`${r.input}: ${r.outcome}; bytes ${(r.bytes / MB).toFixed(1)} MB + decode ${(r.decode / MB).toFixed(1)} MB = ${((r.bytes + r.decode) / MB).toFixed(1)} MB`);
+      console.log(`${r.input}: ${r.outcome}; bytes ${(r.bytes / MB).toFixed(1)} MB + decode ${(r.decode / MB).toFixed(1)} MB = ${((r.bytes + r.decode) / MB).toFixed(1)} MB; ${r.cpu.toFixed(0)} ms CPU`);
     }
     return;
   }
@@ -198,13 +202,13 @@ async function main() {
   const date = new Date().toISOString().slice(0, 10);
   const machine = `${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; workerd under wrangler dev, Node ${process.version}`;
   const table = [
-    "| format | input (from a Debian package's photo) | bytes | decoded | decode's peak | bytes + decode |",
-    "|---|---|---:|---|---:|---:|",
-    ...rows.map((r) => `| ${r.format} | ${r.input} | ${(r.bytes / MB).toFixed(1)} MB | ${r.outcome} | ${(r.decode / MB).toFixed(1)} MB | **${((r.bytes + r.decode) / MB).toFixed(1)} MB** |`),
+    "| format | input (from a Debian package's photo) | bytes | decoded | decode's CPU | decode's peak | bytes + decode |",
+    "|---|---|---:|---|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.format} | ${r.input} | ${(r.bytes / MB).toFixed(1)} MB | ${r.outcome} | ${r.cpu.toFixed(0)} ms | ${(r.decode / MB).toFixed(1)} MB | **${((r.bytes + r.decode) / MB).toFixed(1)} MB** |`),
     "",
     `Offline analysis of a 12 MP JPEG (4000×3000, q92): **${speed.analysis.toFixed(0)} ms CPU** (median of ${speed.runs}); decode alone ${speed.decode.toFixed(0)} ms; ratio ${(speed.analysis / Math.max(1, speed.decode)).toFixed(2)}×.`,
   ].join("\n");
-  const report = [`Measured ${date} on ${machine}.`, "", "Memory (MB = 2^20 bytes): the input's bytes are held in the isolate first (a Data module, as the analysis consumer holds a capture read from R2); the decode's peak is the rise of workerd's resident set (every workerd process of wrangler dev) during one decode of them, after a warm-up with the format's small sample, a fresh workerd per row; bytes + decode is what the Worker holds at that peak, against a budget of 100 MB of its 128 MB. The decode asks for the moiré tiles of screenTileRects and a 1024 px thumbnail, as analysis with a vision provider does. CPU: workerd's utime + stime across the request.", "", table].join("\n");
+  const report = [`Measured ${date} on ${machine}.`, "", "Memory (MB = 2^20 bytes): the input's bytes are held in the isolate first (a Data module, as the analysis consumer holds a capture read from R2); the decode's peak is the rise of workerd's resident set (every workerd process of wrangler dev) during one decode of them, after a warm-up with the format's small sample, a fresh workerd per row; bytes + decode is what the Worker holds at that peak, against a budget of 100 MB of its 128 MB. The decode asks for the moiré tiles of screenTileRects and a 1024 px thumbnail, as analysis with a vision provider does. CPU: workerd's utime + stime across the request (for a row, that one decode, the first of its size in that workerd).", "", table].join("\n");
   console.log(report);
   if (process.argv.includes("--write")) {
     writeFileSync(join(ROOT, "bench/RESULTS.md"), `# Decode benchmark (inside workerd)\n\n\`npm run bench -- --write\` regenerates this file and the block in docs/signals.md.\n\n${report}\n`);

@@ -100,6 +100,17 @@ function writeSamples(): void {
   run("convert", [crop, "-interlace", "JPEG", "-quality", "85", join(SAMPLES, "dune-progressive.jpg")]);
   run("convert", [crop, "-resize", "96x64", join(SAMPLES, "dune.png")]);
   run("cwebp", ["-quiet", "-q", "80", crop, "-o", join(SAMPLES, "dune.webp")]);
+  // WebP's other paths: the same crop over an alpha gradient (VP8X + ALPH + VP8), a 1152×128 strip
+  // wider than the overview (scaled and cropped decodes), and a two-frame animation (refused).
+  const alpha = join(CACHE, "sample-alpha.png");
+  run("convert", [crop, "(", "-size", "192x128", "gradient:gray(50%)-white", ")", "-alpha", "off", "-compose", "CopyOpacity", "-composite", alpha]);
+  run("cwebp", ["-quiet", "-q", "80", alpha, "-o", join(SAMPLES, "dune-alpha.webp")]);
+  const wide = join(CACHE, "sample-wide.png");
+  run("convert", [debianPhoto(SOURCES.dune), "-resize", "1280x", "-gravity", "center", "-crop", "1152x128+0+0", "+repage", wide]);
+  run("cwebp", ["-quiet", "-q", "50", wide, "-o", join(SAMPLES, "dune-wide.webp")]);
+  run("convert", ["-size", "16x16", "xc:red", join(CACHE, "red.png")]);
+  run("convert", ["-size", "16x16", "xc:blue", join(CACHE, "blue.png")]);
+  run("img2webp", ["-loop", "0", "red.png", "blue.png", "-o", join(SAMPLES, "animated.webp")]);
   // A 3×2 grid of 64×64 HEVC tiles: the same code path as a phone's HEIC.
   const tiles = join(CACHE, "sample-tiles");
   rmSync(tiles, { recursive: true, force: true });

@@ -53,8 +53,8 @@ export interface DecodedImage {
 export const OVERVIEW_MAX_SIDE = 1024;
 
 /**
- * What a decode that must hold a whole frame (a progressive JPEG's coefficients, WebP's RGBA) may
- * spend on it plus the input's two copies (the caller's and the codec's). Above it the image is
+ * What a decode that must hold a whole frame (a progressive JPEG's coefficients, lossless WebP's
+ * ARGB) may spend on it plus the input's two copies (the caller's and the codec's). Above it the image is
  * `image_too_large`: the bench (bench/RESULTS.md) measures 10–15 MB beyond these, so the peak stays
  * under 100 MB of a Worker's 128 MB.
  */
@@ -74,8 +74,8 @@ export class DecodeFailure extends Error {
 /**
  * Decodes the capture in the Worker: JPEG (libjpeg-turbo), PNG (streamed), WebP (libwebp) and
  * HEIC/HEIF (libheif), each codec loaded on first use. No path holds a whole frame at native
- * resolution except WebP and progressive JPEG (bounded by WHOLE_FRAME_BUDGET); measured peaks are in
- * docs/signals.md.
+ * resolution except lossless WebP and progressive JPEG (bounded by WHOLE_FRAME_BUDGET); measured
+ * peaks are in docs/signals.md.
  * Throws DecodeFailure (`undecodable_image` or `image_too_large`) when there are no pixels.
  */
 export async function decodeImage(bytes: Uint8Array, mediaType: string, request: DecodeRequest = {}): Promise<DecodedImage> {

@@ -38,6 +38,26 @@ describe("photos people send, decoded in the Worker", () => {
   );
 
   it(
+    "a 50 MP lossy WebP (8160×6120) is assessed: libwebp decodes it scaled and cropped, never whole",
+    async () => {
+      const bytes = await preparedPhoto("webp-50mp.webp");
+      const t = await seedTenant();
+      const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
+      await captureByKey(v.id, bytes, "image/webp");
+      const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
+      expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
+      const result = await analysisOf(v.id);
+      expect(result.media_type).toBe("image/webp");
+      expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
+      expect(result.decode_error).toBeNull();
+      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
+      expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
+      expect(result.notes).toEqual([]);
+    },
+    PREPARE_MS,
+  );
+
+  it(
     "an iPhone-style grid HEIC (4032×3024 in 512 px HEVC tiles) gets assessed signals",
     async () => {
       const bytes = await preparedPhoto("heic-12mp.heic");

@@ -1,84 +1,187 @@
-import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest } from "../pixels";
-import { FrameBuilder } from "./frame";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
+import { AreaReducer, FrameBuilder, TileCollector, type Block } from "./frame";
 import { compiledWasm } from "./wasm";
 
 /*
- * WebP through libwebp compiled to WebAssembly (@cwasm/webp: a bare module exporting malloc/free and
- * WebPDecodeRGBA, no JS glue). libwebp writes the whole frame as RGBA inside the module; the
- * overview, tiles and thumbnail are read from that memory in place (nothing is copied out) after the
- * input copy is freed, and the instance is fresh per image, so its memory goes with it. The frame is
- * 4 bytes per pixel: a WebP whose frame and two input copies exceed WHOLE_FRAME_BUDGET (about 16 MP)
- * is `image_too_large`. No npm build of libwebp exposes its cropped, scaled or incremental decoding,
- * which would bound this.
+ * WebP through libwebp's advanced decoding API (WebPDecoderConfig), built here to a bare wasm32
+ * module (libwebp-decoder.wasm, no JS glue, no imports) by scripts/build-webp-wasm.sh from Debian
+ * bookworm-security's libwebp 1.2.4-0.2+deb12u1, which carries the fix for CVE-2023-4863 (and
+ * CVE-2023-1999): module SHA-256 f88142a417a757e70666385e8994aa55a281ead557588914ad89c952cd239324.
+ * No npm package exposes a current libwebp's scaled or cropped decoding: @jsquash/webp 1.5.0 is
+ * libwebp 1.1.0 with a whole-frame `decode` only, @cwasm/webp 1.0.2 with WebPDecodeRGBA only.
  *
- * The module is libwebp 1.0.2, older than the fix for CVE-2023-4863 (lossless Huffman tables): a
- * crafted file can at worst corrupt this instance's own linear memory (WebAssembly cannot reach
- * outside it), i.e. pixels the sender could have sent anyway, or trap, which is a DecodeFailure
- * and so `not_assessed`.
+ * Each decode writes RGB into a buffer of ours sized to what it asks for. A frame whose RGB fits
+ * DECODE_OUTPUT_BUDGET (24 MiB, about 8 MP) is decoded once, whole, and gives everything. A larger one
+ * never is: the overview and the thumbnail come from one decode scaled by libwebp's area-averaging
+ * rescaler to the overview's size, the moiré tiles from native-resolution decodes cropped to bands
+ * of tiles (planBands; libwebp stops decoding below a crop's bottom, so fewer, taller bands cost less
+ * CPU). A lossy (VP8) frame is reconstructed a few macroblock rows at a time, so its memory is the
+ * output plus rows of the width, at any size (a 50 MP photo included). A lossless (VP8L) frame is
+ * not: libwebp keeps it whole as ARGB (backward references reach anywhere above), 4 bytes a pixel,
+ * so a lossless WebP whose ARGB, our output and two copies of the input exceed WHOLE_FRAME_BUDGET
+ * (80 MiB: 14 MP at most, less the larger the input) is `image_too_large`. Lossy WebP's alpha (ALPH,
+ * a lossless stream libwebp would hold whole) is not decoded: only the VP8 chunk is, as RGB is all
+ * the signals read. The module's memory may grow to 112 MiB; past that libwebp's allocations fail
+ * and the image is `image_too_large`.
+ *
+ * The instance is fresh per image, so the memory it grew goes with it. Corrupt, truncated or animated
+ * input, or a trap inside the module, is `undecodable_image`.
  */
 
 interface LibWebp {
   memory: WebAssembly.Memory;
   malloc(size: number): number;
   free(ptr: number): void;
-  WebPDecodeRGBA(data: number, size: number, width: number, height: number): number;
+  features(data: number, size: number, out: number): number;
+  decode_rgb(data: number, size: number, cropX: number, cropY: number, cropW: number, cropH: number, outW: number, outH: number, out: number, stride: number, outSize: number): number;
 }
+
+const VP8_STATUS_OUT_OF_MEMORY = 1;
+const FORMAT_LOSSLESS = 2;
 
 let compiled: Promise<WebAssembly.Module> | null = null;
 
 async function instantiate(): Promise<LibWebp> {
-  compiled ??= compiledWasm(() => import("@cwasm/webp/webp.wasm"), "@cwasm/webp/webp.wasm");
-  // libwebp never does I/O; the WASI imports are only linked in.
-  const unused = () => 0;
-  const instance = await WebAssembly.instantiate(await compiled, { wasi_snapshot_preview1: { fd_close: unused, fd_seek: unused, fd_write: unused } });
+  compiled ??= compiledWasm(() => import("./libwebp-decoder.wasm"), "./libwebp-decoder.wasm");
+  const instance = await WebAssembly.instantiate(await compiled, {});
   return instance.exports as unknown as LibWebp;
 }
 
-/** Width and height from the VP8 / VP8L / VP8X header, before anything is decoded. */
-export function webpDimensions(bytes: Uint8Array): { width: number; height: number } | null {
-  if (bytes.length < 30) return null;
-  const chunk = String.fromCharCode(...bytes.subarray(12, 16));
-  const le24 = (i: number) => bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16);
-  if (chunk === "VP8X") return { width: le24(24) + 1, height: le24(27) + 1 };
-  // A lossy key frame starts 9d 01 2a; a lossless stream with the signature byte 2f.
-  if (chunk === "VP8 " && bytes[23] === 0x9d && bytes[24] === 0x01 && bytes[25] === 0x2a) return { width: (bytes[26]! | (bytes[27]! << 8)) & 0x3fff, height: (bytes[28]! | (bytes[29]! << 8)) & 0x3fff };
-  if (chunk === "VP8L" && bytes[20] === 0x2f) {
-    const bits = bytes[21]! | (bytes[22]! << 8) | (bytes[23]! << 16) | (bytes[24]! << 24);
-    return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
+/** Where the lossy bitstream's "VP8 " chunk (header included) sits in a RIFF WebP, if it has one. */
+function vp8Chunk(bytes: Uint8Array): { offset: number; size: number } | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 12; at + 8 <= bytes.length; ) {
+    const size = view.getUint32(at + 4, true);
+    if (bytes[at] === 0x56 && bytes[at + 1] === 0x50 && bytes[at + 2] === 0x38 && bytes[at + 3] === 0x20) {
+      return { offset: at, size: Math.min(8 + size, bytes.length - at) };
+    }
+    at += 8 + size + (size & 1);
   }
   return null;
 }
 
-export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
-  const size = webpDimensions(bytes);
-  if (!size || !size.width || !size.height) throw new DecodeFailure("undecodable_image", "WebP without a valid header");
-  if (size.width * size.height * 4 + 2 * bytes.length > WHOLE_FRAME_BUDGET) {
-    throw new DecodeFailure("image_too_large", `WebP of ${size.width}x${size.height} is decoded whole as RGBA: ${Math.round((size.width * size.height * 4) / 2 ** 20)} MB`);
-  }
-  const webp = await instantiate();
-  const { rgba, width, height } = decodeRgba(webp, bytes);
-  const frame = new FrameBuilder(width, height, request.tiles?.(width, height) ?? [], OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
-  frame.add({ x: 0, y: 0, width, height, channels: 4, data: new Uint8Array(webp.memory.buffer), offset: rgba, stride: width * 4 });
-  return frame.result();
+/** The size AreaReducer gives a `width`×`height` frame reduced to a longest side of `maxSide`. */
+function reducedSize(width: number, height: number, maxSide: number): { width: number; height: number } {
+  const factor = Math.max(1, Math.max(width, height) / maxSide);
+  return { width: Math.max(1, Math.round(width / factor)), height: Math.max(1, Math.round(height / factor)) };
 }
 
-/** libwebp's RGBA frame inside the module (the input copy already freed). */
-function decodeRgba(webp: LibWebp, bytes: Uint8Array): { rgba: number; width: number; height: number } {
-  let decoded;
+/**
+ * What one decode may write (RGB): the whole frame when it fits (one decode gives the overview, the
+ * tiles and the thumbnail), else each band of tiles, merged while their bounding box fits.
+ */
+export const DECODE_OUTPUT_BUDGET = 24 * 1024 * 1024;
+
+/**
+ * libwebp's fancy upsampling of chroma reads the neighbouring rows and columns, which a crop does
+ * not have: crops are widened by this many pixels (to even coordinates) so every tile pixel is the
+ * one a whole-frame decode gives.
+ */
+const CROP_MARGIN = 2;
+
+/**
+ * The crops that cover the tiles with the fewest decodes: tiles in reading order (top to bottom) are
+ * merged into one crop while its RGB fits DECODE_OUTPUT_BUDGET. Each decode stops at its crop's
+ * bottom, so fewer, taller crops decode fewer rows in all.
+ */
+export function planBands(width: number, height: number, regions: Rect[], budget = DECODE_OUTPUT_BUDGET): Rect[] {
+  const widen = (r: Rect): Rect => {
+    const x = Math.max(0, (r.x - CROP_MARGIN) & ~1);
+    const y = Math.max(0, (r.y - CROP_MARGIN) & ~1);
+    return { x, y, width: Math.min(width, r.x + r.width + CROP_MARGIN) - x, height: Math.min(height, r.y + r.height + CROP_MARGIN) - y };
+  };
+  const bands: Rect[] = [];
+  for (const r of regions.filter((t) => t.width > 0 && t.height > 0).sort((a, b) => a.y - b.y || a.x - b.x).map(widen)) {
+    const last = bands.at(-1);
+    if (last) {
+      const x = Math.min(last.x, r.x);
+      const y = Math.min(last.y, r.y);
+      const merged = { x, y, width: Math.max(last.x + last.width, r.x + r.width) - x, height: Math.max(last.y + last.height, r.y + r.height) - y };
+      if (merged.width * merged.height * 3 <= budget) {
+        bands[bands.length - 1] = merged;
+        continue;
+      }
+    }
+    bands.push(r);
+  }
+  return bands;
+}
+
+/** `budget` is DECODE_OUTPUT_BUDGET but for tests that take the bounded path on a small image. */
+export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest, budget = DECODE_OUTPUT_BUDGET): Promise<DecodedImage> {
+  const webp = await instantiate();
   try {
-    const src = webp.malloc(bytes.length);
-    const dims = webp.malloc(8);
-    if (!src || !dims) throw new DecodeFailure("image_too_large", "no memory for the WebP bytes");
+    const src = alloc(webp, bytes.length, "the WebP bytes");
     new Uint8Array(webp.memory.buffer, src, bytes.length).set(bytes);
-    const rgba = webp.WebPDecodeRGBA(src, bytes.length, dims, dims + 4);
-    webp.free(src);
-    const [width = 0, height = 0] = new Uint32Array(webp.memory.buffer, dims, 2);
-    decoded = { rgba, width, height };
+    const info = alloc(webp, 20, "the WebP features");
+    const status = webp.features(src, bytes.length, info);
+    if (status !== 0) throw failure(status, "WebP header is invalid");
+    const [width = 0, height = 0, , animated = 0, format = 0] = new Int32Array(webp.memory.buffer, info, 5);
+    if (animated) throw new DecodeFailure("undecodable_image", "animated WebP is not a still photo");
+    let data = { ptr: src, size: bytes.length };
+    if (format === FORMAT_LOSSLESS) {
+      // libwebp's whole ARGB frame, beside the largest output of ours and the input's two copies.
+      if (width * height * 4 + Math.min(budget, width * height * 3) + 2 * bytes.length > WHOLE_FRAME_BUDGET) {
+        throw new DecodeFailure("image_too_large", `lossless WebP of ${width}x${height} is held whole as ARGB by libwebp: ${Math.round((width * height * 4) / 2 ** 20)} MB`);
+      }
+    } else {
+      const chunk = vp8Chunk(bytes);
+      if (!chunk) throw new DecodeFailure("undecodable_image", "lossy WebP without a VP8 chunk");
+      data = { ptr: src + chunk.offset, size: chunk.size };
+    }
+    const decode = (crop: Rect, outW: number, outH: number): Block => {
+      const stride = outW * 3;
+      const out = alloc(webp, stride * outH, `a ${outW}x${outH} RGB buffer`);
+      const code = webp.decode_rgb(data.ptr, data.size, crop.x, crop.y, crop.width, crop.height, outW, outH, out, stride, stride * outH);
+      if (code !== 0) throw failure(code, "WebP data is corrupt or truncated");
+      return { x: crop.x, y: crop.y, width: outW, height: outH, channels: 3, data: new Uint8Array(webp.memory.buffer), offset: out, stride };
+    };
+    const whole = { x: 0, y: 0, width, height };
+
+    const rects = request.tiles?.(width, height) ?? [];
+    if (width * height * 3 <= budget) {
+      // Small enough for one decode: everything from the whole frame.
+      const frame = new FrameBuilder(width, height, rects, OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
+      frame.add(decode(whole, width, height));
+      return frame.result();
+    }
+
+    // Overview and thumbnail: one decode scaled to the overview's size by libwebp's rescaler.
+    const small = reducedSize(width, height, OVERVIEW_MAX_SIDE);
+    const scaled = decode(whole, small.width, small.height);
+    const overview = new AreaReducer(small.width, small.height, OVERVIEW_MAX_SIDE, 1);
+    overview.add(scaled);
+    let thumbnail = null;
+    if (request.thumbnailMaxSide) {
+      const reducer = new AreaReducer(small.width, small.height, request.thumbnailMaxSide, 3);
+      reducer.add(scaled);
+      const t = reducer.result();
+      thumbnail = { width: t.width, height: t.height, rgb: t.data };
+    }
+    webp.free(scaled.offset!);
+
+    // Tiles: native-resolution crops, as few as the output budget allows.
+    const tiles = new TileCollector(width, height, rects);
+    for (const band of planBands(width, height, tiles.regions, budget)) {
+      const block = decode(band, band.width, band.height);
+      tiles.add(block);
+      webp.free(block.offset!);
+    }
+    return { width, height, overview: overview.result(), tiles: tiles.result(), thumbnail };
   } catch (err) {
     if (err instanceof DecodeFailure) throw err;
     throw new DecodeFailure("undecodable_image", `WebP decode failed: ${String(err)}`);
   }
-  // NULL: corrupt, truncated, animated, or out of memory inside the module.
-  if (!decoded.rgba || !decoded.width || !decoded.height) throw new DecodeFailure("undecodable_image", "WebP data is corrupt or not a still image");
-  return decoded;
+  // The instance (and its memory) is dropped here.
+}
+
+function alloc(webp: LibWebp, size: number, what: string): number {
+  const ptr = webp.malloc(size);
+  if (!ptr) throw new DecodeFailure("image_too_large", `no memory for ${what}`);
+  return ptr;
+}
+
+/** libwebp's VP8StatusCode as a DecodeFailure: out of memory, or anything else wrong with the data. */
+function failure(status: number, message: string): DecodeFailure {
+  return status === VP8_STATUS_OUT_OF_MEMORY ? new DecodeFailure("image_too_large", "libwebp ran out of memory") : new DecodeFailure("undecodable_image", `${message} (VP8 status ${status})`);
 }

@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "**/.wrangler/", "worker-configuration.d.ts", "dist/", "coverage/", "test-results/", "public/"] },
+  { ignores: ["node_modules/", "**/.wrangler/", "worker-configuration.d.ts", "dist/", "coverage/", "test-results/", "public/", ".cache/", ".eval-photos/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,6 +14,33 @@ beforeAll(async () => {
   t = await seedTenant();
 });
 
+type Stub = ReturnType<typeof verificationObject>;
+
+/** Makes the object's queue sends fail; its real publisher is kept for `recordPublishes`. */
+function failPublishes(stub: Stub): Promise<void> {
+  return runInDurableObject(stub, (instance: VerificationObject) => {
+    (instance as any).realPublisher ??= instance.publisher;
+    instance.publisher = {
+      async publish() {
+        throw new Error("queue unavailable (injected)");
+      },
+    };
+  });
+}
+
+/** Sends through the real publisher (again), recording each event id sent in `sent`. */
+function recordPublishes(stub: Stub, sent: string[]): Promise<void> {
+  return runInDurableObject(stub, (instance: VerificationObject) => {
+    const real = (instance as any).realPublisher ?? instance.publisher;
+    instance.publisher = {
+      async publish(events) {
+        sent.push(...events.map((e) => e.id));
+        await real.publish(events);
+      },
+    };
+  });
+}
+
 describe("outbox", () => {
   it("every committed event is published once; the next commit marks it dispatched, the alarm the last ones", async () => {
     const v = await createVerification(t.key, { max_captures: 3 });
@@ -21,15 +48,7 @@ describe("outbox", () => {
     await eventually(async () => (await persisted(v.id)).events[0]!.dispatchedAt !== null, "created event consumed");
     const stub = verificationObject(env, v.id);
     const sent: string[] = [];
-    await runInDurableObject(stub, (instance: VerificationObject) => {
-      const real = instance.publisher;
-      instance.publisher = {
-        async publish(events) {
-          sent.push(...events.map((e) => e.id));
-          await real.publish(events);
-        },
-      };
-    });
+    await recordPublishes(stub, sent);
     expect((await inlineCapture(v.id)).status).toBe(201);
     let p = await persisted(v.id);
     expect(p.events.map((e) => e.name)).toEqual(["verification.created", "verification.capture.persisted"]);
@@ -65,15 +84,7 @@ describe("outbox", () => {
     await eventually(async () => (await persisted(v.id)).events[0]!.dispatchedAt !== null, "created event consumed");
     const stub = verificationObject(env, v.id);
     const sent: string[] = [];
-    await runInDurableObject(stub, (instance: VerificationObject) => {
-      const real = instance.publisher;
-      (instance as any).realPublisher = real;
-      instance.publisher = {
-        async publish() {
-          throw new Error("queue unavailable (injected)");
-        },
-      };
-    });
+    await failPublishes(stub);
     const res = await inlineCapture(v.id);
     expect(res.status).toBe(201);
     let p = await persisted(v.id);
@@ -83,15 +94,7 @@ describe("outbox", () => {
     expect(alarmAt).not.toBeNull();
     expect(alarmAt!).toBeLessThan(Date.now() + 60_000);
 
-    await runInDurableObject(stub, (instance: VerificationObject) => {
-      const real = (instance as any).realPublisher;
-      instance.publisher = {
-        async publish(events) {
-          sent.push(...events.map((e) => e.id));
-          await real.publish(events);
-        },
-      };
-    });
+    await recordPublishes(stub, sent);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     p = await persisted(v.id);
     expect(p.events.every((e) => e.dispatchedAt !== null)).toBe(true);
@@ -110,29 +113,14 @@ describe("outbox", () => {
     const journal = () => runInDurableObject(stub, (_i: VerificationObject, state) => state.storage.kv.get("published"));
     expect(await journal()).toEqual([first.id]);
     const sent: string[] = [];
-    await runInDurableObject(stub, (instance: VerificationObject) => {
-      (instance as any).realPublisher = instance.publisher;
-      instance.publisher = {
-        async publish() {
-          throw new Error("queue unavailable (injected)");
-        },
-      };
-    });
+    await failPublishes(stub);
     expect((await inlineCapture(v.id)).status).toBe(201);
     let p = await persisted(v.id);
     expect(p.events[1]!.dispatchedAt).not.toBeNull();
     expect(p.events.filter((e) => e.dispatchedAt === null).map((e) => e.name)).toEqual(["verification.capture.persisted"]);
     expect(await journal()).toBeUndefined();
 
-    await runInDurableObject(stub, (instance: VerificationObject) => {
-      const real = (instance as any).realPublisher;
-      instance.publisher = {
-        async publish(events) {
-          sent.push(...events.map((e) => e.id));
-          await real.publish(events);
-        },
-      };
-    });
+    await recordPublishes(stub, sent);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     p = await persisted(v.id);
     expect(p.events.every((e) => e.dispatchedAt !== null)).toBe(true);

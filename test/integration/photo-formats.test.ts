@@ -14,18 +14,23 @@ async function analysisOf(verificationId: string): Promise<any> {
   return rows[0]!.result;
 }
 
+/** One prepared real photo captured by key reference into a fresh verification, analysed to a complete verdict. */
+async function assessPrepared(name: string, mediaType: string): Promise<{ verdict: any; result: any }> {
+  const bytes = await preparedPhoto(name);
+  const t = await seedTenant();
+  const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
+  await captureByKey(v.id, bytes, mediaType);
+  const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
+  expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
+  return { verdict: done.verdict, result: await analysisOf(v.id) };
+}
+
 describe("photos people send, decoded in the Worker", () => {
   it(
     "a 50 MP JPEG (8160×6120, a phone's largest) is uploaded and every pixel signal is assessed",
     async () => {
-      const bytes = await preparedPhoto("jpeg-50mp.jpg");
-      const t = await seedTenant();
-      const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
-      await captureByKey(v.id, bytes, "image/jpeg");
-      const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
-      expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
-      expect(typeof done.verdict.signals.screen_detection.screen_detected).toBe("boolean");
-      const result = await analysisOf(v.id);
+      const { verdict, result } = await assessPrepared("jpeg-50mp.jpg", "image/jpeg");
+      expect(typeof verdict.signals.screen_detection.screen_detected).toBe("boolean");
       expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
       expect(result.decode_error).toBeNull();
       expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
@@ -40,13 +45,7 @@ describe("photos people send, decoded in the Worker", () => {
   it(
     "a 50 MP lossy WebP (8160×6120) is assessed: libwebp decodes it scaled and cropped, never whole",
     async () => {
-      const bytes = await preparedPhoto("webp-50mp.webp");
-      const t = await seedTenant();
-      const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
-      await captureByKey(v.id, bytes, "image/webp");
-      const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
-      expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
-      const result = await analysisOf(v.id);
+      const { result } = await assessPrepared("webp-50mp.webp", "image/webp");
       expect(result.media_type).toBe("image/webp");
       expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
       expect(result.decode_error).toBeNull();
@@ -60,13 +59,7 @@ describe("photos people send, decoded in the Worker", () => {
   it(
     "an iPhone-style grid HEIC (4032×3024 in 512 px HEVC tiles) gets assessed signals",
     async () => {
-      const bytes = await preparedPhoto("heic-12mp.heic");
-      const t = await seedTenant();
-      const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
-      await captureByKey(v.id, bytes, "image/heic");
-      const done = await pollVerification(t.key, v.id, hasVerdict, 90_000);
-      expect(done.verdict).toMatchObject({ assessment: "complete", not_assessed: [] });
-      const result = await analysisOf(v.id);
+      const { result } = await assessPrepared("heic-12mp.heic", "image/heic");
       expect(result.media_type).toBe("image/heic");
       expect(result.dimensions).toEqual({ width: 4032, height: 3024 });
       expect(result.signals.screen_detection).toMatchObject({ provider: "offline-moire", screen_detected: expect.any(Boolean) });

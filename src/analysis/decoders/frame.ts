@@ -25,6 +25,12 @@ export interface Block {
   stride: number;
 }
 
+/** The size a `width`×`height` frame reduced to a longest side of at most `maxSide` gets (AreaReducer's output). */
+export function reducedSize(width: number, height: number, maxSide: number): { width: number; height: number } {
+  const factor = Math.max(1, Math.max(width, height) / maxSide);
+  return { width: Math.max(1, Math.round(width / factor)), height: Math.max(1, Math.round(height / factor)) };
+}
+
 /**
  * Area-average reduction of a `width`×`height` image to a longest side of at most `maxSide`. The
  * mapping is separable, so a cell's pixel count is its column count times its row count (no count
@@ -44,9 +50,9 @@ export class AreaReducer {
     maxSide: number,
     private readonly channels: 1 | 3,
   ) {
-    const factor = Math.max(1, Math.max(width, height) / maxSide);
-    this.outWidth = Math.max(1, Math.round(width / factor));
-    this.outHeight = Math.max(1, Math.round(height / factor));
+    const out = reducedSize(width, height, maxSide);
+    this.outWidth = out.width;
+    this.outHeight = out.height;
     this.colX = new Uint32Array(width);
     this.colCount = new Uint32Array(this.outWidth);
     this.rowCount = new Uint32Array(this.outHeight);
@@ -151,6 +157,24 @@ export class TileCollector {
   }
 }
 
+/**
+ * The overview and the thumbnail from one decode of the whole frame at reduced scale (a DCT-scaled
+ * JPEG, libwebp's rescaler): the block covers the frame at its own, smaller size. Read at once, so
+ * the decoder can free the block's memory before it decodes the tiles.
+ */
+export function overviewAndThumbnail(reduced: Block, overviewMaxSide: number, thumbnailMaxSide: number | undefined): { overview: Luma; thumbnail: Thumbnail | null } {
+  const overview = new AreaReducer(reduced.width, reduced.height, overviewMaxSide, 1);
+  overview.add(reduced);
+  const thumbnail = thumbnailMaxSide ? new AreaReducer(reduced.width, reduced.height, thumbnailMaxSide, 3) : null;
+  thumbnail?.add(reduced);
+  return { overview: overview.result(), thumbnail: thumbnail ? asThumbnail(thumbnail) : null };
+}
+
+function asThumbnail(reducer: AreaReducer): Thumbnail {
+  const t = reducer.result();
+  return { width: t.width, height: t.height, rgb: t.data };
+}
+
 /** Everything a streaming decoder feeds: overview, tiles and (optionally) thumbnail in one pass. */
 export class FrameBuilder {
   private readonly overview: AreaReducer;
@@ -176,13 +200,12 @@ export class FrameBuilder {
   }
 
   result(): { width: number; height: number; overview: Luma; tiles: Tile[]; thumbnail: Thumbnail | null } {
-    const thumb = this.thumbnail?.result();
     return {
       width: this.width,
       height: this.height,
       overview: this.overview.result(),
       tiles: this.tiles.result(),
-      thumbnail: thumb ? { width: thumb.width, height: thumb.height, rgb: thumb.data } : null,
+      thumbnail: this.thumbnail ? asThumbnail(this.thumbnail) : null,
     };
   }
 }

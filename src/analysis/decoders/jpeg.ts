@@ -1,5 +1,5 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
-import { AreaReducer, TileCollector } from "./frame";
+import { overviewAndThumbnail, TileCollector } from "./frame";
 import { compiledWasm } from "./wasm";
 
 /*
@@ -146,15 +146,7 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     // Fatal errors longjmp (thrown above); a -1 return is libjpeg's warning: corrupt or truncated data.
     if (tj.tjDecompress2(handle, src, bytes.length, small, scaled.width, 0, scaled.height, withColor ? TJPF_RGB : TJPF_GRAY, 0) !== 0) fail("data is corrupt or truncated");
     const block = { x: 0, y: 0, width: scaled.width, height: scaled.height, channels, data: new Uint8Array(tj.memory.buffer), offset: small, stride: scaled.width * channels } as const;
-    const overview = new AreaReducer(scaled.width, scaled.height, OVERVIEW_MAX_SIDE, 1);
-    overview.add(block);
-    let thumbnail = null;
-    if (request.thumbnailMaxSide) {
-      const reducer = new AreaReducer(scaled.width, scaled.height, request.thumbnailMaxSide, 3);
-      reducer.add(block);
-      const t = reducer.result();
-      thumbnail = { width: t.width, height: t.height, rgb: t.data };
-    }
+    const { overview, thumbnail } = overviewAndThumbnail(block, OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
     tj.free(small);
 
     // Tiles: native-resolution luma strips down to the lowest tile (the frame is cut short there).
@@ -177,7 +169,7 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
       tj.free(buffer);
     }
     setFrameHeight(tj, src, layout.sofOffset, height);
-    return { width, height, overview: overview.result(), tiles: tiles.result(), thumbnail };
+    return { width, height, overview, tiles: tiles.result(), thumbnail };
   } catch (err) {
     if (err instanceof DecodeFailure) throw err;
     if (err instanceof LongJump) throw new DecodeFailure("undecodable_image", "JPEG data is corrupt");

@@ -1,5 +1,5 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
-import { AreaReducer, FrameBuilder, TileCollector, type Block } from "./frame";
+import { FrameBuilder, overviewAndThumbnail, reducedSize, TileCollector, type Block } from "./frame";
 import { compiledWasm } from "./wasm";
 
 /*
@@ -58,12 +58,6 @@ function vp8Chunk(bytes: Uint8Array): { offset: number; size: number } | null {
     at += 8 + size + (size & 1);
   }
   return null;
-}
-
-/** The size AreaReducer gives a `width`×`height` frame reduced to a longest side of `maxSide`. */
-function reducedSize(width: number, height: number, maxSide: number): { width: number; height: number } {
-  const factor = Math.max(1, Math.max(width, height) / maxSide);
-  return { width: Math.max(1, Math.round(width / factor)), height: Math.max(1, Math.round(height / factor)) };
 }
 
 /**
@@ -149,15 +143,7 @@ export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest, budg
     // Overview and thumbnail: one decode scaled to the overview's size by libwebp's rescaler.
     const small = reducedSize(width, height, OVERVIEW_MAX_SIDE);
     const scaled = decode(whole, small.width, small.height);
-    const overview = new AreaReducer(small.width, small.height, OVERVIEW_MAX_SIDE, 1);
-    overview.add(scaled);
-    let thumbnail = null;
-    if (request.thumbnailMaxSide) {
-      const reducer = new AreaReducer(small.width, small.height, request.thumbnailMaxSide, 3);
-      reducer.add(scaled);
-      const t = reducer.result();
-      thumbnail = { width: t.width, height: t.height, rgb: t.data };
-    }
+    const { overview, thumbnail } = overviewAndThumbnail(scaled, OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
     webp.free(scaled.offset!);
 
     // Tiles: native-resolution crops, as few as the output budget allows.
@@ -167,7 +153,7 @@ export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest, budg
       tiles.add(block);
       webp.free(block.offset!);
     }
-    return { width, height, overview: overview.result(), tiles: tiles.result(), thumbnail };
+    return { width, height, overview, tiles: tiles.result(), thumbnail };
   } catch (err) {
     if (err instanceof DecodeFailure) throw err;
     throw new DecodeFailure("undecodable_image", `WebP decode failed: ${String(err)}`);

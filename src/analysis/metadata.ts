@@ -1,6 +1,6 @@
-import exifr from "exifr";
-import { decode as decodePng } from "fast-png";
 import { readC2pa, type C2paSummary } from "./c2pa";
+import exifr from "./exif-reader";
+import { pngMetadata, webpMetadata, type ContainerMetadata } from "./metadata-chunks";
 
 /** What the file says about itself, parsed once per capture (exifr, PNG text chunks, C2PA). */
 export interface ImageMetadata {
@@ -15,7 +15,7 @@ export interface ImageMetadata {
   digital_source_types: string[];
   /** XMP `CreatorTool`, a generator's self-declared name when present. */
   creator_tool: string | null;
-  /** PNG tEXt/zTXt/iTXt chunks (keys as written). */
+  /** PNG tEXt/zTXt/iTXt chunks (keys as written), read without decoding the pixels. */
   png_text: Record<string, string>;
   c2pa: C2paSummary | null;
   /** JPEG COM segments (a documented test marker may ride here or in a PNG `vfy-test` chunk). */
@@ -40,29 +40,30 @@ export async function readMetadata(bytes: Uint8Array, mediaType: string, trusted
     errors: [],
   };
   if (mediaType === "image/jpeg") out.comments = jpegComments(bytes);
-  if (mediaType === "image/png") {
+  // PNG and WebP keep EXIF and XMP in chunks of their own; JPEG and HEIC are exifr's to read whole.
+  const container: ContainerMetadata | null = mediaType === "image/png" ? pngMetadata(bytes) : mediaType === "image/webp" ? webpMetadata(bytes) : null;
+  if (container) {
+    out.png_text = container.text;
+    out.errors.push(...container.errors);
+  }
+  const exifSource = container ? container.exif : bytes;
+  if (exifSource) {
     try {
-      out.png_text = decodePng(bytes).text ?? {};
+      const exif = await exifr.parse(exifSource, {
+        tiff: true,
+        exif: true,
+        gps: true,
+        xmp: true,
+        userComment: true,
+        translateValues: false,
+        reviveValues: false,
+      });
+      if (exif) applyExif(out, exif as Record<string, unknown>);
     } catch (err) {
-      out.errors.push(`png: ${String(err)}`);
+      out.errors.push(`exif: ${String(err)}`);
     }
   }
-  try {
-    const exif = await exifr.parse(bytes, {
-      tiff: true,
-      exif: true,
-      gps: true,
-      xmp: true,
-      userComment: true,
-      translateValues: false,
-      reviveValues: false,
-    });
-    if (exif) applyExif(out, exif as Record<string, unknown>);
-  } catch (err) {
-    out.errors.push(`exif: ${String(err)}`);
-  }
-  const xmp = out.png_text["XML:com.adobe.xmp"];
-  if (xmp) collectXmp(out, xmp);
+  if (container?.xmp) collectXmp(out, container.xmp);
   try {
     out.c2pa = await readC2pa(bytes, trustedSigners);
   } catch (err) {
@@ -94,7 +95,7 @@ function applyExif(out: ImageMetadata, exif: Record<string, unknown>): void {
   }
 }
 
-/** Regex reading of a raw XMP packet (PNG iTXt), for the two properties the signals use. */
+/** Regex reading of a raw XMP packet (PNG iTXt, WebP `XMP `), for the two properties the signals use. */
 function collectXmp(out: ImageMetadata, xmp: string): void {
   for (const m of xmp.matchAll(/DigitalSourceType(?:="([^"]+)"|>([^<]+)<)/g)) out.digital_source_types.push((m[1] ?? m[2] ?? "").trim());
   const tool = /CreatorTool(?:="([^"]+)"|>([^<]+)<)/.exec(xmp);

@@ -1,8 +1,8 @@
-import exifr from "exifr";
 import { sha256Hex } from "../lib/crypto";
 import { putEvidence, thumbnailKeyFor } from "../storage/evidence";
 import { encodeThumbnailJpeg, type Thumbnail } from "./pixels";
 import { log } from "../lib/log";
+import exifr, { exifSourceOf } from "./exif-reader";
 
 /** Longest side of the evidence thumbnail served by the captures API. */
 export const EVIDENCE_THUMBNAIL_MAX_SIDE = 480;
@@ -58,7 +58,9 @@ export async function storeEvidenceThumbnail(
 
 async function exifOrientation(bytes: Uint8Array): Promise<number> {
   try {
-    const value: unknown = await exifr.orientation(bytes);
+    const source = exifSourceOf(bytes);
+    if (!source) return 1;
+    const value: unknown = await exifr.orientation(source);
     return typeof value === "number" && value >= 1 && value <= 8 ? value : 1;
   } catch {
     return 1;

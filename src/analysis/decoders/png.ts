@@ -1,6 +1,7 @@
 import { convertIndexedToRgb, decode as decodePngWhole } from "fast-png";
 import { ZStream, Z_BUF_ERROR, Z_NO_FLUSH, Z_OK, Z_STREAM_END, zlibInflate, zlibInflateInit } from "pako";
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../pixels";
+import { pngChunks } from "../metadata-chunks";
 import { FrameBuilder } from "./frame";
 
 /*
@@ -102,21 +103,15 @@ export async function decodePng(bytes: Uint8Array, request: DecodeRequest): Prom
 }
 
 function readChunks(bytes: Uint8Array): { header: Header; palette: Uint8Array | null; idat: Uint8Array[] } {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let header: Header | null = null;
   let palette: Uint8Array | null = null;
   const idat: Uint8Array[] = [];
-  let i = 8;
-  while (i + 8 <= bytes.length) {
-    const length = view.getUint32(i);
-    const type = String.fromCharCode(...bytes.subarray(i + 4, i + 8));
-    const body = bytes.subarray(i + 8, i + 8 + length);
-    if (type === "IHDR" && length >= 13) {
-      header = { width: view.getUint32(i + 8), height: view.getUint32(i + 12), depth: body[8]!, colorType: body[9]!, interlaced: body[12] === 1 };
+  for (const { type, body } of pngChunks(bytes)) {
+    if (type === "IHDR" && body.length >= 13) {
+      const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+      header = { width: view.getUint32(0), height: view.getUint32(4), depth: body[8]!, colorType: body[9]!, interlaced: body[12] === 1 };
     } else if (type === "PLTE") palette = body;
     else if (type === "IDAT") idat.push(body);
-    else if (type === "IEND") break;
-    i += 12 + length;
   }
   if (!header || idat.length === 0 || !header.width || !header.height || CHANNELS[header.colorType] === undefined) {
     throw new DecodeFailure("undecodable_image", "PNG without a valid header or image data");

@@ -1,0 +1,19 @@
+/*
+ * exifr built from its own modules: the lite bundle (JPEG and HEIC files; TIFF/EXIF/GPS and XMP
+ * segments) plus the TIFF file parser, for the EXIF that PNG (`eXIf`) and WebP (`EXIF`) carry as a
+ * bare TIFF structure (src/analysis/metadata-chunks.ts finds it). The package's default build also
+ * registers Node-only readers (fs, zlib, http) that it tries to load when it sees `process` (as
+ * Workers with nodejs_compat have it): in a bundle that fails and warns on every start.
+ */
+import exifr from "exifr/src/bundles/lite.mjs";
+import "exifr/src/file-parsers/tiff.mjs";
+import { pngMetadata, webpMetadata } from "./metadata-chunks";
+
+export default exifr;
+
+/** What exifr should read for a file's EXIF: PNG and WebP keep it in a chunk of their own (null: none). */
+export function exifSourceOf(bytes: Uint8Array): Uint8Array | null {
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return pngMetadata(bytes).exif;
+  const riff = String.fromCharCode(...bytes.subarray(0, 4)) === "RIFF" && String.fromCharCode(...bytes.subarray(8, 12)) === "WEBP";
+  return riff ? webpMetadata(bytes).exif : bytes;
+}

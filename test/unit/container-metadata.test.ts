@@ -1,0 +1,129 @@
+import { deflate } from "pako";
+import { describe, expect, it } from "vitest";
+import { readMetadata } from "../../src/analysis/metadata";
+import { pngMetadata, TEXT_CHUNK_MAX } from "../../src/analysis/metadata-chunks";
+import { decodeImage } from "../../src/analysis/pixels";
+import { evidenceThumbnail } from "../../src/analysis/thumbnail";
+import { samplePhoto } from "../helpers/photos";
+import { concat, encodePngRgb, exifTiff, naturalScene, xmpWithSourceType } from "../helpers/synth";
+
+const ascii = (s: string) => new TextEncoder().encode(s);
+const scene = naturalScene(96, 64, 5);
+
+function crc32(bytes: Uint8Array): number {
+  let crc = ~0;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k += 1) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+function pngChunk(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length);
+  out.set(ascii(type), 4);
+  out.set(body, 8);
+  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)));
+  return out;
+}
+
+/** The PNG with `chunks` inserted right after its IHDR (signature 8 bytes + IHDR 25). */
+function withChunks(png: Uint8Array, ...chunks: Uint8Array[]): Uint8Array {
+  return concat(png.subarray(0, 33), ...chunks, png.subarray(33));
+}
+
+const iTXt = (keyword: string, text: string, compressed: boolean) =>
+  pngChunk("iTXt", concat(ascii(`${keyword}\0`), new Uint8Array([compressed ? 1 : 0, 0]), ascii("\0\0"), compressed ? deflate(ascii(text)) : ascii(text)));
+const zTXt = (keyword: string, body: Uint8Array) => pngChunk("zTXt", concat(ascii(`${keyword}\0`), new Uint8Array([0]), deflate(body)));
+const eXIf = (tiff: Uint8Array) => pngChunk("eXIf", tiff);
+
+/** A little-endian TIFF whose IFD0 holds only Orientation. */
+function orientationTiff(value: number): Uint8Array {
+  const out = new Uint8Array(8 + 2 + 12 + 4);
+  const view = new DataView(out.buffer);
+  out.set([0x49, 0x49, 0x2a, 0x00]);
+  view.setUint32(4, 8, true);
+  view.setUint16(8, 1, true);
+  view.setUint16(10, 0x0112, true);
+  view.setUint16(12, 3, true);
+  view.setUint32(14, 1, true);
+  view.setUint16(18, value, true);
+  return out;
+}
+
+/** A WebP in the extended format carrying `EXIF` and `XMP ` chunks after the image's own chunks. */
+function webpWithMetadata(webp: Uint8Array, exif: Uint8Array, xmp: string): Uint8Array {
+  const chunk = (fourcc: string, body: Uint8Array) => {
+    const head = new Uint8Array(8);
+    head.set(ascii(fourcc));
+    new DataView(head.buffer).setUint32(4, body.length, true);
+    return concat(head, body, body.length % 2 ? new Uint8Array(1) : new Uint8Array(0));
+  };
+  const body = concat(webp.subarray(12), chunk("EXIF", concat(ascii("Exif\0\0"), exif)), chunk("XMP ", ascii(xmp)));
+  const head = new Uint8Array(12);
+  head.set(ascii("RIFF"));
+  new DataView(head.buffer).setUint32(4, body.length + 4, true);
+  head.set(ascii("WEBP"), 8);
+  return concat(head, body);
+}
+
+describe("metadata kept in PNG and WebP chunks", () => {
+  it("reads PNG tEXt, zTXt and iTXt (plain and compressed) and the EXIF of an eXIf chunk", async () => {
+    const png = withChunks(
+      encodePngRgb(scene, { parameters: "a red car, photo\nSteps: 20, Sampler: Euler a" }),
+      zTXt("Comment", ascii("zipped note")),
+      iTXt("XML:com.adobe.xmp", xmpWithSourceType("http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia"), true),
+      iTXt("Title", "Überschrift", false),
+      eXIf(exifTiff({ make: "Canon", model: "EOS R5", dateTimeOriginal: "2026:11:20 10:00:00" })),
+    );
+    const meta = await readMetadata(png, "image/png", []);
+    expect(meta.png_text).toMatchObject({ parameters: "a red car, photo\nSteps: 20, Sampler: Euler a", Comment: "zipped note", Title: "Überschrift" });
+    expect(meta.digital_source_types).toContain("http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia");
+    expect([meta.make, meta.model, meta.date_time_original]).toEqual(["Canon", "EOS R5", "2026:11:20 10:00:00"]);
+    expect(meta.errors).toEqual([]);
+  });
+
+  it("reads the text of a PNG without decoding its pixels (a frame too damaged to decode still has its chunks)", async () => {
+    const png = encodePngRgb(scene, { parameters: "Steps: 30, Sampler: DPM++ 2M" });
+    const damaged = png.slice();
+    // Overwrite the IDAT payload (it starts after the signature, IHDR, tEXt and the IDAT header).
+    const idat = findChunk(damaged, "IDAT");
+    damaged.fill(0x55, idat + 8, idat + 40);
+    await expect(decodeImage(damaged, "image/png")).rejects.toThrow();
+    const meta = await readMetadata(damaged, "image/png", []);
+    expect(meta.png_text.parameters).toBe("Steps: 30, Sampler: DPM++ 2M");
+  });
+
+  it("stops a compressed text chunk that inflates beyond the limit and keeps the other chunks", () => {
+    const png = withChunks(encodePngRgb(scene, { Software: "camera" }), zTXt("bomb", new Uint8Array(TEXT_CHUNK_MAX + 1)), zTXt("small", ascii("ok")));
+    const meta = pngMetadata(png);
+    expect(meta.text.bomb).toBeUndefined();
+    expect(meta.text).toMatchObject({ Software: "camera", small: "ok" });
+    expect(meta.errors).toEqual([expect.stringContaining("png zTXt")]);
+  });
+
+  it("reads a WebP's EXIF and XMP chunks", async () => {
+    const webp = webpWithMetadata(await samplePhoto("dune.webp"), exifTiff({ make: "Google", model: "Pixel 9" }), xmpWithSourceType("http://cv.iptc.org/newscodes/digitalsourcetype/compositeSynthetic"));
+    const meta = await readMetadata(webp, "image/webp", []);
+    expect([meta.make, meta.model]).toEqual(["Google", "Pixel 9"]);
+    expect(meta.digital_source_types).toEqual(["http://cv.iptc.org/newscodes/digitalsourcetype/compositeSynthetic"]);
+    expect((await decodeImage(webp, "image/webp")).width).toBeGreaterThan(0);
+  });
+
+  it("turns a PNG's evidence thumbnail upright by the orientation in its eXIf chunk", async () => {
+    const png = withChunks(encodePngRgb(naturalScene(800, 600, 3)), eXIf(orientationTiff(6)));
+    const decoded = await decodeImage(png, "image/png", { thumbnailMaxSide: 480 });
+    const thumb = await evidenceThumbnail(decoded.thumbnail!, png);
+    expect([thumb.width, thumb.height]).toEqual([360, 480]);
+  });
+});
+
+function findChunk(png: Uint8Array, type: string): number {
+  const view = new DataView(png.buffer, png.byteOffset);
+  for (let i = 8; i + 8 <= png.length; i += 12 + view.getUint32(i)) {
+    if (String.fromCharCode(...png.subarray(i + 4, i + 8)) === type) return i;
+  }
+  throw new Error(`no ${type} chunk`);
+}

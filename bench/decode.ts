@@ -8,7 +8,9 @@
  *   the runtime's read buffers, about twice its size), warmed with the format's tiny sample (codec
  *   loaded), then the peak resident set of every workerd process during one decode of the held
  *   bytes (VmHWM after resetting it with /proc/PID/clear_refs) minus the resident set before it.
- *   Reported beside the bytes: bytes + decode is what the Worker holds at the peak.
+ *   Reported beside the bytes: bytes + decode is what the Worker holds at the peak. The same again,
+ *   in another fresh workerd, for one whole offline analysis of the bytes (metadata, decode,
+ *   signals): bytes + analysis is what the analysis consumer holds, the figure the budget is for.
  * - Speed: CPU time of workerd (utime + stime) for one offline analysis of a 12 MP JPEG, median of 5,
  *   beside the decode-only time.
  *
@@ -117,30 +119,40 @@ interface MemoryRow {
   decode: number;
   /** workerd's CPU time for that one decode (ms). */
   cpu: number;
+  /** The same for one whole offline analysis of the held bytes (metadata, decode, every signal). */
+  analysis: number;
+  analysisCpu: number;
   outcome: string;
 }
 
 /** Where bench/worker.ts imports its input from (a Data module bundled at start). */
 const HELD_INPUT = join(ROOT, ".cache/bench-input.bin");
 
-async function measureMemory(type: string, input: string): Promise<MemoryRow> {
-  const path = prepared(input);
-  copyFileSync(path, HELD_INPUT);
+/** Peak resident growth and CPU of one request on the held bytes, in a fresh workerd warmed on the format's sample. */
+async function measurePeak(path: "/decode" | "/analyze", type: string): Promise<{ peak: number; cpu: number; result: Awaited<ReturnType<typeof post>> }> {
   const w = await startWorkerd();
   try {
-    await post("/decode", type, readFileSync(join(ROOT, "test/fixtures/photos", SAMPLES[type]!)));
+    await post(path, type, readFileSync(join(ROOT, "test/fixtures/photos", SAMPLES[type]!)));
     await new Promise((r) => setTimeout(r, 300));
     for (const pid of w.pids) writeFileSync(`/proc/${pid}/clear_refs`, "5");
     const idle = status(w.pids, "VmRSS");
     const start = cpuMs(w.pids);
-    const result = await post("/decode", type, new Uint8Array(0));
+    const result = await post(path, type, new Uint8Array(0));
     const peak = status(w.pids, "VmHWM");
-    const cpu = cpuMs(w.pids) - start;
-    const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles`;
-    return { format: type, input, bytes: statSync(path).size, decode: Math.max(0, peak - idle), cpu, outcome };
+    return { peak: Math.max(0, peak - idle), cpu: cpuMs(w.pids) - start, result };
   } finally {
     await stopWorkerd(w);
   }
+}
+
+async function measureMemory(type: string, input: string): Promise<MemoryRow> {
+  const path = prepared(input);
+  copyFileSync(path, HELD_INPUT);
+  const decode = await measurePeak("/decode", type);
+  const analysis = await measurePeak("/analyze", type);
+  const result = decode.result;
+  const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles`;
+  return { format: type, input, bytes: statSync(path).size, decode: decode.peak, cpu: decode.cpu, analysis: analysis.peak, analysisCpu: analysis.cpu, outcome };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -188,7 +200,9 @@ async function main() {
   if (only.length > 0) {
     for (const [type, input] of plan.filter(([, input]) => only.includes(input))) {
       const r = await measureMemory(type, input);
-      console.log(`${r.input}: ${r.outcome}; bytes ${(r.bytes / MB).toFixed(1)} MB + decode ${(r.decode / MB).toFixed(1)} MB = ${((r.bytes + r.decode) / MB).toFixed(1)} MB; ${r.cpu.toFixed(0)} ms CPU`);
+      console.log(
+        `${r.input}: ${r.outcome}; bytes ${(r.bytes / MB).toFixed(1)} MB + decode ${(r.decode / MB).toFixed(1)} MB = ${((r.bytes + r.decode) / MB).toFixed(1)} MB, ${r.cpu.toFixed(0)} ms CPU; + analysis ${(r.analysis / MB).toFixed(1)} MB = ${((r.bytes + r.analysis) / MB).toFixed(1)} MB, ${r.analysisCpu.toFixed(0)} ms CPU`,
+      );
     }
     return;
   }
@@ -202,13 +216,16 @@ async function main() {
   const date = new Date().toISOString().slice(0, 10);
   const machine = `${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; workerd under wrangler dev, Node ${process.version}`;
   const table = [
-    "| format | input (from a Debian package's photo) | bytes | decoded | decode's CPU | decode's peak | bytes + decode |",
-    "|---|---|---:|---|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.format} | ${r.input} | ${(r.bytes / MB).toFixed(1)} MB | ${r.outcome} | ${r.cpu.toFixed(0)} ms | ${(r.decode / MB).toFixed(1)} MB | **${((r.bytes + r.decode) / MB).toFixed(1)} MB** |`),
+    "| format | input (from a Debian package's photo) | bytes | decoded | decode's CPU | decode's peak | bytes + decode | analysis's CPU | bytes + analysis |",
+    "|---|---|---:|---|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.format} | ${r.input} | ${(r.bytes / MB).toFixed(1)} MB | ${r.outcome} | ${r.cpu.toFixed(0)} ms | ${(r.decode / MB).toFixed(1)} MB | ${((r.bytes + r.decode) / MB).toFixed(1)} MB | ${r.analysisCpu.toFixed(0)} ms | **${((r.bytes + r.analysis) / MB).toFixed(1)} MB** |`,
+    ),
     "",
     `Offline analysis of a 12 MP JPEG (4000×3000, q92): **${speed.analysis.toFixed(0)} ms CPU** (median of ${speed.runs}); decode alone ${speed.decode.toFixed(0)} ms; ratio ${(speed.analysis / Math.max(1, speed.decode)).toFixed(2)}×.`,
   ].join("\n");
-  const report = [`Measured ${date} on ${machine}.`, "", "Memory (MB = 2^20 bytes): the input's bytes are held in the isolate first (a Data module, as the analysis consumer holds a capture read from R2); the decode's peak is the rise of workerd's resident set (every workerd process of wrangler dev) during one decode of them, after a warm-up with the format's small sample, a fresh workerd per row; bytes + decode is what the Worker holds at that peak, against a budget of 100 MB of its 128 MB. The decode asks for the moiré tiles of screenTileRects and a 1024 px thumbnail, as analysis with a vision provider does. CPU: workerd's utime + stime across the request (for a row, that one decode, the first of its size in that workerd).", "", table].join("\n");
+  const report = [`Measured ${date} on ${machine}.`, "", "Memory (MB = 2^20 bytes): the input's bytes are held in the isolate first (a Data module, as the analysis consumer holds a capture read from R2); the decode's peak is the rise of workerd's resident set (every workerd process of wrangler dev) during one decode of them, after a warm-up with the format's small sample, a fresh workerd per row; bytes + decode is what the Worker holds at that peak. The decode asks for the moiré tiles of screenTileRects and a 1024 px thumbnail, as analysis with a vision provider does. Analysis: the same measure, in another fresh workerd, for one capture's whole offline analysis of the held bytes (metadata, decode, every signal; what the analysis consumer runs); bytes + analysis is held against a budget of 100 MB of the Worker's 128 MB. CPU: workerd's utime + stime across the request (for a row, that one request, the first of its size in that workerd).", "", table].join("\n");
   console.log(report);
   if (process.argv.includes("--write")) {
     writeFileSync(join(ROOT, "bench/RESULTS.md"), `# Decode benchmark (inside workerd)\n\n\`npm run bench -- --write\` regenerates this file and the block in docs/signals.md.\n\n${report}\n`);

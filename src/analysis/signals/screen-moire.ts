@@ -3,7 +3,7 @@ import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
 import type { Rect, Tile } from "../pixels";
 
-export const SCREEN_MOIRE_VERSION = "screen-moire/4";
+export const SCREEN_MOIRE_VERSION = "screen-moire/5";
 
 /** A tile's grid score (peak / median of the residual spectrum) at which a pixel grid is declared. */
 export const GRID_RATIO_THRESHOLD = 22;
@@ -57,6 +57,15 @@ export const SYMMETRIC_LATTICE = 0.85;
  * variation over a tile's 4×4 sub-windows) under which the depth counts as uniform.
  */
 export const UNIFORM_DEPTH_VARIATION = 0.3;
+/**
+ * A tile's vote weighs 1 / (1 + g / BUSY_SCENE_GRADIENT), g being its scene gradient (the mean step,
+ * in grey levels, between neighbouring 8×8 block means). A busy region's own edges raise the
+ * residual spectrum's floor and put peaks of their own in it, so the lattice stands out less there:
+ * such a tile says little either way, and a lattice seen on the calm tiles is not outvoted by it.
+ */
+export const BUSY_SCENE_GRADIENT = 4;
+/** Block side (px) over which the scene gradient is measured: above a display's lattice period. */
+const SCENE_BLOCK = 8;
 /** Sub-windows per side over which a tile's lattice is demodulated. */
 const DEPTH_WINDOWS = 4;
 /** Moiré alone never claims more than this: recapture can be made alias-free (docs/signals.md). */
@@ -80,14 +89,24 @@ export interface TileScore {
   symmetry: number | null;
   /** For a tile that counts: how much the first direction's modulation depth varies across the tile. */
   depth_variation: number | null;
+  /** Mean step between neighbouring 8×8 block means (grey levels): how busy the scene is here. */
+  scene_gradient: number;
+  /** The tile's vote: 1 / (1 + scene_gradient / BUSY_SCENE_GRADIENT). */
+  weight: number;
 }
 
 export interface MoireMeasurement {
   tiles: TileScore[];
-  /** Median tile grid ratio: the image's moiré strength. */
+  /**
+   * The image's moiré strength: the weighted median of the tiles' grid ratios (tiles over the
+   * threshold that disagree on the period count 0), i.e. the highest ratio reached by tiles holding
+   * more than half of the weight. With equal weights, the median.
+   */
   strength: number;
   /** Tiles whose grid ratio passed the threshold and agree on the lattice's period. */
   tiles_over: number;
+  /** Their share of the tiles' weight (0–1). */
+  weight_over: number;
   /** Tiles whose periodicity is a coarse texture's. */
   coarse_tiles: number;
   /** Tiles whose periodicity runs in one direction only (stripes). */
@@ -123,10 +142,10 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
   }
   const evidence: Evidence[] = [];
   const best = [...m.tiles].sort((a, b) => b.grid_ratio - a.grid_ratio)[0]!;
-  const majority = m.tiles_over * 2 >= m.tiles.length;
   const strength = m.strength;
   const sceneLattice = isUniformSymmetricLattice(m);
-  let detected = majority && strength >= GRID_RATIO_THRESHOLD;
+  // Tiles holding more than half of the weight agree on one lattice over the threshold.
+  let detected = strength >= GRID_RATIO_THRESHOLD;
   if (detected && sceneLattice) {
     detected = false;
     evidence.push({
@@ -137,7 +156,7 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
   }
   let confidence: number;
   if (detected) {
-    evidence.push({ code: "moire_grid_peaks", value: round2(strength), detail: `${m.tiles_over}/${m.tiles.length} tiles; period ≈ ${best.period_px ?? "?"} px` });
+    evidence.push({ code: "moire_grid_peaks", value: round2(strength), detail: `${m.tiles_over}/${m.tiles.length} tiles (${Math.round(m.weight_over * 100)} % of the weight); period ≈ ${best.period_px ?? "?"} px` });
     confidence = Math.min(MOIRE_CONFIDENCE_CAP, 0.45 + 0.25 * Math.min(1, Math.log10(strength / GRID_RATIO_THRESHOLD)));
   } else {
     if (m.one_directional_tiles * 2 >= m.tiles.length) evidence.push({ code: "one_directional_periodicity", value: m.one_directional_tiles, detail: "stripes or a 1-D texture, not a pixel grid" });
@@ -214,11 +233,13 @@ export function measureMoire(tiles: Tile[]): MoireMeasurement | null {
   const periods = over.map((t) => t.period_px!).sort((a, b) => a - b);
   const typical = periods[Math.floor((periods.length - 1) / 2)];
   const agreeing = typical === undefined ? [] : over.filter((t) => Math.abs(t.period_px! - typical) <= PERIOD_AGREEMENT * typical);
-  const ratios = scores.map((t) => (agreeing.includes(t) || t.grid_ratio < GRID_RATIO_THRESHOLD ? t.grid_ratio : 0)).sort((a, b) => a - b);
+  const ratios = scores.map((t) => ({ ratio: agreeing.includes(t) || t.grid_ratio < GRID_RATIO_THRESHOLD ? t.grid_ratio : 0, weight: t.weight }));
   const counted = scores.filter((t) => t.grid_ratio >= GRID_RATIO_THRESHOLD);
+  const total = sum(scores.map((t) => t.weight));
   return {
     tiles: scores,
-    strength: ratios[Math.floor((ratios.length - 1) / 2)]!,
+    strength: weightedUpperHalfMin(ratios),
+    weight_over: sum(agreeing.map((t) => t.weight)) / total,
     symmetry: median(counted.map((t) => t.symmetry!)),
     depth_variation: median(counted.map((t) => t.depth_variation!)),
     tiles_over: agreeing.length,
@@ -299,7 +320,8 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
   low.sort((a, b) => b.ratio - a.ratio);
   const strong = peaks.slice(0, MAX_PEAKS);
   const first = strong[0];
-  const base = { x: tile.x, y: tile.y, size: n, symmetry: null, depth_variation: null, peak_ratio: first?.ratio ?? 0, period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null };
+  const gradient = sceneGradient(tile);
+  const base = { x: tile.x, y: tile.y, size: n, scene_gradient: gradient, weight: 1 / (1 + gradient / BUSY_SCENE_GRADIENT), symmetry: null, depth_variation: null, peak_ratio: first?.ratio ?? 0, period_px: first ? Math.round((n / Math.hypot(first.u, first.v)) * 10) / 10 : null };
   if (!first) return { ...base, grid_ratio: 0, texture: null };
 
   // Generators of a coarser periodic pattern: clear peaks whose period is too long for a display.
@@ -386,6 +408,45 @@ export function modulationDepthVariation(tile: Tile, residual: Float64Array, p: 
   const mean = depths.reduce((a, d) => a + d, 0) / depths.length;
   const spread = Math.sqrt(depths.reduce((a, d) => a + (d - mean) ** 2, 0) / depths.length);
   return mean > 0 ? spread / mean : 0;
+}
+
+function sum(xs: number[]): number {
+  return xs.reduce((a, x) => a + x, 0);
+}
+
+/**
+ * The highest value v such that the items at or above v hold more than half of the total weight
+ * (with equal weights: the lower median, as the detector used before tiles were weighted).
+ */
+export function weightedUpperHalfMin(items: Array<{ ratio: number; weight: number }>): number {
+  const sorted = [...items].sort((a, b) => b.ratio - a.ratio);
+  const half = sum(sorted.map((i) => i.weight)) / 2;
+  let held = 0;
+  for (const item of sorted) {
+    held += item.weight;
+    if (held > half) return item.ratio;
+  }
+  return sorted.at(-1)?.ratio ?? 0;
+}
+
+/** The mean absolute step between neighbouring SCENE_BLOCK² block means of a tile (grey levels). */
+export function sceneGradient(tile: Tile): number {
+  const m = tile.width / SCENE_BLOCK;
+  const blocks = new Float64Array(m * m);
+  for (let y = 0; y < m * SCENE_BLOCK; y += 1) {
+    const row = y * tile.width;
+    const brow = Math.floor(y / SCENE_BLOCK) * m;
+    for (let x = 0; x < m * SCENE_BLOCK; x += 1) blocks[brow + Math.floor(x / SCENE_BLOCK)]! += tile.data[row + x]!;
+  }
+  let steps = 0;
+  for (let by = 0; by < m; by += 1) {
+    for (let bx = 0; bx < m; bx += 1) {
+      const b = blocks[by * m + bx]!;
+      if (bx + 1 < m) steps += Math.abs(blocks[by * m + bx + 1]! - b);
+      if (by + 1 < m) steps += Math.abs(blocks[(by + 1) * m + bx]! - b);
+    }
+  }
+  return steps / (SCENE_BLOCK * SCENE_BLOCK) / (2 * m * (m - 1));
 }
 
 /** Median (the mean of the middle two for an even count), or null for none. */

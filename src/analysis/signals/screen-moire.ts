@@ -221,11 +221,11 @@ export function screenTileRects(width: number, height: number): Rect[] {
 export function measureMoire(tiles: Tile[]): MoireMeasurement | null {
   const usable = tiles.filter((t) => t.width === t.height && t.width >= MIN_TILE && (t.width & (t.width - 1)) === 0);
   if (usable.length === 0) return null;
-  const ffts = new Map<number, FFT>();
+  const workspaces = new Map<number, Workspace>();
   const scores = usable.map((tile) => {
-    let fft = ffts.get(tile.width);
-    if (!fft) ffts.set(tile.width, (fft = new FFT(tile.width)));
-    return scoreTile(tile, fft);
+    let workspace = workspaces.get(tile.width);
+    if (!workspace) workspaces.set(tile.width, (workspace = newWorkspace(tile.width)));
+    return scoreTile(tile, workspace);
   });
   // A display is one rigid lattice: the tiles that see a grid must agree on its period (within the
   // spread a tilted screen's perspective gives).
@@ -255,14 +255,30 @@ interface Peak {
   ratio: number;
 }
 
-function scoreTile(tile: Tile, fft: FFT): TileScore {
+/**
+ * One tile size's buffers, reused by every tile of that size: the analysis' peak memory holds the
+ * decoder's garbage too, and nine tiles' worth of fresh 2 MB arrays sat on top of it.
+ */
+interface Workspace {
+  fft: FFT;
+  hann: Float64Array;
+  re: Float64Array;
+  im: Float64Array;
+  residual: Float64Array;
+  mags: Float64Array;
+}
+
+function newWorkspace(n: number): Workspace {
+  const hann = new Float64Array(n);
+  for (let i = 0; i < n; i += 1) hann[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1));
+  return { fft: new FFT(n), hann, re: new Float64Array(n * n), im: new Float64Array(n * n), residual: new Float64Array(n * n), mags: new Float64Array(n * n) };
+}
+
+function scoreTile(tile: Tile, workspace: Workspace): TileScore {
   const n = tile.width;
   // High-pass residual (pixel minus its 3×3 mean), Hann-windowed, as a complex 2-D array.
-  const re = new Float64Array(n * n);
-  const im = new Float64Array(n * n);
-  const hann = new Float64Array(n);
-  const residual = new Float64Array(n * n);
-  for (let i = 0; i < n; i += 1) hann[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1));
+  const { fft, hann, re, im, residual, mags } = workspace;
+  im.fill(0);
   const { width, height, data } = tile;
   for (let y = 0; y < n; y += 1) {
     for (let x = 0; x < n; x += 1) {
@@ -276,7 +292,6 @@ function scoreTile(tile: Tile, fft: FFT): TileScore {
     }
   }
   fft2d(re, im, n, fft);
-  const mags = new Float64Array(n * n);
   for (let i = 0; i < n * n; i += 1) mags[i] = Math.hypot(re[i]!, im[i]!);
   const at = (u: number, v: number) => mags[(((v % n) + n) % n) * n + (((u % n) + n) % n)]!;
 

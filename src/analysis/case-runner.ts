@@ -1,4 +1,4 @@
-import { analysesOf } from "../db/analyses";
+import { analysesOf, type CaptureAnalysisRow } from "../db/analyses";
 import { createDb } from "../db/client";
 import { loadRecord, type VerificationRecord } from "../db/verifications";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
@@ -7,7 +7,7 @@ import { webImageSearch } from "../providers/web-search";
 import { readEvidence } from "../storage/evidence";
 import type { CaptureAnalysisResult } from "./analyze-image";
 import { analyzeCase, type CaseCapture, type NarrativeJudgement } from "./case-analysis";
-import { decodeImage, encodeThumbnailJpeg } from "./pixels";
+import type { StoredThumbnail } from "./thumbnail";
 
 /** The per-capture analyses are not all stored yet: the queued job retries later. */
 export class CaseNotReady extends Error {
@@ -33,7 +33,7 @@ export async function runCaseAnalysis(env: Env, verificationId: string): Promise
     .filter((c) => rows.get(c.id)!.status === "completed")
     .map((c) => ({ capture_id: c.id, seq: c.seq, created_at: c.createdAt, analysis: rows.get(c.id)!.result as CaptureAnalysisResult }));
   const vision = visionJudge(env);
-  const narrative = vision ? await judgeNarrative(env, vision, record, record.row.narrative) : null;
+  const narrative = vision ? await judgeNarrative(env, vision, record, rows, record.row.narrative) : null;
   const caseAnalysis = analyzeCase({
     captures,
     narrative: narrative?.judgements ?? null,
@@ -46,26 +46,23 @@ export async function runCaseAnalysis(env: Env, verificationId: string): Promise
   return unwrap(await verificationObject(env, verificationId).recordCaseAnalysis(verificationId, caseAnalysis)).record;
 }
 
-async function judgeNarrative(env: Env, vision: VisionJudge, record: VerificationRecord, narrative: string): Promise<{ judgements: NarrativeJudgement[]; model: string }> {
+/**
+ * The vision provider sees each capture's evidence thumbnail (the ≤ 480 px JPEG its analysis
+ * stored), never the original: finalize runs this in the API Worker, which must not decode a 50 MP
+ * photo beside the capture links it serves. A capture without a thumbnail (undecodable) is skipped.
+ */
+async function judgeNarrative(env: Env, vision: VisionJudge, record: VerificationRecord, rows: Map<string, CaptureAnalysisRow>, narrative: string): Promise<{ judgements: NarrativeJudgement[]; model: string }> {
   const judgements: NarrativeJudgement[] = [];
   let model = "unknown";
   for (const capture of record.captures.slice(0, NARRATIVE_CAPTURES)) {
-    const bytes = await readEvidence(env.EVIDENCE, capture.imageKey);
-    const pixels = bytes ? await safeDecode(bytes, capture.contentType) : null;
-    if (!pixels?.thumbnail) continue;
-    const judgement = await vision.judge({ image: encodeThumbnailJpeg(pixels.thumbnail), context: { kind: "insurance or inspection claim", summary: narrative } });
+    const thumbnail = rows.get(capture.id)?.thumbnail as StoredThumbnail | null | undefined;
+    const image = thumbnail ? await readEvidence(env.EVIDENCE, thumbnail.key) : null;
+    if (!image) continue;
+    const judgement = await vision.judge({ image, context: { kind: "insurance or inspection claim", summary: narrative } });
     model = judgement.model;
     const context = judgement.context;
     if (!context || judgement.error) continue;
     judgements.push({ capture_id: capture.id, status: context.status, confidence: context.confidence, reasons: context.reasons });
   }
   return { judgements, model };
-}
-
-async function safeDecode(bytes: Uint8Array, mediaType: string) {
-  try {
-    return await decodeImage(bytes, mediaType, { thumbnailMaxSide: 1024 });
-  } catch {
-    return null;
-  }
 }

@@ -13,6 +13,8 @@ import { storeEvidenceThumbnail, type StoredThumbnail } from "./thumbnail";
 import { aggregateCondition, aggregateObjectMatch } from "./independent-checks";
 import { matchLocation, type GeocodedPoint, type ObservedFix } from "./signals/location";
 import { aggregateVerdict } from "./verdict";
+import { failVerification } from "../domain/verification/fail";
+import { isUploaded } from "../domain/evidence/uploaded";
 
 /** Evidence that is missing from storage: retried by the queue, then the verification fails. */
 export class EvidenceUnreadable extends Error {
@@ -23,9 +25,6 @@ function trustedSigners(env: Env): string[] {
   return (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 }
 
-export function isUploaded(record: VerificationRecord, capture: CaptureRow): boolean {
-  return capture.stepType === "upload" || record.row.config.mode === "audit";
-}
 
 /**
  * Analyses one capture: its bytes are read from R2 once, every signal runs, the result is stored
@@ -154,10 +153,3 @@ export async function verdictAndChecks(env: Env, db: Db, record: VerificationRec
   return outcome;
 }
 
-/** Moves a verification that cannot be analysed to `failed` (a terminal one is left alone). */
-export async function failVerification(env: Env, verificationId: string, reason: string): Promise<void> {
-  const result = await verificationObject(env, verificationId).fail(verificationId, reason.slice(0, 500));
-  if (!result.ok && result.error.code !== "invalid_state" && result.error.code !== "not_found") {
-    throw new Error(`fail refused: ${result.error.message}`);
-  }
-}

@@ -1,9 +1,7 @@
 import { runCaseAnalysis } from "../analysis/case-runner";
-import { analyzeCapture, failVerification, settleVerification } from "../analysis/pipeline";
-import { saveFailedAnalysis } from "../db/analyses";
-import { createDb } from "../db/client";
-import { enqueueAnalysisJob, type AnalysisJob as AnalysisMessage } from "../events/analysis-jobs";
-import type { DomainEvent } from "../events/messages";
+import { analyzeCapture, settleVerification } from "../analysis/pipeline";
+import type { AnalysisJob as AnalysisMessage } from "../events/analysis-jobs";
+import { queueHandler } from ".";
 
 /** From this delivery on, a provider outage degrades a check instead of retrying (max_retries is 5). */
 const DEGRADE_FROM_ATTEMPT = 4;
@@ -18,26 +16,8 @@ export async function handleAnalysisMessage(message: AnalysisMessage, env: Env, 
   return settleVerification(env, message.verification_id, options);
 }
 
-/** Domain-event subscriber: every persisted capture gets its own analysis job. */
-export async function enqueueCaptureAnalysis(event: DomainEvent, env: Env): Promise<void> {
-  const captureId = event.payload?.capture_id;
-  if (typeof captureId !== "string") return;
-  await enqueueAnalysisJob(env, { type: "analyze_capture", v: 1, verification_id: event.verification_id, capture_id: captureId });
-}
-
-/** Domain-event subscriber: the evidence is complete, settle as soon as the analyses are in. */
-export async function enqueueSettlement(event: DomainEvent, env: Env): Promise<void> {
-  await enqueueAnalysisJob(env, { type: "settle_verification", v: 1, verification_id: event.verification_id });
-}
-
-/**
- * Dead letter: capture analysis that could not run after its retries fails the verification. A case
- * analysis that never ran leaves the verdict alone (it is only recorded in queue_failures).
- */
-export async function analysisDeadLettered(message: AnalysisMessage, env: Env): Promise<void> {
-  if (message.type === "analyze_case") return;
-  if (message.type === "analyze_capture") {
-    await saveFailedAnalysis(createDb(env.DB), message.capture_id, message.verification_id, "evidence could not be analysed after retries", Date.now());
-  }
-  await failVerification(env, message.verification_id, "analysis_failed: evidence could not be analysed after retries");
-}
+/** The analysis Worker's consumer (src/analysis-worker.ts): the analysis queue's jobs only. */
+export const handleAnalysisQueue = queueHandler(async (message, env, _ctx, attempts) => {
+  if (message.type === "analyze_capture" || message.type === "settle_verification" || message.type === "analyze_case") return handleAnalysisMessage(message, env, attempts);
+  throw new Error(`${message.type} is not an analysis job: the analysis Worker consumes only the analysis queue`);
+});

@@ -6,7 +6,7 @@ import { notifyByEmail, NOTIFY_EMAIL_EVENT_NAMES, sendTrialVerdict, TRIAL_VERDIC
 import { createDeliveryForEvent } from "../domain/webhooks/deliveries";
 import { WEBHOOK_EVENT_NAMES } from "../domain/webhooks/events";
 import type { DomainEvent } from "../events/messages";
-import { enqueueCaptureAnalysis, enqueueSettlement } from "./analysis.consumer";
+import { enqueueCaptureAnalysis, enqueueSettlement } from "../events/analysis-jobs";
 
 type Subscriber = (event: DomainEvent, env: Env) => Promise<unknown>;
 

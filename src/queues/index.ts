@@ -1,7 +1,6 @@
 import { settings } from "../env";
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
 import { uniform } from "../lib/random";
-import { handleAnalysisMessage } from "./analysis.consumer";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent, markCreatedDispatched } from "./events.consumer";
 import { eachLimited } from "../lib/concurrency";
@@ -13,11 +12,29 @@ import { log } from "../lib/log";
 /** Verifications whose domain events one batch handles at once. */
 const EVENT_CONCURRENCY = 20;
 
+/** A consumer may ask for its message to be retried after a delay instead of acked. */
+export type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
+
+/** Handles one parsed message for a Worker; a throw retries it with backoff. */
+export type Dispatch = (message: QueueMessage, env: Env, ctx: ExecutionContext, attempts: number) => Promise<Outcome | void>;
+
 /**
- * The single queue entry point. Messages are dispatched by their `type`, so one handler serves every
- * queue; each message is acked or retried on its own (a throw would retry the whole batch).
+ * A Worker's queue entry point. Messages are dispatched by their `type` (`dispatch` knows the types
+ * the Worker consumes); each message is acked or retried on its own (a throw would retry the whole
+ * batch). Dead letters are recorded whatever their type.
  */
-export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+export function queueHandler(dispatch: Dispatch) {
+  return (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => handleBatch(batch, env, ctx, dispatch);
+}
+
+/**
+ * The API Worker's consumer: domain events, webhook deliveries, maintenance jobs and dead letters.
+ * Analysis jobs are the analysis Worker's (src/analysis-worker.ts), so the decoders are not in this
+ * Worker's bundle at all.
+ */
+export const handleQueue = queueHandler(dispatchApi);
+
+async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext, dispatch: Dispatch): Promise<void> {
   try {
     settings(env);
   } catch (err) {
@@ -62,10 +79,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, ctx: E
   await markCreatedDispatched(env, consumed);
 }
 
-/** A consumer may ask for its message to be retried after a delay instead of acked. */
-type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
-
-async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number): Promise<Outcome | void> {
+async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number): Promise<Outcome | void> {
   switch (message.type) {
     case "domain_event":
       return handleDomainEvent(message.event, env);
@@ -74,7 +88,7 @@ async function dispatch(message: QueueMessage, env: Env, _ctx: ExecutionContext,
     case "analyze_capture":
     case "settle_verification":
     case "analyze_case":
-      return handleAnalysisMessage(message, env, attempts);
+      throw new Error(`${message.type} belongs to the analysis Worker: this Worker must not consume the analysis queue`);
     case "retention_sweep":
     case "redact_verifications":
       return handleMaintenanceJob(message, env);

@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import type { FakeHandler } from "./server";
 
 /**
  * OpenAI-compatible `/chat/completions` for the vision judge. The requested `model` picks the reply:
  * `good` valid JSON, `clamp` out-of-range scores, `prose` non-JSON text, `missing` a reply without the
- * requested parts, `http500` a server error, `garbage` a non-JSON body, `slow` answers after the timeout.
+ * requested parts, `http500` a server error, `garbage` a non-JSON body, `slow` answers after the timeout,
+ * `echo-digest` a mismatch whose reason is the SHA-256 of the image it was shown (which image was sent).
  * A request without the image as a data URI, temperature 0 or a response_format is refused with 400.
  */
 export const vision: FakeHandler = (req) => {
@@ -40,6 +42,10 @@ export const vision: FakeHandler = (req) => {
           condition: [{ name: "frame", score: 42, reasoning: "perfect" }, { name: "tyres", score: -3, reasoning: "gone" }],
         }),
       );
+    case "echo-digest": {
+      const digest = createHash("sha256").update(Buffer.from(image.slice("data:image/jpeg;base64,".length), "base64")).digest("hex");
+      return reply(JSON.stringify({ context: { status: "mismatch", confidence: 0.7, reasons: [`image sha256 ${digest}`] } }));
+    }
     case "prose":
       return reply("The bicycle looks fine to me.");
     case "missing":

@@ -5,6 +5,7 @@ import { analysesOf } from "../../src/db/analyses";
 import { captures } from "../../src/db/schema";
 import { loadRecord } from "../../src/db/verifications";
 import { handleQueue } from "../../src/queues";
+import { handleAnalysisQueue } from "../../src/queues/analysis.consumer";
 import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { encodeJpeg, naturalScene } from "../helpers/synth";
@@ -12,7 +13,8 @@ import { encodeJpeg, naturalScene } from "../helpers/synth";
 async function deliver(queue: string, body: unknown, id = crypto.randomUUID()) {
   const batch = createMessageBatch(queue, [{ id, timestamp: new Date(), attempts: 1, body }]);
   const ctx = createExecutionContext();
-  await handleQueue(batch, env, ctx);
+  // Each queue goes to the Worker that consumes it: the analysis queue to the analysis Worker.
+  await (queue.includes("analysis") ? handleAnalysisQueue : handleQueue)(batch, env, ctx);
   return getQueueResult(batch, ctx);
 }
 
@@ -65,5 +67,20 @@ describe("analysis failures and duplicates", () => {
     expect(now.body.verdict).toEqual(first.verdict);
     const events = await callJson(`/v1/verifications/${v.id}/events`, { key: t.key });
     expect(events.body.events.filter((e: any) => e.event_name === "verification.completed")).toHaveLength(1);
+  });
+
+  it("each Worker consumes only its own jobs: an analysis job reaching the API Worker is retried, never run there", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const batch = createMessageBatch("vfy-events-local", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { type: "settle_verification", v: 1, verification_id: v.id } }]);
+    const ctx = createExecutionContext();
+    await handleQueue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages).toHaveLength(1);
+    const wrong = createMessageBatch("vfy-analysis-local", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { type: "deliver_webhook", v: 1, delivery_id: "whd_x" } }]);
+    const wrongCtx = createExecutionContext();
+    await handleAnalysisQueue(wrong, env, wrongCtx);
+    expect((await getQueueResult(wrong, wrongCtx)).retryMessages).toHaveLength(1);
   });
 });

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { signIn } from "../helpers/session";
 import { finalizeCase } from "../../src/domain/case/finalize";
+import { analysesOf } from "../../src/db/analyses";
 import { BASE, callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
@@ -80,5 +81,16 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     expect(record.row.narrative).toBe(narrative);
     const later = await pollVerification(t.key, v.id, (x) => x.case_analysis !== undefined);
     expect(later.case_analysis.review_priority).toBe("low");
+  });
+
+  it("shows the vision provider each capture's stored evidence thumbnail, never a decode of the original (the API Worker decodes nothing)", async () => {
+    const t = await seedTenant();
+    const v = await completedVerification(t.key, 40);
+    const withVision = { ...env, VISION_API_URL: `${env.FAKES_URL}/vision/v1`, VISION_MODEL: "echo-digest" };
+    const { record, analysed } = await finalizeCase(withVision, db(), { tenantId: t.id, id: v.id, narrative });
+    expect(analysed).toBe(true);
+    const thumbnails = new Map((await analysesOf(db(), v.id)).map((a) => [a.captureId, (a.thumbnail as { sha256: string }).sha256]));
+    const story = record.row.caseAnalysis!.dimensions.narrative_image_match!;
+    expect(story.concerns).toEqual(v.captures.map((c: any) => `Capture ${c.id}: image sha256 ${thumbnails.get(c.id)}`));
   });
 });

@@ -1,4 +1,4 @@
-import { isUploaded } from "../../analysis/pipeline";
+import { isUploaded } from "./uploaded";
 import { SIGNAL_KEYS } from "../../analysis/verdict";
 import { analysesOf } from "../../db/analyses";
 import { captureOwner, depthMapDigests } from "../../db/captures";

@@ -1,0 +1,23 @@
+// Part of `npm run build:check`, after the dry runs: the API Worker's bundle (which serves the
+// capture links) must not carry the analysis: no WebAssembly codec, no decoder, no image analysis.
+// A stray import from the API side (a route, a consumer) would put 4 MB of codecs back into every
+// cold start of a capture link; this names the module that did.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const OUT = ".wrangler/dry-run";
+const FORBIDDEN = ["src/analysis/analyze-image.ts", "src/analysis/pixels.ts", "src/analysis/decoders/", "src/analysis/pipeline.ts"];
+
+const files = readdirSync(OUT);
+const problems = files.filter((f) => f.endsWith(".wasm")).map((f) => `${f}: a WebAssembly module in the API Worker`);
+const bundle = files.find((f) => f.endsWith(".js"));
+if (!bundle) problems.push(`no bundle in ${OUT}`);
+else {
+  const text = readFileSync(join(OUT, bundle), "utf8");
+  for (const module of FORBIDDEN) if (text.includes(`// ${module}`)) problems.push(`${module} is bundled into the API Worker`);
+}
+if (problems.length > 0) {
+  console.error(`API Worker bundle:\n  ${problems.join("\n  ")}`);
+  process.exit(1);
+}
+console.log(`API Worker bundle: ${bundle} ${(statSync(join(OUT, bundle!)).size / 1024).toFixed(0)} KiB, no analysis code`);

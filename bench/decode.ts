@@ -102,7 +102,7 @@ function cpuMs(pids: number[]): number {
   }, 0);
 }
 
-async function post(path: string, type: string, body: Uint8Array): Promise<{ error?: string; reason?: string; width?: number; height?: number; tiles?: number }> {
+async function post(path: string, type: string, body: Uint8Array): Promise<{ error?: string; reason?: string; width?: number; height?: number; overview?: [number, number]; tiles?: number }> {
   const res = await fetch(`http://127.0.0.1:${PORT}${path}?type=${encodeURIComponent(type)}`, { method: "POST", body });
   return res.json();
 }
@@ -136,7 +136,7 @@ async function measureMemory(type: string, input: string): Promise<MemoryRow> {
     const result = await post("/decode", type, new Uint8Array(0));
     const peak = status(w.pids, "VmHWM");
     const cpu = cpuMs(w.pids) - start;
-    const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles`;
+    const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles, overview ${result.overview?.join("×")}`;
     return { format: type, input, bytes: statSync(path).size, decode: Math.max(0, peak - idle), cpu, outcome };
   } finally {
     await stopWorkerd(w);
@@ -175,6 +175,7 @@ async function main() {
     ["image/jpeg", "jpeg-50mp-25mb.jpg"],
     ["image/jpeg", "jpeg-12mp-progressive.jpg"],
     ["image/jpeg", "jpeg-12mp-progressive-444.jpg"],
+    ["image/jpeg", "jpeg-12mp-progressive-444-q97.jpg"],
     ["image/jpeg", "jpeg-50mp-progressive.jpg"],
     ["image/jpeg", "jpeg-50mp-progressive-444.jpg"],
     ["image/heic", "heic-12mp.heic"],

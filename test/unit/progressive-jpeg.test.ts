@@ -128,6 +128,11 @@ describe("progressive JPEG without libjpeg's coefficient buffer (real photograph
     // Bytes the first scan never reads, left before the next segment.
     const secondSegment = segments(bytes).find((s) => s.at > firstScan)!.at;
     cases.push(["extraneous bytes after a scan", concat(bytes.subarray(0, secondSegment), new Uint8Array(16).fill(0x55), bytes.subarray(secondSegment))]);
+    // A frame header that lists no components.
+    const sof = segments(bytes).find((s) => s.marker === 0xc2)!.at;
+    const empty = bytes.slice();
+    empty[sof + 9] = 0;
+    cases.push(["frame without components", empty]);
     // A restart marker out of sequence (RST0 → RST5).
     const rst = bytes.slice();
     const at = rst.findIndex((v, i) => i > firstScan && v === 0xff && rst[i + 1] === 0xd0);

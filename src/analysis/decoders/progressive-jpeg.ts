@@ -204,6 +204,7 @@ function parseFrame(segment: Uint8Array): Frame {
   const width = (segment[3]! << 8) | segment[4]!;
   const count = segment[5]!;
   if (width === 0 || height === 0) corrupt("frame without pixels (DNL height is not supported)");
+  if (count === 0) corrupt("frame without components");
   if (segment.length < 6 + count * 3) corrupt("short frame header");
   const raw = [];
   for (let i = 0; i < count; i += 1) {
@@ -605,6 +606,7 @@ function decode(bytes: Uint8Array, request: DecodeRequest): DecodedImage {
     }
   }
   if (!frame || scans === 0) corrupt("no scan");
+  const quant = frame.components[0]!.quant ?? corrupt("no scan of the luma component");
   const color = Boolean(request.thumbnailMaxSide) && frame.components.length === 3;
   const small = dcImage(frame, color);
   const { overview, thumbnail } = overviewAndThumbnail({ x: 0, y: 0, width: small.width, height: small.height, channels: color ? 3 : 1, data: small.data, stride: small.width * (color ? 3 : 1) }, OVERVIEW_MAX_SIDE, request.thumbnailMaxSide);
@@ -619,7 +621,7 @@ function decode(bytes: Uint8Array, request: DecodeRequest): DecodedImage {
       const s = slot[by * luma.stride + bx]!;
       if (s < 0) continue;
       luma.coefficients![s * 64] = luma.dc[by * luma.stride + bx]!;
-      inverseDct(luma.coefficients!, s * 64, luma.quant!, f, rows, pixels);
+      inverseDct(luma.coefficients!, s * 64, quant, f, rows, pixels);
       tiles!.add({ x: bx * 8, y: by * 8, width: 8, height: 8, channels: 1, data: pixels, stride: 8 });
     }
   }

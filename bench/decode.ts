@@ -104,7 +104,7 @@ function cpuMs(pids: number[]): number {
   }, 0);
 }
 
-async function post(path: string, type: string, body: Uint8Array): Promise<{ error?: string; reason?: string; width?: number; height?: number; tiles?: number }> {
+async function post(path: string, type: string, body: Uint8Array): Promise<{ error?: string; reason?: string; width?: number; height?: number; overview?: [number, number]; tiles?: number }> {
   const res = await fetch(`http://127.0.0.1:${PORT}${path}?type=${encodeURIComponent(type)}`, { method: "POST", body });
   return res.json();
 }
@@ -151,7 +151,7 @@ async function measureMemory(type: string, input: string): Promise<MemoryRow> {
   const decode = await measurePeak("/decode", type);
   const analysis = await measurePeak("/analyze", type);
   const result = decode.result;
-  const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles`;
+  const outcome = result.error ? `not decoded: ${result.reason} (${String(result.error).replace(/^DecodeFailure: /, "")})` : `${result.width}×${result.height}, ${result.tiles} tiles, overview ${result.overview?.join("×")}`;
   return { format: type, input, bytes: statSync(path).size, decode: decode.peak, cpu: decode.cpu, analysis: analysis.peak, analysisCpu: analysis.cpu, outcome };
 }
 
@@ -186,7 +186,10 @@ async function main() {
     ["image/jpeg", "jpeg-50mp.jpg"],
     ["image/jpeg", "jpeg-50mp-25mb.jpg"],
     ["image/jpeg", "jpeg-12mp-progressive.jpg"],
+    ["image/jpeg", "jpeg-12mp-progressive-444.jpg"],
+    ["image/jpeg", "jpeg-12mp-progressive-444-q97.jpg"],
     ["image/jpeg", "jpeg-50mp-progressive.jpg"],
+    ["image/jpeg", "jpeg-50mp-progressive-444.jpg"],
     ["image/heic", "heic-12mp.heic"],
     ["image/heic", "heic-50mp.heic"],
     ["image/png", "png-12mp.png"],

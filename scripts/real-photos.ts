@@ -67,6 +67,12 @@ export const INPUTS: Record<string, (out: string) => void> = {
   // The largest upload a 50 MP phone photo can be: sensor-like noise at q95 4:2:0 fills the 25 MB cap.
   "jpeg-50mp-25mb.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-seed", "1", "-attenuate", "0.4", "+noise", "Gaussian", "-quality", "95", "-sampling-factor", "2x2"]),
   "jpeg-50mp-progressive.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
+  // Chroma at full resolution: libjpeg's coefficient buffer for 12 MP is then 69 MiB (within its budget
+  // at q92), and 50 MP at 4:4:4 is the progressive decoder's largest footprint.
+  "jpeg-12mp-progressive-444.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92", "-interlace", "JPEG", "-sampling-factor", "1x1"]),
+  // The same frame at q97 is over libjpeg's budget (its coefficients + two copies of the input): the progressive decoder's.
+  "jpeg-12mp-progressive-444-q97.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "97", "-interlace", "JPEG", "-sampling-factor", "1x1"]),
+  "jpeg-50mp-progressive-444.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92", "-interlace", "JPEG", "-sampling-factor", "1x1"]),
   "heic-2mp.heic": (out) => gridHeic(SOURCES.wood, 1920, 1440, out),
   "heic-12mp.heic": (out) => gridHeic(SOURCES.elephants, 4032, 3024, out),
   "heic-50mp.heic": (out) => gridHeic(SOURCES.elephants, 8160, 6120, out),

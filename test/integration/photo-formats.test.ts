@@ -43,6 +43,20 @@ describe("photos people send, decoded in the Worker", () => {
   );
 
   it(
+    "a 50 MP progressive JPEG (over libjpeg's coefficient budget) is assessed from its DC values and tile blocks",
+    async () => {
+      const { verdict, result } = await assessPrepared("jpeg-50mp-progressive.jpg", "image/jpeg");
+      expect(typeof verdict.signals.screen_detection.screen_detected).toBe("boolean");
+      expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
+      expect(result.decode_error).toBeNull();
+      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
+      expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
+      expect(result.notes).toEqual([]);
+    },
+    PREPARE_MS,
+  );
+
+  it(
     "a 50 MP lossy WebP (8160×6120) is assessed: libwebp decodes it scaled and cropped, never whole",
     async () => {
       const { result } = await assessPrepared("webp-50mp.webp", "image/webp");

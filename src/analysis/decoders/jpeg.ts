@@ -1,5 +1,6 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
 import { overviewAndThumbnail, TileCollector } from "./frame";
+import { decodeProgressiveJpeg } from "./progressive-jpeg";
 import { compiledWasm } from "./wasm";
 
 /*
@@ -21,14 +22,6 @@ const TJPF_RGB = 0;
 const TJPF_GRAY = 6;
 const TJFLAG_BOTTOMUP = 2;
 const TJSAMP_GRAY = 3;
-const SAMPLING = [
-  [1, 1],
-  [2, 1],
-  [2, 2],
-  [1, 1],
-  [1, 2],
-  [4, 1],
-] as const;
 
 let compiled: Promise<WebAssembly.Module> | null = null;
 
@@ -77,6 +70,8 @@ async function instantiate(): Promise<TurboJpeg> {
 interface JpegLayout {
   sofOffset: number;
   progressive: boolean;
+  width: number;
+  height: number;
   components: Array<{ h: number; v: number }>;
 }
 
@@ -98,7 +93,9 @@ function frameLayout(bytes: Uint8Array): JpegLayout | null {
         const hv = bytes[i + 11 + c * 3] ?? 0x11;
         components.push({ h: hv >> 4, v: hv & 15 });
       }
-      return { sofOffset: i, progressive: marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce, components };
+      const height = ((bytes[i + 5] ?? 0) << 8) | (bytes[i + 6] ?? 0);
+      const width = ((bytes[i + 7] ?? 0) << 8) | (bytes[i + 8] ?? 0);
+      return { sofOffset: i, progressive: marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce, width, height, components };
     }
     if (marker === 0xda || marker === 0xd9) return null;
     i += 2 + length;
@@ -109,6 +106,11 @@ function frameLayout(bytes: Uint8Array): JpegLayout | null {
 export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
   const layout = frameLayout(bytes);
   if (!layout) throw new DecodeFailure("undecodable_image", "JPEG without a frame header");
+  // libjpeg holds every coefficient of a progressive frame (128 bytes a block) for the overview
+  // pass: 12 MP at 4:2:0 is 34 MiB, 50 MP at 4:2:0 143 MiB. (The tile passes cut the frame short
+  // and hold only the rows above the lowest tile.) Baseline JPEGs stream and have no such limit.
+  // Over the budget, a decoder that keeps only DC values and the tiles' blocks takes the frame.
+  if (layout.progressive && libjpegCoefficientBytes(layout) + 2 * bytes.length > WHOLE_FRAME_BUDGET) return decodeProgressiveJpeg(bytes, request);
   const tj = await instantiate();
   const handle = tj.tjInitDecompress();
   if (!handle) throw new DecodeFailure("undecodable_image", "TurboJPEG could not start");
@@ -126,17 +128,6 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     const height = heap().getInt32(out + 4, true);
     const subsamp = heap().getInt32(out + 8, true);
     if (width <= 0 || height <= 0) fail("has no pixels");
-    if (layout.progressive) {
-      const [mh, mv] = SAMPLING[subsamp] ?? [2, 2];
-      const blocks = layout.components.reduce((sum, c) => sum + Math.ceil((width * c.h) / (8 * mh)) * Math.ceil((height * c.v) / (8 * mv)), 0);
-      // libjpeg holds every coefficient of a progressive frame (128 bytes a block) for the overview
-      // pass: 12 MP at 4:2:0 is 34 MiB, 50 MP at 4:2:0 143 MiB. (The tile passes cut the frame short
-      // and hold only the rows above the lowest tile.) Baseline JPEGs stream and have no such limit.
-      if (blocks * 128 + 2 * bytes.length > WHOLE_FRAME_BUDGET) {
-        throw new DecodeFailure("image_too_large", `progressive JPEG of ${width}x${height} needs ${Math.round((blocks * 128) / 2 ** 20)} MB of coefficients`);
-      }
-    }
-
     // Overview (and thumbnail): one decode at the DCT scale that fits OVERVIEW_MAX_SIDE.
     const withColor = Boolean(request.thumbnailMaxSide) && subsamp !== TJSAMP_GRAY;
     const scaled = scaledSize(width, height, OVERVIEW_MAX_SIDE);
@@ -179,6 +170,13 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     throw new DecodeFailure("undecodable_image", `JPEG decode failed: ${String(err)}`);
   }
   // The instance (and its memory) is dropped here; nothing to free one by one.
+}
+
+/** What libjpeg's whole-image coefficient buffer for a progressive frame takes: 128 bytes a block. */
+function libjpegCoefficientBytes({ width, height, components }: JpegLayout): number {
+  const mh = Math.max(1, ...components.map((c) => c.h));
+  const mv = Math.max(1, ...components.map((c) => c.v));
+  return components.reduce((sum, c) => sum + Math.ceil((width * c.h) / (8 * mh)) * Math.ceil((height * c.v) / (8 * mv)), 0) * 128;
 }
 
 /** One native-resolution luma decode of rows [0, rows) keeping a column strip `pitch` wide. */

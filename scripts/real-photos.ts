@@ -80,6 +80,8 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "png-50mp.png": (out) => resized(SOURCES.elephants, 8160, 6120, out, "png"),
   "webp-8mp.webp": (out) => resized(SOURCES.elephants, 3264, 2448, out, "webp", ["-quality", "90"]),
   "webp-12mp.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, "webp", ["-quality", "90"]),
+  // The largest lossless WebP decoded whole (ARGB + RGB + two copies of the input within WHOLE_FRAME_BUDGET).
+  "webp-7mp-lossless.webp": (out) => resized(SOURCES.elephants, 3072, 2304, out, "webp", ["-define", "webp:lossless=true"]),
   "webp-50mp.webp": (out) => resized(SOURCES.elephants, 8160, 6120, out, "webp", ["-quality", "90"]),
 };
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { signIn } from "../helpers/session";
 import { finalizeCase } from "../../src/domain/case/finalize";
 import { analysesOf } from "../../src/db/analyses";
+import type { CaseAnalysis } from "../../src/analysis/case-analysis";
 import { BASE, callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
@@ -90,7 +91,7 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     const { record, analysed } = await finalizeCase(withVision, db(), { tenantId: t.id, id: v.id, narrative });
     expect(analysed).toBe(true);
     const thumbnails = new Map((await analysesOf(db(), v.id)).map((a) => [a.captureId, (a.thumbnail as { sha256: string }).sha256]));
-    const story = record.row.caseAnalysis!.dimensions.narrative_image_match!;
+    const story = (record.row.caseAnalysis as CaseAnalysis).dimensions.narrative_image_match!;
     expect(story.concerns).toEqual(v.captures.map((c: any) => `Capture ${c.id}: image sha256 ${thumbnails.get(c.id)}`));
   });
 });

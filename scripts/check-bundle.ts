@@ -8,12 +8,13 @@ import { join } from "node:path";
 const OUT = ".wrangler/dry-run";
 const FORBIDDEN = ["src/analysis/analyze-image.ts", "src/analysis/pixels.ts", "src/analysis/decoders/", "src/analysis/pipeline.ts"];
 
-const files = readdirSync(OUT);
-const problems = files.filter((f) => f.endsWith(".wasm")).map((f) => `${f}: a WebAssembly module in the API Worker`);
-const bundle = files.find((f) => f.endsWith(".js"));
+// The bundle's own imports, not the directory's files: --outdir keeps modules of earlier builds.
+const problems: string[] = [];
+const bundle = readdirSync(OUT).find((f) => f.endsWith(".js"));
 if (!bundle) problems.push(`no bundle in ${OUT}`);
 else {
   const text = readFileSync(join(OUT, bundle), "utf8");
+  for (const [, dynamic, fixed] of text.matchAll(/import\("\.\/([^"]+\.wasm)"\)|from "\.\/([^"]+\.wasm)"/g)) problems.push(`${dynamic ?? fixed}: a WebAssembly module in the API Worker`);
   for (const module of FORBIDDEN) if (text.includes(`// ${module}`)) problems.push(`${module} is bundled into the API Worker`);
 }
 if (problems.length > 0) {

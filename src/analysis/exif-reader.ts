@@ -7,13 +7,17 @@
  */
 import exifr from "exifr/src/bundles/lite.mjs";
 import "exifr/src/file-parsers/tiff.mjs";
-import { pngMetadata, webpMetadata } from "./metadata-chunks";
+import { pngChunks, webpMetadata } from "./metadata-chunks";
 
 export default exifr;
 
 /** What exifr should read for a file's EXIF: PNG and WebP keep it in a chunk of their own (null: none). */
 export function exifSourceOf(bytes: Uint8Array): Uint8Array | null {
-  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return pngMetadata(bytes).exif;
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) {
+    // Only the eXIf chunk: the text chunks (inflated by pngMetadata) are not needed here.
+    for (const { type, body } of pngChunks(bytes)) if (type === "eXIf") return body;
+    return null;
+  }
   const riff = String.fromCharCode(...bytes.subarray(0, 4)) === "RIFF" && String.fromCharCode(...bytes.subarray(8, 12)) === "WEBP";
   return riff ? webpMetadata(bytes).exif : bytes;
 }

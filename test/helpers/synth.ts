@@ -219,6 +219,20 @@ export interface ExifFields {
   gps?: { lat: number; lng: number; accuracy_m?: number };
 }
 
+/** A little-endian TIFF whose IFD0 holds only Orientation. */
+export function orientationTiff(value: number): Uint8Array {
+  const out = new Uint8Array(8 + 2 + 12 + 4);
+  const view = new DataView(out.buffer);
+  out.set([0x49, 0x49, 0x2a, 0x00]);
+  view.setUint32(4, 8, true);
+  view.setUint16(8, 1, true);
+  view.setUint16(10, 0x0112, true);
+  view.setUint16(12, 3, true);
+  view.setUint32(14, 1, true);
+  view.setUint16(18, value, true);
+  return out;
+}
+
 /** A little-endian TIFF block with IFD0, the Exif IFD and the GPS IFD, as cameras write it. */
 export function exifTiff(fields: ExifFields): Uint8Array {
   type Entry = { tag: number; type: number; count: number; bytes: Uint8Array };

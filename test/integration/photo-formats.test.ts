@@ -25,19 +25,24 @@ async function assessPrepared(name: string, mediaType: string): Promise<{ verdic
   return { verdict: done.verdict, result: await analysisOf(v.id) };
 }
 
+/** The capture's pixels were decoded at full size and every pixel signal ran on them. */
+function expectPixelsAssessed(result: any, width: number, height: number): void {
+  expect(result.dimensions).toEqual({ width, height });
+  expect(result.decode_error).toBeNull();
+  expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
+  // The moiré detector read its native-resolution tiles (it reports them per tile).
+  expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
+  // Nothing required went unassessed (depth and reverse search were not asked for).
+  expect(result.notes).toEqual([]);
+}
+
 describe("photos people send, decoded in the Worker", () => {
   it(
     "a 50 MP JPEG (8160×6120, a phone's largest) is uploaded and every pixel signal is assessed",
     async () => {
       const { verdict, result } = await assessPrepared("jpeg-50mp.jpg", "image/jpeg");
       expect(typeof verdict.signals.screen_detection.screen_detected).toBe("boolean");
-      expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
-      expect(result.decode_error).toBeNull();
-      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
-      // The moiré detector read its native-resolution tiles (it reports them per tile).
-      expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
-      // Nothing required went unassessed (depth and reverse search were not asked for).
-      expect(result.notes).toEqual([]);
+      expectPixelsAssessed(result, 8160, 6120);
     },
     PREPARE_MS,
   );
@@ -47,11 +52,7 @@ describe("photos people send, decoded in the Worker", () => {
     async () => {
       const { verdict, result } = await assessPrepared("jpeg-50mp-progressive.jpg", "image/jpeg");
       expect(typeof verdict.signals.screen_detection.screen_detected).toBe("boolean");
-      expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
-      expect(result.decode_error).toBeNull();
-      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
-      expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
-      expect(result.notes).toEqual([]);
+      expectPixelsAssessed(result, 8160, 6120);
     },
     PREPARE_MS,
   );
@@ -61,11 +62,7 @@ describe("photos people send, decoded in the Worker", () => {
     async () => {
       const { result } = await assessPrepared("webp-50mp.webp", "image/webp");
       expect(result.media_type).toBe("image/webp");
-      expect(result.dimensions).toEqual({ width: 8160, height: 6120 });
-      expect(result.decode_error).toBeNull();
-      expect(result.phash.hash).toMatch(/^[0-9a-f]{16}$/);
-      expect(result.signals.screen_detection.evidence.map((e: { code: string }) => e.code)).toContain("no_grid_peaks");
-      expect(result.notes).toEqual([]);
+      expectPixelsAssessed(result, 8160, 6120);
     },
     PREPARE_MS,
   );

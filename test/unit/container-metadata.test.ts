@@ -5,7 +5,7 @@ import { pngMetadata, TEXT_CHUNK_MAX } from "../../src/analysis/metadata-chunks"
 import { decodeImage } from "../../src/analysis/pixels";
 import { evidenceThumbnail } from "../../src/analysis/thumbnail";
 import { samplePhoto } from "../helpers/photos";
-import { concat, encodePngRgb, exifTiff, naturalScene, xmpWithSourceType } from "../helpers/synth";
+import { concat, encodePngRgb, exifTiff, naturalScene, orientationTiff, xmpWithSourceType } from "../helpers/synth";
 
 const ascii = (s: string) => new TextEncoder().encode(s);
 const scene = naturalScene(96, 64, 5);
@@ -38,20 +38,6 @@ const iTXt = (keyword: string, text: string, compressed: boolean) =>
   pngChunk("iTXt", concat(ascii(`${keyword}\0`), new Uint8Array([compressed ? 1 : 0, 0]), ascii("\0\0"), compressed ? deflate(ascii(text)) : ascii(text)));
 const zTXt = (keyword: string, body: Uint8Array) => pngChunk("zTXt", concat(ascii(`${keyword}\0`), new Uint8Array([0]), deflate(body)));
 const eXIf = (tiff: Uint8Array) => pngChunk("eXIf", tiff);
-
-/** A little-endian TIFF whose IFD0 holds only Orientation. */
-function orientationTiff(value: number): Uint8Array {
-  const out = new Uint8Array(8 + 2 + 12 + 4);
-  const view = new DataView(out.buffer);
-  out.set([0x49, 0x49, 0x2a, 0x00]);
-  view.setUint32(4, 8, true);
-  view.setUint16(8, 1, true);
-  view.setUint16(10, 0x0112, true);
-  view.setUint16(12, 3, true);
-  view.setUint32(14, 1, true);
-  view.setUint16(18, value, true);
-  return out;
-}
 
 /** A WebP in the extended format carrying `EXIF` and `XMP ` chunks after the image's own chunks. */
 function webpWithMetadata(webp: Uint8Array, exif: Uint8Array, xmp: string): Uint8Array {

@@ -2,7 +2,7 @@ import jpeg from "jpeg-js";
 import { describe, expect, it } from "vitest";
 import { evidenceThumbnail, fit, orient, EVIDENCE_THUMBNAIL_MAX_SIDE } from "../../src/analysis/thumbnail";
 import { decodeImage } from "../../src/analysis/pixels";
-import { encodeJpeg, naturalScene } from "../helpers/synth";
+import { encodeJpeg, naturalScene, orientationTiff } from "../helpers/synth";
 
 /** A w×h RGB image whose every pixel encodes its own position (r = x, g = y). */
 function positions(width: number, height: number) {
@@ -48,17 +48,3 @@ describe("evidence thumbnail", () => {
     expect([back.width, back.height]).toEqual([360, 480]);
   });
 });
-
-/** A little-endian TIFF whose IFD0 holds only Orientation. */
-function orientationTiff(value: number): Uint8Array {
-  const out = new Uint8Array(8 + 2 + 12 + 4);
-  const view = new DataView(out.buffer);
-  out.set([0x49, 0x49, 0x2a, 0x00]);
-  view.setUint32(4, 8, true);
-  view.setUint16(8, 1, true);
-  view.setUint16(10, 0x0112, true);
-  view.setUint16(12, 3, true);
-  view.setUint32(14, 1, true);
-  view.setUint16(18, value, true);
-  return out;
-}

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api";
+import type { Loaded } from "../lib/hooks";
 import { hasNavigated } from "../router";
 
 /** One polite live region for the whole app: short confirmations ("Copied", "Saved"). */
@@ -206,6 +207,21 @@ export function ConfirmDialog(props: {
 
 export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;
+}
+
+/**
+ * What a loaded list shows before (or instead of) its rows: why it failed, the first load's progress
+ * (a reload keeps the rows on screen), and `empty` once it loaded with nothing in it.
+ */
+export function LoadState(props: { of: Pick<Loaded<unknown>, "data" | "error" | "loading">; loading: string; failed?: string; empty?: ComponentChildren | false }) {
+  const { data, error, loading } = props.of;
+  return (
+    <>
+      <ErrorNotice error={error} what={props.failed} />
+      {loading && !data ? <Progress label={props.loading} /> : null}
+      {data && props.empty ? <Empty>{props.empty}</Empty> : null}
+    </>
+  );
 }
 
 /** `fields` of an error answer under a prefix (`steps.0.` → `key`), for a nested form. */

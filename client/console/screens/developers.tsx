@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, ok, type ApiKey, type Schemas, type WebhookDelivery } from "../api";
 import { ListTable } from "../components/list-table";
-import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, Notice, PageHeader, Progress, Section } from "../components/ui";
+import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 import { DeliveryTable } from "./detail/deliveries";
@@ -90,9 +90,7 @@ function ApiKeys() {
         </button>
       </form>
       {mint.error && Object.keys(mint.error.fields).length === 0 ? <ErrorNotice error={mint.error} /> : null}
-      <ErrorNotice error={keys.error} what="Keys could not be loaded" />
-      {keys.loading && !keys.data ? <Progress label="Loading keys…" /> : null}
-      {keys.data && items.length === 0 ? <Empty>No keys yet.</Empty> : null}
+      <LoadState of={keys} failed="Keys could not be loaded" loading="Loading keys…" empty={items.length === 0 && "No keys yet."} />
       {items.length > 0 ? (
         <ListTable
           caption="API keys"
@@ -285,8 +283,7 @@ function RecentDeliveries() {
         </span>
       }
     >
-      <ErrorNotice error={first.error} what="Deliveries could not be loaded" />
-      {first.loading && !first.data ? <Progress label="Loading deliveries…" /> : null}
+      <LoadState of={first} failed="Deliveries could not be loaded" loading="Loading deliveries…" />
       {first.data ? <DeliveryTable deliveries={items} showVerification onChanged={(d) => setItems(items.map((x) => (x.id === d.id ? d : x)))} /> : null}
       <ErrorNotice error={more.error} />
       {cursor ? (

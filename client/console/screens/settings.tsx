@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, ok, type Phone } from "../api";
 import { useSession } from "../app";
-import { announce, ConfirmDialog, Empty, ErrorNotice, Field, PageHeader, Progress, Section } from "../components/ui";
+import { announce, ConfirmDialog, ErrorNotice, Field, LoadState, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 
@@ -116,9 +116,7 @@ function Phones() {
         </button>
       </form>
       {register.error && Object.keys(register.error.fields).length === 0 ? <ErrorNotice error={register.error} /> : null}
-      <ErrorNotice error={phones.error} what="Phones could not be loaded" />
-      {phones.loading && !phones.data ? <Progress label="Loading phones…" /> : null}
-      {phones.data && items.length === 0 ? <Empty>No phones registered.</Empty> : null}
+      <LoadState of={phones} failed="Phones could not be loaded" loading="Loading phones…" empty={items.length === 0 && "No phones registered."} />
       {items.length > 0 ? (
         <ul class="rows">
           {items.map((p) => (

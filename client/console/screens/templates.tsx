@@ -2,7 +2,7 @@ import { useRef, useState } from "preact/hooks";
 import { api, ok, type LinkTemplate } from "../api";
 import { ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
 import { ListTable } from "../components/list-table";
-import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, PageHeader, Progress, Section } from "../components/ui";
+import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, PageHeader, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 
@@ -47,9 +47,12 @@ export function TemplatesScreen() {
           </button>
         }
       />
-      <ErrorNotice error={list.error} what="Templates could not be loaded" />
-      {list.loading && !list.data ? <Progress label="Loading templates…" /> : null}
-      {list.data && items.length === 0 ? <Empty>No templates yet. Publish one to get a link you can put on a website or in a message.</Empty> : null}
+      <LoadState
+        of={list}
+        failed="Templates could not be loaded"
+        loading="Loading templates…"
+        empty={items.length === 0 && "No templates yet. Publish one to get a link you can put on a website or in a message."}
+      />
       {items.length > 0 ? (
         <ListTable
           caption="Link templates, newest first"

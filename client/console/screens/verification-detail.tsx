@@ -1,6 +1,6 @@
 import { api, isOpen, ok, type Verification, type WebhookDelivery } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
-import { Badge, CopyButton, ErrorNotice, Notice, PageHeader, Progress, Section } from "../components/ui";
+import { Badge, CopyButton, ErrorNotice, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, REASON_LABEL, SIGNAL_NAMES } from "../lib/format";
 import { useLoad, usePolling, useTitle } from "../lib/hooks";
 import { SIGNAL_CHECKS, signalResult } from "../lib/signals";
@@ -139,8 +139,7 @@ export function VerificationDetailScreen(props: { id: string }) {
             <FinalizePanel verification={v} onChange={update} />
           </Section>
           <Section title="Webhook deliveries" id="deliveries">
-            {deliveries.loading && !deliveries.data ? <Progress label="Loading deliveries…" /> : null}
-            <ErrorNotice error={deliveries.error} />
+            <LoadState of={deliveries} loading="Loading deliveries…" />
             {deliveries.data ? (
               <DeliveryTable
                 deliveries={deliveries.data.items}

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, isOpen, ok, type ListQuery, type Verification } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { ListTable, type Column } from "../components/list-table";
-import { Empty, ErrorNotice, PageHeader, Progress } from "../components/ui";
+import { ErrorNotice, LoadState, PageHeader, Progress } from "../components/ui";
 import { formatDateTime, formatTime, relative } from "../lib/format";
 import { useAction, useLoad, usePolling, useTitle } from "../lib/hooks";
 import { navigate, useLocation } from "../router";
@@ -182,11 +182,12 @@ export function VerificationsScreen() {
         ) : null}
       </form>
 
-      <ErrorNotice error={first.error} what="The list could not be loaded" />
-      {first.loading && !first.data ? <Progress label="Loading verifications…" /> : null}
-      {first.data && rows.length === 0 ? (
-        <Empty>{filtered ? "No verification matches these filters." : "No verifications yet. Create one, or start one from a link template."}</Empty>
-      ) : null}
+      <LoadState
+        of={first}
+        failed="The list could not be loaded"
+        loading="Loading verifications…"
+        empty={rows.length === 0 && (filtered ? "No verification matches these filters." : "No verifications yet. Create one, or start one from a link template.")}
+      />
       {rows.length > 0 ? (
         <ListTable caption="Verifications, newest first" rows={rows} rowKey={(v) => v.id} busy={first.loading} columns={COLUMNS} />
       ) : null}

@@ -197,6 +197,8 @@ async function main() {
     ["image/webp", "webp-8mp.webp"],
     ["image/webp", "webp-12mp.webp"],
     ["image/webp", "webp-7mp-lossless.webp"],
+    ["image/webp", "webp-12mp-lossless.webp"],
+    ["image/webp", "webp-23mp-lossless.webp"],
     ["image/webp", "webp-50mp.webp"],
   ];
   // `npm run bench -- name.ext …` measures only those inputs (no speed, nothing written).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds src/analysis/decoders/libwebp-decoder.wasm: libwebp's decoder (Debian bookworm's patched
-# source, which carries the CVE-2023-4863 fix) plus scripts/webp-wasm/shim.c, as a bare wasm32 module
-# (no JS glue, no imports) exporting malloc, free, version, features and decode_rgb.
+# source, which carries the CVE-2023-4863 fix, plus scripts/webp-wasm/vp8l-sliding-window.patch, which
+# decodes lossless images through a bounded window) and scripts/webp-wasm/shim.c, as a bare wasm32
+# module (no JS glue, no imports) exporting malloc, free, version, features and decode_rgb.
 #
 #   sudo bash scripts/build-webp-wasm.sh   # needs root for apt-get; prints the module's SHA-256
 #
@@ -32,8 +33,8 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
   apt-get update -qq
 fi
-if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -d /usr/lib/wasm32-wasi ] || ! command -v dpkg-source >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev
+if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -d /usr/lib/wasm32-wasi ] || ! command -v dpkg-source >/dev/null || ! command -v patch >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev patch
 fi
 
 # The source package, unpacked with Debian's patches applied (debian/patches: CVE-2023-4863, CVE-2023-1999).
@@ -48,6 +49,8 @@ SUMS
 (cd "$WORK" && dpkg-source --no-check -x "libwebp_$LIBWEBP_VERSION.dsc" src >/dev/null)
 grep -qx 'CVE-2023-4863.patch' "$WORK/src/debian/patches/series"
 SRC=$WORK/src
+# Ours on top: lossless images decoded through a sliding window, not a whole ARGB frame (see the patch).
+patch -s -p1 -d "$SRC" < "$ROOT/scripts/webp-wasm/vp8l-sliding-window.patch"
 
 # The decoder's objects as libwebp's makefile.unix lists them (DEC, DSP_DEC, UTILS_DEC). No threads
 # (WebAssembly here is single-threaded), no SIMD paths (none is written for wasm32 in this version).

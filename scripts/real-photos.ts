@@ -80,8 +80,25 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "png-50mp.png": (out) => resized(SOURCES.elephants, 8160, 6120, out, "png"),
   "webp-8mp.webp": (out) => resized(SOURCES.elephants, 3264, 2448, out, "webp", ["-quality", "90"]),
   "webp-12mp.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, "webp", ["-quality", "90"]),
-  // The largest lossless WebP decoded whole (ARGB + RGB + two copies of the input within WHOLE_FRAME_BUDGET).
+  // Lossless WebP: 7 MP is decoded once, whole (its RGB fits the output budget); 12 MP and the largest
+  // under the 25 MiB upload cap (5504×4128: 24.7 MiB) through scaled and cropped decodes, each through
+  // the patched libwebp's sliding window (scripts/webp-wasm/vp8l-sliding-window.patch).
   "webp-7mp-lossless.webp": (out) => resized(SOURCES.elephants, 3072, 2304, out, "webp", ["-define", "webp:lossless=true"]),
+  "webp-12mp-lossless.webp": (out) => resized(SOURCES.elephants, 4000, 3000, out, "webp", ["-define", "webp:lossless=true"]),
+  "webp-23mp-lossless.webp": (out) => resized(SOURCES.elephants, 5504, 4128, out, "webp", ["-define", "webp:lossless=true"]),
+  // Frames larger than that window, each with its pixels as Debian's (unpatched) libwebp decodes them
+  // (`.rgb`): a photo (predictor, cross-colour, subtract-green, colour cache), the same in 16 colours
+  // (colour indexing: four pixels a coded word), and a 1579×664 photo under strong noise stacked three
+  // times: libwebp's encoder at quality 100 codes every pixel below the first copy as a 4096-pixel copy
+  // from 664 rows up, 1 048 456 pixels, the farthest a VP8L backward reference reaches, so each slide
+  // of the window is followed by a copy from the very start of what it kept.
+  "webp-5mp-lossless.webp": (out) => resized(SOURCES.wood, 2560, 1920, out, "webp", ["-define", "webp:lossless=true"]),
+  "webp-6mp-lossless-palette.webp": (out) => resized(SOURCES.wood, 3000, 2000, out, "webp", ["+dither", "-colors", "16", "-define", "webp:lossless=true"]),
+  "webp-3mp-lossless-reach.webp": (out) =>
+    run("convert", [debianPhoto(SOURCES.elephants), "-resize", "1579x664!", "-seed", "7", "-attenuate", "4", "+noise", "Gaussian", "(", "+clone", ")", "(", "+clone", ")", "-append", "+repage", "-quality", "100", "-define", "webp:lossless=true", `webp:${out}`]),
+  "webp-5mp-lossless.rgb": (out) => run("convert", [prepared("webp-5mp-lossless.webp"), `rgb:${out}`]),
+  "webp-6mp-lossless-palette.rgb": (out) => run("convert", [prepared("webp-6mp-lossless-palette.webp"), `rgb:${out}`]),
+  "webp-3mp-lossless-reach.rgb": (out) => run("convert", [prepared("webp-3mp-lossless-reach.webp"), `rgb:${out}`]),
   "webp-50mp.webp": (out) => resized(SOURCES.elephants, 8160, 6120, out, "webp", ["-quality", "90"]),
 };
 

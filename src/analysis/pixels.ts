@@ -52,15 +52,6 @@ export interface DecodedImage {
 
 export const OVERVIEW_MAX_SIDE = 1024;
 
-/**
- * What a decode that must hold a whole frame (lossless WebP's ARGB) may spend on it plus the input's
- * two copies (the caller's and the codec's): the bench (bench/RESULTS.md) measures the whole
- * analysis of a 7 MP lossless WebP at 79 MB, under 100 MB of a Worker's 128 MB. Above it a lossless
- * WebP is `image_too_large`. (Progressive JPEGs have their own, lower switch in decoders/jpeg.ts:
- * beyond it decoders/progressive-jpeg.ts keeps 10 bytes a block.)
- */
-export const WHOLE_FRAME_BUDGET = 80 * 1024 * 1024;
-
 /** A decode that could not produce pixels, and why (the signals that need pixels report the reason). */
 export class DecodeFailure extends Error {
   override name = "DecodeFailure";
@@ -75,9 +66,8 @@ export class DecodeFailure extends Error {
 /**
  * Decodes the capture in the Worker: JPEG (libjpeg-turbo), PNG (streamed), WebP (libwebp) and
  * HEIC/HEIF (libheif), each codec loaded on first use. No path holds a whole frame at native
- * resolution except lossless WebP within WHOLE_FRAME_BUDGET and libjpeg's coefficients of a small
- * progressive JPEG (a larger one keeps its DC values and the tiles' blocks only); measured peaks are in
- * docs/signals.md.
+ * resolution except libjpeg's coefficients of a small progressive JPEG (a larger one keeps its DC
+ * values and the tiles' blocks only); measured peaks are in docs/signals.md.
  * Throws DecodeFailure (`undecodable_image` or `image_too_large`) when there are no pixels.
  */
 export async function decodeImage(bytes: Uint8Array, mediaType: string, request: DecodeRequest = {}): Promise<DecodedImage> {

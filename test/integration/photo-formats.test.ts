@@ -68,6 +68,16 @@ describe("photos people send, decoded in the Worker", () => {
   );
 
   it(
+    "a 12 MP lossless WebP (4000×3000, 15.8 MiB) is assessed: libwebp decodes it through a bounded window, never whole",
+    async () => {
+      const { result } = await assessPrepared("webp-12mp-lossless.webp", "image/webp");
+      expect(result.media_type).toBe("image/webp");
+      expectPixelsAssessed(result, 4000, 3000);
+    },
+    PREPARE_MS,
+  );
+
+  it(
     "an iPhone-style grid HEIC (4032×3024 in 512 px HEVC tiles) gets assessed signals",
     async () => {
       const { result } = await assessPrepared("heic-12mp.heic", "image/heic");

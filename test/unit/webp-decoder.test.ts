@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../../src/analysis/pixels";
+import { analyzeImage } from "../../src/analysis/analyze-image";
 import { decodeWebp, planBands } from "../../src/analysis/decoders/webp";
+import { compiledWasm } from "../../src/analysis/decoders/wasm";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
-import { samplePhoto } from "../helpers/photos";
+import { preparedPhoto, samplePhoto } from "../helpers/photos";
 
 // libwebp's scaled and cropped decodes (src/analysis/decoders/webp.ts) on small real photographs
 // (test/fixtures/photos): a budget below the frame's RGB sends a small image down the path a 50 MP
@@ -83,8 +85,9 @@ describe("WebP through libwebp's advanced API (scaled and cropped decodes)", () 
     expect(await outcome(wide, {}, 50_000)).toBe("decoded 1152x128");
   });
 
-  it("a lossless WebP too large to hold whole as ARGB is image_too_large before anything is decoded", async () => {
-    // RIFF header + VP8L chunk header of an 8160×6120 frame (14-bit width-1, height-1, no alpha, version 0).
+  it("a lossless WebP's frame size no longer decides: an 8160×6120 header is decoded, and its missing data is undecodable_image", async () => {
+    // RIFF header + VP8L chunk header of an 8160×6120 frame (14-bit width-1, height-1, no alpha, version
+    // 0), no data: libwebp once had to hold its 191 MiB of ARGB and it was refused before decoding.
     const bytes = new Uint8Array(64);
     const view = new DataView(bytes.buffer);
     bytes.set(Uint8Array.from("RIFF\0\0\0\0WEBPVP8L", (c) => c.charCodeAt(0)));
@@ -92,6 +95,137 @@ describe("WebP through libwebp's advanced API (scaled and cropped decodes)", () 
     view.setUint32(16, bytes.length - 20, true);
     bytes[20] = 0x2f;
     view.setUint32(21, (8160 - 1) | ((6120 - 1) << 14), true);
-    expect(await outcome(bytes, {})).toBe("image_too_large");
+    const failure = await decodeWebp(bytes, {}).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ reason: "undecodable_image", message: expect.stringMatching(/VP8 status 3\)$/) });
   });
+});
+
+// Lossless (VP8L) frames larger than the patched libwebp's sliding window (1 048 456 pixels behind the
+// current one + 262 144 ahead; scripts/webp-wasm/vp8l-sliding-window.patch): real photographs encoded
+// by ImageMagick's libwebp, made on first use (scripts/real-photos.ts), each beside its pixels as
+// Debian's unpatched libwebp decodes them.
+describe("lossless WebP through the sliding window", () => {
+  interface LibWebp {
+    memory: WebAssembly.Memory;
+    malloc(size: number): number;
+    features(data: number, size: number, out: number): number;
+    decode_rgb(data: number, size: number, cropX: number, cropY: number, cropW: number, cropH: number, outW: number, outH: number, out: number, stride: number, outSize: number): number;
+  }
+
+  /** The module's RGB of a region of the frame (all of it by default), or its VP8 status. */
+  async function libwebpRgb(bytes: Uint8Array, crop?: { x: number; y: number; width: number; height: number }): Promise<{ width: number; height: number; rgb: Uint8Array } | number> {
+    const module = await compiledWasm(() => import("../../src/analysis/decoders/libwebp-decoder.wasm"), "../../src/analysis/decoders/libwebp-decoder.wasm");
+    const webp = (await WebAssembly.instantiate(module, {})).exports as unknown as LibWebp;
+    const src = webp.malloc(bytes.length);
+    new Uint8Array(webp.memory.buffer, src, bytes.length).set(bytes);
+    const info = webp.malloc(20);
+    const status = webp.features(src, bytes.length, info);
+    if (status !== 0) return status;
+    const [width = 0, height = 0, , , format] = new Int32Array(webp.memory.buffer, info, 5);
+    expect(format).toBe(2);
+    const { x, y, width: w, height: h } = crop ?? { x: 0, y: 0, width, height };
+    const out = webp.malloc(w * h * 3);
+    const code = webp.decode_rgb(src, bytes.length, x, y, w, h, w, h, out, w * 3, w * h * 3);
+    return code !== 0 ? code : { width: w, height: h, rgb: new Uint8Array(webp.memory.buffer, out, w * h * 3).slice() };
+  }
+
+  /** Where two RGB buffers first differ (-1: nowhere). */
+  function firstDifference(a: Uint8Array, b: Uint8Array): number {
+    if (a.length !== b.length) return Math.min(a.length, b.length);
+    for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return i;
+    return -1;
+  }
+
+  it(
+    "gives every pixel the unpatched decoder gives: photo, colour-indexed photo, references from 1 048 456 pixels back; whole and cropped low",
+    async () => {
+      for (const [name, width, height] of [
+        ["webp-5mp-lossless", 2560, 1920],
+        ["webp-6mp-lossless-palette", 3000, 2000],
+        ["webp-3mp-lossless-reach", 1579, 1992],
+      ] as const) {
+        const bytes = await preparedPhoto(`${name}.webp`);
+        const expected = await preparedPhoto(`${name}.rgb`);
+        expect(expected.length).toBe(width * height * 3);
+        // Larger than the window, so the decode slides it (several times).
+        expect(width * height).toBeGreaterThan(1_048_456 + 262_144);
+        const whole = await libwebpRgb(bytes);
+        expect(typeof whole === "number" ? whole : { name, width: whole.width, height: whole.height, firstDifference: firstDifference(whole.rgb, expected) }).toEqual({ name, width, height, firstDifference: -1 });
+        // A crop near the bottom: decoded to its bottom row, output from its top row only.
+        const crop = { x: 101, y: height - 333, width: width - 202, height: 222 };
+        const cropped = await libwebpRgb(bytes, crop);
+        const expectedCrop = new Uint8Array(crop.width * crop.height * 3);
+        for (let row = 0; row < crop.height; row += 1) {
+          const from = ((crop.y + row) * width + crop.x) * 3;
+          expectedCrop.set(expected.subarray(from, from + crop.width * 3), row * crop.width * 3);
+        }
+        expect(typeof cropped === "number" ? cropped : { name, firstDifference: firstDifference(cropped.rgb, expectedCrop) }).toEqual({ name, firstDifference: -1 });
+      }
+    },
+    120_000,
+  );
+
+  it(
+    "the largest lossless photo the upload cap admits (5504×4128, 24.7 MiB) is assessed: every pixel signal ran",
+    async () => {
+      const bytes = await preparedPhoto("webp-23mp-lossless.webp");
+      expect(bytes.length).toBeLessThanOrEqual(25 * 1024 * 1024);
+      const result = await analyzeImage(
+        { captureId: "cap_1", tenantId: "tnt_a", bytes, mediaType: "image/webp", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai"] },
+        { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] },
+      );
+      expect(result.dimensions).toEqual({ width: 5504, height: 4128 });
+      expect(result.decode_error).toBeNull();
+      expect(result.phash?.hash).toMatch(/^[0-9a-f]{16}$/);
+      expect(result.signals.screen_detection).toMatchObject({ provider: "offline-moire", screen_detected: expect.any(Boolean) });
+      expect(result.notes).toEqual([]);
+    },
+    120_000,
+  );
+
+  it(
+    "seeded corruptions and truncations of a lossless photo end in libwebp's own refusal (undecodable_image) or other pixels, never a trap",
+    async () => {
+      const photo = await preparedPhoto("webp-5mp-lossless.webp");
+      const request: DecodeRequest = { tiles: screenTileRects, thumbnailMaxSide: 256 };
+      const outcome = async (bytes: Uint8Array) =>
+        decodeWebp(bytes, request).then(
+          () => "decoded",
+          // A trap inside the module would read "WebP decode failed: RuntimeError…": libwebp itself must refuse.
+          (err: unknown) => (err instanceof DecodeFailure && /\(VP8 status \d\)$/.test(err.message) ? err.reason : `other: ${String(err)}`),
+        );
+      // A bitstream cut short, inside a container that says so (it runs out in the middle of the frame,
+      // after the window has slid), and the same cut inside the photo's own container (refused by size).
+      for (const fraction of [0.05, 0.3, 0.6, 0.9, 0.99]) {
+        const cut = photo.slice(0, Math.floor(photo.length * fraction));
+        const view = new DataView(cut.buffer);
+        view.setUint32(4, cut.length - 8, true);
+        view.setUint32(16, cut.length - 20, true);
+        expect({ fraction, outcome: await outcome(cut) }).toEqual({ fraction, outcome: "undecodable_image" });
+        expect({ fraction, outcome: await outcome(photo.slice(0, Math.floor(photo.length * fraction))) }).toEqual({ fraction, outcome: "undecodable_image" });
+      }
+      // Four bytes overwritten at random (a seeded xorshift): in the transforms' and Huffman codes'
+      // headers, refused; in the entropy-coded pixels, which carry no redundancy, mostly other pixels
+      // decoded to the end of the frame through the window. Either way the decode ends, in libwebp's hands.
+      let seed = 0x9e3779b9;
+      const random = () => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 2 ** 32;
+      };
+      const outcomes: string[] = [];
+      for (let i = 0; i < 24; i += 1) {
+        const corrupt = photo.slice();
+        const at = 25 + Math.floor(random() * (i < 8 ? 200 : corrupt.length - 29));
+        for (let k = 0; k < 4; k += 1) corrupt[at + k] = Math.floor(random() * 256);
+        outcomes.push(`${i < 8 ? "headers" : "pixels"}: ${await outcome(corrupt)}`);
+      }
+      expect(outcomes.slice(0, 8)).toEqual(Array(8).fill("headers: undecodable_image"));
+      expect(outcomes.slice(8).filter((o) => o !== "pixels: decoded" && o !== "pixels: undecodable_image")).toEqual([]);
+      // The untouched photo decodes.
+      expect(await outcome(photo)).toBe("decoded");
+    },
+    120_000,
+  );
 });

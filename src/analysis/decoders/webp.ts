@@ -1,4 +1,4 @@
-import { DecodeFailure, OVERVIEW_MAX_SIDE, WHOLE_FRAME_BUDGET, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
 import { FrameBuilder, overviewAndThumbnail, reducedSize, TileCollector, type Block } from "./frame";
 import { compiledWasm } from "./wasm";
 
@@ -6,7 +6,8 @@ import { compiledWasm } from "./wasm";
  * WebP through libwebp's advanced decoding API (WebPDecoderConfig), built here to a bare wasm32
  * module (libwebp-decoder.wasm, no JS glue, no imports) by scripts/build-webp-wasm.sh from Debian
  * bookworm-security's libwebp 1.2.4-0.2+deb12u1, which carries the fix for CVE-2023-4863 (and
- * CVE-2023-1999): module SHA-256 f88142a417a757e70666385e8994aa55a281ead557588914ad89c952cd239324.
+ * CVE-2023-1999), plus our scripts/webp-wasm/vp8l-sliding-window.patch (below): module SHA-256
+ * a4a4d5ebe6d5b4bef268653858c59a1e81bb38c1c2b2943ff3b0dbc89065fe25.
  * No npm package exposes a current libwebp's scaled or cropped decoding: @jsquash/webp 1.5.0 is
  * libwebp 1.1.0 with a whole-frame `decode` only, @cwasm/webp 1.0.2 with WebPDecodeRGBA only.
  *
@@ -16,13 +17,15 @@ import { compiledWasm } from "./wasm";
  * rescaler to the overview's size, the moiré tiles from native-resolution decodes cropped to bands
  * of tiles (planBands; libwebp stops decoding below a crop's bottom, so fewer, taller bands cost less
  * CPU). A lossy (VP8) frame is reconstructed a few macroblock rows at a time, so its memory is the
- * output plus rows of the width, at any size (a 50 MP photo included). A lossless (VP8L) frame is
- * not: libwebp keeps it whole as ARGB (backward references reach anywhere above), 4 bytes a pixel,
- * so a lossless WebP whose ARGB, our output and two copies of the input exceed WHOLE_FRAME_BUDGET
- * (80 MiB: 14 MP at most, less the larger the input) is `image_too_large`. Lossy WebP's alpha (ALPH,
- * a lossless stream libwebp would hold whole) is not decoded: only the VP8 chunk is, as RGB is all
- * the signals read. The module's memory may grow to 112 MiB; past that libwebp's allocations fail
- * and the image is `image_too_large`.
+ * output plus rows of the width, at any size (a 50 MP photo included). So is a lossless (VP8L) one,
+ * with our patch: stock libwebp keeps a lossless frame's entropy-decoded ARGB whole (4 bytes a
+ * pixel) because a backward reference may reach 1 MP back; the patched decoder keeps a window of
+ * that reach plus 256 K pixels (5 MiB) and applies the inverse transforms 16 rows at a time, as
+ * libwebp already does, so its memory does not grow with the frame either. (A lossless frame cannot
+ * be entered in the middle, so each cropped decode reads the stream from the top to the crop's
+ * bottom.) Lossy WebP's alpha (ALPH, a lossless stream libwebp would hold whole) is not decoded: only
+ * the VP8 chunk is, as RGB is all the signals read. The module's memory may grow to 112 MiB; past
+ * that libwebp's allocations fail and the image is `image_too_large`.
  *
  * The instance is fresh per image, so the memory it grew goes with it. Corrupt, truncated or animated
  * input, or a trap inside the module, is `undecodable_image`.
@@ -113,12 +116,7 @@ export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest, budg
     const [width = 0, height = 0, , animated = 0, format = 0] = new Int32Array(webp.memory.buffer, info, 5);
     if (animated) throw new DecodeFailure("undecodable_image", "animated WebP is not a still photo");
     let data = { ptr: src, size: bytes.length };
-    if (format === FORMAT_LOSSLESS) {
-      // libwebp's whole ARGB frame, beside the largest output of ours and the input's two copies.
-      if (width * height * 4 + Math.min(budget, width * height * 3) + 2 * bytes.length > WHOLE_FRAME_BUDGET) {
-        throw new DecodeFailure("image_too_large", `lossless WebP of ${width}x${height} is held whole as ARGB by libwebp: ${Math.round((width * height * 4) / 2 ** 20)} MB`);
-      }
-    } else {
+    if (format !== FORMAT_LOSSLESS) {
       const chunk = vp8Chunk(bytes);
       if (!chunk) throw new DecodeFailure("undecodable_image", "lossy WebP without a VP8 chunk");
       data = { ptr: src + chunk.offset, size: chunk.size };

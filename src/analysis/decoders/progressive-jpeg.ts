@@ -558,9 +558,9 @@ function decode(bytes: Uint8Array, request: DecodeRequest): DecodedImage {
         const count = frame.components.length;
         const ids = frame.components.map((c) => c.id).join(",");
         const ycc = count === 1 || (count === 3 && adobeTransform !== 0 && !(adobeTransform === null && ids === "82,71,66"));
-        if (!ycc) throw new DecodeFailure("image_too_large", `progressive JPEG with ${count} components (${adobeTransform === null ? "no" : "Adobe"} transform) is decoded only within the whole-frame budget`);
+        if (!ycc) throw new DecodeFailure("image_too_large", `progressive JPEG with ${count} components (${adobeTransform === null ? "no" : "Adobe"} transform) is decoded only within libjpeg's progressive budget`);
         const luma = frame.components[0]!;
-        if (luma.h !== frame.maxH || luma.v !== frame.maxV) throw new DecodeFailure("image_too_large", "progressive JPEG whose luma is subsampled is decoded only within the whole-frame budget");
+        if (luma.h !== frame.maxH || luma.v !== frame.maxV) throw new DecodeFailure("image_too_large", "progressive JPEG whose luma is subsampled is decoded only within libjpeg's progressive budget");
         tiles = new TileCollector(frame.width, frame.height, request.tiles?.(frame.width, frame.height) ?? []);
         const regions = tiles.regions.filter((r) => r.width > 0 && r.height > 0);
         const tileBlocks = tileBlockCount(regions);

@@ -6,9 +6,10 @@ import { notifyByEmail, NOTIFY_EMAIL_EVENT_NAMES, sendTrialVerdict, TRIAL_VERDIC
 import { createDeliveryForEvent } from "../domain/webhooks/deliveries";
 import { WEBHOOK_EVENT_NAMES } from "../domain/webhooks/events";
 import type { DomainEvent } from "../events/messages";
+import type { EventHints } from "../events/publisher";
 import { enqueueCaptureAnalysis, enqueueSettlement } from "../events/analysis-jobs";
 
-type Subscriber = (event: DomainEvent, env: Env) => Promise<unknown>;
+type Subscriber = (event: DomainEvent, env: Env, hints: EventHints) => Promise<unknown>;
 
 /**
  * Who reacts to which domain event. Every subscriber must tolerate duplicates: the outbox re-drive
@@ -25,12 +26,13 @@ function on(names: readonly string[], subscriber: Subscriber): void {
   for (const name of names) (subscribers[name] ??= []).push(subscriber);
 }
 
-on(WEBHOOK_EVENT_NAMES, (event, env) => createDeliveryForEvent(env, createDb(env.DB), event));
+on(WEBHOOK_EVENT_NAMES, (event, env, hints) => createDeliveryForEvent(env, createDb(env.DB), event, Date.now(), hints.webhook));
 on(NOTIFY_EMAIL_EVENT_NAMES, (event, env) => notifyByEmail(env, createDb(env.DB), event));
 on(TRIAL_VERDICT_EVENT_NAMES, (event, env) => sendTrialVerdict(env, createDb(env.DB), event));
 
-export async function handleDomainEvent(event: DomainEvent, env: Env): Promise<void> {
-  for (const subscriber of subscribers[event.name] ?? []) await subscriber(event, env);
+/** `hints`: what the publisher passed along with the event (publisher.ts); absent ones are read. */
+export async function handleDomainEvent(event: DomainEvent, env: Env, hints: EventHints = {}): Promise<void> {
+  for (const subscriber of subscribers[event.name] ?? []) await subscriber(event, env, hints);
 }
 
 /**

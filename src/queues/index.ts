@@ -82,7 +82,7 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
 async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number): Promise<Outcome | void> {
   switch (message.type) {
     case "domain_event":
-      return handleDomainEvent(message.event, env);
+      return handleDomainEvent(message.event, env, message.webhook === undefined ? {} : { webhook: message.webhook });
     case "deliver_webhook":
       return deliverWebhook(message.delivery_id, env, attempts);
     case "analyze_capture":

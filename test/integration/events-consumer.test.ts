@@ -116,3 +116,58 @@ describe("event hints: whether a webhook is configured travels with the event", 
     expect(await received(after.id)).toEqual([]);
   });
 });
+
+describe("events consumer: a batch's analysis jobs go out in one send, before the events are acked", () => {
+  async function consumeAll(bodies: Record<string, unknown>[], queue: object) {
+    const batch = createMessageBatch("vfy-events-local", bodies.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body })));
+    const ctx = createExecutionContext();
+    await handleQueue(batch, { ...env, ANALYSIS_QUEUE: queue as unknown as Queue }, ctx);
+    return getQueueResult(batch, ctx);
+  }
+
+  function persisted(v: { id: string }, t: TestTenant, captureId: string) {
+    return { type: "domain_event", v: 1, event: { ...persistedEvent(v, t), payload: { capture_id: captureId } }, webhook: false };
+  }
+
+  it("one sendBatch for the batch's jobs, in each verification's order; then every message is acked", async () => {
+    const t = await seedTenant();
+    const a = await createVerification(t.key, { max_captures: 2 });
+    const b = await createVerification(t.key, { max_captures: 2 });
+    const sent: unknown[][] = [];
+    const queue = {
+      async send() {
+        throw new Error("one send per job: not expected");
+      },
+      async sendBatch(messages: Iterable<MessageSendRequest>) {
+        sent.push([...messages].map((m) => m.body));
+      },
+    };
+    const ready = { type: "domain_event", v: 1, event: { ...persistedEvent(a, t), name: "verification.ready", payload: null }, webhook: false };
+    const result = await consumeAll([persisted(a, t, "cap_A1"), persisted(b, t, "cap_B1"), persisted(a, t, "cap_A2"), ready], queue);
+    expect(result.explicitAcks).toHaveLength(4);
+    expect(result.retryMessages).toEqual([]);
+    expect(sent).toHaveLength(1);
+    const jobs = sent[0] as Array<{ type: string; verification_id: string; capture_id?: string }>;
+    expect(jobs).toHaveLength(4);
+    expect(jobs.filter((j) => j.verification_id === a.id).map((j) => j.capture_id ?? j.type)).toEqual(["cap_A1", "cap_A2", "settle_verification"]);
+    expect(jobs.filter((j) => j.verification_id === b.id).map((j) => j.capture_id)).toEqual(["cap_B1"]);
+  });
+
+  it("when the analysis queue refuses the send, no event of the batch that had a job is acked: they come again", async () => {
+    const t = await seedTenant();
+    const a = await createVerification(t.key, { max_captures: 2 });
+    const queue = {
+      async send() {
+        throw new Error("queue unavailable (injected)");
+      },
+      async sendBatch() {
+        throw new Error("queue unavailable (injected)");
+      },
+    };
+    // An event without an analysis job (an internal one, no subscriber) is acked as before.
+    const other = { type: "domain_event", v: 1, event: { ...persistedEvent(a, t), name: "verification.abandoned", payload: null }, webhook: false };
+    const result = await consumeAll([persisted(a, t, "cap_X1"), persisted(a, t, "cap_X2"), other], queue);
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(result.retryMessages).toHaveLength(2);
+  });
+});

@@ -1,6 +1,6 @@
-import { analysesOf, analysisOf, indexAndFindNearDuplicates, saveAnalysis } from "../db/analyses";
+import { analysesOf, indexAndFindNearDuplicates, recordForAnalysis, saveAnalysisThenSettling } from "../db/analyses";
 import { createDb, type Db } from "../db/client";
-import { loadRecord, settlingColumns, type CaptureRow, type VerificationRecord, type VerificationRow } from "../db/verifications";
+import { loadRecord, settlingColumns, type CaptureRow, type SettlingColumns, type VerificationRecord } from "../db/verifications";
 import { isTerminal } from "../domain/verification/state";
 import { verificationObject } from "../durable-objects/verification-client";
 import { GeocoderUnavailable, geocodeCached, geocoderFromEnv, geocoderGate } from "../providers/geocoder";
@@ -29,18 +29,23 @@ function trustedSigners(env: Env): string[] {
 /**
  * Analyses one capture: its bytes are read from R2 once, every signal runs, the result is stored
  * (first write wins, so duplicate deliveries are harmless), then the verification is settled if this
- * was the last piece it waited for.
+ * was the last piece it waited for. Three D1 round trips in all: the record with whether the capture
+ * was analysed already; the near-duplicate index's write and lookup; the analysis's write with the
+ * settling columns read after it.
  */
 export async function analyzeCapture(env: Env, verificationId: string, captureId: string, options: SettleOptions = {}): Promise<void> {
   const db = createDb(env.DB);
-  const record = await loadRecord(db, verificationId);
+  const { record, analysed } = await recordForAnalysis(db, verificationId, captureId);
   const capture = record?.captures.find((c) => c.id === captureId);
   if (!record || !capture || record.row.redactedAt !== null) return;
-  if (!(await analysisOf(db, captureId)) && !isTerminal(record.row.status)) {
-    const { result, thumbnail } = await runAnalysis(env, db, record, capture);
-    await saveAnalysis(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now(), thumbnail });
+  if (analysed || isTerminal(record.row.status)) {
+    // Nothing written: the row just read (after the analysis it found, if any) decides settling.
+    await settleFrom(env, verificationId, record.row, options);
+    return;
   }
-  await settleVerification(env, verificationId, options);
+  const { result, thumbnail } = await runAnalysis(env, db, record, capture);
+  const settling = await saveAnalysisThenSettling(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now(), thumbnail });
+  await settleFrom(env, verificationId, settling, options);
 }
 
 async function runAnalysis(
@@ -96,10 +101,14 @@ export interface SettleOptions {
 }
 
 export async function settleVerification(env: Env, verificationId: string, options: SettleOptions = {}): Promise<void> {
-  const db = createDb(env.DB);
   // Most calls follow a capture's analysis while the end user is still capturing: the row alone says so.
-  const settling = await settlingColumns(db, verificationId);
+  await settleFrom(env, verificationId, await settlingColumns(createDb(env.DB), verificationId), options);
+}
+
+/** `settleVerification` from settling columns read after the caller's last write (null: no such verification). */
+async function settleFrom(env: Env, verificationId: string, settling: SettlingColumns | null, options: SettleOptions): Promise<void> {
   if (!settling || !awaitsVerdict(settling)) return;
+  const db = createDb(env.DB);
   const record = await loadRecord(db, verificationId);
   if (!record || !awaitsVerdict(record.row)) return;
   const rows = await analysesOf(db, verificationId);
@@ -117,7 +126,7 @@ export async function settleVerification(env: Env, verificationId: string, optio
 }
 
 /** The evidence is complete (`ready_at`) and no verdict was written yet (nor was it redacted). */
-function awaitsVerdict(row: Pick<VerificationRow, "status" | "readyAt" | "redactedAt">): boolean {
+function awaitsVerdict(row: SettlingColumns): boolean {
   return !isTerminal(row.status) && row.readyAt !== null && row.redactedAt === null;
 }
 

@@ -1,6 +1,9 @@
 import { and, eq, ne, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client";
 import { captureAnalyses, imageHashes } from "./schema";
+import { toStatement } from "./statements";
+import { recordFromResults, recordStatements, settlingStatement, type SettlingColumns, type VerificationRecord } from "./verifications";
 import { bandNeighbours, bands, hammingDistance, regionsMatch, type Fingerprint } from "../analysis/signals/perceptual-hash";
 
 export type CaptureAnalysisRow = typeof captureAnalyses.$inferSelect;
@@ -9,13 +12,30 @@ export async function analysesOf(db: Db, verificationId: string): Promise<Captur
   return db.select().from(captureAnalyses).where(eq(captureAnalyses.verificationId, verificationId));
 }
 
-export async function analysisOf(db: Db, captureId: string): Promise<CaptureAnalysisRow | undefined> {
-  return db.select().from(captureAnalyses).where(eq(captureAnalyses.captureId, captureId)).get();
-}
-
 /** First write wins: a duplicate delivery that analysed the same bytes again changes nothing. */
 export async function saveAnalysis(db: Db, row: typeof captureAnalyses.$inferInsert): Promise<void> {
   await db.insert(captureAnalyses).values(row).onConflictDoNothing();
+}
+
+/**
+ * What a capture's analysis starts from, in one D1 round trip: the verification's record and
+ * whether this capture already has its analysis (a duplicate delivery).
+ */
+export async function recordForAnalysis(db: Db, verificationId: string, captureId: string): Promise<{ record: VerificationRecord | null; analysed: boolean }> {
+  const d1 = db.$client;
+  const results = await d1.batch([...recordStatements(d1, verificationId), d1.prepare("SELECT 1 FROM capture_analyses WHERE capture_id = ?").bind(captureId)]);
+  return { record: recordFromResults(results), analysed: results[3]!.results.length > 0 };
+}
+
+/**
+ * `saveAnalysis` and then, in the same batch (one round trip, one transaction), the columns settling
+ * decides on: read after the write, so whichever of this analysis and the evidence becoming ready
+ * comes last sees the other (null: no such verification).
+ */
+export async function saveAnalysisThenSettling(db: Db, row: typeof captureAnalyses.$inferInsert): Promise<SettlingColumns | null> {
+  const d1 = db.$client;
+  const [, settling] = await d1.batch([toStatement(d1, db.insert(captureAnalyses).values(row).onConflictDoNothing()), settlingStatement(d1, row.verificationId)]);
+  return (settling!.results[0] as SettlingColumns | undefined) ?? null;
 }
 
 /** Records a capture whose analysis gave up (dead letter); a completed analysis is never overwritten. */
@@ -39,8 +59,9 @@ const INSERT_CHUNK = 8;
  * are the same picture (perceptual-hash.ts `sameImage`): the query's whole frame against every stored
  * region, and the query's windows against stored whole frames. Multi-index hashing keeps the lookup
  * on the band indexes; every candidate is then checked on both full hashes, with no cap on the
- * number of candidates, so recall inside the radius is exact. Insert-then-query: two concurrent
- * copies always find each other. Low-texture images are neither indexed nor matched.
+ * number of candidates, so recall inside the radius is exact. Insert-then-query, in one batch (one
+ * transaction, one round trip): two concurrent copies always find each other. Low-texture images
+ * are neither indexed nor matched.
  */
 export async function indexAndFindNearDuplicates(
   db: Db,
@@ -55,14 +76,13 @@ export async function indexAndFindNearDuplicates(
   });
   const inserts = [];
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) inserts.push(db.insert(imageHashes).values(rows.slice(i, i + INSERT_CHUNK)).onConflictDoNothing());
-  await db.batch(inserts as [(typeof inserts)[number], ...typeof inserts]);
 
   // Band neighbourhoods (integers computed here, inlined: D1 allows 100 bound parameters).
   const near = (hashes: string[], band: number) => sql.raw([...new Set(hashes.flatMap((h) => bandNeighbours(bands(h)[band]!)))].join(","));
   const anyBand = (hashes: string[]) =>
     sql`(${imageHashes.band0} IN (${near(hashes, 0)}) OR ${imageHashes.band1} IN (${near(hashes, 1)}) OR ${imageHashes.band2} IN (${near(hashes, 2)}) OR ${imageHashes.band3} IN (${near(hashes, 3)}))`;
   const allRegions = sql.raw(regions.map((r) => `'${r.region}'`).join(","));
-  const candidates = await db
+  const lookup = db
     .select({ captureId: imageHashes.captureId, verificationId: imageHashes.verificationId, tenantId: imageHashes.tenantId, region: imageHashes.region, hash: imageHashes.hash, aux: imageHashes.aux })
     .from(imageHashes)
     .where(
@@ -74,6 +94,9 @@ export async function indexAndFindNearDuplicates(
           : sql`(${imageHashes.region} IN (${allRegions}) AND ${anyBand([fp.hash])})`,
       ),
     );
+  // One D1 round trip: the inserts and the lookup run in the batch's transaction, in this order.
+  const results = await db.batch([...inserts, lookup] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const candidates = results.at(-1) as Awaited<typeof lookup>;
   const best = new Map<string, HashMatch>();
   for (const c of candidates) {
     if (c.aux === null) continue;

@@ -46,12 +46,17 @@ export async function loadRecord(db: Db, id: string): Promise<VerificationRecord
   return recordFromResults(await d1.batch(recordStatements(d1, id)));
 }
 
+/** The columns that say whether a verification awaits its verdict. */
+export type SettlingColumns = Pick<VerificationRow, "status" | "readyAt" | "redactedAt">;
+
+/** The read of `settlingColumns`, for a batch. */
+export function settlingStatement(d1: D1Database, id: string): D1PreparedStatement {
+  return d1.prepare("SELECT status, ready_at AS readyAt, redacted_at AS redactedAt FROM verifications WHERE id = ?").bind(id);
+}
+
 /** The columns that say whether a verification awaits its verdict, without the record (null: no such verification). */
-export async function settlingColumns(db: Db, id: string): Promise<Pick<VerificationRow, "status" | "readyAt" | "redactedAt"> | null> {
-  return db.$client
-    .prepare("SELECT status, ready_at AS readyAt, redacted_at AS redactedAt FROM verifications WHERE id = ?")
-    .bind(id)
-    .first<Pick<VerificationRow, "status" | "readyAt" | "redactedAt">>();
+export async function settlingColumns(db: Db, id: string): Promise<SettlingColumns | null> {
+  return settlingStatement(db.$client, id).first<SettlingColumns>();
 }
 
 /**

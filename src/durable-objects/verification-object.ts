@@ -27,7 +27,7 @@ import { isTerminal } from "../domain/verification/state";
 import * as machine from "../domain/verification/transitions";
 import type { ProgressKind, ReviewCommand, Transition } from "../domain/verification/transitions";
 import { QUIET_AFTER_MS, redactedColumns, redactionPlan, scrubAgain } from "../domain/verification/redaction";
-import { queuePublisher, type EventPublisher } from "../events/publisher";
+import { eventHints, queuePublisher, type EventHints, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
 import type { MediaType } from "../schemas/steps";
 import { deleteEvidence, listEvidence, purgeVerification, thumbnailKeyFor } from "../storage/evidence";
@@ -492,7 +492,7 @@ export class VerificationObject extends DurableObject<Env> {
         : recordFromResults(results.slice(-readBack.length));
       this.#record = after;
       if (!after) throw new Error("verification vanished after commit");
-      await this.#dispatch(id, eventRows, published.length > 0);
+      await this.#dispatch(id, eventRows, published.length > 0, eventHints(after));
       // Every change that leaves it over: what was uploaded and never captured goes, once in-flight uploads landed.
       if (isTerminal(after.row.status)) await this.#sweepBy(now + SWEEP_GRACE_MS);
       await this.#schedule(after);
@@ -510,13 +510,13 @@ export class VerificationObject extends DurableObject<Env> {
    * after the publish (each storage write separated by I/O is a commit of its own, which a capture's
    * answer waits for); until then it only names events already marked, which marking again ignores.
    */
-  async #dispatch(id: string, rows: EventRow[], marked: boolean): Promise<void> {
+  async #dispatch(id: string, rows: EventRow[], marked: boolean, hints: EventHints): Promise<void> {
     if (rows.length === 0) {
       if (marked) this.ctx.storage.kv.delete("published");
       return;
     }
     try {
-      await this.publisher.publish(rows);
+      await this.publisher.publish(rows, hints);
       this.ctx.storage.kv.put("published", [...(marked ? [] : this.#published()), ...rows.map((r) => r.id)]);
       // Kept while set (the alarm clears it): a capture every few seconds does not move the alarm each time.
       if (this.ctx.storage.kv.get<number>("mark_at") === undefined) this.ctx.storage.kv.put("mark_at", this.clock() + MARK_DELAY_MS);
@@ -550,7 +550,8 @@ export class VerificationObject extends DurableObject<Env> {
       return;
     }
     try {
-      await this.publisher.publish(pending);
+      // The hints from the record this object holds, if it holds one (a fresh instance re-driving: none).
+      await this.publisher.publish(pending, this.#record?.row.id === id ? eventHints(this.#record) : {});
       await markDispatched(this.#db, pending.map((r) => r.id), this.clock());
       await this.ctx.storage.delete(["redrive_at", "redrive_attempts"]);
     } catch (err) {

@@ -7,14 +7,18 @@ export async function enqueueAnalysisJob(env: Env, job: AnalysisJob): Promise<vo
   await env.ANALYSIS_QUEUE.send(job);
 }
 
-/** Domain-event subscriber: every persisted capture gets its own analysis job. */
-export async function enqueueCaptureAnalysis(event: DomainEvent, env: Env): Promise<void> {
-  const captureId = event.payload?.capture_id;
-  if (typeof captureId !== "string") return;
-  await enqueueAnalysisJob(env, { type: "analyze_capture", v: 1, verification_id: event.verification_id, capture_id: captureId });
+/** Several jobs in as few sends as the queue allows (`sendBatch` takes at most 100 messages). */
+export async function enqueueAnalysisJobs(env: Env, jobs: AnalysisJob[]): Promise<void> {
+  for (let i = 0; i < jobs.length; i += 100) await env.ANALYSIS_QUEUE.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
 }
 
-/** Domain-event subscriber: the evidence is complete, settle as soon as the analyses are in. */
-export async function enqueueSettlement(event: DomainEvent, env: Env): Promise<void> {
-  await enqueueAnalysisJob(env, { type: "settle_verification", v: 1, verification_id: event.verification_id });
+/** Every persisted capture gets its own analysis job (null: the event names no capture). */
+export function captureAnalysisJob(event: DomainEvent): AnalysisJob | null {
+  const captureId = event.payload?.capture_id;
+  return typeof captureId === "string" ? { type: "analyze_capture", v: 1, verification_id: event.verification_id, capture_id: captureId } : null;
+}
+
+/** The evidence is complete: settle as soon as the analyses are in. */
+export function settlementJob(event: DomainEvent): AnalysisJob {
+  return { type: "settle_verification", v: 1, verification_id: event.verification_id };
 }

@@ -13,7 +13,14 @@ export type DomainEvent = z.infer<typeof DomainEventSchema>;
 
 /** Every queue message body, versioned and discriminated by `type`. */
 export const QueueMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("domain_event"), v: z.literal(1), event: DomainEventSchema }),
+  z.object({
+    type: z.literal("domain_event"),
+    v: z.literal(1),
+    event: DomainEventSchema,
+    // Whether the verification's config names a `webhook_url` (fixed at creation), as the publisher
+    // knew it: the consumer then needs no read to decide. Absent (re-drives): the consumer reads it.
+    webhook: z.boolean().optional(),
+  }),
   z.object({ type: z.literal("analyze_capture"), v: z.literal(1), verification_id: z.string(), capture_id: z.string() }),
   z.object({ type: z.literal("settle_verification"), v: z.literal(1), verification_id: z.string() }),
   z.object({ type: z.literal("analyze_case"), v: z.literal(1), verification_id: z.string() }),

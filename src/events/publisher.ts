@@ -1,9 +1,16 @@
 import type { EventRow } from "../db/verifications";
 import type { DomainEvent, QueueMessage } from "./messages";
 
+/** What the publisher knows of the events' verification and passes along (messages.ts). */
+export interface EventHints {
+  /** The verification's config names a `webhook_url`. */
+  webhook?: boolean;
+}
+
 /** Puts outbox events on the events queue. Replaceable so tests can inject a failing queue. */
 export interface EventPublisher {
-  publish(events: EventRow[]): Promise<void>;
+  /** `hints` hold for every event of the call (all of one verification); omitted, consumers read what they need. */
+  publish(events: EventRow[], hints?: EventHints): Promise<void>;
 }
 
 export function toDomainEvent(row: EventRow): DomainEvent {
@@ -17,13 +24,21 @@ export function toDomainEvent(row: EventRow): DomainEvent {
   };
 }
 
+/**
+ * The hints of a verification's events. Exact for every event of the verification: its config
+ * (and so its `webhook_url`) is fixed at creation; redaction keeps the `webhook_url`.
+ */
+export function eventHints(record: { row: { config: { webhook_url?: string } } }): EventHints {
+  return { webhook: Boolean(record.row.config.webhook_url) };
+}
+
 export function queuePublisher(queue: Queue<QueueMessage>): EventPublisher {
   return {
-    async publish(events) {
+    async publish(events, hints = {}) {
       // sendBatch takes at most 100 messages.
       for (let i = 0; i < events.length; i += 100) {
         await queue.sendBatch(
-          events.slice(i, i + 100).map((e) => ({ body: { type: "domain_event", v: 1, event: toDomainEvent(e) } as const })),
+          events.slice(i, i + 100).map((e) => ({ body: { type: "domain_event", v: 1, event: toDomainEvent(e), ...hints } as const })),
         );
       }
     },

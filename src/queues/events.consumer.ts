@@ -6,9 +6,20 @@ import { notifyByEmail, NOTIFY_EMAIL_EVENT_NAMES, sendTrialVerdict, TRIAL_VERDIC
 import { createDeliveryForEvent } from "../domain/webhooks/deliveries";
 import { WEBHOOK_EVENT_NAMES } from "../domain/webhooks/events";
 import type { DomainEvent } from "../events/messages";
-import { enqueueCaptureAnalysis, enqueueSettlement } from "../events/analysis-jobs";
+import type { EventHints } from "../events/publisher";
+import { captureAnalysisJob, enqueueAnalysisJobs, settlementJob, type AnalysisJob } from "../events/analysis-jobs";
 
-type Subscriber = (event: DomainEvent, env: Env) => Promise<unknown>;
+/**
+ * What a subscriber gets besides the event: the publisher's hints, and the analysis jobs it wants
+ * sent, which the caller sends after the event's subscribers (the queue handler: one `sendBatch` for
+ * a whole batch of events, before acking them).
+ */
+export interface EventContext {
+  hints: EventHints;
+  analysisJobs: AnalysisJob[];
+}
+
+type Subscriber = (event: DomainEvent, env: Env, ctx: EventContext) => Promise<unknown> | void;
 
 /**
  * Who reacts to which domain event. Every subscriber must tolerate duplicates: the outbox re-drive
@@ -17,20 +28,31 @@ type Subscriber = (event: DomainEvent, env: Env) => Promise<unknown>;
 const subscribers: Record<string, Subscriber[]> = {
   // The Worker creates a verification without its Durable Object; this arms the expiry alarm.
   "verification.created": [(event, env) => verificationObject(env, event.verification_id).arm(event.verification_id)],
-  "verification.capture.persisted": [enqueueCaptureAnalysis],
-  "verification.ready": [enqueueSettlement],
+  "verification.capture.persisted": [
+    (event, _env, ctx) => {
+      const job = captureAnalysisJob(event);
+      if (job) ctx.analysisJobs.push(job);
+    },
+  ],
+  "verification.ready": [(event, _env, ctx) => void ctx.analysisJobs.push(settlementJob(event))],
 };
 
 function on(names: readonly string[], subscriber: Subscriber): void {
   for (const name of names) (subscribers[name] ??= []).push(subscriber);
 }
 
-on(WEBHOOK_EVENT_NAMES, (event, env) => createDeliveryForEvent(env, createDb(env.DB), event));
+on(WEBHOOK_EVENT_NAMES, (event, env, ctx) => createDeliveryForEvent(env, createDb(env.DB), event, Date.now(), ctx.hints.webhook));
 on(NOTIFY_EMAIL_EVENT_NAMES, (event, env) => notifyByEmail(env, createDb(env.DB), event));
 on(TRIAL_VERDICT_EVENT_NAMES, (event, env) => sendTrialVerdict(env, createDb(env.DB), event));
 
-export async function handleDomainEvent(event: DomainEvent, env: Env): Promise<void> {
-  for (const subscriber of subscribers[event.name] ?? []) await subscriber(event, env);
+/**
+ * `hints`: what the publisher passed along with the event (publisher.ts); absent ones are read.
+ * `analysisJobs`: where the event's analysis jobs go for the caller to send; without it they are sent here.
+ */
+export async function handleDomainEvent(event: DomainEvent, env: Env, hints: EventHints = {}, analysisJobs?: AnalysisJob[]): Promise<void> {
+  const ctx: EventContext = { hints, analysisJobs: analysisJobs ?? [] };
+  for (const subscriber of subscribers[event.name] ?? []) await subscriber(event, env, ctx);
+  if (!analysisJobs && ctx.analysisJobs.length > 0) await enqueueAnalysisJobs(env, ctx.analysisJobs);
 }
 
 /**

@@ -5,6 +5,7 @@ import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent, markCreatedDispatched } from "./events.consumer";
 import { eachLimited } from "../lib/concurrency";
 import type { DomainEvent } from "../events/messages";
+import { enqueueAnalysisJobs, type AnalysisJob } from "../events/analysis-jobs";
 import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 import { log } from "../lib/log";
@@ -15,8 +16,11 @@ const EVENT_CONCURRENCY = 20;
 /** A consumer may ask for its message to be retried after a delay instead of acked. */
 export type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
 
-/** Handles one parsed message for a Worker; a throw retries it with backoff. */
-export type Dispatch = (message: QueueMessage, env: Env, ctx: ExecutionContext, attempts: number) => Promise<Outcome | void>;
+/**
+ * Handles one parsed message for a Worker; a throw retries it with backoff. Analysis jobs it puts in
+ * `analysisJobs` are sent for the whole batch at once, and the message is acked only after that send.
+ */
+export type Dispatch = (message: QueueMessage, env: Env, ctx: ExecutionContext, attempts: number, analysisJobs: AnalysisJob[]) => Promise<Outcome | void>;
 
 /**
  * A Worker's queue entry point. Messages are dispatched by their `type` (`dispatch` knows the types
@@ -45,14 +49,19 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
   }
   const deadLetter = batch.queue.includes("dead-letter");
   const consumed: DomainEvent[] = [];
+  const done = (message: Message<unknown>, parsed: QueueMessage) => {
+    message.ack();
+    if (!deadLetter && parsed.type === "domain_event") consumed.push(parsed.event);
+  };
+  // Messages whose analysis jobs wait for the batch's one send; acked after it.
+  const held: Array<{ message: Message<unknown>; parsed: QueueMessage; jobs: AnalysisJob[] }> = [];
   const handle = async (message: Message<unknown>, parsed: QueueMessage) => {
     try {
-      const outcome = deadLetter ? await recordDeadLetter(parsed, env, batch.queue, message.id) : await dispatch(parsed, env, ctx, message.attempts);
+      const jobs: AnalysisJob[] = [];
+      const outcome = deadLetter ? await recordDeadLetter(parsed, env, batch.queue, message.id) : await dispatch(parsed, env, ctx, message.attempts, jobs);
       if (outcome?.kind === "retry") message.retry({ delaySeconds: outcome.delaySeconds });
-      else {
-        message.ack();
-        if (!deadLetter && parsed.type === "domain_event") consumed.push(parsed.event);
-      }
+      else if (jobs.length > 0) held.push({ message, parsed, jobs });
+      else done(message, parsed);
     } catch (err) {
       log.error({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) });
       message.retry({ delaySeconds: backoffSeconds(message.attempts) });
@@ -76,13 +85,23 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
   await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
     for (const [message, parsed] of group) await handle(message, parsed);
   });
+  if (held.length > 0) {
+    try {
+      await enqueueAnalysisJobs(env, held.flatMap((h) => h.jobs));
+      for (const { message, parsed } of held) done(message, parsed);
+    } catch (err) {
+      // Nothing acked: the messages come again (their other subscribers are idempotent, and so is a job sent twice).
+      log.error({ msg: "analysis jobs could not be queued", queue: batch.queue, count: held.length, error: String(err) });
+      for (const { message } of held) message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+    }
+  }
   await markCreatedDispatched(env, consumed);
 }
 
-async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number): Promise<Outcome | void> {
+async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number, analysisJobs: AnalysisJob[]): Promise<Outcome | void> {
   switch (message.type) {
     case "domain_event":
-      return handleDomainEvent(message.event, env);
+      return handleDomainEvent(message.event, env, message.webhook === undefined ? {} : { webhook: message.webhook }, analysisJobs);
     case "deliver_webhook":
       return deliverWebhook(message.delivery_id, env, attempts);
     case "analyze_capture":

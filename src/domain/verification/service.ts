@@ -5,7 +5,7 @@ import type { Db } from "../../db/client";
 import { answers, captures, events, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
 import { eventRow, isUniqueViolation, newVerificationRow, type EventRow, type VerificationRecord } from "../../db/verifications";
 import { verificationObject } from "../../durable-objects/verification-client";
-import { queuePublisher } from "../../events/publisher";
+import { eventHints, queuePublisher } from "../../events/publisher";
 import { log } from "../../lib/log";
 import { settings } from "../../env";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
@@ -104,7 +104,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     if (replay) return replay;
     throw new ApiError("idempotency_conflict", "Another request with this Idempotency-Key won the race.");
   }
-  await publishCreated(env, created);
+  await publishCreated(env, created, record);
   return { kind: "created", record };
 }
 
@@ -114,9 +114,9 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
  * failed publish hands the event to the verification's Durable Object, whose alarm re-drives it; the
  * minutely sweep re-drives one nobody handed over (the isolate died right after the commit).
  */
-async function publishCreated(env: Env, event: EventRow): Promise<void> {
+async function publishCreated(env: Env, event: EventRow, record: VerificationRecord): Promise<void> {
   try {
-    await queuePublisher(env.EVENTS_QUEUE).publish([event]);
+    await queuePublisher(env.EVENTS_QUEUE).publish([event], eventHints(record));
   } catch (err) {
     log.error({ msg: "event publish failed; the verification's object will re-drive it", verification_id: event.verificationId, error: String(err) });
     await verificationObject(env, event.verificationId).arm(event.verificationId, { redrive: true });

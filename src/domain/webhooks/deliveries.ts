@@ -35,13 +35,16 @@ export async function enqueueDelivery(env: Env, deliveryId: string): Promise<voi
 
 /**
  * Events-queue subscriber: turns a domain event into one webhook delivery (unique per event id, so
- * a redelivered event reuses it) with its body frozen, and queues its first attempt.
+ * a redelivered event reuses it) with its body frozen, and queues its first attempt. The delivery
+ * goes to the verification's own `webhook_url`, which is fixed at its creation (a template's later
+ * change applies to verifications created after it). `hasWebhook`: whether there is one, as the
+ * event's publisher knew it (publisher.ts `eventHints`); undefined, it is read here.
  */
-export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEvent, now = Date.now()): Promise<DeliveryRow | null> {
+export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEvent, now = Date.now(), hasWebhook?: boolean): Promise<DeliveryRow | null> {
   const type = webhookTypeFor(event.name);
   if (!type) return null;
-  // A verification without a webhook needs nothing else: one small read decides before the record is loaded.
-  if (!(await webhookUrlOf(db, event.verification_id))) return null;
+  // A verification without a webhook needs nothing else: the hint, or one small read, decides before the record is loaded.
+  if (!(hasWebhook ?? Boolean(await webhookUrlOf(db, event.verification_id)))) return null;
   const record = await loadRecord(db, event.verification_id);
   const url = record?.row.config.webhook_url;
   if (!record || !url) return null;

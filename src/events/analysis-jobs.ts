@@ -1,4 +1,5 @@
 import type { DomainEvent, QueueMessage } from "./messages";
+import { sendAll } from "./send-all";
 
 export type AnalysisJob = Extract<QueueMessage, { type: "analyze_capture" | "settle_verification" | "analyze_case" }>;
 
@@ -7,9 +8,9 @@ export async function enqueueAnalysisJob(env: Env, job: AnalysisJob): Promise<vo
   await env.ANALYSIS_QUEUE.send(job);
 }
 
-/** Several jobs in as few sends as the queue allows (`sendBatch` takes at most 100 messages). */
+/** Several jobs in as few sends as the queue allows. */
 export async function enqueueAnalysisJobs(env: Env, jobs: AnalysisJob[]): Promise<void> {
-  for (let i = 0; i < jobs.length; i += 100) await env.ANALYSIS_QUEUE.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
+  await sendAll<QueueMessage>(env.ANALYSIS_QUEUE, jobs);
 }
 
 /** Every persisted capture gets its own analysis job (null: the event names no capture). */

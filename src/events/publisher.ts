@@ -1,5 +1,6 @@
 import type { EventRow } from "../db/verifications";
 import type { DomainEvent, QueueMessage } from "./messages";
+import { sendAll } from "./send-all";
 
 /** What the publisher knows of the events' verification and passes along (messages.ts). */
 export interface EventHints {
@@ -35,12 +36,7 @@ export function eventHints(record: { row: { config: { webhook_url?: string } } }
 export function queuePublisher(queue: Queue<QueueMessage>): EventPublisher {
   return {
     async publish(events, hints = {}) {
-      // sendBatch takes at most 100 messages.
-      for (let i = 0; i < events.length; i += 100) {
-        await queue.sendBatch(
-          events.slice(i, i + 100).map((e) => ({ body: { type: "domain_event", v: 1, event: toDomainEvent(e), ...hints } as const })),
-        );
-      }
+      await sendAll<QueueMessage>(queue, events.map((e) => ({ type: "domain_event", v: 1, event: toDomainEvent(e), ...hints })));
     },
   };
 }

@@ -122,7 +122,7 @@ export class VerificationObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.publisher = queuePublisher(env.EVENTS_QUEUE, env.ANALYSIS_QUEUE);
+    this.publisher = queuePublisher(env.EVENTS_QUEUE);
     this.purger = { purge: (verificationId) => purgeVerification(env.EVIDENCE, verificationId) };
   }
 

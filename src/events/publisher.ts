@@ -1,6 +1,5 @@
 import type { EventRow } from "../db/verifications";
 import type { DomainEvent, QueueMessage } from "./messages";
-import { directJobs } from "../queues/events.consumer";
 import { sendAll } from "./send-all";
 
 /** What the publisher knows of the events' verification and passes along (messages.ts). */
@@ -9,7 +8,7 @@ export interface EventHints {
   webhook?: boolean;
 }
 
-/** Puts outbox events on their way (`queuePublisher`). Replaceable so tests can inject a failing queue. */
+/** Puts outbox events on the events queue. Replaceable so tests can inject a failing queue. */
 export interface EventPublisher {
   /** `hints` hold for every event of the call (all of one verification); omitted, consumers read what they need. */
   publish(events: EventRow[], hints?: EventHints): Promise<void>;
@@ -34,26 +33,10 @@ export function eventHints(record: { row: { config: { webhook_url?: string } } }
   return { webhook: Boolean(record.row.config.webhook_url) };
 }
 
-/**
- * Publishes to the events queue, whose consumer fans each event out (queues/events.consumer.ts).
- * With the analysis queue and the hints, an event whose only work is analysis jobs (a capture of a
- * verification without a webhook: its `analyze_capture`) skips that hop: the jobs go straight to the
- * analysis queue, and an event nothing subscribes to is not sent at all. Both sends succeed or the
- * publish throws, so the outbox re-drives the whole call (a re-drive without hints goes through the
- * events queue, as before); a job sent twice is idempotent (analysis: first write wins).
- */
-export function queuePublisher(queue: Queue<QueueMessage>, analysisQueue?: Queue<QueueMessage>): EventPublisher {
+export function queuePublisher(queue: Queue<QueueMessage>): EventPublisher {
   return {
     async publish(events, hints = {}) {
-      const viaConsumer: QueueMessage[] = [];
-      const jobs: QueueMessage[] = [];
-      for (const row of events) {
-        const event = toDomainEvent(row);
-        const direct = analysisQueue && hints.webhook !== undefined ? directJobs(event, hints) : null;
-        if (direct) jobs.push(...direct);
-        else viaConsumer.push({ type: "domain_event", v: 1, event, ...hints });
-      }
-      await Promise.all([viaConsumer.length > 0 && sendAll(queue, viaConsumer), analysisQueue && jobs.length > 0 && sendAll(analysisQueue, jobs)]);
+      await sendAll<QueueMessage>(queue, events.map((e) => ({ type: "domain_event", v: 1, event: toDomainEvent(e), ...hints })));
     },
   };
 }

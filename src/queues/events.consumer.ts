@@ -19,13 +19,7 @@ export interface EventContext {
   analysisJobs: AnalysisJob[];
 }
 
-/**
- * A subscriber either runs here (`run`; `idle`: given the publisher's hints it has nothing to do) or
- * only asks for analysis jobs (`jobs`), which the caller sends.
- */
-type Subscriber =
-  | { run: (event: DomainEvent, env: Env, ctx: EventContext) => Promise<unknown> | void; idle?: (hints: EventHints) => boolean }
-  | { jobs: (event: DomainEvent) => AnalysisJob[] };
+type Subscriber = (event: DomainEvent, env: Env, ctx: EventContext) => Promise<unknown> | void;
 
 /**
  * Who reacts to which domain event. Every subscriber must tolerate duplicates: the outbox re-drive
@@ -33,29 +27,23 @@ type Subscriber =
  */
 const subscribers: Record<string, Subscriber[]> = {
   // The Worker creates a verification without its Durable Object; this arms the expiry alarm.
-  "verification.created": [{ run: (event, env) => verificationObject(env, event.verification_id).arm(event.verification_id) }],
+  "verification.created": [(event, env) => verificationObject(env, event.verification_id).arm(event.verification_id)],
   "verification.capture.persisted": [
-    {
-      jobs: (event) => {
-        const job = captureAnalysisJob(event);
-        return job ? [job] : [];
-      },
+    (event, _env, ctx) => {
+      const job = captureAnalysisJob(event);
+      if (job) ctx.analysisJobs.push(job);
     },
   ],
-  "verification.ready": [{ jobs: (event) => [settlementJob(event)] }],
+  "verification.ready": [(event, _env, ctx) => void ctx.analysisJobs.push(settlementJob(event))],
 };
 
 function on(names: readonly string[], subscriber: Subscriber): void {
   for (const name of names) (subscribers[name] ??= []).push(subscriber);
 }
 
-on(WEBHOOK_EVENT_NAMES, {
-  run: (event, env, ctx) => createDeliveryForEvent(env, createDb(env.DB), event, Date.now(), ctx.hints.webhook),
-  // The message says the verification has no webhook_url: nothing to deliver (deliveries.ts).
-  idle: (hints) => hints.webhook === false,
-});
-on(NOTIFY_EMAIL_EVENT_NAMES, { run: (event, env) => notifyByEmail(env, createDb(env.DB), event) });
-on(TRIAL_VERDICT_EVENT_NAMES, { run: (event, env) => sendTrialVerdict(env, createDb(env.DB), event) });
+on(WEBHOOK_EVENT_NAMES, (event, env, ctx) => createDeliveryForEvent(env, createDb(env.DB), event, Date.now(), ctx.hints.webhook));
+on(NOTIFY_EMAIL_EVENT_NAMES, (event, env) => notifyByEmail(env, createDb(env.DB), event));
+on(TRIAL_VERDICT_EVENT_NAMES, (event, env) => sendTrialVerdict(env, createDb(env.DB), event));
 
 /**
  * `hints`: what the publisher passed along with the event (publisher.ts); absent ones are read.
@@ -63,25 +51,8 @@ on(TRIAL_VERDICT_EVENT_NAMES, { run: (event, env) => sendTrialVerdict(env, creat
  */
 export async function handleDomainEvent(event: DomainEvent, env: Env, hints: EventHints = {}, analysisJobs?: AnalysisJob[]): Promise<void> {
   const ctx: EventContext = { hints, analysisJobs: analysisJobs ?? [] };
-  for (const subscriber of subscribers[event.name] ?? []) {
-    if ("jobs" in subscriber) ctx.analysisJobs.push(...subscriber.jobs(event));
-    else await subscriber.run(event, env, ctx);
-  }
+  for (const subscriber of subscribers[event.name] ?? []) await subscriber(event, env, ctx);
   if (!analysisJobs && ctx.analysisJobs.length > 0) await enqueueAnalysisJobs(env, ctx.analysisJobs);
-}
-
-/**
- * When everything an event asks of this consumer, given the publisher's hints, is analysis jobs (or
- * nothing at all): those jobs, which the publisher then sends to the analysis queue itself instead of
- * the event to the events queue (publisher.ts). Null when a subscriber has work to do here.
- */
-export function directJobs(event: DomainEvent, hints: EventHints): AnalysisJob[] | null {
-  const jobs: AnalysisJob[] = [];
-  for (const subscriber of subscribers[event.name] ?? []) {
-    if ("jobs" in subscriber) jobs.push(...subscriber.jobs(event));
-    else if (!subscriber.idle?.(hints)) return null;
-  }
-  return jobs;
 }
 
 /**

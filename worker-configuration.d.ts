@@ -10,7 +10,6 @@ interface __BaseEnv_Env {
 	MAINTENANCE_QUEUE: Queue;
 	CAPTURE_READ_LIMITER: RateLimit;
 	CAPTURE_WRITE_LIMITER: RateLimit;
-	CAPTURE_WRITE_VFY_LIMITER: RateLimit;
 	AI?: Ai;
 	ENVIRONMENT: string;
 	PUBLIC_BASE_URL: string;
@@ -33,7 +32,6 @@ declare namespace Cloudflare {
 		MAINTENANCE_QUEUE: Queue;
 		CAPTURE_READ_LIMITER: RateLimit;
 		CAPTURE_WRITE_LIMITER: RateLimit;
-		CAPTURE_WRITE_VFY_LIMITER: RateLimit;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;
@@ -51,7 +49,6 @@ declare namespace Cloudflare {
 		MAINTENANCE_QUEUE: Queue;
 		CAPTURE_READ_LIMITER: RateLimit;
 		CAPTURE_WRITE_LIMITER: RateLimit;
-		CAPTURE_WRITE_VFY_LIMITER: RateLimit;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;

@@ -81,7 +81,8 @@ export interface RateLimitBindingConfig {
 /**
  * Problems of the Rate Limiting bindings across environments (keyed like `configProblems`): every
  * per-location rule must be bound with the limit and period the code states (the code cannot read
- * them from the binding), and no namespace may serve two environments (namespaces are account-wide:
+ * them from the binding), no binding may be left without a rule (a limit the code no longer applies
+ * there), and no namespace may serve two environments (namespaces are account-wide:
  * staging traffic would spend production's budget).
  */
 export function rateLimitProblems(configs: Record<string, readonly RateLimitBindingConfig[]>, rules: readonly LocationRateLimitRule[]): string[] {
@@ -96,6 +97,7 @@ export function rateLimitProblems(configs: Record<string, readonly RateLimitBind
       }
     }
     for (const b of bindings) {
+      if (!rules.some((rule) => rule.binding === b.name)) problems.push(`${env}: rate limit binding ${b.name} is declared but the code has no rule for it`);
       const other = owner.get(b.namespace_id);
       if (other && other !== env) problems.push(`rate limit namespace ${b.namespace_id} is used by ${other} and ${env}`);
       owner.set(b.namespace_id, env);

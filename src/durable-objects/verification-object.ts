@@ -29,6 +29,7 @@ import type { ProgressKind, ReviewCommand, Transition } from "../domain/verifica
 import { QUIET_AFTER_MS, redactedColumns, redactionPlan, scrubAgain } from "../domain/verification/redaction";
 import { eventHints, queuePublisher, type EventHints, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
+import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../domain/public-limits";
 import type { MediaType } from "../schemas/steps";
 import { deleteEvidence, listEvidence, purgeVerification, thumbnailKeyFor } from "../storage/evidence";
 import { planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
@@ -111,6 +112,8 @@ export class VerificationObject extends DurableObject<Env> {
   #record: VerificationRecord | null = null;
   /** This instance made sure the alarm is armed (`#armed`). */
   #checkedAlarm = false;
+  /** The capture flow's writes into this verification in the current minute (`#admit`). */
+  #writes = new WriteWindow(VERIFICATION_WRITE_LIMIT);
   /** Replaceable from tests (runInDurableObject) to simulate a failing queue. */
   publisher: EventPublisher;
   /** Replaceable from tests to simulate a failing bucket. */
@@ -178,6 +181,8 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   async addCapture(id: string, input: CaptureInput): Promise<CaptureFlowResult> {
+    const refused = this.#admit();
+    if (refused) return refused;
     return forCaptureFlow(await this.#mutate(id, (state, record, now) => {
       const existing = record.captures.find((c) => c.imageKey === input.imageKey);
       if (existing) return { transition: noChange(state), noop: true, replayed: true };
@@ -212,6 +217,8 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   async answer(id: string, stepKey: string, value: string): Promise<CaptureFlowResult> {
+    const refused = this.#admit();
+    if (refused) return refused;
     return forCaptureFlow(await this.#mutate(id, async (state, _record, now) => {
       const decision = machine.recordAnswer(state, stepKey, value, now);
       if (!decision.ok) return decision;
@@ -230,6 +237,8 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   async submit(id: string): Promise<CaptureFlowResult> {
+    const refused = this.#admit();
+    if (refused) return refused;
     return forCaptureFlow(await this.#mutate(id, (state, _record, now) => {
       const decision = machine.submit(state, now);
       if (!decision.ok) return decision;
@@ -238,6 +247,8 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   async progress(id: string, kind: ProgressKind, snapshot: Record<string, unknown>): Promise<CaptureFlowResult> {
+    const refused = this.#admit();
+    if (refused) return refused;
     return forCaptureFlow(await this.#mutate(id, (state, _record, now) => {
       const decision = machine.reportProgress(state, kind, now);
       if (!decision.ok) return decision;
@@ -289,16 +300,32 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   /**
-   * An upload URL was minted: if its bytes are never captured they become an orphan, so a sweep is
-   * due by `orphanAt` at the latest, even while the verification is open.
+   * An upload URL is about to be minted (a capture-flow write, counted like the others): if its bytes
+   * are never captured they become an orphan, so a sweep is due by `orphanAt` at the latest, even
+   * while the verification is open. Refused beyond the write limit, before anything is minted.
    */
-  async watchUpload(id: string, orphanAt: number): Promise<void> {
+  async watchUpload(id: string, orphanAt: number): Promise<{ ok: true } | ErrorResult> {
+    const refused = this.#admit();
+    if (refused) return refused;
     await this.#exclusive(async () => {
       await this.#takeCharge(id);
       await this.#sweepBy(orphanAt);
       const current = await this.ctx.storage.getAlarm();
       if (current === null || orphanAt < current) await this.ctx.storage.setAlarm(orphanAt);
     });
+    return { ok: true };
+  }
+
+  /**
+   * Counts a capture-flow write into this verification (domain/public-limits.ts), when it arrives and
+   * before it queues behind the writes in flight: a flood is refused at once, deciding and writing
+   * nothing. Only the capture flow's doors call the methods that count (the object is their single
+   * writer, so every one of them reaches it); the analysis, the operator and the alarm do not.
+   */
+  #admit(): ErrorResult | undefined {
+    const retryAfter = this.#writes.hit(this.clock());
+    if (retryAfter === undefined) return undefined;
+    return { ...errorResult("too_many_requests", VERIFICATION_WRITE_LIMIT.message), retryAfter };
   }
 
   /** An operator's decision beside the verdict (which never changes); on the timeline and a webhook. */

@@ -67,6 +67,8 @@ export class ApiError extends Error {
 export interface ErrorResult {
   ok: false;
   error: { code: ErrorCode; message: string; fields?: FieldErrors };
+  /** for a 429: the `Retry-After` header, in seconds */
+  retryAfter?: number;
 }
 
 export function errorResult(code: ErrorCode, message: string, fields?: FieldErrors): ErrorResult {
@@ -74,7 +76,10 @@ export function errorResult(code: ErrorCode, message: string, fields?: FieldErro
 }
 
 export function toApiError(result: ErrorResult): ApiError {
-  return new ApiError(result.error.code, result.error.message, result.error.fields ? { fields: result.error.fields } : {});
+  return new ApiError(result.error.code, result.error.message, {
+    ...(result.error.fields ? { fields: result.error.fields } : {}),
+    ...(result.retryAfter !== undefined ? { headers: { "Retry-After": String(result.retryAfter) } } : {}),
+  });
 }
 
 /** Maps hono's own HTTPExceptions (malformed JSON, body limits) into the error model. */

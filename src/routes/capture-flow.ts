@@ -15,7 +15,6 @@ import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-l
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError } from "../lib/errors";
-import { isId } from "../lib/ids";
 import { validationHook } from "../lib/validation";
 import { attestationVerifier } from "../providers/attestation";
 import {
@@ -48,27 +47,25 @@ app.use("/v1/verifications/:token/submit", cors());
 app.use("/v1/verifications/:token/progress", cors());
 
 /**
- * The verification a capture-flow write names, after the rate limits: per client (taken for every
- * request, so random ids cost a guesser its budget) and per verification (well-formed ids only).
+ * The verification a capture-flow write names, after the client's rate limit (taken for every
+ * request, so random ids cost a guesser its budget). The limit per verification is counted by the
+ * verification's Durable Object, which every write calls (domain/public-limits.ts).
  */
 async function writable(c: Context<AppEnv>, token: string) {
   return (await writableWith(c, token)).row;
 }
 
 /**
- * `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. The two
- * counters and the lookup run at once; the client's limit answers first, then the lookup (404), then
- * the verification's limit.
+ * `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. The
+ * client's limit and the lookup run at once; the limit answers first, then the lookup (404).
  */
 async function writableWith(c: Context<AppEnv>, token: string, uploadKey?: string) {
-  const [client, lookup, verification] = await Promise.allSettled([
+  const [client, lookup] = await Promise.allSettled([
     enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP"))),
     findForCapture(createDb(c.env.DB), token, uploadKey),
-    isId("verification", token) ? enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWritePerVerification, token) : undefined,
   ]);
   if (client.status === "rejected") throw client.reason;
   if (lookup.status === "rejected") throw lookup.reason;
-  if (verification.status === "rejected") throw verification.reason;
   return lookup.value;
 }
 

@@ -1,10 +1,12 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifications } from "../../src/db/schema";
+import { uploads, verifications } from "../../src/db/schema";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
-import { CAPTURE_FLOW_LIMITS, clientKey, limitKey, PUBLIC_LIMITS, type LocationRateLimitRule, type RateLimitRule } from "../../src/domain/public-limits";
+import { CAPTURE_FLOW_LIMITS, clientKey, limitKey, PUBLIC_LIMITS, VERIFICATION_WRITE_LIMIT, type LocationRateLimitRule, type RateLimitRule } from "../../src/domain/public-limits";
+import { verificationObject } from "../../src/durable-objects/verification-client";
 import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
+import { toBase64, uniqueJpeg } from "../helpers/images";
 import { awayFromWindowEdge, endWindow } from "../helpers/limits";
 
 let t: TestTenant;
@@ -91,15 +93,54 @@ describe("capture flow", () => {
     expect((await report(ip())).status).toBe(204);
   });
 
-  it("writes: 100 per minute into one verification, from any client", async () => {
-    await awayFromWindowEdge(CAPTURE_FLOW_LIMITS.captureWritePerVerification.periodSeconds * 1000);
-    const v = await createVerification(t.key);
+  // Counted by the verification's own Durable Object, which every capture-flow write calls.
+  it("writes: 100 per minute into one verification, from any clients and doors; beyond, refused before anything is written", async () => {
+    const rule = VERIFICATION_WRITE_LIMIT;
+    await awayFromWindowEdge(rule.windowMs);
+    const v = await createVerification(t.key, { max_captures: 5 });
     const other = await createVerification(t.key);
-    await spendAtLocation(CAPTURE_FLOW_LIMITS.captureWritePerVerification, v.id);
-    const upload = (id: string) => callJson(`/v1/verifications/${id}/captures/upload-url`, { headers: { "CF-Connecting-IP": ip() }, body: { content_type: "image/jpeg" } });
-    expect((await upload(v.id)).status).toBe(200);
-    expectLimited(await upload(v.id), CAPTURE_FLOW_LIMITS.captureWritePerVerification);
-    expect((await upload(other.id)).status).toBe(200);
+    const report = (id: string) =>
+      callJson(`/v1/verifications/${id}/progress`, { headers: { "CF-Connecting-IP": ip() }, body: { schema_version: 1, kind: "step_reached", step: "landing", elapsed_ms: 1 } });
+    // 99 progress reports from 99 clients, a few at a time, and an upload URL: the 100th write.
+    for (let i = 0; i < rule.limit - 1; i += 11) {
+      const batch = await Promise.all(Array.from({ length: Math.min(11, rule.limit - 1 - i) }, () => report(v.id)));
+      expect(batch.map((r) => r.status)).toEqual(batch.map(() => 204));
+    }
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { headers: { "CF-Connecting-IP": ip() }, body: { content_type: "image/jpeg" } });
+    expect(minted.status).toBe(200);
+    const before = await db().select().from(verifications).where(eq(verifications.id, v.id)).get();
+    const uploadsBefore = await db().select({ id: uploads.id }).from(uploads).where(eq(uploads.verificationId, v.id));
+    for (const [path, body] of [
+      ["progress", { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 2 }],
+      ["captures/upload-url", { content_type: "image/jpeg" }],
+      ["captures", { image_base64: toBase64(uniqueJpeg()) }],
+      ["answers", { step_key: "x", value: "y" }],
+      ["submit", undefined],
+    ] as const) {
+      const res = await callJson(`/v1/verifications/${v.id}/${path}`, { method: "POST", headers: { "CF-Connecting-IP": ip() }, ...(body ? { body } : {}) });
+      expectLimited(res, { ...rule, name: "verification-writes" });
+    }
+    // Nothing of the refused writes reached D1 or stayed in R2 (the inline capture's bytes are deleted again).
+    expect(await db().select().from(verifications).where(eq(verifications.id, v.id)).get()).toEqual(before);
+    expect(await db().select({ id: uploads.id }).from(uploads).where(eq(uploads.verificationId, v.id))).toEqual(uploadsBefore);
+    expect((await env.EVIDENCE.list({ prefix: `verifications/${v.id}/` })).objects).toEqual([]);
+    expect((await report(other.id)).status).toBe(204);
+  });
+
+  it("writes per verification: the object's count is the limit, and Retry-After is when its window ends", async () => {
+    const rule = VERIFICATION_WRITE_LIMIT;
+    await awayFromWindowEdge(rule.windowMs);
+    const v = await createVerification(t.key);
+    const stub = verificationObject(env, v.id);
+    for (let i = 0; i < rule.limit; i += 1) expect((await stub.progress(v.id, "step_reached", { step: "landing" })).ok).toBe(true);
+    const res = await callJson(`/v1/verifications/${v.id}/progress`, {
+      headers: { "CF-Connecting-IP": ip() },
+      body: { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 1 },
+    });
+    expectLimited(res, { ...rule, name: "verification-writes" });
+    const windowLeft = Math.ceil((rule.windowMs - (Date.now() % rule.windowMs)) / 1000);
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(windowLeft - 1);
+    expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(windowLeft + 1);
   });
 });
 

@@ -73,7 +73,13 @@ describe("the capture flow's rate limit bindings (npm run build:check)", () => {
       `production: rate limit binding ${rules[0]!.binding} is missing`,
       `production: ${rules[1]!.binding} is 999 per 60 s, the code says ${rules[1]!.limit} per 60 s`,
       "rate limit namespace 3002 is used by staging and production",
-      "rate limit namespace 3003 is used by staging and production",
+    ]);
+  });
+
+  it("refuses a binding no rule uses (a limit the code no longer applies there)", () => {
+    const leftover: RateLimitBindingConfig = { name: "CAPTURE_WRITE_VFY_LIMITER", namespace_id: "3099", simple: { limit: 100, period: 60 } };
+    expect(rateLimitProblems({ production: [...bound(3001), leftover] }, rules)).toEqual([
+      "production: rate limit binding CAPTURE_WRITE_VFY_LIMITER is declared but the code has no rule for it",
     ]);
   });
 });

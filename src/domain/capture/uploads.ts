@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { uploads, verifications } from "../../db/schema";
 import { updateWhere } from "../../db/statements";
 import { digestAndForward, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
+import { ApiError, toApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
@@ -52,8 +52,8 @@ export function openUploadCap(config: VerificationConfig, capturesCount: number)
  * uploads no capture references whose URL is still valid or whose bytes are stored and still
  * capturable (`CAPTURE_WINDOW_MS`). In direct mode the Worker does not see the PUT, so every
  * uncaptured upload within its window counts. Counting and inserting is one statement, so
- * concurrent mints cannot pass the cap together. The Durable Object is told, so that bytes never
- * captured are swept even while the verification stays open.
+ * concurrent mints cannot pass the cap together. The Durable Object is told first (it counts the
+ * verification's writes), so that bytes never captured are swept even while the verification stays open.
  */
 export async function mintUpload(
   env: Env,
@@ -79,12 +79,15 @@ export async function mintUpload(
   const objectKey = objectKeyFor(verificationId, id, kind);
   const expiresAt = now + UPLOAD_TTL_MS;
   const maxBytes = kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES;
+  // The object first: it counts the write (429 beyond the verification's limit, nothing minted) and
+  // arms the sweep; a mint the cap then refuses leaves only a sweep with nothing to delete.
+  const watched = await verificationObject(env, verificationId).watchUpload(verificationId, expiresAt + CAPTURE_WINDOW_MS);
+  if (!watched.ok) throw toApiError(watched);
   const inserted = await db.run(sql`
     INSERT INTO uploads (id, verification_id, kind, object_key, content_type, max_bytes, status, expires_at, created_at)
     SELECT ${id}, ${verificationId}, ${kind}, ${objectKey}, ${contentType}, ${maxBytes}, 'minted', ${expiresAt}, ${now}
     WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(verificationId, kind, now, direct)}) < ${cap}`);
   if (inserted.meta.changes !== 1) throw await capReached(db, { verificationId, kind, now, direct, cap });
-  await verificationObject(env, verificationId).watchUpload(verificationId, expiresAt + CAPTURE_WINDOW_MS);
   const uploadUrl = creds
     ? await presignPut(creds, objectKey, contentType, new Date(now))
     : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: expiresAt })}`;

@@ -69,79 +69,87 @@ function moduleOf(url: string): string {
   return src ? src[1]! : url || "(native)";
 }
 
+type Jobs = Parameters<typeof closedLoop>[2];
+
+/** Linux `perf` of processes A and S over the load: CPU per request and where it goes, native code included. */
+async function profileProcesses(clients: number, prepared: Jobs): Promise<void> {
+  if (!perfAvailable()) throw new Error("perf is not installed");
+  // A warm-up first (JIT, storage), then the recording.
+  await closedLoop(clients, 2000, prepared);
+  const next = scenario === "create" ? prepared : await (await captureJobs(rt)).prepare("project", clients, Math.ceil(((Number(args.ms) / 1000) * 100) / clients) + 4);
+  const processes = [["A (API Worker, Durable Objects, queue consumers)", rt.pids.api], ["S (D1, R2, queues, rate limiters)", rt.pids.storage]] as const;
+  const recordings = processes.map(([, pid], i) => recordPerf(String(i), pid));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const before = processes.map(([, pid]) => cpuMs(pid));
+  const result = await closedLoop(clients, Number(args.ms), next);
+  const used = processes.map(([, pid], i) => cpuMs(pid) - before[i]!);
+  await Promise.all(recordings.map((r) => r.stop()));
+  const s = summarize([result]);
+  console.log(`${scenario}: ${s.n} requests at ${args.clients} clients, p50 ${fmt(s.p50)} ms, ${s.rps.toFixed(1)} rps; analysis ${rt.pids.analysis ? "running" : "off"}`);
+  for (const [i, [label]] of processes.entries()) {
+    console.log(`\n${label}: ${fmt(used[i]! / Math.max(1, s.n))} ms of CPU per request\n${recordings[i]!.report(Number(args.top))}`);
+  }
+}
+
+/** The V8 profile of the API isolate over the load: JavaScript self time by module and function. */
+async function profileIsolate(clients: number, prepared: Jobs): Promise<void> {
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; title: string; webSocketDebuggerUrl: string }[];
+  const target = targets.find((t) => t.id.includes(API_WORKER)) ?? targets.find((t) => t.title.includes(API_WORKER));
+  if (!target) throw new Error(`no inspector target for ${API_WORKER}: ${targets.map((t) => t.id).join(", ")}`);
+  const session = await cdp(target.webSocketDebuggerUrl);
+  await session.send("Profiler.enable");
+  await session.send("Profiler.setSamplingInterval", { interval: 200 });
+  await session.send("Profiler.start");
+  const result = await closedLoop(clients, Number(args.ms), prepared);
+  const { profile } = (await session.send("Profiler.stop")) as { profile: { nodes: CdpNode[]; samples: number[]; timeDeltas: number[] } };
+  session.close();
+
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((nodeId, i) => self.set(nodeId, (self.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  const byFunction = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  for (const [nodeId, ms] of self) {
+    const { callFrame } = byNode.get(nodeId)!;
+    if (callFrame.functionName === "(idle)" || callFrame.functionName === "(program)") continue;
+    total += ms;
+    const fn = `${callFrame.functionName || "(anonymous)"} ${moduleOf(callFrame.url)}:${callFrame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
+    const mod = moduleOf(callFrame.url);
+    byModule.set(mod, (byModule.get(mod) ?? 0) + ms);
+  }
+  const s = summarize([result]);
+  console.log(`${scenario}: ${s.n} requests at ${args.clients} clients, p50 ${fmt(s.p50)} ms, ${s.rps.toFixed(1)} rps; JS CPU in the isolate ${fmt(total / Math.max(1, s.n))} ms per request (sampled)`);
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${fmt(v / Math.max(1, s.n)).padStart(6)} ms/req  ${k}`);
+  console.log("\nby module (self time)\n" + top(byModule, 25).join("\n"));
+  console.log("\nby function (self time)\n" + top(byFunction, Number(args.top)).join("\n"));
+  // Native functions (`get`, `put`, `fetch`) say little alone: whose calls were they?
+  if (args.callers) {
+    const parent = new Map<number, CdpNode>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+    const byCaller = new Map<string, number>();
+    for (const [nodeId, ms] of self) {
+      const { callFrame } = byNode.get(nodeId)!;
+      if (callFrame.functionName !== args.callers) continue;
+      const chain: string[] = [];
+      for (let p = parent.get(nodeId); p && chain.length < 3; p = parent.get(p.id)) chain.push(`${p.callFrame.functionName || "(anonymous)"}:${p.callFrame.lineNumber + 1}`);
+      const key = chain.join(" < ");
+      byCaller.set(key, (byCaller.get(key) ?? 0) + ms);
+    }
+    console.log(`\ncallers of ${args.callers} (self time)\n` + top(byCaller, 15).join("\n"));
+  }
+}
+
 try {
   const clients = Number(args.clients);
   const prepared =
     scenario === "create" ? createJobs(rt) : await (await captureJobs(rt)).prepare("project", clients, Math.ceil(((Number(args.ms) / 1000) * 60) / clients) + 2);
-  if (args.perf) {
-    if (!perfAvailable()) throw new Error("perf is not installed");
-    // A warm-up first (JIT, storage), then the recording.
-    await closedLoop(clients, 2000, prepared);
-    const next = scenario === "create" ? prepared : await (await captureJobs(rt)).prepare("project", clients, Math.ceil(((Number(args.ms) / 1000) * 100) / clients) + 4);
-    const processes = [["A (API Worker, Durable Objects, queue consumers)", rt.pids.api], ["S (D1, R2, queues, rate limiters)", rt.pids.storage]] as const;
-    const recordings = processes.map(([, pid], i) => recordPerf(String(i), pid));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const before = processes.map(([, pid]) => cpuMs(pid));
-    const result = await closedLoop(clients, Number(args.ms), next);
-    const used = processes.map(([, pid], i) => cpuMs(pid) - before[i]!);
-    await Promise.all(recordings.map((r) => r.stop()));
-    const s = summarize([result]);
-    console.log(`${scenario}: ${s.n} requests at ${args.clients} clients, p50 ${fmt(s.p50)} ms, ${s.rps.toFixed(1)} rps; analysis ${rt.pids.analysis ? "running" : "off"}`);
-    for (const [i, [label]] of processes.entries()) {
-      console.log(`\n${label}: ${fmt(used[i]! / Math.max(1, s.n))} ms of CPU per request\n${recordings[i]!.report(Number(args.top))}`);
-    }
-  } else {
-    const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { id: string; title: string; webSocketDebuggerUrl: string }[];
-    const target = targets.find((t) => t.id.includes(API_WORKER)) ?? targets.find((t) => t.title.includes(API_WORKER));
-    if (!target) throw new Error(`no inspector target for ${API_WORKER}: ${targets.map((t) => t.id).join(", ")}`);
-    const session = await cdp(target.webSocketDebuggerUrl);
-    await session.send("Profiler.enable");
-    await session.send("Profiler.setSamplingInterval", { interval: 200 });
-    await session.send("Profiler.start");
-    const result = await closedLoop(clients, Number(args.ms), prepared);
-    const { profile } = (await session.send("Profiler.stop")) as { profile: { nodes: CdpNode[]; samples: number[]; timeDeltas: number[] } };
-    session.close();
-
-    const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
-    const self = new Map<number, number>();
-    profile.samples.forEach((nodeId, i) => self.set(nodeId, (self.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
-    const byFunction = new Map<string, number>();
-    const byModule = new Map<string, number>();
-    let total = 0;
-    for (const [nodeId, ms] of self) {
-      const { callFrame } = byNode.get(nodeId)!;
-      if (callFrame.functionName === "(idle)" || callFrame.functionName === "(program)") continue;
-      total += ms;
-      const fn = `${callFrame.functionName || "(anonymous)"} ${moduleOf(callFrame.url)}:${callFrame.lineNumber + 1}`;
-      byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
-      const mod = moduleOf(callFrame.url);
-      byModule.set(mod, (byModule.get(mod) ?? 0) + ms);
-    }
-    const s = summarize([result]);
-    console.log(`${scenario}: ${s.n} requests at ${args.clients} clients, p50 ${fmt(s.p50)} ms, ${s.rps.toFixed(1)} rps; JS CPU in the isolate ${fmt(total / Math.max(1, s.n))} ms per request (sampled)`);
-    const top = (m: Map<string, number>, n: number) =>
-      [...m]
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, n)
-        .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${fmt(v / Math.max(1, s.n)).padStart(6)} ms/req  ${k}`);
-    console.log("\nby module (self time)\n" + top(byModule, 25).join("\n"));
-    console.log("\nby function (self time)\n" + top(byFunction, Number(args.top)).join("\n"));
-    // Native functions (`get`, `put`, `fetch`) say little alone: whose calls were they?
-    if (args.callers) {
-      const parent = new Map<number, CdpNode>();
-      for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
-      const byCaller = new Map<string, number>();
-      for (const [nodeId, ms] of self) {
-        const { callFrame } = byNode.get(nodeId)!;
-        if (callFrame.functionName !== args.callers) continue;
-        const chain: string[] = [];
-        for (let p = parent.get(nodeId); p && chain.length < 3; p = parent.get(p.id)) chain.push(`${p.callFrame.functionName || "(anonymous)"}:${p.callFrame.lineNumber + 1}`);
-        const key = chain.join(" < ");
-        byCaller.set(key, (byCaller.get(key) ?? 0) + ms);
-      }
-      console.log(`\ncallers of ${args.callers} (self time)\n` + top(byCaller, 15).join("\n"));
-    }
-  }
+  await (args.perf ? profileProcesses(clients, prepared) : profileIsolate(clients, prepared));
 } finally {
   await rt.dispose();
 }

@@ -31,9 +31,9 @@ import { eventHints, queuePublisher, type EventHints, type EventPublisher } from
 import { errorResult, type ErrorResult } from "../lib/errors";
 import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../domain/public-limits";
 import type { MediaType } from "../schemas/steps";
-import { deleteEvidence, listEvidence, purgeVerification, thumbnailKeyFor } from "../storage/evidence";
-import { planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
-import { recordUploadDigest, type UploadDigest } from "../domain/capture/uploads";
+import { belongsTo, deleteEvidence, listEvidence, purgeVerification, thumbnailKeyFor } from "../storage/evidence";
+import { CAPTURE_WINDOW_MS, planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
+import { checkSlot, findUpload, insertUpload, recordUploadDigest, type UploadDigest, type UploadMint, type UploadSlot } from "../domain/capture/uploads";
 import { log } from "../lib/log";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
@@ -300,20 +300,46 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   /**
-   * An upload URL is about to be minted (a capture-flow write, counted like the others): if its bytes
-   * are never captured they become an orphan, so a sweep is due by `orphanAt` at the latest, even
-   * while the verification is open. Refused beyond the write limit, before anything is minted.
+   * Mints an upload into this verification (a capture-flow write, counted like the others): inserts
+   * its row unless the verification holds its cap of open uploads (domain/capture/uploads.ts), keeps
+   * its slot for the capture (`uploadFor`), and makes sure a sweep runs by the time its bytes, if
+   * never captured, are an orphan, even while the verification stays open.
    */
-  async watchUpload(id: string, orphanAt: number): Promise<{ ok: true } | ErrorResult> {
+  async mintUpload(id: string, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
     const refused = this.#admit();
     if (refused) return refused;
-    await this.#exclusive(async () => {
+    return this.#exclusive(async () => {
       await this.#takeCharge(id);
+      const inserted = await insertUpload(this.#db, mint);
+      if (!inserted.ok) return inserted;
+      // A presigned PUT reaches no Worker route, so only the capture learns its digest: kept here for it.
+      if (mint.direct) this.ctx.storage.kv.put<UploadSlot>(SLOT_PREFIX + mint.slot.objectKey, mint.slot);
+      const orphanAt = mint.slot.expiresAt + CAPTURE_WINDOW_MS;
       await this.#sweepBy(orphanAt);
       const current = await this.ctx.storage.getAlarm();
       if (current === null || orphanAt < current) await this.ctx.storage.setAlarm(orphanAt);
+      return inserted;
     });
-    return { ok: true };
+  }
+
+  /**
+   * The upload an `image_key` names, for a capture about to read its bytes: 404 without the
+   * verification, 400/410 from `checkSlot`. A direct upload is answered from what this object keeps
+   * (the record, the slots it minted, its captures' digests), so its capture reads nothing in D1
+   * before the bytes; any other (proxied by the Worker's upload route, which records the digest on
+   * the row, or minted before the object kept slots) is read from D1. Counts and writes nothing: the
+   * capture's `addCapture` counts the write, and a guessed id leaves no trace.
+   */
+  async uploadFor(id: string, objectKey: string): Promise<{ ok: true; upload: UploadSlot } | ErrorResult> {
+    const record = this.#record?.row.id === id ? this.#record : await loadRecord(this.#db, id);
+    if (!record) return errorResult("not_found", "No such verification.");
+    // Nothing cached yet: keep it for the capture that follows (a stale copy only costs #apply a retry).
+    this.#record ??= record;
+    const use = { verificationId: id, kind: "image", field: "image_key", now: this.clock() } as const;
+    if (!belongsTo(objectKey, id)) return checkSlot(null, use)!;
+    const kept = this.ctx.storage.kv.get<UploadSlot>(SLOT_PREFIX + objectKey);
+    const slot = kept ? withDigest(kept, record) : await findUpload(this.#db, objectKey);
+    return checkSlot(slot, use) ?? { ok: true, upload: slot! };
   }
 
   /**
@@ -435,6 +461,7 @@ export class VerificationObject extends DurableObject<Env> {
           // Redacted: nothing is referenced any more, whatever its age.
           await this.purger.purge(id);
           await scrubAgain(this.#db, record, settings(this.env).baseUrl);
+          this.#forgetSlots(Infinity);
           await this.ctx.storage.delete("sweep_at");
         } else {
           const nextAt = await this.#sweep(id, record, now);
@@ -460,7 +487,15 @@ export class VerificationObject extends DurableObject<Env> {
     ]);
     const plan = planSweep({ now, terminal: isTerminal(record.row.status), objects, referenced, uploads: minted });
     await deleteEvidence(this.env.EVIDENCE, plan.remove);
+    this.#forgetSlots(now);
     return plan.nextAt;
+  }
+
+  /** Slots no capture may take any more (`checkSlot` refuses them as expired; `Infinity`: all of them). */
+  #forgetSlots(now: number): void {
+    for (const [key, slot] of this.ctx.storage.kv.list<UploadSlot>({ prefix: SLOT_PREFIX })) {
+      if (now >= slot.expiresAt + CAPTURE_WINDOW_MS) this.ctx.storage.kv.delete(key);
+    }
   }
 
   /** Makes sure a sweep runs no later than `at`. */
@@ -629,4 +664,14 @@ function forCaptureFlow(result: MutationResult): CaptureFlowResult {
 
 function noChange(state: VerificationState): Transition {
   return { status: state.status, patch: {}, events: [] };
+}
+
+/** DO storage key prefix of the direct uploads' slots this object minted (`mintUpload`), by object key. */
+const SLOT_PREFIX = "upload:";
+
+/** A kept slot as the capture that took its bytes left it: their digest, so a retry reads nothing. */
+function withDigest(slot: UploadSlot, record: VerificationRecord): UploadSlot {
+  const capture = record.captures.find((c) => c.imageKey === slot.objectKey);
+  if (!capture) return slot;
+  return { ...slot, status: "uploaded", sizeBytes: capture.sizeBytes, sha256: capture.sha256, sniffedType: capture.contentType };
 }

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord } from "../db/verifications";
-import { assertOpen, findByToken, findForCapture, submitCapture } from "../domain/capture/service";
+import { assertOpen, captureInline, captureUpload, findByToken, findUploadFor } from "../domain/capture/service";
 import { mintUpload, UPLOAD_TTL_MS } from "../domain/capture/uploads";
 import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification, type CaptureFlowRecord } from "../domain/verification/present";
@@ -51,22 +51,16 @@ app.use("/v1/verifications/:token/progress", cors());
  * request, so random ids cost a guesser its budget). The limit per verification is counted by the
  * verification's Durable Object, which every write calls (domain/public-limits.ts).
  */
-async function writable(c: Context<AppEnv>, token: string) {
-  return (await writableWith(c, token)).row;
+function writable(c: Context<AppEnv>, token: string) {
+  return limited(c, findByToken(createDb(c.env.DB), token));
 }
 
-/**
- * `writable`, also reading (in the same D1 round trip) the upload row an `image_key` names. The
- * client's limit and the lookup run at once; the limit answers first, then the lookup (404).
- */
-async function writableWith(c: Context<AppEnv>, token: string, uploadKey?: string) {
-  const [client, lookup] = await Promise.allSettled([
-    enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP"))),
-    findForCapture(createDb(c.env.DB), token, uploadKey),
-  ]);
+/** `lookup`, run at once with the client's rate limit; the limit answers first, then the lookup (404). */
+async function limited<T>(c: Context<AppEnv>, lookup: Promise<T>): Promise<T> {
+  const [client, found] = await Promise.allSettled([enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP"))), lookup]);
   if (client.status === "rejected") throw client.reason;
-  if (lookup.status === "rejected") throw lookup.reason;
-  return lookup.value;
+  if (found.status === "rejected") throw found.reason;
+  return found.value;
 }
 
 function captureView(c: { env: Env }, record: CaptureFlowRecord) {
@@ -116,13 +110,12 @@ const uploadUrl = createRoute({
 });
 
 app.openapi(uploadUrl, async (c) => {
-  const db = createDb(c.env.DB);
   const now = Date.now();
   const row = await writable(c, c.req.valid("param").token);
   assertOpen(row, now);
   const body = c.req.valid("json");
   const s = settings(c.env);
-  const minted = await mintUpload(c.env, db, {
+  const minted = await mintUpload(c.env, {
     verificationId: row.id,
     config: row.config,
     capturesCount: row.capturesCount,
@@ -160,13 +153,12 @@ const capture = createRoute({
 
 app.openapi(capture, async (c) => {
   const body = c.req.valid("json");
-  const { row, upload } = await writableWith(c, c.req.valid("param").token, body.image_key);
-  const { record } = await submitCapture(
-    { env: c.env, db: createDb(c.env.DB), verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() },
-    row,
-    body,
-    upload,
-  );
+  const token = c.req.valid("param").token;
+  const ctx = { env: c.env, db: createDb(c.env.DB), verifier: attestationVerifier(c.env), remoteIp: c.req.header("CF-Connecting-IP"), now: Date.now() };
+  const { record } =
+    body.image_key !== undefined
+      ? await captureUpload(ctx, token, body, await limited(c, findUploadFor(c.env, token, body.image_key)))
+      : await captureInline(ctx, await writable(c, token), body);
   return c.json(captureView(c, record), 201);
 });
 

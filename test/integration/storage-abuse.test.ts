@@ -21,6 +21,33 @@ beforeAll(async () => {
 const mint = (id: string, body: Record<string, unknown> = { content_type: "image/jpeg" }) =>
   callJson(`/v1/verifications/${id}/captures/upload-url`, { body });
 
+const direct = {
+  UPLOAD_MODE: "direct",
+  R2_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
+  R2_ACCESS_KEY_ID: "test-access-key",
+  R2_SECRET_ACCESS_KEY: "test-secret-access-key",
+  R2_BUCKET_NAME: "verification-evidence-local",
+};
+
+async function directUpload(v: { id: string }, bytes: Uint8Array) {
+  const minted = await callWithEnv(direct, `/v1/verifications/${v.id}/captures/upload-url`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ content_type: "image/png" }),
+  });
+  expect(minted.status).toBe(200);
+  expect(minted.body.upload_url).toMatch(/^https:\/\/0123456789abcdef0123456789abcdef\.r2\.cloudflarestorage\.com\//);
+  // What the presigned PUT does: the bytes land in the bucket without passing through the Worker.
+  await env.EVIDENCE.put(minted.body.image_key, bytes, { httpMetadata: { contentType: "image/png" } });
+  return minted.body as { image_key: string };
+}
+
+async function setClock(id: string, at: number | null) {
+  await runInDurableObject(verificationObject(env, id), (instance: VerificationObject) => {
+    instance.clock = at === null ? () => Date.now() : () => at;
+  });
+}
+
 describe("open upload URLs per verification: at most twice the captures it can still take", () => {
   it("refuses the next mint with 429 and Retry-After; each kind counts on its own; captures and expiry free slots", async () => {
     const v = await createVerification(t.key, { max_captures: 2 });
@@ -87,13 +114,6 @@ describe("open upload URLs per verification: at most twice the captures it can s
 });
 
 describe("direct-to-R2 uploads", () => {
-  const direct = {
-    UPLOAD_MODE: "direct",
-    R2_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
-    R2_ACCESS_KEY_ID: "test-access-key",
-    R2_SECRET_ACCESS_KEY: "test-secret-access-key",
-    R2_BUCKET_NAME: "verification-evidence-local",
-  };
 
   /** The real local bucket, with its operations and the object bytes read through it counted. */
   function countingBucket() {
@@ -122,19 +142,6 @@ describe("direct-to-R2 uploads", () => {
       },
     });
     return { bucket, counts };
-  }
-
-  async function directUpload(v: { id: string }, bytes: Uint8Array) {
-    const minted = await callWithEnv(direct, `/v1/verifications/${v.id}/captures/upload-url`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ content_type: "image/png" }),
-    });
-    expect(minted.status).toBe(200);
-    expect(minted.body.upload_url).toMatch(/^https:\/\/0123456789abcdef0123456789abcdef\.r2\.cloudflarestorage\.com\//);
-    // What the presigned PUT does: the bytes land in the bucket without passing through the Worker.
-    await env.EVIDENCE.put(minted.body.image_key, bytes, { httpMetadata: { contentType: "image/png" } });
-    return minted.body as { image_key: string };
   }
 
   it("one R2 read per capture, the size checked from the object's metadata first: an oversized object's bytes are never read", async () => {
@@ -181,12 +188,101 @@ describe("direct-to-R2 uploads", () => {
   });
 });
 
-describe("orphan sweeps", () => {
-  async function setClock(id: string, at: number | null) {
-    await runInDurableObject(verificationObject(env, id), (instance: VerificationObject) => {
-      instance.clock = at === null ? () => Date.now() : () => at;
+describe("direct uploads: the verification's object keeps their slots", () => {
+  /** The real local database, with the statements run through it counted. */
+  function countingDb() {
+    const counts = { prepare: 0, batch: 0, exec: 0 };
+    const d1 = new Proxy(env.DB, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (prop === "prepare" || prop === "batch" || prop === "exec") counts[prop] += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
     });
+    return { d1, counts };
   }
+  const slotOf = (id: string, key: string) =>
+    runInDurableObject(verificationObject(env, id), (_i: VerificationObject, state) => state.storage.kv.get<{ id: string; expiresAt: number }>(`upload:${key}`));
+  const capture = (id: string, key: string, bytes: Uint8Array, overrides: Record<string, unknown> = {}) =>
+    sha256Hex(bytes).then((sha) =>
+      callWithEnv({ ...direct, ...overrides }, `/v1/verifications/${id}/captures`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ image_key: key, image_sha256: sha }),
+      }),
+    );
+
+  it("a capture reads nothing in D1 in the Worker: the object answers what the key names", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const bytes = pngSignatureBytes(700);
+    const key = (await directUpload(v, bytes)).image_key;
+    const { d1, counts } = countingDb();
+    const res = await capture(v.id, key, bytes, { DB: d1 });
+    expect(res.status, res.text).toBe(201);
+    expect(counts).toEqual({ prepare: 0, batch: 0, exec: 0 });
+    expect((await persisted(v.id)).captures.map((c) => c.imageKey)).toEqual([key]);
+    // What the object answered from: the slot it kept when it minted the upload.
+    expect(await slotOf(v.id, key)).toMatchObject({ id: key.split("/").pop(), verificationId: v.id, kind: "image", contentType: "image/png", status: "minted" });
+  });
+
+  it("an upload the object does not keep (minted before it kept slots) is read from D1", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const bytes = pngSignatureBytes(800);
+    const key = (await directUpload(v, bytes)).image_key;
+    await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.kv.delete(`upload:${key}`));
+    const res = await capture(v.id, key, bytes);
+    expect(res.status, res.text).toBe(201);
+    // And so is its expiry: past the capture window, 410.
+    const late = pngSignatureBytes(900);
+    const lateKey = (await directUpload(v, late)).image_key;
+    await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.kv.delete(`upload:${lateKey}`));
+    await db().update(uploads).set({ expiresAt: Date.now() - CAPTURE_WINDOW_MS - 1 }).where(eq(uploads.objectKey, lateKey)).run();
+    const refused = await capture(v.id, lateKey, late);
+    expect(refused.status).toBe(410);
+    expect(refused.body.error.code).toBe("expired");
+  });
+
+  it("refuses from the kept slot as from the row: another verification's key 400, past the window 410, unknown id 404", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const other = await createVerification(t.key, { max_captures: 3 });
+    const bytes = pngSignatureBytes(600);
+    const key = (await directUpload(v, bytes)).image_key;
+    const foreign = await capture(other.id, key, bytes);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.fields).toHaveProperty("image_key");
+    const unknown = await capture("vfy_00000000000000000000000000", key, bytes);
+    expect(unknown.status).toBe(404);
+    expect(await runInDurableObject(verificationObject(env, "vfy_00000000000000000000000000"), (_i: VerificationObject, state) => [...state.storage.kv.list()])).toEqual([]);
+
+    const slot = (await slotOf(v.id, key))!;
+    await setClock(v.id, slot.expiresAt + CAPTURE_WINDOW_MS);
+    const expired = await capture(v.id, key, bytes);
+    expect(expired.status).toBe(410);
+    expect(expired.body.error.code).toBe("expired");
+    // The sweep then forgets the slot (and deletes the bytes).
+    await runDurableObjectAlarm(verificationObject(env, v.id));
+    expect(await slotOf(v.id, key)).toBeUndefined();
+    expect((await persisted(v.id)).objectKeys).toEqual([]);
+    await setClock(v.id, null);
+  });
+
+  it("a redacted verification's slots go with its final sweep", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const key = (await directUpload(v, pngSignatureBytes(500))).image_key;
+    expect(await slotOf(v.id, key)).toBeDefined();
+    expect((await callJson(`/v1/verifications/${v.id}/redact`, { method: "POST", key: t.key })).status).toBe(200);
+    const sweep = await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.get<number>("sweep_at"));
+    await setClock(v.id, sweep!);
+    await runDurableObjectAlarm(verificationObject(env, v.id));
+    expect(await slotOf(v.id, key)).toBeUndefined();
+    await setClock(v.id, null);
+  });
+});
+
+describe("orphan sweeps", () => {
   const sweepAt = (id: string) => runInDurableObject(verificationObject(env, id), (_i: VerificationObject, state) => state.storage.get<number>("sweep_at"));
 
   it("an upload that lands after the terminal sweep is swept by the next one", async () => {

@@ -1,11 +1,11 @@
 import type { Db } from "../../db/client";
 import { decodeRows } from "../../db/statements";
-import { uploads, verifications } from "../../db/schema";
+import { verifications } from "../../db/schema";
 import type { VerificationRow } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import type { CaptureInput } from "../../durable-objects/verification-object";
 import { sha256Hex } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
+import { ApiError, toApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import type { AttestationVerifier } from "../../providers/attestation";
 import type { CaptureRequest } from "../../schemas/capture-flow";
@@ -14,32 +14,26 @@ import { belongsTo, deleteEvidence, objectKeyFor, putEvidence } from "../../stor
 import type { CaptureFlowRecord } from "../verification/present";
 import { guardOpen } from "../verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
-import { resolveUpload, type UploadRow } from "./uploads";
+import { readUpload, resolveUpload, type UploadSlot } from "./uploads";
 
 /** The verification row behind a capture token, or 404 for malformed and unknown ids alike. */
-export async function findByToken(db: Db, token: string) {
-  return (await findForCapture(db, token)).row;
+export async function findByToken(db: Db, token: string): Promise<VerificationRow> {
+  if (!isId("verification", token)) throw ApiError.notFound("verification");
+  // A prepared statement, not a drizzle query: every capture-flow write but a key-reference capture starts here (db/statements.ts).
+  const row = decodeRows(verifications, await db.$client.prepare("SELECT * FROM verifications WHERE id = ?").bind(token).all())[0];
+  if (!row) throw ApiError.notFound("verification");
+  return row;
 }
 
 /**
- * The verification row behind a capture token and, in the same D1 round trip, the upload row an
- * `image_key` names (null when there is none; undefined when no key was given).
+ * The upload a key-reference capture names, asked of the verification's Durable Object, which
+ * keeps what it minted (`VerificationObject#uploadFor`): 404 for malformed and unknown ids alike.
  */
-export async function findForCapture(db: Db, token: string, objectKey?: string): Promise<{ row: VerificationRow; upload: UploadRow | null | undefined }> {
+export async function findUploadFor(env: Env, token: string, imageKey: string): Promise<UploadSlot> {
   if (!isId("verification", token)) throw ApiError.notFound("verification");
-  // Prepared statements, not drizzle queries: every capture-flow write starts here (db/statements.ts).
-  const d1 = db.$client;
-  const byId = d1.prepare("SELECT * FROM verifications WHERE id = ?").bind(token);
-  let row: VerificationRow | undefined;
-  let upload: UploadRow | null | undefined;
-  if (objectKey === undefined) row = decodeRows(verifications, await byId.all())[0];
-  else {
-    const [rows, found] = await d1.batch([byId, d1.prepare("SELECT * FROM uploads WHERE object_key = ?").bind(objectKey)]);
-    row = decodeRows(verifications, rows!)[0];
-    upload = decodeRows(uploads, found!)[0] ?? null;
-  }
-  if (!row) throw ApiError.notFound("verification");
-  return { row, upload };
+  const found = await verificationObject(env, token).uploadFor(token, imageKey);
+  if (!found.ok) throw toApiError(found);
+  return found.upload;
 }
 
 /** Refuses capture-flow writes to a verification that is over, before any bytes are stored. */
@@ -48,6 +42,9 @@ export function assertOpen(row: Awaited<ReturnType<typeof findByToken>>, now: nu
   if (closed) throw new ApiError(closed.error.code, closed.error.message);
   if (row.submittedAt !== null) throw new ApiError("invalid_state", "The end user already submitted this verification.");
 }
+
+/** What a capture answers: the end user's view of the verification after it. */
+type CaptureFlowAnswer = { record: CaptureFlowRecord; replayed?: boolean };
 
 export interface CaptureContext {
   env: Env;
@@ -58,53 +55,41 @@ export interface CaptureContext {
 }
 
 /**
- * Submits a capture in either body shape. Inline bytes are stored first and deleted again if the
- * Durable Object refuses the capture; key-reference bytes were stored by the upload and are only
- * checked (digest, sniffed type) here. The Durable Object decides the step, capacity and status.
+ * A key-reference capture: the bytes were stored by an upload (`slot`, checked by `findUploadFor`),
+ * and are only read (once, if the Worker has not seen them) and checked here: digest, sniffed type.
+ * The Durable Object decides the step, capacity and status.
  */
-export async function submitCapture(
-  ctx: CaptureContext,
-  row: Awaited<ReturnType<typeof findByToken>>,
-  body: CaptureRequest,
-  /** the upload row `body.image_key` names, when the caller read it with the verification */
-  uploadRow?: UploadRow | null,
-): Promise<{ record: CaptureFlowRecord; replayed: boolean }> {
+export async function captureUpload(ctx: CaptureContext, verificationId: string, body: CaptureRequest, slot: UploadSlot): Promise<CaptureFlowAnswer> {
+  const common = await commonFields(ctx, verificationId, body);
+  const upload = await readUpload(ctx.env.EVIDENCE, slot, { verificationId, kind: "image", field: "image_key", now: ctx.now });
+  if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
+    throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256.", { fields: { image_sha256: "Does not match the uploaded bytes." } });
+  }
+  const mediaType = mediaTypeOf(upload.sniffedType);
+  if (mediaType !== slot.contentType) {
+    throw new ApiError("unsupported_media_type", `The uploaded bytes are ${mediaType}, not the declared ${slot.contentType}.`);
+  }
+  const inspected = [...(common.uploads ?? []), ...(upload.inspected ? [upload.inspected] : [])];
+  const result = await verificationObject(ctx.env, verificationId).addCapture(verificationId, {
+    ...common,
+    captureId: slot.id,
+    imageKey: slot.objectKey,
+    mediaType,
+    sizeBytes: upload.sizeBytes,
+    sha256: upload.sha256,
+    ...(inspected.length > 0 ? { uploads: inspected } : {}),
+  });
+  return unwrap(result);
+}
+
+/**
+ * An inline capture: the bytes are stored first and deleted again if the Durable Object refuses the
+ * capture.
+ */
+export async function captureInline(ctx: CaptureContext, row: VerificationRow, body: CaptureRequest): Promise<CaptureFlowAnswer> {
   const verificationId = row.id;
   const bucket = ctx.env.EVIDENCE;
   const common = await commonFields(ctx, verificationId, body);
-
-  if (body.image_key !== undefined) {
-    if (!belongsTo(body.image_key, verificationId)) {
-      throw ApiError.invalid({ image_key: "Unknown image_key for this verification; mint one with captures/upload-url." });
-    }
-    const upload = await resolveUpload(bucket, ctx.db, {
-      verificationId,
-      objectKey: body.image_key,
-      kind: "image",
-      field: "image_key",
-      now: ctx.now,
-      ...(uploadRow !== undefined ? { row: uploadRow } : {}),
-    });
-    if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
-      throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256.", { fields: { image_sha256: "Does not match the uploaded bytes." } });
-    }
-    const mediaType = mediaTypeOf(upload.sniffedType);
-    if (mediaType !== upload.row.contentType) {
-      throw new ApiError("unsupported_media_type", `The uploaded bytes are ${mediaType}, not the declared ${upload.row.contentType}.`);
-    }
-    const inspected = [...(common.uploads ?? []), ...(upload.inspected ? [upload.inspected] : [])];
-    const result = await verificationObject(ctx.env, verificationId).addCapture(verificationId, {
-      ...common,
-      captureId: upload.row.id,
-      imageKey: body.image_key,
-      mediaType,
-      sizeBytes: upload.sizeBytes,
-      sha256: upload.sha256,
-      ...(inspected.length > 0 ? { uploads: inspected } : {}),
-    });
-    return unwrap(result);
-  }
-
   const text = body.image_base64!;
   if (text.length > base64LengthLimit(INLINE_MAX_BYTES)) {
     throw new ApiError("payload_too_large", `Inline images are limited to ${INLINE_MAX_BYTES} bytes; use captures/upload-url.`);

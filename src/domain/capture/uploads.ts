@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { uploads, verifications } from "../../db/schema";
 import { updateWhere } from "../../db/statements";
 import { digestAndForward, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
-import { ApiError, toApiError } from "../../lib/errors";
+import { ApiError, errorResult, toApiError, type ErrorResult } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
@@ -48,16 +48,36 @@ export function openUploadCap(config: VerificationConfig, capturesCount: number)
 }
 
 /**
+ * What a capture needs to know of an upload: the columns of its row that the capture checks and,
+ * once the bytes were read (by the Worker's upload route, or by the capture that took them), their
+ * digest. The verification's Durable Object keeps the slots it minted (`VerificationObject#uploadFor`).
+ */
+export type UploadSlot = Pick<
+  UploadRow,
+  "id" | "verificationId" | "kind" | "objectKey" | "contentType" | "maxBytes" | "expiresAt" | "status" | "sizeBytes" | "sha256" | "sniffedType"
+>;
+
+/** An upload about to be minted: its row, and what its insert checks (`insertUpload`). */
+export interface UploadMint {
+  slot: UploadSlot;
+  /** open uploads of this kind the verification may hold (`openUploadCap`) */
+  cap: number;
+  /** presigned straight to R2: the Worker never sees the bytes before the capture reads them */
+  direct: boolean;
+  now: number;
+}
+
+/**
  * Mints an upload URL, unless the verification already holds its cap of open ones for that kind:
  * uploads no capture references whose URL is still valid or whose bytes are stored and still
  * capturable (`CAPTURE_WINDOW_MS`). In direct mode the Worker does not see the PUT, so every
- * uncaptured upload within its window counts. Counting and inserting is one statement, so
- * concurrent mints cannot pass the cap together. The Durable Object is told first (it counts the
- * verification's writes), so that bytes never captured are swept even while the verification stays open.
+ * uncaptured upload within its window counts. The verification's Durable Object inserts the row
+ * (`insertUpload`): it counts the verification's writes first (429 beyond its limit, nothing
+ * minted), keeps the slot for the capture, and arms the sweep for bytes never captured, even while
+ * the verification stays open.
  */
 export async function mintUpload(
   env: Env,
-  db: Db,
   options: {
     verificationId: string;
     config: VerificationConfig;
@@ -74,24 +94,37 @@ export async function mintUpload(
   const cap = openUploadCap(options.config, options.capturesCount);
   if (cap === 0) throw new ApiError("step_full", "Every capture slot of this verification is used.");
   const creds = r2Credentials(env);
-  const direct = creds !== null;
   const id = newId("capture", now);
-  const objectKey = objectKeyFor(verificationId, id, kind);
-  const expiresAt = now + UPLOAD_TTL_MS;
-  const maxBytes = kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES;
-  // The object first: it counts the write (429 beyond the verification's limit, nothing minted) and
-  // arms the sweep; a mint the cap then refuses leaves only a sweep with nothing to delete.
-  const watched = await verificationObject(env, verificationId).watchUpload(verificationId, expiresAt + CAPTURE_WINDOW_MS);
-  if (!watched.ok) throw toApiError(watched);
+  const slot: UploadSlot = {
+    id,
+    verificationId,
+    kind,
+    objectKey: objectKeyFor(verificationId, id, kind),
+    contentType,
+    maxBytes: kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES,
+    expiresAt: now + UPLOAD_TTL_MS,
+    status: "minted",
+    sizeBytes: null,
+    sha256: null,
+    sniffedType: null,
+  };
+  const minted = await verificationObject(env, verificationId).mintUpload(verificationId, { slot, cap, direct: creds !== null, now });
+  if (!minted.ok) throw toApiError(minted);
+  const uploadUrl = creds
+    ? await presignPut(creds, slot.objectKey, contentType, new Date(now))
+    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: slot.expiresAt })}`;
+  return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: id, expires_at: new Date(slot.expiresAt).toISOString() };
+}
+
+/** Inserts a minted upload's row unless the cap is reached (counting and inserting is one statement, so concurrent mints cannot pass it together). */
+export async function insertUpload(db: Db, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
+  const { slot, cap, direct, now } = mint;
   const inserted = await db.run(sql`
     INSERT INTO uploads (id, verification_id, kind, object_key, content_type, max_bytes, status, expires_at, created_at)
-    SELECT ${id}, ${verificationId}, ${kind}, ${objectKey}, ${contentType}, ${maxBytes}, 'minted', ${expiresAt}, ${now}
-    WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(verificationId, kind, now, direct)}) < ${cap}`);
-  if (inserted.meta.changes !== 1) throw await capReached(db, { verificationId, kind, now, direct, cap });
-  const uploadUrl = creds
-    ? await presignPut(creds, objectKey, contentType, new Date(now))
-    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: expiresAt })}`;
-  return { upload_url: uploadUrl, image_key: objectKey, capture_id: id, expires_at: new Date(expiresAt).toISOString() };
+    SELECT ${slot.id}, ${slot.verificationId}, ${slot.kind}, ${slot.objectKey}, ${slot.contentType}, ${slot.maxBytes}, 'minted', ${slot.expiresAt}, ${now}
+    WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(slot.verificationId, slot.kind, now, direct)}) < ${cap}`);
+  if (inserted.meta.changes === 1) return { ok: true };
+  return capReached(db, { verificationId: slot.verificationId, kind: slot.kind, now, direct, cap });
 }
 
 /** The `uploads u` rows that count against the cap (see `mintUpload`). */
@@ -103,17 +136,19 @@ function openUploadsOf(verificationId: string, kind: UploadKind, now: number, di
 }
 
 /** 429 with `Retry-After`: the soonest moment one of the open uploads stops counting. */
-async function capReached(db: Db, o: { verificationId: string; kind: UploadKind; now: number; direct: boolean; cap: number }): Promise<ApiError> {
+async function capReached(db: Db, o: { verificationId: string; kind: UploadKind; now: number; direct: boolean; cap: number }): Promise<ErrorResult> {
   const open = await db.all<{ expires_at: number; status: string }>(
     sql`SELECT u.expires_at, u.status FROM uploads u WHERE ${openUploadsOf(o.verificationId, o.kind, o.now, o.direct)}`,
   );
   const frees = open.map((u) => (o.direct || u.status === "uploaded" ? u.expires_at + CAPTURE_WINDOW_MS : u.expires_at));
   const wait = frees.length > 0 ? Math.min(...frees) - o.now : UPLOAD_TTL_MS;
-  return new ApiError(
-    "too_many_requests",
-    `This verification already has ${o.cap} open upload URLs (twice the captures it can still take); use them or let them expire.`,
-    { headers: { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) } },
-  );
+  return {
+    ...errorResult(
+      "too_many_requests",
+      `This verification already has ${o.cap} open upload URLs (twice the captures it can still take); use them or let them expire.`,
+    ),
+    retryAfter: Math.max(1, Math.ceil(wait / 1000)),
+  };
 }
 
 /**
@@ -210,7 +245,7 @@ async function storeStreaming(bucket: R2Bucket, key: string, contentType: string
 
 /** A stored upload as a capture sees it: its digest, size and sniffed type. */
 export interface StoredUpload {
-  row: UploadRow;
+  row: UploadSlot;
   sizeBytes: number;
   sha256: string;
   sniffedType: string | null;
@@ -227,42 +262,64 @@ export interface UploadDigest {
   uploadedAt: number;
 }
 
+/** Where an upload key is named: which kind of upload it must be, and the request field for errors. */
+export interface UploadUse {
+  verificationId: string;
+  kind: UploadKind;
+  field: string;
+  now: number;
+}
+
 /**
- * Finds the upload behind an `image_key` (or `forensic_buffer_key`) of this verification. Uploads
- * that went straight to R2 (presigned mode) are read once on first use, hashed as they stream, their
- * size checked against the slot from the object's metadata before a byte is read; the caller records
- * what was learnt with the capture (`inspected`). An upload not captured within `CAPTURE_WINDOW_MS`
- * of its URL's expiry is an orphan (410 `expired`). `row` is the upload row when the caller already
- * read it (undefined: read it here; null: there is none).
+ * Whether an upload key may be captured: it names an upload of this verification and kind (400
+ * otherwise) whose bytes are not orphaned yet (`CAPTURE_WINDOW_MS` after its URL expired: 410).
  */
-export async function resolveUpload(
-  bucket: R2Bucket,
-  db: Db,
-  options: { verificationId: string; objectKey: string; kind: UploadKind; field: string; now: number; row?: UploadRow | null },
-): Promise<StoredUpload> {
-  const row = options.row !== undefined ? options.row : await findUpload(db, options.objectKey);
-  if (!row || row.verificationId !== options.verificationId || row.kind !== options.kind) {
-    throw ApiError.invalid({ [options.field]: `Unknown ${options.field} for this verification; mint one with captures/upload-url.` });
+export function checkSlot(slot: UploadSlot | null, use: UploadUse): ErrorResult | null {
+  if (!slot || slot.verificationId !== use.verificationId || slot.kind !== use.kind) {
+    return errorResult("invalid_request", "The request is invalid.", {
+      [use.field]: `Unknown ${use.field} for this verification; mint one with captures/upload-url.`,
+    });
   }
-  if (options.now >= row.expiresAt + CAPTURE_WINDOW_MS) {
-    throw new ApiError("expired", `This ${options.field} was not captured in time; upload the image again.`);
+  if (use.now >= slot.expiresAt + CAPTURE_WINDOW_MS) {
+    return errorResult("expired", `This ${use.field} was not captured in time; upload the image again.`);
   }
-  if (row.status === "uploaded" && row.sha256 && row.sizeBytes !== null) {
-    return { row, sizeBytes: row.sizeBytes, sha256: row.sha256, sniffedType: row.sniffedType, inspected: null };
+  return null;
+}
+
+/**
+ * Finds the upload behind an `image_key` (or `forensic_buffer_key`) of this verification in D1,
+ * checks it (`checkSlot`) and reads it (`readUpload`).
+ */
+export async function resolveUpload(bucket: R2Bucket, db: Db, use: UploadUse & { objectKey: string }): Promise<StoredUpload> {
+  const slot = await findUpload(db, use.objectKey);
+  const refused = checkSlot(slot, use);
+  if (refused) throw toApiError(refused);
+  return readUpload(bucket, slot!, use);
+}
+
+/**
+ * The bytes of a checked upload. Uploads that went straight to R2 (presigned mode) are read once on
+ * first use, hashed as they stream, their size checked against the slot from the object's metadata
+ * before a byte is read; the caller records what was learnt with the capture (`inspected`). Bytes
+ * the Worker already read (its upload route, or an earlier capture of them) are not read again.
+ */
+export async function readUpload(bucket: R2Bucket, slot: UploadSlot, use: UploadUse): Promise<StoredUpload> {
+  if (slot.status === "uploaded" && slot.sha256 && slot.sizeBytes !== null) {
+    return { row: slot, sizeBytes: slot.sizeBytes, sha256: slot.sha256, sniffedType: slot.sniffedType, inspected: null };
   }
-  const read = await digestEvidence(bucket, row.objectKey, row.maxBytes);
-  if (read.kind === "missing") throw ApiError.invalid({ [options.field]: "Nothing was uploaded to this key yet." });
+  const read = await digestEvidence(bucket, slot.objectKey, slot.maxBytes);
+  if (read.kind === "missing") throw ApiError.invalid({ [use.field]: "Nothing was uploaded to this key yet." });
   if (read.kind === "too_large") {
-    await deleteEvidence(bucket, [row.objectKey]);
-    throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
+    await deleteEvidence(bucket, [slot.objectKey]);
+    throw new ApiError("payload_too_large", `This upload accepts at most ${slot.maxBytes} bytes.`);
   }
   const sniffedType = sniffMediaType(read.head);
   return {
-    row,
+    row: slot,
     sizeBytes: read.size,
     sha256: read.sha256,
     sniffedType,
-    inspected: { id: row.id, sizeBytes: read.size, sha256: read.sha256, sniffedType, uploadedAt: options.now },
+    inspected: { id: slot.id, sizeBytes: read.size, sha256: read.sha256, sniffedType, uploadedAt: use.now },
   };
 }
 

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { uploads } from "../../src/db/schema";
 import { CAPTURE_WINDOW_MS, SWEEP_GRACE_MS } from "../../src/domain/capture/orphans";
-import { UPLOAD_TTL_MS } from "../../src/domain/capture/uploads";
+import { UPLOAD_TTL_MS, type UploadSlot } from "../../src/domain/capture/uploads";
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import { call, callJson, createVerification, db, eventually, seedTenant, type TestTenant } from "../helpers/api";
@@ -205,7 +205,7 @@ describe("direct uploads: the verification's object keeps their slots", () => {
     return { d1, counts };
   }
   const slotOf = (id: string, key: string) =>
-    runInDurableObject(verificationObject(env, id), (_i: VerificationObject, state) => state.storage.kv.get<{ id: string; expiresAt: number }>(`upload:${key}`));
+    runInDurableObject(verificationObject(env, id), (_i: VerificationObject, state) => state.storage.kv.get<UploadSlot>(`upload:${key}`));
   const capture = (id: string, key: string, bytes: Uint8Array, overrides: Record<string, unknown> = {}) =>
     sha256Hex(bytes).then((sha) =>
       callWithEnv({ ...direct, ...overrides }, `/v1/verifications/${id}/captures`, {
@@ -272,7 +272,7 @@ describe("direct uploads: the verification's object keeps their slots", () => {
   it("a redacted verification's slots go with its final sweep", async () => {
     const v = await createVerification(t.key, { max_captures: 3 });
     const key = (await directUpload(v, pngSignatureBytes(500))).image_key;
-    expect(await slotOf(v.id, key)).toBeDefined();
+    expect(await slotOf(v.id, key)).toMatchObject({ objectKey: key, status: "minted" }); // kept before the redaction
     expect((await callJson(`/v1/verifications/${v.id}/redact`, { method: "POST", key: t.key })).status).toBe(200);
     const sweep = await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.get<number>("sweep_at"));
     await setClock(v.id, sweep!);

@@ -245,7 +245,6 @@ async function storeStreaming(bucket: R2Bucket, key: string, contentType: string
 
 /** A stored upload as a capture sees it: its digest, size and sniffed type. */
 export interface StoredUpload {
-  row: UploadSlot;
   sizeBytes: number;
   sha256: string;
   sniffedType: string | null;
@@ -305,7 +304,7 @@ export async function resolveUpload(bucket: R2Bucket, db: Db, use: UploadUse & {
  */
 export async function readUpload(bucket: R2Bucket, slot: UploadSlot, use: UploadUse): Promise<StoredUpload> {
   if (slot.status === "uploaded" && slot.sha256 && slot.sizeBytes !== null) {
-    return { row: slot, sizeBytes: slot.sizeBytes, sha256: slot.sha256, sniffedType: slot.sniffedType, inspected: null };
+    return { sizeBytes: slot.sizeBytes, sha256: slot.sha256, sniffedType: slot.sniffedType, inspected: null };
   }
   const read = await digestEvidence(bucket, slot.objectKey, slot.maxBytes);
   if (read.kind === "missing") throw ApiError.invalid({ [use.field]: "Nothing was uploaded to this key yet." });
@@ -315,7 +314,6 @@ export async function readUpload(bucket: R2Bucket, slot: UploadSlot, use: Upload
   }
   const sniffedType = sniffMediaType(read.head);
   return {
-    row: slot,
     sizeBytes: read.size,
     sha256: read.sha256,
     sniffedType,

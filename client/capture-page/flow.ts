@@ -3,7 +3,7 @@
  * the work still waiting on this device, decides which step the end user is on and when they are done.
  */
 import type { VerificationStatus } from "../../src/db/schema";
-import type { ImageStep, TextStep, UploadStep } from "../../src/domain/verification/config";
+import type { ImageStep, TextStep, UploadStep } from "../../src/model/verification/config";
 import type { MediaType } from "../../src/schemas/steps";
 
 export type { MediaType };

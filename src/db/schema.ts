@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { VerificationConfig } from "../domain/verification/config";
+import type { VerificationConfig } from "../model/verification/config";
 
 /*
  * The system of record. Every timestamp is integer milliseconds since the epoch (UTC); JSON columns

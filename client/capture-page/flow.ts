@@ -2,7 +2,7 @@
  * The capture flow's pure rules (no DOM, unit-tested): what the server said (`GET /v1/verify`), plus
  * the work still waiting on this device, decides which step the end user is on and when they are done.
  */
-import type { VerificationStatus } from "../../src/db/schema";
+import type { VerificationStatus } from "../../src/model/verification/state";
 import type { ImageStep, TextStep, UploadStep } from "../../src/model/verification/config";
 import type { MediaType } from "../../src/schemas/steps";
 

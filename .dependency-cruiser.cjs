@@ -33,19 +33,19 @@ const EXCEPTIONS = [
   },
 ];
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const files = (paths) => paths.filter((p) => !p.endsWith("/"));
 const folders = (paths) => paths.filter((p) => p.endsWith("/"));
 /** A file placed in a layer of its own is not in its folder's layer. */
 const placed = LAYERS.flatMap((l) => files(l.path));
 
 function layerRegex(layer) {
-  const parts = files(layer.path).map((f) => `${escape(f)}$`);
+  const parts = files(layer.path).map((f) => `${escapeRegex(f)}$`);
   const dirs = folders(layer.path);
   if (dirs.length > 0) {
     const inside = placed.filter((f) => dirs.some((d) => f.startsWith(d)) && !layer.path.includes(f));
-    const not = inside.length > 0 ? `(?!${inside.map((f) => `${escape(f)}$`).join("|")})` : "";
-    parts.push(`${not}(?:${dirs.map(escape).join("|")})`);
+    const not = inside.length > 0 ? `(?!${inside.map((f) => `${escapeRegex(f)}$`).join("|")})` : "";
+    parts.push(`${not}(?:${dirs.map(escapeRegex).join("|")})`);
   }
   return `^(?:${parts.join("|")})`;
 }
@@ -61,7 +61,7 @@ const layerRules = LAYERS.slice(1).flatMap((layer, k) => {
       name: `layer: ${layer.name}`,
       severity: "error",
       comment: `${layer.name} may not import from ${LAYERS.slice(0, i).map((l) => l.name).join(", ")} (ARCHITECTURE.md "Layers")`,
-      from: { path: regexes[i], ...(out.length > 0 ? { pathNot: out.map((e) => `^${escape(e.from)}$`) } : {}) },
+      from: { path: regexes[i], ...(out.length > 0 ? { pathNot: out.map((e) => `^${escapeRegex(e.from)}$`) } : {}) },
       to: { path: above },
     },
   ];
@@ -70,8 +70,8 @@ const layerRules = LAYERS.slice(1).flatMap((layer, k) => {
       name: `layer: ${layer.name} (${e.from})`,
       severity: "error",
       comment: `only the written exception: ${e.why}`,
-      from: { path: `^${escape(e.from)}$` },
-      to: { path: above, pathNot: `^${escape(e.to)}$` },
+      from: { path: `^${escapeRegex(e.from)}$` },
+      to: { path: above, pathNot: `^${escapeRegex(e.to)}$` },
     });
   }
   return rules;

@@ -9,7 +9,7 @@ import type { MediaType } from "../../src/schemas/steps";
 export type { MediaType };
 export type Status = VerificationStatus;
 
-/** The server's step shapes (src/domain/verification/config.ts) with the per-step progress `GET /v1/verify` adds. */
+/** The server's step shapes (src/model/verification/config.ts) with the per-step progress `GET /v1/verify` adds. */
 export type ImageStepView = ImageStep & { captured: number };
 export type UploadStepView = UploadStep & { captured: number };
 export type TextStepView = TextStep & { answered: boolean };

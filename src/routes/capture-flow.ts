@@ -50,7 +50,7 @@ app.use("/v1/verifications/:token/progress", cors());
 /**
  * The verification a capture-flow write names, after the client's rate limit (taken for every
  * request, so random ids cost a guesser its budget). The limit per verification is counted by the
- * verification's Durable Object, which every write calls (domain/public-limits.ts).
+ * verification's Durable Object, which every write calls (model/verification/write-window.ts).
  */
 function writable(c: Context<AppEnv>, token: string) {
   return limited(c, findByToken(createDb(c.env.DB), token));

@@ -10,7 +10,7 @@ import { queuePublisher } from "../../events/publisher";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { redactedColumns, redactionTarget } from "../../model/verification/redaction";
-import { toState } from "../../model/verification/state";
+import { toState } from "../../model/verification/record";
 import * as machine from "../../model/verification/transitions";
 
 /*

@@ -1,7 +1,8 @@
 import type { VerificationRecord } from "../../db/verifications";
 import { iso } from "../../lib/time";
 import { IMAGE_STEP_MAX_BYTES } from "./config";
-import { effectiveStatus, toState } from "./state";
+import { toState } from "./record";
+import { effectiveStatus } from "./state";
 import { isReady } from "./transitions";
 
 /**

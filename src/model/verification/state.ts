@@ -1,5 +1,4 @@
 import type { VerificationStatus } from "../../db/schema";
-import type { VerificationRecord } from "../../db/verifications";
 import type { VerificationConfig } from "./config";
 
 export type { VerificationStatus };
@@ -57,26 +56,4 @@ export function capturesInStep(state: Pick<VerificationState, "captures">, stepK
   let n = 0;
   for (const c of state.captures) if (c.stepKey === stepKey) n += 1;
   return n;
-}
-
-/** The state a decision starts from, read off the record as loaded from D1. */
-export function toState(record: VerificationRecord): VerificationState {
-  const { row } = record;
-  return {
-    id: row.id,
-    tenantId: row.tenantId,
-    status: row.status,
-    version: row.version,
-    config: row.config,
-    sealEnabled: row.sealEnabled,
-    createdAt: row.createdAt,
-    expiresAt: row.expiresAt,
-    submittedAt: row.submittedAt,
-    readyAt: row.readyAt,
-    completedAt: row.completedAt,
-    finalizedAt: row.finalizedAt,
-    redactedAt: row.redactedAt,
-    captures: record.captures.map((c) => ({ id: c.id, stepKey: c.stepKey, imageKey: c.imageKey })),
-    answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt }])),
-  };
 }

@@ -21,28 +21,44 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   too_many_requests: 429,
   internal_error: 500,
+  /**
+   * A backing service could not answer: D1, R2 or a Durable Object failed, or the DNS resolver the
+   * webhook URL guard needs. Nothing was written; retry (after `Retry-After` when it is sent).
+   */
   storage_unavailable: 503,
-  service_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+/** Every code but `invalid_request`: they say everything in `message` (no `fields`). */
+export type PlainErrorCode = Exclude<ErrorCode, "invalid_request">;
 export type FieldErrors = Record<string, string>;
+
+/** The codes each status can carry, in ERROR_STATUS order (the OpenAPI document lists them per status). */
+export function codesOfStatus(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+}
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; fields?: FieldErrors };
 }
 
-/** The one error type domain code throws or returns; `onError` turns it into the standard body. */
+/**
+ * The one error type domain code throws or returns; `onError` turns it into the standard body.
+ * `fields` exists only on `invalid_request` (the spec): the constructor's overloads refuse it on any
+ * other code, so every other error says everything in its `message`.
+ */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly fields?: FieldErrors;
   readonly headers?: Record<string, string>;
 
+  constructor(code: "invalid_request", message: string, options?: { fields?: FieldErrors; headers?: Record<string, string> });
+  constructor(code: PlainErrorCode, message: string, options?: { headers?: Record<string, string> });
   constructor(code: ErrorCode, message: string, options: { fields?: FieldErrors; headers?: Record<string, string> } = {}) {
     super(message);
     this.name = "ApiError";
     this.code = code;
-    if (options.fields) this.fields = options.fields;
+    if (options.fields && code === "invalid_request") this.fields = options.fields;
     if (options.headers) this.headers = options.headers;
   }
 
@@ -71,15 +87,20 @@ export interface ErrorResult {
   retryAfter?: number;
 }
 
-export function errorResult(code: ErrorCode, message: string, fields?: FieldErrors): ErrorResult {
-  return { ok: false, error: { code, message, ...(fields ? { fields } : {}) } };
+export function errorResult(code: PlainErrorCode, message: string): ErrorResult {
+  return { ok: false, error: { code, message } };
+}
+
+/** A 400 `invalid_request` as a value, with the inputs it names. */
+export function invalidResult(fields: FieldErrors, message = "The request is invalid."): ErrorResult {
+  return { ok: false, error: { code: "invalid_request", message, fields } };
 }
 
 export function toApiError(result: ErrorResult): ApiError {
-  return new ApiError(result.error.code, result.error.message, {
-    ...(result.error.fields ? { fields: result.error.fields } : {}),
-    ...(result.retryAfter !== undefined ? { headers: { "Retry-After": String(result.retryAfter) } } : {}),
-  });
+  const headers = result.retryAfter !== undefined ? { headers: { "Retry-After": String(result.retryAfter) } } : {};
+  const { code, message, fields } = result.error;
+  if (code === "invalid_request") return new ApiError(code, message, { ...(fields ? { fields } : {}), ...headers });
+  return new ApiError(code, message, headers);
 }
 
 /** Maps hono's own HTTPExceptions (malformed JSON, body limits) into the error model. */
@@ -102,4 +123,23 @@ export function fromHttpException(err: HTTPException): ApiError {
     default:
       return new ApiError("internal_error", "Something went wrong on our side.");
   }
+}
+
+/**
+ * Whether an error came out of a storage binding rather than out of our code: D1 (`D1_ERROR…`, a
+ * lost connection, an overloaded or reset database), R2 (`get: … (10001)`: an operation's name and
+ * R2's numeric code) or a Durable Object (`retryable`/`overloaded`, set by the runtime). Such a
+ * failure answers 503 `storage_unavailable`: the client may retry. A constraint violation nobody
+ * handled is our bug (500), whatever layer raised it.
+ */
+export function isStorageFailure(err: unknown): boolean {
+  for (let current: unknown = err, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+    const flags = current as { retryable?: unknown; overloaded?: unknown };
+    if (flags.retryable === true || flags.overloaded === true) return true;
+    const message = current.message;
+    if (/constraint failed/i.test(message)) return false;
+    if (/\bD1_(ERROR|EXEC_ERROR)\b|D1 DB (is overloaded|storage)|Network connection lost|storage caused object to be reset/.test(message)) return true;
+    if (/^(get|put|head|list|delete|createMultipartUpload|uploadPart|completeMultipartUpload|abortMultipartUpload): .*\(\d{5}\)$/.test(message)) return true;
+  }
+  return false;
 }

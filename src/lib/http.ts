@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
 import { ConfigError } from "../env";
-import { ApiError, fromHttpException } from "./errors";
+import { ApiError, fromHttpException, isStorageFailure } from "./errors";
 import { log } from "./log";
 
 /** Turns anything thrown while handling a request into the standard error body. */
@@ -11,6 +11,7 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
   let apiError: ApiError;
   if (err instanceof ApiError) apiError = err;
   else if (err instanceof HTTPException) apiError = fromHttpException(err);
+  else if (isStorageFailure(err)) apiError = new ApiError("storage_unavailable", "Storage did not answer; retry the request (with the same Idempotency-Key where one applies).", { headers: { "Retry-After": "1" } });
   else apiError = new ApiError("internal_error", "Something went wrong on our side.");
   if (err instanceof ConfigError) {
     log.error({ msg: `configuration invalid: ${err.message}`, request_id: c.get("requestId") });

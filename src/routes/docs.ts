@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { errorResponses } from "../schemas/common";
+import { ErrorBodySchema, errorResponses } from "../schemas/common";
 
 /**
  * `/docs`: Swagger UI, bundled from swagger-ui-dist by scripts/build-page.mjs and served as this
@@ -51,6 +51,8 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     name: "webhook-signature",
     description: "Outbound webhooks (Standard Webhooks): `v1,<base64 HMAC-SHA256(secret, \"<webhook-id>.<webhook-timestamp>.<body>\")>` per active secret, space-separated.",
   });
+  // Any error body: what a path or method no operation has answers (404/405); each status has its own Error<status>.
+  app.openAPIRegistry.register("Error", ErrorBodySchema);
   documentJsonOnlyBodies(app);
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
@@ -82,7 +84,9 @@ const DESCRIPTION = [
     "The dashboard uses the `svc_session` cookie, and its unsafe requests must carry `Origin`. The messaging bot signs each request (`X-Bot-Auth`). " +
     "The capture flow needs no header: the verification id in its path is the credential.",
   "",
-  "**Errors.** Every error is `{\"error\": {\"code\", \"message\", \"fields\"?}}` (schema `Error`), `fields` keyed by the dotted path of each invalid input. " +
+  "**Errors.** Every error is `{\"error\": {\"code\", \"message\", \"fields\"?}}` (schema `Error`; per status `Error400`, `Error409`, … list the codes that status carries). " +
+    "`fields` appears only on `invalid_request`, keyed by the dotted path of each invalid input; every other error says everything in `message`. " +
+    "A backing service that does not answer is 503 `storage_unavailable` (retry). " +
     "A path no operation has answers 404 `not_found`; a known path asked with another method answers 405 `method_not_allowed` with `Allow`. " +
     "The one exception is the link-template list, whose storage failure is `{\"error\": \"storage_unavailable\"}` (schema `LinkTemplateListError`).",
 ].join("\n");

@@ -1,42 +1,75 @@
 import { z } from "@hono/zod-openapi";
+import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../lib/errors";
 
+const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
+const Fields = z
+  .record(z.string(), z.string())
+  .openapi({ description: "Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.", example: { "steps.0.max": "Too small: expected number to be >=1" } });
+
+/** Any error body (what an unknown path or method answers, too). */
 export const ErrorBodySchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: "invalid_request" }),
-      message: z.string(),
-      fields: z.record(z.string(), z.string()).optional().openapi({ example: { "steps.0.max": "Too small: expected number to be >=1" } }),
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: "invalid_request" }),
+      message: Message,
+      fields: Fields.optional(),
     }),
   })
   .openapi("Error");
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: ErrorBodySchema } },
+/**
+ * The error body a status can carry, named per status (`Error409`, …): `code` is one of that
+ * status's codes (lib/errors.ts), and only `invalid_request` has `fields`.
+ */
+function statusErrorSchema(status: number): z.ZodType<ErrorBody> {
+  const codes = codesOfStatus(status);
+  const plain = codes.filter((code) => code !== "invalid_request");
+  const body = (code: z.ZodType, withFields: boolean) => z.object({ error: z.object({ code, message: Message, ...(withFields ? { fields: Fields.optional() } : {}) }) });
+  const plainBody = plain.length > 0 ? body(z.enum(plain as [ErrorCode, ...ErrorCode[]]), false) : null;
+  const schema = codes.includes("invalid_request")
+    ? plainBody
+      ? z.union([body(z.literal("invalid_request"), true), plainBody])
+      : body(z.literal("invalid_request"), true)
+    : plainBody!;
+  return (schema as z.ZodType<ErrorBody>).openapi(`Error${status}`, { description: `Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.` });
+}
+
+const errorResponse = (status: number, description: string) => ({
+  description: `${description}. Codes: ${codesOfStatus(status).map((c) => `\`${c}\``).join(", ")}.`,
+  content: { "application/json": { schema: statusErrorSchema(status) } },
 });
 
 /** Standard error responses, spread into each route's `responses`. */
 export const errorResponses = {
-  400: errorResponse("Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`)"),
-  401: errorResponse("Missing, malformed, revoked or wrong-environment credential (`unauthorized`)"),
-  403: errorResponse("Authenticated but not allowed (`forbidden`)"),
-  404: errorResponse("Unknown resource, or one owned by another tenant (`not_found`)"),
-  409: errorResponse("Conflict with the current state"),
-  410: errorResponse("The verification expired (`expired`) or was redacted (`redacted`)"),
-  413: errorResponse("Payload too large (`payload_too_large`)"),
-  415: errorResponse("Unsupported media type (`unsupported_media_type`)"),
+  400: errorResponse(400, "Invalid request (`fields` only on `invalid_request`)"),
+  401: errorResponse(401, "Missing, malformed, revoked or wrong-environment credential"),
+  403: errorResponse(403, "Authenticated but not allowed"),
+  404: errorResponse(404, "Unknown resource, or one owned by another tenant"),
+  409: errorResponse(409, "Conflict with the current state"),
+  410: errorResponse(410, "The verification (or upload URL) expired, or the verification was redacted"),
+  413: errorResponse(413, "Payload too large"),
+  415: errorResponse(415, "Unsupported media type"),
   429: {
-    ...errorResponse("Rate limited (`too_many_requests`)"),
+    ...errorResponse(429, "Rate limited"),
     headers: z.object({ "Retry-After": z.string().openapi({ description: "Seconds until a new request may succeed", example: "3600" }) }),
   },
-  500: errorResponse("Unexpected error (`internal_error`)"),
-  503: errorResponse("A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`)"),
+  500: errorResponse(500, "Unexpected error; nothing internal is in the body"),
+  503: {
+    ...errorResponse(503, "A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry"),
+    headers: z.object({ "Retry-After": z.string().openapi({ description: "Seconds to wait before retrying", example: "1" }) }),
+  },
 } as const;
 
-export function pickErrors<K extends keyof typeof errorResponses>(...codes: K[]): Pick<typeof errorResponses, K> {
-  const out = {} as Pick<typeof errorResponses, K>;
+/**
+ * The given error responses. Anything that can fail unexpectedly (500) can also find its storage
+ * unavailable, so 500 brings 503 with it.
+ */
+type ErrorStatus = keyof typeof errorResponses;
+export function pickErrors<K extends ErrorStatus>(...codes: K[]): Pick<typeof errorResponses, K | (500 extends K ? 503 : never)> {
+  const out: Partial<Record<ErrorStatus, unknown>> = {};
   for (const code of codes) out[code] = errorResponses[code];
-  return out;
+  if ((codes as ErrorStatus[]).includes(500)) out[503] = errorResponses[503];
+  return out as Pick<typeof errorResponses, K | (500 extends K ? 503 : never)>;
 }
 
 export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({

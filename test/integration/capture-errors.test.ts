@@ -28,6 +28,8 @@ async function refused(verificationId: string, request: () => Promise<{ status: 
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body.error.code).toBe(code);
   expect(typeof res.body.error.message).toBe("string");
+  // Only invalid_request names fields; every other error says it all in its message.
+  if (code !== "invalid_request") expect(res.body.error).not.toHaveProperty("fields");
   expect(await footprint(verificationId)).toEqual(before);
   return res;
 }

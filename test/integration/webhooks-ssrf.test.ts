@@ -5,7 +5,7 @@ import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { receiver } from "../helpers/webhooks";
 
 /** The creation route as a production deployment runs it (live keys, the SSRF guard on). */
-async function createInProduction(body: unknown): Promise<{ status: number; body: any }> {
+async function createInProduction(body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
   const t = await seedTenant();
   const live = await mintApiKey(db(), { tenantId: t.id, environment: "live", scope: "full" });
   return callJson("/v1/verifications", { key: live.plaintext, body, env: { ...env, ENVIRONMENT: "production" } });
@@ -39,10 +39,11 @@ describe("webhook_url SSRF guard at creation (production)", () => {
     expect(await refusedAt(url)).toMatch(message);
   });
 
-  it("a DNS resolver failure refuses creation with 503 service_unavailable and Retry-After (nothing created)", async () => {
+  it("a DNS resolver failure refuses creation with 503 storage_unavailable and Retry-After (nothing created)", async () => {
     const res = await createInProduction({ max_captures: 1, webhook_url: "https://hooks.broken.test/in" });
     expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe("service_unavailable");
+    expect(res.body.error.code).toBe("storage_unavailable");
+    expect(res.headers.get("Retry-After")).toBe("30");
     expect(res.body.error.message).toMatch(/could not be checked/);
   });
 

@@ -1190,17 +1190,17 @@ export interface components {
                 };
             };
         };
-        UploadReceipt: {
-            image_key: string;
-            size_bytes: number;
-            sha256: string;
-        };
         Error: {
             error: {
-                /** @example invalid_request */
-                code: string;
+                /**
+                 * @example invalid_request
+                 * @enum {string}
+                 */
+                code: "invalid_request" | "unknown_step" | "checksum_mismatch" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "step_full" | "invalid_state" | "already_finalized" | "idempotency_conflict" | "expired" | "redacted" | "payload_too_large" | "unsupported_media_type" | "too_many_requests" | "internal_error" | "storage_unavailable";
+                /** @description Human-readable English: everything about the error but its code. */
                 message: string;
                 /**
+                 * @description Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.
                  * @example {
                  *       "steps.0.max": "Too small: expected number to be >=1"
                  *     }
@@ -1208,6 +1208,126 @@ export interface components {
                 fields?: {
                     [key: string]: string;
                 };
+            };
+        };
+        UploadReceipt: {
+            image_key: string;
+            size_bytes: number;
+            sha256: string;
+        };
+        /** @description Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+        Error400: {
+            error: {
+                /** @enum {string} */
+                code: "invalid_request";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+                /**
+                 * @description Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.
+                 * @example {
+                 *       "steps.0.max": "Too small: expected number to be >=1"
+                 *     }
+                 */
+                fields?: {
+                    [key: string]: string;
+                };
+            };
+        } | {
+            error: {
+                /** @enum {string} */
+                code: "unknown_step" | "checksum_mismatch";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `not_found`. */
+        Error404: {
+            error: {
+                /** @enum {string} */
+                code: "not_found";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+        Error409: {
+            error: {
+                /** @enum {string} */
+                code: "step_full" | "invalid_state" | "already_finalized" | "idempotency_conflict";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `expired`, `redacted`. */
+        Error410: {
+            error: {
+                /** @enum {string} */
+                code: "expired" | "redacted";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `payload_too_large`. */
+        Error413: {
+            error: {
+                /** @enum {string} */
+                code: "payload_too_large";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `unsupported_media_type`. */
+        Error415: {
+            error: {
+                /** @enum {string} */
+                code: "unsupported_media_type";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `internal_error`. */
+        Error500: {
+            error: {
+                /** @enum {string} */
+                code: "internal_error";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `storage_unavailable`. */
+        Error503: {
+            error: {
+                /** @enum {string} */
+                code: "storage_unavailable";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `unauthorized`. */
+        Error401: {
+            error: {
+                /** @enum {string} */
+                code: "unauthorized";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `forbidden`. */
+        Error403: {
+            error: {
+                /** @enum {string} */
+                code: "forbidden";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
+        /** @description Codes: `too_many_requests`. */
+        Error429: {
+            error: {
+                /** @enum {string} */
+                code: "too_many_requests";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
             };
         };
         CreateVerificationRequest: {
@@ -2081,67 +2201,78 @@ export interface operations {
                     "application/json": components["schemas"]["UploadReceipt"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2178,40 +2309,51 @@ export interface operations {
                     "application/json": components["schemas"]["VerificationList"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2276,61 +2418,61 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -2338,25 +2480,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2381,40 +2525,51 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2439,22 +2594,33 @@ export interface operations {
                     "application/json": components["schemas"]["PublicVerification"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2481,40 +2647,51 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2540,16 +2717,16 @@ export interface operations {
                     "application/json": components["schemas"]["CaptureFlowView"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -2557,16 +2734,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2601,61 +2789,61 @@ export interface operations {
                     "application/json": components["schemas"]["UploadUrl"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -2663,16 +2851,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2698,40 +2897,51 @@ export interface operations {
                     "application/json": components["schemas"]["CaptureList"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2774,61 +2984,61 @@ export interface operations {
                     "application/json": components["schemas"]["CaptureVerification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -2836,16 +3046,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2881,61 +3102,61 @@ export interface operations {
                     "application/json": components["schemas"]["CaptureVerification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -2943,16 +3164,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2978,43 +3210,43 @@ export interface operations {
                     "application/json": components["schemas"]["CaptureVerification"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -3022,16 +3254,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3068,61 +3311,61 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -3130,16 +3373,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3164,40 +3418,51 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3222,58 +3487,69 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3296,31 +3572,42 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3343,40 +3630,51 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3403,40 +3701,51 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3468,52 +3777,52 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -3521,25 +3830,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3562,13 +3873,24 @@ export interface operations {
                     "application/json": components["schemas"]["SignInProviders"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3598,31 +3920,42 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3647,31 +3980,42 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3704,34 +4048,34 @@ export interface operations {
                     "application/json": components["schemas"]["MagicLinkSent"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -3739,16 +4083,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3812,22 +4167,22 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
         };
@@ -3860,58 +4215,69 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3934,22 +4300,33 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3972,31 +4349,42 @@ export interface operations {
                     "application/json": components["schemas"]["SignedOut"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4019,40 +4407,51 @@ export interface operations {
                     "application/json": components["schemas"]["SignedOutEverywhere"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4075,22 +4474,33 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4123,58 +4533,69 @@ export interface operations {
                     "application/json": components["schemas"]["MintedApiKey"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4199,49 +4620,60 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4264,22 +4696,33 @@ export interface operations {
                     "application/json": components["schemas"]["PhoneList"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4312,58 +4755,69 @@ export interface operations {
                     "application/json": components["schemas"]["Phone"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4388,49 +4842,60 @@ export interface operations {
                     "application/json": components["schemas"]["Phone"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4466,61 +4931,61 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -4528,25 +4993,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4579,58 +5046,69 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4663,67 +5141,78 @@ export interface operations {
                     "application/json": components["schemas"]["BotOtp"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4746,22 +5235,22 @@ export interface operations {
                     "application/json": components["schemas"]["LinkTemplateList"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
             /** @description Storage unavailable */
@@ -4813,67 +5302,69 @@ export interface operations {
                     "application/json": components["schemas"]["LinkTemplate"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4898,40 +5389,51 @@ export interface operations {
                     "application/json": components["schemas"]["LinkTemplate"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4966,85 +5468,87 @@ export interface operations {
                     "application/json": components["schemas"]["LinkTemplate"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency could not answer; retry after `Retry-After` seconds (`service_unavailable`) */
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5069,49 +5573,60 @@ export interface operations {
                     "application/json": components["schemas"]["LinkTemplate"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5203,43 +5718,43 @@ export interface operations {
                     "application/json": components["schemas"]["TrialStarted"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -5247,16 +5762,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5290,85 +5816,96 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5393,40 +5930,51 @@ export interface operations {
                     "application/json": components["schemas"]["Capture"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5462,25 +6010,25 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Rate limited (`too_many_requests`) */
+            /** @description Rate limited. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds until a new request may succeed */
@@ -5488,16 +6036,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5532,76 +6091,87 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The verification expired (`expired`) or was redacted (`redacted`) */
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5626,49 +6196,60 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5691,40 +6272,51 @@ export interface operations {
                     "application/json": components["schemas"]["TenantSettings"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5757,67 +6349,78 @@ export interface operations {
                     "application/json": components["schemas"]["TenantSettings"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, `unknown_step`, `checksum_mismatch`) */
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description Authenticated but not allowed (`forbidden`) */
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Payload too large (`payload_too_large`) */
+            /** @description Payload too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Unsupported media type (`unsupported_media_type`) */
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Unexpected error (`internal_error`) */
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };

@@ -40,7 +40,7 @@ export async function findUploadFor(env: Env, token: string, imageKey: string): 
 /** Refuses capture-flow writes to a verification that is over, before any bytes are stored. */
 export function assertOpen(row: Awaited<ReturnType<typeof findByToken>>, now: number): void {
   const closed = guardOpen(row, now);
-  if (closed) throw new ApiError(closed.error.code, closed.error.message);
+  if (closed) throw toApiError(closed);
   if (row.submittedAt !== null) throw new ApiError("invalid_state", "The end user already submitted this verification.");
 }
 
@@ -64,7 +64,7 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
   const common = await commonFields(ctx, verificationId, body);
   const upload = await readUpload(ctx.env.EVIDENCE, slot, { verificationId, kind: "image", field: "image_key", now: ctx.now });
   if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
-    throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256.", { fields: { image_sha256: "Does not match the uploaded bytes." } });
+    throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256 (the digest sent with the capture).");
   }
   const mediaType = mediaTypeOf(upload.sniffedType);
   if (mediaType !== slot.contentType) {

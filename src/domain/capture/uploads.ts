@@ -31,9 +31,7 @@ export function acceptedContentType(kind: UploadKind, declared: string): string 
   const type = normalizeContentType(declared);
   const allowed: readonly string[] = kind === "forensic_buffer" ? ["image/png"] : MEDIA_TYPES;
   if (!allowed.includes(type)) {
-    throw new ApiError("unsupported_media_type", `A ${kind} upload must be one of ${allowed.join(", ")}.`, {
-      fields: { content_type: `Unsupported: ${type || "(empty)"}.` },
-    });
+    throw new ApiError("unsupported_media_type", `content_type ${JSON.stringify(type || "(empty)")} is not accepted: a ${kind} upload must be one of ${allowed.join(", ")}.`);
   }
   return type;
 }

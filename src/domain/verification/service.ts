@@ -32,7 +32,7 @@ export function assertPublishableMaySet(input: CreateVerificationInput): void {
   const refused = PUBLISHABLE_FORBIDDEN_FIELDS.filter((field) => input[field] !== undefined);
   if (refused.length === 0) return;
   const message = `A publishable key may not set ${refused.join(", ")}: use a link template or a full-scope key.`;
-  throw new ApiError("forbidden", message, { fields: Object.fromEntries(refused.map((f) => [f, "Not allowed with a publishable key."])) });
+  throw new ApiError("forbidden", message);
 }
 
 export interface CreateOptions {

@@ -37,7 +37,7 @@ export async function sendTestEvent(
   const clock = options.now ?? Date.now;
   const guard = await webhookUrlAllowed(url, { local: options.local, resolver: hostResolver(env) });
   if (!guard.ok && guard.reason === "unresolved") {
-    throw new ApiError("service_unavailable", `The URL could not be checked right now: ${guard.message}`, { headers: { "Retry-After": "30" } });
+    throw new ApiError("storage_unavailable", `The URL could not be checked right now: ${guard.message}`, { headers: { "Retry-After": "30" } });
   }
   if (!guard.ok) throw ApiError.invalid({ url: guard.message }, "url is not an allowed webhook destination.");
   await enforceRateLimit(env, `webhook-test:${tenantId}`, TEST_EVENT_LIMIT.limit, TEST_EVENT_LIMIT.windowMs, "Too many test events; try again later.");

@@ -144,12 +144,12 @@ export async function webhookUrlAllowed(raw: string, options: { local: boolean; 
 
 /**
  * At creation: a refused `webhook_url` is a 400 `invalid_request` on that field; one that could not
- * be checked (resolver failure) is a 503 `service_unavailable` to retry, and nothing is created.
+ * be checked (resolver failure) is a 503 `storage_unavailable` to retry, and nothing is created.
  */
 export async function assertWebhookUrlAllowed(env: Env, raw: string, options: { local: boolean }): Promise<void> {
   const result = await webhookUrlAllowed(raw, { local: options.local, resolver: hostResolver(env) });
   if (!result.ok && result.reason === "unresolved") {
-    throw new ApiError("service_unavailable", `webhook_url could not be checked right now: ${result.message}`, { headers: { "Retry-After": "30" } });
+    throw new ApiError("storage_unavailable", `webhook_url could not be checked right now: ${result.message}`, { headers: { "Retry-After": "30" } });
   }
   if (!result.ok) throw ApiError.invalid({ webhook_url: result.message }, "webhook_url is not an allowed webhook destination.");
 }

@@ -1,4 +1,4 @@
-import { errorResult, type ErrorResult } from "../../lib/errors";
+import { errorResult, invalidResult, type ErrorResult } from "../../lib/errors";
 import type { MediaType } from "../../schemas/steps";
 import { evidenceSteps, findStep, IMAGE_STEP_MAX_BYTES, textSteps, type EvidenceStep, type Step } from "./config";
 import { validateAnswer } from "./answers";
@@ -84,9 +84,7 @@ export function chooseStep(state: VerificationState, stepKey: string | undefined
   if (stepKey === undefined) {
     const images = state.config.steps.filter((s) => s.type === "image");
     if (images.length === 0) {
-      return errorResult("unknown_step", "This verification has no image step; name an upload step with step_key.", {
-        step_key: "Required: this verification has only upload steps.",
-      });
+      return errorResult("unknown_step", "This verification has no image step: step_key is required and must name one of its upload steps.");
     }
     const open = images.find((s) => capturesInStep(state, s.key) < s.max);
     if (!open) return errorResult("step_full", "Every image step already holds its maximum number of captures.");
@@ -94,9 +92,8 @@ export function chooseStep(state: VerificationState, stepKey: string | undefined
   }
   const step: Step | undefined = findStep(state.config, stepKey);
   if (!step || step.type === "text") {
-    return errorResult("unknown_step", `No image or upload step has the key ${JSON.stringify(stepKey)}.`, {
-      step_key: step ? "Names a text step; answer it through /answers." : "Unknown step key.",
-    });
+    const why = step ? "it names a text step: answer it through /answers" : "the verification has no step with that key";
+    return errorResult("unknown_step", `step_key ${JSON.stringify(stepKey)} names no image or upload step: ${why}.`);
   }
   if (capturesInStep(state, step.key) >= step.max) {
     return errorResult("step_full", `Step ${JSON.stringify(step.key)} already holds its maximum of ${step.max} captures.`);
@@ -144,12 +141,11 @@ export function recordAnswer(state: VerificationState, stepKey: string, value: s
   if (closed) return closed;
   const step = findStep(state.config, stepKey);
   if (!step || step.type !== "text") {
-    return errorResult("unknown_step", `No text step has the key ${JSON.stringify(stepKey)}.`, {
-      step_key: step ? "Names an evidence step; send a capture instead." : "Unknown step key.",
-    });
+    const why = step ? "it names an evidence step: send a capture instead" : "the verification has no step with that key";
+    return errorResult("unknown_step", `step_key ${JSON.stringify(stepKey)} names no text step: ${why}.`);
   }
   const problem = validateAnswer(step, value);
-  if (problem) return errorResult("invalid_request", problem, { value: problem });
+  if (problem) return invalidResult({ value: problem }, problem);
   const after: VerificationState = { ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } };
   const t = transition(state, state.status, [{ name: "verification.answer.recorded", payload: { step_key: stepKey } }]);
   return { ok: true, transition: withReadiness(state, after, t, now) };

@@ -1,6 +1,6 @@
 import type { UploadRow } from "../../db/uploads";
 import type { VerificationRecord } from "../../db/verifications";
-import { errorResult, type ErrorResult } from "../../lib/errors";
+import { errorResult, invalidResult, type ErrorResult } from "../../lib/errors";
 import type { VerificationConfig } from "./config";
 import { CAPTURE_WINDOW_MS } from "./orphan-sweep";
 
@@ -53,9 +53,7 @@ export interface UploadUse {
  */
 export function checkSlot(slot: UploadSlot | null, use: UploadUse): ErrorResult | null {
   if (!slot || slot.verificationId !== use.verificationId || slot.kind !== use.kind) {
-    return errorResult("invalid_request", "The request is invalid.", {
-      [use.field]: `Unknown ${use.field} for this verification; mint one with captures/upload-url.`,
-    });
+    return invalidResult({ [use.field]: `Unknown ${use.field} for this verification; mint one with captures/upload-url.` });
   }
   if (use.now >= slot.expiresAt + CAPTURE_WINDOW_MS) {
     return errorResult("expired", `This ${use.field} was not captured in time; upload the image again.`);

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord } from "../db/verifications";
-import { assertOpen, captureInline, captureUpload, findByToken, findUploadFor } from "../domain/capture/service";
+import { assertMintable, captureInline, captureUpload, findByToken, findUploadFor } from "../domain/capture/service";
 import { mintUpload } from "../domain/capture/uploads";
 import { UPLOAD_TTL_MS } from "../model/verification/upload-slots";
 import { INLINE_MAX_BYTES } from "../domain/capture/media";
@@ -113,7 +113,7 @@ const uploadUrl = createRoute({
 app.openapi(uploadUrl, async (c) => {
   const now = Date.now();
   const row = await writable(c, c.req.valid("param").token);
-  assertOpen(row, now);
+  assertMintable(row, now);
   const body = c.req.valid("json");
   const s = settings(c.env);
   const minted = await mintUpload(c.env, {

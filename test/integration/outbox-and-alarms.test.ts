@@ -216,7 +216,7 @@ describe("abandonment", () => {
 });
 
 describe("terminal states refuse further changes", () => {
-  it("after the verdict is written: captures, answers, submit and progress are 409 invalid_state", async () => {
+  it("after the verdict is written: a capture or upload URL is step_full (the quota is used), answers and submit 409 invalid_state, progress accepted", async () => {
     const v = await createVerification(t.key, {
       steps: [
         { key: "photo", type: "image", description: "", min: 1, max: 1 },
@@ -226,17 +226,19 @@ describe("terminal states refuse further changes", () => {
     await inlineCapture(v.id);
     const done = await verificationObject(env, v.id).complete(v.id, { verdict: { label: "verified", score: 0.9, signals: {} } });
     expect(done.ok).toBe(true);
-    const attempts = [
-      await inlineCapture(v.id),
+    for (const res of [await inlineCapture(v.id), await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } })]) {
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe("step_full");
+    }
+    for (const res of [
       await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "note", value: "late" } }),
       await callJson(`/v1/verifications/${v.id}/submit`, { method: "POST" }),
-      await callJson(`/v1/verifications/${v.id}/progress`, { body: { schema_version: 1, kind: "abandoned", step: "landing", elapsed_ms: 1 } }),
-      await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } }),
-    ];
-    for (const res of attempts) {
+    ]) {
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe("invalid_state");
     }
+    const progress = await callJson(`/v1/verifications/${v.id}/progress`, { body: { schema_version: 1, kind: "abandoned", step: "landing", elapsed_ms: 1 } });
+    expect(progress.status).toBe(204);
     const fetched = await callJson(`/v1/verifications/${v.id}`, { key: t.key });
     expect(fetched.body.status).toBe("completed");
     expect(fetched.body.verdict.label).toBe("verified");

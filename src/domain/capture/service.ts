@@ -12,7 +12,7 @@ import type { CaptureRequest } from "../../schemas/capture-flow";
 import type { MediaType } from "../../schemas/steps";
 import { belongsTo, deleteEvidence, objectKeyFor, putEvidence } from "../../storage/evidence";
 import type { CaptureFlowRecord } from "../../model/verification/present";
-import { guardOpen } from "../../model/verification/transitions";
+import { checkUploadMint, guardLive } from "../../model/verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
 import { readUpload, resolveUpload } from "./uploads";
 import type { UploadSlot } from "../../model/verification/upload-slots";
@@ -37,11 +37,20 @@ export async function findUploadFor(env: Env, token: string, imageKey: string): 
   return found.upload;
 }
 
-/** Refuses capture-flow writes to a verification that is over, before any bytes are stored. */
-export function assertOpen(row: Awaited<ReturnType<typeof findByToken>>, now: number): void {
-  const closed = guardOpen(row, now);
-  if (closed) throw toApiError(closed);
-  if (row.submittedAt !== null) throw new ApiError("invalid_state", "The end user already submitted this verification.");
+/** Refuses an upload URL before anything is minted (`checkUploadMint`: 410 once dead, 409 `step_full` once every slot is used). */
+export function assertMintable(row: VerificationRow, now: number): void {
+  const refused = checkUploadMint(row, now);
+  if (refused) throw toApiError(refused);
+}
+
+/**
+ * Refuses an inline capture before its bytes are stored when the answer is known from the row: the
+ * link is dead (410), or every slot is used (409 `step_full`). Anything else (which step, a finished
+ * or submitted verification with room left) the Durable Object decides.
+ */
+function assertCapturable(row: VerificationRow, now: number): void {
+  const refused = guardLive(row, now) ?? (row.capturesCount >= row.config.max_captures ? checkUploadMint(row, now) : null);
+  if (refused) throw toApiError(refused);
 }
 
 /** What a capture answers: the end user's view of the verification after it. */
@@ -101,7 +110,7 @@ export async function captureInline(ctx: CaptureContext, row: VerificationRow, b
     throw new ApiError("payload_too_large", `Inline images are limited to ${INLINE_MAX_BYTES} bytes; use captures/upload-url.`);
   }
   const mediaType = mediaTypeOf(sniffMediaType(bytes));
-  assertOpen(row, ctx.now);
+  assertCapturable(row, ctx.now);
   const captureId = newId("capture", ctx.now);
   const imageKey = objectKeyFor(verificationId, captureId, "image");
   const sha256 = await sha256Hex(bytes);

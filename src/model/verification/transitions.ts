@@ -42,16 +42,46 @@ function guardNotRedacted(state: Pick<VerificationState, "redactedAt">): ErrorRe
   return state.redactedAt !== null ? errorResult("redacted", "This verification was redacted: its evidence is erased and it accepts no changes.") : null;
 }
 
-/** Refuses any end-user mutation of a verification that is over (410 expired or redacted, 409 otherwise). */
-export function guardOpen(state: Pick<VerificationState, "status" | "expiresAt" | "readyAt" | "redactedAt">, now: number): ErrorResult | null {
+/**
+ * Refuses any capture-flow write once the link is dead: 410 `redacted`, or 410 `expired` from
+ * `expires_at` on, whatever the evidence state (CONTRACT: a verification whose evidence was complete
+ * before `expires_at` still completes when its analysis lands, but takes nothing more).
+ */
+export function guardLive(state: Pick<VerificationState, "status" | "expiresAt" | "redactedAt">, now: number): ErrorResult | null {
   const redacted = guardNotRedacted(state);
   if (redacted) return redacted;
-  const status = effectiveStatus(state, now);
-  if (status === "expired") return errorResult("expired", "This verification has expired.");
-  if (status === "completed" || status === "failed") {
-    return errorResult("invalid_state", `This verification is ${status} and accepts no more changes.`);
+  if (now >= state.expiresAt || state.status === "expired") return errorResult("expired", "This verification has expired.");
+  return null;
+}
+
+/** A verdict or a failure closed it: 409 `invalid_state` for anything that would add to it. */
+function guardUnfinished(state: Pick<VerificationState, "status">): ErrorResult | null {
+  if (state.status === "completed" || state.status === "failed") {
+    return errorResult("invalid_state", `This verification is ${state.status} and accepts no more changes.`);
   }
   return null;
+}
+
+/** Refuses any end-user mutation of a verification that is over (410 expired or redacted, 409 once finished). */
+export function guardOpen(state: Pick<VerificationState, "status" | "expiresAt" | "redactedAt">, now: number): ErrorResult | null {
+  return guardLive(state, now) ?? guardUnfinished(state);
+}
+
+/** The status an end user's return gives back to an abandoned verification (the spec's `abandoned → partially_captured`). */
+function resumed(state: Pick<VerificationState, "status" | "captures">): VerificationStatus {
+  if (state.status !== "abandoned") return state.status;
+  return state.captures.length > 0 ? "partially_captured" : "pending";
+}
+
+/**
+ * Whether an upload URL may be minted (spec rule 4 before the status: a verification whose captures
+ * fill `max_captures` answers 409 `step_full`, also once its verdict made it `completed`).
+ */
+export function checkUploadMint(state: Pick<VerificationState, "status" | "expiresAt" | "redactedAt" | "submittedAt" | "config"> & { capturesCount: number }, now: number): ErrorResult | null {
+  const dead = guardLive(state, now);
+  if (dead) return dead;
+  if (state.capturesCount >= state.config.max_captures) return errorResult("step_full", "Every capture slot of this verification is used.");
+  return guardUnfinished(state) ?? (state.submittedAt !== null ? errorResult("invalid_state", "The end user already submitted this verification.") : null);
 }
 
 /** Evidence is complete: every evidence step at its max and every required text step answered, or submitted. */
@@ -106,13 +136,16 @@ export function acceptCapture(
   cmd: CaptureCommand,
   now: number,
 ): Decision<{ step: EvidenceStep; seq: number }> {
-  const closed = guardOpen(state, now);
-  if (closed) return closed;
+  const dead = guardLive(state, now);
+  if (dead) return dead;
+  // The step first (spec rule 4): a full step is `step_full` whatever closed the verification.
+  const chosen = chooseStep(state, cmd.stepKey);
+  if ("ok" in chosen) return chosen;
+  const finished = guardUnfinished(state);
+  if (finished) return finished;
   if (state.submittedAt !== null) {
     return errorResult("invalid_state", "The end user already submitted this verification.");
   }
-  const chosen = chooseStep(state, cmd.stepKey);
-  if ("ok" in chosen) return chosen;
   const { step } = chosen;
   const accept: readonly MediaType[] | null = step.type === "upload" ? step.accept : null;
   if (accept && !accept.includes(cmd.mediaType)) {
@@ -147,7 +180,7 @@ export function recordAnswer(state: VerificationState, stepKey: string, value: s
   const problem = validateAnswer(step, value);
   if (problem) return invalidResult({ value: problem }, problem);
   const after: VerificationState = { ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } };
-  const t = transition(state, state.status, [{ name: "verification.answer.recorded", payload: { step_key: stepKey } }]);
+  const t = transition(state, resumed(state), [{ name: "verification.answer.recorded", payload: { step_key: stepKey } }]);
   return { ok: true, transition: withReadiness(state, after, t, now) };
 }
 
@@ -169,16 +202,20 @@ export function submit(state: VerificationState, now: number): Decision<{ alread
     return errorResult("invalid_state", `The verification cannot be submitted yet: ${missing.join("; ")}.`);
   }
   const after = { ...state, submittedAt: now };
-  const t = transition(state, state.status, [{ name: "verification.submitted" }], { submittedAt: now });
+  const t = transition(state, resumed(state), [{ name: "verification.submitted" }], { submittedAt: now });
   return { ok: true, alreadySubmitted: false, transition: withReadiness(state, after, t, now) };
 }
 
 export type ProgressKind = "step_reached" | "camera_permission" | "abandoned";
 
-/** A funnel snapshot; `abandoned` parks an unfinished verification (no webhook fires for it). */
+/**
+ * A funnel snapshot, accepted in any status until the link dies (the page reports `success` after
+ * the verdict too: it overwrites the snapshot); `abandoned` parks an unfinished verification (no
+ * webhook fires for it).
+ */
 export function reportProgress(state: VerificationState, kind: ProgressKind, now: number): Decision {
-  const closed = guardOpen(state, now);
-  if (closed) return closed;
+  const dead = guardLive(state, now);
+  if (dead) return dead;
   const abandons =
     kind === "abandoned" &&
     state.readyAt === null &&
@@ -202,7 +239,8 @@ export function complete(state: VerificationState, now: number, payload: Record<
   if (state.status === "expired" || state.status === "failed") {
     return errorResult("invalid_state", `This verification is ${state.status}.`);
   }
-  if (state.readyAt === null) return errorResult("invalid_state", "The evidence is not complete yet.");
+  // `abandoned` never completes directly: an answer or a submit brings it back first (and only they make it ready).
+  if (state.readyAt === null || state.status === "abandoned") return errorResult("invalid_state", "The evidence is not complete yet.");
   return {
     ok: true,
     transition: transition(state, "completed", [{ name: "verification.completed", payload }], { completedAt: now }),

@@ -68,8 +68,31 @@ describe("acceptCapture", () => {
     }
   });
 
-  it("refuses after expires_at even before the alarm", () => {
+  it("refuses after expires_at even before the alarm, whatever the evidence state", () => {
     expect(m.acceptCapture(state({ expiresAt: NOW }), capture(), NOW)).toMatchObject({ ok: false, error: { code: "expired" } });
+    // Evidence complete (ready, analysis pending) or a verdict written: still 410 once expires_at passed.
+    const full = [{ id: "a", stepKey: "front", imageKey: "1" }, { id: "b", stepKey: "front", imageKey: "2" }];
+    expect(m.acceptCapture(state({ expiresAt: NOW, readyAt: NOW - 1, status: "partially_captured", captures: full }), capture("front"), NOW)).toMatchObject({ ok: false, error: { code: "expired" } });
+    expect(m.acceptCapture(state({ expiresAt: NOW, readyAt: NOW - 1, status: "completed", captures: full }), capture("front"), NOW)).toMatchObject({ ok: false, error: { code: "expired" } });
+  });
+
+  it("a full step is step_full whatever closed the verification (spec rule 4); a finished one with room is invalid_state", () => {
+    const full = [{ id: "a", stepKey: "front", imageKey: "1" }, { id: "b", stepKey: "front", imageKey: "2" }];
+    for (const status of ["completed", "failed"] as const) {
+      expect(m.acceptCapture(state({ status, captures: full }), capture("front"), NOW)).toMatchObject({ ok: false, error: { code: "step_full" } });
+      expect(m.acceptCapture(state({ status, captures: full }), capture("back"), NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    }
+    expect(m.acceptCapture(state({ submittedAt: NOW - 1, captures: full }), capture("front"), NOW)).toMatchObject({ ok: false, error: { code: "step_full" } });
+  });
+
+  it("an upload URL: 410 once dead, step_full once max_captures is used (also completed), invalid_state when finished with room", () => {
+    const used = { capturesCount: 4 };
+    expect(m.checkUploadMint({ ...state(), capturesCount: 0 }, NOW)).toBeNull();
+    expect(m.checkUploadMint({ ...state({ status: "completed" }), ...used }, NOW)).toMatchObject({ ok: false, error: { code: "step_full" } });
+    expect(m.checkUploadMint({ ...state({ status: "completed" }), capturesCount: 1 }, NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.checkUploadMint({ ...state({ submittedAt: NOW - 1 }), capturesCount: 1 }, NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.checkUploadMint({ ...state({ status: "completed", expiresAt: NOW }), ...used }, NOW)).toMatchObject({ ok: false, error: { code: "expired" } });
+    expect(m.checkUploadMint({ ...state({ readyAt: NOW - 1, expiresAt: NOW }), capturesCount: 1 }, NOW)).toMatchObject({ ok: false, error: { code: "expired" } });
   });
 
   it("keyless lands in the first image step with capacity, never in an upload step", () => {
@@ -134,7 +157,16 @@ describe("recordAnswer", () => {
     const d = m.recordAnswer(state({ status }), "note", "hello", NOW);
     if (status === "completed" || status === "failed") expect(d).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     else if (status === "expired") expect(d).toMatchObject({ ok: false, error: { code: "expired" } });
+    else if (status === "abandoned") expect(d).toMatchObject({ ok: true, transition: { status: "pending" } });
     else expect(d).toMatchObject({ ok: true, transition: { status } });
+  });
+
+  it("an answer brings an abandoned verification back (partially_captured with captures, else pending) before it can complete", () => {
+    const capturesDone = [{ id: "a", stepKey: "front", imageKey: "1" }, { id: "b", stepKey: "front", imageKey: "2" }, { id: "c", stepKey: "back", imageKey: "3" }, { id: "d", stepKey: "docs", imageKey: "4" }];
+    const d = m.recordAnswer(state({ status: "abandoned", captures: capturesDone }), "plate", "AB12", NOW);
+    // The answer that completes the evidence: ready, and back to partially_captured, never straight to completed.
+    expect(d).toMatchObject({ ok: true, transition: { status: "partially_captured", patch: { readyAt: NOW } } });
+    expect(m.complete(state({ status: "abandoned", readyAt: NOW }), NOW, {})).toMatchObject({ ok: false, error: { code: "invalid_state" } });
   });
 });
 
@@ -148,12 +180,18 @@ describe("submit", () => {
     expect(d).toMatchObject({ ok: true, alreadySubmitted: false, transition: { patch: { submittedAt: NOW, readyAt: NOW } } });
     expect(m.submit({ ...ready, submittedAt: NOW, readyAt: NOW }, NOW + 1)).toMatchObject({ ok: true, alreadySubmitted: true });
   });
+
+  it("a submit brings an abandoned verification back to partially_captured", () => {
+    const abandoned = state({ status: "abandoned", captures: [{ id: "a", stepKey: "front", imageKey: "1" }], answers: { plate: { value: "X1", answeredAt: NOW } } });
+    expect(m.submit(abandoned, NOW)).toMatchObject({ ok: true, transition: { status: "partially_captured", patch: { submittedAt: NOW, readyAt: NOW } } });
+  });
 });
 
 describe("reportProgress", () => {
   it.each(ALL)("abandoned from %s", (status) => {
     const d = m.reportProgress(state({ status }), "abandoned", NOW);
-    if (status === "completed" || status === "failed") expect(d).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    // A finished verification takes the snapshot (the page reports after the verdict) and keeps its status.
+    if (status === "completed" || status === "failed") expect(d).toMatchObject({ ok: true, transition: { status, events: [] } });
     else if (status === "expired") expect(d).toMatchObject({ ok: false, error: { code: "expired" } });
     else if (status === "abandoned") expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [] } });
     else expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [{ name: "verification.abandoned" }] } });
@@ -182,7 +220,7 @@ describe("expire / complete / fail / finalize", () => {
 
   it.each(ALL)("complete from %s", (status) => {
     const ready = m.complete(state({ status, readyAt: NOW - 1 }), NOW, {});
-    if (status === "completed" || status === "expired" || status === "failed") expect(ready).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    if (status === "completed" || status === "expired" || status === "failed" || status === "abandoned") expect(ready).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     else expect(ready).toMatchObject({ ok: true, transition: { status: "completed", patch: { completedAt: NOW } } });
     expect(m.complete(state({ status, readyAt: null }), NOW, {})).toMatchObject({ ok: false });
   });

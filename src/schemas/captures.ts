@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
+import { AttestationSchema } from "./verification";
 
 /* The Capture resource (domain/evidence/present.ts builds it; analysis-view.ts its `analysis`). */
 
@@ -84,16 +85,7 @@ export const CaptureSchema = z
         is_mock: z.boolean(),
       })
       .optional(),
-    attestation: z
-      .object({
-        verdict: z.enum(["pass", "fail", "error"]),
-        checked_at: DateTime,
-        provider: z.string(),
-        hostname: z.string().optional(),
-        action: z.string().optional(),
-        error_codes: z.array(z.string()).optional(),
-      })
-      .optional(),
+    attestation: AttestationSchema.optional(),
     image_url: SignedUrl("The stored image; absent once redacted"),
     thumbnail_url: SignedUrl("A JPEG of at most 480 px on its longest side; absent when the pixels could not be decoded (see `analysis.notes`)"),
     depth_map_url: SignedUrl("The capture's forensic buffer (16-bit PNG depth map), when it has one"),

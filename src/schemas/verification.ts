@@ -17,8 +17,8 @@ export const ConfigSchema = z
     signals_required: z.array(z.enum(SIGNALS)),
     mode: z.enum(["verification", "audit"]).optional(),
     context: ContextSchema.optional(),
-    webhook_url: z.string().optional(),
-    notify_email: z.string().optional(),
+    webhook_url: z.url().optional(),
+    notify_email: z.email().optional(),
     metadata: z.record(z.string(), z.string()).optional(),
     expected_location: z.string().optional(),
     expected_object: z.string().optional(),
@@ -32,16 +32,19 @@ const NotAssessed = z
   .object({ status: z.literal("not_assessed"), reason: z.enum(NOT_ASSESSED_REASONS) })
   .openapi("NotAssessed", { description: "A required signal that could not be assessed; the label is then not `verified` (docs/signals.md)." });
 
+const Confidence = z.number().min(0).max(1);
+const Unit = z.number().min(0).max(1);
+
 export const VerdictSchema = z
   .object({
     label: z.enum(VERDICT_LABELS),
     score: z.number().min(0).max(1),
     signals: z.object({
-      screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
-      ai_detection: z.union([z.object({ label: z.enum(["likely_human", "likely_ai", "unknown"]), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
-      reverse_search: z.union([z.object({ found_online: z.boolean(), match_count: z.int() }), NotApplicable, NotAssessed]).optional(),
-      depth: z.union([z.object({ source: z.string(), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
-      context_match: z.union([z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), confidence: z.number() }), NotApplicable, NotAssessed]).optional(),
+      screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
+      ai_detection: z.union([z.object({ label: z.enum(["likely_human", "likely_ai", "unknown"]), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
+      reverse_search: z.union([z.object({ found_online: z.boolean(), match_count: z.int().min(0) }), NotApplicable, NotAssessed]).optional(),
+      depth: z.union([z.object({ source: z.string(), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
+      context_match: z.union([z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
     }),
     reason_code: z
       .enum(["screen_detected", "ai_generated", "context_mismatch", "reverse_search_match", "depth_anomaly", "not_assessed"])
@@ -52,26 +55,70 @@ export const VerdictSchema = z
   })
   .openapi("Verdict");
 
-const Dimension = z.object({ score: z.number(), evidence: z.string(), concerns: z.array(z.string()).optional() });
+const Concerns = z.array(z.string().min(1).max(300)).max(12);
+const Dimension = z.object({ score: Unit, evidence: z.string().min(1).max(1000), concerns: Concerns.optional() });
 
 export const CaseAnalysisSchema = z
   .object({
-    overall_risk_score: z.number(),
-    confidence: z.number(),
+    overall_risk_score: Unit,
+    confidence: Unit,
     dimensions: z.object({
       narrative_image_match: Dimension.optional(),
       cross_image_consistency: Dimension,
       physical_plausibility: Dimension,
     }),
     review_priority: z.enum(["low", "medium", "high"]),
-    uncertainty_areas: z.array(z.string()),
-    model: z.string(),
-    rubric_version: z.int().optional(),
-    consistency_level: z.number().optional(),
-    analysis: z.array(z.object({ capture_id: z.string(), ai: z.enum(["low", "medium", "high"]), screen: z.boolean() })).optional(),
-    text_analysis: z.string().optional(),
+    uncertainty_areas: Concerns,
+    model: z.string().min(1).max(200),
+    rubric_version: z.int().min(1).max(10).optional(),
+    consistency_level: Unit.optional(),
+    analysis: z.array(z.object({ capture_id: z.string().min(1).max(64), ai: z.enum(["low", "medium", "high"]), screen: z.boolean() })).max(25).optional(),
+    text_analysis: z.string().min(1).max(2000).optional(),
   })
   .openapi("CaseAnalysis");
+
+const Point = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) });
+
+export const LocationMatchSchema = z
+  .object({
+    status: z.enum(["verified", "no_match", "ungeocoded", "rejected"]).openapi({
+      description: "`verified`: the capture is within `tolerance_m` of the address; `no_match`: farther; `ungeocoded`: no comparison (address unresolvable or no GPS fix); `rejected`: the device reported a mock location.",
+    }),
+    expected_location: z.string(),
+    observed_location: z.string().nullable().openapi({ description: "The fix compared, in words (null without one)." }),
+    expected_point: Point.nullable(),
+    observed_point: Point.nullable(),
+    distance_m: z.int().min(0).nullable(),
+    tolerance_m: z.int().min(0).nullable().openapi({ description: "The radius the distance was compared with: the largest of 100 m, twice the fix's accuracy and the address's uncertainty." }),
+    source: z.enum(["device", "exif"]).nullable().openapi({ description: "Where the fix came from: the capture request's `location` (device) or the photo's EXIF GPS." }),
+  })
+  .openapi("LocationMatch");
+
+export const ConditionSchema = z
+  .union([
+    z.object({
+      score: z.number().min(0).max(10).openapi({ description: "The one-decimal average of the scored aspects." }),
+      label: z.enum(["good", "fair", "poor"]).openapi({ description: "`good` ≥ 7.5, `fair` ≥ 5, otherwise `poor`." }),
+      aspects: z.array(z.object({ name: z.string().min(1).max(40), score: z.number().min(0).max(10), reasoning: z.string() })),
+    }),
+    z.object({
+      status: z.literal("not_assessed").openapi({ description: "No aspect could be scored (no vision provider, or it could not judge): no invented number." }),
+      reason: z.string(),
+      aspects: z.array(z.object({ name: z.string().min(1).max(40), reasoning: z.string() })),
+    }),
+  ])
+  .openapi("Condition");
+
+export const AttestationSchema = z
+  .object({
+    verdict: z.enum(["pass", "fail", "error"]).openapi({ description: "`error`: the token could not be checked (no verifier configured, a timeout): never a pass." }),
+    checked_at: DateTime,
+    provider: z.string().openapi({ description: "`siteverify` (a Turnstile-compatible endpoint) or `none`." }),
+    hostname: z.string().optional(),
+    action: z.string().optional(),
+    error_codes: z.array(z.string()).optional(),
+  })
+  .openapi("Attestation", { description: "The browser attestation token's check, recorded on the capture (a signal, not a gate)." });
 
 export const VerificationSchema = z
   .object({
@@ -86,7 +133,7 @@ export const VerificationSchema = z
       .openapi({ description: "The link template (and its version) this verification was started from." }),
     captures_count: z.int().min(0),
     config: ConfigSchema,
-    answers: z.record(z.string(), z.object({ value: z.string(), answered_at: DateTime })).optional(),
+    answers: z.record(z.string(), z.object({ value: z.string().min(1).max(2000), answered_at: DateTime })).optional(),
     record_seal: z
       .object({
         algorithm: z.literal("sha256"),
@@ -95,16 +142,16 @@ export const VerificationSchema = z
         answers_provenance: z.literal("user_declared"),
       })
       .optional(),
-    captures: z.array(z.object({ id: z.string(), step_key: z.string(), created_at: DateTime, attestation: z.record(z.string(), z.unknown()).optional() })),
+    captures: z.array(z.object({ id: z.string(), step_key: z.string(), created_at: DateTime, attestation: AttestationSchema.optional() })),
     submitted_at: DateTime.optional(),
     completed_at: DateTime.optional(),
     failure_reason: z.string().optional().openapi({ description: "Why the verification failed (status `failed`), e.g. the evidence could not be analysed." }),
     verdict: VerdictSchema.optional(),
-    narrative: z.string().optional(),
+    narrative: z.string().min(1).max(2000).optional(),
     case_analysis: CaseAnalysisSchema.optional(),
     object_match: z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), expected_object: z.string() }).optional(),
-    location_match: z.record(z.string(), z.unknown()).optional(),
-    condition: z.record(z.string(), z.unknown()).optional(),
+    location_match: LocationMatchSchema.optional(),
+    condition: ConditionSchema.optional(),
     progress: z.record(z.string(), z.unknown()).optional().openapi({ description: "Operator (session) reads only." }),
     review: ReviewSchema.optional().openapi({ description: "The latest operator review; the machine `verdict` never changes. Every review is on the timeline." }),
     redacted_at: DateTime.optional().openapi({

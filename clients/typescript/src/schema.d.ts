@@ -946,9 +946,7 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 created_at: string;
-                attestation?: {
-                    [key: string]: unknown;
-                };
+                attestation?: components["schemas"]["Attestation"];
             }[];
             /**
              * Format: date-time
@@ -970,12 +968,8 @@ export interface components {
                 status: "match" | "mismatch" | "inconclusive";
                 expected_object: string;
             };
-            location_match?: {
-                [key: string]: unknown;
-            };
-            condition?: {
-                [key: string]: unknown;
-            };
+            location_match?: components["schemas"]["LocationMatch"];
+            condition?: components["schemas"]["Condition"];
             /** @description Operator (session) reads only. */
             progress?: {
                 [key: string]: unknown;
@@ -995,7 +989,9 @@ export interface components {
             /** @enum {string} */
             mode?: "verification" | "audit";
             context?: components["schemas"]["Context"];
+            /** Format: uri */
             webhook_url?: string;
+            /** Format: email */
             notify_email?: string;
             metadata?: {
                 [key: string]: string;
@@ -1051,6 +1047,24 @@ export interface components {
             attributes?: {
                 [key: string]: string | number | boolean;
             };
+        };
+        /** @description The browser attestation token's check, recorded on the capture (a signal, not a gate). */
+        Attestation: {
+            /**
+             * @description `error`: the token could not be checked (no verifier configured, a timeout): never a pass.
+             * @enum {string}
+             */
+            verdict: "pass" | "fail" | "error";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            checked_at: string;
+            /** @description `siteverify` (a Turnstile-compatible endpoint) or `none`. */
+            provider: string;
+            hostname?: string;
+            action?: string;
+            error_codes?: string[];
         };
         Verdict: {
             /** @enum {string} */
@@ -1158,6 +1172,57 @@ export interface components {
                 screen: boolean;
             }[];
             text_analysis?: string;
+        };
+        LocationMatch: {
+            /**
+             * @description `verified`: the capture is within `tolerance_m` of the address; `no_match`: farther; `ungeocoded`: no comparison (address unresolvable or no GPS fix); `rejected`: the device reported a mock location.
+             * @enum {string}
+             */
+            status: "verified" | "no_match" | "ungeocoded" | "rejected";
+            expected_location: string;
+            /** @description The fix compared, in words (null without one). */
+            observed_location: string | null;
+            expected_point: {
+                lat: number;
+                lng: number;
+            } | null;
+            observed_point: {
+                lat: number;
+                lng: number;
+            } | null;
+            distance_m: number | null;
+            /** @description The radius the distance was compared with: the largest of 100 m, twice the fix's accuracy and the address's uncertainty. */
+            tolerance_m: number | null;
+            /**
+             * @description Where the fix came from: the capture request's `location` (device) or the photo's EXIF GPS.
+             * @enum {string|null}
+             */
+            source: "device" | "exif" | null;
+        };
+        Condition: {
+            /** @description The one-decimal average of the scored aspects. */
+            score: number;
+            /**
+             * @description `good` ≥ 7.5, `fair` ≥ 5, otherwise `poor`.
+             * @enum {string}
+             */
+            label: "good" | "fair" | "poor";
+            aspects: {
+                name: string;
+                score: number;
+                reasoning: string;
+            }[];
+        } | {
+            /**
+             * @description No aspect could be scored (no vision provider, or it could not judge): no invented number.
+             * @enum {string}
+             */
+            status: "not_assessed";
+            reason: string;
+            aspects: {
+                name: string;
+                reasoning: string;
+            }[];
         };
         /** @description The latest operator review; the machine `verdict` never changes. Every review is on the timeline. */
         Review: {
@@ -1869,7 +1934,9 @@ export interface components {
             steps: components["schemas"]["Step"][];
             signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             context?: components["schemas"]["Context"];
+            /** Format: uri */
             webhook_url?: string;
+            /** Format: email */
             notify_email?: string;
             metadata?: {
                 [key: string]: string;
@@ -2022,19 +2089,7 @@ export interface components {
                 accuracy_m?: number;
                 is_mock: boolean;
             };
-            attestation?: {
-                /** @enum {string} */
-                verdict: "pass" | "fail" | "error";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                checked_at: string;
-                provider: string;
-                hostname?: string;
-                action?: string;
-                error_codes?: string[];
-            };
+            attestation?: components["schemas"]["Attestation"];
             /**
              * Format: uri
              * @description The stored image; absent once redacted: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).

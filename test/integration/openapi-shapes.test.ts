@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { callJson } from "../helpers/api";
+
+/*
+ * The served document types every part of a Verification the spec describes, with the spec's
+ * bounds: the contract checker (test/helpers/contract-fetch.ts) then holds every response of the
+ * suite to them.
+ */
+describe("the OpenAPI document types the Verification to the spec", () => {
+  it("location_match, condition (both shapes) and captures[].attestation are typed, with the spec's bounds", async () => {
+    const doc = (await callJson("/v1/openapi.json")).body;
+    const s = doc.components.schemas;
+    const v = s.Verification.properties;
+    expect(v.location_match.$ref).toBe("#/components/schemas/LocationMatch");
+    expect(v.condition.$ref).toBe("#/components/schemas/Condition");
+    expect(v.captures.items.properties.attestation.$ref).toBe("#/components/schemas/Attestation");
+    expect(s.LocationMatch.properties.status.enum).toEqual(["verified", "no_match", "ungeocoded", "rejected"]);
+    expect(s.LocationMatch.required).toEqual(expect.arrayContaining(["status", "expected_location", "observed_location", "expected_point", "observed_point", "distance_m"]));
+    const [scored, unassessed] = s.Condition.anyOf ?? s.Condition.oneOf;
+    expect(scored.properties.score).toMatchObject({ minimum: 0, maximum: 10 });
+    expect(scored.properties.label.enum).toEqual(["good", "fair", "poor"]);
+    expect(unassessed.properties.status.enum).toEqual(["not_assessed"]);
+    expect(unassessed.required).toEqual(expect.arrayContaining(["status", "reason", "aspects"]));
+    expect(s.Attestation.properties.verdict.enum).toEqual(["pass", "fail", "error"]);
+
+    const signals = s.Verdict.properties.signals.properties;
+    const evaluated = (name: string) => signals[name].anyOf[0].properties;
+    for (const name of ["screen_detection", "ai_detection", "depth", "context_match"]) expect(evaluated(name).confidence, name).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(evaluated("reverse_search").match_count).toMatchObject({ minimum: 0 });
+    expect(v.narrative).toMatchObject({ maxLength: 2000 });
+    expect(v.answers.additionalProperties.properties.value).toMatchObject({ minLength: 1, maxLength: 2000 });
+
+    const ca = s.CaseAnalysis.properties;
+    expect(ca.rubric_version).toMatchObject({ minimum: 1, maximum: 10 });
+    for (const unit of [ca.overall_risk_score, ca.confidence, ca.consistency_level]) expect(unit).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(ca.uncertainty_areas).toMatchObject({ maxItems: 12, items: { minLength: 1, maxLength: 300 } });
+    expect(ca.analysis).toMatchObject({ maxItems: 25 });
+    expect(ca.text_analysis).toMatchObject({ minLength: 1, maxLength: 2000 });
+    expect(ca.model).toMatchObject({ minLength: 1, maxLength: 200 });
+    expect(ca.dimensions.properties.physical_plausibility.properties.evidence).toMatchObject({ minLength: 1, maxLength: 1000 });
+
+    expect(s.Config.properties.webhook_url).toMatchObject({ format: "uri" });
+    expect(s.Config.properties.notify_email).toMatchObject({ format: "email" });
+  });
+});

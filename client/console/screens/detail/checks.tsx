@@ -16,7 +16,7 @@ export function IndependentChecks(props: { verification: Verification }) {
   const words = location ? LOCATION_WORDS[String(location.status)] : undefined;
   const expected = isPoint(location?.expected_point) ? location.expected_point : undefined;
   const observed = isPoint(location?.observed_point) ? location.observed_point : undefined;
-  const aspects = Array.isArray(condition?.aspects) ? (condition.aspects as Array<{ name: string; score: number; reasoning: string }>) : [];
+  const aspects: Array<{ name: string; score?: number; reasoning: string }> = condition?.aspects ?? [];
   return (
     <dl class="facts">
       {location ? (
@@ -52,12 +52,12 @@ export function IndependentChecks(props: { verification: Verification }) {
         <>
           <dt>Condition</dt>
           <dd>
-            {typeof condition.score === "number" ? `${condition.score} / 10 (${String(condition.label)})` : String(condition.status ?? "not assessed")}
+            {"score" in condition ? `${condition.score} / 10 (${condition.label})` : `Not assessed: ${condition.reason}`}
             {aspects.length > 0 ? (
               <ul class="plain">
                 {aspects.map((a) => (
                   <li key={a.name}>
-                    {a.name}: {a.score} / 10. {a.reasoning}
+                    {a.name}: {a.score !== undefined ? `${a.score} / 10.` : "not scored."} {a.reasoning}
                   </li>
                 ))}
               </ul>

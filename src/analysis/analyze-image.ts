@@ -140,12 +140,17 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   };
   const signals: VerdictSignals = {};
   let vision: VisionJudgement | null = null;
+  // A file no decoder can read as an image is not evidence of anything: its metadata, its depth map
+  // and its bytes on the web are not looked at as if they belonged to a photograph.
+  const notAnImage = pixelsMissing === "undecodable_image";
   if (input.uploaded) {
     signals.screen_detection = NOT_APPLICABLE;
     signals.ai_detection = NOT_APPLICABLE;
     signals.reverse_search = NOT_APPLICABLE;
     signals.depth = NOT_APPLICABLE;
     signals.context_match = NOT_APPLICABLE;
+  } else if (notAnImage) {
+    for (const key of ["screen_detection", "ai_detection", "reverse_search", "depth"] as const) signals[key] = notAssessed("undecodable_image");
   } else {
     signals.screen_detection = screenSignal(observed.screen_detection, pixelsMissing);
     signals.ai_detection = observed.ai_detection;
@@ -166,7 +171,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     else if (!pixels?.thumbnail) vision = inconclusive({ ...parts, image: new Uint8Array() }, { provider: judge.name, model: "none" }, "pixels unavailable for the vision provider");
     else vision = await time("vision", () => judge.judge({ ...parts, image: encodeThumbnailJpeg(pixels!.thumbnail!) }));
   }
-  if (!input.uploaded && input.required.includes("context")) signals.context_match = contextSignal(vision, judge !== null, pixelsMissing);
+  if (!input.uploaded && input.required.includes("context")) signals.context_match = notAnImage ? notAssessed("undecodable_image") : contextSignal(vision, judge !== null, pixelsMissing);
   notes.push(...signalNotes(signals, vision, input.required));
 
   return {

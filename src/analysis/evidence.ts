@@ -114,6 +114,15 @@ export interface VerdictSignals {
   context_match?: ContextResult | NotApplicable | NotAssessed;
 }
 
+/** `verdict.assessment`: how much of what the verification requires was evaluated. */
+export type Assessment = "complete" | "partial" | "none";
+
+/** `complete` when everything evaluated could be, `partial` when some could not, `none` when nothing was evaluated. */
+export function assessmentOf(evaluated: number, missing: number): Assessment {
+  if (evaluated === 0) return "none";
+  return missing > 0 ? "partial" : "complete";
+}
+
 export function isNotApplicable(value: unknown): value is NotApplicable {
   return typeof value === "object" && value !== null && (value as { status?: unknown }).status === "not_applicable";
 }

@@ -1,11 +1,13 @@
 import type { SignalName } from "../schemas/verification-create";
 import {
+  assessmentOf,
   NOT_APPLICABLE,
   isNotApplicable,
   isNotAssessed,
   notAssessed,
   round2,
   type AiResult,
+  type Assessment,
   type ContextResult,
   type DepthResult,
   type NotAssessed,
@@ -51,8 +53,12 @@ export interface Verdict {
   score: number;
   signals: Record<string, unknown>;
   reason_code?: ReasonCode;
-  /** `partial` when a required signal could not be assessed on some live capture. */
-  assessment: "complete" | "partial";
+  /**
+   * `complete`: every required signal was evaluated on the live captures; `partial`: some were and
+   * some could not be; `none`: nothing was evaluated (every signal not applicable, as for uploads
+   * or audit mode, none required, or none could be assessed).
+   */
+  assessment: Assessment;
   /** The `signals` keys that could not be assessed (on at least one live capture). */
   not_assessed: string[];
 }
@@ -78,6 +84,7 @@ export function aggregateVerdict(required: readonly SignalName[], captures: Capt
   const trips: Trip[] = [];
   const support: number[] = [];
   const missing: string[] = [];
+  let evaluated = 0;
   for (const name of required) {
     const key = SIGNAL_KEYS[name];
     const values = live.map((c) => c.signals[key]).filter((v) => v !== undefined && !isNotApplicable(v));
@@ -88,6 +95,7 @@ export function aggregateVerdict(required: readonly SignalName[], captures: Capt
     const unassessed = values.filter((v): v is NotAssessed => isNotAssessed(v));
     const assessed = values.filter((v) => !isNotAssessed(v));
     const combined = assessed.length > 0 ? combine(name, assessed as never[]) : null;
+    if (combined) evaluated += 1;
     if (unassessed.length > 0) missing.push(key);
     if (combined?.trip) {
       signals[key] = combined.wire;
@@ -99,7 +107,7 @@ export function aggregateVerdict(required: readonly SignalName[], captures: Capt
       support.push(combined.support);
     }
   }
-  const assessment = { assessment: missing.length > 0 ? ("partial" as const) : ("complete" as const), not_assessed: missing };
+  const assessment = { assessment: assessmentOf(evaluated, missing.length), not_assessed: missing };
   if (trips.length > 0) {
     trips.sort((a, b) => REASON_PRIORITY.indexOf(a.reason) - REASON_PRIORITY.indexOf(b.reason));
     const strongest = Math.max(...trips.map((t) => t.confidence));

@@ -50,7 +50,11 @@ export const VerdictSchema = z
       .enum(["screen_detected", "ai_generated", "context_mismatch", "reverse_search_match", "depth_anomaly", "not_assessed"])
       .optional()
       .openapi({ description: "`not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped." }),
-    assessment: z.enum(["complete", "partial"]).openapi({ description: "`partial` when a required signal could not be assessed on a live capture." }),
+    assessment: z.enum(["complete", "partial", "none"]).openapi({
+      description:
+        "`complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); " +
+        "`none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.",
+    }),
     not_assessed: z.array(z.string()).openapi({ description: "The `signals` keys that could not be assessed." }),
   })
   .openapi("Verdict");

@@ -109,7 +109,7 @@ describe("analysis end to end (real queue consumer)", () => {
         screen_detection: { status: "not_applicable", reason: "uploaded_content" },
         ai_detection: { status: "not_applicable", reason: "uploaded_content" },
       },
-      assessment: "complete",
+      assessment: "none",
       not_assessed: [],
     });
   });

@@ -203,6 +203,6 @@ describe("captures whose pixels cannot be decoded", () => {
       expect(capture.analysis.signals[key], key).toMatchObject({ status: "not_assessed", reason: "undecodable_image" });
       expect(capture.analysis.notes, key).toContainEqual(expect.objectContaining({ code: "undecodable_image" }));
     }
-    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", assessment: "partial" });
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", assessment: "none", not_assessed: ["screen_detection", "reverse_search"] });
   });
 });

@@ -89,7 +89,7 @@ describe("photos people send, decoded in the Worker", () => {
     PREPARE_MS,
   );
 
-  it("an undecodable image is not assessed and suspicious, with the reason per capture", async () => {
+  it("a file that is no image at all is not evidence: every signal not assessed (metadata-based ai included), suspicious, assessment none", async () => {
     const t = await seedTenant();
     const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
     // A WebP header over bytes that are no VP8 stream: the type sniffs, the pixels do not decode.
@@ -102,9 +102,9 @@ describe("photos people send, decoded in the Worker", () => {
       label: "suspicious",
       score: 0,
       reason_code: "not_assessed",
-      signals: { screen_detection: { status: "not_assessed", reason: "undecodable_image" }, ai_detection: { label: "unknown", confidence: expect.any(Number) } },
-      assessment: "partial",
-      not_assessed: ["screen_detection"],
+      signals: { screen_detection: { status: "not_assessed", reason: "undecodable_image" }, ai_detection: { status: "not_assessed", reason: "undecodable_image" } },
+      assessment: "none",
+      not_assessed: ["screen_detection", "ai_detection"],
     });
     const result = await analysisOf(v.id);
     expect(result.notes).toEqual(expect.arrayContaining([expect.objectContaining({ code: "undecodable_image" }), { code: "undecodable_image", signal: "screen_detection" }]));

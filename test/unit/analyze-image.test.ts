@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
-import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
+import { encodeJpeg, encodePngRgb, exifTiff, naturalScene } from "../helpers/synth";
 
 const deps = { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] };
 const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> = {}): ImageInput => ({
@@ -18,23 +18,34 @@ const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> 
 const codes = (signal: unknown) => (signal as { evidence: Array<{ code: string }> }).evidence.map((e) => e.code);
 
 describe("one capture's analysis", () => {
-  it("an undecodable WebP keeps the metadata signals; the pixel signals are not assessed, with notes saying why", async () => {
+  it("a file that is no image at all: every signal is not assessed, the metadata-based ones too, with notes saying why", async () => {
     const webp = new TextEncoder().encode("RIFF\x24\x00\x00\x00WEBPVP8 ");
     const result = await analyzeImage(input(webp, "image/webp"), deps);
     expect(result.dimensions).toBeNull();
     expect(result.phash).toBeNull();
-    expect(result.signals.screen_detection).toEqual({ status: "not_assessed", reason: "undecodable_image" });
-    expect(result.signals.reverse_search).toEqual({ status: "not_assessed", reason: "undecodable_image" });
-    expect(result.signals.depth).toEqual({ status: "not_assessed", reason: "no_depth_map" });
-    expect(result.signals.ai_detection).toMatchObject({ label: "unknown", provider: "offline-provenance" });
+    const undecodable = { status: "not_assessed", reason: "undecodable_image" };
+    expect(result.signals).toEqual({ screen_detection: undecodable, ai_detection: undecodable, reverse_search: undecodable, depth: undecodable });
     // The raw measurement stays for the case analysis.
     expect(codes(result.observed.screen_detection)).toEqual(["pixels_unavailable"]);
     expect(result.notes).toEqual([
       { code: "undecodable_image", detail: expect.stringContaining("WebP") },
       { code: "undecodable_image", signal: "screen_detection" },
-      { code: "no_depth_map", signal: "depth" },
+      { code: "undecodable_image", signal: "ai_detection" },
       { code: "undecodable_image", signal: "reverse_search" },
+      { code: "undecodable_image", signal: "depth" },
     ]);
+  });
+
+  it("a truncated JPEG whose EXIF names a generator is still no evidence: ai_detection is not assessed, not likely_ai", async () => {
+    const marked = encodeJpeg(naturalScene(64, 48, 9), 90, exifTiff({ userComment: "x\nSteps: 30, Sampler: DPM++ 2M, Seed: 4" }));
+    // Cut inside the entropy-coded data: the EXIF segment is intact, the pixels are not.
+    const cut = marked.slice(0, marked.length - Math.floor((marked.length - 400) / 2));
+    const whole = await analyzeImage(input(marked, "image/jpeg", { required: ["ai"] }), deps);
+    expect(whole.signals.ai_detection).toMatchObject({ label: "likely_ai" });
+    const result = await analyzeImage(input(cut, "image/jpeg", { required: ["ai", "context"], context: { kind: "car", summary: "A car" } }), deps);
+    expect(result.decode_error).toBeTruthy();
+    expect(result.signals.ai_detection).toEqual({ status: "not_assessed", reason: "undecodable_image" });
+    expect(result.signals.context_match).toEqual({ status: "not_assessed", reason: "undecodable_image" });
   });
 
   it("a corrupt JPEG records the decode error instead of failing the analysis", async () => {

@@ -86,7 +86,8 @@ describe("verdict aggregation", () => {
         ai_detection: { status: "not_applicable", reason: "uploaded_content" },
         reverse_search: { status: "not_applicable", reason: "uploaded_content" },
       },
-      assessment: "complete",
+      // Nothing was evaluated: the label is the spec's, the assessment says how little it rests on.
+      assessment: "none",
       not_assessed: [],
     });
     // A live capture next to an upload is judged on its own.
@@ -149,11 +150,22 @@ describe("fail closed: signals that could not be assessed", () => {
 
   it("uploaded content stays not applicable even when its pixels could not be decoded", () => {
     const v = aggregateVerdict(["screen"], [capture({ screen_detection: NOT_APPLICABLE }, true)]);
-    expect(v).toMatchObject({ label: "verified", assessment: "complete", not_assessed: [] });
+    expect(v).toMatchObject({ label: "verified", assessment: "none", not_assessed: [] });
   });
 
-  it("verdicts stored before the assessment fields are served with them derived", () => {
-    expect(presentVerdict({ label: "verified", score: 0.9, signals: {} })).toEqual({ label: "verified", score: 0.9, signals: {}, assessment: "complete", not_assessed: [] });
+  it("assessment none: nothing required, or nothing that was required could be assessed", () => {
+    expect(aggregateVerdict([], [capture({ screen_detection: screen(false, 0.5) })])).toEqual({ label: "verified", score: 0, signals: {}, assessment: "none", not_assessed: [] });
+    const undecodable = notAssessed("undecodable_image");
+    const v = aggregateVerdict(["screen", "ai"], [capture({ screen_detection: undecodable, ai_detection: undecodable })]);
+    expect(v).toMatchObject({ label: "suspicious", reason_code: "not_assessed", assessment: "none", not_assessed: ["screen_detection", "ai_detection"] });
+  });
+
+  it("verdicts stored before the assessment fields (or before `none`) are served with them derived", () => {
+    expect(presentVerdict({ label: "verified", score: 0.9, signals: {} })).toEqual({ label: "verified", score: 0.9, signals: {}, assessment: "none", not_assessed: [] });
+    const clean = { label: "verified", score: 0.5, signals: { screen_detection: { screen_detected: false, confidence: 0.5 } } };
+    expect(presentVerdict(clean)).toEqual({ ...clean, assessment: "complete", not_assessed: [] });
+    const audit = { label: "verified", score: 0, signals: { screen_detection: NOT_APPLICABLE }, assessment: "complete", not_assessed: [] };
+    expect(presentVerdict(audit)).toEqual({ ...audit, assessment: "none" });
     const stored = aggregateVerdict(["screen"], [capture({ screen_detection: notAssessed("image_too_small") })]);
     expect(presentVerdict(stored)).toBe(stored);
   });

@@ -3,7 +3,7 @@ import { iso } from "../../lib/time";
 import type { VerificationConfig } from "./config";
 import { sealOf } from "./seal";
 import { effectiveStatus } from "./state";
-import { isNotAssessed } from "../../analysis/evidence";
+import { assessmentOf, isNotApplicable, isNotAssessed } from "../../analysis/evidence";
 
 /** Who is looking decides what a Verification shows. */
 export type Audience =
@@ -134,14 +134,16 @@ export function presentPublic(record: VerificationRecord, tenantName: string, no
 }
 
 /**
- * A stored verdict as served: verdicts written before `assessment` existed get it derived from their
- * signals (any `not_assessed` signal makes it partial), so every response has the same shape.
+ * A stored verdict as served. Verdicts written before `assessment` existed get it derived from their
+ * signals, and those written before `none` existed say `none` when nothing was evaluated (every
+ * signal not applicable), so every response has the same shape and meaning.
  */
 export function presentVerdict(stored: unknown): unknown {
-  if (!stored || typeof stored !== "object" || "assessment" in stored) return stored;
-  const signals = (stored as { signals?: Record<string, unknown> }).signals ?? {};
-  const missing = Object.entries(signals)
-    .filter(([, v]) => isNotAssessed(v))
-    .map(([k]) => k);
-  return { ...stored, assessment: missing.length > 0 ? "partial" : "complete", not_assessed: missing };
+  if (!stored || typeof stored !== "object") return stored;
+  const verdict = stored as { signals?: Record<string, unknown>; assessment?: string; not_assessed?: string[] };
+  if (verdict.assessment !== undefined && verdict.assessment !== "complete") return stored;
+  const signals = Object.entries(verdict.signals ?? {});
+  const missing = signals.filter(([, v]) => isNotAssessed(v)).map(([k]) => k);
+  const evaluated = signals.filter(([, v]) => !isNotAssessed(v) && !isNotApplicable(v)).length;
+  return { ...stored, assessment: assessmentOf(evaluated, missing.length), not_assessed: verdict.not_assessed ?? missing };
 }

@@ -27,7 +27,7 @@ export default {
       }
       const result = await analyzeImage(
         { captureId: "cap_bench", tenantId: "tnt_bench", bytes, mediaType: type, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse", "depth"] },
-        { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] },
+        { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] },
       );
       return Response.json({ dimensions: result.dimensions, notes: result.notes, decode_error: result.decode_error });
     } catch (err) {

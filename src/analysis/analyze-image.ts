@@ -1,4 +1,4 @@
-import type { HashMatch } from "../db/analyses";
+import type { HistorySearch } from "../db/analyses";
 import type { VisionJudge, VisionJudgement } from "../providers/vision";
 import { unassessed } from "../providers/vision";
 import { inconclusive } from "../providers/vision/prompt";
@@ -51,8 +51,11 @@ export interface ImageInput {
 }
 
 export interface ImageDeps {
-  /** Indexes the fingerprint and returns other verifications' near-duplicates (D1 in production). */
-  nearDuplicates(fingerprint: Fingerprint): Promise<HashMatch[]>;
+  /**
+   * Indexes the fingerprint and searches the service's history for other verifications'
+   * near-duplicates: the tenant's own, and the shared pool when it opted in (D1 in production).
+   */
+  searchHistory(fingerprint: Fingerprint): Promise<HistorySearch>;
   vision: VisionJudge | null;
   web: WebImageSearch | null;
   trustedSigners: readonly string[];
@@ -128,7 +131,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   if (pixels?.thumbnail && deps.thumbnail) await time("thumbnail", () => deps.thumbnail!(pixels!.thumbnail!));
 
   const fingerprint = pixels ? await time("phash", () => imageFingerprint(pixels!.overview)) : null;
-  const matches = fingerprint?.matchable ? await time("index", () => deps.nearDuplicates(fingerprint)) : [];
+  const history = fingerprint?.matchable ? await time("index", () => deps.searchHistory(fingerprint)) : { matches: [], shared: false };
 
   // The offline signals are computed for every image (the case analysis reads them); for uploaded
   // content the verdict's signals are not applicable.
@@ -157,7 +160,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
     const web =
       deps.web && input.required.includes("reverse") && fingerprint ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
-    signals.reverse_search = reverseSignal(reverseSearchResult(input.tenantId, fingerprint, matches, web), pixelsMissing, deps.web !== null);
+    signals.reverse_search = reverseSignal(reverseSearchResult(input.tenantId, fingerprint, history, web), pixelsMissing);
   }
 
   // One vision call answers every part the verification activates (context only for live captures).
@@ -195,7 +198,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals,
     notes,
     observed,
-    near_duplicates: matches.length,
+    near_duplicates: history.matches.length,
     location: observedFix(input.location, metadata),
     vision,
     decode_error: decodeError,
@@ -219,16 +222,16 @@ function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | n
 }
 
 /**
- * The reverse search is assessed when the web was searched, or when the internal index already found
- * a copy (a positive finding needs no web search). "Not seen among our own images" alone is not a
- * reverse search: `found_online` would be a guess. An image too plain to fingerprint was not compared
- * with the index at all, so a clean web search alone does not assess it either.
+ * The reverse search is assessed whenever the service's own history was searched (`sources` says
+ * what was, `found_online` stays false without a web match). A finding stands whatever else failed.
+ * An image too plain to fingerprint was not compared with the history at all, so a clean web search
+ * alone does not assess it; a web search that is configured but failed leaves it not assessed too:
+ * the verification asked for it and did not get it.
  */
-function reverseSignal(result: ReverseResult, pixelsMissing: NotAssessedReason | null, webConfigured: boolean): ReverseResult | NotAssessed {
+function reverseSignal(result: ReverseResult, pixelsMissing: NotAssessedReason | null): ReverseResult | NotAssessed {
   if (result.match_count > 0 || result.found_online) return result;
   if (pixelsMissing) return notAssessed(pixelsMissing);
   if (result.evidence.some((e) => e.code === "low_texture_not_matched")) return notAssessed("low_texture");
-  if (!webConfigured) return notAssessed("web_search_not_configured");
   if (result.evidence.some((e) => e.code === "web_search_error")) return notAssessed("web_search_error");
   return result;
 }

@@ -39,7 +39,10 @@ export const NOT_ASSESSED_REASONS = [
   "image_too_small",
   /** Too little texture to fingerprint (a blank wall, a sheet of paper): not compared with other images. */
   "low_texture",
-  /** No web reverse-image search is configured (GOOGLE_VISION_API_KEY). */
+  /**
+   * Reverse search before the service's own history assessed it on its own: no web search was
+   * configured. Never written since; kept so verdicts stored before read as they were written.
+   */
   "web_search_not_configured",
   /** The web search provider answered with an error or timed out. */
   "web_search_error",
@@ -86,10 +89,20 @@ export interface AiResult extends Provenance {
   label: AiLabel;
   confidence: number;
 }
+/**
+ * Where a reverse search looked: the tenant's own verifications (`service_history`), those of the
+ * tenants sharing a reuse index with it (`shared_history`, opt-in), the web (`web`).
+ */
+export const REVERSE_SOURCES = ["service_history", "shared_history", "web"] as const;
+export type ReverseSource = (typeof REVERSE_SOURCES)[number];
+
 export interface ReverseResult extends Provenance {
+  /** True only for a match the web search found. */
   found_online: boolean;
   match_count: number;
-  /** Other verifications' captures this image nearly duplicates (the internal index). */
+  /** What was searched, in REVERSE_SOURCES order. */
+  sources: ReverseSource[];
+  /** Other verifications' captures this image nearly duplicates (the service's history). */
   matches?: Array<{ capture_id: string; verification_id: string; distance: number }>;
 }
 export interface DepthResult extends Provenance {

@@ -77,7 +77,7 @@ async function runAnalysis(
       ...(config.condition_aspects ? { conditionAspects: config.condition_aspects } : {}),
     },
     {
-      nearDuplicates: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
+      searchHistory: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
       vision: visionJudge(env),
       web: webImageSearch(env),
       trustedSigners: trustedSigners(env),

@@ -2,6 +2,7 @@ import type { SignalName } from "../schemas/verification-create";
 import {
   assessmentOf,
   NOT_APPLICABLE,
+  REVERSE_SOURCES,
   isNotApplicable,
   isNotAssessed,
   notAssessed,
@@ -187,18 +188,29 @@ function combineReverse(values: ReverseResult[]): Combined {
   // only counted by their provider.
   const webCount = values.reduce((sum, v) => sum + Math.max(0, v.match_count - (v.matches?.length ?? 0)), 0);
   const matchCount = matched.size + webCount;
-  const wire = { found_online: found, match_count: matchCount };
+  // What every live capture was searched in (results stored before `sources` existed count as the history).
+  const sources = REVERSE_SOURCES.filter((s) => values.every((v) => (v.sources ?? ["service_history"]).includes(s)));
+  const wire = { found_online: found, match_count: matchCount, sources };
   if (found || matchCount > 0) {
-    // An exact or near-exact copy (≤ 3 of 64 bits) is strong; a looser match or a web hit less so.
-    const confidence = found ? 0.8 : closest <= 3 ? 0.9 : 0.5;
+    // Found on the web: the photo was published before this capture, so it fails. Found in the
+    // service's history: a reason to look (the earlier capture may be the same person's), so it stays
+    // suspicious: an exact or near-exact copy (≤ 3 of 64 bits) more strongly than a looser match.
+    const confidence = found ? WEB_MATCH_CONFIDENCE : closest <= 3 ? HISTORY_COPY_CONFIDENCE : HISTORY_NEAR_CONFIDENCE;
     return { wire, trip: { reason: "reverse_search_match", confidence }, support: 0 };
   }
-  // Only a web-searched capture reaches here clean (without a web search the signal is not assessed).
-  return { wire, support: WEB_SEARCH_CLEAN_SUPPORT };
+  return { wire, support: sources.includes("web") ? WEB_SEARCH_CLEAN_SUPPORT : HISTORY_CLEAN_SUPPORT };
 }
 
+/** A web match: the photo existed online before the capture. */
+export const WEB_MATCH_CONFIDENCE = 0.8;
+/** A copy in the service's history (≤ 3 bits): strong, but below FAIL_CONFIDENCE. */
+export const HISTORY_COPY_CONFIDENCE = 0.55;
+/** A looser match in the service's history. */
+export const HISTORY_NEAR_CONFIDENCE = 0.4;
 /** How far a clean web reverse search supports authenticity: it only knows the indexed web. */
 const WEB_SEARCH_CLEAN_SUPPORT = 0.8;
+/** How far "not seen in this service's own history" supports authenticity: it only knows this service's images. */
+const HISTORY_CLEAN_SUPPORT = 0.5;
 
 function combineContext(values: ContextResult[]): Combined {
   const mismatches = values.filter((v) => v.status === "mismatch");

@@ -1,7 +1,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client";
-import { captureAnalyses, imageHashes } from "./schema";
+import { captureAnalyses, imageHashes, tenants } from "./schema";
 import { toStatement } from "./statements";
 import { recordFromResults, recordStatements, settlingStatement, type SettlingColumns, type VerificationRecord } from "./verifications";
 import { bandNeighbours, bands, hammingDistance, regionsMatch, type Fingerprint } from "../analysis/signals/perceptual-hash";
@@ -51,6 +51,14 @@ export interface HashMatch {
   distance: number;
 }
 
+/** What a near-duplicate lookup searched and found. */
+export interface HistorySearch {
+  /** The tenant's own verifications' captures, and those of the shared pool when `shared`. */
+  matches: HashMatch[];
+  /** The tenant opted in to the shared reuse index: the other opted-in tenants' captures were searched too. */
+  shared: boolean;
+}
+
 /** Rows per insert statement: D1 binds at most 100 parameters per statement (12 columns a row). */
 const INSERT_CHUNK = 8;
 
@@ -62,13 +70,18 @@ const INSERT_CHUNK = 8;
  * number of candidates, so recall inside the radius is exact. Insert-then-query, in one batch (one
  * transaction, one round trip): two concurrent copies always find each other. Low-texture images
  * are neither indexed nor matched.
+ *
+ * The history searched is the tenant's own; a tenant that opted in to the shared reuse index
+ * (`tenants.share_reuse_index`) also searches, and is searched by, the other tenants that did. The
+ * opt-in is read in the same statement (and once more in the batch, to report it), so a change of
+ * the setting applies to the next lookup, past captures included, and costs no round trip.
  */
 export async function indexAndFindNearDuplicates(
   db: Db,
   entry: { captureId: string; verificationId: string; tenantId: string; fingerprint: Fingerprint; now: number },
-): Promise<HashMatch[]> {
+): Promise<HistorySearch> {
   const { fingerprint: fp } = entry;
-  if (!fp.matchable) return [];
+  if (!fp.matchable) return { matches: [], shared: false };
   const regions = [fp, ...fp.windows];
   const rows = regions.map((r) => {
     const [band0, band1, band2, band3] = bands(r.hash);
@@ -82,6 +95,9 @@ export async function indexAndFindNearDuplicates(
   const anyBand = (hashes: string[]) =>
     sql`(${imageHashes.band0} IN (${near(hashes, 0)}) OR ${imageHashes.band1} IN (${near(hashes, 1)}) OR ${imageHashes.band2} IN (${near(hashes, 2)}) OR ${imageHashes.band3} IN (${near(hashes, 3)}))`;
   const allRegions = sql.raw(regions.map((r) => `'${r.region}'`).join(","));
+  // Both subqueries are uncorrelated: SQLite evaluates each once per lookup, not per candidate.
+  const optedIn = sql`(SELECT ${tenants.id} FROM ${tenants} WHERE ${tenants.shareReuseIndex} = 1)`;
+  const whoseHistory = sql`(${imageHashes.tenantId} = ${entry.tenantId} OR (${entry.tenantId} IN ${optedIn} AND ${imageHashes.tenantId} IN ${optedIn}))`;
   const lookup = db
     .select({ captureId: imageHashes.captureId, verificationId: imageHashes.verificationId, tenantId: imageHashes.tenantId, region: imageHashes.region, hash: imageHashes.hash, aux: imageHashes.aux })
     .from(imageHashes)
@@ -89,14 +105,17 @@ export async function indexAndFindNearDuplicates(
       and(
         eq(imageHashes.algorithm, fp.algorithm),
         ne(imageHashes.verificationId, entry.verificationId),
+        whoseHistory,
         fp.windows.length > 0
           ? sql`((${imageHashes.region} IN (${allRegions}) AND ${anyBand([fp.hash])}) OR (${imageHashes.region} = 'full' AND ${anyBand(fp.windows.map((w) => w.hash))}))`
           : sql`(${imageHashes.region} IN (${allRegions}) AND ${anyBand([fp.hash])})`,
       ),
     );
+  const sharing = db.select({ shared: tenants.shareReuseIndex }).from(tenants).where(eq(tenants.id, entry.tenantId));
   // One D1 round trip: the inserts and the lookup run in the batch's transaction, in this order.
-  const results = await db.batch([...inserts, lookup] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const candidates = results.at(-1) as Awaited<typeof lookup>;
+  const results = await db.batch([...inserts, lookup, sharing] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const candidates = results.at(-2) as Awaited<typeof lookup>;
+  const shared = (results.at(-1) as Awaited<typeof sharing>)[0]?.shared === true;
   const best = new Map<string, HashMatch>();
   for (const c of candidates) {
     if (c.aux === null) continue;
@@ -110,5 +129,5 @@ export async function indexAndFindNearDuplicates(
       if (!previous || distance < previous.distance) best.set(c.captureId, { capture_id: c.captureId, verification_id: c.verificationId, tenant_id: c.tenantId, distance });
     }
   }
-  return [...best.values()].sort((a, b) => a.distance - b.distance || a.capture_id.localeCompare(b.capture_id));
+  return { matches: [...best.values()].sort((a, b) => a.distance - b.distance || a.capture_id.localeCompare(b.capture_id)), shared };
 }

@@ -21,8 +21,18 @@ export const tenants = sqliteTable("tenants", {
   webhookSecretPreviousExpiresAt: ms("webhook_secret_previous_expires_at"),
   /** Verifications older than this many days are redacted by the daily retention run; null keeps them. */
   retentionDays: integer("retention_days"),
+  /**
+   * Opted in to the shared reuse index: its captures are compared with those of every other tenant
+   * that opted in, and theirs with its own (reverse search's `shared_history`). Off by default: a
+   * tenant's images are otherwise compared with its own verifications only.
+   */
+  shareReuseIndex: integer("share_reuse_index", { mode: "boolean" }).notNull().default(false),
   createdAt: ms("created_at").notNull(),
-}, (t) => [index("tenants_retention_idx").on(t.id).where(sql`retention_days IS NOT NULL`)]);
+}, (t) => [
+  index("tenants_retention_idx").on(t.id).where(sql`retention_days IS NOT NULL`),
+  // The opted-in tenants, read by each near-duplicate lookup of an opted-in tenant (db/analyses.ts).
+  index("tenants_shared_reuse_idx").on(t.id).where(sql`share_reuse_index = 1`),
+]);
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

@@ -11,7 +11,7 @@ const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
 
 function present(s: TenantSettings): z.infer<typeof TenantSettingsSchema> {
-  return { display_name: s.displayName, retention_days: s.retentionDays };
+  return { display_name: s.displayName, retention_days: s.retentionDays, share_reuse_index: s.shareReuseIndex };
 }
 
 const read = createRoute({
@@ -36,7 +36,8 @@ const update = createRoute({
   description:
     "Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. " +
     "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
-    "days ago, exactly as `POST /v1/verifications/{id}/redact` does.",
+    "days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the " +
+    "other tenants that opted in (reverse search's `shared_history`; README, privacy notes).",
   security: sessionOnly,
   middleware: [authenticate({ session: true })] as const,
   request: { body: jsonBody(TenantSettingsPatchSchema, { display_name: "Acme Insurance", retention_days: 365 }) },
@@ -48,6 +49,7 @@ app.openapi(update, async (c) => {
   const patch = {
     ...(body.display_name !== undefined ? { displayName: body.display_name } : {}),
     ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
+    ...(body.share_reuse_index !== undefined ? { shareReuseIndex: body.share_reuse_index } : {}),
   };
   return c.json(present(await updateTenantSettings(createDb(c.env.DB), c.get("principal").tenantId, patch)), 200);
 });

@@ -9,11 +9,19 @@ const DisplayName = z.string().trim().min(1).max(100).openapi({
   example: "Acme Insurance",
 });
 
+const ShareReuseIndex = z.boolean().openapi({
+  description:
+    "Off by default: reverse search compares a capture with this tenant's own verifications only. On: also with those of every other tenant that " +
+    "opted in, and theirs with this tenant's (unnamed: a match says only that another tenant saw the photo; `sources` gains `shared_history`). " +
+    "Turning it off withdraws this tenant's images from the shared pool at once.",
+  example: false,
+});
+
 export const TenantSettingsSchema = z
-  .object({ display_name: DisplayName, retention_days: RetentionDays })
+  .object({ display_name: DisplayName, retention_days: RetentionDays, share_reuse_index: ShareReuseIndex })
   .openapi("TenantSettings");
 
 export const TenantSettingsPatchSchema = z
-  .strictObject({ display_name: DisplayName.optional(), retention_days: RetentionDays.optional() })
+  .strictObject({ display_name: DisplayName.optional(), retention_days: RetentionDays.optional(), share_reuse_index: ShareReuseIndex.optional() })
   .refine((patch) => Object.keys(patch).length > 0, { message: "Nothing to update." })
   .openapi("TenantSettingsPatch");

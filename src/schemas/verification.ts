@@ -3,7 +3,7 @@ import { DateTime, VerificationId } from "./common";
 import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
 import { ContextSchema, SIGNALS } from "./verification-create";
-import { NOT_ASSESSED_REASONS } from "../analysis/evidence";
+import { NOT_ASSESSED_REASONS, REVERSE_SOURCES } from "../analysis/evidence";
 
 /* Response shapes, for the OpenAPI document. Handlers build these objects in model/verification/present.ts. */
 
@@ -42,7 +42,21 @@ export const VerdictSchema = z
     signals: z.object({
       screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
       ai_detection: z.union([z.object({ label: z.enum(["likely_human", "likely_ai", "unknown"]), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
-      reverse_search: z.union([z.object({ found_online: z.boolean(), match_count: z.int().min(0) }), NotApplicable, NotAssessed]).optional(),
+      reverse_search: z
+        .union([
+          z.object({
+            found_online: z.boolean().openapi({ description: "True only for a match the web search found." }),
+            match_count: z.int().min(0),
+            sources: z.array(z.enum(REVERSE_SOURCES)).optional().openapi({
+              description:
+                "What every live capture was searched in: `service_history` (this tenant's verifications), `shared_history` (the tenants sharing a reuse index with it: " +
+                "opt-in, `PATCH /v1/tenant/settings {share_reuse_index}`), `web` (a configured web search). Absent on verdicts written before it existed.",
+            }),
+          }),
+          NotApplicable,
+          NotAssessed,
+        ])
+        .optional(),
       depth: z.union([z.object({ source: z.string(), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
       context_match: z.union([z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
     }),

@@ -35,7 +35,7 @@ describe("analysis end to end (real queue consumer)", () => {
     expect(done.verdict.reason_code).toBe("screen_detected");
     expect(done.verdict.signals.screen_detection.screen_detected).toBe(true);
     expect(done.verdict.signals.ai_detection).toEqual({ label: "likely_ai", confidence: 0.9 });
-    expect(done.verdict.signals.reverse_search).toEqual({ found_online: false, match_count: 1 });
+    expect(done.verdict.signals.reverse_search).toEqual({ found_online: false, match_count: 1, sources: ["service_history"] });
     expect(done.verdict.signals.depth.source).toBe("forensic_buffer");
     expect(done.verdict.signals.depth.confidence).toBeLessThan(0.25);
     expect(Object.keys(done.verdict.signals).sort()).toEqual(["ai_detection", "depth", "reverse_search", "screen_detection"]);

@@ -98,7 +98,8 @@ describe("captures and their analysis", () => {
     expect(typeof front.analysis.signals.screen_detection.value.screen_detected).toBe("boolean");
     expect(depth.analysis.signals.depth).toMatchObject({ status: "assessed", value: { source: "forensic_buffer" } });
     expect(front.analysis.signals.depth).toMatchObject({ status: "not_assessed", reason: "no_depth_map" });
-    expect(front.analysis.signals.reverse_search).toMatchObject({ status: "not_assessed", reason: "web_search_not_configured" });
+    // Searched in the service's own history (this deployment has no web search: the note says so).
+    expect(front.analysis.signals.reverse_search).toMatchObject({ status: "assessed", value: { found_online: false, match_count: 0, sources: ["service_history"] } });
     expect(front.analysis.notes.map((n: any) => n.code)).toEqual(expect.arrayContaining(["web_search_not_configured", "no_depth_map"]));
     expect(front.analysis.notes.map((n: any) => n.code)).not.toContain("pixels_unavailable");
   });

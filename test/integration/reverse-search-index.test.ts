@@ -3,7 +3,9 @@ import { decodeImage } from "../../src/analysis/decoders";
 import { bands, imageFingerprint, type Fingerprint } from "../../src/analysis/signals/perceptual-hash";
 import { reverseSearchResult } from "../../src/analysis/signals/reverse-search";
 import { indexAndFindNearDuplicates } from "../../src/db/analyses";
-import { imageHashes } from "../../src/db/schema";
+import { eq } from "drizzle-orm";
+import { imageHashes, tenants } from "../../src/db/schema";
+import { createTenant } from "../../src/domain/tenants/tenants";
 import { astronautFlagJpeg, astronautJpeg, chelseaJpeg, coffeeJpeg } from "../fixtures/photos";
 import { db } from "../helpers/api";
 import { resizeArea } from "../helpers/recapture";
@@ -14,8 +16,8 @@ async function fingerprintOf(bytes: Uint8Array, type = "image/jpeg"): Promise<Fi
 }
 
 let n = 0;
-function index(fingerprint: Fingerprint, verificationId = `vfy_IDX${(n += 1)}`, tenantId = "tnt_a") {
-  return indexAndFindNearDuplicates(db(), { captureId: `cap_IDX${(n += 1)}`, verificationId, tenantId, fingerprint, now: Date.now() });
+async function index(fingerprint: Fingerprint, verificationId = `vfy_IDX${(n += 1)}`, tenantId = "tnt_a") {
+  return (await indexAndFindNearDuplicates(db(), { captureId: `cap_IDX${(n += 1)}`, verificationId, tenantId, fingerprint, now: Date.now() })).matches;
 }
 
 /** Rows straight into the index (a large index without analysing thousands of images). */
@@ -80,7 +82,7 @@ describe("reverse_search: perceptual-hash index in D1 (real photographs)", () =>
     await insertRows(decoys);
     // The true copy is stored last, 5 bits away, after every decoy.
     await insertRows([{ captureId: "cap_TRUE", verificationId: "vfy_TRUE", hash: flip(query.hash, [20, 33, 41, 50, 60]), aux: query.aux }]);
-    const matches = await indexAndFindNearDuplicates(db(), { captureId: "cap_QUERY", verificationId: "vfy_QUERY", tenantId: "tnt_a", fingerprint: query, now: Date.now() });
+    const { matches } = await indexAndFindNearDuplicates(db(), { captureId: "cap_QUERY", verificationId: "vfy_QUERY", tenantId: "tnt_a", fingerprint: query, now: Date.now() });
     expect(matches.map((m) => m.capture_id)).toContain("cap_TRUE");
     expect(matches.find((m) => m.capture_id === "cap_TRUE")!.distance).toBe(5);
     expect(matches.some((m) => m.capture_id.startsWith("cap_DECOY"))).toBe(false);
@@ -90,7 +92,7 @@ describe("reverse_search: perceptual-hash index in D1 (real photographs)", () =>
     const query = await fingerprintOf(chelseaJpeg);
     const hash = flip(query.hash, [1]);
     await insertRows(Array.from({ length: 230 }, (_, i) => ({ captureId: `cap_REUSE${i}`, verificationId: `vfy_REUSE${i}`, hash, aux: query.aux })));
-    const matches = await indexAndFindNearDuplicates(db(), { captureId: "cap_REUSEQ", verificationId: "vfy_REUSEQ", tenantId: "tnt_a", fingerprint: query, now: Date.now() });
+    const { matches } = await indexAndFindNearDuplicates(db(), { captureId: "cap_REUSEQ", verificationId: "vfy_REUSEQ", tenantId: "tnt_a", fingerprint: query, now: Date.now() });
     expect(matches.filter((m) => m.capture_id.startsWith("cap_REUSE")).length).toBe(230);
   });
 
@@ -101,14 +103,47 @@ describe("reverse_search: perceptual-hash index in D1 (real photographs)", () =>
     expect(mirrored.map((m) => m.verification_id)).not.toContain("vfy_MIRROR_SRC");
   });
 
-  it("the signal reports internal matches, says the web was not searched, and names low-texture refusals", () => {
+  it("the signal reports history matches and what it searched, says the web was not searched, and names low-texture refusals", () => {
     const fp = { hash: "00ff00ff00ff00ff", texture: 20, matchable: true };
-    const result = reverseSearchResult("tnt_a", fp, [{ capture_id: "cap_x", verification_id: "vfy_x", tenant_id: "tnt_b", distance: 2 }], null);
-    expect(result).toMatchObject({ found_online: false, match_count: 1, provider: "internal-phash" });
+    const result = reverseSearchResult("tnt_a", fp, { matches: [{ capture_id: "cap_x", verification_id: "vfy_x", tenant_id: "tnt_b", distance: 2 }], shared: true }, null);
+    expect(result).toMatchObject({ found_online: false, match_count: 1, sources: ["service_history", "shared_history"], provider: "internal-phash" });
     expect(result.evidence.map((e) => e.code)).toEqual(["internal_near_duplicate", "near_duplicate", "web_search_not_configured"]);
-    expect(result.evidence[1]!.detail).toBe("another tenant's verification");
-    const refused = reverseSearchResult("tnt_a", { ...fp, texture: 1.2, matchable: false }, [], null);
-    expect(refused).toMatchObject({ match_count: 0 });
+    expect(result.evidence[1]!.detail).toBe("another tenant's verification (shared reuse index)");
+    const own = reverseSearchResult("tnt_a", fp, { matches: [], shared: false }, null);
+    expect(own).toMatchObject({ found_online: false, match_count: 0, sources: ["service_history"] });
+    const refused = reverseSearchResult("tnt_a", { ...fp, texture: 1.2, matchable: false }, { matches: [], shared: false }, null);
+    expect(refused).toMatchObject({ match_count: 0, sources: [] });
     expect(refused.evidence.map((e) => e.code)).toEqual(["low_texture_not_matched", "web_search_not_configured"]);
+  });
+});
+
+describe("reverse_search: whose history is searched", () => {
+  const share = (tenantId: string, on: boolean) => db().update(tenants).set({ shareReuseIndex: on }).where(eq(tenants.id, tenantId));
+  const search = (fingerprint: Fingerprint, tenantId: string) =>
+    indexAndFindNearDuplicates(db(), { captureId: `cap_WHO${(n += 1)}`, verificationId: `vfy_WHO${(n += 1)}`, tenantId, fingerprint, now: Date.now() });
+
+  it("a tenant's own only, unless both tenants opted in to the shared index; opting out withdraws at once", async () => {
+    const [a, b, c] = await Promise.all([createTenant(db(), { displayName: "Reuse A" }), createTenant(db(), { displayName: "Reuse B" }), createTenant(db(), { displayName: "Reuse C" })]);
+    const fp = await fingerprintOf(encodeJpeg(decodeRgb(coffeeJpeg, "image/jpeg"), 88));
+    const copy = await fingerprintOf(encodeJpeg(decodeRgb(coffeeJpeg, "image/jpeg"), 60));
+    expect(await search(fp, a.id)).toEqual({ matches: [], shared: false });
+    // Another tenant's copy: not seen (default off on both sides).
+    expect(await search(copy, b.id)).toEqual({ matches: [], shared: false });
+    // The owner's own later copy is seen.
+    const own = await search(copy, a.id);
+    expect(own.matches.map((m) => m.tenant_id)).toEqual([a.id]);
+    // Only one side opted in: still nothing across.
+    await share(b.id, true);
+    const oneSided = await search(copy, b.id);
+    expect(oneSided.shared).toBe(true);
+    expect(oneSided.matches.every((m) => m.tenant_id === b.id)).toBe(true);
+    // Both opted in: each sees the other (past captures included); a third tenant that did not sees neither.
+    await share(a.id, true);
+    const both = await search(copy, b.id);
+    expect(new Set(both.matches.map((m) => m.tenant_id))).toEqual(new Set([a.id, b.id]));
+    expect((await search(copy, c.id)).matches).toEqual([]);
+    // A opts out: its images leave the pool at once.
+    await share(a.id, false);
+    expect((await search(copy, b.id)).matches.every((m) => m.tenant_id === b.id)).toBe(true);
   });
 });

@@ -114,7 +114,7 @@ describe("vision judge inside a capture's analysis", () => {
         expectedObject: "a red city car",
         conditionAspects: ["frame", "tyres"],
       },
-      { nearDuplicates: async () => [], vision: judge("good"), web: null, trustedSigners: [] },
+      { searchHistory: async () => ({ matches: [], shared: false }), vision: judge("good"), web: null, trustedSigners: [] },
     );
     expect(result.signals.context_match).toMatchObject({
       status: "mismatch",

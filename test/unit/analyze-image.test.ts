@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
 import { encodeJpeg, encodePngRgb, exifTiff, naturalScene } from "../helpers/synth";
 
-const deps = { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] };
+const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
 const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> = {}): ImageInput => ({
   captureId: "cap_1",
   tenantId: "tnt_a",
@@ -62,30 +62,30 @@ describe("one capture's analysis", () => {
     expect(codes(result.observed.depth)).toEqual(["depth_map_unreadable"]);
   });
 
-  it("missing providers are not configured for the signals that need them; the others still run", async () => {
+  it("reverse search is assessed over the service's history alone; a vision-less context is not configured; the others still run", async () => {
     const result = await analyzeImage(
       input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg", { required: ["screen", "ai", "reverse", "context"], context: { kind: "vehicle", summary: "A car" } }),
       deps,
     );
-    expect(result.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_not_configured" });
+    expect(result.signals.reverse_search).toMatchObject({ found_online: false, match_count: 0, sources: ["service_history"], provider: "internal-phash" });
     expect(result.signals.context_match).toEqual({ status: "not_assessed", reason: "vision_not_configured" });
     expect(result.signals.screen_detection).toMatchObject({ screen_detected: false, provider: "offline-moire" });
     // Depth is not required here: no note for it.
-    expect(result.notes.map((n) => [n.code, n.signal])).toEqual([
-      ["web_search_not_configured", "reverse_search"],
-      ["vision_not_configured", "context_match"],
-    ]);
-    // A copy already in the index is a finding without any web search.
+    expect(result.notes.map((n) => [n.code, n.signal])).toEqual([["vision_not_configured", "context_match"]]);
+    // A copy already in the history is a finding; the shared pool, when the tenant opted in, is a source.
     const copied = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), {
       ...deps,
-      nearDuplicates: async () => [{ capture_id: "cap_x", verification_id: "vfy_x", tenant_id: "tnt_a", distance: 1 }],
+      searchHistory: async () => ({ matches: [{ capture_id: "cap_x", verification_id: "vfy_x", tenant_id: "tnt_a", distance: 1 }], shared: true }),
     });
-    expect(copied.signals.reverse_search).toMatchObject({ found_online: false, match_count: 1 });
-    // A web search that errs is not a clean search.
+    expect(copied.signals.reverse_search).toMatchObject({ found_online: false, match_count: 1, sources: ["service_history", "shared_history"] });
+    // A configured web search that errs leaves it not assessed (asked for and not done)…
     const erring = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ error: "HTTP 503" }) } });
     expect(erring.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_error" });
+    // …and one that answers adds the web to the sources; found_online only for a web match.
     const clean = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ found: false, count: 0, evidence: [] }) } });
-    expect(clean.signals.reverse_search).toMatchObject({ found_online: false, match_count: 0, provider: "internal-phash+web" });
+    expect(clean.signals.reverse_search).toMatchObject({ found_online: false, match_count: 0, sources: ["service_history", "web"], provider: "internal-phash+web" });
+    const online = await analyzeImage(input(encodeJpeg(naturalScene(256, 192, 5)), "image/jpeg"), { ...deps, web: { name: "web", search: async () => ({ found: true, count: 2, evidence: [] }) } });
+    expect(online.signals.reverse_search).toMatchObject({ found_online: true, match_count: 2, sources: ["service_history", "web"] });
   });
 
   it("an image too small for the moiré tiles is not assessed for screens", async () => {

@@ -3,7 +3,7 @@ import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image"
 import { analyzeCase, type CaseCapture } from "../../src/analysis/case-analysis";
 import { encodeJpeg, encodePngRgb, exifTiff, naturalScene, recapture, type ExifFields } from "../helpers/synth";
 
-const deps = { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] };
+const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
 
 async function capture(seq: number, bytes: Uint8Array, extra: Partial<ImageInput> = {}): Promise<CaseCapture> {
   const input: ImageInput = {

@@ -70,7 +70,7 @@ describe("near-duplicate fingerprint (pHash with a dHash vote, crop windows)", (
     let lookups = 0;
     // Even a web search that finds nothing does not assess it: the index never compared it.
     const web = { name: "web", search: async () => ({ found: false, count: 0, evidence: [] }) };
-    const deps = { nearDuplicates: async () => ((lookups += 1), []), vision: null, web, trustedSigners: [] };
+    const deps = { searchHistory: async () => ((lookups += 1), { matches: [], shared: false }), vision: null, web, trustedSigners: [] };
     const bytes = encodeJpeg(blankSurface(320, 240, { level: [180, 180, 180], vignette: 0.5, gradient: 0, seed: 3 }));
     const result = await analyzeImage(
       { captureId: "cap_blank", tenantId: "tnt_a", bytes, mediaType: "image/jpeg", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["reverse"] },

@@ -14,7 +14,7 @@ const input = (bytes: Uint8Array, mediaType = "image/jpeg"): ImageInput => ({
   required: ["context"],
   context: { kind: "vehicle", summary: "A car" },
 });
-const deps = (testMarkers: boolean) => ({ nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [], testMarkers });
+const deps = (testMarkers: boolean) => ({ searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], testMarkers });
 const marked = insertSegment(encodeJpeg(naturalScene(64, 48, 1)), 0xfe, new TextEncoder().encode("vfy-test: context=match"));
 
 describe("vfy-test markers", () => {

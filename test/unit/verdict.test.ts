@@ -11,6 +11,7 @@ const reverse = (distance: number | null) => ({
   ...meta,
   found_online: false,
   match_count: distance === null ? 0 : 1,
+  sources: ["service_history"] as Array<"service_history" | "shared_history" | "web">,
   matches: distance === null ? [] : [{ capture_id: "cap_other", verification_id: "vfy_other", distance }],
 });
 const depth = (confidence: number, anomaly: boolean) => ({ ...meta, source: "forensic_buffer", confidence, anomaly });
@@ -62,6 +63,24 @@ describe("verdict aggregation", () => {
     expect(aggregateVerdict(["reverse"], [capture({ reverse_search: reverse(6) })])).toMatchObject({ label: "suspicious", reason_code: "reverse_search_match" });
   });
 
+  it("reverse search: a copy in the service's history is suspicious (a reason to look), a web match fails; sources are what every capture searched", () => {
+    expect(aggregateVerdict(["reverse"], [capture({ reverse_search: reverse(0) })])).toEqual({
+      label: "suspicious",
+      score: 0.55,
+      signals: { reverse_search: { found_online: false, match_count: 1, sources: ["service_history"] } },
+      reason_code: "reverse_search_match",
+      assessment: "complete",
+      not_assessed: [],
+    });
+    const online = { ...reverse(null), found_online: true, match_count: 3, sources: ["service_history", "web"] as Array<"service_history" | "web"> };
+    expect(aggregateVerdict(["reverse"], [capture({ reverse_search: online })])).toMatchObject({ label: "failed", score: 0.8, signals: { reverse_search: { found_online: true, match_count: 3, sources: ["service_history", "web"] } } });
+    // Clean over the history alone verifies; the web adds support.
+    expect(aggregateVerdict(["reverse"], [capture({ reverse_search: reverse(null) })])).toMatchObject({ label: "verified", score: 0.5, assessment: "complete" });
+    const shared = { ...reverse(null), sources: ["service_history", "shared_history"] as Array<"service_history" | "shared_history"> };
+    const mixed = aggregateVerdict(["reverse"], [capture({ reverse_search: shared }, false, "a"), capture({ reverse_search: reverse(null) }, false, "b")]);
+    expect(mixed.signals.reverse_search).toEqual({ found_online: false, match_count: 0, sources: ["service_history"] });
+  });
+
   it("one tripped capture among several is enough; reverse matches count distinct captures", () => {
     const v = aggregateVerdict(["screen", "reverse"], [
       capture({ screen_detection: screen(false, 0.4), reverse_search: reverse(0) }, false, "cap_a"),
@@ -69,7 +88,7 @@ describe("verdict aggregation", () => {
     ]);
     expect(v.label).toBe("failed");
     expect(v.signals.screen_detection).toEqual({ screen_detected: true, confidence: 0.65 });
-    expect(v.signals.reverse_search).toEqual({ found_online: false, match_count: 1 });
+    expect(v.signals.reverse_search).toEqual({ found_online: false, match_count: 1, sources: ["service_history"] });
   });
 
   it("uploaded content is not applicable and never fails anything", () => {
@@ -142,7 +161,7 @@ describe("fail closed: signals that could not be assessed", () => {
   });
 
   it("the verified score counts only signals that ran: a web-searched clean reverse search supports 0.8", () => {
-    const web = { ...reverse(null), evidence: [{ code: "web_search_clean" }] };
+    const web = { ...reverse(null), sources: ["service_history", "web"] as Array<"service_history" | "web">, evidence: [{ code: "web_search_clean" }] };
     expect(aggregateVerdict(["screen", "reverse"], [capture({ screen_detection: screen(false, 0.4), reverse_search: web })])).toMatchObject({ label: "verified", score: 0.6 });
     // Not-required signals that were not assessed do not matter.
     expect(aggregateVerdict(["screen"], [capture({ screen_detection: screen(false, 0.4), depth: notAssessed("no_depth_map") })])).toMatchObject({ label: "verified", score: 0.4, assessment: "complete" });

@@ -172,7 +172,7 @@ describe("lossless WebP through the sliding window", () => {
       expect(bytes.length).toBeLessThanOrEqual(25 * 1024 * 1024);
       const result = await analyzeImage(
         { captureId: "cap_1", tenantId: "tnt_a", bytes, mediaType: "image/webp", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai"] },
-        { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] },
+        { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] },
       );
       expect(result.dimensions).toEqual({ width: 5504, height: 4128 });
       expect(result.decode_error).toBeNull();

@@ -8,9 +8,11 @@ export interface TenantSettings {
   displayName: string;
   /** Verifications created more than this many days ago are redacted daily; null keeps them. */
   retentionDays: number | null;
+  /** Opted in to the shared reuse index (reverse search's `shared_history`; db/analyses.ts). */
+  shareReuseIndex: boolean;
 }
 
-const columns = { displayName: tenants.displayName, retentionDays: tenants.retentionDays };
+const columns = { displayName: tenants.displayName, retentionDays: tenants.retentionDays, shareReuseIndex: tenants.shareReuseIndex };
 
 export async function readTenantSettings(db: Db, tenantId: string): Promise<TenantSettings> {
   const row = await db.select(columns).from(tenants).where(eq(tenants.id, tenantId)).get();
@@ -23,6 +25,7 @@ export async function updateTenantSettings(db: Db, tenantId: string, patch: Part
   const set = {
     ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
     ...(patch.retentionDays !== undefined ? { retentionDays: patch.retentionDays } : {}),
+    ...(patch.shareReuseIndex !== undefined ? { shareReuseIndex: patch.shareReuseIndex } : {}),
   };
   const rows = await db.update(tenants).set(set).where(eq(tenants.id, tenantId)).returning(columns);
   if (rows.length === 0) throw ApiError.notFound("tenant");

@@ -47,6 +47,7 @@ export async function planTenant(
     webhookSecretPrevious: null,
     webhookSecretPreviousExpiresAt: null,
     retentionDays: null,
+    shareReuseIndex: false,
     createdAt: now,
   };
 }

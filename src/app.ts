@@ -8,6 +8,7 @@ import { validationHook } from "./lib/validation";
 import apiKeys from "./routes/api-keys";
 import auth from "./routes/auth";
 import bot from "./routes/bot";
+import capabilities from "./routes/capabilities";
 import caseRoutes from "./routes/case";
 import captures from "./routes/captures";
 import evidence from "./routes/evidence";
@@ -61,6 +62,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.use("/v1/*", jsonBodies);
 
   app.route("/", verifications);
+  app.route("/", capabilities);
   app.route("/", captureFlow);
   app.route("/", webhooks);
   app.route("/", webhookActivity);

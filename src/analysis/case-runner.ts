@@ -2,8 +2,8 @@ import { analysesOf, type CaptureAnalysisRow } from "../db/analyses";
 import { createDb } from "../db/client";
 import { loadRecord, type VerificationRecord } from "../db/verifications";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
-import { visionJudge, type VisionJudge } from "../providers/vision";
-import { webImageSearch } from "../providers/web-search";
+import { analysisProviders } from "../providers/analysis";
+import type { VisionJudge } from "../providers/vision";
 import { readEvidence } from "../storage/evidence";
 import type { CaptureAnalysisResult } from "./analyze-image";
 import { analyzeCase, type CaseCapture, type NarrativeJudgement } from "./case-analysis";
@@ -32,13 +32,14 @@ export async function runCaseAnalysis(env: Env, verificationId: string): Promise
   const captures: CaseCapture[] = record.captures
     .filter((c) => rows.get(c.id)!.status === "completed")
     .map((c) => ({ capture_id: c.id, seq: c.seq, created_at: c.createdAt, analysis: rows.get(c.id)!.result as CaptureAnalysisResult }));
-  const vision = visionJudge(env);
+  const providers = analysisProviders(env);
+  const vision = providers.vision;
   const narrative = vision ? await judgeNarrative(env, vision, record, rows, record.row.narrative) : null;
   const caseAnalysis = analyzeCase({
     captures,
     narrative: narrative?.judgements ?? null,
     narrativeModel: narrative ? `${vision!.name}:${narrative.model}` : null,
-    webSearched: webImageSearch(env) !== null,
+    webSearched: providers.web !== null,
   });
   const failedCount = record.captures.length - captures.length;
   if (failedCount > 0) caseAnalysis.uncertainty_areas.unshift(`${failedCount} capture(s) could not be analysed and were left out.`);

@@ -3,10 +3,9 @@ import { createDb, type Db } from "../db/client";
 import { loadRecord, settlingColumns, type CaptureRow, type SettlingColumns, type VerificationRecord } from "../db/verifications";
 import { isTerminal } from "../model/verification/state";
 import { verificationObject } from "../durable-objects/verification-client";
-import { GeocoderUnavailable, geocodeCached, geocoderFromEnv, geocoderGate } from "../providers/geocoder";
-import { NO_VISION_PROVIDER, visionJudge } from "../providers/vision";
-import { webImageSearch } from "../providers/web-search";
-import { settings } from "../env";
+import { analysisProviders } from "../providers/analysis";
+import { GeocoderUnavailable, geocodeCached, geocoderGate } from "../providers/geocoder";
+import { NO_VISION_PROVIDER } from "../providers/vision";
 import { readEvidence } from "../storage/evidence";
 import { analyzeImage, type CaptureAnalysisResult } from "./analyze-image";
 import { storeEvidenceThumbnail, type StoredThumbnail } from "./thumbnail";
@@ -20,11 +19,6 @@ import { isUploaded } from "../domain/evidence/uploaded";
 export class EvidenceUnreadable extends Error {
   override name = "EvidenceUnreadable";
 }
-
-function trustedSigners(env: Env): string[] {
-  return (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-}
-
 
 /**
  * Analyses one capture: its bytes are read from R2 once, every signal runs, the result is stored
@@ -60,6 +54,7 @@ async function runAnalysis(
   if (capture.forensicBufferKey && !depthPng) throw new EvidenceUnreadable(`capture ${capture.id}: no depth map at ${capture.forensicBufferKey}`);
   const { config } = record.row;
   const now = Date.now();
+  const providers = analysisProviders(env);
   let thumbnail: StoredThumbnail | null = null;
   const result = await analyzeImage(
     {
@@ -78,10 +73,10 @@ async function runAnalysis(
     },
     {
       searchHistory: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
-      vision: visionJudge(env),
-      web: webImageSearch(env),
-      trustedSigners: trustedSigners(env),
-      testMarkers: settings(env).environment !== "production",
+      vision: providers.vision,
+      web: providers.web,
+      trustedSigners: providers.trustedSigners,
+      testMarkers: providers.testMarkers,
       thumbnail: async (decoded) => {
         thumbnail = await storeEvidenceThumbnail(env.EVIDENCE, capture, decoded, bytes);
       },
@@ -150,7 +145,7 @@ export async function verdictAndChecks(env: Env, db: Db, record: VerificationRec
     let point: GeocodedPoint | null = null;
     if (fixes.length > 0 && !fixes.some((f) => f.is_mock)) {
       try {
-        point = await geocodeCached(db, geocoderFromEnv(env), geocoderGate(env), config.expected_location);
+        point = await geocodeCached(db, analysisProviders(env).geocoder, geocoderGate(env), config.expected_location);
       } catch (err) {
         // Retry while there are tries left; on the last ones the address stays ungeocoded.
         if (!(err instanceof GeocoderUnavailable) || !options.degradeProviders) throw err;

@@ -2,7 +2,8 @@ import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { createDb } from "../db/client";
 import { presentTemplate } from "../domain/templates/present";
-import { findTemplate, listTemplates, publishTemplate, revokeTemplate, updateTemplate, type TemplateRow } from "../domain/templates/templates";
+import { findTemplate, listTemplates, mergeSpec, publishTemplate, revokeTemplate, specOf, updateTemplate, type TemplateRow } from "../domain/templates/templates";
+import { assertAssessable, signalDefaults } from "../domain/capabilities";
 import { findTenant } from "../domain/tenants/tenants";
 import { assertWebhookUrlAllowed } from "../domain/webhooks/url-guard";
 import type { AppEnv } from "../env";
@@ -16,6 +17,7 @@ import {
   LinkTemplateSchema,
   PublishLinkTemplateSchema,
   TemplateSlugParam,
+  type TemplateSpec,
   UpdateLinkTemplateSchema,
 } from "../schemas/link-templates";
 import { log } from "../lib/log";
@@ -29,7 +31,13 @@ async function present(env: Env, tenantId: string, rows: TemplateRow[]): Promise
   const tenant = await findTenant(createDb(env.DB), tenantId);
   if (!tenant) throw new ApiError("unauthorized", "Authentication required.");
   const baseUrl = settings(env).baseUrl;
-  return rows.map((row) => presentTemplate(row, { baseUrl, orgSlug: tenant.slug }) as Item);
+  const defaults = signalDefaults(env, "hosted_page");
+  return rows.map((row) => presentTemplate(row, { baseUrl, orgSlug: tenant.slug, defaults }) as Item);
+}
+
+/** A template's link leads to the hosted capture page: what it requires must be assessable there (400 naming each field). */
+function assertStartable(env: Env, spec: TemplateSpec): void {
+  assertAssessable(env, spec, "hosted_page");
 }
 
 const publish = createRoute({
@@ -54,8 +62,9 @@ const publish = createRoute({
 app.openapi(publish, async (c) => {
   const { slug, name, mode, ...spec } = c.req.valid("json");
   const tenantId = c.get("principal").tenantId;
-  // Checked here as at creation: a template with a private or unresolvable URL would otherwise be
-  // published and then fail every start.
+  // Checked here as at creation: a template with a private or unresolvable URL, or one requiring
+  // what this deployment cannot assess on the hosted page, would otherwise fail every start.
+  assertStartable(c.env, spec);
   if (spec.webhook_url) await assertWebhookUrlAllowed(c.env, spec.webhook_url, { local: isLocalRequest(c.env, c.req.url) });
   const row = await publishTemplate(createDb(c.env.DB), tenantId, { slug, name, mode: mode ?? "verification", spec });
   const [item] = await present(c.env, tenantId, [row]);
@@ -128,6 +137,9 @@ const update = createRoute({
 app.openapi(update, async (c) => {
   const tenantId = c.get("principal").tenantId;
   const { webhook_url } = c.req.valid("json");
+  // The version this publishes must be startable: checked on the spec it merges into (one read before the update's own).
+  const current = await findTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug);
+  if (current && current.status === "active") assertStartable(c.env, mergeSpec(specOf(current), c.req.valid("json")));
   if (webhook_url) await assertWebhookUrlAllowed(c.env, webhook_url, { local: isLocalRequest(c.env, c.req.url) });
   const row = await updateTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug, c.req.valid("json"));
   const [item] = await present(c.env, tenantId, [row]);

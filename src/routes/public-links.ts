@@ -26,6 +26,7 @@ const start = createRoute({
     303: { description: "To the new verification's capture page", headers: z.object({ Location: z.string() }) },
     404: html("Unknown link"),
     410: html("Revoked link"),
+    503: html("The link's template requires what this deployment cannot assess now (e.g. its vision provider was removed): nothing is started; the refusal is logged for the operator"),
     429: { ...html("The link cannot start a verification now (too many starts from this network, or a limit of its organisation); `Retry-After` says when to try again"), headers: z.object({ "Retry-After": z.string() }) },
   },
 });
@@ -58,6 +59,8 @@ app.openapi(start, async (c) => {
       return c.body(htmlPage(outcome.name, "Open this link on your phone to start the verification."), 200, HTML_HEADERS);
     case "revoked":
       return c.body(htmlPage("This link is no longer active", `“${outcome.name}” was withdrawn by the organisation that shared it. Ask them for a new link.`), 410, HTML_HEADERS);
+    case "unavailable":
+      return c.body(htmlPage("This link cannot be used right now", `“${outcome.name}” cannot start a verification at the moment. Try again later, or ask the organisation that shared it.`), 503, HTML_HEADERS);
     case "not_found":
       return c.body(htmlPage("Link not found", "This link does not exist. Check that it was copied completely, or ask for a new one."), 404, HTML_HEADERS);
   }

@@ -14,10 +14,11 @@ const Mode = z.enum(TEMPLATE_MODES);
 
 /**
  * A template's capture spec: what each started verification is created with (the creation fields
- * without `mode`, which the template carries itself). Stored as given; validated with the same
- * rules as a creation request.
+ * without `mode`, which the template carries itself, and without `capture_channel`: a template's
+ * link always leads to the hosted capture page). Stored as given; validated with the same rules as a
+ * creation request, and against what the deployment assesses on the hosted page.
  */
-export const TemplateSpecFieldsSchema = CreateVerificationFieldsSchema.omit({ mode: true });
+export const TemplateSpecFieldsSchema = CreateVerificationFieldsSchema.omit({ mode: true, capture_channel: true });
 export const TemplateSpecSchema = TemplateSpecFieldsSchema.superRefine(checkConfigRules);
 export type TemplateSpec = z.infer<typeof TemplateSpecFieldsSchema>;
 
@@ -59,7 +60,7 @@ export const UpdateLinkTemplateSchema = z
   .openapi("UpdateLinkTemplateRequest");
 export type TemplatePatch = z.infer<typeof UpdateLinkTemplateSchema>;
 
-export const LinkTemplateSchema = ConfigSchema.omit({ mode: true })
+export const LinkTemplateSchema = ConfigSchema.omit({ mode: true, capture_channel: true })
   .extend({
     id: z.string().openapi({ example: "tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
     slug: Slug,

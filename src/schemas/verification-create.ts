@@ -3,7 +3,15 @@ import { MEDIA_TYPES, StepInputSchema } from "./steps";
 
 export const SIGNALS = ["screen", "ai", "reverse", "context", "depth"] as const;
 export type SignalName = (typeof SIGNALS)[number];
-export const DEFAULT_SIGNALS: SignalName[] = ["screen", "ai", "reverse"];
+/** The contract's default set; a creation gets it limited to what the deployment assesses (analysis/capabilities.ts). */
+export const DEFAULT_SIGNALS: readonly SignalName[] = ["screen", "ai", "reverse"];
+/**
+ * How the evidence will arrive: the hosted capture page (`capture_url`; template links, the bot and
+ * the trial too) or the tenant's own client calling the capture-flow API, which alone can send a
+ * depth map (`forensic_buffer_key`).
+ */
+export const CAPTURE_CHANNELS = ["hosted_page", "api"] as const;
+export type CaptureChannel = (typeof CAPTURE_CHANNELS)[number];
 export const MAX_TOTAL_CAPTURES = 20;
 export const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
 export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
@@ -43,7 +51,9 @@ export const ConfigFieldsSchema = z.strictObject({
   }),
   steps: z.array(StepInputSchema).min(1).max(50).optional(),
   signals_required: z.array(z.enum(SIGNALS)).max(SIGNALS.length).optional().openapi({
-    description: 'Defaults to ["screen","ai","reverse"].',
+    description:
+      'Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). ' +
+      "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
   }),
   mode: z.enum(["verification", "audit"]).optional(),
   context: ContextSchema.optional(),
@@ -57,6 +67,11 @@ export const ConfigFieldsSchema = z.strictObject({
 
 /** Creation fields before the cross-field rules (for schemas that add fields, e.g. the bot's `tenant_id`). */
 export const CreateVerificationFieldsSchema = ConfigFieldsSchema.extend({
+  capture_channel: z.enum(CAPTURE_CHANNELS).optional().openapi({
+    description:
+      "How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow " +
+      "operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.",
+  }),
   seal: z.boolean().optional().openapi({ description: "Record seal over the answers; on unless false." }),
   expires_in_seconds: z.int().min(1).max(MAX_EXPIRES_IN_SECONDS).optional().openapi({ description: "Defaults to 604800 (7 days)." }),
 });

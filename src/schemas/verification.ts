@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DateTime, VerificationId } from "./common";
 import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
-import { ContextSchema, SIGNALS } from "./verification-create";
+import { CAPTURE_CHANNELS, ContextSchema, SIGNALS } from "./verification-create";
 import { NOT_ASSESSED_REASONS, REVERSE_SOURCES } from "../analysis/evidence";
 
 /* Response shapes, for the OpenAPI document. Handlers build these objects in model/verification/present.ts. */
@@ -15,6 +15,17 @@ export const ConfigSchema = z
     max_captures: z.int().min(1).max(20),
     steps: z.array(StepSchema),
     signals_required: z.array(z.enum(SIGNALS)),
+    signals_default: z
+      .object({
+        left_out: z.array(z.object({ signal: z.enum(SIGNALS), reason: z.string(), enable: z.string().optional() })),
+      })
+      .optional()
+      .openapi({
+        description:
+          "Present when the creation named no `signals_required`: the service chose them, the default set (`screen`, `ai`, `reverse`) limited to what this " +
+          "deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`).",
+      }),
+    capture_channel: z.enum(CAPTURE_CHANNELS).optional().openapi({ description: "Echo of the creation's `capture_channel` (absent: the hosted capture page)." }),
     mode: z.enum(["verification", "audit"]).optional(),
     context: ContextSchema.optional(),
     webhook_url: z.url().optional(),

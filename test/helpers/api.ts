@@ -63,8 +63,18 @@ export async function callJson<T = any>(path: string, options: CallOptions = {})
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
 }
 
-export async function createVerification(key: string, body: unknown = { max_captures: 2 }, headers?: Record<string, string>) {
-  const res = await callJson("/v1/verifications", { key, body, ...(headers ? { headers } : {}) });
+/**
+ * This deployment with a vision provider configured (the loopback fake, test/fakes/vision.ts), so a
+ * creation may require context, object match and condition (analysis/capabilities.ts). Only the
+ * request made with it sees the provider: the analysis Worker runs without one, as after a provider
+ * was removed (the marker of providers/vision/test-markers.ts still drives marked images).
+ */
+export function withVision(model = "good"): Env {
+  return { ...env, VISION_API_URL: `${env.FAKES_URL}/vision/v1`, VISION_MODEL: model };
+}
+
+export async function createVerification(key: string, body: unknown = { max_captures: 2 }, headers?: Record<string, string>, options: { env?: Env } = {}) {
+  const res = await callJson("/v1/verifications", { key, body, ...(headers ? { headers } : {}), ...(options.env ? { env: options.env } : {}) });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { callJson, createVerification, db, seedTenant, withVision } from "../helpers/api";
 import { captureByKey, captureInline, hasVerdict, pollVerification, uploadDepthMap } from "../helpers/capture";
 import { encodeDepthPng, encodeJpeg, encodePngRgb, exifTiff, insertSegment, naturalScene, recapture } from "../helpers/synth";
 import { analysesOf } from "../../src/db/analyses";
@@ -18,6 +18,8 @@ describe("analysis end to end (real queue consumer)", () => {
     const v = await createVerification(t.key, {
       steps: [{ key: "photos", type: "image", description: "The car", min: 3, max: 3 }],
       signals_required: ["screen", "ai", "reverse", "depth"],
+      // Depth maps come through the API only (the hosted page's camera has none).
+      capture_channel: "api",
     });
     // 1: a photo of a screen (pixel-grid moiré), with a flat depth map.
     const flat = await uploadDepthMap(v.id, encodeDepthPng(96, 72, (x, y) => 420 + x + y * 0.5));
@@ -65,8 +67,9 @@ describe("analysis end to end (real queue consumer)", () => {
     expect(done.verdict.score).toBeGreaterThan(0);
   });
 
-  it("signals without their provider are not assessed and keep a clean capture from verified; checks without a vision provider stay inconclusive", async () => {
+  it("a provider gone after creation: its signal is not assessed and keeps a clean capture from verified, its checks stay inconclusive; reverse search still runs over the history", async () => {
     const t = await seedTenant();
+    // Created where a vision provider was configured; the analysis Worker runs without one.
     const v = await createVerification(t.key, {
       steps: [
         { key: "front", type: "image", description: "Front", min: 1, max: 1 },
@@ -77,7 +80,7 @@ describe("analysis end to end (real queue consumer)", () => {
       expected_object: "a blue hatchback",
       condition_aspects: ["bodywork"],
       expected_location: "48.8584, 2.2945",
-    });
+    }, undefined, { env: withVision() });
     const camera = exifTiff({ make: "Google", model: "Pixel 8", dateTimeOriginal: "2026:05:01 10:00:00" });
     await captureInline(v.id, encodeJpeg(naturalScene(256, 192, 201), 90, camera), { step_key: "front", location: { lat: 48.8589, lng: 2.2945, accuracy_m: 8 } });
     // The upload is a generator output: it would trip ai_detection if it were live.
@@ -85,10 +88,10 @@ describe("analysis end to end (real queue consumer)", () => {
 
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.status).toBe("completed");
-    // Without a web search and a vision provider, reverse search and context are not assessed: never
-    // verified (fail closed), while screen and AI still ran.
-    expect(done.verdict).toMatchObject({ label: "suspicious", score: 0, reason_code: "not_assessed", assessment: "partial", not_assessed: ["reverse_search", "context_match"] });
-    expect(done.verdict.signals.reverse_search).toEqual({ status: "not_assessed", reason: "web_search_not_configured" });
+    // Without a vision provider context is not assessed: never verified (fail closed), while screen,
+    // AI and the reverse search over the service's own history still ran.
+    expect(done.verdict).toMatchObject({ label: "suspicious", score: 0, reason_code: "not_assessed", assessment: "partial", not_assessed: ["context_match"] });
+    expect(done.verdict.signals.reverse_search).toEqual({ found_online: false, match_count: 0, sources: ["service_history"] });
     expect(done.verdict.signals.context_match).toEqual({ status: "not_assessed", reason: "vision_not_configured" });
     expect(done.verdict.signals.ai_detection.label).toBe("unknown");
     expect(done.verdict.signals.screen_detection.screen_detected).toBe(false);
@@ -136,7 +139,7 @@ describe("analysis end to end (real queue consumer)", () => {
       context: { kind: "vehicle", summary: "A blue hatchback" },
       expected_object: "a blue hatchback",
       condition_aspects: ["bodywork", "glass"],
-    });
+    }, undefined, { env: withVision() });
     const marked = insertSegment(encodeJpeg(naturalScene(160, 120, 501)), 0xfe, new TextEncoder().encode("vfy-test: context=mismatch; object=match; condition=8; condition.glass=3"));
     await captureInline(v.id, marked);
     const done = await pollVerification(t.key, v.id, hasVerdict);

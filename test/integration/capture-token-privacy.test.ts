@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { callJson, createVerification, seedTenant } from "../helpers/api";
+import { callJson, createVerification, seedTenant, withVision } from "../helpers/api";
 import { toBase64, uniqueJpeg } from "../helpers/images";
 
 /** The tenant-private config a capture link must never reveal (CONTRACT, last section). */
@@ -54,7 +54,7 @@ describe("capture-token responses show only what the capture page needs", () => 
       ],
       mode: "verification",
       ...privateConfig,
-    });
+    }, undefined, { env: withVision() });
     // The tenant itself sees all of it.
     expect(v.config).toMatchObject(privateConfig);
 

@@ -38,6 +38,7 @@ async function analysedVerification() {
       { key: "depth", type: "image", description: "With depth", min: 1, max: 1 },
     ],
     signals_required: ["screen", "ai", "reverse", "depth"],
+    capture_channel: "api",
   });
   await captureInline(v.id, live, { step_key: "front", location: { lat: 40.4168, lng: -3.7038, accuracy_m: 12 }, attestation_token: "pass-1", client_captured_at: "2026-11-20T09:30:00.000Z" });
   await captureByKey(v.id, invoice, "image/png", { step_key: "invoice" });

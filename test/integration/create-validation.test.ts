@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
+import { callJson, createVerification, seedTenant, withVision, type TestTenant } from "../helpers/api";
 
 let t: TestTenant;
 beforeAll(async () => {
@@ -18,8 +18,9 @@ const text = (over: Record<string, unknown> = {}) => ({
 const upload = (over: Record<string, unknown> = {}) => ({ key: "docs", type: "upload", min: 0, max: 1, ...over });
 const str = (n: number) => "x".repeat(n);
 
+/** These tests are about the request's shape: a deployment that can assess everything (a vision provider configured). */
 async function create(body: unknown) {
-  return callJson("/v1/verifications", { key: t.key, body });
+  return callJson("/v1/verifications", { key: t.key, body, env: withVision() });
 }
 
 /** Asserts a 400 invalid_request whose `fields` names `path`. */
@@ -53,6 +54,8 @@ describe("max_captures and the capture_1 sugar", () => {
       max_captures: 3,
       steps: [{ key: "capture_1", type: "image", description: "", min: 3, max: 3 }],
       signals_required: ["screen", "ai", "reverse"],
+      // No signals_required in the request: the service chose them, and says so.
+      signals_default: { left_out: [] },
     });
     expect(v.status).toBe("pending");
     expect(v.captures_count).toBe(0);
@@ -141,8 +144,10 @@ describe("steps", () => {
 
 describe("the other config fields", () => {
   it("signals_required: enum, default, no repeats, context requires a context object", async () => {
-    const v = await accepts({ max_captures: 1, signals_required: ["depth"] });
+    const v = await accepts({ max_captures: 1, signals_required: ["depth"], capture_channel: "api" });
     expect(v.config.signals_required).toEqual(["depth"]);
+    expect(v.config.capture_channel).toBe("api");
+    expect(v.config.signals_default).toBeUndefined();
     await accepts({ max_captures: 1, signals_required: [] });
     await rejects({ max_captures: 1, signals_required: ["vibes"] }, "signals_required.0");
     await rejects({ max_captures: 1, signals_required: ["ai", "ai"] }, "signals_required");

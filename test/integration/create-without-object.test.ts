@@ -6,7 +6,7 @@ import { events, verifications } from "../../src/db/schema";
 import { eventRow, newVerificationRow } from "../../src/db/verifications";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
-import { normalizeConfig } from "../../src/model/verification/config";
+import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
 import { OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
 import { newId } from "../../src/lib/ids";
@@ -38,7 +38,7 @@ async function runMinutely(scheduledTime: number): Promise<void> {
 /** What the Worker's create commits, written directly: a verification nobody published or armed. */
 async function unarmedVerification(createdAt: number, expiresAt: number): Promise<string> {
   const id = newId("verification", createdAt);
-  const row = newVerificationRow({ id, tenantId: t.id, config: normalizeConfig({ max_captures: 2 }), sealEnabled: true, createdAt, expiresAt });
+  const row = newVerificationRow({ id, tenantId: t.id, config: normalizeConfig({ max_captures: 2 }, CONTRACT_DEFAULTS), sealEnabled: true, createdAt, expiresAt });
   await db().batch([db().insert(verifications).values(row), db().insert(events).values(eventRow(id, t.id, { name: "verification.created" }, createdAt))]);
   return id;
 }

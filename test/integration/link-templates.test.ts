@@ -102,28 +102,28 @@ describe("link templates", () => {
     const t = await seedTenant();
     const op = await operator(t);
     const s = slug();
-    const v1 = await op.send("/v1/link-templates", { slug: s, name: "Claim", steps: photoSteps, condition_aspects: ["roof"] });
+    const v1 = await op.send("/v1/link-templates", { slug: s, name: "Claim", steps: photoSteps, expected_location: "48.8584, 2.2945" });
     const before = verificationIdFrom((await open(t.slug, s)).location);
 
-    const updated = await op.send(`/v1/link-templates/${s}`, { steps: newSteps, name: "Claim v2", condition_aspects: null, mode: "audit" }, "PATCH");
+    const updated = await op.send(`/v1/link-templates/${s}`, { steps: newSteps, name: "Claim v2", expected_location: null, mode: "audit" }, "PATCH");
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ version: 2, name: "Claim v2", mode: "audit", steps: newSteps, max_captures: 1 });
-    expect(updated.body).not.toHaveProperty("condition_aspects");
+    expect(updated.body).not.toHaveProperty("expected_location");
     expect(updated.body.id).toBe(v1.body.id);
 
     const after = verificationIdFrom((await open(t.slug, s)).location);
     const oldOne = await callJson(`/v1/verifications/${before}`, { key: t.key });
     const newOne = await callJson(`/v1/verifications/${after}`, { key: t.key });
-    expect(oldOne.body.config).toMatchObject({ steps: photoSteps, condition_aspects: ["roof"], mode: "verification" });
+    expect(oldOne.body.config).toMatchObject({ steps: photoSteps, expected_location: "48.8584, 2.2945", mode: "verification" });
     expect(newOne.body.config.steps).toEqual(newSteps);
     expect(newOne.body.config.mode).toBe("audit");
-    expect(newOne.body.config).not.toHaveProperty("condition_aspects");
+    expect(newOne.body.config).not.toHaveProperty("expected_location");
     const rows = await db().select().from(verifications).where(eq(verifications.templateId, v1.body.id));
     expect(Object.fromEntries(rows.map((r) => [r.id, r.templateVersion]))).toEqual({ [before]: 1, [after]: 2 });
 
     const snapshots = await db().select().from(linkTemplateVersions).where(eq(linkTemplateVersions.templateId, v1.body.id)).orderBy(linkTemplateVersions.version);
     expect(snapshots.map((x) => [x.version, x.name, x.mode])).toEqual([[1, "Claim", "verification"], [2, "Claim v2", "audit"]]);
-    expect(snapshots[0]!.spec).toEqual({ steps: photoSteps, condition_aspects: ["roof"] });
+    expect(snapshots[0]!.spec).toEqual({ steps: photoSteps, expected_location: "48.8584, 2.2945" });
     expect(snapshots[1]!.spec).toEqual({ steps: newSteps });
     expect((await op.read(`/v1/link-templates/${s}`)).body.started_total).toBe(2);
   });

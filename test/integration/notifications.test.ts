@@ -7,7 +7,7 @@ import { createVerification as createThroughService } from "../../src/domain/ver
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import type { DomainEvent } from "../../src/events/messages";
 import { newId } from "../../src/lib/ids";
-import { callJson, createVerification, db, eventually, seedTenant } from "../helpers/api";
+import { callJson, createVerification, db, eventually, seedTenant, withVision } from "../helpers/api";
 import { toBase64, uniqueJpeg } from "../helpers/images";
 import { waitFor } from "../helpers/wait";
 
@@ -126,11 +126,11 @@ describe("notify_email is no relay", () => {
       expected_object: PHISH,
       condition_aspects: ["evil.example"],
     };
-    const completed = await createVerification(t.key, { steps: [{ key: "p", type: "image", description: PHISH, min: 1, max: 1 }], ...tenantText });
+    const completed = await createVerification(t.key, { steps: [{ key: "p", type: "image", description: PHISH, min: 1, max: 1 }], ...tenantText }, undefined, { env: withVision() });
     await captureOne(completed.id);
     expect((await verificationObject(env, completed.id).complete(completed.id, { verdict: VERDICT })).ok).toBe(true);
-    const expiring = await createVerification(t.key, { max_captures: 1, expires_in_seconds: 1, ...tenantText });
-    const failing = await createVerification(t.key, { max_captures: 1, ...tenantText });
+    const expiring = await createVerification(t.key, { max_captures: 1, expires_in_seconds: 1, ...tenantText }, undefined, { env: withVision() });
+    const failing = await createVerification(t.key, { max_captures: 1, ...tenantText }, undefined, { env: withVision() });
     expect((await verificationObject(env, failing.id).fail(failing.id, `analysis_failed: ${PHISH}`)).ok).toBe(true);
     await expired(t.key, expiring.id);
 

@@ -7,7 +7,7 @@ import type { VerificationObject } from "../../src/durable-objects/verification-
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import { newId } from "../../src/lib/ids";
 import { verificationPrefix } from "../../src/storage/evidence";
-import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
+import { call, callJson, createVerification, db, seedTenant, withVision, type TestTenant } from "../helpers/api";
 import { captureByKey, captureInline, hasVerdict, inlineCapture, pollVerification, upload, uploadDepthMap } from "../helpers/capture";
 import { uniqueJpeg } from "../helpers/images";
 import { dashboard, signIn } from "../helpers/session";
@@ -61,7 +61,7 @@ async function fullyLoaded(idempotencyKey: string) {
     expected_object: "Blue hatchback",
     webhook_url: r.url,
   };
-  const v = await createVerification(t.key, body, { "Idempotency-Key": idempotencyKey });
+  const v = await createVerification(t.key, body, { "Idempotency-Key": idempotencyKey }, { env: withVision() });
   const depth = await uploadDepthMap(v.id, encodeDepthPng(48, 36, (x, y) => 500 + 30 * Math.sin(x / 4 + y / 6)));
   await captureInline(v.id, encodeJpeg(naturalScene(320, 240, 41), 90), { step_key: "front", location: { lat: 40.4168, lng: -3.7038, accuracy_m: 8 }, forensic_buffer_key: depth });
   await upload(v.id); // an orphan: uploaded, never captured (minted while a slot is still free)

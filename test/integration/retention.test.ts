@@ -4,7 +4,7 @@ import { and, count, eq, inArray, isNull, isNotNull, lt, sql } from "drizzle-orm
 import type { BatchItem } from "drizzle-orm/batch";
 import { beforeAll, describe, expect, it } from "vitest";
 import { events, imageHashes, queueFailures, tenants, verifications } from "../../src/db/schema";
-import { normalizeConfig } from "../../src/model/verification/config";
+import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
 import { DAY_MS, REDACT_CHUNK, RETENTION_ACTOR, SWEEP_PAGE, redactChunk, sweepTenant } from "../../src/domain/retention/retention";
 import { newId } from "../../src/lib/ids";
 import { verificationPrefix } from "../../src/storage/evidence";
@@ -47,7 +47,7 @@ describe("tenant settings", () => {
 
 /** Inserts `n` bare verification rows created at `createdAt` (D1 allows 100 bound parameters per statement: one row each). */
 async function seedRows(tenantId: string, n: number, createdAt: number): Promise<string[]> {
-  const config = normalizeConfig({ max_captures: 1 });
+  const config = normalizeConfig({ max_captures: 1 }, CONTRACT_DEFAULTS);
   const ids: string[] = [];
   for (let i = 0; i < n; i += 100) {
     const rows = Array.from({ length: Math.min(100, n - i) }, () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { presentTemplate } from "../../src/domain/templates/present";
 import { mergeSpec, startedToday, type TemplateRow } from "../../src/domain/templates/templates";
 import { ApiError } from "../../src/lib/errors";
+import { CONTRACT_DEFAULTS } from "../../src/model/verification/config";
 
 const steps = [{ key: "a", type: "image" as const, description: "", min: 1, max: 1 }];
 
@@ -53,7 +54,7 @@ describe("template item", () => {
   });
 
   it("presents the spec as verifications will get it", () => {
-    const item = presentTemplate(row({ spec: { max_captures: 2, seal: false } }), { baseUrl: "https://v.example", orgSlug: "acme", now: Date.UTC(2026, 10, 22, 12) });
+    const item = presentTemplate(row({ spec: { max_captures: 2, seal: false } }), { baseUrl: "https://v.example", orgSlug: "acme", defaults: CONTRACT_DEFAULTS, now: Date.UTC(2026, 10, 22, 12) });
     expect(item).toEqual({
       id: "tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
       slug: "roof",
@@ -65,6 +66,8 @@ describe("template item", () => {
       max_captures: 2,
       steps: [{ key: "capture_1", type: "image", description: "", min: 2, max: 2 }],
       signals_required: ["screen", "ai", "reverse"],
+      // The template names no signals: its starts get the deployment's defaults, and say so.
+      signals_default: { left_out: [] },
       expires_in_seconds: 604800,
       seal: false,
       started_total: 10,

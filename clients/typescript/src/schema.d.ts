@@ -96,6 +96,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What this deployment can assess: each signal and check, why not, and what enables it
+         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. Any API key (publishable included: it says nothing about the tenant's data but its own reuse-index opt-in) or a dashboard session.
+         */
+        get: operations["getCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/verify/{token}": {
         parameters: {
             query?: never;
@@ -830,7 +850,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does.
+         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; README, privacy notes).
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -986,6 +1006,20 @@ export interface components {
             max_captures: number;
             steps: components["schemas"]["Step"][];
             signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
+            /** @description Present when the creation named no `signals_required`: the service chose them, the default set (`screen`, `ai`, `reverse`) limited to what this deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`). */
+            signals_default?: {
+                left_out: {
+                    /** @enum {string} */
+                    signal: "screen" | "ai" | "reverse" | "context" | "depth";
+                    reason: string;
+                    enable?: string;
+                }[];
+            };
+            /**
+             * @description Echo of the creation's `capture_channel` (absent: the hosted capture page).
+             * @enum {string}
+             */
+            capture_channel?: "hosted_page" | "api";
             /** @enum {string} */
             mode?: "verification" | "audit";
             context?: components["schemas"]["Context"];
@@ -1091,8 +1125,11 @@ export interface components {
                     reason: "uploaded_content";
                 } | components["schemas"]["NotAssessed"];
                 reverse_search?: {
+                    /** @description True only for a match the web search found. */
                     found_online: boolean;
                     match_count: number;
+                    /** @description What every live capture was searched in: `service_history` (this tenant's verifications), `shared_history` (the tenants sharing a reuse index with it: opt-in, `PATCH /v1/tenant/settings {share_reuse_index}`), `web` (a configured web search). Absent on verdicts written before it existed. */
+                    sources?: ("service_history" | "shared_history" | "web")[];
                 } | {
                     /** @enum {string} */
                     status: "not_applicable";
@@ -1125,10 +1162,10 @@ export interface components {
              */
             reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
             /**
-             * @description `partial` when a required signal could not be assessed on a live capture.
+             * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
              * @enum {string}
              */
-            assessment: "complete" | "partial";
+            assessment: "complete" | "partial" | "none";
             /** @description The `signals` keys that could not be assessed. */
             not_assessed: string[];
         };
@@ -1399,7 +1436,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"]. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -1415,6 +1452,11 @@ export interface components {
             expected_location?: string;
             expected_object?: string;
             condition_aspects?: string[];
+            /**
+             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.
+             * @enum {string}
+             */
+            capture_channel?: "hosted_page" | "api";
             /** @description Record seal over the answers; on unless false. */
             seal?: boolean;
             /** @description Defaults to 604800 (7 days). */
@@ -1473,6 +1515,55 @@ export interface components {
             occurred_at: string;
             payload?: {
                 [key: string]: unknown;
+            };
+        };
+        Capabilities: {
+            signals: {
+                screen: components["schemas"]["Capability"];
+                ai: components["schemas"]["Capability"];
+                reverse: components["schemas"]["Capability"];
+                context: components["schemas"]["Capability"];
+                depth: components["schemas"]["Capability"];
+            };
+            checks: {
+                object_match: components["schemas"]["Capability"];
+                condition: components["schemas"]["Capability"];
+                location_match: components["schemas"]["Capability"];
+            };
+            /** @description What a creation naming neither gets: the contract's default signals limited to what the default channel assesses. */
+            defaults: {
+                signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
+                /** @enum {string} */
+                capture_channel: "hosted_page" | "api";
+            };
+        };
+        Capability: {
+            /** @description This deployment can assess it (on at least one capture channel: see `channels`). */
+            available: boolean;
+            /** @description Who assesses it, e.g. `offline-moire`, `workers-ai`, `nominatim`. */
+            provider?: string;
+            /** @description `reverse` only: what a reverse search searches for this tenant. */
+            sources?: ("service_history" | "shared_history" | "web")[];
+            /** @description Why it is not available, or what limits it when it is. */
+            reason?: string;
+            /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
+            enable?: string;
+            /** @description Where the capture channel matters: what each can deliver (the hosted capture page cannot send a depth map). */
+            channels?: {
+                hosted_page: {
+                    available: boolean;
+                    /** @description Why it is not available, or what limits it when it is. */
+                    reason?: string;
+                    /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
+                    enable?: string;
+                };
+                api: {
+                    available: boolean;
+                    /** @description Why it is not available, or what limits it when it is. */
+                    reason?: string;
+                    /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
+                    enable?: string;
+                };
             };
         };
         CaptureFlowView: {
@@ -1878,7 +1969,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"]. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -1894,6 +1985,11 @@ export interface components {
             expected_location?: string;
             expected_object?: string;
             condition_aspects?: string[];
+            /**
+             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.
+             * @enum {string}
+             */
+            capture_channel?: "hosted_page" | "api";
             /** @description Record seal over the answers; on unless false. */
             seal?: boolean;
             /** @description Defaults to 604800 (7 days). */
@@ -1933,6 +2029,15 @@ export interface components {
             max_captures: number;
             steps: components["schemas"]["Step"][];
             signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
+            /** @description Present when the creation named no `signals_required`: the service chose them, the default set (`screen`, `ai`, `reverse`) limited to what this deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`). */
+            signals_default?: {
+                left_out: {
+                    /** @enum {string} */
+                    signal: "screen" | "ai" | "reverse" | "context" | "depth";
+                    reason: string;
+                    enable?: string;
+                }[];
+            };
             context?: components["schemas"]["Context"];
             /** Format: uri */
             webhook_url?: string;
@@ -1977,7 +2082,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"]. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             context?: components["schemas"]["Context"];
             /** Format: uri */
@@ -2205,6 +2310,11 @@ export interface components {
              * @example 90
              */
             retention_days: number | null;
+            /**
+             * @description Off by default: reverse search compares a capture with this tenant's own verifications only. On: also with those of every other tenant that opted in, and theirs with this tenant's (unnamed: a match says only that another tenant saw the photo; `sources` gains `shared_history`). Turning it off withdraws this tenant's images from the shared pool at once.
+             * @example false
+             */
+            share_reuse_index: boolean;
         };
         TenantSettingsPatch: {
             /**
@@ -2217,6 +2327,11 @@ export interface components {
              * @example 90
              */
             retention_days?: number | null;
+            /**
+             * @description Off by default: reverse search compares a capture with this tenant's own verifications only. On: also with those of every other tenant that opted in, and theirs with this tenant's (unnamed: a match says only that another tenant saw the photo; `sources` gains `shared_history`). Turning it off withdraws this tenant's images from the shared pool at once.
+             * @example false
+             */
+            share_reuse_index?: boolean;
         };
     };
     responses: never;
@@ -2727,6 +2842,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capabilities */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capabilities"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
@@ -5738,6 +5911,15 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link's template requires what this deployment cannot assess now (e.g. its vision provider was removed): nothing is started; the refusal is logged for the operator */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

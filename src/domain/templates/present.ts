@@ -1,17 +1,20 @@
 import { iso } from "../../lib/time";
 import { DEFAULT_EXPIRES_IN_SECONDS } from "../../schemas/verification-create";
-import { normalizeConfig } from "../../model/verification/config";
+import { normalizeConfig, type SignalDefaults } from "../../model/verification/config";
 import { specOf, startedToday, type TemplateRow } from "./templates";
 
 export function templateUrl(baseUrl: string, orgSlug: string, slug: string): string {
   return `${baseUrl}/l/${orgSlug}/${slug}`;
 }
 
-/** The Link template item: the current version's spec as verifications will get it, plus the live counters. */
-export function presentTemplate(row: TemplateRow, options: { baseUrl: string; orgSlug: string; now?: number }): Record<string, unknown> {
+/**
+ * The Link template item: the current version's spec as verifications will get it (`defaults`: the
+ * signals this deployment gives one that names none), plus the live counters.
+ */
+export function presentTemplate(row: TemplateRow, options: { baseUrl: string; orgSlug: string; defaults: SignalDefaults; now?: number }): Record<string, unknown> {
   const spec = specOf(row);
   const { seal, expires_in_seconds, ...configInput } = spec;
-  const { mode: _mode, ...config } = normalizeConfig(configInput);
+  const { mode: _mode, ...config } = normalizeConfig(configInput, options.defaults);
   return {
     id: row.id,
     slug: row.slug,

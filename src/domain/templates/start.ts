@@ -3,6 +3,8 @@ import { settings } from "../../env";
 import { CreateVerificationSchema } from "../../schemas/verification-create";
 import { findTenantBySlug } from "../tenants/tenants";
 import { captureUrl } from "../../model/verification/present";
+import { ApiError } from "../../lib/errors";
+import { log } from "../../lib/log";
 import { createVerification } from "../verification/service";
 import { countStart, findTemplate, specOf } from "./templates";
 
@@ -10,7 +12,9 @@ export type StartOutcome =
   | { kind: "started"; verificationId: string; captureUrl: string }
   | { kind: "preview"; name: string }
   | { kind: "not_found" }
-  | { kind: "revoked"; name: string };
+  | { kind: "revoked"; name: string }
+  /** The template requires what the deployment cannot assess any more (or a webhook URL it refuses now). */
+  | { kind: "unavailable"; name: string };
 
 /**
  * Link-preview fetchers (chat apps unfurl every link they see) and HEAD requests must not start a
@@ -41,15 +45,24 @@ export async function startFromLink(
   if (template.status === "revoked") return { kind: "revoked", name: template.name };
   if (options.preview) return { kind: "preview", name: template.name };
   const input = CreateVerificationSchema.parse({ ...specOf(template), mode: template.mode });
-  const outcome = await createVerification(env, db, {
-    tenantId: tenant.id,
-    input,
-    originChannel: "link",
-    templateId: template.id,
-    templateVersion: template.version,
-    ...(options.localRequest ? { localRequest: true } : {}),
-    now,
-  });
+  let outcome: Awaited<ReturnType<typeof createVerification>>;
+  try {
+    outcome = await createVerification(env, db, {
+      tenantId: tenant.id,
+      input,
+      originChannel: "link",
+      templateId: template.id,
+      templateVersion: template.version,
+      ...(options.localRequest ? { localRequest: true } : {}),
+      now,
+    });
+  } catch (err) {
+    // Checked at publish, so only a deployment that lost a provider since (or a webhook URL that now
+    // resolves somewhere private) gets here: the person opening the link is told, the operator logged.
+    if (!(err instanceof ApiError) || err.code !== "invalid_request") throw err;
+    log.warn({ msg: "template start refused: the template requires what this deployment cannot accept now", template_id: template.id, fields: err.fields ?? {} });
+    return { kind: "unavailable", name: template.name };
+  }
   if (outcome.kind !== "created") throw new Error("a template start never replays");
   await countStart(db, template.id, now);
   const id = outcome.record.row.id;

@@ -15,6 +15,8 @@ import { presentVerification, type Audience } from "../../model/verification/pre
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import type { VerificationStatus } from "../../model/verification/state";
 import { normalizeConfig } from "../../model/verification/config";
+import { DEFAULT_CHANNEL } from "../../analysis/capabilities";
+import { assertAssessable } from "../capabilities";
 import { reserveNotifyEmail } from "../notifications/email-quota";
 import { assertWebhookUrlAllowed } from "../webhooks/url-guard";
 
@@ -68,12 +70,14 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     if (replay) return replay;
     idempotency = { key: options.idempotencyKey, fingerprint };
   }
+  // What the verification requires must be assessable on its channel (a replay above answers as first answered).
+  const defaults = assertAssessable(env, input, input.capture_channel ?? DEFAULT_CHANNEL);
   if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url, { local: options.localRequest === true });
   if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId);
   const row = newVerificationRow({
     id: newId("verification", now),
     tenantId: options.tenantId,
-    config: normalizeConfig(input),
+    config: normalizeConfig(input, defaults),
     sealEnabled: input.seal !== false,
     createdAt: now,
     expiresAt: now + (input.expires_in_seconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000,

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_SIZE_BYTES, MAX_SIZE_BYTES_CAP, MEDIA_TYPES, type MediaType } from "../../schemas/steps";
-import { DEFAULT_SIGNALS, type SignalName } from "../../schemas/verification-create";
+import { DEFAULT_SIGNALS, type CaptureChannel, type SignalName } from "../../schemas/verification-create";
 
 export interface ImageStep { key: string; type: "image"; description: string; min: number; max: number }
 export interface TextStep {
@@ -26,6 +26,14 @@ export interface VerificationConfig {
   max_captures: number;
   steps: Step[];
   signals_required: SignalName[];
+  /**
+   * Present when the creation did not name `signals_required`: the service chose them, the
+   * contract's default set limited to what the deployment assesses; `left_out` names each default
+   * signal it could not, with why and what enables it.
+   */
+  signals_default?: { left_out: Array<{ signal: SignalName; reason: string; enable?: string }> };
+  /** Echo of the creation's `capture_channel` (absent: the hosted capture page). */
+  capture_channel?: CaptureChannel;
   mode?: "verification" | "audit";
   context?: { kind: string; summary: string; attributes?: Record<string, string | number | boolean> };
   webhook_url?: string;
@@ -37,7 +45,7 @@ export interface VerificationConfig {
 }
 
 /** The config fields of a validated creation request (or template spec). */
-export type ConfigInput = Omit<VerificationConfig, "max_captures" | "steps" | "signals_required"> & {
+export type ConfigInput = Omit<VerificationConfig, "max_captures" | "steps" | "signals_required" | "signals_default"> & {
   max_captures?: number;
   steps?: Array<
     | ImageStep
@@ -49,8 +57,20 @@ export type ConfigInput = Omit<VerificationConfig, "max_captures" | "steps" | "s
 
 export const SUGAR_STEP_KEY = "capture_1";
 
-/** Applies the sugar and the defaults; the input has already passed the creation schema. */
-export function normalizeConfig(input: ConfigInput): VerificationConfig {
+/** What a creation without `signals_required` gets: the default set this deployment assesses, and what it left out. */
+export interface SignalDefaults {
+  signals: readonly SignalName[];
+  leftOut: Array<{ signal: SignalName; reason: string; enable?: string }>;
+}
+
+/** The contract's default set, where the deployment assesses all of it (what the offline analysis always can). */
+export const CONTRACT_DEFAULTS: SignalDefaults = { signals: DEFAULT_SIGNALS, leftOut: [] };
+
+/**
+ * Applies the sugar and the defaults; the input has already passed the creation schema (and the
+ * deployment's capabilities, which also give the default signals).
+ */
+export function normalizeConfig(input: ConfigInput, defaults: SignalDefaults): VerificationConfig {
   const steps: Step[] = input.steps
     ? input.steps.map((s) =>
         s.type === "upload"
@@ -61,9 +81,11 @@ export function normalizeConfig(input: ConfigInput): VerificationConfig {
   const config: VerificationConfig = {
     max_captures: steps.reduce((sum, s) => (s.type === "text" ? sum : sum + s.max), 0),
     steps,
-    signals_required: input.signals_required ?? [...DEFAULT_SIGNALS],
+    signals_required: input.signals_required ?? [...defaults.signals],
   };
+  if (input.signals_required === undefined) config.signals_default = { left_out: defaults.leftOut };
   const optional = [
+    "capture_channel",
     "mode",
     "context",
     "webhook_url",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeConfig } from "../../../src/model/verification/config";
+import { CONTRACT_DEFAULTS, normalizeConfig } from "../../../src/model/verification/config";
 import type { VerificationState, VerificationStatus } from "../../../src/model/verification/state";
 import { effectiveStatus } from "../../../src/model/verification/state";
 import * as m from "../../../src/model/verification/transitions";
@@ -21,7 +21,7 @@ function state(over: Partial<VerificationState> = {}): VerificationState {
         { key: "plate", type: "text", required: true, validation: { max_length: 8, format: "alphanumeric_id" } },
         { key: "note", type: "text", required: false, validation: { max_length: 50, format: "free_text" } },
       ],
-    }),
+    }, CONTRACT_DEFAULTS),
     sealEnabled: true,
     createdAt: NOW - HOUR,
     expiresAt: NOW + HOUR,
@@ -103,7 +103,7 @@ describe("acceptCapture", () => {
   });
 
   it("keyless into a verification without image steps is unknown_step", () => {
-    const s = state({ config: normalizeConfig({ steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] }) });
+    const s = state({ config: normalizeConfig({ steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] }, CONTRACT_DEFAULTS) });
     expect(m.acceptCapture(s, capture(), NOW)).toMatchObject({ ok: false, error: { code: "unknown_step" } });
   });
 

@@ -1,0 +1,152 @@
+import type { ReverseSource } from "./evidence";
+import type { FieldErrors } from "../lib/errors";
+import type { AnalysisProviders } from "../providers/analysis";
+import { CAPTURE_CHANNELS, DEFAULT_SIGNALS, SIGNALS, type CaptureChannel, type SignalName } from "../schemas/verification-create";
+import { parseCoordinates } from "./signals/location";
+
+/*
+ * What this deployment can assess, derived from the providers the analysis runs with
+ * (providers/analysis.ts: one function reads them for both), so `GET /v1/capabilities`, the default
+ * `signals_required` and the creation checks cannot disagree with what actually runs.
+ */
+
+export const CHECKS = ["object_match", "condition", "location_match"] as const;
+export type CheckName = (typeof CHECKS)[number];
+
+/** Whether one capture channel can deliver what a signal needs. */
+export interface ChannelSupport {
+  available: boolean;
+  reason?: string;
+  enable?: string;
+}
+
+export interface Capability {
+  /** This deployment can assess it (on at least one capture channel: see `channels`). */
+  available: boolean;
+  /** Who assesses it. */
+  provider?: string;
+  /** `reverse` only: what it searches. */
+  sources?: ReverseSource[];
+  /** Why it is not available, or what limits it when it is. */
+  reason?: string;
+  /** The configuration (or, per channel, the capture path) that enables it or lifts the limit. */
+  enable?: string;
+  /** Per capture channel, where the channel matters. */
+  channels?: Record<CaptureChannel, ChannelSupport>;
+}
+
+export interface Capabilities {
+  signals: Record<SignalName, Capability>;
+  checks: Record<CheckName, Capability>;
+  /** What a creation that names neither gets: the contract's default set limited to what the default channel assesses. */
+  defaults: { signals_required: SignalName[]; capture_channel: CaptureChannel };
+}
+
+/** A default signal this deployment could not assess, as a creation's config reports it. */
+export interface LeftOut {
+  signal: SignalName;
+  reason: string;
+  enable?: string;
+}
+
+export const DEFAULT_CHANNEL: CaptureChannel = "hosted_page";
+
+const VISION_ENABLE =
+  "Set VISION_API_URL (an OpenAI-compatible vision endpoint; VISION_MODEL, VISION_API_KEY) or deploy with the Workers AI binding (AI).";
+const NO_VISION = "No vision provider is configured.";
+const DEPTH_ON_THE_PAGE: ChannelSupport = {
+  available: false,
+  reason: "The hosted capture page takes photos with the browser's camera, which gives no depth map.",
+  enable:
+    'Capture through the API instead (create with capture_channel "api"): mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
+};
+
+type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder">;
+
+/** What the providers make assessable; `sharedHistory`: the asking tenant opted in to the shared reuse index. */
+export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boolean } = { sharedHistory: false }): Capabilities {
+  const vision: Capability = providers.vision ? { available: true, provider: providers.vision.name } : { available: false, reason: NO_VISION, enable: VISION_ENABLE };
+  const sources: ReverseSource[] = ["service_history", ...(tenant.sharedHistory ? (["shared_history"] as const) : []), ...(providers.web ? (["web"] as const) : [])];
+  const reverse: Capability = {
+    available: true,
+    provider: providers.web ? `internal-phash+${providers.web.name}` : "internal-phash",
+    sources,
+    ...(providers.web
+      ? {}
+      : {
+          reason: "Searches this service's own history only (the tenant's verifications, and the shared reuse index when the tenant opted in): found_online is always false.",
+          enable: "Set GOOGLE_VISION_API_KEY (Google Cloud Vision web detection) to search the web too.",
+        }),
+  };
+  const signals: Record<SignalName, Capability> = {
+    screen: { available: true, provider: "offline-moire" },
+    ai: { available: true, provider: "offline-provenance" },
+    reverse,
+    context: vision,
+    depth: { available: true, provider: "offline-depth-plane", channels: { hosted_page: DEPTH_ON_THE_PAGE, api: { available: true } } },
+  };
+  const checks: Record<CheckName, Capability> = {
+    object_match: vision,
+    condition: vision,
+    location_match: providers.geocoder
+      ? { available: true, provider: providers.geocoder.name }
+      : {
+          available: true,
+          provider: "coordinates",
+          reason: 'No geocoder is configured: expected_location must be coordinates ("48.8584, 2.2945"); an address is refused at creation.',
+          enable: "Set GEOCODER_URL (a Nominatim-compatible geocoder) to accept addresses.",
+        },
+  };
+  return { signals, checks, defaults: { signals_required: defaultSignals(signals, DEFAULT_CHANNEL).signals, capture_channel: DEFAULT_CHANNEL } };
+}
+
+/** Whether a capability holds on a capture channel, and if not, why and what enables it. */
+export function supportOn(capability: Capability, channel: CaptureChannel): ChannelSupport {
+  if (!capability.available) return { available: false, ...(capability.reason ? { reason: capability.reason } : {}), ...(capability.enable ? { enable: capability.enable } : {}) };
+  return capability.channels?.[channel] ?? { available: true };
+}
+
+/** The contract's default set limited to what the channel assesses, and what was left out. */
+export function defaultSignals(signals: Record<SignalName, Capability>, channel: CaptureChannel): { signals: SignalName[]; leftOut: LeftOut[] } {
+  const kept: SignalName[] = [];
+  const leftOut: LeftOut[] = [];
+  for (const signal of DEFAULT_SIGNALS) {
+    const support = supportOn(signals[signal], channel);
+    if (support.available) kept.push(signal);
+    else leftOut.push({ signal, reason: support.reason ?? "Not assessed by this deployment.", ...(support.enable ? { enable: support.enable } : {}) });
+  }
+  return { signals: kept, leftOut };
+}
+
+/** What a creation (or a link template) asks the analysis to assess. */
+export interface Requirements {
+  signals_required?: readonly SignalName[];
+  expected_object?: string;
+  condition_aspects?: readonly string[];
+  expected_location?: string;
+}
+
+/**
+ * Each requirement this deployment cannot assess on the channel, keyed by the field that asked for
+ * it, in words that say what enables it (the 400 `invalid_request`'s `fields`).
+ */
+export function unassessable(requirements: Requirements, capabilities: Capabilities, channel: CaptureChannel): FieldErrors {
+  const fields: FieldErrors = {};
+  /** Refuses `field` when `capability` does not hold on the channel. */
+  const check = (field: string, what: string, capability: Capability) => {
+    const support = supportOn(capability, channel);
+    if (support.available) return;
+    const where = capability.available ? ` on captures from the ${channel === "api" ? "API" : "hosted capture page"}` : " by this deployment";
+    fields[field] = `${what} cannot be assessed${where}: ${support.reason ?? "not supported."}${support.enable ? ` To enable it: ${support.enable}` : ""}`;
+  };
+  (requirements.signals_required ?? []).forEach((signal, i) => check(`signals_required.${i}`, `The ${signal} signal`, capabilities.signals[signal]));
+  if (requirements.expected_object !== undefined) check("expected_object", "object_match (expected_object)", capabilities.checks.object_match);
+  if (requirements.condition_aspects !== undefined) check("condition_aspects", "condition (condition_aspects)", capabilities.checks.condition);
+  const location = capabilities.checks.location_match;
+  if (requirements.expected_location !== undefined && location.provider === "coordinates" && !parseCoordinates(requirements.expected_location)) {
+    fields.expected_location = `location_match cannot resolve an address: ${location.reason} To enable it: ${location.enable}`;
+  }
+  return fields;
+}
+
+export { CAPTURE_CHANNELS, SIGNALS };

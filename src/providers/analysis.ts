@@ -1,0 +1,34 @@
+import type { WebImageSearch } from "../analysis/signals/reverse-search";
+import { settings } from "../env";
+import { geocoderFromEnv, type Geocoder } from "./geocoder";
+import { visionJudge, type VisionJudge } from "./vision";
+import { webImageSearch } from "./web-search";
+
+/**
+ * The external providers the analysis runs with, read from the deployment's configuration in this
+ * one place: the analysis (analysis/pipeline.ts, analysis/case-runner.ts) takes them from here, and
+ * so do the capabilities (analysis/capabilities.ts) that creation checks and `GET /v1/capabilities`
+ * answers, so what the service says it can assess is what it runs.
+ */
+export interface AnalysisProviders {
+  /** Judges context, object and condition (an OpenAI-compatible endpoint or Workers AI), or none. */
+  vision: VisionJudge | null;
+  /** Web reverse-image search (Google Cloud Vision web detection), or none: the service's own history still is searched. */
+  web: WebImageSearch | null;
+  /** Resolves `expected_location` addresses (Nominatim-compatible), or none: only coordinates resolve. */
+  geocoder: Geocoder | null;
+  /** SHA-256 fingerprints of C2PA signers trusted for `likely_human`. */
+  trustedSigners: string[];
+  /** Test environments only: the documented `vfy-test` marker drives the vision judgements of the images that carry it. */
+  testMarkers: boolean;
+}
+
+export function analysisProviders(env: Env): AnalysisProviders {
+  return {
+    vision: visionJudge(env),
+    web: webImageSearch(env),
+    geocoder: geocoderFromEnv(env),
+    trustedSigners: (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    testMarkers: settings(env).environment !== "production",
+  };
+}

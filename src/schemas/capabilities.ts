@@ -1,0 +1,32 @@
+import { z } from "@hono/zod-openapi";
+import { REVERSE_SOURCES } from "../analysis/evidence";
+import { CAPTURE_CHANNELS, SIGNALS } from "./verification-create";
+
+const Reason = z.string().openapi({ description: "Why it is not available, or what limits it when it is." });
+const Enable = z.string().openapi({ description: "What enables it (or lifts the limit): the configuration to set, or the capture path to use." });
+
+const ChannelSupportSchema = z.object({ available: z.boolean(), reason: Reason.optional(), enable: Enable.optional() });
+
+const CapabilitySchema = z
+  .object({
+    available: z.boolean().openapi({ description: "This deployment can assess it (on at least one capture channel: see `channels`)." }),
+    provider: z.string().optional().openapi({ description: "Who assesses it, e.g. `offline-moire`, `workers-ai`, `nominatim`." }),
+    sources: z.array(z.enum(REVERSE_SOURCES)).optional().openapi({ description: "`reverse` only: what a reverse search searches for this tenant." }),
+    reason: Reason.optional(),
+    enable: Enable.optional(),
+    channels: z
+      .object({ hosted_page: ChannelSupportSchema, api: ChannelSupportSchema })
+      .optional()
+      .openapi({ description: "Where the capture channel matters: what each can deliver (the hosted capture page cannot send a depth map)." }),
+  })
+  .openapi("Capability");
+
+export const CapabilitiesSchema = z
+  .object({
+    signals: z.object({ screen: CapabilitySchema, ai: CapabilitySchema, reverse: CapabilitySchema, context: CapabilitySchema, depth: CapabilitySchema }),
+    checks: z.object({ object_match: CapabilitySchema, condition: CapabilitySchema, location_match: CapabilitySchema }),
+    defaults: z
+      .object({ signals_required: z.array(z.enum(SIGNALS)), capture_channel: z.enum(CAPTURE_CHANNELS) })
+      .openapi({ description: "What a creation naming neither gets: the contract's default signals limited to what the default channel assesses." }),
+  })
+  .openapi("Capabilities");

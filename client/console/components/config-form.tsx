@@ -289,7 +289,14 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
 
       <fieldset class="card">
         <legend>Checks</legend>
-        {errors.signals_required ? <p class="field-error">{errors.signals_required}</p> : null}
+        {/* `signals_required` itself, and `signals_required.<i>`: a signal this deployment cannot assess (what enables it). */}
+        {Object.entries(errors)
+          .filter(([path]) => path === "signals_required" || path.startsWith("signals_required."))
+          .map(([path, message]) => (
+            <p key={path} class="field-error">
+              {message}
+            </p>
+          ))}
         <div class="inline-checks">
           {(Object.keys(SIGNAL_NAMES) as Signal[]).map((signal) => (
             <span key={signal} class="check">

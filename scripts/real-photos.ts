@@ -59,6 +59,9 @@ function gridHeic(source: string, width: number, height: number, out: string, ti
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** mate-backgrounds' nature photographs (camera shots) used as genuine captures. */
+export const CAMERA_PHOTOS = ["Dune", "Garden", "LadyBird", "Storm", "TwoWings"] as const;
+
 /** Every prepared input: name → how to make it. */
 export const INPUTS: Record<string, (out: string) => void> = {
   "jpeg-12mp.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92"]),
@@ -100,6 +103,15 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "webp-6mp-lossless-palette.rgb": (out) => run("convert", [prepared("webp-6mp-lossless-palette.webp"), `rgb:${out}`]),
   "webp-3mp-lossless-reach.rgb": (out) => run("convert", [prepared("webp-3mp-lossless-reach.webp"), `rgb:${out}`]),
   "webp-50mp.webp": (out) => resized(SOURCES.elephants, 8160, 6120, out, "webp", ["-quality", "90"]),
+  // Camera photographs as shipped (1-2.5 MP JPEGs), for the verdict a fresh deployment gives
+  // (test/integration/verdicts-real-photos.test.ts), and copies of them as a reuser would send
+  // them: re-saved smaller and at a lower quality.
+  ...Object.fromEntries(
+    CAMERA_PHOTOS.flatMap((name) => [
+      [`camera-${name.toLowerCase()}.jpg`, (out: string) => copyFileSync(debianPhoto(`nature/${name}.jpg`), out)],
+      [`camera-${name.toLowerCase()}-copy.jpg`, (out: string) => run("convert", [debianPhoto(`nature/${name}.jpg`), "-resize", "60%", "-quality", "72", `jpeg:${out}`])],
+    ]),
+  ),
 };
 
 /** The prepared input's path (made on first use). */

@@ -75,10 +75,15 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
         : value.label === "likely_human"
           ? { text: `Likely a real capture${confidence}`, tone: "good" }
           : { text: `No marker either way${confidence}`, tone: "neutral" };
-    case "reverse_search":
-      return value.found_online || Number(value.match_count) > 0
-        ? { text: `Seen before: ${String(value.match_count)} match(es)${value.found_online ? ", online" : ""}`, tone: "bad" }
-        : { text: "Not seen anywhere else", tone: "good" };
+    case "reverse_search": {
+      // What was searched (absent on verdicts written before `sources`): the tenant's history, the shared index, the web.
+      const sources = Array.isArray(value.sources) ? (value.sources as string[]) : [];
+      if (value.found_online || Number(value.match_count) > 0) {
+        return { text: `Seen before: ${String(value.match_count)} match(es)${value.found_online ? ", online" : " in earlier captures"}`, tone: "bad" };
+      }
+      if (sources.includes("web")) return { text: "Not seen online or in earlier captures", tone: "good" };
+      return { text: `Not seen in ${sources.includes("shared_history") ? "your or the shared index's" : "your"} earlier captures (the web was not searched)`, tone: "good" };
+    }
     case "depth":
       return { text: `Depth from ${String(value.source)}${value.anomaly ? ": flat, implausible" : ""}${confidence}`, tone: value.anomaly ? "bad" : "neutral" };
     case "context_match":

@@ -184,6 +184,13 @@ function VerdictPanel(props: { verification: Verification }) {
         <Notice tone="warning">
           Partly assessed: {verdict.not_assessed.map((s) => SIGNAL_CHECKS[s]?.name ?? s).join(", ")} could not run, so this verdict cannot be “verified”.
         </Notice>
+      ) : verdict.assessment === "none" ? (
+        <Notice tone={verdict.not_assessed.length > 0 ? "warning" : "info"}>
+          Nothing was assessed:{" "}
+          {verdict.not_assessed.length > 0
+            ? `${verdict.not_assessed.map((s) => SIGNAL_CHECKS[s]?.name ?? s).join(", ")} could not run.`
+            : "every required check was not applicable (uploaded content) or none was required."}
+        </Notice>
       ) : null}
       <table class="signals responsive">
         <caption class="visually-hidden">Signals</caption>

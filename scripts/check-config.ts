@@ -4,7 +4,7 @@
 // every environment the analysis Worker (wrangler.analysis.toml) must be wired to the API Worker
 // (wrangler.toml): its Durable Objects, the same D1 and R2, the analysis queue and its dead letters.
 import { unstable_readConfig } from "wrangler";
-import { analysisWiringProblems, configProblems, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
+import { analysisWiringProblems, configProblems, PROVIDER_VAR, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
 import { CAPTURE_FLOW_LIMITS } from "../src/domain/public-limits";
 
 const DEPLOYABLE = ["staging", "production"] as const;
@@ -25,6 +25,8 @@ interface ResolvedWiring {
   r2_buckets: { bucket_name?: string }[];
   queues: { producers?: { binding: string; queue: string }[]; consumers?: { queue: string; dead_letter_queue?: string }[] };
   durable_objects: { bindings: { name: string; class_name: string; script_name?: string }[] };
+  ai?: { binding?: string };
+  vars?: Record<string, unknown>;
 }
 
 const wiring = (configPath: string, env?: string): WorkerWiring => {
@@ -36,6 +38,10 @@ const wiring = (configPath: string, env?: string): WorkerWiring => {
     producers: Object.fromEntries((config.queues.producers ?? []).map((p) => [p.binding, p.queue])),
     consumers: (config.queues.consumers ?? []).map((c) => ({ queue: c.queue, ...(c.dead_letter_queue ? { deadLetterQueue: c.dead_letter_queue } : {}) })),
     durableObjects: config.durable_objects.bindings.map((d) => ({ name: d.name, className: d.class_name, ...(d.script_name ? { scriptName: d.script_name } : {}) })),
+    providers: {
+      ...(config.ai?.binding ? { AI: config.ai.binding } : {}),
+      ...Object.fromEntries(Object.entries(config.vars ?? {}).filter(([name]) => PROVIDER_VAR.test(name)).map(([name, value]) => [name, String(value)])),
+    },
   };
 };
 

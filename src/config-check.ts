@@ -42,7 +42,15 @@ export interface WorkerWiring {
   /** queues this Worker consumes, with their dead-letter queue */
   consumers: { queue: string; deadLetterQueue?: string }[];
   durableObjects: { name: string; className: string; scriptName?: string }[];
+  /**
+   * What selects the analysis's providers (src/providers/analysis.ts) in the configuration file: the
+   * `AI` binding and the provider vars. Secrets are set per Worker and cannot be compared here.
+   */
+  providers?: Record<string, string>;
 }
+
+/** Vars that choose an analysis provider: both Workers must agree on them (providers/analysis.ts). */
+export const PROVIDER_VAR = /^(VISION_|GEOCODER_|GOOGLE_VISION_|C2PA_TRUSTED_SIGNERS$)/;
 
 /**
  * Problems wiring the analysis Worker to the API Worker in one environment: it must reach the API
@@ -67,6 +75,14 @@ export function analysisWiringProblems(env: string, api: WorkerWiring, analysis:
   for (const c of analysis.consumers) {
     if (!c.deadLetterQueue) problems.push(`${env}: the analysis consumer of ${c.queue} has no dead-letter queue`);
     else if (!api.consumers.some((a) => a.queue === c.deadLetterQueue)) problems.push(`${env}: nobody records the dead letters of ${c.queue} (${c.deadLetterQueue})`);
+  }
+  // The API Worker's capabilities (and creation checks) must describe what the analysis Worker runs.
+  const apiProviders = api.providers ?? {};
+  const analysisProviders = analysis.providers ?? {};
+  for (const key of [...new Set([...Object.keys(apiProviders), ...Object.keys(analysisProviders)])].sort()) {
+    if ((apiProviders[key] ?? "") !== (analysisProviders[key] ?? "")) {
+      problems.push(`${env}: the two Workers configure the analysis provider ${key} differently (the capabilities would not describe what the analysis runs)`);
+    }
   }
   return problems;
 }

@@ -54,6 +54,11 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
       "local: the API Worker has no ANALYSIS_QUEUE producer",
       "local: nobody records the dead letters of analysis (nowhere)",
     ]);
+    // The capabilities come from the API Worker's configuration, the analysis from its own: they must agree.
+    expect(analysisWiringProblems("staging", { ...api, providers: { AI: "AI", GEOCODER_URL: "https://geo" } }, { ...analysis, providers: { AI: "AI" } })).toEqual([
+      "staging: the two Workers configure the analysis provider GEOCODER_URL differently (the capabilities would not describe what the analysis runs)",
+    ]);
+    expect(analysisWiringProblems("staging", { ...api, providers: { AI: "AI" } }, { ...analysis, providers: { AI: "AI" } })).toEqual([]);
   });
 });
 

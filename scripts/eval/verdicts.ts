@@ -53,10 +53,10 @@ async function verdictOf(bytes: Uint8Array, mediaType: string, captureId: string
 
 /** The photograph as a reuser sends it: re-saved smaller at a lower quality. */
 function resaved(photo: Photo): Uint8Array {
-  return new Uint8Array(execFileSync("convert", ["-", "-resize", "60%", "-quality", "72", "jpeg:-"], { input: photo.bytes, maxBuffer: 64 * 1024 * 1024 }));
+  return new Uint8Array(execFileSync("convert", ["-", "-resize", "60%", "-quality", "72", "jpeg:-"], { input: photo.bytes, maxBuffer: 64 * 1024 * 1024, stdio: ["pipe", "pipe", "ignore"] }));
 }
 
-export async function evaluateVerdicts(photos: Photo[], record: (row: Row) => void): Promise<{ notVerified: string[] }> {
+export async function evaluateVerdicts(photos: Photo[], record: (row: Row) => void): Promise<{ notVerified: string[]; reuseMissed: string[] }> {
   const signal = "verdict (default signals, no external provider)";
   const index = history();
   const seenSeries = new Set<string>();
@@ -84,9 +84,12 @@ export async function evaluateVerdicts(photos: Photo[], record: (row: Row) => vo
     record({ signal, case: `real photograph new to the tenant's history, ${which}: not verified`, positive: false, n: outcomes.length, flagged: outcomes.filter(Boolean).length, summary });
   }
   const reused: boolean[] = [];
+  const reuseMissed: string[] = [];
   for (const [i, photo] of fresh.entries()) {
     const verdict = await verdictOf(resaved(photo), "image/jpeg", `cap_reused_${i}`, index);
-    reused.push(verdict.label === "suspicious" && verdict.reason_code === "reverse_search_match");
+    const caught = verdict.label === "suspicious" && verdict.reason_code === "reverse_search_match";
+    if (!caught) reuseMissed.push(`${photo.name}: ${verdict.label} (${verdict.reason_code ?? "no reason"}; reverse_search ${JSON.stringify(verdict.signals.reverse_search)})`);
+    reused.push(caught);
   }
   record({
     signal,
@@ -96,5 +99,5 @@ export async function evaluateVerdicts(photos: Photo[], record: (row: Row) => vo
     flagged: reused.filter(Boolean).length,
     summary: "reused photographs: suspicious with reverse_search_match",
   });
-  return { notVerified };
+  return { notVerified, reuseMissed };
 }

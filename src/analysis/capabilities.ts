@@ -1,7 +1,7 @@
 import type { ReverseSource } from "./evidence";
 import type { FieldErrors } from "../lib/errors";
 import type { AnalysisProviders } from "../providers/analysis";
-import { CAPTURE_CHANNELS, DEFAULT_SIGNALS, SIGNALS, type CaptureChannel, type SignalName } from "../schemas/verification-create";
+import { DEFAULT_SIGNALS, type CaptureChannel, type SignalName } from "../schemas/verification-create";
 import { parseCoordinates } from "./signals/location";
 
 /*
@@ -50,6 +50,8 @@ export interface LeftOut {
 }
 
 export const DEFAULT_CHANNEL: CaptureChannel = "hosted_page";
+/** `location_match`'s provider without a geocoder: an address cannot be resolved, coordinates can. */
+const COORDINATES_ONLY = "coordinates";
 
 const VISION_ENABLE =
   "Set VISION_API_URL (an OpenAI-compatible vision endpoint; VISION_MODEL, VISION_API_KEY) or deploy with the Workers AI binding (AI).";
@@ -92,7 +94,7 @@ export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boo
       ? { available: true, provider: providers.geocoder.name }
       : {
           available: true,
-          provider: "coordinates",
+          provider: COORDINATES_ONLY,
           reason: 'No geocoder is configured: expected_location must be coordinates ("48.8584, 2.2945"); an address is refused at creation.',
           enable: "Set GEOCODER_URL (a Nominatim-compatible geocoder) to accept addresses.",
         },
@@ -142,11 +144,10 @@ export function unassessable(requirements: Requirements, capabilities: Capabilit
   (requirements.signals_required ?? []).forEach((signal, i) => check(`signals_required.${i}`, `The ${signal} signal`, capabilities.signals[signal]));
   if (requirements.expected_object !== undefined) check("expected_object", "object_match (expected_object)", capabilities.checks.object_match);
   if (requirements.condition_aspects !== undefined) check("condition_aspects", "condition (condition_aspects)", capabilities.checks.condition);
+  // Without a geocoder the check resolves coordinates only (its provider says so).
   const location = capabilities.checks.location_match;
-  if (requirements.expected_location !== undefined && location.provider === "coordinates" && !parseCoordinates(requirements.expected_location)) {
+  if (requirements.expected_location !== undefined && location.provider === COORDINATES_ONLY && !parseCoordinates(requirements.expected_location)) {
     fields.expected_location = `location_match cannot resolve an address: ${location.reason} To enable it: ${location.enable}`;
   }
   return fields;
 }
-
-export { CAPTURE_CHANNELS, SIGNALS };

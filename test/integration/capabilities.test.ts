@@ -52,8 +52,14 @@ describe("GET /v1/capabilities", () => {
     expect(full.signals.reverse).toEqual({ available: true, provider: "internal-phash+google-web-detection", sources: ["service_history", "web"] });
     const bare = await capabilities(t.key, noGeocoder());
     expect(bare.checks.location_match).toMatchObject({ available: true, provider: "coordinates", enable: expect.stringContaining("GEOCODER_URL") });
-    await db().update(tenants).set({ shareReuseIndex: true }).where(eq(tenants.id, t.id));
+    // The tenant opts in to the shared reuse index (default off), from the dashboard.
+    const { cookie } = await signIn(t.id);
+    expect((await callJson("/v1/tenant/settings", { headers: { Cookie: cookie } })).body.share_reuse_index).toBe(false);
+    const opted = await callJson("/v1/tenant/settings", { method: "PATCH", body: { share_reuse_index: true }, headers: dashboard(cookie) });
+    expect(opted.status).toBe(200);
+    expect(opted.body.share_reuse_index).toBe(true);
     expect((await capabilities(t.key)).signals.reverse.sources).toEqual(["service_history", "shared_history"]);
+    expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { share_reuse_index: "yes" }, headers: dashboard(cookie) })).status).toBe(400);
   });
 });
 

@@ -1,7 +1,6 @@
-import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { tenants } from "../../src/db/schema";
-import { callJson, db, seedTenant, type TestTenant } from "../helpers/api";
+import { callJson, seedTenant, type TestTenant } from "../helpers/api";
+import { dashboard, signIn } from "../helpers/session";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { preparedPhoto } from "../helpers/photos";
 
@@ -47,7 +46,10 @@ describe("a fresh deployment's verdict with the default signals, on real photogr
     expect((await verdictOf(first, "camera-garden.jpg")).label).toBe("verified");
     // The same photograph at another tenant: not seen there.
     expect(await verdictOf(second, "camera-garden-copy.jpg")).toMatchObject({ label: "verified", signals: { reverse_search: { match_count: 0, sources: ["service_history"] } } });
-    for (const tenant of [first, second]) await db().update(tenants).set({ shareReuseIndex: true }).where(eq(tenants.id, tenant.id));
+    for (const tenant of [first, second]) {
+      const { cookie } = await signIn(tenant.id);
+      expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { share_reuse_index: true }, headers: dashboard(cookie) })).status).toBe(200);
+    }
     const shared = await verdictOf(second, "camera-garden-copy.jpg");
     expect(shared).toMatchObject({ label: "suspicious", reason_code: "reverse_search_match" });
     // Both of the earlier copies: the first tenant's original and the second tenant's own copy.

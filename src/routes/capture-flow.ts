@@ -136,6 +136,9 @@ const capture = createRoute({
   tags,
   security,
   summary: "Submit a capture (inline base64 or an uploaded image_key)",
+  description:
+    "In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state; 409 `step_full` when the step (or, without `step_key`, " +
+    "every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.",
   request: {
     params: TokenParam,
     body: jsonBody(CaptureRequestSchema, {
@@ -205,6 +208,9 @@ const progress = createRoute({
   tags,
   security,
   summary: "Report a funnel snapshot (overwrites the previous one)",
+  description:
+    "Taken in any status until `expires_at` (410 `expired` after it), a finished verification included: the snapshot is overwritten and the status stays. " +
+    "`kind: abandoned` parks a pending or partially captured verification whose evidence is not complete yet; the end user's next capture, answer or submit brings it back.",
   request: { params: TokenParam, body: jsonBody(ProgressRequestSchema, { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 5400, step_index: 0 }) },
   responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 413, 429, 500) },
 });

@@ -166,7 +166,10 @@ export interface paths {
          */
         get: operations["listCaptures"];
         put?: never;
-        /** Submit a capture (inline base64 or an uploaded image_key) */
+        /**
+         * Submit a capture (inline base64 or an uploaded image_key)
+         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.
+         */
         post: operations["createCapture"];
         delete?: never;
         options?: never;
@@ -217,7 +220,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Report a funnel snapshot (overwrites the previous one) */
+        /**
+         * Report a funnel snapshot (overwrites the previous one)
+         * @description Taken in any status until `expires_at` (410 `expired` after it), a finished verification included: the snapshot is overwritten and the status stays. `kind: abandoned` parks a pending or partially captured verification whose evidence is not complete yet; the end user's next capture, answer or submit brings it back.
+         */
         post: operations["reportProgress"];
         delete?: never;
         options?: never;

@@ -42,8 +42,8 @@ describe("domain events → webhook types", () => {
     const hits = await received(r.id);
     const completed = JSON.parse(hits.find((h) => JSON.parse(h.body).type === "verification.completed")!.body);
     expect(completed.data.object.status).toBe("completed");
-    // Served like the API: a stored verdict without the assessment fields gets them derived.
-    expect(completed.data.object.verdict).toEqual({ ...verdict, assessment: "complete", not_assessed: [] });
+    // Served like the API: a stored verdict without the assessment fields gets them derived (no signal evaluated: none).
+    expect(completed.data.object.verdict).toEqual({ ...verdict, assessment: "none", not_assessed: [] });
     const caseCompleted = JSON.parse(hits.find((h) => JSON.parse(h.body).type === "verification.case.completed")!.body);
     expect(caseCompleted.data.object.narrative).toBe("Rear bumper scratched; photos consistent.");
 

@@ -227,7 +227,12 @@ async function main(): Promise<void> {
     writeFileSync(file, statements.join("\n"));
     process.stderr.write(`seeding ${VERIFICATIONS} verifications…\n`);
     runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistDir, "--file", file]);
-    worker = await startWorker(persistDir, { PUBLIC_BASE_URL: BASE, SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET });
+    worker = await startWorker(persistDir, {
+      PUBLIC_BASE_URL: BASE,
+      SIGNING_SECRET: secrets.SIGNING_SECRET,
+      SESSION_SECRET: secrets.SESSION_SECRET,
+      CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY,
+    });
     const cookie = await signIn();
     const rows: string[] = [];
     let over = 0;

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
@@ -26,6 +26,8 @@ export const SECRET_GENERATORS = {
   DEV_API_KEY: () => `pk_test_${base62(43)}`,
   SIGNING_SECRET: () => base62(48),
   SESSION_SECRET: () => base62(48),
+  // The Ed25519 key that signs certificates: PKCS#8 DER as one line of base64 (README "Certificate keys").
+  CERTIFICATE_SIGNING_KEY: () => generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "der" }).toString("base64"),
   BOT_SECRET: () => base62(48),
   TRIAL_TENANT_ID: () => `tnt_${stableUlidBody("trial-tenant")}`,
 };

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
-import { settings } from "./env";
+import { apiSettings } from "./env";
 import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
@@ -10,6 +10,7 @@ import auth from "./routes/auth";
 import bot from "./routes/bot";
 import caseRoutes from "./routes/case";
 import captures from "./routes/captures";
+import certificates from "./routes/certificates";
 import evidence from "./routes/evidence";
 import captureFlow from "./routes/capture-flow";
 import capturePage from "./routes/capture-page";
@@ -41,7 +42,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // The configuration (secrets above all) is checked before anything else runs: a misconfigured
   // deployment answers 500 and logs which setting is wrong, instead of failing halfway through a write.
   app.use("*", async (c, next) => {
-    settings(c.env);
+    apiSettings(c.env);
     await next();
   });
   app.use("*", async (c, next) => {
@@ -76,6 +77,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", evidence);
   app.route("/", review);
   app.route("/", redaction);
+  app.route("/", certificates);
   app.route("/", tenantSettings);
   app.route("/", devRoutes);
   app.route("/", capturePage);

@@ -10,10 +10,16 @@ export interface DeployableConfig {
 
 /**
  * Problems of a wrangler configuration (keyed by environment, `local` for the top level): a
- * deployable environment that does not declare a required secret, or two environments sharing a
- * worker name (a `wrangler deploy` of the local config would otherwise overwrite production).
+ * deployable environment that does not declare a `required` secret or declares a `forbidden` one
+ * (a secret that Worker must never hold), or two environments sharing a worker name (a
+ * `wrangler deploy` of the local config would otherwise overwrite production).
  */
-export function configProblems(configs: Record<string, DeployableConfig>, deployable: readonly string[]): string[] {
+export function configProblems(
+  configs: Record<string, DeployableConfig>,
+  deployable: readonly string[],
+  required: readonly string[] = REQUIRED_SECRETS,
+  forbidden: readonly string[] = [],
+): string[] {
   const problems: string[] = [];
   for (const env of deployable) {
     const config = configs[env];
@@ -21,8 +27,10 @@ export function configProblems(configs: Record<string, DeployableConfig>, deploy
       problems.push(`environment "${env}" is missing`);
       continue;
     }
-    const missing = REQUIRED_SECRETS.filter((name) => !config.secrets.includes(name));
+    const missing = required.filter((name) => !config.secrets.includes(name));
     if (missing.length > 0) problems.push(`[env.${env}.secrets] required must list ${missing.join(", ")}`);
+    const held = forbidden.filter((name) => config.secrets.includes(name));
+    if (held.length > 0) problems.push(`[env.${env}.secrets] must not list ${held.join(", ")}: this Worker never needs it`);
   }
   const byName = new Map<string, string[]>();
   for (const [env, config] of Object.entries(configs)) byName.set(config.name, [...(byName.get(config.name) ?? []), env]);

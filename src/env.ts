@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import type { Principal } from "./auth/principal";
+import { ed25519Pkcs8 } from "./lib/pkcs8";
 
 /**
  * Secrets and optional provider settings. Bindings and plain vars are declared in wrangler.toml and
@@ -11,6 +12,11 @@ export interface Secrets {
   SIGNING_SECRET?: string;
   /** HS256 key of dashboard session JWTs. */
   SESSION_SECRET?: string;
+  /**
+   * The Ed25519 private key that signs certificates (PKCS#8, PEM or one-line base64). The API Worker
+   * only: the analysis Worker signs nothing and never holds it. Rotation: README "Certificate keys".
+   */
+  CERTIFICATE_SIGNING_KEY?: string;
   /** Browser attestation (Turnstile-compatible siteverify). */
   ATTESTATION_SECRET?: string;
   ATTESTATION_VERIFY_URL?: string;
@@ -86,6 +92,8 @@ export type Environment = "development" | "staging" | "production";
  * (`[env.*.secrets] required`), and `npm run build:check` fails when a deployable environment does not.
  */
 export const REQUIRED_SECRETS = ["SIGNING_SECRET", "SESSION_SECRET"] as const;
+/** The API Worker's secrets: the required ones and the certificate signing key, which no other Worker holds. */
+export const API_WORKER_SECRETS = [...REQUIRED_SECRETS, "CERTIFICATE_SIGNING_KEY"] as const;
 export const MIN_SECRET_LENGTH = 32;
 
 /** The deployment is misconfigured: every request answers 500 and logs this message once. */
@@ -100,6 +108,8 @@ export interface Settings {
   baseUrl: string;
   signingSecret: string;
   sessionSecret: string;
+  /** The certificate signing key (Ed25519 PKCS#8 DER) when this Worker holds one; `apiSettings` requires it. */
+  certificateKey: Uint8Array | null;
   /**
    * Local development: `ENVIRONMENT=development` *and* a loopback `PUBLIC_BASE_URL`. Dev-only
    * behaviour that serves a request also needs a loopback request host (`isLocalRequest`).
@@ -126,14 +136,28 @@ export function settings(env: Env): Settings {
     baseUrl,
     signingSecret: env.SIGNING_SECRET!,
     sessionSecret: env.SESSION_SECRET!,
+    certificateKey: env.CERTIFICATE_SIGNING_KEY ? ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY) : null,
     isLocal: environment === "development" && isLoopbackHost(new URL(baseUrl).hostname),
   };
   cache.set(env, value);
   return value;
 }
 
-/** Every required secret present and at least 32 characters, and the two keys distinct. */
-export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[number], string | undefined>>): string[] {
+/**
+ * `settings(env)` for the API Worker (its requests and its queue consumers): the certificate signing
+ * key must be there too. Throws a ConfigError naming what is wrong.
+ */
+export function apiSettings(env: Env): Settings & { certificateKey: Uint8Array } {
+  const value = settings(env);
+  if (!value.certificateKey) throw new ConfigError("CERTIFICATE_SIGNING_KEY is missing");
+  return value as Settings & { certificateKey: Uint8Array };
+}
+
+/**
+ * Every required secret present and at least 32 characters, the two keys distinct, and the
+ * certificate signing key (where there is one) an Ed25519 private key.
+ */
+export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[number], string | undefined>>): string[] {
   const problems: string[] = [];
   for (const name of REQUIRED_SECRETS) {
     const value = env[name];
@@ -141,6 +165,9 @@ export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[num
     else if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
   }
   if (env.SESSION_SECRET && env.SESSION_SECRET === env.SIGNING_SECRET) problems.push("SESSION_SECRET must differ from SIGNING_SECRET");
+  if (env.CERTIFICATE_SIGNING_KEY && !ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY)) {
+    problems.push("CERTIFICATE_SIGNING_KEY is not an Ed25519 private key in PKCS#8 (PEM or base64)");
+  }
   return problems;
 }
 

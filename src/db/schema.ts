@@ -370,3 +370,47 @@ export const geocodeCache = sqliteTable("geocode_cache", {
   result: json<unknown>("result"),
   createdAt: ms("created_at").notNull(),
 });
+
+/**
+ * Signed certificates (domain/certificates): one row per issue, `sequence` 1, 2, … per verification.
+ * A new one is signed only for a later state of the verification (`state_version`, its row version)
+ * whose certified content differs (`content_sha256`), or to replace a signature by a withdrawn key.
+ */
+export const certificates = sqliteTable("certificates", {
+  verificationId: text("verification_id").notNull(),
+  sequence: integer("sequence").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  /** The verification's `version` the certificate was made from. */
+  stateVersion: integer("state_version").notNull(),
+  /** SHA-256 of the canonical JSON of the certified content (the payload without `iat` and `sequence`). */
+  contentSha256: text("content_sha256").notNull(),
+  kid: text("kid").notNull(),
+  /** The compact JWS as issued. */
+  jws: text("jws").notNull(),
+  issuedAt: ms("issued_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.verificationId, t.sequence] })]);
+
+/**
+ * The public half of every key that signed a certificate, recorded with its first signature: the
+ * JWKS publishes them all (beside the current key), so a rotation never leaves a certificate without
+ * its key. `withdrawn_at` takes a key out of the JWKS (a compromised key).
+ */
+export const certificateKeys = sqliteTable("certificate_keys", {
+  kid: text("kid").primaryKey(),
+  /** The public JWK (`kty`, `crv`, `x`); never a private part. */
+  publicJwk: json<Record<string, string>>("public_jwk").notNull(),
+  createdAt: ms("created_at").notNull(),
+  withdrawnAt: ms("withdrawn_at"),
+});
+
+/** Share links of a verification's certificate: the token in the URL rests only as its SHA-256. */
+export const certificateLinks = sqliteTable("certificate_links", {
+  id: text("id").primaryKey(),
+  verificationId: text("verification_id").notNull().references(() => verifications.id),
+  tenantId: text("tenant_id").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  /** Who made it: `usr_…` (dashboard) or `key_…` (API key). */
+  createdBy: text("created_by").notNull(),
+  createdAt: ms("created_at").notNull(),
+  revokedAt: ms("revoked_at"),
+}, (t) => [index("certificate_links_verification_idx").on(t.verificationId, t.id)]);

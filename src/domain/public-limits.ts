@@ -33,7 +33,7 @@ export interface RateLimitRule {
 }
 
 /** The Rate Limiting bindings (wrangler.toml `[[ratelimits]]`, one namespace each). */
-export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER";
+export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CERTIFICATE_READ_LIMITER";
 
 export interface LocationRateLimitRule {
   binding: RateLimiterBinding;
@@ -59,6 +59,18 @@ export const CAPTURE_FLOW_LIMITS = {
   /** upload-url, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
   captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 300, periodSeconds: 60, message: "Too many requests from this network; try again later." },
 } as const satisfies Record<string, LocationRateLimitRule>;
+
+/**
+ * `GET /v1/certificates/{token}` (JSON and the page): a certificate link is handed to third parties
+ * and opened from anywhere. A read costs one D1 query; a page view is one request (the page carries
+ * its certificate), so a person checking a certificate stays far below this.
+ */
+export const CERTIFICATE_LIMITS = {
+  certificateRead: { binding: "CERTIFICATE_READ_LIMITER", limit: 60, periodSeconds: 60, message: "Too many requests from this network; try again later." },
+} as const satisfies Record<string, LocationRateLimitRule>;
+
+/** Every per-location rule: wrangler.toml must bind each (npm run build:check). */
+export const LOCATION_LIMITS = { ...CAPTURE_FLOW_LIMITS, ...CERTIFICATE_LIMITS } as const satisfies Record<string, LocationRateLimitRule>;
 
 /**
  * The capture-flow writes (upload-url, captures, answers, submit, progress) into one verification,

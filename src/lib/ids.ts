@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   webhookDelivery: "whd",
   message: "msg",
   phone: "phn",
+  certificateLink: "certlink",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

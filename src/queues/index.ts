@@ -1,4 +1,4 @@
-import { settings } from "../env";
+import { apiSettings, settings } from "../env";
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
 import { uniform } from "../lib/random";
 import { recordDeadLetter } from "./dead-letter.consumer";
@@ -25,10 +25,11 @@ export type Dispatch = (message: QueueMessage, env: Env, ctx: ExecutionContext, 
 /**
  * A Worker's queue entry point. Messages are dispatched by their `type` (`dispatch` knows the types
  * the Worker consumes); each message is acked or retried on its own (a throw would retry the whole
- * batch). Dead letters are recorded whatever their type.
+ * batch). Dead letters are recorded whatever their type. `checkConfig` is the Worker's configuration
+ * check (the API Worker's includes the certificate signing key).
  */
-export function queueHandler(dispatch: Dispatch) {
-  return (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => handleBatch(batch, env, ctx, dispatch);
+export function queueHandler(dispatch: Dispatch, checkConfig: (env: Env) => unknown = settings) {
+  return (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => handleBatch(batch, env, ctx, dispatch, checkConfig);
 }
 
 /**
@@ -36,11 +37,11 @@ export function queueHandler(dispatch: Dispatch) {
  * Analysis jobs are the analysis Worker's (src/analysis-worker.ts), so the decoders are not in this
  * Worker's bundle at all.
  */
-export const handleQueue = queueHandler(dispatchApi);
+export const handleQueue = queueHandler(dispatchApi, apiSettings);
 
-async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext, dispatch: Dispatch): Promise<void> {
+async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext, dispatch: Dispatch, checkConfig: (env: Env) => unknown): Promise<void> {
   try {
-    settings(env);
+    checkConfig(env);
   } catch (err) {
     // Misconfigured: keep every message for when the configuration is fixed.
     log.error({ msg: `configuration invalid: ${err instanceof Error ? err.message : String(err)}`, queue: batch.queue });

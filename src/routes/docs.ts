@@ -92,6 +92,7 @@ const TAGS = [
   { name: "Verifications", description: "Create, read, list and close verifications (API key or dashboard session)." },
   { name: "Capture flow", description: "What the capture page calls: the verification id in the path is the only credential." },
   { name: "Webhooks", description: "Signed event delivery (Standard Webhooks), the delivery log, retries and the signing secret." },
+  { name: "Certificates", description: "Signed, share-safe certificates of completed verifications, their public keys and their revocable share links." },
   { name: "Evidence", description: "The captured photos and their per-capture analysis, with short-lived signed image URLs (full API key or dashboard session)." },
   { name: "Tenant", description: "The tenant's own settings, such as evidence retention (dashboard session)." },
   { name: "Link templates", description: "Reusable public links that start a verification when opened." },

@@ -20,6 +20,8 @@ describe("required secrets are checked before the Worker does anything", () => {
     ["SESSION_SECRET too short", { SESSION_SECRET: "short-secret" }, /SESSION_SECRET is shorter than 32 characters/],
     ["SIGNING_SECRET too short", { SIGNING_SECRET: "x".repeat(31) }, /SIGNING_SECRET is shorter than 32 characters/],
     ["both secrets equal", { SESSION_SECRET: LONG, SIGNING_SECRET: LONG }, /SESSION_SECRET must differ from SIGNING_SECRET/],
+    ["CERTIFICATE_SIGNING_KEY missing", { CERTIFICATE_SIGNING_KEY: undefined }, /CERTIFICATE_SIGNING_KEY is missing/],
+    ["CERTIFICATE_SIGNING_KEY not an Ed25519 key", { CERTIFICATE_SIGNING_KEY: btoa("x".repeat(48)) }, /CERTIFICATE_SIGNING_KEY is not an Ed25519 private key/],
   ])("%s: 500 internal_error and one log line naming it", async (_name, overrides, problem) => {
     const t = await seedTenant();
     const v = await createVerification(t.key);
@@ -28,7 +30,7 @@ describe("required secrets are checked before the Worker does anything", () => {
     const res = await callWithEnv(overrides, `/v1/verify/${v.id}`);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } });
-    expect(res.text).not.toMatch(/SECRET/);
+    expect(res.text).not.toMatch(/SECRET|CERTIFICATE/);
     const lines = errorLines(spy);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/configuration invalid/);

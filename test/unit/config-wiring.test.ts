@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { analysisWiringProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
-import { CAPTURE_FLOW_LIMITS } from "../../src/domain/public-limits";
+import { analysisWiringProblems, configProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
+import { CAPTURE_FLOW_LIMITS, LOCATION_LIMITS } from "../../src/domain/public-limits";
+import { API_WORKER_SECRETS, REQUIRED_SECRETS } from "../../src/env";
 
 const api: WorkerWiring = {
   name: "verification-service",
@@ -54,6 +55,33 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
       "local: the API Worker has no ANALYSIS_QUEUE producer",
       "local: nobody records the dead letters of analysis (nowhere)",
     ]);
+  });
+});
+
+describe("the certificate signing key (npm run build:check)", () => {
+  const names = { local: "svc-local", staging: "svc-staging", production: "svc" };
+  const withSecrets = (secrets: string[]) => Object.fromEntries(Object.entries(names).map(([env, name]) => [env, { name, secrets: env === "local" ? [] : secrets }]));
+
+  it("refuses an API Worker whose staging or production does not require it", () => {
+    expect(configProblems(withSecrets([...API_WORKER_SECRETS]), ["staging", "production"], API_WORKER_SECRETS)).toEqual([]);
+    expect(configProblems(withSecrets(["SIGNING_SECRET", "SESSION_SECRET"]), ["staging", "production"], API_WORKER_SECRETS)).toEqual([
+      "[env.staging.secrets] required must list CERTIFICATE_SIGNING_KEY",
+      "[env.production.secrets] required must list CERTIFICATE_SIGNING_KEY",
+    ]);
+  });
+
+  it("refuses an analysis Worker that would hold it", () => {
+    const forbidden = ["CERTIFICATE_SIGNING_KEY"];
+    expect(configProblems(withSecrets([...REQUIRED_SECRETS]), ["staging", "production"], REQUIRED_SECRETS, forbidden)).toEqual([]);
+    expect(configProblems(withSecrets([...API_WORKER_SECRETS]), ["production"], REQUIRED_SECRETS, forbidden)).toEqual([
+      "[env.production.secrets] must not list CERTIFICATE_SIGNING_KEY: this Worker never needs it",
+    ]);
+  });
+});
+
+describe("the Rate Limiting bindings include the certificate door", () => {
+  it("binds GET /v1/certificates/{token} per location like the capture flow's doors", () => {
+    expect(Object.values(LOCATION_LIMITS).map((r) => r.binding)).toEqual(["CAPTURE_READ_LIMITER", "CAPTURE_WRITE_LIMITER", "CERTIFICATE_READ_LIMITER"]);
   });
 });
 

@@ -814,6 +814,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys that sign certificates (JWKS); no authentication
+         * @description The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. Cacheable for 5 minutes; a verifier that meets an unknown `kid` fetches it again.
+         */
+        get: operations["getCertificateKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verification's current certificate
+         * @description Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes.
+         */
+        get: operations["getVerificationCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/certificate-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the certificate: a new link with its own token
+         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links.
+         */
+        post: operations["createCertificateLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/certificate-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The verification's certificate links, newest first (revoked ones included; never their URL) */
+        get: operations["listCertificateLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/certificate-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a certificate link (it answers 404 from now on; repeating the call is harmless) */
+        delete: operations["revokeCertificateLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/certificates/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shared certificate; no authentication (the token is the credential)
+         * @description `Accept: text/html` gets a page that shows the certificate, verifies its signature in the browser against the JWKS and checks dropped photos' SHA-256 locally; anything else gets JSON. Unknown and revoked links are 404. Limited to 60 requests per minute per client.
+         */
+        get: operations["getCertificateByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenant/settings": {
         parameters: {
             query?: never;
@@ -890,9 +1004,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            /** @description `object`: the Verification as the tenant sees it, answers included. */
+            /** @description `object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate of that state (the same as `GET /v1/verifications/{id}/certificate`). */
             data: {
                 object: components["schemas"]["Verification"];
+                certificate?: components["schemas"]["Certificate"];
             };
         };
         Verification: {
@@ -1172,6 +1287,126 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
+        };
+        Certificate: {
+            /**
+             * @description The certificate: a compact JWS (JWT, `typ: verification-certificate+jwt`, `alg: EdDSA`, Ed25519) over `payload`. Verify it against `jwks_url`.
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IjNxR…
+             */
+            certificate: string;
+            /** @example https://verify.example.com/.well-known/jwks.json */
+            jwks_url: string;
+            /** @description The signing key's id (RFC 7638 thumbprint), as in the JWS header. */
+            kid: string;
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            issued_at: string;
+            payload: components["schemas"]["CertificatePayload"];
+        };
+        /** @description The JWS payload, decoded for convenience: trust it only after verifying `certificate`. */
+        CertificatePayload: {
+            /**
+             * @description The issuing service (`PUBLIC_BASE_URL`); its keys are at `{iss}/.well-known/jwks.json`.
+             * @example https://verify.example.com
+             */
+            iss: string;
+            /**
+             * @description Issued at (unix seconds).
+             * @example 1795428252
+             */
+            iat: number;
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
+            sequence: number;
+            /** @enum {number} */
+            schema_version: 1;
+            verification: {
+                /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+                id: string;
+                tenant: {
+                    /** @description Who asked for the verification. */
+                    display_name: string;
+                };
+                /** @enum {string} */
+                status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                completed_at: string;
+                /**
+                 * Format: date-time
+                 * @description When an operator closed the case (finalize).
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                finalized_at?: string;
+                /**
+                 * Format: date-time
+                 * @description When the evidence was erased: the photos are gone, the digests stay.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                redacted_at?: string;
+                verdict: {
+                    /** @enum {string} */
+                    label: "verified" | "suspicious" | "failed";
+                    /**
+                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
+                     * @enum {string}
+                     */
+                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
+                    /**
+                     * @description `partial` when a required signal could not be assessed on a live capture.
+                     * @enum {string}
+                     */
+                    assessment: "complete" | "partial";
+                };
+                /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
+                review?: {
+                    /** @enum {string} */
+                    decision: "approved" | "rejected" | "needs_more";
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T10:00:00.000Z
+                     */
+                    reviewed_at: string;
+                };
+                /** @description The record seal's hash (see `record_seal` on the Verification): the tenant, who holds the record, can show a record matches it. */
+                record_seal?: {
+                    /** @enum {string} */
+                    algorithm: "sha256";
+                    /** @example 9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e */
+                    hash: string;
+                };
+                captures: components["schemas"]["CertifiedCapture"][];
+            };
+        };
+        CertifiedCapture: {
+            /** @example cap_01JD2Y5B7C9D1E3F5G7H9J1K3M */
+            id: string;
+            step_key: string;
+            /**
+             * @description `live`: taken with the capture page's camera; `uploaded`: an existing file (an upload step, or audit mode).
+             * @enum {string}
+             */
+            kind: "live" | "uploaded";
+            /**
+             * Format: date-time
+             * @description When this service accepted the capture (its clock; not when the photo was taken).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string;
+            /**
+             * @description SHA-256 (hex) of the bytes exactly as received: a copy of the photo with this digest is the photo that was verified.
+             * @example 9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e
+             */
+            sha256: string;
         };
         WebhookTestEvent: {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
@@ -2018,6 +2253,67 @@ export interface components {
             decision: "approved" | "rejected" | "needs_more";
             /** @description Why: kept on the audit timeline with the reviewer. */
             note: string;
+        };
+        Jwks: {
+            /** @description The current key and every earlier key that signed a certificate (not withdrawn). */
+            keys: components["schemas"]["Jwk"][];
+        };
+        Jwk: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            x: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        CreatedCertificateLink: {
+            /** @example certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            verification_id: string;
+            /** @description The dashboard user (`usr_…`) or API key (`key_…`) that made it. */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at?: string;
+            /**
+             * @description The link to share: JSON for programs, a page that verifies the certificate for people. Shown only now (the token is stored hashed).
+             * @example https://verify.example.com/v1/certificates/cert_4bQ1…
+             */
+            url: string;
+            certificate: components["schemas"]["Certificate"];
+        };
+        CertificateLinkList: {
+            items: components["schemas"]["CertificateLink"][];
+        };
+        CertificateLink: {
+            /** @example certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            verification_id: string;
+            /** @description The dashboard user (`usr_…`) or API key (`key_…`) that made it. */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at?: string;
         };
         TenantSettings: {
             /**
@@ -5660,6 +5956,357 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCertificateKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVerificationCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCertificateLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new link, its URL included once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedCertificateLink"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCertificateLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateLinkList"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeCertificateLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateLink"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCertificateByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or revoked link (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited (`too_many_requests`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description Unexpected error (`internal_error`) */

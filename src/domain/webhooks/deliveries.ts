@@ -15,6 +15,9 @@ import type { DomainEvent } from "../../events/messages";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { hostResolver, type HostResolver } from "../../providers/dns";
+import { isCertifiable } from "../certificates/content";
+import { currentCertificate } from "../certificates/issue";
+import { presentCertificate } from "../certificates/present";
 import { findTenant } from "../tenants/tenants";
 import { webhookBody, webhookTypeFor } from "./events";
 import { retryDelaySeconds, retryScheduleFor, type RetrySchedule } from "./schedule";
@@ -45,9 +48,14 @@ export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEven
   if (!type) return null;
   // A verification without a webhook needs nothing else: the hint, or one small read, decides before the record is loaded.
   if (!(hasWebhook ?? Boolean(await webhookUrlOf(db, event.verification_id)))) return null;
-  const record = await loadRecord(db, event.verification_id);
-  const url = record?.row.config.webhook_url;
-  if (!record || !url) return null;
+  const loaded = await loadRecord(db, event.verification_id);
+  const url = loaded?.row.config.webhook_url;
+  if (!loaded || !url) return null;
+  // From completion on, the body carries the certificate of the state it shows (signed here when the
+  // events consumer's certificate subscriber has not stored it yet); the object is read with it.
+  const certified = isCertifiable(loaded.row) ? await currentCertificate(env, db, event.verification_id, now) : null;
+  const record = certified?.record ?? loaded;
+  const { baseUrl } = settings(env);
   const delivery = await insertDeliveryOnce(db, {
     id: newId("webhookDelivery", now),
     eventId: event.id,
@@ -55,7 +63,11 @@ export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEven
     tenantId: event.tenant_id,
     eventType: type,
     url,
-    payload: webhookBody({ id: event.id, occurredAt: event.occurred_at }, type, record, { baseUrl: settings(env).baseUrl, now }),
+    payload: webhookBody({ id: event.id, occurredAt: event.occurred_at }, type, record, {
+      baseUrl,
+      now,
+      ...(certified ? { certificate: presentCertificate(certified.certificate, baseUrl) } : {}),
+    }),
     status: "pending",
     attempts: 0,
     lastStatusCode: null,

@@ -44,6 +44,7 @@ export async function setup(project: TestProject): Promise<void> {
     PUBLIC_BASE_URL: baseUrl,
     SIGNING_SECRET: secrets.SIGNING_SECRET,
     SESSION_SECRET: secrets.SESSION_SECRET,
+    CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY,
     ATTESTATION_SECRET: "test-attestation-secret",
     ATTESTATION_VERIFY_URL: `http://127.0.0.1:${fakesPort}/siteverify`,
     ATTESTATION_SITE_KEY: "test-site-key",

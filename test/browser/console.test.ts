@@ -176,10 +176,36 @@ describe("operator console in Chromium", () => {
     await page.getByRole("region", { name: "Timeline" }).getByText("Finalized with a narrative").waitFor();
     await shoot(ui, "07-case-analysis");
 
-    // The certificate: what a third party sees.
+    // The certificate: signed, its signature checked in the browser; a link of its own, copied,
+    // opened (the public page verifies it too), then revoked.
+    const certificate = page.getByRole("region", { name: "Certificate", exact: true });
+    await certificate.getByText("the case closed").waitFor();
+    await certificate.getByText("Valid", { exact: true }).waitFor();
+    await certificate.getByRole("button", { name: "Create a certificate link" }).click();
+    const shared = await certificate.getByLabel("New certificate link").inputValue();
+    expect(shared).toMatch(new RegExp(`^${base}/v1/certificates/cert_[0-9A-Za-z]{43}$`));
+    expect(shared).not.toContain(id);
+    await certificate.getByRole("button", { name: "Copy link" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shared);
+    await certificate.getByRole("row").filter({ hasText: "active" }).waitFor();
+    await shoot(ui, "07b-certificate-link");
+    const popup = page.waitForEvent("popup");
+    await certificate.getByRole("link", { name: "Open it" }).click();
+    const publicPage = await popup;
+    await publicPage.getByText("Signature valid.").waitFor();
+    await publicPage.close();
+    await certificate.getByRole("button", { name: /^Revoke the link created/ }).click();
+    await page.getByRole("dialog", { name: "Revoke this certificate link?" }).getByRole("button", { name: "Revoke the link" }).click();
+    await certificate.getByText(/^revoked /).waitFor();
+    const revokedLink = await fetch(shared, { headers: { Accept: "application/json" } });
+    expect(revokedLink.status).toBe(404);
+    await revokedLink.text();
+
+    // The certificate screen: what a third party sees.
     await page.getByRole("link", { name: "Open certificate" }).click();
     await page.getByRole("heading", { level: 1, name: "Certificate" }).waitFor();
     await page.getByText("Dev Tenant").first().waitFor();
+    await page.getByText("Valid", { exact: true }).waitFor();
     await shoot(ui, "08-certificate");
 
     // Developers: rotate the webhook secret, mint and revoke a key, send a test event.

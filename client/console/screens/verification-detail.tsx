@@ -10,7 +10,7 @@ import { FinalizePanel } from "./detail/finalize";
 import { Photos } from "./detail/photos";
 import { RedactPanel } from "./detail/redact";
 import { ReviewPanel } from "./detail/review";
-import { SealPanel } from "./detail/seal";
+import { CertificatePanel } from "./detail/certificate";
 import { Timeline } from "./detail/timeline";
 
 export function VerificationDetailScreen(props: { id: string }) {
@@ -153,8 +153,8 @@ export function VerificationDetailScreen(props: { id: string }) {
             {events.data ? <Timeline events={events.data.events} /> : <Progress label="Loading the timeline…" />}
             <ErrorNotice error={events.error} />
           </Section>
-          <Section title="Record seal" id="seal">
-            <SealPanel verification={v} />
+          <Section title="Certificate" id="certificate">
+            <CertificatePanel verification={v} />
           </Section>
           <Section title="Configuration" id="config">
             <ConfigFacts verification={v} />

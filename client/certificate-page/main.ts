@@ -5,7 +5,7 @@
  * command), shows what it says only once that holds, and checks photos the reader drops or chooses
  * against the certified SHA-256 digests, in this browser: no photo is sent anywhere.
  */
-import { CertificateError, verifyCertificate, type CertificatePayload } from "../../clients/typescript/src/certificate";
+import { CertificateError, fetchKeySet, issuerOfJwksUrl, verifyCertificate, type CertificatePayload } from "../../clients/typescript/src/certificate";
 import { h } from "../capture-page/dom";
 import "./styles.css";
 import { checkPhoto, type PhotoCheck } from "./photos";
@@ -40,7 +40,8 @@ async function start(): Promise<void> {
   const status = h("p", { class: "signature pending", role: "status" }, "Checking the signature against the issuer's published keys…");
   app.replaceChildren(h("header", { class: "masthead" }, h("p", { class: "eyebrow" }, "Verification certificate"), h("h1", null, "Checking this certificate…")), status);
   try {
-    const { payload, kid } = await verifyCertificate(data.certificate, { jwksUrl: data.jwks_url });
+    const jwks = await fetchKeySet(data.jwks_url);
+    const { payload, kid } = await verifyCertificate(data.certificate, { jwks, issuer: issuerOfJwksUrl(data.jwks_url) });
     render(payload, kid);
   } catch (err) {
     const message = err instanceof CertificateError ? err.message : "The certificate could not be checked.";

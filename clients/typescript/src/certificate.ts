@@ -64,6 +64,23 @@ export async function verifyCertificate(jws: string, source: KeySource): Promise
   }
 }
 
+/**
+ * The key set at `jwksUrl`, fetched past any cache (a browser may hold it for 5 minutes, and a
+ * rotation's new key must be seen at once). For pages; `verifyCertificate({jwksUrl})` fetches itself.
+ */
+export async function fetchKeySet(jwksUrl: string): Promise<JSONWebKeySet> {
+  let res: Response;
+  try {
+    res = await fetch(jwksUrl, { cache: "no-cache", headers: { Accept: "application/jwk-set+json, application/json" } });
+  } catch (err) {
+    throw new CertificateError("keys_unavailable", `The issuer's keys could not be fetched: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!res.ok) throw new CertificateError("keys_unavailable", `The issuer's keys could not be fetched (HTTP ${res.status}).`);
+  const body = (await res.json().catch(() => null)) as JSONWebKeySet | null;
+  if (!Array.isArray(body?.keys)) throw new CertificateError("keys_unavailable", "The issuer's key set is not a JWKS.");
+  return body;
+}
+
 /** SHA-256 (hex) of a file's bytes, with the platform's WebCrypto (browsers, Node 20+, Workers). */
 export async function sha256Hex(bytes: ArrayBuffer | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);

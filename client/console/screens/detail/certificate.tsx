@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { verifyCertificate, type VerifiedCertificate } from "../../../../clients/typescript/src/certificate";
+import { fetchKeySet, issuerOfJwksUrl, verifyCertificate, type VerifiedCertificate } from "../../../../clients/typescript/src/certificate";
 import { api, ok, type Schemas, type Verification } from "../../api";
 import { ListTable } from "../../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, LoadState, Notice, Progress } from "../../components/ui";
@@ -33,7 +33,11 @@ export function CertificatePanel(props: { verification: Verification }) {
 export function useCertificate(v: Verification) {
   const cert = useLoad(() => ok(api.GET("/v1/verifications/{id}/certificate", { params: { path: { id: v.id } } })), [v.id, v.review?.at, v.redacted_at, v.narrative]);
   const check = useLoad<VerifiedCertificate | undefined>(
-    () => (cert.data ? verifyCertificate(cert.data.certificate, { jwksUrl: cert.data.jwks_url }) : Promise.resolve(undefined)),
+    async () => {
+      if (!cert.data) return undefined;
+      const jwks = await fetchKeySet(cert.data.jwks_url);
+      return verifyCertificate(cert.data.certificate, { jwks, issuer: issuerOfJwksUrl(cert.data.jwks_url) });
+    },
     [cert.data?.certificate],
   );
   return { cert, check };

@@ -185,7 +185,7 @@ describe("the verification-certificate command", () => {
     const link = await api(`/v1/verifications/${verificationId}/certificate-link`, { method: "POST" });
     const json = await checkedFetch(new Request(link.body.url, { headers: { Accept: "application/json" } }));
     const certificate = (await json.json()) as { certificate: string };
-    const jwks = await (await fetch(`${base()}/.well-known/jwks.json`)).text();
+    const jwks = await (await checkedFetch(new Request(`${base()}/.well-known/jwks.json`))).text();
     const file = (name: string, content: string | Buffer) => {
       const p = path.join(dir, name);
       writeFileSync(p, content);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { tenantClient, workerLogTail } from "./helpers/api";
+import { checkedFetch, tenantClient, workerLogTail } from "./helpers/api";
 import { openPhone } from "./helpers/browser";
 import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 
@@ -197,7 +197,7 @@ describe("operator console in Chromium", () => {
     await certificate.getByRole("button", { name: /^Revoke the link created/ }).click();
     await page.getByRole("dialog", { name: "Revoke this certificate link?" }).getByRole("button", { name: "Revoke the link" }).click();
     await certificate.getByText(/^revoked /).waitFor();
-    const revokedLink = await fetch(shared, { headers: { Accept: "application/json" } });
+    const revokedLink = await checkedFetch(new Request(shared, { headers: { Accept: "application/json" } }));
     expect(revokedLink.status).toBe(404);
     await revokedLink.text();
 

@@ -1,8 +1,10 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { decodeProtectedHeader } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { certificatesOf } from "../../src/db/certificates";
 import { currentCertificate } from "../../src/domain/certificates/issue";
+import { handleQueue } from "../../src/queues";
 import { BASE, call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
 import {
   CERTIFICATE_TYPE,
@@ -145,6 +147,32 @@ describe("the certificate of a completed verification", () => {
     expect(new Set(racing.map((s) => s!.certificate.jws)).size).toBe(1);
     await new Promise((r) => setTimeout(r, 300)); // the consumer's own run on verification.reviewed
     expect((await certificatesOf(db(), v.id)).map((c) => c.sequence)).toEqual([1, 2]);
+  });
+
+  it("a redelivered verification.completed (the queue delivers at least once) signs nothing new and sends no second webhook", async () => {
+    const r = receiver();
+    const { v } = await completedVerification(t, { webhook_url: r.url });
+    const completed = await waitFor(async () => {
+      const events = (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body.events as Array<{ event_id: string; event_name: string; occurred_at: string }>;
+      return events.find((e) => e.event_name === "verification.completed");
+    }, { what: "the completed event" });
+    await waitFor(async () => ((await certificatesOf(db(), v.id)).length > 0 ? true : undefined), { what: "the first certificate" });
+    const completedHooks = async () => (await received(r.id)).filter((h) => JSON.parse(h.body).type === "verification.completed");
+    const first = await waitFor(async () => ((await completedHooks()).length > 0 ? await completedHooks() : undefined), { what: "the completed webhook" });
+    const event = { id: completed.event_id, name: completed.event_name, verification_id: v.id, tenant_id: t.id, occurred_at: Date.parse(completed.occurred_at), payload: {} };
+    for (let i = 0; i < 3; i += 1) {
+      const batch = createMessageBatch("vfy-events-local", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1 + i, body: { type: "domain_event", v: 1, event, webhook: true } }]);
+      const ctx = createExecutionContext();
+      await handleQueue(batch, env, ctx);
+      expect((await getQueueResult(batch, ctx)).explicitAcks).toHaveLength(1);
+    }
+    expect((await certificatesOf(db(), v.id)).map((c) => c.sequence)).toEqual([1]);
+    const deliveries = (await callJson(`/v1/verifications/${v.id}/webhook-deliveries`, { key: t.key })).body.items.filter((d: any) => d.event_type === "verification.completed");
+    expect(deliveries).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a second send, were there one, would have landed
+    const hooks = await completedHooks();
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.body).toBe(first[0]!.body);
   });
 
   it("another tenant's verification is 404; a publishable key is 403", async () => {

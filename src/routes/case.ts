@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { createDb } from "../db/client";
 import { finalizeCase } from "../domain/case/finalize";
-import { presentVerification } from "../domain/verification/present";
+import { presentVerification } from "../model/verification/present";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { validationHook } from "../lib/validation";

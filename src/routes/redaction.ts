@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import type { Principal } from "../auth/principal";
 import { createDb } from "../db/client";
-import { presentVerification } from "../domain/verification/present";
+import { presentVerification } from "../model/verification/present";
 import { redactVerification } from "../domain/verification/redaction";
 import type { AppEnv } from "../env";
 import { settings } from "../env";

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { createDb } from "../db/client";
-import { presentVerification } from "../domain/verification/present";
+import { presentVerification } from "../model/verification/present";
 import { reviewVerification } from "../domain/verification/review";
 import type { AppEnv } from "../env";
 import { settings } from "../env";

@@ -6,7 +6,7 @@ import { certificateKeys, captures, verifications } from "../../src/db/schema";
 import { newVerificationRow } from "../../src/db/verifications";
 import { currentCertificate } from "../../src/domain/certificates/issue";
 import { importSigningKey } from "../../src/domain/certificates/keys";
-import { normalizeConfig } from "../../src/domain/verification/config";
+import { normalizeConfig } from "../../src/model/verification/config";
 import { ConfigError } from "../../src/env";
 import { ed25519Pkcs8 } from "../../src/lib/pkcs8";
 import { newId } from "../../src/lib/ids";

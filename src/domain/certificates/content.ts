@@ -1,7 +1,7 @@
 import type { VerificationRecord, VerificationRow } from "../../db/verifications";
 import { iso } from "../../lib/time";
 import { isUploaded } from "../evidence/uploaded";
-import type { VerificationStatus } from "../verification/state";
+import type { VerificationStatus } from "../../model/verification/state";
 
 /*
  * What a certificate says: the share-safe facts of a completed verification, as this service saw

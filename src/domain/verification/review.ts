@@ -3,7 +3,7 @@ import { loadTenantRecord, type VerificationRecord } from "../../db/verification
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
-import type { ReviewCommand } from "./transitions";
+import type { ReviewCommand } from "../../model/verification/transitions";
 
 /** Records an operator's review of a tenant's verification (404 for another tenant's). */
 export async function reviewVerification(env: Env, db: Db, input: { tenantId: string; id: string } & ReviewCommand): Promise<VerificationRecord> {

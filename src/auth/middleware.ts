@@ -8,6 +8,7 @@ import { ApiError } from "../lib/errors";
 import { findTenant } from "../domain/tenants/tenants";
 import { resolveApiKey } from "./api-keys";
 import { BOT_AUTH_HEADER, verifyBotRequest } from "./bot";
+import { CROSS_ORIGIN_MESSAGE } from "./same-origin";
 import { readSession } from "./session";
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
@@ -54,7 +55,7 @@ export function authenticate(options: AuthOptions) {
     }
     if (options.session) {
       const principal = await readSession(c);
-      if (principal === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+      if (principal === "csrf") throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
       if (principal) {
         c.set("principal", principal);
         return next();

@@ -9,6 +9,7 @@ import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { isId } from "../lib/ids";
 import type { Principal } from "./principal";
+import { sameOrigin } from "./same-origin";
 
 export const SESSION_COOKIE = "svc_session";
 export const SESSION_TTL_SECONDS = 8 * 60 * 60;
@@ -74,28 +75,13 @@ export async function endSessionsOf(db: Db, userIds: string[], now = Date.now())
   await db.update(users).set({ sessionsValidAfter: now }).where(inArray(users.id, userIds)).run();
 }
 
-const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/**
- * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header must
- * be `PUBLIC_BASE_URL`'s origin, or, without an Origin, Sec-Fetch-Site must say `same-origin`. A
- * request carrying neither is refused too. The request's own URL is never trusted for this: it is
- * built from the Host header, which the caller chooses.
- */
-export function isSameOrigin(c: Context<AppEnv>): boolean {
-  if (!UNSAFE.has(c.req.method)) return true;
-  const origin = c.req.header("Origin");
-  if (origin !== undefined) return origin === new URL(settings(c.env).baseUrl).origin;
-  return c.req.header("Sec-Fetch-Site") === "same-origin";
-}
-
 /** The session principal when a valid cookie is present; CSRF failures surface as `forbidden`. */
 export async function readSession(c: Context<AppEnv>): Promise<(Principal & { kind: "session" }) | "csrf" | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   const session = await verifySession(c.env, token);
   if (!session) return null;
-  if (!isSameOrigin(c)) return "csrf";
+  if (!sameOrigin(c)) return "csrf";
   if (!(await sessionStillValid(createDb(c.env.DB), session))) return null;
   return { kind: "session", tenantId: session.tenantId, userId: session.userId };
 }

@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authenticate } from "../auth/middleware";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
-import { clearSessionCookie, endSessionsOf, isSameOrigin, readSession, startSession } from "../auth/session";
+import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "../auth/same-origin";
+import { clearSessionCookie, endSessionsOf, readSession, startSession } from "../auth/session";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { tenants, users } from "../db/schema";
@@ -193,13 +194,14 @@ const magicLinkUse = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)",
-  description: "Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.",
+  description:
+    "Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403.",
   request: { params: MagicLinkParam },
   responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
-  if (!isSameOrigin(c)) throw new ApiError("forbidden", "Cross-origin request refused.");
+  if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   const db = createDb(c.env.DB);
   const spent = await spendMagicLink(db, c.req.valid("param").token);
   if (!spent) return c.body(deadLink(), 401, HTML_HEADERS);
@@ -278,7 +280,7 @@ const logout = createRoute({
 app.openapi(logout, async (c) => {
   // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
   const session = await readSession(c);
-  if (session === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+  if (session === "csrf") throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   if (session) await endSessionsOf(createDb(c.env.DB), [session.userId]);
   clearSessionCookie(c);
   return c.json({ signed_out: true as const }, 200);

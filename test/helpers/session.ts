@@ -2,10 +2,7 @@ import { env } from "cloudflare:workers";
 import { signSession } from "../../src/auth/session";
 import { users } from "../../src/db/schema";
 import { newId } from "../../src/lib/ids";
-import { BASE, db } from "./api";
-
-/** The dashboard's own origin: cookie-authenticated unsafe requests must carry it. */
-export const ORIGIN = new URL(BASE).origin;
+import { db } from "./api";
 
 /** A dashboard user of `tenantId` and the `Cookie` header of their signed session. */
 export async function signIn(tenantId: string): Promise<{ userId: string; cookie: string }> {
@@ -14,9 +11,12 @@ export async function signIn(tenantId: string): Promise<{ userId: string; cookie
   return { userId, cookie: `svc_session=${await signSession(env, { userId, tenantId })}` };
 }
 
-/** Headers of a same-origin dashboard request. */
+/**
+ * Headers of a dashboard request made by a non-browser client holding the session cookie (no
+ * `Origin`, no `Sec-Fetch-*`: what a browser sends is the browser suite's to show).
+ */
 export function dashboard(cookie: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { Cookie: cookie, Origin: ORIGIN, ...extra };
+  return { Cookie: cookie, ...extra };
 }
 
 /** `name=value` of a cookie the response sets (undefined when it sets none). */

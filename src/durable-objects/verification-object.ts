@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db/client";
 import { insertRow, toStatement, updateWhere } from "../db/statements";
-import { answers, captures, events, uploads, verifications } from "../db/schema";
+import { answers, auditLog, captures, events, uploads, verifications } from "../db/schema";
 import {
   eventRow,
   isVersionConflict,
@@ -35,6 +35,7 @@ import { belongsTo, deleteEvidence, listEvidence, purgeVerification, thumbnailKe
 import { CAPTURE_WINDOW_MS, planSweep, SWEEP_GRACE_MS } from "../domain/capture/orphans";
 import { checkSlot, findUpload, insertUpload, recordUploadDigest, type UploadDigest, type UploadMint, type UploadSlot } from "../domain/capture/uploads";
 import { log } from "../lib/log";
+import { auditRow, type AuditEntry } from "../domain/audit/log";
 
 export type MutationResult = { ok: true; record: VerificationRecord; replayed?: boolean } | ErrorResult;
 /** What the capture flow's writes answer with: the end user's view of the record (CaptureFlowRecord). */
@@ -92,6 +93,8 @@ interface PendingRedaction {
   by: string;
   attempts: number;
   retryAt: number;
+  /** The operator audit entry the tombstone's batch records (absent for the retention run). */
+  audit?: AuditEntry;
 }
 
 /**
@@ -282,12 +285,12 @@ export class VerificationObject extends DurableObject<Env> {
     });
   }
 
-  async finalize(id: string, narrative: string): Promise<MutationResult> {
+  async finalize(id: string, narrative: string, audit?: AuditEntry): Promise<MutationResult> {
     return this.#mutate(id, (state, _record, now) => {
       const decision = machine.finalize(state, narrative, now);
       if (!decision.ok) return decision;
       return { transition: decision.transition, columns: { narrative } };
-    });
+    }, audit);
   }
 
   /** The case analysis result, written once after finalize (synchronously or by the queue). */
@@ -355,12 +358,12 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   /** An operator's decision beside the verdict (which never changes); on the timeline and a webhook. */
-  async review(id: string, cmd: ReviewCommand): Promise<MutationResult> {
+  async review(id: string, cmd: ReviewCommand, audit?: AuditEntry): Promise<MutationResult> {
     return this.#mutate(id, (state, _record, now) => {
       const decision = machine.review(state, cmd, now);
       if (!decision.ok) return decision;
       return { transition: decision.transition, columns: { review: decision.review } };
-    });
+    }, audit);
   }
 
   /**
@@ -369,10 +372,10 @@ export class VerificationObject extends DurableObject<Env> {
    * `verification.redacted`; then every R2 object under the verification's prefix is deleted. A
    * crash or a failure anywhere is re-driven by the alarm until both are done.
    */
-  async redact(id: string, by: string): Promise<MutationResult> {
+  async redact(id: string, by: string, audit?: AuditEntry): Promise<MutationResult> {
     return this.#exclusive(async () => {
       this.#remember(id);
-      const pending = (await this.ctx.storage.get<PendingRedaction>("redaction")) ?? { by, attempts: 0, retryAt: 0 };
+      const pending = (await this.ctx.storage.get<PendingRedaction>("redaction")) ?? { by, attempts: 0, retryAt: 0, ...(audit ? { audit } : {}) };
       await this.#armRedactionRetry(pending);
       return this.#completeRedaction(id, pending);
     });
@@ -399,7 +402,7 @@ export class VerificationObject extends DurableObject<Env> {
         columns: redactedColumns(record.row, now),
         statements: await redactionPlan(this.#db, record, now, baseUrl),
       };
-    });
+    }, pending.audit);
     if (!result.ok) {
       // Nothing to redact any more; any other refusal (a lost race) is retried by the alarm.
       if (result.error.code === "not_found") await this.ctx.storage.delete("redaction");
@@ -504,15 +507,18 @@ export class VerificationObject extends DurableObject<Env> {
     if (current === undefined || at < current) await this.ctx.storage.put("sweep_at", at);
   }
 
-  #mutate(id: string, decide: Decide): Promise<MutationResult> {
+  #mutate(id: string, decide: Decide, audit?: AuditEntry): Promise<MutationResult> {
     return this.#exclusive(async () => {
       await this.#takeCharge(id);
-      return this.#apply(id, decide);
+      return this.#apply(id, decide, audit);
     });
   }
 
-  /** Load → decide → one D1 batch (CAS first) → publish events → re-arm the alarm. Caller holds the lock. */
-  async #apply(id: string, decide: Decide): Promise<MutationResult> {
+  /**
+   * Load → decide → one D1 batch (CAS first) → publish events → re-arm the alarm. Caller holds the lock.
+   * `audit`: the operator's entry, written in the same batch when the decision changes something.
+   */
+  async #apply(id: string, decide: Decide, audit?: AuditEntry): Promise<MutationResult> {
     const db = this.#db;
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const cached = this.#record?.row.id === id;
@@ -534,6 +540,7 @@ export class VerificationObject extends DurableObject<Env> {
         updateWhere(d1, verifications, set, { key: "id", value: id }),
         ...(plan.statements?.(db, d1) ?? []).map((item) => toStatement(d1, item)),
         ...eventRows.map((row) => insertRow(d1, events, row)),
+        ...(audit ? [insertRow(d1, auditLog, auditRow(audit, now))] : []),
       ];
       // Events earlier commits published are marked in this one (see #dispatch).
       const published = this.#published();

@@ -94,17 +94,21 @@ describe("messaging one-time code (walotp_)", () => {
     expect((await verifyOtp(env, db(), { otpId: code.id, code: code.code }, issuedAt + OTP_TTL_MS - 1)).ok).toBe(true);
   });
 
-  it("refuses a number that already signs in to another tenant, and bad input", async () => {
+  it("a number registered by two tenants signs in to each as one user with two memberships (a reviewer where new); bad input", async () => {
     const a = await seedTenant();
     const b = await seedTenant();
     const number = await registered(a.id);
     const issued = await botCall("/v1/bot/otp", { tenant_id: a.id, phone: number });
-    expect((await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } })).status).toBe(200);
-    // Even registered in b too, the number already signs in to a.
+    const inA = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } });
+    expect(inA.status).toBe(200);
+    expect(inA.body).toMatchObject({ tenant: { id: a.id }, role: "reviewer" });
+    // Registered in b too: b's code signs the same person in to b, keeping a.
     await registered(b.id, number);
     const elsewhere = await botCall("/v1/bot/otp", { tenant_id: b.id, phone: number });
-    expect(elsewhere.status).toBe(403);
-    expect(elsewhere.body.error.message).toMatch(/another tenant/);
+    expect(elsewhere.status).toBe(201);
+    const inB = await callJson("/v1/auth/otp/verify", { body: { otp_id: elsewhere.body.otp_id, code: elsewhere.body.code } });
+    expect(inB.body).toMatchObject({ user: { id: inA.body.user.id }, tenant: { id: b.id }, role: "reviewer" });
+    expect(inB.body.memberships.map((m: { tenant: { id: string } }) => m.tenant.id).sort()).toEqual([a.id, b.id].sort());
     expect((await botCall("/v1/bot/otp", { tenant_id: a.id, phone: "0044 7700" })).status).toBe(400);
     const badCode = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: "12345" } });
     expect(badCode.status).toBe(400);

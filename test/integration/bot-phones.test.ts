@@ -57,8 +57,8 @@ describe("registered phones (POST/GET/DELETE /v1/phones)", () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);
     expect((await callJson("/v1/phones")).status).toBe(401);
-    expect((await callJson("/v1/phones", { key: t.key })).status).toBe(401);
-    expect((await callJson("/v1/phones", { key: t.key, body: { phone: phone() } })).status).toBe(401);
+    expect((await callJson("/v1/phones", { key: t.key })).status).toBe(403);
+    expect((await callJson("/v1/phones", { key: t.key, body: { phone: phone() } })).status).toBe(403);
 
     const registered = await callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: phone() } });
     expect(registered.status).toBe(201);

@@ -75,7 +75,7 @@ describe("review decisions", () => {
     const path = `/v1/verifications/${v.id}/review`;
     const body = { decision: "approved", note: "ok" };
     const keyed = await callJson(path, { key: t.key, body });
-    expect(keyed.status).toBe(401);
+    expect(keyed.status).toBe(403);
     const reviewer = await signIn(t.id);
     const stranger = await signIn((await seedTenant("Other")).id);
     expect((await callJson(path, { body, headers: dashboard(stranger.cookie) })).status).toBe(404);

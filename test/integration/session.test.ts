@@ -62,6 +62,20 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
     expect(refused.body.error.code).toBe("unauthorized");
   });
 
+  it("a valid API key on a session-only route is 403 forbidden (it needs a dashboard session); a bad key stays 401", async () => {
+    const t = await seedTenant();
+    for (const [method, path] of [["GET", "/v1/me"], ["POST", "/v1/api-keys"], ["GET", "/v1/webhook-secret"], ["POST", "/v1/auth/logout-everywhere"]] as const) {
+      for (const key of [t.key, t.publishableKey]) {
+        const res = await callJson(path, { method, key, ...(method === "POST" ? { body: {} } : {}) });
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.body.error).toEqual({ code: "forbidden", message: "This operation needs a dashboard session: API keys cannot use it." });
+      }
+      const bad = await callJson(path, { method, key: "pk_test_notakeyatallnotakeyatallnotakeyatall" });
+      expect(bad.status, `${method} ${path}`).toBe(401);
+      expect(bad.body.error.code).toBe("unauthorized");
+    }
+  });
+
   it("logs out by clearing the cookie", async () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);
@@ -99,7 +113,7 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
     const colleague = await signIn(t.id);
     const outsider = await signIn(other.id);
     const path = "/v1/auth/logout-everywhere";
-    expect((await callJson(path, { method: "POST", key: t.key })).status).toBe(401);
+    expect((await callJson(path, { method: "POST", key: t.key })).status).toBe(403);
     expect((await callJson(path, { method: "POST" })).status).toBe(401);
     expect((await me(colleague.cookie)).status).toBe(200);
 

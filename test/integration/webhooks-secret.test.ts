@@ -74,8 +74,8 @@ describe("webhook secret rotation", () => {
 
   it("is dashboard-only: API keys are refused", async () => {
     const t = await seedTenant();
-    expect((await callJson("/v1/webhook-secret/rotate", { method: "POST", key: t.key })).status).toBe(401);
-    expect((await callJson("/v1/webhook-secret", { key: t.key })).status).toBe(401);
+    expect((await callJson("/v1/webhook-secret/rotate", { method: "POST", key: t.key })).status).toBe(403);
+    expect((await callJson("/v1/webhook-secret", { key: t.key })).status).toBe(403);
     const unchanged = (await findTenant(db(), t.id))!;
     expect(unchanged.webhookSecretPrevious).toBeNull();
   });

@@ -20,6 +20,7 @@ import { settings } from "../../env";
 import { queuePublisher } from "../../events/publisher";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
+import type { AuditEntry } from "../audit/log";
 import { UPLOAD_TTL_MS } from "../capture/uploads";
 import { redactAnalysisResult } from "../evidence/analysis-view";
 import type { VerificationConfig } from "./config";
@@ -176,8 +177,13 @@ export async function scrubAgain(db: Db, record: VerificationRecord, baseUrl: st
  * Redacts a tenant's verification through its Durable Object (404 for another tenant's). `by` is who
  * asked: a user (`usr_…`), an API key (`key_…`) or `retention`.
  */
-export async function redactVerification(env: Env, db: Db, input: { tenantId: string; id: string; by: string }): Promise<VerificationRecord> {
+/**
+ * Redacts a tenant's verification (404 for another tenant's). `audit` (`verification.redacted`) is
+ * written by the verification's object in the tombstone's own batch, so a repeat, which changes
+ * nothing, records nothing, and the entry outlives the redaction it records.
+ */
+export async function redactVerification(env: Env, db: Db, input: { tenantId: string; id: string; by: string; audit?: AuditEntry }): Promise<VerificationRecord> {
   const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;
   if (!existing) throw ApiError.notFound("verification");
-  return unwrap(await verificationObject(env, input.id).redact(input.id, input.by)).record;
+  return unwrap(await verificationObject(env, input.id).redact(input.id, input.by, input.audit)).record;
 }

@@ -6,7 +6,7 @@
  * one capture's whole offline analysis the same way.
  */
 import { analyzeImage } from "../src/analysis/analyze-image";
-import { decodeImage } from "../src/analysis/pixels";
+import { decodeImage } from "../src/analysis/decoders";
 import { screenTileRects } from "../src/analysis/signals/screen-moire";
 
 // A Data module (wrangler.toml rules), copied there by bench/decode.ts before each start.

@@ -1,8 +1,7 @@
-import { createContext } from "preact";
-import { useContext, useEffect, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Me } from "./api";
 import { Notice, Progress } from "./components/ui";
-import { HOME, match, navigate, useLocation, type Location } from "./router";
+import { HOME, match, useLocation, type Location } from "./router";
 import { CertificateScreen } from "./screens/certificate";
 import { DevelopersScreen } from "./screens/developers";
 import { NewVerificationScreen } from "./screens/new-verification";
@@ -11,15 +10,7 @@ import { SignInScreen } from "./screens/sign-in";
 import { TemplatesScreen } from "./screens/templates";
 import { VerificationDetailScreen } from "./screens/verification-detail";
 import { VerificationsScreen } from "./screens/verifications";
-
-/** Who is signed in (GET /v1/me); screens read it, Settings updates it. */
-export const Session = createContext<{ me: Me; setMe: (me: Me) => void } | null>(null);
-
-export function useSession(): { me: Me; setMe: (me: Me) => void } {
-  const session = useContext(Session);
-  if (!session) throw new Error("useSession outside the signed-in console");
-  return session;
-}
+import { Session } from "./session";
 
 const NAV = [
   { href: "/console/verifications", label: "Verifications", matches: (p: string) => p === HOME || (p.startsWith("/console/verifications") && p !== "/console/verifications/new") },
@@ -107,5 +98,3 @@ function SignedIn(props: { location: Location }) {
     </Session.Provider>
   );
 }
-
-export { navigate };

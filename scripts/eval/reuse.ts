@@ -1,4 +1,4 @@
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { imageFingerprint, sameImage, type Fingerprint } from "../../src/analysis/signals/perceptual-hash";
 import { cropRgb, resizeArea } from "../../test/helpers/recapture";
 import { encodeJpeg, mirror, rng, type Rgb } from "../../test/helpers/synth";

@@ -8,7 +8,7 @@
  *
  *   npx tsx scripts/eval/screen-train.ts
  */
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { measureMoire, screenTileRects, SYMMETRIC_LATTICE, UNIFORM_DEPTH_VARIATION, type MoireMeasurement } from "../../src/analysis/signals/screen-moire";
 import { loadPhotos } from "./photos";
 import { screenCases, type Group } from "./screen-cases";

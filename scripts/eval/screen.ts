@@ -1,4 +1,4 @@
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { detectScreen, screenTileRects } from "../../src/analysis/signals/screen-moire";
 import type { Photo } from "./photos";
 import { PITCHES, screenCases, type Group, type ScreenCase } from "./screen-cases";

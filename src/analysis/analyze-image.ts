@@ -19,7 +19,7 @@ import {
   type VerdictSignals,
 } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
-import { decodeImage, DecodeFailure, encodeThumbnailJpeg, type DecodedImage, type Thumbnail } from "./pixels";
+import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
@@ -27,7 +27,7 @@ import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
 import { detectScreen, screenTileRects } from "./signals/screen-moire";
 import { SIGNAL_KEYS } from "./verdict";
-import { EVIDENCE_THUMBNAIL_MAX_SIDE } from "./thumbnail";
+import { encodeThumbnailJpeg, EVIDENCE_THUMBNAIL_MAX_SIDE } from "./thumbnail";
 
 export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/2";
 

@@ -1,6 +1,7 @@
 import { sha256Hex } from "../lib/crypto";
 import { putEvidence, thumbnailKeyFor } from "../storage/evidence";
-import { encodeThumbnailJpeg, type Thumbnail } from "./pixels";
+import jpeg from "jpeg-js";
+import type { Thumbnail } from "./decoders";
 import { log } from "../lib/log";
 import exifr, { exifSourceOf } from "./exif-reader";
 
@@ -129,4 +130,16 @@ function storedPosition(orientation: number, x: number, y: number, w: number, h:
     case 8: return [w - 1 - y, x];
     default: return [x, y];
   }
+}
+
+/** JPEG bytes of a thumbnail (jpeg-js encode; needs `nodejs_compat` for its Buffer use). */
+export function encodeThumbnailJpeg(thumbnail: Thumbnail, quality = 85): Uint8Array {
+  const rgba = new Uint8Array(thumbnail.width * thumbnail.height * 4);
+  for (let i = 0, j = 0; i < thumbnail.rgb.length; i += 3, j += 4) {
+    rgba[j] = thumbnail.rgb[i]!;
+    rgba[j + 1] = thumbnail.rgb[i + 1]!;
+    rgba[j + 2] = thumbnail.rgb[i + 2]!;
+    rgba[j + 3] = 255;
+  }
+  return new Uint8Array(jpeg.encode({ width: thumbnail.width, height: thumbnail.height, data: rgba }, quality).data);
 }

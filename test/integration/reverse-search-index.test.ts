@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { bands, imageFingerprint, type Fingerprint } from "../../src/analysis/signals/perceptual-hash";
 import { reverseSearchResult } from "../../src/analysis/signals/reverse-search";
 import { indexAndFindNearDuplicates } from "../../src/db/analyses";

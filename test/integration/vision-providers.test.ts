@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openAiCompatibleVisionJudge, workersAiVisionJudge, type AiRunner, type VisionRequest } from "../../src/providers/vision";
 import { VISION_PROMPT_VERSION } from "../../src/providers/vision/prompt";
 import { analyzeImage } from "../../src/analysis/analyze-image";
-import { encodeThumbnailJpeg } from "../../src/analysis/pixels";
+import { encodeThumbnailJpeg } from "../../src/analysis/thumbnail";
 import { aggregateVerdict } from "../../src/analysis/verdict";
 import { encodeJpeg, naturalScene } from "../helpers/synth";
 

@@ -2,7 +2,7 @@ import { deflate } from "pako";
 import { describe, expect, it } from "vitest";
 import { readMetadata } from "../../src/analysis/metadata";
 import { pngMetadata, TEXT_CHUNK_MAX } from "../../src/analysis/metadata-chunks";
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { evidenceThumbnail } from "../../src/analysis/thumbnail";
 import { samplePhoto } from "../helpers/photos";
 import { concat, encodePngRgb, exifTiff, naturalScene, orientationTiff, xmpWithSourceType } from "../helpers/synth";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage, DecodeFailure, type DecodedImage } from "../../src/analysis/pixels";
+import { decodeImage, DecodeFailure, type DecodedImage } from "../../src/analysis/decoders";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
 import { encode as encodePng } from "fast-png";
 import { samplePhoto } from "../helpers/photos";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeImage } from "../../src/analysis/analyze-image";
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { imageFingerprint, MIN_TEXTURE, sameImage, type Fingerprint } from "../../src/analysis/signals/perceptual-hash";
 import { astronautFlagJpeg, astronautJpeg, chelseaJpeg, coffeeJpeg } from "../fixtures/photos";
 import { resizeArea } from "../helpers/recapture";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeProgressiveJpeg } from "../../src/analysis/decoders/progressive-jpeg";
-import { decodeImage, DecodeFailure, type DecodeRequest } from "../../src/analysis/pixels";
+import { decodeImage, DecodeFailure, type DecodeRequest } from "../../src/analysis/decoders";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
 import { samplePhoto } from "../helpers/photos";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage, type Rect, type Tile } from "../../src/analysis/pixels";
+import { decodeImage, type Rect, type Tile } from "../../src/analysis/decoders";
 import { BUSY_SCENE_GRADIENT, detectScreen, measureMoire, sceneGradient, weightedUpperHalfMin } from "../../src/analysis/signals/screen-moire";
 import { displayRecapture } from "../helpers/recapture";
 import { encodeJpeg, naturalScene, rng, type Rgb } from "../helpers/synth";

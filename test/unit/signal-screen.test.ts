@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { detectScreen, measureMoire, modulationDepthVariation, screenTileRects, SYMMETRIC_LATTICE, UNIFORM_DEPTH_VARIATION } from "../../src/analysis/signals/screen-moire";
 import { astronautFlagJpeg, astronautJpeg, chelseaJpeg, coffeeJpeg } from "../fixtures/photos";
 import { displayRecapture, resizeArea, texturedScene, type SubpixelLayout, type TextureKind } from "../helpers/recapture";

@@ -1,7 +1,7 @@
 import jpeg from "jpeg-js";
 import { describe, expect, it } from "vitest";
 import { evidenceThumbnail, fit, orient, EVIDENCE_THUMBNAIL_MAX_SIDE } from "../../src/analysis/thumbnail";
-import { decodeImage } from "../../src/analysis/pixels";
+import { decodeImage } from "../../src/analysis/decoders";
 import { encodeJpeg, naturalScene, orientationTiff } from "../helpers/synth";
 
 /** A w×h RGB image whose every pixel encodes its own position (r = x, g = y). */

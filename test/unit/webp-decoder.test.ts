@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../../src/analysis/pixels";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../../src/analysis/decoders";
 import { analyzeImage } from "../../src/analysis/analyze-image";
 import { decodeWebp, planBands } from "../../src/analysis/decoders/webp";
 import { compiledWasm } from "../../src/analysis/decoders/wasm";

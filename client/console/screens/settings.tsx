@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, ok, type Phone } from "../api";
-import { useSession } from "../app";
+import { useSession } from "../session";
 import { announce, ConfirmDialog, ErrorNotice, Field, LoadState, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";

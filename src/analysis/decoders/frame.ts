@@ -1,4 +1,4 @@
-import type { Luma, Rect, Thumbnail, Tile } from "../pixels";
+import type { Luma, Rect, Thumbnail, Tile } from "./types";
 
 /*
  * Builds the decoder output (overview, tiles, thumbnail) from pixels fed in blocks (a band of rows,

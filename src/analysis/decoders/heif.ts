@@ -1,4 +1,4 @@
-import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../pixels";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "./types";
 import { FrameBuilder } from "./frame";
 import { compiledWasm } from "./wasm";
 

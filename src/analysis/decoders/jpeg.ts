@@ -1,4 +1,4 @@
-import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest, type Rect } from "../pixels";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest, type Rect } from "./types";
 import { overviewAndThumbnail, TileCollector } from "./frame";
 import { decodeProgressiveJpeg } from "./progressive-jpeg";
 import { compiledWasm } from "./wasm";

@@ -1,6 +1,6 @@
 import { convertIndexedToRgb, decode as decodePngWhole } from "fast-png";
 import { ZStream, Z_BUF_ERROR, Z_NO_FLUSH, Z_OK, Z_STREAM_END, zlibInflate, zlibInflateInit } from "pako";
-import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "../pixels";
+import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "./types";
 import { pngChunks } from "../metadata-chunks";
 import { FrameBuilder } from "./frame";
 

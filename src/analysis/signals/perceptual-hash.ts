@@ -1,4 +1,4 @@
-import type { Luma } from "../pixels";
+import type { Luma } from "../decoders";
 
 /**
  * Near-duplicate fingerprint of an image: two 64-bit perceptual hashes that must both agree (a

@@ -1,7 +1,7 @@
 import FFT from "fft.js";
 import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
-import type { Rect, Tile } from "../pixels";
+import type { Rect, Tile } from "../decoders";
 
 export const SCREEN_MOIRE_VERSION = "screen-moire/5";
 

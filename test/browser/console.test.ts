@@ -185,6 +185,8 @@ describe("operator console in Chromium", () => {
     // Developers: rotate the webhook secret, mint and revoke a key, send a test event.
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).click();
     await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+    // The secret is fetched only when revealed (each reveal is on the audit log).
+    await page.getByRole("button", { name: "Reveal" }).click();
     const secretBefore = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
     await page.getByRole("button", { name: "Rotate the secret" }).click();
     const rotateDialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });

@@ -111,4 +111,43 @@ describe("sign-in in Chromium", () => {
     expect(page2.status).toBe(200);
     await page2.text();
   });
+
+  it("by single sign-on: the identity provider on another origin sends the browser back to the OAuth callback, which signs in", async () => {
+    const base = inject("baseUrl");
+    const context = await ui.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/console/templates`);
+      await page.waitForURL(/\/console\/sign-in/);
+      const callback = page.waitForResponse((r) => r.url().startsWith(`${base}/v1/auth/oidc/callback`));
+      await page.getByRole("link", { name: "Continue with single sign-on" }).click();
+      const answer = await callback;
+      // A top-level navigation back from the provider's origin: the flow cookie rode it, the session was set.
+      expect((await answer.request().allHeaders())["sec-fetch-site"]).not.toBe("same-origin");
+      expect(answer.status()).toBe(303);
+      await page.getByRole("heading", { level: 1, name: "Link templates" }).waitFor();
+      expect((await context.cookies(base)).map((c) => c.name)).toContain("svc_session");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("signs out from the console: the browser's session no longer opens it", async () => {
+    const base = inject("baseUrl");
+    const context = await ui.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/console/sign-in`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+      const loggedOut = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout` && r.request().method() === "POST");
+      await page.getByRole("button", { name: "Sign out" }).click();
+      expect((await loggedOut).status()).toBe(200);
+      await page.waitForURL(/\/console\/sign-in$/);
+      await page.goto(`${base}/console/settings`);
+      await page.waitForURL(/\/console\/sign-in\?return_to=%2Fconsole%2Fsettings$/);
+    } finally {
+      await context.close();
+    }
+  });
 });

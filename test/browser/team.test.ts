@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
 
 /*
  * The team, as its people use it in Chromium (issue 24): the owner invites a colleague from the Team
@@ -131,8 +131,22 @@ describe("the team in Chromium", () => {
     await colleague.page.locator(".topbar .brand").getByText(address.split("@")[0]!).waitFor();
     await nav(colleague.page).getByRole("link", { name: "Audit log" }).waitFor();
 
-    // Resend and revoke an invitation.
+    // The same with the keyboard alone: the role dialog opens, arrows pick, Tab reaches Save.
     await nav(page).getByRole("link", { name: "Team" }).click();
+    await page.getByRole("heading", { level: 1, name: "Team" }).waitFor();
+    await tabTo(page, "button", `Change role of ${address}`);
+    await page.keyboard.press("Enter");
+    const keyboardDialog = page.getByRole("dialog", { name: `Role of ${address}` });
+    await keyboardDialog.waitFor();
+    await keyboardDialog.getByLabel(/^Viewer/).focus();
+    await page.keyboard.press("ArrowDown");
+    expect(await keyboardDialog.getByLabel(/^Reviewer/).isChecked()).toBe(true);
+    await tabTo(page, "button", "Save role", 5);
+    await page.keyboard.press("Enter");
+    await keyboardDialog.waitFor({ state: "hidden" });
+    await page.getByRole("region", { name: "Members" }).getByRole("row").filter({ hasText: address }).getByText("Reviewer").waitFor();
+
+    // Resend and revoke an invitation.
     const other = `second-${address}`;
     await page.getByLabel("Email").fill(other);
     await page.getByRole("button", { name: "Send invitation" }).click();

@@ -138,7 +138,7 @@ const revoke = createRoute({
 app.openapi(revoke, async (c) => {
   const { id } = c.req.valid("param");
   if (!isId("invitation", id)) throw ApiError.notFound("invitation");
-  const row = await revokeInvitation(c.env, createDb(c.env.DB), { inviter: inviterOf(c), id, audit: (r) => auditEntry(c, "invitation.revoked", invitationTarget(r), { role: r.role }) });
+  const row = await revokeInvitation(createDb(c.env.DB), { inviter: inviterOf(c), id, audit: (r) => auditEntry(c, "invitation.revoked", invitationTarget(r), { role: r.role }) });
   return c.json(presentInvitation(row), 200);
 });
 
@@ -198,7 +198,7 @@ const accept = createRoute({
 app.openapi(accept, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.invitationClient, clientKey(c.req.header("CF-Connecting-IP")));
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
-  const signedIn = await acceptInvitation(c.env, createDb(c.env.DB), c.req.valid("param").token, auditClient(c));
+  const signedIn = await acceptInvitation(createDb(c.env.DB), c.req.valid("param").token, auditClient(c));
   if (!signedIn) return c.body(deadInvitation(), 401, HTML_HEADERS);
   await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
   c.header("Cache-Control", "no-store");

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { auditEntry } from "../auth/audit-context";
+import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
 import { listPhones, registerPhone, removePhone, type PhoneRow } from "../domain/accounts/phones";
 import type { AppEnv } from "../env";
@@ -28,11 +29,6 @@ function presentPhone(row: PhoneRow): z.infer<typeof PhoneSchema> {
   };
 }
 
-function userOf(principal: AppEnv["Variables"]["principal"]): string {
-  if (principal.kind !== "session") throw new ApiError("unauthorized", "Authentication required.");
-  return principal.userId;
-}
-
 const phoneTarget = (row: PhoneRow) => ({ type: "phone", id: row.id, label: row.phone });
 
 const register = createRoute({
@@ -41,7 +37,9 @@ const register = createRoute({
   operationId: "registerPhone",
   tags,
   summary: "Register a phone whose messaging sign-in codes may join this tenant",
-  description: "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
+  description:
+    "A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). " +
+    "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
   ...access({ session: "admin" }),
   request: { body: jsonBody(RegisterPhoneSchema, { phone: "+447700900123", label: "Claims desk" }) },
   responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 413, 500) },
@@ -54,7 +52,7 @@ app.openapi(register, async (c) => {
     tenantId: principal.tenantId,
     phone: body.phone,
     ...(body.label ? { label: body.label } : {}),
-    registeredBy: userOf(principal),
+    registeredBy: sessionPrincipal(principal).userId,
     audit: (r) => auditEntry(c, "phone.registered", phoneTarget(r)),
   });
   return c.json(presentPhone(row), 201);

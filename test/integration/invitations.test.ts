@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { auditLog, invitations, outboundMessages } from "../../src/db/schema";
@@ -116,8 +115,8 @@ describe("invitations", () => {
     const created = await invite(admin.cookie, email);
     const token = (await invitationLinkTo(email)).split("/").at(-1)!;
     const createdAt = Date.parse(created.body.created_at);
-    expect(await acceptInvitation(env, db(), token, client, createdAt + INVITATION_TTL_MS)).toBeNull();
-    expect(await acceptInvitation(env, db(), token, client, createdAt + INVITATION_TTL_MS - 1)).toMatchObject({ tenantId: t.id, role: "reviewer" });
+    expect(await acceptInvitation(db(), token, client, createdAt + INVITATION_TTL_MS)).toBeNull();
+    expect(await acceptInvitation(db(), token, client, createdAt + INVITATION_TTL_MS - 1)).toMatchObject({ tenantId: t.id, role: "reviewer" });
   });
 
   it("an expired invitation shows as expired, its link is dead, and inviting the address again replaces it", async () => {

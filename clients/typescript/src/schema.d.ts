@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Register a phone whose messaging sign-in codes may join this tenant
-         * @description A number already registered for this tenant is 400 `invalid_request` (`fields.phone`). A dashboard session needs the `admin` role or higher.
+         * @description A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). A number already registered for this tenant is 400 `invalid_request` (`fields.phone`). A dashboard session needs the `admin` role or higher.
          */
         post: operations["registerPhone"];
         delete?: never;

@@ -180,7 +180,7 @@ export async function resendInvitation(
   const token = newToken();
   const tokenHash = await sha256Hex(token);
   const resent: InvitationRow = { ...row, tokenHash, expiresAt: now + INVITATION_TTL_MS, sentAt: now, sendCount: row.sendCount + 1, invitedBy: input.inviter.userId };
-  const d1 = env.DB;
+  const d1 = db.$client;
   const [, updated] = await d1.batch([
     insertRowWhere(d1, auditLog, auditRow(input.audit(resent), now), whileOpen(row.id, row.tokenHash)),
     toStatement(
@@ -198,7 +198,6 @@ export async function resendInvitation(
 
 /** Revokes an open invitation (`invitation.revoked`): its link stops working. Revoking again answers the same. */
 export async function revokeInvitation(
-  env: Env,
   db: Db,
   input: { inviter: Inviter; id: string; audit: (row: InvitationRow) => AuditEntry; now?: number },
 ): Promise<InvitationRow> {
@@ -208,7 +207,7 @@ export async function revokeInvitation(
   if (row.revokedAt !== null) return row;
   if (row.acceptedAt !== null) throw new ApiError("invalid_state", "This invitation was accepted already: remove the member instead.");
   assertMayInvite(input.inviter, row.role);
-  const d1 = env.DB;
+  const d1 = db.$client;
   await d1.batch([
     insertRowWhere(d1, auditLog, auditRow(input.audit(row), now), whileOpen(row.id, row.tokenHash)),
     toStatement(d1, db.update(invitations).set({ revokedAt: now }).where(and(eq(invitations.id, row.id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))),
@@ -256,7 +255,7 @@ export async function peekInvitation(db: Db, token: string, now = Date.now()): P
  * a revoke or a resend racing it: one wins whole, the others write nothing. Null when the link no
  * longer works. An invitee already a member keeps their role.
  */
-export async function acceptInvitation(env: Env, db: Db, token: string, client: AuditClient, now = Date.now()): Promise<SignedIn | null> {
+export async function acceptInvitation(db: Db, token: string, client: AuditClient, now = Date.now()): Promise<SignedIn | null> {
   const peeked = await peekInvitation(db, token, now);
   if (!peeked) return null;
   const { invitation } = peeked;
@@ -276,7 +275,7 @@ export async function acceptInvitation(env: Env, db: Db, token: string, client: 
       ? await db.select().from(memberships).where(and(eq(memberships.tenantId, invitation.tenantId), eq(memberships.userId, user.id))).get()
       : undefined;
     const spent = { sql: "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_by = ? AND accepted_at = ?)", params: [invitation.id, user.id, now] };
-    const d1 = env.DB;
+    const d1 = db.$client;
     const statements: D1PreparedStatement[] = [
       toStatement(
         d1,

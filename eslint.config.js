@@ -51,6 +51,11 @@ export default tseslint.config(
     },
   },
   {
+    // .dependency-cruiser.cjs: the layer rule's configuration (CommonJS, as dependency-cruiser loads it).
+    files: ["*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { module: "writable" } },
+  },
+  {
     files: ["scripts/**/*.mjs", "bench/**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", fetch: "readonly", setTimeout: "readonly" } },
   },

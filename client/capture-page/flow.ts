@@ -2,14 +2,14 @@
  * The capture flow's pure rules (no DOM, unit-tested): what the server said (`GET /v1/verify`), plus
  * the work still waiting on this device, decides which step the end user is on and when they are done.
  */
-import type { VerificationStatus } from "../../src/db/schema";
-import type { ImageStep, TextStep, UploadStep } from "../../src/domain/verification/config";
+import type { VerificationStatus } from "../../src/model/verification/state";
+import type { ImageStep, TextStep, UploadStep } from "../../src/model/verification/config";
 import type { MediaType } from "../../src/schemas/steps";
 
 export type { MediaType };
 export type Status = VerificationStatus;
 
-/** The server's step shapes (src/domain/verification/config.ts) with the per-step progress `GET /v1/verify` adds. */
+/** The server's step shapes (src/model/verification/config.ts) with the per-step progress `GET /v1/verify` adds. */
 export type ImageStepView = ImageStep & { captured: number };
 export type UploadStepView = UploadStep & { captured: number };
 export type TextStepView = TextStep & { answered: boolean };

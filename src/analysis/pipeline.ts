@@ -1,7 +1,7 @@
 import { analysesOf, indexAndFindNearDuplicates, recordForAnalysis, saveAnalysisThenSettling } from "../db/analyses";
 import { createDb, type Db } from "../db/client";
 import { loadRecord, settlingColumns, type CaptureRow, type SettlingColumns, type VerificationRecord } from "../db/verifications";
-import { isTerminal } from "../domain/verification/state";
+import { isTerminal } from "../model/verification/state";
 import { verificationObject } from "../durable-objects/verification-client";
 import { GeocoderUnavailable, geocodeCached, geocoderFromEnv, geocoderGate } from "../providers/geocoder";
 import { NO_VISION_PROVIDER, visionJudge } from "../providers/vision";

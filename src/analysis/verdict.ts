@@ -119,19 +119,6 @@ export function aggregateVerdict(required: readonly SignalName[], captures: Capt
   return { label: "verified", score: round2(score), signals, ...assessment };
 }
 
-/**
- * A stored verdict as served: verdicts written before `assessment` existed get it derived from their
- * signals (any `not_assessed` signal makes it partial), so every response has the same shape.
- */
-export function presentVerdict(stored: unknown): unknown {
-  if (!stored || typeof stored !== "object" || "assessment" in stored) return stored;
-  const signals = (stored as { signals?: Record<string, unknown> }).signals ?? {};
-  const missing = Object.entries(signals)
-    .filter(([, v]) => isNotAssessed(v))
-    .map(([k]) => k);
-  return { ...stored, assessment: missing.length > 0 ? "partial" : "complete", not_assessed: missing };
-}
-
 interface Combined {
   wire: Record<string, unknown>;
   trip?: Trip;

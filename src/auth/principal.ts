@@ -1,4 +1,5 @@
-import type { Role } from "./roles";
+/** A member's role in a tenant, least to most: viewer, reviewer, admin, owner (auth/roles.ts says what each may do). */
+export type Role = "owner" | "admin" | "reviewer" | "viewer";
 
 /** Who is calling, once authenticated. Every tenant-scoped query is filtered by `tenantId`. */
 export type Principal =

@@ -1,4 +1,4 @@
-import type { Role } from "../db/schema";
+import type { Role } from "./principal";
 
 export type { Role };
 

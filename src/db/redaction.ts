@@ -10,7 +10,7 @@ export interface RedactionTarget {
   tenantId: string;
   createdAt: number;
   captureIds: string[];
-  /** The analysis results as redaction keeps them (domain/evidence/analysis-view.ts#redactAnalysisResult). */
+  /** The analysis results as redaction keeps them (model/evidence/analysis-view.ts#redactAnalysisResult). */
   analyses: Array<{ captureId: string; result: unknown }>;
   /** The tenant view of the tombstone: replaces every stored copy of the verification's wire shape. */
   tombstoneJson: string;

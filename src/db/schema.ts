@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { VerificationConfig } from "../domain/verification/config";
+import type { Role } from "../auth/principal";
+import type { VerificationConfig } from "../model/verification/config";
 
 /*
  * The system of record. Every timestamp is integer milliseconds since the epoch (UTC); JSON columns
@@ -39,7 +40,7 @@ export const users = sqliteTable("users", {
   sessionsValidAfter: ms("sessions_valid_after"),
 }, (t) => [index("users_tenant_idx").on(t.defaultTenantId), uniqueIndex("users_email_idx").on(t.email)]);
 
-export type Role = "owner" | "admin" | "reviewer" | "viewer";
+export type { Role };
 
 /** A user's place in a tenant: one role each (auth/roles.ts says what each role may do). */
 export const memberships = sqliteTable("memberships", {
@@ -136,7 +137,7 @@ export const verifications = sqliteTable("verifications", {
   status: text("status").$type<VerificationStatus>().notNull(),
   /** Compare-and-swap guard: every write sets it to exactly old + 1 (enforced by a trigger). */
   version: integer("version").notNull(),
-  /** Fixed at creation, never updated (see domain/verification/config.ts). */
+  /** Fixed at creation, never updated (see model/verification/config.ts). */
   config: json<VerificationConfig>("config").notNull(),
   sealEnabled: integer("seal_enabled", { mode: "boolean" }).notNull(),
   originChannel: text("origin_channel"),
@@ -163,7 +164,7 @@ export const verifications = sqliteTable("verifications", {
   progress: json<unknown>("progress"),
   /** The latest operator review `{decision, note?, by, at}` (domain/verification/review.ts); each one is on the timeline. */
   review: json<unknown>("review"),
-  /** Set once by redaction (domain/verification/redaction.ts): the evidence is erased, the row is a tombstone. */
+  /** Set once by redaction (model/verification/redaction.ts): the evidence is erased, the row is a tombstone. */
   redactedAt: ms("redacted_at"),
 }, (t) => [
   index("verifications_tenant_list_idx").on(t.tenantId, t.id),

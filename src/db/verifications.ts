@@ -2,7 +2,6 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { decodeRows } from "./statements";
 import { answers, captures, events, verifications } from "./schema";
-import type { VerificationState } from "../domain/verification/state";
 import { newId } from "../lib/ids";
 
 export type VerificationRow = typeof verifications.$inferSelect;
@@ -91,27 +90,6 @@ export async function loadRecords(db: Db, ids: string[]): Promise<VerificationRe
 export async function loadTenantRecord(db: Db, tenantId: string, id: string): Promise<VerificationRecord | null> {
   const record = await loadRecord(db, id);
   return record && record.row.tenantId === tenantId ? record : null;
-}
-
-export function toState(record: VerificationRecord): VerificationState {
-  const { row } = record;
-  return {
-    id: row.id,
-    tenantId: row.tenantId,
-    status: row.status,
-    version: row.version,
-    config: row.config,
-    sealEnabled: row.sealEnabled,
-    createdAt: row.createdAt,
-    expiresAt: row.expiresAt,
-    submittedAt: row.submittedAt,
-    readyAt: row.readyAt,
-    completedAt: row.completedAt,
-    finalizedAt: row.finalizedAt,
-    redactedAt: row.redactedAt,
-    captures: record.captures.map((c) => ({ id: c.id, stepKey: c.stepKey, imageKey: c.imageKey })),
-    answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt }])),
-  };
 }
 
 export async function undispatchedEvents(db: Db, verificationId: string): Promise<EventRow[]> {

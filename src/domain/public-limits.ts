@@ -19,7 +19,7 @@ import { ApiError } from "../lib/errors";
  *    flow's doors per client, which every capture passes: a flood from one client is still cut
  *    within a minute at each location it reaches, which is what these limits are for; the exact
  *    counts are not (ARCHITECTURE.md "Rate limits").
- *  - in the verification's own Durable Object (`VERIFICATION_WRITE_LIMIT`, `WriteWindow`): the
+ *  - in the verification's own Durable Object (model/verification/write-window.ts): the
  *    capture-flow writes into one verification. Every such write is a call to that object anyway
  *    (it is their single writer), and there is one object per verification, so it counts exactly
  *    and globally in memory, with no call of its own.
@@ -70,41 +70,6 @@ export const CAPTURE_FLOW_LIMITS = {
   /** upload-url, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
   captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 300, periodSeconds: 60, message: "Too many requests from this network; try again later." },
 } as const satisfies Record<string, LocationRateLimitRule>;
-
-/**
- * The capture-flow writes (upload-url, captures, answers, submit, progress) into one verification,
- * from anywhere: counted by the verification's Durable Object (`VerificationObject`), which every one
- * of them calls, before it decides or writes anything.
- */
-export const VERIFICATION_WRITE_LIMIT = {
-  limit: 100,
-  windowMs: MINUTE,
-  message: "Too many requests for this verification; try again later.",
-} as const;
-
-/**
- * A fixed-window counter in memory (windows aligned to multiples of `windowMs`, as the binding's are).
- * Exact for a counter with a single owner: the verification's object, one instance worldwide. An
- * object that was evicted (idle for a while) starts from zero: a new window at worst.
- */
-export class WriteWindow {
-  #start = -1;
-  #count = 0;
-
-  constructor(readonly rule: { limit: number; windowMs: number }) {}
-
-  /** Counts one request at `now`: undefined when it is within the limit, else the seconds until the window ends. */
-  hit(now: number): number | undefined {
-    const start = now - (now % this.rule.windowMs);
-    if (start !== this.#start) {
-      this.#start = start;
-      this.#count = 0;
-    }
-    this.#count += 1;
-    if (this.#count <= this.rule.limit) return undefined;
-    return Math.max(1, Math.ceil((start + this.rule.windowMs - now) / 1000));
-  }
-}
 
 /**
  * The rate-limit identity of a client: its `CF-Connecting-IP` (set by Cloudflare on every request),

@@ -1,5 +1,5 @@
-import type { CaptureFlowResult, MutationResult } from "./verification-object";
-import type { CaptureFlowRecord } from "../domain/verification/present";
+import type { CaptureFlowResult, MutationResult } from "./verification/context";
+import type { CaptureFlowRecord } from "../model/verification/present";
 import type { VerificationRecord } from "../db/verifications";
 import { toApiError } from "../lib/errors";
 

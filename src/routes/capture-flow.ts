@@ -6,10 +6,11 @@ import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord } from "../db/verifications";
 import { assertOpen, captureInline, captureUpload, findByToken, findUploadFor } from "../domain/capture/service";
-import { mintUpload, UPLOAD_TTL_MS } from "../domain/capture/uploads";
+import { mintUpload } from "../domain/capture/uploads";
+import { UPLOAD_TTL_MS } from "../model/verification/upload-slots";
 import { INLINE_MAX_BYTES } from "../domain/capture/media";
-import { presentVerification, type CaptureFlowRecord } from "../domain/verification/present";
-import { presentCaptureFlow } from "../domain/verification/capture-view";
+import { presentVerification, type CaptureFlowRecord } from "../model/verification/present";
+import { presentCaptureFlow } from "../model/verification/capture-view";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
 import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
@@ -49,7 +50,7 @@ app.use("/v1/verifications/:token/progress", cors());
 /**
  * The verification a capture-flow write names, after the client's rate limit (taken for every
  * request, so random ids cost a guesser its budget). The limit per verification is counted by the
- * verification's Durable Object, which every write calls (domain/public-limits.ts).
+ * verification's Durable Object, which every write calls (model/verification/write-window.ts).
  */
 function writable(c: Context<AppEnv>, token: string) {
   return limited(c, findByToken(createDb(c.env.DB), token));

@@ -3,7 +3,7 @@ import { access } from "../auth/access";
 import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
 import { finalizeCase } from "../domain/case/finalize";
-import { presentVerification } from "../domain/verification/present";
+import { presentVerification } from "../model/verification/present";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { validationHook } from "../lib/validation";

@@ -3,7 +3,7 @@ import { access } from "../auth/access";
 import { auditEntry } from "../auth/audit-context";
 import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
-import { presentVerification } from "../domain/verification/present";
+import { presentVerification } from "../model/verification/present";
 import { reviewVerification } from "../domain/verification/review";
 import type { AppEnv } from "../env";
 import { settings } from "../env";

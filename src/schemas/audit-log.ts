@@ -1,6 +1,32 @@
 import { z } from "@hono/zod-openapi";
-import { AUDIT_ACTIONS } from "../domain/audit/log";
 import { DateTime } from "./common";
+
+/** Every action the operator audit log records (domain/audit/log.ts writes them). */
+export const AUDIT_ACTIONS = [
+  "member.invited",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
+  "invitation.resent",
+  "invitation.revoked",
+  "api_key.created",
+  "api_key.revoked",
+  "webhook_secret.rotated",
+  "webhook_secret.revealed",
+  "settings.updated",
+  "template.published",
+  "template.revoked",
+  "verification.reviewed",
+  "verification.redacted",
+  "verification.finalized",
+  "webhook_delivery.retried",
+  "phone.registered",
+  "phone.removed",
+  "session.signed_in",
+  "session.signed_out_everywhere",
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AuditActionSchema = z.enum(AUDIT_ACTIONS).openapi("AuditAction");
 

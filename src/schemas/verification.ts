@@ -5,7 +5,7 @@ import { StepSchema } from "./steps";
 import { ContextSchema, SIGNALS } from "./verification-create";
 import { NOT_ASSESSED_REASONS } from "../analysis/evidence";
 
-/* Response shapes, for the OpenAPI document. Handlers build these objects in domain/verification/present.ts. */
+/* Response shapes, for the OpenAPI document. Handlers build these objects in model/verification/present.ts. */
 
 export const VERDICT_LABELS = ["verified", "suspicious", "failed"] as const;
 export const STATUSES = ["pending", "partially_captured", "completed", "expired", "failed", "abandoned"] as const;

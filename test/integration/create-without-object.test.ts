@@ -6,7 +6,7 @@ import { events, verifications } from "../../src/db/schema";
 import { eventRow, newVerificationRow } from "../../src/db/verifications";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
-import { normalizeConfig } from "../../src/domain/verification/config";
+import { normalizeConfig } from "../../src/model/verification/config";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
 import { OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
 import { newId } from "../../src/lib/ids";

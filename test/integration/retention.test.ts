@@ -4,7 +4,7 @@ import { and, count, eq, inArray, isNull, isNotNull, lt, sql } from "drizzle-orm
 import type { BatchItem } from "drizzle-orm/batch";
 import { beforeAll, describe, expect, it } from "vitest";
 import { events, imageHashes, queueFailures, tenants, verifications } from "../../src/db/schema";
-import { normalizeConfig } from "../../src/domain/verification/config";
+import { normalizeConfig } from "../../src/model/verification/config";
 import { DAY_MS, REDACT_CHUNK, RETENTION_ACTOR, SWEEP_PAGE, redactChunk, sweepTenant } from "../../src/domain/retention/retention";
 import { newId } from "../../src/lib/ids";
 import { verificationPrefix } from "../../src/storage/evidence";

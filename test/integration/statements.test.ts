@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { answers, captures, verifications } from "../../src/db/schema";
 import { decodeRows, insertRow, toStatement, updateWhere } from "../../src/db/statements";
 import { loadRecord, settlingColumns, webhookUrlOf, type CaptureRow } from "../../src/db/verifications";
-import { captureFlowRecord, type CaptureFlowRecord } from "../../src/domain/verification/present";
+import { captureFlowRecord, type CaptureFlowRecord } from "../../src/model/verification/present";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import { newId } from "../../src/lib/ids";
 import { createVerification, db, seedTenant, type TestTenant } from "../helpers/api";

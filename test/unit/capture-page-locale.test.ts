@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CATALOGS, negotiateLocale } from "../../src/capture-page/locale";
 import { en } from "../../src/capture-page/strings/en";
-import { answerProblem, validateAnswer } from "../../src/domain/verification/answers";
+import { answerProblem, validateAnswer } from "../../src/model/verification/answers";
 
 describe("negotiateLocale", () => {
   it("picks the best supported language by quality, matching regional tags to their language", () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { NOT_APPLICABLE, notAssessed, type VerdictSignals } from "../../src/analysis/evidence";
 import { aggregateCondition, aggregateObjectMatch, conditionLabel } from "../../src/analysis/independent-checks";
-import { aggregateVerdict, presentVerdict, type CaptureSignals } from "../../src/analysis/verdict";
+import { aggregateVerdict, type CaptureSignals } from "../../src/analysis/verdict";
+import { presentVerdict } from "../../src/model/verification/present";
 
 const meta = { provider: "test", method_version: "t/1", evidence: [] };
 const screen = (detected: boolean, confidence: number) => ({ ...meta, screen_detected: detected, confidence });

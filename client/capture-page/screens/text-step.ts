@@ -1,4 +1,4 @@
-import { answerProblem, type AnswerProblem } from "../../../src/domain/verification/answers";
+import { answerProblem, type AnswerProblem } from "../../../src/model/verification/answers";
 import type { ScreenContext } from "../context";
 import { h, show } from "../dom";
 import type { TextStepView } from "../flow";

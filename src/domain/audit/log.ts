@@ -3,87 +3,20 @@ import type { Db } from "../../db/client";
 import { auditLog } from "../../db/schema";
 import { insertRowWhere } from "../../db/statements";
 import { ApiError } from "../../lib/errors";
-import { newId } from "../../lib/ids";
 import { signToken, verifyToken } from "../../lib/crypto";
+import { auditRow, type AuditAction, type AuditEntry, type AuditRow } from "../../model/audit/entry";
+
+export { AUDIT_ACTIONS } from "../../schemas/audit-log";
+export { auditRow };
+export type { AuditAction, AuditActor, AuditClient, AuditEntry, AuditRow } from "../../model/audit/entry";
 
 /*
  * The operator audit log: every administrative or evidence action of a person or an API key. An
  * entry is written in the same D1 batch as the change it records (a change that does not commit
  * leaves no entry, one that commits always has one), and the table refuses UPDATE and DELETE
- * (triggers of its migration): nothing edits or removes an entry, redaction included.
+ * (triggers of its migration): nothing edits or removes an entry, redaction included. The entry
+ * itself (and its row) is model/audit/entry.ts; the actions, schemas/audit-log.ts.
  */
-
-export const AUDIT_ACTIONS = [
-  "member.invited",
-  "member.joined",
-  "member.role_changed",
-  "member.removed",
-  "invitation.resent",
-  "invitation.revoked",
-  "api_key.created",
-  "api_key.revoked",
-  "webhook_secret.rotated",
-  "webhook_secret.revealed",
-  "settings.updated",
-  "template.published",
-  "template.revoked",
-  "verification.reviewed",
-  "verification.redacted",
-  "verification.finalized",
-  "webhook_delivery.retried",
-  "phone.registered",
-  "phone.removed",
-  "session.signed_in",
-  "session.signed_out_everywhere",
-] as const;
-
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-/** Who acted: a dashboard user (their email, else phone) or an API key (its name). */
-export interface AuditActor {
-  type: "user" | "api_key";
-  id: string;
-  label: string | null;
-}
-
-/** Where the request came from, as received. */
-export interface AuditClient {
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/** One action to record; plain data, so it can also travel to the verification's Durable Object. */
-export interface AuditEntry {
-  tenantId: string;
-  action: AuditAction;
-  actor: AuditActor;
-  target: { type: string; id: string; label?: string | null };
-  details?: Record<string, unknown>;
-  client: AuditClient;
-}
-
-export type AuditRow = typeof auditLog.$inferSelect;
-
-/** A user agent is kept to this many characters (a header can be long; the start says what it is). */
-const USER_AGENT_MAX = 512;
-
-export function auditRow(entry: AuditEntry, now: number): AuditRow {
-  return {
-    id: newId("audit", now),
-    tenantId: entry.tenantId,
-    action: entry.action,
-    actorType: entry.actor.type,
-    actorId: entry.actor.id,
-    actorLabel: entry.actor.label,
-    targetType: entry.target.type,
-    targetId: entry.target.id,
-    targetLabel: entry.target.label ?? null,
-    details: entry.details ?? null,
-    ip: entry.client.ip,
-    userAgent: entry.client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-    occurredAt: now,
-  };
-}
 
 /** The entry's INSERT, for the batch of the change it records. */
 export function auditInsert(db: Db, entry: AuditEntry, now: number) {

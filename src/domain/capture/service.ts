@@ -3,7 +3,7 @@ import { decodeRows } from "../../db/statements";
 import { verifications } from "../../db/schema";
 import type { VerificationRow } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
-import type { CaptureInput } from "../../durable-objects/verification-object";
+import type { CaptureInput } from "../../model/verification/capture";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError, toApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
@@ -11,10 +11,11 @@ import type { AttestationVerifier } from "../../providers/attestation";
 import type { CaptureRequest } from "../../schemas/capture-flow";
 import type { MediaType } from "../../schemas/steps";
 import { belongsTo, deleteEvidence, objectKeyFor, putEvidence } from "../../storage/evidence";
-import type { CaptureFlowRecord } from "../verification/present";
-import { guardOpen } from "../verification/transitions";
+import type { CaptureFlowRecord } from "../../model/verification/present";
+import { guardOpen } from "../../model/verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
-import { readUpload, resolveUpload, type UploadSlot } from "./uploads";
+import { readUpload, resolveUpload } from "./uploads";
+import type { UploadSlot } from "../../model/verification/upload-slots";
 
 /** The verification row behind a capture token, or 404 for malformed and unknown ids alike. */
 export async function findByToken(db: Db, token: string): Promise<VerificationRow> {

@@ -1,27 +1,23 @@
-import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lte, or } from "drizzle-orm";
 import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
 import { uploads, verifications } from "../../db/schema";
-import { updateWhere } from "../../db/statements";
+import { findUpload, type UploadDigest } from "../../db/uploads";
 import { digestAndForward, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
-import { ApiError, errorResult, toApiError, type ErrorResult } from "../../lib/errors";
+import { ApiError, toApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
-import { maxEvidenceBytes, type VerificationConfig } from "../verification/config";
+import { maxEvidenceBytes, type VerificationConfig } from "../../model/verification/config";
 import { normalizeContentType, sniffMediaType } from "./media";
-import { CAPTURE_WINDOW_MS } from "./orphans";
+import { checkSlot, openUploadCap, UPLOAD_TTL_MS, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
 
-export const UPLOAD_TTL_MS = 5 * 60 * 1000;
 /** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
 export const STALE_CLAIM_MS = 60 * 1000;
 /** A depth map is small (a 16-bit PNG at sensor resolution); 10 MB leaves ample room. */
 export const FORENSIC_BUFFER_MAX_BYTES = 10 * 1024 * 1024;
 const TOKEN_PURPOSE = "upload";
-
-export type UploadRow = typeof uploads.$inferSelect;
-export type UploadKind = UploadRow["kind"];
 
 export interface MintedUpload {
   upload_url: string;
@@ -40,31 +36,6 @@ export function acceptedContentType(kind: UploadKind, declared: string): string 
     });
   }
   return type;
-}
-
-/** Open upload URLs a verification may hold per kind: twice the captures it can still take. */
-export function openUploadCap(config: VerificationConfig, capturesCount: number): number {
-  return 2 * Math.max(0, config.max_captures - capturesCount);
-}
-
-/**
- * What a capture needs to know of an upload: the columns of its row that the capture checks and,
- * once the bytes were read (by the Worker's upload route, or by the capture that took them), their
- * digest. The verification's Durable Object keeps the slots it minted (`VerificationObject#uploadFor`).
- */
-export type UploadSlot = Pick<
-  UploadRow,
-  "id" | "verificationId" | "kind" | "objectKey" | "contentType" | "maxBytes" | "expiresAt" | "status" | "sizeBytes" | "sha256" | "sniffedType"
->;
-
-/** An upload about to be minted: its row, and what its insert checks (`insertUpload`). */
-export interface UploadMint {
-  slot: UploadSlot;
-  /** open uploads of this kind the verification may hold (`openUploadCap`) */
-  cap: number;
-  /** presigned straight to R2: the Worker never sees the bytes before the capture reads them */
-  direct: boolean;
-  now: number;
 }
 
 /**
@@ -114,41 +85,6 @@ export async function mintUpload(
     ? await presignPut(creds, slot.objectKey, contentType, new Date(now))
     : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: slot.expiresAt })}`;
   return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: id, expires_at: new Date(slot.expiresAt).toISOString() };
-}
-
-/** Inserts a minted upload's row unless the cap is reached (counting and inserting is one statement, so concurrent mints cannot pass it together). */
-export async function insertUpload(db: Db, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
-  const { slot, cap, direct, now } = mint;
-  const inserted = await db.run(sql`
-    INSERT INTO uploads (id, verification_id, kind, object_key, content_type, max_bytes, status, expires_at, created_at)
-    SELECT ${slot.id}, ${slot.verificationId}, ${slot.kind}, ${slot.objectKey}, ${slot.contentType}, ${slot.maxBytes}, 'minted', ${slot.expiresAt}, ${now}
-    WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(slot.verificationId, slot.kind, now, direct)}) < ${cap}`);
-  if (inserted.meta.changes === 1) return { ok: true };
-  return capReached(db, { verificationId: slot.verificationId, kind: slot.kind, now, direct, cap });
-}
-
-/** The `uploads u` rows that count against the cap (see `mintUpload`). */
-function openUploadsOf(verificationId: string, kind: UploadKind, now: number, direct: boolean) {
-  return sql`u.verification_id = ${verificationId} AND u.kind = ${kind}
-    AND u.expires_at + ${CAPTURE_WINDOW_MS} > ${now}
-    AND (u.expires_at > ${now} OR u.status = 'uploaded' OR ${direct ? 1 : 0} = 1)
-    AND NOT EXISTS (SELECT 1 FROM captures c WHERE c.verification_id = u.verification_id AND (c.image_key = u.object_key OR c.forensic_buffer_key = u.object_key))`;
-}
-
-/** 429 with `Retry-After`: the soonest moment one of the open uploads stops counting. */
-async function capReached(db: Db, o: { verificationId: string; kind: UploadKind; now: number; direct: boolean; cap: number }): Promise<ErrorResult> {
-  const open = await db.all<{ expires_at: number; status: string }>(
-    sql`SELECT u.expires_at, u.status FROM uploads u WHERE ${openUploadsOf(o.verificationId, o.kind, o.now, o.direct)}`,
-  );
-  const frees = open.map((u) => (o.direct || u.status === "uploaded" ? u.expires_at + CAPTURE_WINDOW_MS : u.expires_at));
-  const wait = frees.length > 0 ? Math.min(...frees) - o.now : UPLOAD_TTL_MS;
-  return {
-    ...errorResult(
-      "too_many_requests",
-      `This verification already has ${o.cap} open upload URLs (twice the captures it can still take); use them or let them expire.`,
-    ),
-    retryAfter: Math.max(1, Math.ceil(wait / 1000)),
-  };
 }
 
 /**
@@ -252,39 +188,6 @@ export interface StoredUpload {
   inspected: UploadDigest | null;
 }
 
-/** What a first inspection learnt about a direct upload; the capture's commit records it on the row. */
-export interface UploadDigest {
-  id: string;
-  sizeBytes: number;
-  sha256: string;
-  sniffedType: string | null;
-  uploadedAt: number;
-}
-
-/** Where an upload key is named: which kind of upload it must be, and the request field for errors. */
-export interface UploadUse {
-  verificationId: string;
-  kind: UploadKind;
-  field: string;
-  now: number;
-}
-
-/**
- * Whether an upload key may be captured: it names an upload of this verification and kind (400
- * otherwise) whose bytes are not orphaned yet (`CAPTURE_WINDOW_MS` after its URL expired: 410).
- */
-export function checkSlot(slot: UploadSlot | null, use: UploadUse): ErrorResult | null {
-  if (!slot || slot.verificationId !== use.verificationId || slot.kind !== use.kind) {
-    return errorResult("invalid_request", "The request is invalid.", {
-      [use.field]: `Unknown ${use.field} for this verification; mint one with captures/upload-url.`,
-    });
-  }
-  if (use.now >= slot.expiresAt + CAPTURE_WINDOW_MS) {
-    return errorResult("expired", `This ${use.field} was not captured in time; upload the image again.`);
-  }
-  return null;
-}
-
 /**
  * Finds the upload behind an `image_key` (or `forensic_buffer_key`) of this verification in D1,
  * checks it (`checkSlot`) and reads it (`readUpload`).
@@ -319,18 +222,4 @@ export async function readUpload(bucket: R2Bucket, slot: UploadSlot, use: Upload
     sniffedType,
     inspected: { id: slot.id, sizeBytes: read.size, sha256: read.sha256, sniffedType, uploadedAt: use.now },
   };
-}
-
-export async function findUpload(db: Db, objectKey: string): Promise<UploadRow | null> {
-  return (await db.select().from(uploads).where(eq(uploads.objectKey, objectKey)).get()) ?? null;
-}
-
-/** The statement recording an inspected direct upload (run in the capture's commit batch). */
-export function recordUploadDigest(d1: D1Database, digest: UploadDigest): D1PreparedStatement {
-  return updateWhere(
-    d1,
-    uploads,
-    { status: "uploaded", sizeBytes: digest.sizeBytes, sha256: digest.sha256, sniffedType: digest.sniffedType, uploadedAt: digest.uploadedAt },
-    { key: "id", value: digest.id },
-  );
 }

@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { signEvidenceUrl, type EvidenceVariant } from "../../storage/evidence-urls";
 import type { StoredThumbnail } from "../../analysis/thumbnail";
-import { presentAnalysis } from "./analysis-view";
+import { presentAnalysis } from "../../model/evidence/analysis-view";
 import { presentCapture, type CaptureUrls, type CaptureView } from "./present";
 
 /** A verification's captures in capture order, each with its analysis and fresh signed URLs (404 for another tenant's). */

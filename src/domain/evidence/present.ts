@@ -1,6 +1,6 @@
 import type { CaptureRow } from "../../db/verifications";
 import { iso } from "../../lib/time";
-import type { AnalysisView } from "./analysis-view";
+import type { AnalysisView } from "../../model/evidence/analysis-view";
 
 export interface CaptureLocationView {
   /** `device`: reported by the capture page; `exif`: the photo's own GPS tags. */

@@ -5,7 +5,8 @@ import { loadRecords } from "../../db/verifications";
 import { verificationObject } from "../../durable-objects/verification-client";
 import { eachLimited } from "../../lib/concurrency";
 import { purgeVerification } from "../../storage/evidence";
-import { isSettled, redactSettledInBulk } from "../verification/redaction";
+import { redactSettledInBulk } from "../verification/redaction";
+import { isSettled } from "../../model/verification/redaction";
 import { enqueueMaintenanceJobs, type MaintenanceJob } from "../../events/maintenance-jobs";
 
 /*

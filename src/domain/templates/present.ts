@@ -1,6 +1,6 @@
 import { iso } from "../../lib/time";
 import { DEFAULT_EXPIRES_IN_SECONDS } from "../../schemas/verification-create";
-import { normalizeConfig } from "../verification/config";
+import { normalizeConfig } from "../../model/verification/config";
 import { specOf, startedToday, type TemplateRow } from "./templates";
 
 export function templateUrl(baseUrl: string, orgSlug: string, slug: string): string {

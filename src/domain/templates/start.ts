@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import { settings } from "../../env";
 import { CreateVerificationSchema } from "../../schemas/verification-create";
 import { findTenantBySlug } from "../tenants/tenants";
-import { captureUrl } from "../verification/present";
+import { captureUrl } from "../../model/verification/present";
 import { createVerification } from "../verification/service";
 import { countStart, findTemplate, specOf } from "./templates";
 

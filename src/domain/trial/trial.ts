@@ -5,7 +5,7 @@ import { clientKey } from "../public-limits";
 import { ApiError } from "../../lib/errors";
 import { CreateVerificationSchema } from "../../schemas/verification-create";
 import { findTenant } from "../tenants/tenants";
-import { captureUrl } from "../verification/present";
+import { captureUrl } from "../../model/verification/present";
 import { createVerification } from "../verification/service";
 import { log } from "../../lib/log";
 

@@ -1,121 +1,23 @@
 import { inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { analysesOf, type CaptureAnalysisRow } from "../../db/analyses";
 import type { Db } from "../../db/client";
-import { redactionStatements, type RedactionTarget } from "../../db/redaction";
+import { redactionStatements } from "../../db/redaction";
 import { captureAnalyses, events } from "../../db/schema";
-import {
-  eventRow,
-  isVersionConflict,
-  loadTenantRecord,
-  markDispatched,
-  toState,
-  versionedUpdate,
-  type EventRow,
-  type VerificationRecord,
-  type VerificationRow,
-} from "../../db/verifications";
+import { eventRow, isVersionConflict, loadTenantRecord, markDispatched, versionedUpdate, type EventRow, type VerificationRecord } from "../../db/verifications";
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import { settings } from "../../env";
 import { queuePublisher } from "../../events/publisher";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
+import { redactedColumns, redactionTarget } from "../../model/verification/redaction";
+import { toState } from "../../model/verification/record";
+import * as machine from "../../model/verification/transitions";
 import type { AuditEntry } from "../audit/log";
-import { UPLOAD_TTL_MS } from "../capture/uploads";
-import { redactAnalysisResult } from "../evidence/analysis-view";
-import type { VerificationConfig } from "./config";
-import { presentVerification } from "./present";
-import { isTerminal } from "./state";
-import * as machine from "./transitions";
 
 /*
- * Redaction turns a verification into a tombstone: ids, statuses, timestamps, the SHA-256 digests
- * (captures, record seal) and the verdict stay; everything a person supplied or the evidence showed
- * goes. The R2 objects are deleted by the Durable Object right after the D1 write
- * (durable-objects/verification-object.ts#redact); db/redaction.ts clears the other tables.
+ * Redaction's doors on the Worker side: one verification through its Durable Object, or settled ones
+ * in bulk (the retention run). What a tombstone keeps is model/verification/redaction.ts.
  */
-
-/**
- * After this long without a write, nothing can still be adding to a verification: every upload URL
- * minted before has expired (5 min) and any PUT or analysis under way has finished (6 min grace).
- */
-export const QUIET_AFTER_MS = UPLOAD_TTL_MS + 6 * 60 * 1000;
-
-/** Config fields that carry personal data or a claim's particulars. */
-const PERSONAL_CONFIG_FIELDS = ["metadata", "context", "notify_email", "expected_location", "expected_object"] as const;
-
-export function redactConfig(config: VerificationConfig): VerificationConfig {
-  const out: VerificationConfig = { ...config };
-  for (const field of PERSONAL_CONFIG_FIELDS) delete out[field];
-  return out;
-}
-
-/**
- * The verification row's columns after redaction. The narrative, the case analysis and the
- * independent checks describe the evidence (or quote the address and object) and go; a review
- * keeps its decision, reviewer and time but not its note.
- */
-export function redactedColumns(row: VerificationRow, now: number) {
-  const review = row.review as { note?: string } | null;
-  const { note: _note, ...kept } = review ?? {};
-  return {
-    config: redactConfig(row.config),
-    narrative: null,
-    caseAnalysis: null,
-    objectMatch: null,
-    locationMatch: null,
-    condition: null,
-    review: review ? kept : null,
-    redactedAt: now,
-  } satisfies Partial<VerificationRow>;
-}
-
-/** The record as it reads once redacted (what later webhooks and idempotent replays carry). */
-export function redactedRecord(record: VerificationRecord, now: number): VerificationRecord {
-  return {
-    row: { ...record.row, ...redactedColumns(record.row, now) },
-    captures: record.captures.map((c) => ({ ...c, location: null })),
-    answers: [],
-  };
-}
-
-function redactionTarget(record: VerificationRecord, analyses: CaptureAnalysisRow[], now: number, baseUrl: string): RedactionTarget {
-  const { row } = record;
-  const tombstone = presentVerification(redactedRecord(record, now), { baseUrl, audience: "tenant", now });
-  return {
-    verificationId: row.id,
-    tenantId: row.tenantId,
-    createdAt: row.createdAt,
-    captureIds: record.captures.map((c) => c.id),
-    analyses: analyses.map((a) => ({ captureId: a.captureId, result: redactAnalysisResult(a.result) })),
-    tombstoneJson: JSON.stringify(tombstone),
-    has: {
-      answers: record.answers.length > 0,
-      timelineText: row.finalizedAt !== null || row.review !== null,
-      webhooks: Boolean(row.config.webhook_url),
-      // notify_email, or a trial's verdict sent over messaging.
-      messages: Boolean(row.config.notify_email) || row.originChannel !== null,
-    },
-  };
-}
-
-/**
- * The D1 statements that clear everything besides the verification row, for the tombstone's batch
- * (the Durable Object's write). `record` is the verification as loaded for the decision.
- */
-export async function redactionPlan(db: Db, record: VerificationRecord, now: number, baseUrl: string): Promise<(db: Db) => BatchItem<"sqlite">[]> {
-  const analyses = record.captures.length > 0 ? await analysesOf(db, record.row.id) : [];
-  const target = redactionTarget(record, analyses, now, baseUrl);
-  return (batchDb) => redactionStatements(batchDb, target);
-}
-
-/**
- * Whether a verification can be redacted without its Durable Object: it is over, and has not been
- * written for long enough that no upload or analysis can still add to it (no final sweep needed).
- */
-export function isSettled(record: VerificationRecord, now: number): boolean {
-  return isTerminal(record.row.status) && record.row.redactedAt === null && record.row.updatedAt < now - QUIET_AFTER_MS;
-}
 
 /**
  * Redacts settled verifications in one D1 batch (the retention run: a Durable Object round per row
@@ -160,27 +62,10 @@ export async function redactSettledInBulk(env: Env, db: Db, records: Verificatio
 }
 
 /**
- * Runs the clean-up of a redacted verification again (all of it is idempotent): what a writer that
- * had read the verification just before the redaction wrote after it (an analysis result or hash,
- * a webhook body, a notification) is cleared too. The Durable Object's final sweep runs it.
- */
-export async function scrubAgain(db: Db, record: VerificationRecord, baseUrl: string): Promise<void> {
-  const redactedAt = record.row.redactedAt;
-  if (redactedAt === null) return;
-  const analyses = record.captures.length > 0 ? await analysesOf(db, record.row.id) : [];
-  const target = redactionTarget(record, analyses, redactedAt, baseUrl);
-  target.has = { answers: true, timelineText: true, webhooks: true, messages: true };
-  await db.batch(redactionStatements(db, target) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-}
-
-/**
  * Redacts a tenant's verification through its Durable Object (404 for another tenant's). `by` is who
- * asked: a user (`usr_…`), an API key (`key_…`) or `retention`.
- */
-/**
- * Redacts a tenant's verification (404 for another tenant's). `audit` (`verification.redacted`) is
- * written by the verification's object in the tombstone's own batch, so a repeat, which changes
- * nothing, records nothing, and the entry outlives the redaction it records.
+ * asked: a user (`usr_…`), an API key (`key_…`) or `retention`. `audit` (`verification.redacted`)
+ * is written by the object in the tombstone's own batch, so a repeat, which changes nothing, records
+ * nothing, and the entry outlives the redaction it records.
  */
 export async function redactVerification(env: Env, db: Db, input: { tenantId: string; id: string; by: string; audit?: AuditEntry }): Promise<VerificationRecord> {
   const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;

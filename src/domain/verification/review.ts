@@ -3,8 +3,8 @@ import { loadTenantRecord, type VerificationRecord } from "../../db/verification
 import { unwrap, verificationObject } from "../../durable-objects/verification-client";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
+import type { ReviewCommand } from "../../model/verification/transitions";
 import type { AuditEntry } from "../audit/log";
-import type { ReviewCommand } from "./transitions";
 
 /**
  * Records an operator's review of a tenant's verification (404 for another tenant's); `audit`

@@ -11,10 +11,10 @@ import { settings } from "../../env";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { presentVerification } from "./present";
+import { presentVerification, type Audience } from "../../model/verification/present";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
-import type { VerificationStatus } from "./state";
-import { normalizeConfig } from "./config";
+import type { VerificationStatus } from "../../model/verification/state";
+import { normalizeConfig } from "../../model/verification/config";
 import { reserveNotifyEmail } from "../notifications/email-quota";
 import { assertWebhookUrlAllowed } from "../webhooks/url-guard";
 
@@ -232,4 +232,16 @@ async function attachChildren(db: Db, rows: VerificationRecord["row"][]): Promis
     for (const a of answerRows) byId.get(a.verificationId)?.answers.push(a);
   }
   return [...byId.values()];
+}
+
+/**
+ * The 201 body of a creation: the new verification, or on an `Idempotency-Key` replay the exact
+ * body first answered (`replayed` tells the route to add `Idempotent-Replayed: true`).
+ */
+export function presentCreated(
+  outcome: CreateOutcome,
+  options: { baseUrl: string; audience: Audience },
+): { body: Record<string, unknown>; replayed: boolean } {
+  if (outcome.kind === "replayed") return { body: JSON.parse(outcome.body) as Record<string, unknown>, replayed: true };
+  return { body: presentVerification(outcome.record, options), replayed: false };
 }

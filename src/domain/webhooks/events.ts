@@ -1,6 +1,6 @@
 import type { VerificationRecord } from "../../db/verifications";
 import { iso } from "../../lib/time";
-import { presentVerification } from "../verification/present";
+import { presentVerification } from "../../model/verification/present";
 
 /**
  * Domain event → contract webhook type. Only these eight are public; everything else (abandoned,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { normalizeConfig } from "../../src/domain/verification/config";
-import type { VerificationState, VerificationStatus } from "../../src/domain/verification/state";
-import { effectiveStatus } from "../../src/domain/verification/state";
-import * as m from "../../src/domain/verification/transitions";
+import { normalizeConfig } from "../../../src/model/verification/config";
+import type { VerificationState, VerificationStatus } from "../../../src/model/verification/state";
+import { effectiveStatus } from "../../../src/model/verification/state";
+import * as m from "../../../src/model/verification/transitions";
 
 const NOW = 1_800_000_000_000;
 const HOUR = 3_600_000;

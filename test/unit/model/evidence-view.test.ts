@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { CaptureAnalysisRow } from "../../src/db/analyses";
-import { presentAnalysis, presentSignal, redactAnalysisResult } from "../../src/domain/evidence/analysis-view";
-import { signToken } from "../../src/lib/crypto";
-import { openEvidenceToken, signEvidenceUrl, EVIDENCE_URL_TTL_MS } from "../../src/storage/evidence-urls";
+import type { CaptureAnalysisRow } from "../../../src/db/analyses";
+import { presentAnalysis, presentSignal, redactAnalysisResult } from "../../../src/model/evidence/analysis-view";
+import { signToken } from "../../../src/lib/crypto";
+import { openEvidenceToken, signEvidenceUrl, EVIDENCE_URL_TTL_MS } from "../../../src/storage/evidence-urls";
 
 const SECRET = "unit-signing-secret-0123456789abcdef0123";
 

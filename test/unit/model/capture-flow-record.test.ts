@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { newVerificationRow, type CaptureRow, type VerificationRecord } from "../../src/db/verifications";
-import { captureFlowRecord, presentVerification } from "../../src/domain/verification/present";
+import { newVerificationRow, type CaptureRow, type VerificationRecord } from "../../../src/db/verifications";
+import { captureFlowRecord, presentVerification } from "../../../src/model/verification/present";
 
 const NOW = 1_800_000_000_000;
 

@@ -1,10 +1,9 @@
 import type { AnswerRow, CaptureRow, VerificationRecord, VerificationRow } from "../../db/verifications";
-import type { CreateOutcome } from "./service";
 import { iso } from "../../lib/time";
 import type { VerificationConfig } from "./config";
 import { sealOf } from "./seal";
 import { effectiveStatus } from "./state";
-import { presentVerdict } from "../../analysis/verdict";
+import { isNotAssessed } from "../../analysis/evidence";
 
 /** Who is looking decides what a Verification shows. */
 export type Audience =
@@ -135,13 +134,14 @@ export function presentPublic(record: VerificationRecord, tenantName: string, no
 }
 
 /**
- * The 201 body of a creation: the new verification, or on an `Idempotency-Key` replay the exact
- * body first answered (`replayed` tells the route to add `Idempotent-Replayed: true`).
+ * A stored verdict as served: verdicts written before `assessment` existed get it derived from their
+ * signals (any `not_assessed` signal makes it partial), so every response has the same shape.
  */
-export function presentCreated(
-  outcome: CreateOutcome,
-  options: { baseUrl: string; audience: Audience },
-): { body: Record<string, unknown>; replayed: boolean } {
-  if (outcome.kind === "replayed") return { body: JSON.parse(outcome.body) as Record<string, unknown>, replayed: true };
-  return { body: presentVerification(outcome.record, options), replayed: false };
+export function presentVerdict(stored: unknown): unknown {
+  if (!stored || typeof stored !== "object" || "assessment" in stored) return stored;
+  const signals = (stored as { signals?: Record<string, unknown> }).signals ?? {};
+  const missing = Object.entries(signals)
+    .filter(([, v]) => isNotAssessed(v))
+    .map(([k]) => k);
+  return { ...stored, assessment: missing.length > 0 ? "partial" : "complete", not_assessed: missing };
 }

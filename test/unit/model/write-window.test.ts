@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../../src/domain/public-limits";
+import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../../../src/model/verification/write-window";
 
 describe("WriteWindow (the writes per verification, counted in its Durable Object)", () => {
   const MINUTE = 60_000;

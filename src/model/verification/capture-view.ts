@@ -1,9 +1,9 @@
 import type { VerificationRecord } from "../../db/verifications";
 import { iso } from "../../lib/time";
 import { IMAGE_STEP_MAX_BYTES } from "./config";
+import { toState } from "./record";
 import { effectiveStatus } from "./state";
 import { isReady } from "./transitions";
-import { toState } from "../../db/verifications";
 
 /**
  * `GET /v1/verify/{token}`: what the capture page needs to render and resume, and nothing more:

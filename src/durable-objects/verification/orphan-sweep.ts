@@ -1,0 +1,45 @@
+import type { Db } from "../../db/client";
+import type { VerificationRecord } from "../../db/verifications";
+import { settings } from "../../env";
+import { planSweep } from "../../model/verification/orphan-sweep";
+import { isTerminal } from "../../model/verification/state";
+import { deleteEvidence, listEvidence, thumbnailKeyFor } from "../../storage/evidence";
+import type { ObjectContext } from "./context";
+import { scrubAgain } from "./redaction";
+import { mintedUploads, type UploadSlots } from "./upload-slots";
+
+/**
+ * Deletes the verification's orphaned objects (model/verification/orphan-sweep.ts decides which);
+ * returns when to sweep again, or null.
+ */
+export async function sweepOrphans(bucket: R2Bucket, db: Db, id: string, record: VerificationRecord, now: number): Promise<number | null> {
+  const referenced = new Set<string>();
+  for (const c of record.captures) {
+    referenced.add(c.imageKey);
+    referenced.add(thumbnailKeyFor(id, c.id));
+    if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
+  }
+  const [objects, minted] = await Promise.all([listEvidence(bucket, id), mintedUploads(db, id)]);
+  const plan = planSweep({ now, terminal: isTerminal(record.row.status), objects, referenced, uploads: minted });
+  await deleteEvidence(bucket, plan.remove);
+  return plan.nextAt;
+}
+
+/**
+ * The alarm's sweep when due: a redacted verification's prefix is emptied whole and its clean-up run
+ * again (nothing is referenced any more, whatever its age); otherwise the orphans go. Slots no
+ * capture may take any more are forgotten, and the next sweep is booked (DO storage key `sweep_at`).
+ */
+export async function runSweep(cx: ObjectContext, slots: UploadSlots, id: string, record: VerificationRecord, now: number): Promise<void> {
+  let nextAt: number | null = null;
+  if (record.row.redactedAt !== null) {
+    await cx.purger().purge(id);
+    await scrubAgain(cx.db(), record, settings(cx.env).baseUrl);
+    slots.forget(Infinity);
+  } else {
+    nextAt = await sweepOrphans(cx.env.EVIDENCE, cx.db(), id, record, now);
+    slots.forget(now);
+  }
+  if (nextAt === null) await cx.storage.delete("sweep_at");
+  else await cx.storage.put("sweep_at", nextAt);
+}

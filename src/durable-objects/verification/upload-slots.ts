@@ -1,0 +1,90 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { uploads } from "../../db/schema";
+import { errorResult, type ErrorResult } from "../../lib/errors";
+import { alarmBy, sweepBy } from "./alarm";
+import type { ObjectContext } from "./context";
+import { CAPTURE_WINDOW_MS } from "../../model/verification/orphan-sweep";
+import { UPLOAD_TTL_MS, type UploadKind, type UploadMint, type UploadSlot } from "../../model/verification/upload-slots";
+
+/** DO storage key prefix of the direct uploads' slots this object minted (`mintUpload`), by object key. */
+const SLOT_PREFIX = "upload:";
+
+/**
+ * The slots of direct uploads this object minted, kept in its synchronous storage: a presigned PUT
+ * reaches no Worker route, so only the capture learns its digest, and the capture is answered from
+ * here without reading D1 (`VerificationObject#uploadFor`).
+ */
+export class UploadSlots {
+  constructor(private readonly kv: SyncKvStorage) {}
+
+  keep(slot: UploadSlot): void {
+    this.kv.put<UploadSlot>(SLOT_PREFIX + slot.objectKey, slot);
+  }
+
+  kept(objectKey: string): UploadSlot | undefined {
+    return this.kv.get<UploadSlot>(SLOT_PREFIX + objectKey);
+  }
+
+  /** Forgets the slots no capture may take any more (`checkSlot` refuses them as expired; `Infinity`: all of them). */
+  forget(now: number): void {
+    for (const [key, slot] of this.kv.list<UploadSlot>({ prefix: SLOT_PREFIX })) {
+      if (now >= slot.expiresAt + CAPTURE_WINDOW_MS) this.kv.delete(key);
+    }
+  }
+}
+
+/**
+ * Mints an upload: inserts its row unless the verification holds its cap of open uploads, keeps a
+ * direct upload's slot for the capture, and makes sure a sweep runs by the time its bytes, if never
+ * captured, are an orphan, even while the verification stays open.
+ */
+export async function mintSlot(cx: ObjectContext, slots: UploadSlots, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
+  const inserted = await insertUpload(cx.db(), mint);
+  if (!inserted.ok) return inserted;
+  if (mint.direct) slots.keep(mint.slot);
+  const orphanAt = mint.slot.expiresAt + CAPTURE_WINDOW_MS;
+  await sweepBy(cx.storage, orphanAt);
+  await alarmBy(cx.storage, orphanAt);
+  return inserted;
+}
+
+/** The verification's upload URLs: what each object was minted for, and until when (the orphan sweep's input). */
+export function mintedUploads(db: Db, verificationId: string) {
+  return db.select({ objectKey: uploads.objectKey, expiresAt: uploads.expiresAt }).from(uploads).where(eq(uploads.verificationId, verificationId));
+}
+
+/** Inserts a minted upload's row unless the cap is reached (counting and inserting is one statement, so concurrent mints cannot pass it together). */
+export async function insertUpload(db: Db, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
+  const { slot, cap, direct, now } = mint;
+  const inserted = await db.run(sql`
+    INSERT INTO uploads (id, verification_id, kind, object_key, content_type, max_bytes, status, expires_at, created_at)
+    SELECT ${slot.id}, ${slot.verificationId}, ${slot.kind}, ${slot.objectKey}, ${slot.contentType}, ${slot.maxBytes}, 'minted', ${slot.expiresAt}, ${now}
+    WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(slot.verificationId, slot.kind, now, direct)}) < ${cap}`);
+  if (inserted.meta.changes === 1) return { ok: true };
+  return capReached(db, { verificationId: slot.verificationId, kind: slot.kind, now, direct, cap });
+}
+
+/** The `uploads u` rows that count against the cap (see `mintUpload`). */
+function openUploadsOf(verificationId: string, kind: UploadKind, now: number, direct: boolean) {
+  return sql`u.verification_id = ${verificationId} AND u.kind = ${kind}
+    AND u.expires_at + ${CAPTURE_WINDOW_MS} > ${now}
+    AND (u.expires_at > ${now} OR u.status = 'uploaded' OR ${direct ? 1 : 0} = 1)
+    AND NOT EXISTS (SELECT 1 FROM captures c WHERE c.verification_id = u.verification_id AND (c.image_key = u.object_key OR c.forensic_buffer_key = u.object_key))`;
+}
+
+/** 429 with `Retry-After`: the soonest moment one of the open uploads stops counting. */
+async function capReached(db: Db, o: { verificationId: string; kind: UploadKind; now: number; direct: boolean; cap: number }): Promise<ErrorResult> {
+  const open = await db.all<{ expires_at: number; status: string }>(
+    sql`SELECT u.expires_at, u.status FROM uploads u WHERE ${openUploadsOf(o.verificationId, o.kind, o.now, o.direct)}`,
+  );
+  const frees = open.map((u) => (o.direct || u.status === "uploaded" ? u.expires_at + CAPTURE_WINDOW_MS : u.expires_at));
+  const wait = frees.length > 0 ? Math.min(...frees) - o.now : UPLOAD_TTL_MS;
+  return {
+    ...errorResult(
+      "too_many_requests",
+      `This verification already has ${o.cap} open upload URLs (twice the captures it can still take); use them or let them expire.`,
+    ),
+    retryAfter: Math.max(1, Math.ceil(wait / 1000)),
+  };
+}

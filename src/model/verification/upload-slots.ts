@@ -1,0 +1,71 @@
+import type { UploadRow } from "../../db/uploads";
+import type { VerificationRecord } from "../../db/verifications";
+import { errorResult, type ErrorResult } from "../../lib/errors";
+import type { VerificationConfig } from "./config";
+import { CAPTURE_WINDOW_MS } from "./orphan-sweep";
+
+/*
+ * The rules of upload slots: how many open upload URLs a verification may hold, what a capture may
+ * take, and what the verification's Durable Object keeps of a slot it minted. Pure: the inserts and
+ * reads are durable-objects/verification/upload-slots.ts and db/uploads.ts.
+ */
+
+/** How long an upload URL may be used. */
+export const UPLOAD_TTL_MS = 5 * 60 * 1000;
+export type UploadKind = UploadRow["kind"];
+
+/** Open upload URLs a verification may hold per kind: twice the captures it can still take. */
+export function openUploadCap(config: VerificationConfig, capturesCount: number): number {
+  return 2 * Math.max(0, config.max_captures - capturesCount);
+}
+
+/**
+ * What a capture needs to know of an upload: the columns of its row that the capture checks and,
+ * once the bytes were read (by the Worker's upload route, or by the capture that took them), their
+ * digest. The verification's Durable Object keeps the slots it minted (`VerificationObject#uploadFor`).
+ */
+export type UploadSlot = Pick<
+  UploadRow,
+  "id" | "verificationId" | "kind" | "objectKey" | "contentType" | "maxBytes" | "expiresAt" | "status" | "sizeBytes" | "sha256" | "sniffedType"
+>;
+
+/** An upload about to be minted: its row, and what its insert checks (`insertUpload`). */
+export interface UploadMint {
+  slot: UploadSlot;
+  /** open uploads of this kind the verification may hold (`openUploadCap`) */
+  cap: number;
+  /** presigned straight to R2: the Worker never sees the bytes before the capture reads them */
+  direct: boolean;
+  now: number;
+}
+
+/** Where an upload key is named: which kind of upload it must be, and the request field for errors. */
+export interface UploadUse {
+  verificationId: string;
+  kind: UploadKind;
+  field: string;
+  now: number;
+}
+
+/**
+ * Whether an upload key may be captured: it names an upload of this verification and kind (400
+ * otherwise) whose bytes are not orphaned yet (`CAPTURE_WINDOW_MS` after its URL expired: 410).
+ */
+export function checkSlot(slot: UploadSlot | null, use: UploadUse): ErrorResult | null {
+  if (!slot || slot.verificationId !== use.verificationId || slot.kind !== use.kind) {
+    return errorResult("invalid_request", "The request is invalid.", {
+      [use.field]: `Unknown ${use.field} for this verification; mint one with captures/upload-url.`,
+    });
+  }
+  if (use.now >= slot.expiresAt + CAPTURE_WINDOW_MS) {
+    return errorResult("expired", `This ${use.field} was not captured in time; upload the image again.`);
+  }
+  return null;
+}
+
+/** A kept slot as the capture that took its bytes left it: their digest, so a retry reads nothing. */
+export function withDigest(slot: UploadSlot, record: VerificationRecord): UploadSlot {
+  const capture = record.captures.find((c) => c.imageKey === slot.objectKey);
+  if (!capture) return slot;
+  return { ...slot, status: "uploaded", sizeBytes: capture.sizeBytes, sha256: capture.sha256, sniffedType: capture.contentType };
+}

@@ -61,7 +61,7 @@ const sql = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
 /**
  * Seeds (idempotently) the dev tenant with its full-scope `pk_test_` key and the dashboard user
- * dev@localhost, and the trial tenant named by TRIAL_TENANT_ID.
+ * dev@localhost (its owner), and the trial tenant named by TRIAL_TENANT_ID.
  */
 export function seedDevTenant(vars, persistTo) {
   const now = Date.now();
@@ -74,8 +74,9 @@ export function seedDevTenant(vars, persistTo) {
   const statements = [
     `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${whsec()}, ${now});`,
     `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(vars.TRIAL_TENANT_ID)}, 'trial', 'Trial', ${whsec()}, ${now});`,
-    `INSERT OR IGNORE INTO users (id, tenant_id, email, display_name, created_at) VALUES (${sql(userId)}, ${sql(tenantId)}, 'dev@localhost', 'Developer', ${now});`,
+    `INSERT OR IGNORE INTO users (id, default_tenant_id, email, display_name, created_at) VALUES (${sql(userId)}, ${sql(tenantId)}, 'dev@localhost', 'Developer', ${now});`,
     `INSERT OR IGNORE INTO user_identities (provider, subject, user_id, created_at) SELECT 'dev', 'dev@localhost', id, ${now} FROM users WHERE email = 'dev@localhost';`,
+    `INSERT OR IGNORE INTO memberships (tenant_id, user_id, role, created_at) SELECT ${sql(tenantId)}, id, 'owner', ${now} FROM users WHERE email = 'dev@localhost';`,
     `INSERT OR IGNORE INTO api_keys (id, tenant_id, environment, scope, key_hash, key_prefix, name, created_at) VALUES (${sql(keyId)}, ${sql(tenantId)}, 'test', 'full', ${sql(keyHash)}, ${sql(prefix)}, 'dev key (from .dev.vars)', ${now});`,
   ];
   runWrangler(["d1", "execute", "DB", "--local", ...persistArgs(persistTo), "--command", statements.join(" ")]);

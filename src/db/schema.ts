@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Role } from "../auth/principal";
 import type { VerificationConfig } from "../model/verification/config";
 
 /*
@@ -24,16 +25,85 @@ export const tenants = sqliteTable("tenants", {
   createdAt: ms("created_at").notNull(),
 }, (t) => [index("tenants_retention_idx").on(t.id).where(sql`retention_days IS NOT NULL`)]);
 
+/**
+ * A person who signs in to the console. What they may do is their membership's in each tenant
+ * (`memberships`); `default_tenant_id` is only where a sign-in lands (the tenant last switched to).
+ */
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
-  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  defaultTenantId: text("default_tenant_id").notNull().references(() => tenants.id),
   email: text("email"),
   phone: text("phone"),
   displayName: text("display_name"),
   createdAt: ms("created_at").notNull(),
-  /** Sessions issued at or before this instant are void (moved by logout and "sign out everywhere"). */
+  /** Sessions issued at or before this instant are void in every tenant (moved by logout). */
   sessionsValidAfter: ms("sessions_valid_after"),
-}, (t) => [index("users_tenant_idx").on(t.tenantId), uniqueIndex("users_email_idx").on(t.email)]);
+}, (t) => [index("users_tenant_idx").on(t.defaultTenantId), uniqueIndex("users_email_idx").on(t.email)]);
+
+export type { Role };
+
+/** A user's place in a tenant: one role each (auth/roles.ts says what each role may do). */
+export const memberships = sqliteTable("memberships", {
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  userId: text("user_id").notNull().references(() => users.id),
+  role: text("role").$type<Role>().notNull(),
+  /** When the user joined: a session for this tenant issued before it (an earlier membership's) is void. */
+  createdAt: ms("created_at").notNull(),
+  /** Sessions for this tenant issued at or before this instant are void ("sign out everywhere"). */
+  sessionsValidAfter: ms("sessions_valid_after"),
+}, (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index("memberships_user_idx").on(t.userId)]);
+
+/**
+ * An emailed invitation to join a tenant with a role. The link's token (`ivt_` + 256 bits) is stored
+ * only as its SHA-256; a resend replaces it. Open means neither accepted nor revoked.
+ */
+export const invitations = sqliteTable("invitations", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  email: text("email").notNull(),
+  role: text("role").$type<Role>().notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  /** The dashboard user who invited (or last resent). */
+  invitedBy: text("invited_by").notNull(),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+  sentAt: ms("sent_at").notNull(),
+  sendCount: integer("send_count").notNull(),
+  acceptedAt: ms("accepted_at"),
+  acceptedBy: text("accepted_by"),
+  revokedAt: ms("revoked_at"),
+}, (t) => [
+  index("invitations_tenant_idx").on(t.tenantId, t.id),
+  // One open invitation per address and tenant, whatever the race.
+  uniqueIndex("invitations_open_email_idx").on(t.tenantId, t.email).where(sql`accepted_at IS NULL AND revoked_at IS NULL`),
+]);
+
+/**
+ * The operator audit log: who did what, to what, when and from where. Append-only: triggers of
+ * the migration refuse any UPDATE or DELETE, and redaction leaves it alone. Written in the same D1
+ * batch as the change it records (domain/audit/log.ts).
+ */
+export const auditLog = sqliteTable("audit_log", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  action: text("action").notNull(),
+  actorType: text("actor_type", { enum: ["user", "api_key"] }).notNull(),
+  actorId: text("actor_id").notNull(),
+  /** The user's email (or phone), or the key's name, as it was then. */
+  actorLabel: text("actor_label"),
+  targetType: text("target_type").notNull(),
+  targetId: text("target_id").notNull(),
+  targetLabel: text("target_label"),
+  details: json<Record<string, unknown>>("details"),
+  /** The client's address as received (`CF-Connecting-IP`). */
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  occurredAt: ms("occurred_at").notNull(),
+}, (t) => [
+  index("audit_log_tenant_idx").on(t.tenantId, t.id),
+  index("audit_log_tenant_action_idx").on(t.tenantId, t.action, t.id),
+  index("audit_log_tenant_actor_idx").on(t.tenantId, t.actorId, t.id),
+]);
 
 /** A sign-in method bound to a user: (`oidc:<issuer>`, sub), (`email`, address), (`phone`, number). */
 export const userIdentities = sqliteTable("user_identities", {

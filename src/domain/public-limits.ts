@@ -50,6 +50,17 @@ export const PUBLIC_LIMITS = {
   linkStart: { name: "link-start", limit: 30, windowMs: 10 * MINUTE, message: "Too many verifications started from this network; try again later." },
   /** `POST /v1/auth/magic-link` from one client, whatever the address (the per-address limit is separate). */
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
+  /** `GET`/`POST /v1/auth/invitation/{token}` (the invitation's page and its button) from one client. */
+  invitationClient: { name: "invitation-client", limit: 30, windowMs: 10 * MINUTE, message: "Too many invitation requests from this network; try again later." },
+} as const satisfies Record<string, RateLimitRule>;
+
+/**
+ * Invitation emails a tenant's admins may send (new and resent), and resends of one invitation:
+ * an admin's session cannot turn the service into a mail cannon.
+ */
+export const INVITATION_EMAIL_LIMITS = {
+  perTenant: { name: "invitation-emails", limit: 100, windowMs: 60 * MINUTE, message: "Too many invitation emails from this tenant this hour; try again later." },
+  perInvitation: { name: "invitation-resends", limit: 5, windowMs: 60 * MINUTE, message: "This invitation was sent too often this hour; try again later." },
 } as const satisfies Record<string, RateLimitRule>;
 
 /** The capture flow's doors, per location (see the top of this file). */

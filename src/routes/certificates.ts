@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
 import { certificatePageHtml, CERTIFICATE_PAGE_HEADERS } from "../certificate-page/shell";
 import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
@@ -34,8 +34,6 @@ import { errorResponses, jsonContent, pickErrors } from "../schemas/common";
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
-const tenantOnly = authenticate({ apiKey: "full", session: true });
 
 // A verifier may run in any web page: the keys and a shared certificate are readable cross-origin (no cookies involved).
 app.use("/.well-known/jwks.json", cors({ origin: "*", allowMethods: ["GET", "HEAD"] }));
@@ -67,8 +65,7 @@ const current = createRoute({
   tags: ["Certificates"],
   summary: "The verification's current certificate",
   description: "Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes.",
-  security,
-  middleware: [tenantOnly] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam },
   responses: { 200: jsonContent(CertificateSchema, "The certificate"), ...pickErrors(401, 403, 404, 409, 500) },
 });
@@ -94,8 +91,7 @@ const createLink = createRoute({
   description:
     "The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. " +
     "409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links.",
-  security,
-  middleware: [tenantOnly] as const,
+  ...access({ apiKey: "full", session: "reviewer" }),
   request: { params: IdParam },
   responses: { 201: jsonContent(CreatedCertificateLinkSchema, "The new link, its URL included once"), ...pickErrors(401, 403, 404, 409, 500) },
 });
@@ -115,8 +111,7 @@ const listLinks = createRoute({
   operationId: "listCertificateLinks",
   tags: ["Certificates"],
   summary: "The verification's certificate links, newest first (revoked ones included; never their URL)",
-  security,
-  middleware: [tenantOnly] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam },
   responses: { 200: jsonContent(CertificateLinkListSchema, "The links"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -133,8 +128,7 @@ const revokeLink = createRoute({
   operationId: "revokeCertificateLink",
   tags: ["Certificates"],
   summary: "Revoke a certificate link (it answers 404 from now on; repeating the call is harmless)",
-  security,
-  middleware: [tenantOnly] as const,
+  ...access({ apiKey: "full", session: "reviewer" }),
   request: { params: CertificateLinkIdParam },
   responses: { 200: jsonContent(CertificateLinkSchema, "The revoked link"), ...pickErrors(401, 403, 404, 500) },
 });

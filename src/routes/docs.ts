@@ -52,6 +52,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     description: "Outbound webhooks (Standard Webhooks): `v1,<base64 HMAC-SHA256(secret, \"<webhook-id>.<webhook-timestamp>.<body>\")>` per active secret, space-separated.",
   });
   documentJsonOnlyBodies(app);
+  documentSessionRoles(app);
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: { title: "Verification Service API", version: "0.1.0", description: DESCRIPTION },
@@ -75,11 +76,29 @@ function documentJsonOnlyBodies(app: OpenAPIHono<AppEnv>): void {
   }
 }
 
+/**
+ * Each session route names the least role a member needs (`x-required-role`, set by `access`): the
+ * document says so in words and lists the 401 and 403 every such route can answer.
+ */
+function documentSessionRoles(app: OpenAPIHono<AppEnv>): void {
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type !== "route") continue;
+    const route = def.route as typeof def.route & { "x-required-role"?: string };
+    const role = route["x-required-role"];
+    if (!role) continue;
+    const sentence = role === "owner" ? "A dashboard session needs the `owner` role." : `A dashboard session needs the \`${role}\` role or higher.`;
+    if (!route.description?.includes(sentence)) route.description = route.description ? `${route.description} ${sentence}` : sentence;
+    route.responses[401] ??= errorResponses[401];
+    route.responses[403] ??= errorResponses[403];
+  }
+}
+
 const DESCRIPTION = [
   "Photo-evidence verification: capture links, fraud signals, signed webhooks, case analysis.",
   "",
   "**Credentials.** A tenant back-end sends `Authorization: Bearer pk_test_…` (`pk_live_…` in production); a publishable key may only create verifications. " +
-    "The dashboard uses the `svc_session` cookie, and its unsafe requests must carry `Origin`. The messaging bot signs each request (`X-Bot-Auth`). " +
+    "The dashboard uses the `svc_session` cookie of a member of one tenant: each operation names the least role it needs (`x-required-role`: `viewer` < `reviewer` < `admin` < `owner`), " +
+    "and its unsafe requests follow the same-origin rule (a browser's `Sec-Fetch-Site` must be `same-origin`). An API key on a session-only operation is 403. The messaging bot signs each request (`X-Bot-Auth`). " +
     "The capture flow needs no header: the verification id in its path is the credential.",
   "",
   "**Errors.** Every error is `{\"error\": {\"code\", \"message\", \"fields\"?}}` (schema `Error`), `fields` keyed by the dotted path of each invalid input. " +
@@ -97,6 +116,7 @@ const TAGS = [
   { name: "Tenant", description: "The tenant's own settings, such as evidence retention (dashboard session)." },
   { name: "Link templates", description: "Reusable public links that start a verification when opened." },
   { name: "API keys", description: "Mint, list and revoke the tenant's API keys (dashboard session)." },
+  { name: "Team", description: "Members and their roles, invitations by email, and the operator audit log (dashboard session)." },
   { name: "Dashboard sign-in", description: "OpenID Connect, magic links and messaging codes for the operator dashboard." },
   { name: "Bot phones", description: "The phones whose messaging sign-in codes may join the tenant (dashboard session)." },
   { name: "Messaging bot", description: "Endpoints for the messaging bot, signed with `X-Bot-Auth`." },

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import type { Page } from "playwright-core";
 import { checkedFetch, tenantClient, workerLogTail } from "./helpers/api";
 import { openPhone } from "./helpers/browser";
-import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
 
 /*
  * The operator console, driven like an operator would (issue 12): sign in, create a verification,
@@ -46,26 +46,6 @@ async function captureOnPhone(captureUrl: string, steps: number): Promise<void> 
   } finally {
     await phone.close();
   }
-}
-
-/**
- * Presses Tab (as a keyboard user would) until the focused element is `role` named `name`; fails
- * when it never gets there. Returns how many presses it took.
- */
-async function tabTo(page: Page, role: "link" | "button" | "textbox" | "combobox", name: string, max = 80): Promise<number> {
-  for (let presses = 1; presses <= max; presses += 1) {
-    await page.keyboard.press("Tab");
-    const focused = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      if (!el) return null;
-      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
-      return { tag: el.tagName.toLowerCase(), type: el.getAttribute("type"), name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim().replace(/\s+/g, " ") };
-    });
-    if (!focused) continue;
-    const roleOf = focused.tag === "a" ? "link" : focused.tag === "button" ? "button" : focused.tag === "select" ? "combobox" : focused.tag === "input" || focused.tag === "textarea" ? "textbox" : "";
-    if (roleOf === role && focused.name === name) return presses;
-  }
-  throw new Error(`Tab never reached the ${role} “${name}”`);
 }
 
 const row = (page: Page, id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id }) });
@@ -211,6 +191,8 @@ describe("operator console in Chromium", () => {
     // Developers: rotate the webhook secret, mint and revoke a key, send a test event.
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).click();
     await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+    // The secret is fetched only when revealed (each reveal is on the audit log).
+    await page.getByRole("button", { name: "Reveal" }).click();
     const secretBefore = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
     await page.getByRole("button", { name: "Rotate the secret" }).click();
     const rotateDialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });

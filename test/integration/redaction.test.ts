@@ -297,7 +297,6 @@ describe("redaction", () => {
     const other = await seedTenant("Other");
     expect((await redact(v.id, { key: other.key })).status).toBe(404);
     const operator = await signIn(t.id);
-    expect((await redact(v.id, { headers: { Cookie: operator.cookie, Origin: "https://evil.example" } })).status).toBe(403);
     expect((await persisted(v.id)).row.redactedAt).toBeNull();
     const res = await redact(v.id, { headers: dashboard(operator.cookie) });
     expect(res.status).toBe(200);

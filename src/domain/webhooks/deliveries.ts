@@ -18,6 +18,7 @@ import { hostResolver, type HostResolver } from "../../providers/dns";
 import { isCertifiable } from "../certificates/content";
 import { currentCertificate } from "../certificates/issue";
 import { presentCertificate } from "../certificates/present";
+import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { findTenant } from "../tenants/tenants";
 import { webhookBody, webhookTypeFor } from "./events";
 import { retryDelaySeconds, retryScheduleFor, type RetrySchedule } from "./schedule";
@@ -210,8 +211,16 @@ export async function post(
  * to replay it) goes back to pending with the same id and body and is queued again. A delivery
  * still pending is already scheduled: 409.
  */
-export async function retryDelivery(env: Env, db: Db, tenantId: string, deliveryId: string, now = Date.now()): Promise<DeliveryRow> {
-  const result = await reopenDelivery(db, deliveryId, tenantId, now);
+export async function retryDelivery(env: Env, db: Db, tenantId: string, deliveryId: string, audit?: (before: DeliveryRow) => AuditEntry, now = Date.now()): Promise<DeliveryRow> {
+  // `webhook_delivery.retried` is written with the reopening, only by the request that reopens it.
+  const recorded = audit
+    ? (before: DeliveryRow) =>
+        auditInsertWhile(db, audit(before), now, {
+          sql: "EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ? AND status = ? AND status IN ('failed', 'succeeded'))",
+          params: [before.id, before.status],
+        })
+    : undefined;
+  const result = await reopenDelivery(db, deliveryId, tenantId, now, recorded);
   if (!result) throw ApiError.notFound("webhook delivery");
   if (!result.reopened) throw new ApiError("invalid_state", "This delivery is still being attempted; its next attempt is already scheduled.");
   try {

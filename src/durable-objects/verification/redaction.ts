@@ -8,7 +8,8 @@ import { log } from "../../lib/log";
 import { QUIET_AFTER_MS, redactedColumns, redactionTarget } from "../../model/verification/redaction";
 import * as machine from "../../model/verification/transitions";
 import { retryDelay } from "./outbox";
-import type { Decide } from "./commit";
+import type { AuditEntry } from "../../model/audit/entry";
+import { withAudit, type Decide } from "./commit";
 import type { MutationResult, ObjectContext } from "./context";
 
 /*
@@ -22,6 +23,8 @@ export interface PendingRedaction {
   by: string;
   attempts: number;
   retryAt: number;
+  /** The operator audit entry the tombstone's batch records (absent for the retention run). */
+  audit?: AuditEntry;
 }
 
 export function pendingRedaction(storage: DurableObjectStorage): Promise<PendingRedaction | undefined> {
@@ -87,7 +90,7 @@ export interface RedactionSteps {
 export async function completeRedaction(cx: ObjectContext, steps: RedactionSteps, id: string, pending: PendingRedaction): Promise<MutationResult> {
   const baseUrl = settings(cx.env).baseUrl;
   let alreadyRedacted = false;
-  const result = await steps.apply(redactPlan(pending.by, cx.db(), baseUrl, (already) => (alreadyRedacted = already)));
+  const result = await steps.apply(withAudit(redactPlan(pending.by, cx.db(), baseUrl, (already) => (alreadyRedacted = already)), pending.audit));
   if (!result.ok) {
     // Nothing to redact any more; any other refusal (a lost race) is retried by the alarm.
     if (result.error.code === "not_found") await forgetRedaction(cx.storage);

@@ -5,6 +5,7 @@ import { ListTable } from "../../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, LoadState, Notice, Progress } from "../../components/ui";
 import { formatDateTime, VERDICT_LABEL } from "../../lib/format";
 import { useAction, useLoad } from "../../lib/hooks";
+import { useCan } from "../../lib/roles";
 
 type Certificate = Schemas["Certificate"];
 type CertificateLink = Schemas["CertificateLink"];
@@ -137,15 +138,19 @@ function CertificateLinks(props: { verification: Verification }) {
     await links.reload();
   });
   const items = links.data?.items ?? [];
+  // Sharing is a reviewer's act (the API answers 403 below it); a viewer sees the links, not the controls.
+  const mayShare = useCan()("reviewer");
   return (
     <div class="stack">
       <h3>Share it</h3>
       <p class="hint">A certificate link opens the certificate and a page that checks it and the photos someone was sent. It is not the capture link and opens nothing else.</p>
-      <div>
-        <button type="button" class="button secondary" disabled={create.busy} onClick={() => void create.run()}>
-          {create.busy ? "Creating…" : "Create a certificate link"}
-        </button>
-      </div>
+      {mayShare ? (
+        <div>
+          <button type="button" class="button secondary" disabled={create.busy} onClick={() => void create.run()}>
+            {create.busy ? "Creating…" : "Create a certificate link"}
+          </button>
+        </div>
+      ) : null}
       <ErrorNotice error={create.error} what="The link was not created" />
       {created ? (
         <Notice tone="success">
@@ -175,7 +180,7 @@ function CertificateLinks(props: { verification: Verification }) {
               label: "Actions",
               hideLabel: true,
               cell: (l) =>
-                l.revoked_at ? null : (
+                l.revoked_at || !mayShare ? null : (
                   <button type="button" class="button secondary small" onClick={() => setRevoking(l)} aria-label={`Revoke the link created ${formatDateTime(l.created_at)}`}>
                     Revoke
                   </button>

@@ -50,6 +50,8 @@ export const PUBLIC_LIMITS = {
   linkStart: { name: "link-start", limit: 30, windowMs: 10 * MINUTE, message: "Too many verifications started from this network; try again later." },
   /** `POST /v1/auth/magic-link` from one client, whatever the address (the per-address limit is separate). */
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
+  /** `GET /v1/evidence/{token}`: signed evidence URLs need no other credential. */
+  evidenceDownload: { name: "evidence", limit: 1200, windowMs: MINUTE, message: "Too many evidence downloads from this network; try again shortly." },
 } as const satisfies Record<string, RateLimitRule>;
 
 /** The capture flow's doors, per location (see the top of this file). */

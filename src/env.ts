@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import type { Principal } from "./auth/principal";
+import { SIGNING_PURPOSES, type SigningOverride } from "./lib/signing-keys";
 
 /**
  * Secrets and optional provider settings. Bindings and plain vars are declared in wrangler.toml and
@@ -7,8 +8,16 @@ import type { Principal } from "./auth/principal";
  * (`wrangler secret put`, or `.dev.vars` locally) and are therefore invisible to the generator.
  */
 export interface Secrets {
-  /** HMAC key for upload URLs and list cursors. */
+  /**
+   * The root of the per-purpose HMAC keys (lib/signing-keys.ts: evidence URLs, upload URLs, list
+   * cursors, one-time code hashes), each derived with HKDF.
+   */
   SIGNING_SECRET?: string;
+  /** Optional per-purpose roots: setting one rotates that purpose's key alone (lib/signing-keys.ts). */
+  SIGNING_SECRET_EVIDENCE_URLS?: string;
+  SIGNING_SECRET_UPLOAD_URLS?: string;
+  SIGNING_SECRET_CURSORS?: string;
+  SIGNING_SECRET_OTP_CODES?: string;
   /** HS256 key of dashboard session JWTs. */
   SESSION_SECRET?: string;
   /** Browser attestation (Turnstile-compatible siteverify). */
@@ -98,7 +107,6 @@ export interface Settings {
   /** Which API keys this deployment accepts: `test` (pk_test_) or `live` (pk_live_). */
   keyEnvironment: "test" | "live";
   baseUrl: string;
-  signingSecret: string;
   sessionSecret: string;
   /**
    * Local development: `ENVIRONMENT=development` *and* a loopback `PUBLIC_BASE_URL`. Dev-only
@@ -124,7 +132,6 @@ export function settings(env: Env): Settings {
     environment,
     keyEnvironment: environment === "production" ? "live" : "test",
     baseUrl,
-    signingSecret: env.SIGNING_SECRET!,
     sessionSecret: env.SESSION_SECRET!,
     isLocal: environment === "development" && isLoopbackHost(new URL(baseUrl).hostname),
   };
@@ -132,8 +139,11 @@ export function settings(env: Env): Settings {
   return value;
 }
 
-/** Every required secret present and at least 32 characters, and the two keys distinct. */
-export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[number], string | undefined>>): string[] {
+/**
+ * Every required secret present and at least 32 characters, and the two keys distinct; a
+ * per-purpose signing override, when set, as long and distinct from the session key too.
+ */
+export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[number] | SigningOverride, string | undefined>>): string[] {
   const problems: string[] = [];
   for (const name of REQUIRED_SECRETS) {
     const value = env[name];
@@ -141,6 +151,12 @@ export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[num
     else if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
   }
   if (env.SESSION_SECRET && env.SESSION_SECRET === env.SIGNING_SECRET) problems.push("SESSION_SECRET must differ from SIGNING_SECRET");
+  for (const name of Object.values(SIGNING_PURPOSES)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
+    else if (value === env.SESSION_SECRET) problems.push(`${name} must differ from SESSION_SECRET`);
+  }
   return problems;
 }
 

@@ -20,6 +20,8 @@ describe("required secrets are checked before the Worker does anything", () => {
     ["SESSION_SECRET too short", { SESSION_SECRET: "short-secret" }, /SESSION_SECRET is shorter than 32 characters/],
     ["SIGNING_SECRET too short", { SIGNING_SECRET: "x".repeat(31) }, /SIGNING_SECRET is shorter than 32 characters/],
     ["both secrets equal", { SESSION_SECRET: LONG, SIGNING_SECRET: LONG }, /SESSION_SECRET must differ from SIGNING_SECRET/],
+    ["a signing override too short", { SIGNING_SECRET_CURSORS: "x".repeat(31) }, /SIGNING_SECRET_CURSORS is shorter than 32 characters/],
+    ["a signing override equal to the session key", { SESSION_SECRET: LONG, SIGNING_SECRET_EVIDENCE_URLS: LONG }, /SIGNING_SECRET_EVIDENCE_URLS must differ from SESSION_SECRET/],
   ])("%s: 500 internal_error and one log line naming it", async (_name, overrides, problem) => {
     const t = await seedTenant();
     const v = await createVerification(t.key);

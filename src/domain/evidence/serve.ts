@@ -1,10 +1,10 @@
 import { captureObjects } from "../../db/captures";
 import type { Db } from "../../db/client";
-import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { openEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import { openEvidenceToken, type EvidenceRef } from "../../storage/evidence-urls";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../public-limits";
+import { signingKey } from "../../lib/signing-keys";
 
 const EXTENSIONS: Record<string, string> = {
   "image/jpeg": "jpg",
@@ -47,7 +47,7 @@ export async function serveSignedEvidence(
 ): Promise<ServedEvidence> {
   // Per client, an IPv6 one by its /64 (a subscriber holds the whole prefix), like every public door.
   await enforceLimit(env, PUBLIC_LIMITS.evidenceDownload, clientKey(request.clientIp));
-  const opened = await openEvidenceToken(settings(env).signingSecret, token, request.now);
+  const opened = await openEvidenceToken(await signingKey(env, "evidence_urls"), token, request.now);
   if (!opened.ok) {
     throw new ApiError(
       "forbidden",

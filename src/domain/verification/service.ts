@@ -8,6 +8,7 @@ import { verificationObject } from "../../durable-objects/verification-client";
 import { eventHints, queuePublisher } from "../../events/publisher";
 import { log } from "../../lib/log";
 import { settings } from "../../env";
+import { signingKey } from "../../lib/signing-keys";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
@@ -155,7 +156,7 @@ export interface ListFilters {
  * that yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
  */
 export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
-  const secret = settings(env).signingSecret;
+  const secret = await signingKey(env, "cursors");
   const conditions: SQL[] = [eq(verifications.tenantId, tenantId)];
   if (filters.cursor !== undefined) {
     const decoded = (await verifyToken(secret, "list-cursor", filters.cursor)) as { after?: unknown } | null;

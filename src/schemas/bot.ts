@@ -32,5 +32,5 @@ export const BotOtpSchema = z
   .openapi("BotOtp");
 
 export const BotAuthHeader = z.object({
-  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>`" }),
+  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<METHOD>.<path>.<raw body>\")>`" }),
 });

@@ -81,6 +81,8 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     originChannel: options.originChannel,
     templateId: options.templateId,
     templateVersion: options.templateId ? (options.templateVersion ?? 1) : undefined,
+    // The URL above skipped the SSRF guard: its deliveries may too (and only theirs).
+    webhookUnguarded: input.webhook_url !== undefined && options.localRequest === true,
   });
   const record: VerificationRecord = { row, captures: [], answers: [] };
   const created = eventRow(row.id, row.tenantId, { name: "verification.created" }, now);

@@ -1,0 +1,3 @@
+ALTER TABLE `verifications` ADD `webhook_unguarded` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX `verifications_awaiting_verdict_idx` ON `verifications` (`ready_at`,`id`) WHERE status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NOT NULL AND redacted_at IS NULL;--> statement-breakpoint
+ALTER TABLE `webhook_deliveries` ADD `unguarded` integer DEFAULT false NOT NULL;

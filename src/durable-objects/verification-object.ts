@@ -290,9 +290,13 @@ export class VerificationObject extends DurableObject<Env> {
     });
   }
 
-  /** The case analysis result, written once after finalize (synchronously or by the queue). */
+  /**
+   * The case analysis result, written once after finalize (synchronously or by the queue); never onto
+   * a redacted verification (a run that read the narrative before the redaction ends here).
+   */
   async recordCaseAnalysis(id: string, caseAnalysis: unknown): Promise<MutationResult> {
     return this.#mutate(id, (state, record) => {
+      if (state.redactedAt !== null) return errorResult("redacted", "This verification was redacted.");
       if (state.finalizedAt === null) return errorResult("invalid_state", "The case was not finalized.");
       if (record.row.caseAnalysis) return { transition: noChange(state), noop: true };
       return { transition: { status: state.status, patch: {}, events: [{ name: "verification.case.analyzed" }] }, columns: { caseAnalysis } };
@@ -461,6 +465,7 @@ export class VerificationObject extends DurableObject<Env> {
           // Redacted: nothing is referenced any more, whatever its age.
           await this.purger.purge(id);
           await scrubAgain(this.#db, record, settings(this.env).baseUrl);
+          record = await this.#reapplyRedactedColumns(id, record);
           this.#forgetSlots(Infinity);
           await this.ctx.storage.delete("sweep_at");
         } else {
@@ -471,6 +476,18 @@ export class VerificationObject extends DurableObject<Env> {
       }
       await this.#schedule(record);
     });
+  }
+
+  /**
+   * The final sweep's share of the row itself: the tombstone's columns again (`redactedColumns` at
+   * the original `redacted_at`), written only when a late writer put something back.
+   */
+  async #reapplyRedactedColumns(id: string, record: VerificationRecord): Promise<VerificationRecord> {
+    const tombstone = redactedColumns(record.row, record.row.redactedAt!);
+    const drifted = (Object.keys(tombstone) as (keyof typeof tombstone)[]).some((k) => JSON.stringify(record.row[k]) !== JSON.stringify(tombstone[k]));
+    if (!drifted) return record;
+    const result = await this.#apply(id, (state) => ({ transition: noChange(state), columns: tombstone }));
+    return result.ok ? result.record : record;
   }
 
   /** Deletes the verification's orphaned objects; returns when to sweep again (or null). */

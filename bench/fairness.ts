@@ -69,7 +69,7 @@ interface Staged {
   imageKey: string;
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<any> {
+async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ id: string; image_key: string }> {
   const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);

@@ -5,7 +5,7 @@ import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent, markCreatedDispatched } from "./events.consumer";
 import { eachLimited } from "../lib/concurrency";
 import type { DomainEvent } from "../events/messages";
-import { enqueueAnalysisJobs, type AnalysisJob } from "../events/analysis-jobs";
+import { sendAnalysisJobs, type AnalysisJob } from "../events/analysis-jobs";
 import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 import { log } from "../lib/log";
@@ -86,13 +86,19 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     for (const [message, parsed] of group) await handle(message, parsed);
   });
   if (held.length > 0) {
+    // Each message is acked once its own jobs are out; one whose job was refused comes again (its
+    // other subscribers are idempotent) and sends only its own jobs again.
+    let outcome: Awaited<ReturnType<typeof sendAnalysisJobs>>;
     try {
-      await enqueueAnalysisJobs(env, held.flatMap((h) => h.jobs));
-      for (const { message, parsed } of held) done(message, parsed);
+      outcome = await sendAnalysisJobs(env, held.flatMap((h) => h.jobs));
     } catch (err) {
-      // Nothing acked: the messages come again (their other subscribers are idempotent, and so is a job sent twice).
-      log.error({ msg: "analysis jobs could not be queued", queue: batch.queue, count: held.length, error: String(err) });
-      for (const { message } of held) message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+      outcome = { unsent: new Set(held.flatMap((h) => h.jobs)), error: err };
+    }
+    const refused = held.filter((h) => h.jobs.some((job) => outcome.unsent.has(job)));
+    if (refused.length > 0) log.error({ msg: "analysis jobs could not be queued", queue: batch.queue, count: refused.length, error: String(outcome.error) });
+    for (const h of held) {
+      if (refused.includes(h)) h.message.retry({ delaySeconds: backoffSeconds(h.message.attempts) });
+      else done(h.message, h.parsed);
     }
   }
   await markCreatedDispatched(env, consumed);

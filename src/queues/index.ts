@@ -9,6 +9,8 @@ import { sendAnalysisJobs, type AnalysisJob } from "../events/analysis-jobs";
 import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 import { log } from "../lib/log";
+import { createDb } from "../db/client";
+import { queueFailures } from "../db/schema";
 
 /** Verifications whose domain events one batch handles at once. */
 const EVENT_CONCURRENCY = 20;
@@ -70,11 +72,11 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
   // Domain events of different verifications run concurrently, those of one verification in order;
   // every other message runs in order, as before.
   const groups = new Map<string, Array<[Message<unknown>, QueueMessage]>>();
+  const malformed: Message<unknown>[] = [];
   for (const message of batch.messages) {
     const parsed = QueueMessageSchema.safeParse(message.body);
     if (!parsed.success) {
-      log.error({ msg: "dropping malformed queue message", queue: batch.queue, id: message.id });
-      message.ack();
+      malformed.push(message);
       continue;
     }
     const key = !deadLetter && parsed.data.type === "domain_event" ? parsed.data.event.verification_id : "(in order)";
@@ -82,6 +84,7 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     group.push([message, parsed.data]);
     groups.set(key, group);
   }
+  await recordMalformed(env, batch.queue, malformed);
   await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
     for (const [message, parsed] of group) await handle(message, parsed);
   });
@@ -102,6 +105,34 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     }
   }
   await markCreatedDispatched(env, consumed);
+}
+
+/**
+ * A message no consumer can read (no retry will change that): kept in `queue_failures` with the
+ * dead letters for inspection, then acked; if even that write fails it is retried, never dropped.
+ * Whatever it asked for is caught by the sweeps (an analysis job by the straggler sweep).
+ */
+async function recordMalformed(env: Env, queue: string, messages: Message<unknown>[]): Promise<void> {
+  if (messages.length === 0) return;
+  log.error({ msg: "malformed queue messages: recorded in queue_failures", queue, ids: messages.map((m) => m.id) });
+  try {
+    const db = createDb(env.DB);
+    const rows = messages.map((m) => ({ queue, messageId: m.id, body: `malformed: ${safeJson(m.body)}`.slice(0, 100_000), createdAt: Date.now() }));
+    // 4 bound parameters a row, at most 100 a statement.
+    for (let i = 0; i < rows.length; i += 20) await db.insert(queueFailures).values(rows.slice(i, i + 20));
+    for (const m of messages) m.ack();
+  } catch (err) {
+    log.error({ msg: "could not record malformed queue messages; retrying them", queue, error: String(err) });
+    for (const m of messages) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
+  }
+}
+
+function safeJson(body: unknown): string {
+  try {
+    return JSON.stringify(body) ?? String(body);
+  } catch {
+    return String(body);
+  }
 }
 
 async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number, analysisJobs: AnalysisJob[]): Promise<Outcome | void> {

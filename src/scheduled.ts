@@ -2,6 +2,7 @@ import { createDb } from "./db/client";
 import { scheduleRetention } from "./domain/retention/retention";
 import { sweepStragglers } from "./domain/verification/stragglers";
 import { sweepUnarmed } from "./domain/verification/sweep";
+import { sweepStuckDeliveries } from "./domain/webhooks/stuck";
 import { pruneGeocodeCache } from "./providers/geocoder";
 import { log } from "./lib/log";
 
@@ -10,9 +11,10 @@ export const MINUTELY_CRON = "* * * * *";
 
 /**
  * Cron triggers: every minute, the backstops (each on its own, so one failing does not hold up the
- * other): verifications whose Durable Object was never armed (domain/verification/sweep.ts), and
+ * others): verifications whose Durable Object was never armed (domain/verification/sweep.ts),
  * verifications whose evidence is complete but whose verdict is late (domain/verification/
- * stragglers.ts); daily, the retention run and expired cached addresses.
+ * stragglers.ts), and webhook deliveries whose queue message was lost (domain/webhooks/stuck.ts);
+ * daily, the retention run and expired cached addresses.
  */
 export async function handleScheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
   const db = createDb(env.DB);
@@ -23,6 +25,9 @@ export async function handleScheduled(controller: ScheduledController, env: Env,
       }),
       sweepStragglers(env, db, controller.scheduledTime).then((stragglers) => {
         if (stragglers.redriven + stragglers.failed + stragglers.errors > 0) log.info({ msg: "straggler sweep: re-drove late verifications", cron: controller.cron, ...stragglers });
+      }),
+      sweepStuckDeliveries(env, db, controller.scheduledTime).then((stuck) => {
+        if (stuck.requeued + stuck.failed + stuck.errors > 0) log.info({ msg: "webhook deliveries whose queue message was lost", cron: controller.cron, ...stuck });
       }),
     ]);
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");

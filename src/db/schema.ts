@@ -267,6 +267,9 @@ export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   // Recent deliveries across the tenant's verifications (GET /v1/webhook-deliveries), newest first.
   index("webhook_deliveries_tenant_idx").on(t.tenantId, t.id),
   index("webhook_deliveries_tenant_status_idx").on(t.tenantId, t.status, t.id),
+  // Also `webhook_deliveries_pending_due_idx` on (coalesce(next_attempt_at, created_at)) WHERE status = 'pending',
+  // for the minutely sweep of lost delivery messages (domain/webhooks/stuck.ts): hand-written in
+  // migration 0008_faults, because drizzle-kit splits an expression index at its comma.
 ]);
 
 export const webhookAttempts = sqliteTable("webhook_attempts", {

@@ -9,6 +9,8 @@ import { verificationObject } from "../../src/durable-objects/verification-clien
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
 import { FAIL_AFTER_MS, REDRIVE_EVERY_MS, STRAGGLER_GRACE_MS, sweepStragglers } from "../../src/domain/verification/stragglers";
 import { attemptDelivery } from "../../src/domain/webhooks/deliveries";
+import { sweepStuckDeliveries } from "../../src/domain/webhooks/stuck";
+import { newId } from "../../src/lib/ids";
 import { PRODUCTION_BASE_SECONDS, WEBHOOK_MAX_RETRIES } from "../../src/domain/webhooks/schedule";
 import { toDomainEvent } from "../../src/events/publisher";
 import type { QueueMessage } from "../../src/events/messages";
@@ -393,6 +395,50 @@ describe("what a queue loses, the straggler sweep re-drives", () => {
     const [analysis] = await analysesOfIds([v.id]);
     expect(analysis).toMatchObject({ status: "failed", captureId: p.captures[0]!.id });
     expect(p.events.filter((e) => e.name === "verification.failed")).toHaveLength(1);
+  });
+});
+
+describe("a webhook delivery whose queue message is gone", () => {
+  it("the dead-letter consumer failing on a delivery, or its message lost: the sweep sends it again, or fails it past its schedule", async () => {
+    const r = receiver();
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const now = Date.now();
+    const row = (over: Partial<typeof webhookDeliveries.$inferInsert>) => ({
+      id: newId("webhookDelivery", now),
+      eventId: newId("event", now),
+      verificationId: v.id,
+      tenantId: t.id,
+      eventType: "verification.created",
+      url: r.url,
+      payload: JSON.stringify({ id: "evt", type: "verification.created", created_at: new Date(now).toISOString(), data: { object: v } }),
+      status: "pending" as const,
+      attempts: 3,
+      createdAt: now - 5 * 3_600_000,
+      updatedAt: now - 2 * 3_600_000,
+      unguarded: true,
+      ...over,
+    });
+    // Its retry was due two hours ago and no message came (the dead-letter consumer failed to mark it, or the message was lost).
+    const lost = row({ nextAttemptAt: now - 2 * 3_600_000 });
+    // Created, never enqueued (its event was dead-lettered).
+    const neverSent = row({ id: newId("webhookDelivery", now), eventId: newId("event", now), attempts: 0, nextAttemptAt: null, createdAt: now - 2 * 3_600_000 });
+    // Older than the whole retry schedule: the dead-letter queue would have had it.
+    const exhausted = row({ id: newId("webhookDelivery", now), eventId: newId("event", now), attempts: 21, createdAt: now - 100 * 3_600_000, nextAttemptAt: now - 3 * 3_600_000 });
+    // Due in an hour: not stuck.
+    const waiting = row({ id: newId("webhookDelivery", now), eventId: newId("event", now), nextAttemptAt: now + 3_600_000 });
+    await db().insert(webhookDeliveries).values([lost, neverSent, exhausted, waiting]);
+
+    const swept = await sweepStuckDeliveries(env, db(), now);
+    expect(swept.requeued).toBeGreaterThanOrEqual(2);
+    expect(swept.failed).toBeGreaterThanOrEqual(1);
+    const status = async (id: string) => (await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;
+    await eventually(async () => (await status(lost.id)).status === "succeeded" && (await status(neverSent.id)).status === "succeeded", "both delivered");
+    expect((await status(exhausted.id)).status).toBe("failed");
+    expect((await status(waiting.id)).status).toBe("pending");
+    // A second run finds nothing more to do for them: each was delivered once.
+    await sweepStuckDeliveries(env, db(), now + 60_000);
+    const hits = await received(r.id);
+    expect(hits.filter((h) => h.answered === 204)).toHaveLength(2);
   });
 });
 

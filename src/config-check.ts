@@ -40,6 +40,9 @@ export function configProblems(
   return problems;
 }
 
+/** The producer bindings of the analysis lanes (fast, bulk). */
+const ANALYSIS_LANES = ["ANALYSIS_QUEUE", "ANALYSIS_BULK_QUEUE"] as const;
+
 /** What `npm run build:check` compares between the API Worker's and the analysis Worker's configurations. */
 export interface WorkerWiring {
   name: string;
@@ -54,8 +57,9 @@ export interface WorkerWiring {
 
 /**
  * Problems wiring the analysis Worker to the API Worker in one environment: it must reach the API
- * Worker's own Durable Object classes, use the same D1 and R2, and be the only consumer of the queue
- * the API Worker produces analysis jobs to, whose dead letters the API Worker records.
+ * Worker's own Durable Object classes, use the same D1 and R2, and be the only consumer of the queues
+ * the API Worker produces analysis jobs to (both lanes, events/analysis-jobs.ts), whose dead letters
+ * the API Worker records.
  */
 export function analysisWiringProblems(env: string, api: WorkerWiring, analysis: WorkerWiring): string[] {
   const problems: string[] = [];
@@ -66,9 +70,12 @@ export function analysisWiringProblems(env: string, api: WorkerWiring, analysis:
   }
   for (const id of analysis.d1DatabaseIds) if (!api.d1DatabaseIds.includes(id)) problems.push(`${env}: analysis D1 ${id} is not the API Worker's`);
   for (const bucket of analysis.r2Buckets) if (!api.r2Buckets.includes(bucket)) problems.push(`${env}: analysis R2 bucket ${bucket} is not the API Worker's`);
-  const jobs = api.producers.ANALYSIS_QUEUE;
-  if (!jobs) problems.push(`${env}: the API Worker has no ANALYSIS_QUEUE producer`);
-  else {
+  for (const binding of ANALYSIS_LANES) {
+    const jobs = api.producers[binding];
+    if (!jobs) {
+      problems.push(`${env}: the API Worker has no ${binding} producer`);
+      continue;
+    }
     if (!analysis.consumers.some((c) => c.queue === jobs)) problems.push(`${env}: the analysis Worker does not consume ${jobs}`);
     if (api.consumers.some((c) => c.queue === jobs)) problems.push(`${env}: the API Worker must not consume ${jobs} (the analysis Worker does)`);
   }

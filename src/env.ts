@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import type { Principal } from "./auth/principal";
 import { ed25519Pkcs8 } from "./lib/pkcs8";
+import { SIGNING_PURPOSES, type SigningOverride } from "./lib/signing-keys";
 
 /**
  * Secrets and optional provider settings. Bindings and plain vars are declared in wrangler.toml and
@@ -8,8 +9,16 @@ import { ed25519Pkcs8 } from "./lib/pkcs8";
  * (`wrangler secret put`, or `.dev.vars` locally) and are therefore invisible to the generator.
  */
 export interface Secrets {
-  /** HMAC key for upload URLs and list cursors. */
+  /**
+   * The root of the per-purpose HMAC keys (lib/signing-keys.ts: evidence URLs, upload URLs, list
+   * cursors, one-time code hashes), each derived with HKDF.
+   */
   SIGNING_SECRET?: string;
+  /** Optional per-purpose roots: setting one rotates that purpose's key alone (lib/signing-keys.ts). */
+  SIGNING_SECRET_EVIDENCE_URLS?: string;
+  SIGNING_SECRET_UPLOAD_URLS?: string;
+  SIGNING_SECRET_CURSORS?: string;
+  SIGNING_SECRET_OTP_CODES?: string;
   /** HS256 key of dashboard session JWTs. */
   SESSION_SECRET?: string;
   /**
@@ -106,7 +115,6 @@ export interface Settings {
   /** Which API keys this deployment accepts: `test` (pk_test_) or `live` (pk_live_). */
   keyEnvironment: "test" | "live";
   baseUrl: string;
-  signingSecret: string;
   sessionSecret: string;
   /** The certificate signing key (Ed25519 PKCS#8 DER) when this Worker holds one; `apiSettings` requires it. */
   certificateKey: Uint8Array | null;
@@ -134,7 +142,6 @@ export function settings(env: Env): Settings {
     environment,
     keyEnvironment: environment === "production" ? "live" : "test",
     baseUrl,
-    signingSecret: env.SIGNING_SECRET!,
     sessionSecret: env.SESSION_SECRET!,
     certificateKey: env.CERTIFICATE_SIGNING_KEY ? ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY) : null,
     isLocal: environment === "development" && isLoopbackHost(new URL(baseUrl).hostname),
@@ -144,7 +151,7 @@ export function settings(env: Env): Settings {
 }
 
 /**
- * `settings(env)` for the API Worker (its requests and its queue consumers): the certificate signing
+`settings(env)` for the API Worker (its requests and its queue consumers): the certificate signing
  * key must be there too. Throws a ConfigError naming what is wrong.
  */
 export function apiSettings(env: Env): Settings & { certificateKey: Uint8Array } {
@@ -154,10 +161,11 @@ export function apiSettings(env: Env): Settings & { certificateKey: Uint8Array }
 }
 
 /**
- * Every required secret present and at least 32 characters, the two keys distinct, and the
- * certificate signing key (where there is one) an Ed25519 private key.
+ * Every required secret present and at least 32 characters, the two keys distinct, a per-purpose
+ * signing override, when set, as long and distinct from the session key too, and the certificate
+ * signing key (where there is one) an Ed25519 private key.
  */
-export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[number], string | undefined>>): string[] {
+export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[number] | SigningOverride, string | undefined>>): string[] {
   const problems: string[] = [];
   for (const name of REQUIRED_SECRETS) {
     const value = env[name];
@@ -167,6 +175,12 @@ export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[n
   if (env.SESSION_SECRET && env.SESSION_SECRET === env.SIGNING_SECRET) problems.push("SESSION_SECRET must differ from SIGNING_SECRET");
   if (env.CERTIFICATE_SIGNING_KEY && !ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY)) {
     problems.push("CERTIFICATE_SIGNING_KEY is not an Ed25519 private key in PKCS#8 (PEM or base64)");
+  }
+  for (const name of Object.values(SIGNING_PURPOSES)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
+    else if (value === env.SESSION_SECRET) problems.push(`${name} must differ from SESSION_SECRET`);
   }
   return problems;
 }

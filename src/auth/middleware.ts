@@ -50,7 +50,8 @@ export function authenticate(options: AuthOptions) {
     if (botAuth !== undefined && options.bot) {
       const rawBody = await c.req.text();
       const db = createDb(c.env.DB);
-      const check = await verifyBotRequest(db, c.env.BOT_SECRET, botAuth, rawBody);
+      const url = new URL(c.req.url);
+      const check = await verifyBotRequest(db, c.env.BOT_SECRET, botAuth, { method: c.req.method, path: url.pathname + url.search, rawBody });
       if (!check.ok) throw new ApiError("unauthorized", botRefusal[check.reason]);
       const tenantId = bodyTenantId(rawBody);
       if (!tenantId) throw ApiError.invalid({ tenant_id: "Required: the tenant this request acts for." });
@@ -73,9 +74,9 @@ export function authenticate(options: AuthOptions) {
 
 const botRefusal = {
   unconfigured: "Bot authentication is not configured.",
-  malformed: "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256>.",
+  malformed: "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256> and/or v2=<hex HMAC-SHA256>.",
   stale: "The X-Bot-Auth timestamp is outside the allowed 300 s window.",
-  signature: "Invalid X-Bot-Auth signature.",
+  signature: 'Invalid X-Bot-Auth signature: v1 is the hex HMAC-SHA256 of "<t>.<raw body>", v2 of "<t>.<METHOD>.<path>.<raw body>".',
   replay: "This signed request was already used.",
 } as const;
 

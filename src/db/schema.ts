@@ -166,6 +166,11 @@ export const verifications = sqliteTable("verifications", {
   review: json<unknown>("review"),
   /** Set once by redaction (model/verification/redaction.ts): the evidence is erased, the row is a tombstone. */
   redactedAt: ms("redacted_at"),
+  /**
+   * The `webhook_url` was let through unguarded by the local-development gate (`isLocalRequest`: a
+   * loopback request to a local deployment). Only then do its deliveries skip the SSRF guard too.
+   */
+  webhookUnguarded: integer("webhook_unguarded", { mode: "boolean" }).notNull().default(false),
 }, (t) => [
   index("verifications_tenant_list_idx").on(t.tenantId, t.id),
   index("verifications_tenant_status_idx").on(t.tenantId, t.status, t.id),
@@ -177,6 +182,8 @@ export const verifications = sqliteTable("verifications", {
   index("verifications_tenant_reviewed_idx").on(t.tenantId, t.id).where(sql`review IS NOT NULL`),
   // Open verifications by expiry, for the minutely sweep (domain/verification/sweep.ts).
   index("verifications_open_expiry_idx").on(t.expiresAt).where(sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL`),
+  // Evidence complete, no verdict yet, for the minutely straggler sweep (domain/verification/stragglers.ts).
+  index("verifications_awaiting_verdict_idx").on(t.readyAt, t.id).where(sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NOT NULL AND redacted_at IS NULL`),
 ]);
 
 /**
@@ -323,11 +330,16 @@ export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   deliveredAt: ms("delivered_at"),
   createdAt: ms("created_at").notNull(),
   updatedAt: ms("updated_at").notNull(),
+  /** Copied from the verification's `webhook_unguarded`: the SSRF guard is skipped only for such a delivery in a local deployment. */
+  unguarded: integer("unguarded", { mode: "boolean" }).notNull().default(false),
 }, (t) => [
   index("webhook_deliveries_verification_idx").on(t.verificationId, t.id),
   // Recent deliveries across the tenant's verifications (GET /v1/webhook-deliveries), newest first.
   index("webhook_deliveries_tenant_idx").on(t.tenantId, t.id),
   index("webhook_deliveries_tenant_status_idx").on(t.tenantId, t.status, t.id),
+  // Also `webhook_deliveries_pending_due_idx` on (coalesce(next_attempt_at, created_at)) WHERE status = 'pending',
+  // for the minutely sweep of lost delivery messages (domain/webhooks/stuck.ts): hand-written in
+  // migration 0008_faults, because drizzle-kit splits an expression index at its comma.
 ]);
 
 export const webhookAttempts = sqliteTable("webhook_attempts", {

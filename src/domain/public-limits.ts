@@ -52,6 +52,8 @@ export const PUBLIC_LIMITS = {
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
   /** `GET`/`POST /v1/auth/invitation/{token}` (the invitation's page and its button) from one client. */
   invitationClient: { name: "invitation-client", limit: 30, windowMs: 10 * MINUTE, message: "Too many invitation requests from this network; try again later." },
+  /** `GET /v1/evidence/{token}`: signed evidence URLs need no other credential. */
+  evidenceDownload: { name: "evidence", limit: 1200, windowMs: MINUTE, message: "Too many evidence downloads from this network; try again shortly." },
 } as const satisfies Record<string, RateLimitRule>;
 
 /**

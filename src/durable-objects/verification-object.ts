@@ -216,7 +216,7 @@ export class VerificationObject extends DurableObject<Env> {
       }
       await this.#outbox.redrive(id, () => this.#hints(id));
       record = (await redriveRedaction(this.#cx, this.#redactionSteps(id), id)) ?? record;
-      if (((await sweepDue(this.ctx.storage)) ?? Infinity) <= now) await runSweep(this.#cx, this.#slots, id, record, now);
+      if (((await sweepDue(this.ctx.storage)) ?? Infinity) <= now) record = await runSweep(this.#cx, this.#slots, this.#redactionSteps(id), id, record, now);
       await this.#schedule(record);
     });
   }

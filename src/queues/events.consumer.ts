@@ -9,7 +9,8 @@ import { createDeliveryForEvent } from "../domain/webhooks/deliveries";
 import { WEBHOOK_EVENT_NAMES } from "../domain/webhooks/events";
 import type { DomainEvent } from "../events/messages";
 import type { EventHints } from "../events/publisher";
-import { captureAnalysisJob, enqueueAnalysisJobs, settlementJob, type AnalysisJob } from "../events/analysis-jobs";
+import { enqueueAnalysisJobs } from "../domain/fairness/analysis-lanes";
+import { captureAnalysisJob, settlementJob, type AnalysisJob } from "../events/analysis-jobs";
 
 /**
  * What a subscriber gets besides the event: the publisher's hints, and the analysis jobs it wants

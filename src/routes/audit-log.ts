@@ -1,9 +1,9 @@
+import { signingKey } from "../lib/signing-keys";
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { listAuditLog, type AuditRow } from "../domain/audit/log";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
 import { AuditEntrySchema, AuditLogQuery, AuditLogSchema } from "../schemas/audit-log";
@@ -41,7 +41,7 @@ const list = createRoute({
 
 app.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, nextCursor } = await listAuditLog(createDb(c.env.DB), settings(c.env).signingSecret, c.get("principal").tenantId, {
+  const { rows, nextCursor } = await listAuditLog(createDb(c.env.DB), await signingKey(c.env, "cursors"), c.get("principal").tenantId, {
     limit: query.limit,
     ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
     ...(query.action !== undefined ? { action: query.action } : {}),

@@ -43,7 +43,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     type: "apiKey",
     in: "header",
     name: "X-Bot-Auth",
-    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>`; ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
+    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<METHOD>.<path>.<raw body>")>` (the path with its query string, as sent); ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "webhookSignature", {
     type: "apiKey",

@@ -1,3 +1,4 @@
+import { signingKey } from "../lib/signing-keys";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { auditClient, auditEntry } from "../auth/audit-context";
@@ -19,7 +20,6 @@ import {
 } from "../domain/accounts/invitations";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { isId } from "../lib/ids";
@@ -95,7 +95,7 @@ const list = createRoute({
 
 app.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, nextCursor } = await listInvitations(createDb(c.env.DB), settings(c.env).signingSecret, c.get("principal").tenantId, {
+  const { rows, nextCursor } = await listInvitations(createDb(c.env.DB), await signingKey(c.env, "cursors"), c.get("principal").tenantId, {
     limit: query.limit,
     ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
   });

@@ -1,3 +1,4 @@
+import { signingKey } from "../lib/signing-keys";
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { auditEntry } from "../auth/audit-context";
@@ -5,7 +6,6 @@ import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
 import { changeRole, listMembers, removeMember, type MemberView } from "../domain/accounts/members";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
@@ -41,7 +41,7 @@ const list = createRoute({
 
 app.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { members, nextCursor } = await listMembers(createDb(c.env.DB), settings(c.env).signingSecret, c.get("principal").tenantId, {
+  const { members, nextCursor } = await listMembers(createDb(c.env.DB), await signingKey(c.env, "cursors"), c.get("principal").tenantId, {
     limit: query.limit,
     ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
   });

@@ -5,8 +5,9 @@ import { recentDeliveries } from "../db/webhooks";
 import { presentDelivery } from "../domain/webhooks/present";
 import { sendTestEvent } from "../domain/webhooks/test-event";
 import type { AppEnv } from "../env";
-import { isLocalRequest, settings } from "../env";
+import { isLocalRequest } from "../env";
 import { signToken, verifyToken } from "../lib/crypto";
+import { signingKey } from "../lib/signing-keys";
 import { ApiError } from "../lib/errors";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
@@ -36,7 +37,7 @@ const recent = createRoute({
 
 app.openapi(recent, async (c) => {
   const q = c.req.valid("query");
-  const secret = settings(c.env).signingSecret;
+  const secret = await signingKey(c.env, "cursors");
   let beforeId: string | undefined;
   if (q.cursor !== undefined) {
     const decoded = (await verifyToken(secret, CURSOR_PURPOSE, q.cursor)) as { before?: unknown } | null;

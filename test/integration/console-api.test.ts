@@ -334,6 +334,9 @@ describe("console shell", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
     expect(res.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    // Evidence comes from this Worker's signed URLs: no other host may serve the console an image.
+    const imgSrc = res.headers.get("Content-Security-Policy")!.split("; ").find((d) => d.startsWith("img-src"));
+    expect(imgSrc).toBe("img-src 'self' data: blob:");
     expect(res.headers.get("Referrer-Policy")).toBe("no-referrer");
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     await res.text();

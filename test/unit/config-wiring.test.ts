@@ -7,7 +7,7 @@ const api: WorkerWiring = {
   name: "verification-service",
   d1DatabaseIds: ["d1"],
   r2Buckets: ["evidence"],
-  producers: { EVENTS_QUEUE: "events", ANALYSIS_QUEUE: "analysis" },
+  producers: { EVENTS_QUEUE: "events", ANALYSIS_QUEUE: "analysis", ANALYSIS_BULK_QUEUE: "analysis-bulk" },
   consumers: [{ queue: "events", deadLetterQueue: "dead" }, { queue: "dead" }],
   durableObjects: [
     { name: "VERIFICATIONS", className: "VerificationObject" },
@@ -19,7 +19,10 @@ const analysis: WorkerWiring = {
   d1DatabaseIds: ["d1"],
   r2Buckets: ["evidence"],
   producers: {},
-  consumers: [{ queue: "analysis", deadLetterQueue: "dead" }],
+  consumers: [
+    { queue: "analysis", deadLetterQueue: "dead" },
+    { queue: "analysis-bulk", deadLetterQueue: "dead" },
+  ],
   durableObjects: [
     { name: "VERIFICATIONS", className: "VerificationObject", scriptName: "verification-service" },
     { name: "RATE_LIMITERS", className: "RateLimiterObject", scriptName: "verification-service" },
@@ -36,7 +39,7 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
       ...analysis,
       d1DatabaseIds: ["other-d1"],
       r2Buckets: ["other-bucket"],
-      consumers: [{ queue: "analysis-typo" }],
+      consumers: [{ queue: "analysis-typo" }, { queue: "analysis-bulk", deadLetterQueue: "dead" }],
       durableObjects: [
         { name: "VERIFICATIONS", className: "VerificationObject", scriptName: "verification-service-staging" },
         { name: "RATE_LIMITERS", className: "Nope", scriptName: "verification-service" },
@@ -53,8 +56,11 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
     ]);
     expect(analysisWiringProblems("local", { ...api, producers: {} }, { ...analysis, consumers: [{ queue: "analysis", deadLetterQueue: "nowhere" }] })).toEqual([
       "local: the API Worker has no ANALYSIS_QUEUE producer",
+      "local: the API Worker has no ANALYSIS_BULK_QUEUE producer",
       "local: nobody records the dead letters of analysis (nowhere)",
     ]);
+    // The bulk lane is wired like the fast one.
+    expect(analysisWiringProblems("staging", api, { ...analysis, consumers: [analysis.consumers[0]!] })).toEqual(["staging: the analysis Worker does not consume analysis-bulk"]);
   });
 });
 

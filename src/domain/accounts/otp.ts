@@ -1,8 +1,8 @@
 import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { otpCodes } from "../../db/schema";
-import { settings } from "../../env";
 import { hmacSha256, timingSafeEqualStrings, toHex } from "../../lib/crypto";
+import { signingKey } from "../../lib/signing-keys";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { isPhoneRegistered } from "./phones";
@@ -23,9 +23,9 @@ export function randomCode(): string {
   }
 }
 
-/** Keyed with the deployment's signing secret: a leaked table does not give the codes away to brute force. */
+/** Keyed with the deployment's key for code hashes: a leaked table does not give the codes away to brute force. */
 async function codeHash(env: Env, otpId: string, code: string): Promise<string> {
-  return toHex(await hmacSha256(settings(env).signingSecret, `otp.${otpId}.${code}`));
+  return toHex(await hmacSha256(await signingKey(env, "otp_codes"), `otp.${otpId}.${code}`));
 }
 
 /**

@@ -31,7 +31,7 @@ export async function finalizeCase(
 
   const budgetMs = input.budgetMs ?? CASE_ANALYSIS_BUDGET_MS;
   if (budgetMs <= 0) {
-    await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id });
+    await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id, tenant_id: input.tenantId });
     return { record, analysed: false };
   }
   const work = runCaseAnalysis(env, input.id);
@@ -50,6 +50,6 @@ export async function finalizeCase(
   } finally {
     clearTimeout(timer);
   }
-  await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id });
+  await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id, tenant_id: input.tenantId });
   return { record, analysed: false };
 }

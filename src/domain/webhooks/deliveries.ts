@@ -77,6 +77,7 @@ export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEven
     deliveredAt: null,
     createdAt: now,
     updatedAt: now,
+    unguarded: record.row.webhookUnguarded,
   });
   // Not yet enqueued (new, or an earlier run failed before marking it): send the first message.
   if (delivery.status === "pending" && delivery.attempts === 0 && delivery.nextAttemptAt === null) {
@@ -99,7 +100,7 @@ export interface AttemptOptions {
 
 /**
  * One delivery attempt for a `deliver_webhook` message (its `attempts`th delivery by the queue):
- * claim → SSRF guard (outside local development) → sign with the tenant's active secrets → POST
+ * claim → SSRF guard → sign with the tenant's active secrets → POST
  * without following redirects → log the attempt. 2xx within the timeout succeeds; anything else is
  * retried on the backoff schedule until the queue dead-letters the message.
  */
@@ -117,7 +118,11 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
 
   const tenant = await findTenant(db, delivery.tenantId);
   if (!tenant) throw new Error(`tenant ${delivery.tenantId} of delivery ${delivery.id} not found`);
-  const guard = await webhookUrlAllowed(delivery.url, { local: settings(env).isLocal, resolver: options.resolver ?? hostResolver(env) });
+  // The guard is skipped only where creation skipped it: a local deployment, and a URL that a
+  // loopback request set (`isLocalRequest`, recorded as `unguarded`). A development config behind a
+  // public hostname guards every delivery, so a name rebound to a private address after creation is refused.
+  const local = settings(env).isLocal && delivery.unguarded;
+  const guard = await webhookUrlAllowed(delivery.url, { local, resolver: options.resolver ?? hostResolver(env) });
   if (!guard.ok && guard.reason === "unresolved") {
     // Fail closed, but not for good: the resolver may answer on the next attempt.
     const delaySeconds = retryDelaySeconds(messageAttempts, options.schedule ?? retryScheduleFor(env));

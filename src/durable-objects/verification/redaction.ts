@@ -9,7 +9,7 @@ import { QUIET_AFTER_MS, redactedColumns, redactionTarget } from "../../model/ve
 import * as machine from "../../model/verification/transitions";
 import { retryDelay } from "./outbox";
 import type { AuditEntry } from "../../model/audit/entry";
-import { withAudit, type Decide } from "./commit";
+import { noChange, withAudit, type Decide } from "./commit";
 import type { MutationResult, ObjectContext } from "./context";
 
 /*
@@ -128,4 +128,16 @@ export async function redriveRedaction(cx: ObjectContext, steps: RedactionSteps,
     log.error({ msg: "redaction re-drive failed; will retry", verification_id: id, error: String(err) });
   }
   return undefined;
+}
+
+/**
+ * The final sweep's share of the row itself: the tombstone's columns again (`redactedColumns` at the
+ * original `redacted_at`), written only when a late writer put something back.
+ */
+export async function reapplyTombstone(steps: Pick<RedactionSteps, "apply">, record: VerificationRecord): Promise<VerificationRecord> {
+  const tombstone = redactedColumns(record.row, record.row.redactedAt!);
+  const drifted = (Object.keys(tombstone) as (keyof typeof tombstone)[]).some((k) => JSON.stringify(record.row[k]) !== JSON.stringify(tombstone[k]));
+  if (!drifted) return record;
+  const result = await steps.apply((state) => ({ transition: noChange(state), columns: tombstone }));
+  return result.ok ? result.record : record;
 }

@@ -9,7 +9,7 @@
 /** Top to bottom. `path`: folders (trailing slash) or files, relative to the repository. */
 const LAYERS = [
   { name: "entry points", path: ["src/index.ts", "src/analysis-worker.ts", "src/app.ts", "src/config-check.ts"] },
-  { name: "routes and consumers", path: ["src/routes/", "src/queues/", "src/scheduled.ts", "src/capture-page/", "src/console/"] },
+  { name: "routes and consumers", path: ["src/routes/", "src/queues/", "src/scheduled.ts", "src/capture-page/", "src/console/", "src/certificate-page/"] },
   { name: "domain services", path: ["src/domain/", "src/analysis/", "src/auth/", "src/providers/"] },
   { name: "object clients", path: ["src/durable-objects/verification-client.ts", "src/durable-objects/rate-limiter-client.ts"] },
   { name: "durable objects", path: ["src/durable-objects/"] },

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
@@ -27,7 +28,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function withoutMigrations<T extends { TEST_MIGRATIONS: unknown }>({ TEST_MIGRATIONS: _m, ...rest }: T) {
+/** The analysis Worker's bindings: no test migrations, and never the certificate signing key (it signs nothing). */
+function forAnalysisWorker<T extends { TEST_MIGRATIONS: unknown; CERTIFICATE_SIGNING_KEY: string }>({ TEST_MIGRATIONS: _m, CERTIFICATE_SIGNING_KEY: _k, ...rest }: T) {
   return rest;
 }
 
@@ -41,6 +43,8 @@ export default defineConfig(async () => {
     TEST_MIGRATIONS: migrations,
     SIGNING_SECRET: "test-signing-secret-0123456789abcdef0123456789",
     SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
+    // A fresh Ed25519 key per run, as `npm start` makes one (one-line base64 PKCS#8).
+    CERTIFICATE_SIGNING_KEY: generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "der" }).toString("base64"),
     FAKES_URL: fakes,
     ATTESTATION_SECRET: "test-attestation-secret",
     ATTESTATION_VERIFY_URL: `${fakes}/siteverify`,
@@ -64,7 +68,7 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings,
-          workers: [analysisWorker({ runnerName: RUNNER, bindings: withoutMigrations(bindings) })],
+          workers: [analysisWorker({ runnerName: RUNNER, bindings: forAnalysisWorker(bindings) })],
         },
       }),
     ],

@@ -194,7 +194,10 @@ function pages(s: Seeded): Page[] {
     { name: "Certificate", requests: [`/console/verifications/${s.someId}/certificate`, "/v1/me", `/v1/verifications/${s.someId}/public`] },
     { name: "New verification (form)", requests: ["/console/verifications/new", "/v1/me"] },
     { name: "Link templates", requests: ["/console/templates", "/v1/me", "/v1/link-templates"] },
-    { name: "Developers", requests: ["/console/developers", "/v1/me", "/v1/api-keys", "/v1/webhook-secret", "/v1/webhook-deliveries?limit=20"] },
+    { name: "Team", requests: ["/console/team", "/v1/me", "/v1/members?limit=100", "/v1/invitations?limit=100"] },
+    { name: "Audit log", requests: ["/console/audit-log", "/v1/me", "/v1/audit-log?limit=50", "/v1/members?limit=100", "/v1/api-keys"] },
+    // The webhook secret is read only when an operator presses Reveal (an audit log entry), not on load.
+    { name: "Developers", requests: ["/console/developers", "/v1/me", "/v1/api-keys", "/v1/webhook-deliveries?limit=20"] },
     { name: "Settings", requests: ["/console/settings", "/v1/me", "/v1/tenant/settings", "/v1/phones"] },
   ];
 }
@@ -227,7 +230,12 @@ async function main(): Promise<void> {
     writeFileSync(file, statements.join("\n"));
     process.stderr.write(`seeding ${VERIFICATIONS} verifications…\n`);
     runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistDir, "--file", file]);
-    worker = await startWorker(persistDir, { PUBLIC_BASE_URL: BASE, SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET });
+    worker = await startWorker(persistDir, {
+      PUBLIC_BASE_URL: BASE,
+      SIGNING_SECRET: secrets.SIGNING_SECRET,
+      SESSION_SECRET: secrets.SESSION_SECRET,
+      CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY,
+    });
     const cookie = await signIn();
     const rows: string[] = [];
     let over = 0;

@@ -34,7 +34,7 @@ seedDevTenant(secrets, persistDir);
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
 const analysisConfig = analysisConfigWith(path.join(persistDir, "analysis-config"), { SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET });
-const vars = { PUBLIC_BASE_URL: baseUrl, SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET };
+const vars = { PUBLIC_BASE_URL: baseUrl, SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET, CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY };
 let output = "";
 const worker = spawn(
   wrangler,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the capture page's client bundle (client/capture-page → dist/public/assets), the operator
-// console's (client/console, Preact → dist/public/assets) and the API reference's (client/docs,
-// Swagger UI from swagger-ui-dist → dist/public/docs) with esbuild.
+// console's (client/console, Preact → dist/public/assets), the certificate page's
+// (client/certificate-page → dist/public/assets) and the API reference's (client/docs, Swagger UI
+// from swagger-ui-dist → dist/public/docs) with esbuild.
 // Run by wrangler's [build] step (`wrangler dev`, `npm start`, deploys) and by `npm test`.
 // `--check` also prints the compressed sizes; the budget itself is enforced by test/browser/page-size.test.ts.
 import { build } from "esbuild";
@@ -15,6 +16,8 @@ export const PUBLIC_DIR = path.join(root, "dist", "public");
 export const PAGE_FILES = ["assets/capture-page.js", "assets/capture-page.css"];
 /** The operator console's bundle (every screen; its first-load budget is checked in the browser suite). */
 export const CONSOLE_FILES = ["assets/console.js", "assets/console.css"];
+/** The certificate page's bundle (GET /v1/certificates/{token} as HTML): verification with jose over WebCrypto. */
+export const CERTIFICATE_PAGE_FILES = ["assets/certificate-page.js", "assets/certificate-page.css"];
 /** The /docs page's assets, served by this Worker (its CSP allows nothing else). */
 export const DOCS_FILES = ["docs/reference.js", "docs/reference.css"];
 
@@ -49,6 +52,19 @@ export async function buildPage() {
   });
   await build({
     absWorkingDir: root,
+    entryPoints: { "assets/certificate-page": "client/certificate-page/main.ts" },
+    outdir: PUBLIC_DIR,
+    bundle: true,
+    minify: true,
+    sourcemap: "linked",
+    format: "iife",
+    // Whoever receives a link: current browsers (WebCrypto Ed25519: Chrome 137, Firefox 129, Safari 17).
+    target: ["es2020", "chrome100", "safari16", "firefox100"],
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  await build({
+    absWorkingDir: root,
     entryPoints: { "docs/reference": "client/docs/main.ts" },
     outdir: PUBLIC_DIR,
     bundle: true,
@@ -72,5 +88,5 @@ export function compressedSizes(files = PAGE_FILES) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildPage();
-  if (process.argv.includes("--check")) console.log({ ...compressedSizes(), ...compressedSizes(CONSOLE_FILES) });
+  if (process.argv.includes("--check")) console.log({ ...compressedSizes(), ...compressedSizes(CONSOLE_FILES), ...compressedSizes(CERTIFICATE_PAGE_FILES) });
 }

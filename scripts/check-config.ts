@@ -1,11 +1,13 @@
 // Part of `npm run build:check`: the deployable environments of each Worker's configuration must
 // declare every secret the Worker needs (`[env.<name>.secrets] required`, so `wrangler deploy`
-// refuses to ship a Worker without them), each environment must have its own worker name, and in
+// refuses to ship a Worker without them: the API Worker's certificate signing key included) and
+// none it must not hold (the analysis Worker never gets the signing key), each environment must have its own worker name, and in
 // every environment the analysis Worker (wrangler.analysis.toml) must be wired to the API Worker
 // (wrangler.toml): its Durable Objects, the same D1 and R2, the analysis queue and its dead letters.
 import { unstable_readConfig } from "wrangler";
 import { analysisWiringProblems, configProblems, PROVIDER_VAR, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
-import { CAPTURE_FLOW_LIMITS } from "../src/domain/public-limits";
+import { LOCATION_LIMITS } from "../src/domain/public-limits";
+import { API_WORKER_SECRETS, REQUIRED_SECRETS } from "../src/env";
 
 const DEPLOYABLE = ["staging", "production"] as const;
 const API = "wrangler.toml";
@@ -46,13 +48,18 @@ const wiring = (configPath: string, env?: string): WorkerWiring => {
 };
 
 const problems: string[] = [];
-for (const configPath of [API, ANALYSIS]) {
+// The API Worker signs certificates; the analysis Worker (untrusted image bytes, WASM decoders) must never hold the key.
+const SECRETS: Array<{ configPath: string; required: readonly string[]; forbidden: readonly string[] }> = [
+  { configPath: API, required: API_WORKER_SECRETS, forbidden: [] },
+  { configPath: ANALYSIS, required: REQUIRED_SECRETS, forbidden: ["CERTIFICATE_SIGNING_KEY"] },
+];
+for (const { configPath, required, forbidden } of SECRETS) {
   const configs = { local: deployable(configPath), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, deployable(configPath, env)])) };
-  problems.push(...configProblems(configs, DEPLOYABLE).map((p) => `${configPath}: ${p}`));
+  problems.push(...configProblems(configs, DEPLOYABLE, required, forbidden).map((p) => `${configPath}: ${p}`));
 }
 const ratelimits = (env?: string) => ((readConfig(API, env) as { ratelimits?: RateLimitBindingConfig[] }).ratelimits ?? []);
 problems.push(
-  ...rateLimitProblems({ local: ratelimits(), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, ratelimits(env)])) }, Object.values(CAPTURE_FLOW_LIMITS)).map(
+  ...rateLimitProblems({ local: ratelimits(), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, ratelimits(env)])) }, Object.values(LOCATION_LIMITS)).map(
     (p) => `${API}: ${p}`,
   ),
 );
@@ -61,4 +68,4 @@ if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment; the capture flow's rate limit bindings match the code.`);
+console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment; the Rate Limiting bindings match the code.`);

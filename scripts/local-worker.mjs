@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
@@ -26,6 +26,8 @@ export const SECRET_GENERATORS = {
   DEV_API_KEY: () => `pk_test_${base62(43)}`,
   SIGNING_SECRET: () => base62(48),
   SESSION_SECRET: () => base62(48),
+  // The Ed25519 key that signs certificates: PKCS#8 DER as one line of base64 (README "Certificate keys").
+  CERTIFICATE_SIGNING_KEY: () => generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "der" }).toString("base64"),
   BOT_SECRET: () => base62(48),
   TRIAL_TENANT_ID: () => `tnt_${stableUlidBody("trial-tenant")}`,
 };
@@ -59,7 +61,7 @@ const sql = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
 /**
  * Seeds (idempotently) the dev tenant with its full-scope `pk_test_` key and the dashboard user
- * dev@localhost, and the trial tenant named by TRIAL_TENANT_ID.
+ * dev@localhost (its owner), and the trial tenant named by TRIAL_TENANT_ID.
  */
 export function seedDevTenant(vars, persistTo) {
   const now = Date.now();
@@ -72,8 +74,9 @@ export function seedDevTenant(vars, persistTo) {
   const statements = [
     `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(tenantId)}, 'dev', 'Dev Tenant', ${whsec()}, ${now});`,
     `INSERT OR IGNORE INTO tenants (id, slug, display_name, webhook_secret, created_at) VALUES (${sql(vars.TRIAL_TENANT_ID)}, 'trial', 'Trial', ${whsec()}, ${now});`,
-    `INSERT OR IGNORE INTO users (id, tenant_id, email, display_name, created_at) VALUES (${sql(userId)}, ${sql(tenantId)}, 'dev@localhost', 'Developer', ${now});`,
+    `INSERT OR IGNORE INTO users (id, default_tenant_id, email, display_name, created_at) VALUES (${sql(userId)}, ${sql(tenantId)}, 'dev@localhost', 'Developer', ${now});`,
     `INSERT OR IGNORE INTO user_identities (provider, subject, user_id, created_at) SELECT 'dev', 'dev@localhost', id, ${now} FROM users WHERE email = 'dev@localhost';`,
+    `INSERT OR IGNORE INTO memberships (tenant_id, user_id, role, created_at) SELECT ${sql(tenantId)}, id, 'owner', ${now} FROM users WHERE email = 'dev@localhost';`,
     `INSERT OR IGNORE INTO api_keys (id, tenant_id, environment, scope, key_hash, key_prefix, name, created_at) VALUES (${sql(keyId)}, ${sql(tenantId)}, 'test', 'full', ${sql(keyHash)}, ${sql(prefix)}, 'dev key (from .dev.vars)', ${now});`,
   ];
   runWrangler(["d1", "execute", "DB", "--local", ...persistArgs(persistTo), "--command", statements.join(" ")]);

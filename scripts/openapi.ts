@@ -10,6 +10,7 @@
  * the Worker in workerd serves the same).
  */
 import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,13 @@ const ORIGIN = "http://localhost:8787";
 
 export async function buildDocument(): Promise<Record<string, unknown>> {
   // The document depends on no binding or secret; the app still checks its configuration first.
-  const env = { ENVIRONMENT: "development", PUBLIC_BASE_URL: ORIGIN, SIGNING_SECRET: "s".repeat(32), SESSION_SECRET: "k".repeat(32) };
+  const env = {
+    ENVIRONMENT: "development",
+    PUBLIC_BASE_URL: ORIGIN,
+    SIGNING_SECRET: "s".repeat(32),
+    SESSION_SECRET: "k".repeat(32),
+    CERTIFICATE_SIGNING_KEY: generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "der" }).toString("base64"),
+  };
   const res = await createApp().request(`${ORIGIN}/v1/openapi.json`, {}, env);
   if (res.status !== 200) throw new Error(`GET /v1/openapi.json answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;

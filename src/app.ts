@@ -1,17 +1,21 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
-import { settings } from "./env";
+import { apiSettings } from "./env";
 import { ApiError } from "./lib/errors";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
 import apiKeys from "./routes/api-keys";
+import auditLog from "./routes/audit-log";
 import auth from "./routes/auth";
 import bot from "./routes/bot";
 import capabilities from "./routes/capabilities";
 import caseRoutes from "./routes/case";
 import captures from "./routes/captures";
+import certificates from "./routes/certificates";
 import evidence from "./routes/evidence";
+import invitations from "./routes/invitations";
+import members from "./routes/members";
 import captureFlow from "./routes/capture-flow";
 import capturePage from "./routes/capture-page";
 import consoleRoutes from "./routes/console";
@@ -42,7 +46,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // The configuration (secrets above all) is checked before anything else runs: a misconfigured
   // deployment answers 500 and logs which setting is wrong, instead of failing halfway through a write.
   app.use("*", async (c, next) => {
-    settings(c.env);
+    apiSettings(c.env);
     await next();
   });
   app.use("*", async (c, next) => {
@@ -68,6 +72,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", webhookActivity);
   app.route("/", auth);
   app.route("/", apiKeys);
+  app.route("/", members);
+  app.route("/", invitations);
+  app.route("/", auditLog);
   app.route("/", phones);
   app.route("/", bot);
   app.route("/", linkTemplates);
@@ -78,6 +85,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", evidence);
   app.route("/", review);
   app.route("/", redaction);
+  app.route("/", certificates);
   app.route("/", tenantSettings);
   app.route("/", devRoutes);
   app.route("/", capturePage);

@@ -10,10 +10,16 @@ export interface DeployableConfig {
 
 /**
  * Problems of a wrangler configuration (keyed by environment, `local` for the top level): a
- * deployable environment that does not declare a required secret, or two environments sharing a
- * worker name (a `wrangler deploy` of the local config would otherwise overwrite production).
+ * deployable environment that does not declare a `required` secret or declares a `forbidden` one
+ * (a secret that Worker must never hold), or two environments sharing a worker name (a
+ * `wrangler deploy` of the local config would otherwise overwrite production).
  */
-export function configProblems(configs: Record<string, DeployableConfig>, deployable: readonly string[]): string[] {
+export function configProblems(
+  configs: Record<string, DeployableConfig>,
+  deployable: readonly string[],
+  required: readonly string[] = REQUIRED_SECRETS,
+  forbidden: readonly string[] = [],
+): string[] {
   const problems: string[] = [];
   for (const env of deployable) {
     const config = configs[env];
@@ -21,8 +27,10 @@ export function configProblems(configs: Record<string, DeployableConfig>, deploy
       problems.push(`environment "${env}" is missing`);
       continue;
     }
-    const missing = REQUIRED_SECRETS.filter((name) => !config.secrets.includes(name));
+    const missing = required.filter((name) => !config.secrets.includes(name));
     if (missing.length > 0) problems.push(`[env.${env}.secrets] required must list ${missing.join(", ")}`);
+    const held = forbidden.filter((name) => config.secrets.includes(name));
+    if (held.length > 0) problems.push(`[env.${env}.secrets] must not list ${held.join(", ")}: this Worker never needs it`);
   }
   const byName = new Map<string, string[]>();
   for (const [env, config] of Object.entries(configs)) byName.set(config.name, [...(byName.get(config.name) ?? []), env]);
@@ -31,6 +39,9 @@ export function configProblems(configs: Record<string, DeployableConfig>, deploy
   }
   return problems;
 }
+
+/** The producer bindings of the analysis lanes (fast, bulk). */
+const ANALYSIS_LANES = ["ANALYSIS_QUEUE", "ANALYSIS_BULK_QUEUE"] as const;
 
 /** What `npm run build:check` compares between the API Worker's and the analysis Worker's configurations. */
 export interface WorkerWiring {
@@ -54,8 +65,9 @@ export const PROVIDER_VAR = /^(VISION_|GEOCODER_|GOOGLE_VISION_|C2PA_TRUSTED_SIG
 
 /**
  * Problems wiring the analysis Worker to the API Worker in one environment: it must reach the API
- * Worker's own Durable Object classes, use the same D1 and R2, and be the only consumer of the queue
- * the API Worker produces analysis jobs to, whose dead letters the API Worker records.
+ * Worker's own Durable Object classes, use the same D1 and R2, and be the only consumer of the queues
+ * the API Worker produces analysis jobs to (both lanes, events/analysis-jobs.ts), whose dead letters
+ * the API Worker records.
  */
 export function analysisWiringProblems(env: string, api: WorkerWiring, analysis: WorkerWiring): string[] {
   const problems: string[] = [];
@@ -66,9 +78,12 @@ export function analysisWiringProblems(env: string, api: WorkerWiring, analysis:
   }
   for (const id of analysis.d1DatabaseIds) if (!api.d1DatabaseIds.includes(id)) problems.push(`${env}: analysis D1 ${id} is not the API Worker's`);
   for (const bucket of analysis.r2Buckets) if (!api.r2Buckets.includes(bucket)) problems.push(`${env}: analysis R2 bucket ${bucket} is not the API Worker's`);
-  const jobs = api.producers.ANALYSIS_QUEUE;
-  if (!jobs) problems.push(`${env}: the API Worker has no ANALYSIS_QUEUE producer`);
-  else {
+  for (const binding of ANALYSIS_LANES) {
+    const jobs = api.producers[binding];
+    if (!jobs) {
+      problems.push(`${env}: the API Worker has no ${binding} producer`);
+      continue;
+    }
     if (!analysis.consumers.some((c) => c.queue === jobs)) problems.push(`${env}: the analysis Worker does not consume ${jobs}`);
     if (api.consumers.some((c) => c.queue === jobs)) problems.push(`${env}: the API Worker must not consume ${jobs} (the analysis Worker does)`);
   }

@@ -1,5 +1,7 @@
 import ipaddr from "ipaddr.js";
 import type { Principal } from "./auth/principal";
+import { ed25519Pkcs8 } from "./lib/pkcs8";
+import { SIGNING_PURPOSES, type SigningOverride } from "./lib/signing-keys";
 
 /**
  * Secrets and optional provider settings. Bindings and plain vars are declared in wrangler.toml and
@@ -7,10 +9,23 @@ import type { Principal } from "./auth/principal";
  * (`wrangler secret put`, or `.dev.vars` locally) and are therefore invisible to the generator.
  */
 export interface Secrets {
-  /** HMAC key for upload URLs and list cursors. */
+  /**
+   * The root of the per-purpose HMAC keys (lib/signing-keys.ts: evidence URLs, upload URLs, list
+   * cursors, one-time code hashes), each derived with HKDF.
+   */
   SIGNING_SECRET?: string;
+  /** Optional per-purpose roots: setting one rotates that purpose's key alone (lib/signing-keys.ts). */
+  SIGNING_SECRET_EVIDENCE_URLS?: string;
+  SIGNING_SECRET_UPLOAD_URLS?: string;
+  SIGNING_SECRET_CURSORS?: string;
+  SIGNING_SECRET_OTP_CODES?: string;
   /** HS256 key of dashboard session JWTs. */
   SESSION_SECRET?: string;
+  /**
+   * The Ed25519 private key that signs certificates (PKCS#8, PEM or one-line base64). The API Worker
+   * only: the analysis Worker signs nothing and never holds it. Rotation: README "Certificate keys".
+   */
+  CERTIFICATE_SIGNING_KEY?: string;
   /** Browser attestation (Turnstile-compatible siteverify). */
   ATTESTATION_SECRET?: string;
   ATTESTATION_VERIFY_URL?: string;
@@ -86,6 +101,8 @@ export type Environment = "development" | "staging" | "production";
  * (`[env.*.secrets] required`), and `npm run build:check` fails when a deployable environment does not.
  */
 export const REQUIRED_SECRETS = ["SIGNING_SECRET", "SESSION_SECRET"] as const;
+/** The API Worker's secrets: the required ones and the certificate signing key, which no other Worker holds. */
+export const API_WORKER_SECRETS = [...REQUIRED_SECRETS, "CERTIFICATE_SIGNING_KEY"] as const;
 export const MIN_SECRET_LENGTH = 32;
 
 /** The deployment is misconfigured: every request answers 500 and logs this message once. */
@@ -98,8 +115,9 @@ export interface Settings {
   /** Which API keys this deployment accepts: `test` (pk_test_) or `live` (pk_live_). */
   keyEnvironment: "test" | "live";
   baseUrl: string;
-  signingSecret: string;
   sessionSecret: string;
+  /** The certificate signing key (Ed25519 PKCS#8 DER) when this Worker holds one; `apiSettings` requires it. */
+  certificateKey: Uint8Array | null;
   /**
    * Local development: `ENVIRONMENT=development` *and* a loopback `PUBLIC_BASE_URL`. Dev-only
    * behaviour that serves a request also needs a loopback request host (`isLocalRequest`).
@@ -124,16 +142,30 @@ export function settings(env: Env): Settings {
     environment,
     keyEnvironment: environment === "production" ? "live" : "test",
     baseUrl,
-    signingSecret: env.SIGNING_SECRET!,
     sessionSecret: env.SESSION_SECRET!,
+    certificateKey: env.CERTIFICATE_SIGNING_KEY ? ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY) : null,
     isLocal: environment === "development" && isLoopbackHost(new URL(baseUrl).hostname),
   };
   cache.set(env, value);
   return value;
 }
 
-/** Every required secret present and at least 32 characters, and the two keys distinct. */
-export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[number], string | undefined>>): string[] {
+/**
+`settings(env)` for the API Worker (its requests and its queue consumers): the certificate signing
+ * key must be there too. Throws a ConfigError naming what is wrong.
+ */
+export function apiSettings(env: Env): Settings & { certificateKey: Uint8Array } {
+  const value = settings(env);
+  if (!value.certificateKey) throw new ConfigError("CERTIFICATE_SIGNING_KEY is missing");
+  return value as Settings & { certificateKey: Uint8Array };
+}
+
+/**
+ * Every required secret present and at least 32 characters, the two keys distinct, a per-purpose
+ * signing override, when set, as long and distinct from the session key too, and the certificate
+ * signing key (where there is one) an Ed25519 private key.
+ */
+export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[number] | SigningOverride, string | undefined>>): string[] {
   const problems: string[] = [];
   for (const name of REQUIRED_SECRETS) {
     const value = env[name];
@@ -141,6 +173,15 @@ export function secretProblems(env: Partial<Record<(typeof REQUIRED_SECRETS)[num
     else if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
   }
   if (env.SESSION_SECRET && env.SESSION_SECRET === env.SIGNING_SECRET) problems.push("SESSION_SECRET must differ from SIGNING_SECRET");
+  if (env.CERTIFICATE_SIGNING_KEY && !ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY)) {
+    problems.push("CERTIFICATE_SIGNING_KEY is not an Ed25519 private key in PKCS#8 (PEM or base64)");
+  }
+  for (const name of Object.values(SIGNING_PURPOSES)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
+    else if (value === env.SESSION_SECRET) problems.push(`${name} must differ from SESSION_SECRET`);
+  }
   return problems;
 }
 

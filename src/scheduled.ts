@@ -1,6 +1,8 @@
 import { createDb } from "./db/client";
 import { scheduleRetention } from "./domain/retention/retention";
+import { sweepStragglers } from "./domain/verification/stragglers";
 import { sweepUnarmed } from "./domain/verification/sweep";
+import { sweepStuckDeliveries } from "./domain/webhooks/stuck";
 import { pruneGeocodeCache } from "./providers/geocoder";
 import { log } from "./lib/log";
 
@@ -8,14 +10,29 @@ import { log } from "./lib/log";
 export const MINUTELY_CRON = "* * * * *";
 
 /**
- * Cron triggers: every minute, the backstop for verifications whose Durable Object was never armed
- * (domain/verification/sweep.ts); daily, the retention run and expired cached addresses.
+ * Cron triggers: every minute, the backstops (each on its own, so one failing does not hold up the
+ * others): verifications whose Durable Object was never armed (domain/verification/sweep.ts),
+ * verifications whose evidence is complete but whose verdict is late (domain/verification/
+ * stragglers.ts), and webhook deliveries whose queue message was lost (domain/webhooks/stuck.ts);
+ * daily, the retention run and expired cached addresses.
  */
 export async function handleScheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
   const db = createDb(env.DB);
   if (controller.cron === MINUTELY_CRON) {
-    const swept = await sweepUnarmed(env, db, controller.scheduledTime);
-    if (swept.overdue + swept.unsent > 0) log.info({ msg: "armed verifications the sweep found", cron: controller.cron, ...swept });
+    const results = await Promise.allSettled([
+      sweepUnarmed(env, db, controller.scheduledTime).then((swept) => {
+        if (swept.overdue + swept.unsent > 0) log.info({ msg: "armed verifications the sweep found", cron: controller.cron, ...swept });
+      }),
+      sweepStragglers(env, db, controller.scheduledTime).then((stragglers) => {
+        if (stragglers.redriven + stragglers.failed + stragglers.errors > 0) log.info({ msg: "straggler sweep: re-drove late verifications", cron: controller.cron, ...stragglers });
+      }),
+      sweepStuckDeliveries(env, db, controller.scheduledTime).then((stuck) => {
+        if (stuck.requeued + stuck.failed + stuck.errors > 0) log.info({ msg: "webhook deliveries whose queue message was lost", cron: controller.cron, ...stuck });
+      }),
+    ]);
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    for (const f of failures) log.error({ msg: "minutely sweep failed; the next minute tries again", cron: controller.cron, error: String(f.reason) });
+    if (failures.length > 0) throw failures[0]!.reason;
     return;
   }
   const tenants = await scheduleRetention(env, db, controller.scheduledTime);

@@ -103,7 +103,10 @@ export async function startRuntime(options: StartOptions): Promise<Runtime> {
   const log = new Log(options.quiet === false ? LogLevel.INFO : LogLevel.WARN);
 
   const specs: WorkerSpec[] = [
-    { config: "wrangler.toml", vars: { SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET, ...options.apiVars } },
+    {
+      config: "wrangler.toml",
+      vars: { SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET, CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY, ...options.apiVars },
+    },
     ...options.floors,
   ];
   // Everything is bundled before either process starts: the instances keep their dev-registry

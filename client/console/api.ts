@@ -2,8 +2,8 @@
  * The console's only way to the service: the public API through openapi-fetch, typed by the types
  * generated from the served OpenAPI document (clients/typescript/src/schema.d.ts, `npm run
  * gen:client`). Nothing here restates a shape; every operation the console performs is one any API
- * client can perform. The session cookie rides along (same origin); the browser adds `Origin` to
- * every write, which is what the service's CSRF check reads.
+ * client can perform. The session cookie rides along (same origin); the browser marks every write
+ * `Sec-Fetch-Site: same-origin`, which is what the service's same-origin rule reads.
  */
 import createClient, { type Middleware } from "openapi-fetch";
 import type { components, operations, paths } from "../../clients/typescript/src/schema";

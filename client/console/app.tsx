@@ -1,34 +1,51 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Me } from "./api";
-import { Notice, Progress } from "./components/ui";
+import { ErrorNotice, Notice, Progress } from "./components/ui";
+import { useAction } from "./lib/hooks";
+import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
 import { HOME, match, useLocation, type Location } from "./router";
 import { CertificateScreen } from "./screens/certificate";
 import { DevelopersScreen } from "./screens/developers";
 import { NewVerificationScreen } from "./screens/new-verification";
+import { AuditLogScreen } from "./screens/audit-log";
 import { SettingsScreen } from "./screens/settings";
 import { SignInScreen } from "./screens/sign-in";
+import { TeamScreen } from "./screens/team";
 import { TemplatesScreen } from "./screens/templates";
 import { VerificationDetailScreen } from "./screens/verification-detail";
 import { VerificationsScreen } from "./screens/verifications";
 import { Session } from "./session";
 
-const NAV = [
-  { href: "/console/verifications", label: "Verifications", matches: (p: string) => p === HOME || (p.startsWith("/console/verifications") && p !== "/console/verifications/new") },
-  { href: "/console/verifications/new", label: "New verification", matches: (p: string) => p === "/console/verifications/new" },
-  { href: "/console/templates", label: "Link templates", matches: (p: string) => p.startsWith("/console/templates") },
-  { href: "/console/developers", label: "Developers", matches: (p: string) => p.startsWith("/console/developers") },
-  { href: "/console/settings", label: "Settings", matches: (p: string) => p.startsWith("/console/settings") },
+/** The console's screens; `role`: the least role whose members see the entry (the service checks each request anyway). */
+const NAV: Array<{ href: string; label: string; role: Role; matches: (p: string) => boolean }> = [
+  { href: "/console/verifications", label: "Verifications", role: "viewer", matches: (p) => p === HOME || (p.startsWith("/console/verifications") && p !== "/console/verifications/new") },
+  { href: "/console/verifications/new", label: "New verification", role: "reviewer", matches: (p) => p === "/console/verifications/new" },
+  { href: "/console/templates", label: "Link templates", role: "viewer", matches: (p) => p.startsWith("/console/templates") },
+  { href: "/console/team", label: "Team", role: "viewer", matches: (p) => p.startsWith("/console/team") },
+  { href: "/console/audit-log", label: "Audit log", role: "admin", matches: (p) => p.startsWith("/console/audit-log") },
+  { href: "/console/developers", label: "Developers", role: "viewer", matches: (p) => p.startsWith("/console/developers") },
+  { href: "/console/settings", label: "Settings", role: "viewer", matches: (p) => p.startsWith("/console/settings") },
 ];
 
-function screenFor(location: Location) {
+function NotForRole(props: { role: Role; what: string }) {
+  return (
+    <Notice tone="warning">
+      {props.what} needs the {ROLE_NAMES[props.role].toLowerCase()} role or higher. <a href={HOME}>Go to the verifications</a>.
+    </Notice>
+  );
+}
+
+function screenFor(location: Location, role: Role) {
   const { path } = location;
   if (path === HOME || path === "/console/verifications") return <VerificationsScreen />;
-  if (path === "/console/verifications/new") return <NewVerificationScreen />;
+  if (path === "/console/verifications/new") return atLeast(role, "reviewer") ? <NewVerificationScreen /> : <NotForRole role="reviewer" what="Creating verifications" />;
   const certificate = match("/console/verifications/:id/certificate", path);
   if (certificate) return <CertificateScreen id={certificate.id!} />;
   const detail = match("/console/verifications/:id", path);
   if (detail) return <VerificationDetailScreen key={detail.id} id={detail.id!} />;
   if (path === "/console/templates") return <TemplatesScreen />;
+  if (path === "/console/team") return <TeamScreen />;
+  if (path === "/console/audit-log") return atLeast(role, "admin") ? <AuditLogScreen /> : <NotForRole role="admin" what="The audit log" />;
   if (path === "/console/developers") return <DevelopersScreen />;
   if (path === "/console/settings") return <SettingsScreen />;
   return (
@@ -75,7 +92,7 @@ function SignedIn(props: { location: Location }) {
         </button>
         <nav id="main-nav" class={menuOpen ? "open" : ""} aria-label="Console">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => atLeast(me.role, item.role)).map((item) => (
               <li key={item.href}>
                 <a href={item.href} aria-current={item.matches(props.location.path) ? "page" : undefined}>
                   {item.label}
@@ -84,6 +101,7 @@ function SignedIn(props: { location: Location }) {
             ))}
           </ul>
           <div class="account">
+            {me.memberships.length > 1 ? <TenantSwitcher me={me} /> : null}
             <span class="who">{me.user.email ?? me.user.phone ?? me.user.id}</span>
             <button type="button" class="button secondary small" onClick={signOut}>
               Sign out
@@ -92,9 +110,45 @@ function SignedIn(props: { location: Location }) {
         </nav>
       </header>
       <main id="main" tabIndex={-1}>
-        {screenFor(props.location)}
+        {screenFor(props.location, me.role)}
       </main>
       <div id="announcer" class="visually-hidden" role="status" aria-live="polite" />
     </Session.Provider>
+  );
+}
+
+/**
+ * The organisations the user belongs to, when more than one: switching opens a new session for the
+ * chosen one (`POST /v1/auth/switch-tenant`) and reloads the console into it.
+ */
+function TenantSwitcher(props: { me: Me }) {
+  const [tenantId, setTenantId] = useState(props.me.tenant.id);
+  const change = useAction(async () => {
+    await ok(api.POST("/v1/auth/switch-tenant", { body: { tenant_id: tenantId } }));
+    window.location.assign(HOME);
+  });
+  return (
+    <form
+      class="switcher"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (tenantId !== props.me.tenant.id) void change.run();
+      }}
+    >
+      <label class="visually-hidden" for="tenant-switch">
+        Organisation
+      </label>
+      <select id="tenant-switch" value={tenantId} onChange={(e) => setTenantId(e.currentTarget.value)}>
+        {props.me.memberships.map((m) => (
+          <option key={m.tenant.id} value={m.tenant.id}>
+            {m.tenant.display_name} ({ROLE_NAMES[m.role].toLowerCase()})
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="button secondary small" disabled={change.busy || tenantId === props.me.tenant.id}>
+        {change.busy ? "Switching…" : "Switch"}
+      </button>
+      <ErrorNotice error={change.error} />
+    </form>
   );
 }

@@ -25,7 +25,7 @@ const NARRATIVE_CAPTURES = 6;
 export async function runCaseAnalysis(env: Env, verificationId: string): Promise<VerificationRecord | null> {
   const db = createDb(env.DB);
   const record = await loadRecord(db, verificationId);
-  if (!record || record.row.finalizedAt === null || record.row.narrative === null) return null;
+  if (!record || record.row.redactedAt !== null || record.row.finalizedAt === null || record.row.narrative === null) return null;
   if (record.row.caseAnalysis) return record;
   const rows = new Map((await analysesOf(db, verificationId)).map((r) => [r.captureId, r]));
   if (record.captures.some((c) => !rows.has(c.id))) throw new CaseNotReady(`verification ${verificationId}: captures still being analysed`);
@@ -44,7 +44,10 @@ export async function runCaseAnalysis(env: Env, verificationId: string): Promise
   const failedCount = record.captures.length - captures.length;
   if (failedCount > 0) caseAnalysis.uncertainty_areas.unshift(`${failedCount} capture(s) could not be analysed and were left out.`);
   caseAnalysis.uncertainty_areas = caseAnalysis.uncertainty_areas.slice(0, 12);
-  return unwrap(await verificationObject(env, verificationId).recordCaseAnalysis(verificationId, caseAnalysis)).record;
+  const recorded = await verificationObject(env, verificationId).recordCaseAnalysis(verificationId, caseAnalysis);
+  // Redacted while this ran: the analysis is dropped with the rest of the evidence.
+  if (!recorded.ok && recorded.error.code === "redacted") return null;
+  return unwrap(recorded).record;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface ResolvedKey {
   id: string;
   tenantId: string;
   scope: KeyScope;
+  /** The operator's name for the key (null when unnamed): how the audit log names it. */
+  name: string | null;
 }
 
 /**
@@ -40,10 +42,10 @@ export async function resolveApiKey(db: Db, presented: string, accepted: KeyEnvi
   if (!match || match[1] !== accepted) return null;
   const keyHash = await hashApiKey(presented);
   const row = await db
-    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, scope: apiKeys.scope, environment: apiKeys.environment })
+    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, scope: apiKeys.scope, environment: apiKeys.environment, name: apiKeys.name })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
     .get();
   if (!row || row.environment !== accepted) return null;
-  return { id: row.id, tenantId: row.tenantId, scope: row.scope };
+  return { id: row.id, tenantId: row.tenantId, scope: row.scope, name: row.name };
 }

@@ -8,6 +8,8 @@ import { ApiError } from "../lib/errors";
 import { findTenant } from "../domain/tenants/tenants";
 import { resolveApiKey } from "./api-keys";
 import { BOT_AUTH_HEADER, verifyBotRequest } from "./bot";
+import { hasRole, roleRefusal, type Role } from "./roles";
+import { CROSS_ORIGIN_MESSAGE } from "./same-origin";
 import { readSession } from "./session";
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
@@ -16,27 +18,31 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 /** Which credentials a route accepts; checked in this order. */
 export interface AuthOptions {
   apiKey?: "full" | "any";
-  session?: boolean;
+  /** A dashboard session of a member holding at least this role (auth/roles.ts). */
+  session?: Role;
   /** The messaging bot (`X-Bot-Auth` HMAC); the tenant is the body's `tenant_id`. */
   bot?: boolean;
 }
 
 /**
  * Authenticates the caller and puts the Principal on the context. Every failure to authenticate is
- * the same 401; an authenticated caller without the right (a publishable key) gets 403.
+ * the same 401; an authenticated caller without the right (a publishable key, a valid key on a
+ * session-only route, a member whose role is below the route's) gets 403.
  */
 export function authenticate(options: AuthOptions) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("Authorization");
-    if (header !== undefined && options.apiKey) {
+    if (header !== undefined && (options.apiKey || options.session)) {
       const token = BEARER.exec(header)?.[1];
       const db = createDb(c.env.DB);
       const key = token ? await resolveApiKey(db, token, settings(c.env).keyEnvironment) : null;
       if (!key) throw new ApiError("unauthorized", "Invalid API key.");
+      // A valid key is an authenticated caller: on a route keys may not use, that is 403, not 401.
+      if (!options.apiKey) throw new ApiError("forbidden", "This operation needs a dashboard session: API keys cannot use it.");
       if (options.apiKey === "full" && key.scope !== "full") {
         throw new ApiError("forbidden", "A publishable key may only create verifications.");
       }
-      c.set("principal", { kind: "api_key", tenantId: key.tenantId, keyId: key.id, scope: key.scope });
+      c.set("principal", { kind: "api_key", tenantId: key.tenantId, keyId: key.id, scope: key.scope, name: key.name });
       touchKey((work) => c.executionCtx.waitUntil(work), db, key.id);
       return next();
     }
@@ -44,7 +50,8 @@ export function authenticate(options: AuthOptions) {
     if (botAuth !== undefined && options.bot) {
       const rawBody = await c.req.text();
       const db = createDb(c.env.DB);
-      const check = await verifyBotRequest(db, c.env.BOT_SECRET, botAuth, rawBody);
+      const url = new URL(c.req.url);
+      const check = await verifyBotRequest(db, c.env.BOT_SECRET, botAuth, { method: c.req.method, path: url.pathname + url.search, rawBody });
       if (!check.ok) throw new ApiError("unauthorized", botRefusal[check.reason]);
       const tenantId = bodyTenantId(rawBody);
       if (!tenantId) throw ApiError.invalid({ tenant_id: "Required: the tenant this request acts for." });
@@ -54,8 +61,9 @@ export function authenticate(options: AuthOptions) {
     }
     if (options.session) {
       const principal = await readSession(c);
-      if (principal === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+      if (principal === "csrf") throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
       if (principal) {
+        if (!hasRole(principal.role, options.session)) throw new ApiError("forbidden", roleRefusal(options.session));
         c.set("principal", principal);
         return next();
       }
@@ -66,9 +74,9 @@ export function authenticate(options: AuthOptions) {
 
 const botRefusal = {
   unconfigured: "Bot authentication is not configured.",
-  malformed: "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256>.",
+  malformed: "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256> and/or v2=<hex HMAC-SHA256>.",
   stale: "The X-Bot-Auth timestamp is outside the allowed 300 s window.",
-  signature: "Invalid X-Bot-Auth signature.",
+  signature: 'Invalid X-Bot-Auth signature: v1 is the hex HMAC-SHA256 of "<t>.<raw body>", v2 of "<t>.<METHOD>.<path>.<raw body>".',
   replay: "This signed request was already used.",
 } as const;
 

@@ -1,14 +1,16 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CookieOptions } from "hono/utils/cookie";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { jwtVerify, SignJWT } from "jose";
 import { createDb, type Db } from "../db/client";
-import { users } from "../db/schema";
+import { memberships, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { isId } from "../lib/ids";
-import type { Principal } from "./principal";
+import type { SessionPrincipal } from "./principal";
+import { isRole, type Role } from "./roles";
+import { sameOrigin } from "./same-origin";
 
 export const SESSION_COOKIE = "svc_session";
 export const SESSION_TTL_SECONDS = 8 * 60 * 60;
@@ -57,47 +59,56 @@ export async function verifySession(env: Env, token: string): Promise<SessionCla
   }
 }
 
-/** The user still exists in that tenant and has not signed out (or been signed out) since the token was issued. */
-export async function sessionStillValid(db: Db, claims: SessionClaims): Promise<boolean> {
-  const user = await db
-    .select({ tenantId: users.tenantId, sessionsValidAfter: users.sessionsValidAfter })
-    .from(users)
-    .where(eq(users.id, claims.userId))
-    .get();
-  if (!user || user.tenantId !== claims.tenantId) return false;
-  return user.sessionsValidAfter === null || claims.issuedAtMs > user.sessionsValidAfter;
+export interface SessionMember {
+  role: Role;
+  /** The user's email, else phone. */
+  label: string | null;
 }
 
-/** Voids every session of these users issued up to now (logout, "sign out everywhere"). */
+/**
+ * The session's user as a member of its tenant, or null when the session no longer counts: the user
+ * signed out (everywhere) after it was issued, is no longer a member of that tenant, joined it again
+ * after it was issued (a session of the earlier membership), or the tenant's "sign out everywhere"
+ * came after it. One D1 read: the user and their membership in the session's tenant.
+ */
+export async function sessionMember(db: Db, claims: SessionClaims): Promise<SessionMember | null> {
+  const row = await db
+    .select({
+      email: users.email,
+      phone: users.phone,
+      userValidAfter: users.sessionsValidAfter,
+      role: memberships.role,
+      joinedAt: memberships.createdAt,
+      memberValidAfter: memberships.sessionsValidAfter,
+    })
+    .from(users)
+    .leftJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, claims.tenantId)))
+    .where(eq(users.id, claims.userId))
+    .get();
+  if (!row || row.role === null || row.joinedAt === null || !isRole(row.role)) return null;
+  const issued = claims.issuedAtMs;
+  if (issued < row.joinedAt) return null;
+  if (row.userValidAfter !== null && issued <= row.userValidAfter) return null;
+  if (row.memberValidAfter !== null && issued <= row.memberValidAfter) return null;
+  return { role: row.role, label: row.email ?? row.phone ?? null };
+}
+
+/** Voids every session of these users issued up to now, in every tenant (logout). */
 export async function endSessionsOf(db: Db, userIds: string[], now = Date.now()): Promise<void> {
   if (userIds.length === 0) return;
   await db.update(users).set({ sessionsValidAfter: now }).where(inArray(users.id, userIds)).run();
 }
 
-const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/**
- * Cookie-authenticated unsafe requests must come from our own origin (CSRF): the Origin header must
- * be `PUBLIC_BASE_URL`'s origin, or, without an Origin, Sec-Fetch-Site must say `same-origin`. A
- * request carrying neither is refused too. The request's own URL is never trusted for this: it is
- * built from the Host header, which the caller chooses.
- */
-export function isSameOrigin(c: Context<AppEnv>): boolean {
-  if (!UNSAFE.has(c.req.method)) return true;
-  const origin = c.req.header("Origin");
-  if (origin !== undefined) return origin === new URL(settings(c.env).baseUrl).origin;
-  return c.req.header("Sec-Fetch-Site") === "same-origin";
-}
-
 /** The session principal when a valid cookie is present; CSRF failures surface as `forbidden`. */
-export async function readSession(c: Context<AppEnv>): Promise<(Principal & { kind: "session" }) | "csrf" | null> {
+export async function readSession(c: Context<AppEnv>): Promise<SessionPrincipal | "csrf" | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   const session = await verifySession(c.env, token);
   if (!session) return null;
-  if (!isSameOrigin(c)) return "csrf";
-  if (!(await sessionStillValid(createDb(c.env.DB), session))) return null;
-  return { kind: "session", tenantId: session.tenantId, userId: session.userId };
+  if (!sameOrigin(c)) return "csrf";
+  const member = await sessionMember(createDb(c.env.DB), session);
+  if (!member) return null;
+  return { kind: "session", tenantId: session.tenantId, userId: session.userId, role: member.role, label: member.label };
 }
 
 /** Cookies are `Secure` everywhere but a plain-http loopback base URL (local development). */

@@ -3,9 +3,11 @@ export const CONSOLE_ASSETS = { script: "/assets/console.js", stylesheet: "/asse
 
 /**
  * Headers of every console page. The page is the dashboard session's own origin: scripts, styles
- * and requests from 'self' only. Images may also be R2 presigned URLs (evidence in direct upload
- * mode), the QR code's data: URL and blob: previews. Paths carry capture ids (credentials), so no
- * Referer ever leaves, and nothing may frame the page.
+ * and requests from 'self' only. Images too (evidence is served by this Worker's signed
+ * `/v1/evidence/…` URLs in every upload mode, never from an R2 host: allowing every
+ * `*.r2.cloudflarestorage.com` bucket would let an injected image reach anyone's bucket), plus the
+ * QR code's data: URL and blob: previews. Paths carry capture ids (credentials), so no Referer ever
+ * leaves, and nothing may frame the page.
  */
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   "Content-Type": "text/html; charset=utf-8",
@@ -14,7 +16,7 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data: blob: https://*.r2.cloudflarestorage.com",
+    "img-src 'self' data: blob:",
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'self'",

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Role } from "../auth/principal";
 import type { VerificationConfig } from "../model/verification/config";
 
 /*
@@ -34,16 +35,85 @@ export const tenants = sqliteTable("tenants", {
   index("tenants_shared_reuse_idx").on(t.id).where(sql`share_reuse_index = 1`),
 ]);
 
+/**
+ * A person who signs in to the console. What they may do is their membership's in each tenant
+ * (`memberships`); `default_tenant_id` is only where a sign-in lands (the tenant last switched to).
+ */
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
-  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  defaultTenantId: text("default_tenant_id").notNull().references(() => tenants.id),
   email: text("email"),
   phone: text("phone"),
   displayName: text("display_name"),
   createdAt: ms("created_at").notNull(),
-  /** Sessions issued at or before this instant are void (moved by logout and "sign out everywhere"). */
+  /** Sessions issued at or before this instant are void in every tenant (moved by logout). */
   sessionsValidAfter: ms("sessions_valid_after"),
-}, (t) => [index("users_tenant_idx").on(t.tenantId), uniqueIndex("users_email_idx").on(t.email)]);
+}, (t) => [index("users_tenant_idx").on(t.defaultTenantId), uniqueIndex("users_email_idx").on(t.email)]);
+
+export type { Role };
+
+/** A user's place in a tenant: one role each (auth/roles.ts says what each role may do). */
+export const memberships = sqliteTable("memberships", {
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  userId: text("user_id").notNull().references(() => users.id),
+  role: text("role").$type<Role>().notNull(),
+  /** When the user joined: a session for this tenant issued before it (an earlier membership's) is void. */
+  createdAt: ms("created_at").notNull(),
+  /** Sessions for this tenant issued at or before this instant are void ("sign out everywhere"). */
+  sessionsValidAfter: ms("sessions_valid_after"),
+}, (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index("memberships_user_idx").on(t.userId)]);
+
+/**
+ * An emailed invitation to join a tenant with a role. The link's token (`ivt_` + 256 bits) is stored
+ * only as its SHA-256; a resend replaces it. Open means neither accepted nor revoked.
+ */
+export const invitations = sqliteTable("invitations", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull().references(() => tenants.id),
+  email: text("email").notNull(),
+  role: text("role").$type<Role>().notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  /** The dashboard user who invited (or last resent). */
+  invitedBy: text("invited_by").notNull(),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+  sentAt: ms("sent_at").notNull(),
+  sendCount: integer("send_count").notNull(),
+  acceptedAt: ms("accepted_at"),
+  acceptedBy: text("accepted_by"),
+  revokedAt: ms("revoked_at"),
+}, (t) => [
+  index("invitations_tenant_idx").on(t.tenantId, t.id),
+  // One open invitation per address and tenant, whatever the race.
+  uniqueIndex("invitations_open_email_idx").on(t.tenantId, t.email).where(sql`accepted_at IS NULL AND revoked_at IS NULL`),
+]);
+
+/**
+ * The operator audit log: who did what, to what, when and from where. Append-only: triggers of
+ * the migration refuse any UPDATE or DELETE, and redaction leaves it alone. Written in the same D1
+ * batch as the change it records (domain/audit/log.ts).
+ */
+export const auditLog = sqliteTable("audit_log", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  action: text("action").notNull(),
+  actorType: text("actor_type", { enum: ["user", "api_key"] }).notNull(),
+  actorId: text("actor_id").notNull(),
+  /** The user's email (or phone), or the key's name, as it was then. */
+  actorLabel: text("actor_label"),
+  targetType: text("target_type").notNull(),
+  targetId: text("target_id").notNull(),
+  targetLabel: text("target_label"),
+  details: json<Record<string, unknown>>("details"),
+  /** The client's address as received (`CF-Connecting-IP`). */
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  occurredAt: ms("occurred_at").notNull(),
+}, (t) => [
+  index("audit_log_tenant_idx").on(t.tenantId, t.id),
+  index("audit_log_tenant_action_idx").on(t.tenantId, t.action, t.id),
+  index("audit_log_tenant_actor_idx").on(t.tenantId, t.actorId, t.id),
+]);
 
 /** A sign-in method bound to a user: (`oidc:<issuer>`, sub), (`email`, address), (`phone`, number). */
 export const userIdentities = sqliteTable("user_identities", {
@@ -106,6 +176,11 @@ export const verifications = sqliteTable("verifications", {
   review: json<unknown>("review"),
   /** Set once by redaction (model/verification/redaction.ts): the evidence is erased, the row is a tombstone. */
   redactedAt: ms("redacted_at"),
+  /**
+   * The `webhook_url` was let through unguarded by the local-development gate (`isLocalRequest`: a
+   * loopback request to a local deployment). Only then do its deliveries skip the SSRF guard too.
+   */
+  webhookUnguarded: integer("webhook_unguarded", { mode: "boolean" }).notNull().default(false),
 }, (t) => [
   index("verifications_tenant_list_idx").on(t.tenantId, t.id),
   index("verifications_tenant_status_idx").on(t.tenantId, t.status, t.id),
@@ -117,6 +192,8 @@ export const verifications = sqliteTable("verifications", {
   index("verifications_tenant_reviewed_idx").on(t.tenantId, t.id).where(sql`review IS NOT NULL`),
   // Open verifications by expiry, for the minutely sweep (domain/verification/sweep.ts).
   index("verifications_open_expiry_idx").on(t.expiresAt).where(sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL`),
+  // Evidence complete, no verdict yet, for the minutely straggler sweep (domain/verification/stragglers.ts).
+  index("verifications_awaiting_verdict_idx").on(t.readyAt, t.id).where(sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NOT NULL AND redacted_at IS NULL`),
 ]);
 
 /**
@@ -263,11 +340,16 @@ export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   deliveredAt: ms("delivered_at"),
   createdAt: ms("created_at").notNull(),
   updatedAt: ms("updated_at").notNull(),
+  /** Copied from the verification's `webhook_unguarded`: the SSRF guard is skipped only for such a delivery in a local deployment. */
+  unguarded: integer("unguarded", { mode: "boolean" }).notNull().default(false),
 }, (t) => [
   index("webhook_deliveries_verification_idx").on(t.verificationId, t.id),
   // Recent deliveries across the tenant's verifications (GET /v1/webhook-deliveries), newest first.
   index("webhook_deliveries_tenant_idx").on(t.tenantId, t.id),
   index("webhook_deliveries_tenant_status_idx").on(t.tenantId, t.status, t.id),
+  // Also `webhook_deliveries_pending_due_idx` on (coalesce(next_attempt_at, created_at)) WHERE status = 'pending',
+  // for the minutely sweep of lost delivery messages (domain/webhooks/stuck.ts): hand-written in
+  // migration 0008_faults, because drizzle-kit splits an expression index at its comma.
 ]);
 
 export const webhookAttempts = sqliteTable("webhook_attempts", {
@@ -380,3 +462,47 @@ export const geocodeCache = sqliteTable("geocode_cache", {
   result: json<unknown>("result"),
   createdAt: ms("created_at").notNull(),
 });
+
+/**
+ * Signed certificates (domain/certificates): one row per issue, `sequence` 1, 2, … per verification.
+ * A new one is signed only for a later state of the verification (`state_version`, its row version)
+ * whose certified content differs (`content_sha256`), or to replace a signature by a withdrawn key.
+ */
+export const certificates = sqliteTable("certificates", {
+  verificationId: text("verification_id").notNull(),
+  sequence: integer("sequence").notNull(),
+  tenantId: text("tenant_id").notNull(),
+  /** The verification's `version` the certificate was made from. */
+  stateVersion: integer("state_version").notNull(),
+  /** SHA-256 of the canonical JSON of the certified content (the payload without `iat` and `sequence`). */
+  contentSha256: text("content_sha256").notNull(),
+  kid: text("kid").notNull(),
+  /** The compact JWS as issued. */
+  jws: text("jws").notNull(),
+  issuedAt: ms("issued_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.verificationId, t.sequence] })]);
+
+/**
+ * The public half of every key that signed a certificate, recorded with its first signature: the
+ * JWKS publishes them all (beside the current key), so a rotation never leaves a certificate without
+ * its key. `withdrawn_at` takes a key out of the JWKS (a compromised key).
+ */
+export const certificateKeys = sqliteTable("certificate_keys", {
+  kid: text("kid").primaryKey(),
+  /** The public JWK (`kty`, `crv`, `x`); never a private part. */
+  publicJwk: json<Record<string, string>>("public_jwk").notNull(),
+  createdAt: ms("created_at").notNull(),
+  withdrawnAt: ms("withdrawn_at"),
+});
+
+/** Share links of a verification's certificate: the token in the URL rests only as its SHA-256. */
+export const certificateLinks = sqliteTable("certificate_links", {
+  id: text("id").primaryKey(),
+  verificationId: text("verification_id").notNull().references(() => verifications.id),
+  tenantId: text("tenant_id").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  /** Who made it: `usr_…` (dashboard) or `key_…` (API key). */
+  createdBy: text("created_by").notNull(),
+  createdAt: ms("created_at").notNull(),
+  revokedAt: ms("revoked_at"),
+}, (t) => [index("certificate_links_verification_idx").on(t.verificationId, t.id)]);

@@ -89,3 +89,26 @@ export function toStatement(d1: D1Database, item: BatchItem<"sqlite"> | D1Prepar
   const { sql, params } = (item as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
   return d1.prepare(sql).bind(...params);
 }
+
+const insertWhereSql = new WeakMap<SQLiteTable, string>();
+
+/**
+ * `INSERT … SELECT <the row> WHERE <condition>`: the row goes in only if the condition holds when
+ * the statement runs, i.e. after the batch's earlier statements (a guard on what they did, or on a
+ * state a concurrent batch may have changed first).
+ */
+export function insertRowWhere<T extends SQLiteTable>(d1: D1Database, table: T, row: InferSelectModel<T>, condition: { sql: string; params: unknown[] }): D1PreparedStatement {
+  const list = codecs(table);
+  let text = insertWhereSql.get(table);
+  if (!text) {
+    text = `INSERT INTO ${quote(getTableName(table))} (${list.map((c) => quote(c.name)).join(", ")}) SELECT ${list.map(() => "?").join(", ")}`;
+    insertWhereSql.set(table, text);
+  }
+  const values = row as Record<string, unknown>;
+  return d1.prepare(`${text} WHERE ${condition.sql}`).bind(...list.map((c) => encode(c.column, values[c.key])), ...condition.params);
+}
+
+/** Drizzle queries and prepared statements run as one D1 batch (one transaction, in order). */
+export function mixedBatch(d1: D1Database, items: Array<BatchItem<"sqlite"> | D1PreparedStatement>): Promise<D1Result[]> {
+  return d1.batch(items.map((item) => toStatement(d1, item)));
+}

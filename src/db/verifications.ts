@@ -118,6 +118,8 @@ export function newVerificationRow(input: {
   originChannel?: string | undefined;
   templateId?: string | undefined;
   templateVersion?: number | undefined;
+  /** The webhook_url passed the local-development gate unguarded (see the column). */
+  webhookUnguarded?: boolean;
 }): VerificationRow {
   return {
     id: input.id,
@@ -148,6 +150,7 @@ export function newVerificationRow(input: {
     progress: null,
     review: null,
     redactedAt: null,
+    webhookUnguarded: input.webhookUnguarded ?? false,
   };
 }
 

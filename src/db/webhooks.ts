@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { webhookAttempts, webhookDeliveries } from "./schema";
+import { mixedBatch } from "./statements";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -106,19 +107,27 @@ export async function markDeliveryFailed(db: Db, id: string, now: number): Promi
  * Puts a finished (failed or succeeded) delivery back to pending for a manual retry. Returns the
  * delivery as it was before, or null when it is unknown to the tenant; a pending one is unchanged.
  */
-export async function reopenDelivery(db: Db, id: string, tenantId: string, now: number): Promise<{ before: DeliveryRow; reopened: boolean } | null> {
+export async function reopenDelivery(
+  db: Db,
+  id: string,
+  tenantId: string,
+  now: number,
+  audit?: (before: DeliveryRow) => D1PreparedStatement,
+): Promise<{ before: DeliveryRow; reopened: boolean } | null> {
   const before = await db
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.tenantId, tenantId)))
     .get();
   if (!before) return null;
-  const reopened = await db
+  const reopen = db
     .update(webhookDeliveries)
     .set({ status: "pending", nextAttemptAt: now, updatedAt: now })
-    .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, before.status), inArray(webhookDeliveries.status, ["failed", "succeeded"])))
-    .returning({ id: webhookDeliveries.id });
-  return { before, reopened: reopened.length === 1 };
+    .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, before.status), inArray(webhookDeliveries.status, ["failed", "succeeded"])));
+  if (!audit) return { before, reopened: (await reopen.run()).meta.changes === 1 };
+  // The audit entry (placed first, on the state this request saw) is in the reopen's batch.
+  const [, result] = await mixedBatch(db.$client, [audit(before), reopen]);
+  return { before, reopened: result?.meta.changes === 1 };
 }
 
 /** Undoes a reopen whose queue message could not be sent. */

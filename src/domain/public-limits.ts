@@ -33,7 +33,7 @@ export interface RateLimitRule {
 }
 
 /** The Rate Limiting bindings (wrangler.toml `[[ratelimits]]`, one namespace each). */
-export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER";
+export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CERTIFICATE_READ_LIMITER";
 
 export interface LocationRateLimitRule {
   binding: RateLimiterBinding;
@@ -50,6 +50,19 @@ export const PUBLIC_LIMITS = {
   linkStart: { name: "link-start", limit: 30, windowMs: 10 * MINUTE, message: "Too many verifications started from this network; try again later." },
   /** `POST /v1/auth/magic-link` from one client, whatever the address (the per-address limit is separate). */
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
+  /** `GET`/`POST /v1/auth/invitation/{token}` (the invitation's page and its button) from one client. */
+  invitationClient: { name: "invitation-client", limit: 30, windowMs: 10 * MINUTE, message: "Too many invitation requests from this network; try again later." },
+  /** `GET /v1/evidence/{token}`: signed evidence URLs need no other credential. */
+  evidenceDownload: { name: "evidence", limit: 1200, windowMs: MINUTE, message: "Too many evidence downloads from this network; try again shortly." },
+} as const satisfies Record<string, RateLimitRule>;
+
+/**
+ * Invitation emails a tenant's admins may send (new and resent), and resends of one invitation:
+ * an admin's session cannot turn the service into a mail cannon.
+ */
+export const INVITATION_EMAIL_LIMITS = {
+  perTenant: { name: "invitation-emails", limit: 100, windowMs: 60 * MINUTE, message: "Too many invitation emails from this tenant this hour; try again later." },
+  perInvitation: { name: "invitation-resends", limit: 5, windowMs: 60 * MINUTE, message: "This invitation was sent too often this hour; try again later." },
 } as const satisfies Record<string, RateLimitRule>;
 
 /** The capture flow's doors, per location (see the top of this file). */
@@ -59,6 +72,18 @@ export const CAPTURE_FLOW_LIMITS = {
   /** upload-url, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
   captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 300, periodSeconds: 60, message: "Too many requests from this network; try again later." },
 } as const satisfies Record<string, LocationRateLimitRule>;
+
+/**
+ * `GET /v1/certificates/{token}` (JSON and the page): a certificate link is handed to third parties
+ * and opened from anywhere. A read costs one D1 query; a page view is one request (the page carries
+ * its certificate), so a person checking a certificate stays far below this.
+ */
+export const CERTIFICATE_LIMITS = {
+  certificateRead: { binding: "CERTIFICATE_READ_LIMITER", limit: 60, periodSeconds: 60, message: "Too many requests from this network; try again later." },
+} as const satisfies Record<string, LocationRateLimitRule>;
+
+/** Every per-location rule: wrangler.toml must bind each (npm run build:check). */
+export const LOCATION_LIMITS = { ...CAPTURE_FLOW_LIMITS, ...CERTIFICATE_LIMITS } as const satisfies Record<string, LocationRateLimitRule>;
 
 /**
  * The rate-limit identity of a client: its `CF-Connecting-IP` (set by Cloudflare on every request),

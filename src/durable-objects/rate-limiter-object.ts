@@ -25,6 +25,21 @@ export class RateLimiterObject extends DurableObject<Env> {
     return { allowed: true, count: current.count, retryAfterSeconds: 0 };
   }
 
+  /**
+   * Counts `n` units at once (a batch's analysis jobs of one tenant, `events/analysis-jobs.ts`);
+   * returns how many of them still fit within `limit` in this window, the rest being over it. Never refuses.
+   */
+  async take(n: number, limit: number, windowMs: number, now = Date.now()): Promise<{ within: number; count: number }> {
+    const windowStart = now - (now % windowMs);
+    const stored = this.ctx.storage.kv.get<{ start: number; count: number }>("window");
+    const fresh = !stored || stored.start !== windowStart;
+    const before = fresh ? 0 : stored.count;
+    const count = before + n;
+    this.ctx.storage.kv.put("window", { start: windowStart, count });
+    if (fresh) await this.ctx.storage.setAlarm(windowStart + windowMs);
+    return { within: Math.max(0, Math.min(n, limit - before)), count };
+  }
+
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }

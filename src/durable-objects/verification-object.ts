@@ -15,7 +15,8 @@ import { checkSlot, withDigest, type UploadMint, type UploadSlot } from "../mode
 import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../model/verification/write-window";
 import { belongsTo, purgeVerification } from "../storage/evidence";
 import { scheduleAlarm, sweepBy, sweepDue } from "./verification/alarm";
-import { commitBatch, type Decide } from "./verification/commit";
+import type { AuditEntry } from "../model/audit/entry";
+import { commitBatch, withAudit, type Decide } from "./verification/commit";
 import { runSweep } from "./verification/orphan-sweep";
 import { Outbox } from "./verification/outbox";
 import * as plans from "./verification/plans";
@@ -134,8 +135,8 @@ export class VerificationObject extends DurableObject<Env> {
     return this.#mutate(id, plans.failPlan(reason));
   }
 
-  finalize(id: string, narrative: string): Promise<MutationResult> {
-    return this.#mutate(id, plans.finalizePlan(narrative));
+  finalize(id: string, narrative: string, audit?: AuditEntry): Promise<MutationResult> {
+    return this.#mutate(id, withAudit(plans.finalizePlan(narrative), audit));
   }
 
   /** The case analysis result, written once after finalize (synchronously or by the queue). */
@@ -144,8 +145,8 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   /** An operator's decision beside the verdict (which never changes); on the timeline and a webhook. */
-  review(id: string, cmd: ReviewCommand): Promise<MutationResult> {
-    return this.#mutate(id, plans.reviewPlan(cmd));
+  review(id: string, cmd: ReviewCommand, audit?: AuditEntry): Promise<MutationResult> {
+    return this.#mutate(id, withAudit(plans.reviewPlan(cmd), audit));
   }
 
   /** Mints an upload into this verification (a capture-flow write, counted like the others; verification/upload-slots.ts). */
@@ -180,10 +181,10 @@ export class VerificationObject extends DurableObject<Env> {
    * `verification.redacted`; then every R2 object under the verification's prefix is deleted. A
    * crash or a failure anywhere is re-driven by the alarm until both are done.
    */
-  async redact(id: string, by: string): Promise<MutationResult> {
+  async redact(id: string, by: string, audit?: AuditEntry): Promise<MutationResult> {
     return this.#exclusive(async () => {
       this.#remember(id);
-      const pending = (await pendingRedaction(this.ctx.storage)) ?? { by, attempts: 0, retryAt: 0 };
+      const pending = (await pendingRedaction(this.ctx.storage)) ?? { by, attempts: 0, retryAt: 0, ...(audit ? { audit } : {}) };
       await armRedactionRetry(this.ctx.storage, pending, this.clock());
       return completeRedaction(this.#cx, this.#redactionSteps(id), id, pending);
     });
@@ -215,7 +216,7 @@ export class VerificationObject extends DurableObject<Env> {
       }
       await this.#outbox.redrive(id, () => this.#hints(id));
       record = (await redriveRedaction(this.#cx, this.#redactionSteps(id), id)) ?? record;
-      if (((await sweepDue(this.ctx.storage)) ?? Infinity) <= now) await runSweep(this.#cx, this.#slots, id, record, now);
+      if (((await sweepDue(this.ctx.storage)) ?? Infinity) <= now) record = await runSweep(this.#cx, this.#slots, this.#redactionSteps(id), id, record, now);
       await this.#schedule(record);
     });
   }

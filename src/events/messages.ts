@@ -21,9 +21,11 @@ export const QueueMessageSchema = z.discriminatedUnion("type", [
     // knew it: the consumer then needs no read to decide. Absent (re-drives): the consumer reads it.
     webhook: z.boolean().optional(),
   }),
-  z.object({ type: z.literal("analyze_capture"), v: z.literal(1), verification_id: z.string(), capture_id: z.string() }),
-  z.object({ type: z.literal("settle_verification"), v: z.literal(1), verification_id: z.string() }),
-  z.object({ type: z.literal("analyze_case"), v: z.literal(1), verification_id: z.string() }),
+  // Analysis jobs name their tenant for the lane they take (events/analysis-jobs.ts); absent on jobs
+  // sent before lanes existed, which take the fast lane.
+  z.object({ type: z.literal("analyze_capture"), v: z.literal(1), verification_id: z.string(), capture_id: z.string(), tenant_id: z.string().optional() }),
+  z.object({ type: z.literal("settle_verification"), v: z.literal(1), verification_id: z.string(), tenant_id: z.string().optional() }),
+  z.object({ type: z.literal("analyze_case"), v: z.literal(1), verification_id: z.string(), tenant_id: z.string().optional() }),
   z.object({ type: z.literal("deliver_webhook"), v: z.literal(1), delivery_id: z.string() }),
   // Retention (domain/retention/retention.ts): one page of a tenant's due verifications, then the next.
   z.object({

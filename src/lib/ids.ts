@@ -14,6 +14,9 @@ export const ID_PREFIX = {
   webhookDelivery: "whd",
   message: "msg",
   phone: "phn",
+  certificateLink: "certlink",
+  invitation: "inv",
+  audit: "aud",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -26,7 +29,7 @@ const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * listings) and which never act as a credential. Only these come from a monotonic factory: its
  * ids differ by +1 in the random part, so a neighbour's id is guessable from one's own.
  */
-const MONOTONIC_KINDS: ReadonlySet<IdKind> = new Set(["event", "webhookDelivery", "message"]);
+const MONOTONIC_KINDS: ReadonlySet<IdKind> = new Set(["event", "webhookDelivery", "message", "certificateLink", "audit"]);
 const nextMonotonic = monotonicFactory(() => crypto.getRandomValues(new Uint8Array(1))[0]! / 256);
 
 /** 80 fresh CSPRNG bits as 16 Crockford base32 characters (the ULID random part). */

@@ -9,14 +9,16 @@ const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /**
  * Request paths and messages carry credentials: the capture id (`vfy_…`, in capture-flow paths and
- * `/c/…`), the signed upload token (`/v1/uploads/…`) and magic-link tokens (`mlk_…`). The ULID time
+ * `/c/…`), the signed upload and evidence tokens (`/v1/uploads/…`, `/v1/evidence/…`: each opens an
+ * object until it expires), magic-link tokens (`mlk_…`), invitation tokens (`ivt_…`) and certificate-link
+ * tokens (`cert_…`, in `/v1/certificates/…`). The ULID time
  * part of a `vfy_` id stays (it is not secret and lets an operator find the case by its creation
  * time); the 16 random characters are masked.
  */
 export function redactCredentials(text: string): string {
   return text
-    .replace(/\/v1\/uploads\/[^/?#\s"]+/g, "/v1/uploads/[redacted]")
-    .replace(/\b(vfy|mlk)_([0-9A-Za-z]+)/g, (_all, kind: string, body: string) =>
+    .replace(/\/v1\/(uploads|evidence)\/[^/?#\s"]+/g, "/v1/$1/[redacted]")
+    .replace(/\b(vfy|mlk|ivt|cert)_([0-9A-Za-z]+)/g, (_all, kind: string, body: string) =>
       kind === "vfy" && ULID.test(body) ? `vfy_${body.slice(0, 10)}[redacted]` : `${kind}_[redacted]`,
     );
 }

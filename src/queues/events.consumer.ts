@@ -1,4 +1,6 @@
 import { createDb } from "../db/client";
+import { CERTIFIED_EVENT_NAMES } from "../domain/certificates/events";
+import { currentCertificate } from "../domain/certificates/issue";
 import { markDispatched } from "../db/verifications";
 import { log } from "../lib/log";
 import { verificationObject } from "../durable-objects/verification-client";
@@ -7,7 +9,8 @@ import { createDeliveryForEvent } from "../domain/webhooks/deliveries";
 import { WEBHOOK_EVENT_NAMES } from "../domain/webhooks/events";
 import type { DomainEvent } from "../events/messages";
 import type { EventHints } from "../events/publisher";
-import { captureAnalysisJob, enqueueAnalysisJobs, settlementJob, type AnalysisJob } from "../events/analysis-jobs";
+import { enqueueAnalysisJobs } from "../domain/fairness/analysis-lanes";
+import { captureAnalysisJob, settlementJob, type AnalysisJob } from "../events/analysis-jobs";
 
 /**
  * What a subscriber gets besides the event: the publisher's hints, and the analysis jobs it wants
@@ -41,6 +44,8 @@ function on(names: readonly string[], subscriber: Subscriber): void {
   for (const name of names) (subscribers[name] ??= []).push(subscriber);
 }
 
+// Before the webhook subscriber: the delivery of the same event finds the certificate stored.
+on(CERTIFIED_EVENT_NAMES, (event, env) => currentCertificate(env, createDb(env.DB), event.verification_id));
 on(WEBHOOK_EVENT_NAMES, (event, env, ctx) => createDeliveryForEvent(env, createDb(env.DB), event, Date.now(), ctx.hints.webhook));
 on(NOTIFY_EMAIL_EVENT_NAMES, (event, env) => notifyByEmail(env, createDb(env.DB), event));
 on(TRIAL_VERDICT_EVENT_NAMES, (event, env) => sendTrialVerdict(env, createDb(env.DB), event));

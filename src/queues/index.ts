@@ -1,14 +1,17 @@
-import { settings } from "../env";
+import { apiSettings, settings } from "../env";
 import { QueueMessageSchema, type QueueMessage } from "../events/messages";
 import { uniform } from "../lib/random";
 import { recordDeadLetter } from "./dead-letter.consumer";
 import { handleDomainEvent, markCreatedDispatched } from "./events.consumer";
 import { eachLimited } from "../lib/concurrency";
 import type { DomainEvent } from "../events/messages";
-import { enqueueAnalysisJobs, type AnalysisJob } from "../events/analysis-jobs";
+import { sendAnalysisJobs } from "../domain/fairness/analysis-lanes";
+import type { AnalysisJob } from "../events/analysis-jobs";
 import { handleMaintenanceJob } from "./retention.consumer";
 import { deliverWebhook } from "./webhooks.consumer";
 import { log } from "../lib/log";
+import { createDb } from "../db/client";
+import { queueFailures } from "../db/schema";
 
 /** Verifications whose domain events one batch handles at once. */
 const EVENT_CONCURRENCY = 20;
@@ -25,10 +28,11 @@ export type Dispatch = (message: QueueMessage, env: Env, ctx: ExecutionContext, 
 /**
  * A Worker's queue entry point. Messages are dispatched by their `type` (`dispatch` knows the types
  * the Worker consumes); each message is acked or retried on its own (a throw would retry the whole
- * batch). Dead letters are recorded whatever their type.
+ * batch). Dead letters are recorded whatever their type. `checkConfig` is the Worker's configuration
+ * check (the API Worker's includes the certificate signing key).
  */
-export function queueHandler(dispatch: Dispatch) {
-  return (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => handleBatch(batch, env, ctx, dispatch);
+export function queueHandler(dispatch: Dispatch, checkConfig: (env: Env) => unknown = settings) {
+  return (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => handleBatch(batch, env, ctx, dispatch, checkConfig);
 }
 
 /**
@@ -36,11 +40,11 @@ export function queueHandler(dispatch: Dispatch) {
  * Analysis jobs are the analysis Worker's (src/analysis-worker.ts), so the decoders are not in this
  * Worker's bundle at all.
  */
-export const handleQueue = queueHandler(dispatchApi);
+export const handleQueue = queueHandler(dispatchApi, apiSettings);
 
-async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext, dispatch: Dispatch): Promise<void> {
+async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext, dispatch: Dispatch, checkConfig: (env: Env) => unknown): Promise<void> {
   try {
-    settings(env);
+    checkConfig(env);
   } catch (err) {
     // Misconfigured: keep every message for when the configuration is fixed.
     log.error({ msg: `configuration invalid: ${err instanceof Error ? err.message : String(err)}`, queue: batch.queue });
@@ -70,11 +74,11 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
   // Domain events of different verifications run concurrently, those of one verification in order;
   // every other message runs in order, as before.
   const groups = new Map<string, Array<[Message<unknown>, QueueMessage]>>();
+  const malformed: Message<unknown>[] = [];
   for (const message of batch.messages) {
     const parsed = QueueMessageSchema.safeParse(message.body);
     if (!parsed.success) {
-      log.error({ msg: "dropping malformed queue message", queue: batch.queue, id: message.id });
-      message.ack();
+      malformed.push(message);
       continue;
     }
     const key = !deadLetter && parsed.data.type === "domain_event" ? parsed.data.event.verification_id : "(in order)";
@@ -82,20 +86,55 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     group.push([message, parsed.data]);
     groups.set(key, group);
   }
+  await recordMalformed(env, batch.queue, malformed);
   await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
     for (const [message, parsed] of group) await handle(message, parsed);
   });
   if (held.length > 0) {
+    // Each message is acked once its own jobs are out; one whose job was refused comes again (its
+    // other subscribers are idempotent) and sends only its own jobs again.
+    let outcome: Awaited<ReturnType<typeof sendAnalysisJobs>>;
     try {
-      await enqueueAnalysisJobs(env, held.flatMap((h) => h.jobs));
-      for (const { message, parsed } of held) done(message, parsed);
+      outcome = await sendAnalysisJobs(env, held.flatMap((h) => h.jobs));
     } catch (err) {
-      // Nothing acked: the messages come again (their other subscribers are idempotent, and so is a job sent twice).
-      log.error({ msg: "analysis jobs could not be queued", queue: batch.queue, count: held.length, error: String(err) });
-      for (const { message } of held) message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+      outcome = { unsent: new Set(held.flatMap((h) => h.jobs)), error: err };
+    }
+    const refused = held.filter((h) => h.jobs.some((job) => outcome.unsent.has(job)));
+    if (refused.length > 0) log.error({ msg: "analysis jobs could not be queued", queue: batch.queue, count: refused.length, error: String(outcome.error) });
+    for (const h of held) {
+      if (refused.includes(h)) h.message.retry({ delaySeconds: backoffSeconds(h.message.attempts) });
+      else done(h.message, h.parsed);
     }
   }
   await markCreatedDispatched(env, consumed);
+}
+
+/**
+ * A message no consumer can read (no retry will change that): kept in `queue_failures` with the
+ * dead letters for inspection, then acked; if even that write fails it is retried, never dropped.
+ * Whatever it asked for is caught by the sweeps (an analysis job by the straggler sweep).
+ */
+async function recordMalformed(env: Env, queue: string, messages: Message<unknown>[]): Promise<void> {
+  if (messages.length === 0) return;
+  log.error({ msg: "malformed queue messages: recorded in queue_failures", queue, ids: messages.map((m) => m.id) });
+  try {
+    const db = createDb(env.DB);
+    const rows = messages.map((m) => ({ queue, messageId: m.id, body: `malformed: ${safeJson(m.body)}`.slice(0, 100_000), createdAt: Date.now() }));
+    // 4 bound parameters a row, at most 100 a statement.
+    for (let i = 0; i < rows.length; i += 20) await db.insert(queueFailures).values(rows.slice(i, i + 20));
+    for (const m of messages) m.ack();
+  } catch (err) {
+    log.error({ msg: "could not record malformed queue messages; retrying them", queue, error: String(err) });
+    for (const m of messages) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
+  }
+}
+
+function safeJson(body: unknown): string {
+  try {
+    return JSON.stringify(body) ?? String(body);
+  } catch {
+    return String(body);
+  }
 }
 
 async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number, analysisJobs: AnalysisJob[]): Promise<Outcome | void> {

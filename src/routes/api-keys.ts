@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
 import { findApiKey, listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRow } from "../domain/tenants/api-keys";
 import type { AppEnv } from "../env";
@@ -13,7 +14,6 @@ import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
 /** Operators manage their tenant's API keys from the dashboard (session cookie only). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const security = [{ session: [] }];
 
 function presentKey(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
   return {
@@ -28,14 +28,15 @@ function presentKey(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
   };
 }
 
+const keyTarget = (row: ApiKeyRow) => ({ type: "api_key", id: row.id, label: row.name ?? row.keyPrefix });
+
 const mint = createRoute({
   method: "post",
   path: "/v1/api-keys",
   operationId: "createApiKey",
   tags: ["API keys"],
   summary: "Mint an API key (the plaintext is in this response only)",
-  security,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "admin" }),
   request: { body: jsonBody(MintApiKeySchema, { scope: "full", name: "Production back-end" }) },
   responses: { 201: jsonContent(MintedApiKeySchema, "The new key, plaintext included once"), ...pickErrors(400, 401, 403, 413, 500) },
 });
@@ -47,6 +48,7 @@ app.openapi(mint, async (c) => {
     environment: settings(c.env).keyEnvironment,
     scope: body.scope,
     ...(body.name ? { name: body.name } : {}),
+    audit: (row) => auditEntry(c, "api_key.created", keyTarget(row), { scope: row.scope }),
   });
   c.header("Cache-Control", "no-store");
   return c.json({ ...presentKey(row), key: plaintext }, 201);
@@ -58,9 +60,8 @@ const list = createRoute({
   operationId: "listApiKeys",
   tags: ["API keys"],
   summary: "List the tenant's API keys (revoked ones included), newest first",
-  security,
-  middleware: [authenticate({ session: true })] as const,
-  responses: { 200: jsonContent(ApiKeyListSchema, "The keys, never their plaintext"), ...pickErrors(401, 500) },
+  ...access({ session: "admin" }),
+  responses: { 200: jsonContent(ApiKeyListSchema, "The keys, never their plaintext"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(list, async (c) => {
@@ -74,8 +75,7 @@ const revoke = createRoute({
   operationId: "revokeApiKey",
   tags: ["API keys"],
   summary: "Revoke an API key (immediately refused afterwards; repeating the call is harmless)",
-  security,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "admin" }),
   request: { params: ApiKeyIdParam },
   responses: { 200: jsonContent(ApiKeySchema, "The revoked key"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -85,7 +85,9 @@ app.openapi(revoke, async (c) => {
   const tenantId = c.get("principal").tenantId;
   const db = createDb(c.env.DB);
   if (!isId("apiKey", id)) throw ApiError.notFound("API key");
-  await revokeApiKey(db, tenantId, id);
+  const before = await findApiKey(db, tenantId, id);
+  if (!before) throw ApiError.notFound("API key");
+  await revokeApiKey(db, tenantId, id, auditEntry(c, "api_key.revoked", keyTarget(before), { scope: before.scope }));
   const row = await findApiKey(db, tenantId, id);
   if (!row) throw ApiError.notFound("API key");
   return c.json(presentKey(row), 200);

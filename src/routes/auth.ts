@@ -1,15 +1,16 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditClient, auditEntry } from "../auth/audit-context";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
-import { clearSessionCookie, endSessionsOf, isSameOrigin, readSession, startSession } from "../auth/session";
-import { eq } from "drizzle-orm";
-import { createDb } from "../db/client";
-import { tenants, users } from "../db/schema";
+import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "../auth/same-origin";
+import { clearSessionCookie, endSessionsOf, readSession, startSession } from "../auth/session";
+import { createDb, type Db } from "../db/client";
 import { peekMagicLink, requestMagicLink, spendMagicLink } from "../domain/accounts/magic-links";
-import { PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
-import { signInIdentity, type UserRow } from "../domain/accounts/users";
+import { readMe } from "../domain/accounts/me";
+import { endTenantSessions } from "../domain/accounts/members";
+import { PHONE_MEMBER_ROLE, PHONE_PROVIDER, verifyOtp } from "../domain/accounts/otp";
+import { findUser, signInIdentity, switchTenant as switchTenantOf, type SignedIn } from "../domain/accounts/users";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
-import { findTenant, type TenantRow } from "../domain/tenants/tenants";
 import type { AppEnv } from "../env";
 import { isLocalRequest, settings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -30,6 +31,7 @@ import {
   SignedOutEverywhereSchema,
   SignedOutSchema,
   SignInProvidersSchema,
+  SwitchTenantSchema,
 } from "../schemas/auth";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 
@@ -43,18 +45,11 @@ function callbackUri(env: Env, provider: string): string {
   return `${settings(env).baseUrl}/v1/auth/${provider}/callback`;
 }
 
-async function meBody(env: Env, user: UserRow, knownTenant?: TenantRow): Promise<z.infer<typeof MeSchema>> {
-  const tenant = knownTenant ?? (await findTenant(createDb(env.DB), user.tenantId));
-  if (!tenant) throw new ApiError("unauthorized", "Authentication required.");
-  return {
-    user: {
-      id: user.id,
-      ...(user.email ? { email: user.email } : {}),
-      ...(user.phone ? { phone: user.phone } : {}),
-      ...(user.displayName ? { display_name: user.displayName } : {}),
-    },
-    tenant: { id: tenant.id, slug: tenant.slug, display_name: tenant.displayName },
-  };
+/** The Me body of a session just opened (it is a member: the sign-in made sure). */
+async function meOf(db: Db, signedIn: SignedIn): Promise<z.infer<typeof MeSchema>> {
+  const me = await readMe(db, signedIn.user.id, signedIn.tenantId);
+  if (!me) throw new ApiError("unauthorized", "Authentication required.");
+  return me;
 }
 
 const providers = createRoute({
@@ -120,8 +115,8 @@ app.openapi(callback, async (c) => {
     const cancelled = new URL(c.req.url).searchParams.get("error") === "access_denied";
     return signInRefused(c, cancelled ? "cancelled" : "failed", flow.returnTo, err);
   }
-  const user = await signInIdentity(createDb(c.env.DB), identity);
-  await startSession(c, { userId: user.id, tenantId: user.tenantId });
+  const signedIn = await signInIdentity(createDb(c.env.DB), identity, { method: name === "dev" ? "dev" : "oidc", client: auditClient(c) });
+  await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
   return c.redirect(flow.returnTo, 303);
 });
 
@@ -193,18 +188,19 @@ const magicLinkUse = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)",
-  description: "Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.",
+  description:
+    "Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403.",
   request: { params: MagicLinkParam },
   responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
-  if (!isSameOrigin(c)) throw new ApiError("forbidden", "Cross-origin request refused.");
+  if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   const db = createDb(c.env.DB);
   const spent = await spendMagicLink(db, c.req.valid("param").token);
   if (!spent) return c.body(deadLink(), 401, HTML_HEADERS);
-  const user = await signInIdentity(db, { provider: "email", subject: spent.email, email: spent.email });
-  await startSession(c, { userId: user.id, tenantId: user.tenantId });
+  const signedIn = await signInIdentity(db, { provider: "email", subject: spent.email, email: spent.email }, { method: "magic_link", client: auditClient(c) });
+  await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
   c.header("Cache-Control", "no-store");
   return c.redirect(safeReturnTo(spent.returnTo ?? undefined), 303);
 });
@@ -234,9 +230,13 @@ app.openapi(otpVerify, async (c) => {
   const db = createDb(c.env.DB);
   const outcome = await verifyOtp(c.env, db, { otpId: body.otp_id, code: body.code });
   if (!outcome.ok) throw new ApiError("unauthorized", otpRefusal[outcome.reason]);
-  const user = await signInIdentity(db, { provider: PHONE_PROVIDER, subject: outcome.phone, phone: outcome.phone }, { joinTenantId: outcome.tenantId });
-  await startSession(c, { userId: user.id, tenantId: user.tenantId });
-  return c.json(await meBody(c.env, user), 200);
+  const signedIn = await signInIdentity(
+    db,
+    { provider: PHONE_PROVIDER, subject: outcome.phone, phone: outcome.phone },
+    { method: "phone_code", client: auditClient(c), join: { tenantId: outcome.tenantId, role: PHONE_MEMBER_ROLE } },
+  );
+  await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
+  return c.json(await meOf(db, signedIn), 200);
 });
 
 const me = createRoute({
@@ -244,23 +244,43 @@ const me = createRoute({
   path: "/v1/me",
   operationId: "getMe",
   tags: ["Dashboard sign-in"],
-  summary: "The signed-in user and their tenant",
-  security: [{ session: [] }],
-  middleware: [authenticate({ session: true })] as const,
-  responses: { 200: jsonContent(MeSchema, "The session's user"), ...pickErrors(401, 500) },
+  summary: "The signed-in user, the session's tenant and role there, and every tenant they belong to",
+  ...access({ session: "viewer" }),
+  responses: { 200: jsonContent(MeSchema, "The session's user"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(me, async (c) => {
   const principal = c.get("principal");
   if (principal.kind !== "session") throw new ApiError("unauthorized", "Authentication required.");
-  // User and tenant in one round trip: every console page starts with this read.
+  const body = await readMe(createDb(c.env.DB), principal.userId, principal.tenantId);
+  if (!body) throw new ApiError("unauthorized", "Authentication required.");
+  return c.json(body, 200);
+});
+
+const switchTenant = createRoute({
+  method: "post",
+  path: "/v1/auth/switch-tenant",
+  operationId: "switchTenant",
+  tags: ["Dashboard sign-in"],
+  summary: "Open another tenant the user belongs to: a new session for it replaces this one",
+  description:
+    "The session carries one active tenant (its `tid`); this re-issues `svc_session` for `tenant_id`, which becomes the tenant the user's next sign-in opens, " +
+    "and records `session.signed_in` there. A tenant the user is not a member of is 404. The previous session stays valid until it expires or the user signs out.",
+  ...access({ session: "viewer" }),
+  request: { body: jsonBody(SwitchTenantSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) },
+  responses: { 200: jsonContent(MeSchema, "Signed in to that tenant"), ...pickErrors(400, 401, 403, 404, 413, 415, 500) },
+});
+
+app.openapi(switchTenant, async (c) => {
+  const principal = c.get("principal");
+  if (principal.kind !== "session") throw new Error("switch-tenant reached without a session");
   const db = createDb(c.env.DB);
-  const [[user], [tenant]] = await db.batch([
-    db.select().from(users).where(eq(users.id, principal.userId)).limit(1),
-    db.select().from(tenants).where(eq(tenants.id, principal.tenantId)).limit(1),
-  ]);
-  if (!user || user.tenantId !== principal.tenantId || !tenant) throw new ApiError("unauthorized", "Authentication required.");
-  return c.json(await meBody(c.env, user, tenant), 200);
+  const user = await findUser(db, principal.userId);
+  const switched = user ? await switchTenantOf(db, user, c.req.valid("json").tenant_id, auditClient(c)) : null;
+  if (!switched) throw ApiError.notFound("tenant among yours");
+  await startSession(c, { userId: switched.user.id, tenantId: switched.tenantId });
+  c.header("Cache-Control", "no-store");
+  return c.json(await meOf(db, switched), 200);
 });
 
 const logout = createRoute({
@@ -278,7 +298,7 @@ const logout = createRoute({
 app.openapi(logout, async (c) => {
   // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
   const session = await readSession(c);
-  if (session === "csrf") throw new ApiError("forbidden", "Cross-origin request refused.");
+  if (session === "csrf") throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   if (session) await endSessionsOf(createDb(c.env.DB), [session.userId]);
   clearSessionCookie(c);
   return c.json({ signed_out: true as const }, 200);
@@ -289,20 +309,20 @@ const logoutEverywhere = createRoute({
   path: "/v1/auth/logout-everywhere",
   operationId: "logoutEverywhere",
   tags: ["Dashboard sign-in"],
-  summary: "Sign every dashboard user of this tenant out, on every device",
+  summary: "Sign every member of this tenant out of it, on every device",
   description:
-    "For a lost laptop or a leaked cookie: every session issued to any user of the caller's tenant before now is refused from now on (the caller's too; the cookie is cleared). Session only, with the Origin check.",
-  security: [{ session: [] }],
-  middleware: [authenticate({ session: true })] as const,
+    "For a lost laptop or a leaked cookie: every session for this tenant issued to any of its members before now is refused from now on (the caller's too; the cookie is cleared). " +
+    "Their sessions for other tenants are untouched. Admin or owner, session only, same-origin rule; recorded as `session.signed_out_everywhere`.",
+  ...access({ session: "admin" }),
   responses: { 200: jsonContent(SignedOutEverywhereSchema, "Signed out"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(logoutEverywhere, async (c) => {
+  const principal = c.get("principal");
   const db = createDb(c.env.DB);
-  const members = await db.select({ id: users.id }).from(users).where(eq(users.tenantId, c.get("principal").tenantId));
-  await endSessionsOf(db, members.map((m) => m.id));
+  const count = await endTenantSessions(db, auditEntry(c, "session.signed_out_everywhere", { type: "tenant", id: principal.tenantId }));
   clearSessionCookie(c);
-  return c.json({ signed_out: true as const, users: members.length }, 200);
+  return c.json({ signed_out: true as const, users: count }, 200);
 });
 
 export default app;

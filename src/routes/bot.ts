@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
 import { issueOtp } from "../domain/accounts/otp";
@@ -19,7 +19,6 @@ import { VerificationSchema } from "../schemas/verification";
  * the tenant it acts for in the body (`tenant_id`); the middleware checks both before validation.
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const security = [{ botHmac: [] }];
 
 const create = createRoute({
   method: "post",
@@ -27,8 +26,7 @@ const create = createRoute({
   operationId: "botCreateVerification",
   tags: ["Messaging bot"],
   summary: "Create a verification for `tenant_id`",
-  security,
-  middleware: [authenticate({ bot: true })] as const,
+  ...access({ bot: true }),
   request: {
     headers: IdempotencyHeaders,
     body: jsonBody(BotCreateVerificationSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", max_captures: 1 }),
@@ -55,8 +53,7 @@ const lookup = createRoute({
   operationId: "botLookupVerification",
   tags: ["Messaging bot"],
   summary: "Fetch a verification of `tenant_id`",
-  security,
-  middleware: [authenticate({ bot: true })] as const,
+  ...access({ bot: true }),
   request: { body: jsonBody(BotLookupSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", verification_id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) },
   responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(400, 401, 404, 413, 500) },
 });
@@ -78,8 +75,7 @@ const otp = createRoute({
   description:
     "Only for a phone an operator of the tenant registered (`POST /v1/phones`); any other number is 403 `forbidden`, " +
     "and so is a number already signing in to another tenant. The code is redeemed with `POST /v1/auth/otp/verify`.",
-  security,
-  middleware: [authenticate({ bot: true })] as const,
+  ...access({ bot: true }),
   request: { body: jsonBody(BotOtpRequestSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", phone: "+447700900123" }) },
   responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 413, 500) },
 });

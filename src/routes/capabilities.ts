@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { tenantCapabilities } from "../domain/capabilities";
 import type { AppEnv } from "../env";
@@ -19,8 +19,7 @@ const read = createRoute({
     "Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is " +
     "400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. Any API key (publishable included: " +
     "it says nothing about the tenant's data but its own reuse-index opt-in) or a dashboard session.",
-  security: [{ apiKey: [] }, { session: [] }],
-  middleware: [authenticate({ apiKey: "any", session: true })] as const,
+  ...access({ apiKey: "any", session: "viewer" }),
   responses: { 200: jsonContent(CapabilitiesSchema, "The capabilities"), ...pickErrors(401, 403, 500) },
 });
 

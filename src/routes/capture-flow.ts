@@ -28,6 +28,7 @@ import {
   VerifyViewSchema,
 } from "../schemas/capture-flow";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { signingKey } from "../lib/signing-keys";
 
 /*
  * The end user's capture flow. The verification id in the path is the only credential, so these
@@ -123,7 +124,7 @@ app.openapi(uploadUrl, async (c) => {
     kind: body.kind ?? "image",
     contentType: body.content_type,
     baseUrl: s.baseUrl,
-    secret: s.signingSecret,
+    secret: await signingKey(c.env, "upload_urls"),
     now,
   });
   return c.json(minted, 200);

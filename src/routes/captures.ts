@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { getCapture, listCaptures } from "../domain/evidence/captures";
 import type { AppEnv } from "../env";
@@ -9,7 +9,6 @@ import { jsonContent, pickErrors } from "../schemas/common";
 
 /** The evidence of a verification: its captures with their analysis and short-lived signed image URLs. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const IdParam = (example: string) => z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example }) });
 /**
  * The capture flow's POST shares this path as `/v1/verifications/{token}/captures` (the spec's name);
@@ -27,8 +26,7 @@ const list = createRoute({
   tags: ["Evidence"],
   summary: "A verification's captures in capture order, with their analysis",
   description: urlsNote,
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: VerificationParam },
   responses: { 200: jsonContent(CaptureListSchema, "The captures"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -47,8 +45,7 @@ const one = createRoute({
   tags: ["Evidence"],
   summary: "One capture with its analysis",
   description: urlsNote,
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam("cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z") },
   responses: { 200: jsonContent(CaptureSchema, "The capture"), ...pickErrors(401, 403, 404, 500) },
 });

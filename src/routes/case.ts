@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
 import { finalizeCase } from "../domain/case/finalize";
 import { presentVerification } from "../model/verification/present";
@@ -11,7 +12,6 @@ import { FinalizeRequestSchema } from "../schemas/finalize";
 import { VerificationSchema } from "../schemas/verification";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const security: Array<Record<string, string[]>> = [{ session: [] }, { apiKey: [] }];
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
 
 const finalize = createRoute({
@@ -23,8 +23,7 @@ const finalize = createRoute({
   description:
     "Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. " +
     "The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "reviewer" }),
   request: {
     params: IdParam,
     body: jsonBody(FinalizeRequestSchema, { narrative: "Hail on 12 November cracked three tiles on the south side of the roof; water came in above the kitchen." }),
@@ -34,11 +33,13 @@ const finalize = createRoute({
 
 app.openapi(finalize, async (c) => {
   const principal = c.get("principal");
+  const { id } = c.req.valid("param");
   const { record } = await finalizeCase(c.env, createDb(c.env.DB), {
     tenantId: principal.tenantId,
-    id: c.req.valid("param").id,
+    id,
     narrative: c.req.valid("json").narrative,
     waitUntil: (work) => c.executionCtx.waitUntil(work),
+    audit: auditEntry(c, "verification.finalized", { type: "verification", id }),
   });
   const body = presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: principal.kind === "session" ? "operator" : "tenant" });
   return c.json(body as z.infer<typeof VerificationSchema>, 200);

@@ -43,7 +43,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     type: "apiKey",
     in: "header",
     name: "X-Bot-Auth",
-    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>`; ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
+    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<METHOD>.<path>.<raw body>")>` (the path with its query string, as sent); ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "webhookSignature", {
     type: "apiKey",
@@ -54,6 +54,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
   // Any error body: what a path or method no operation has answers (404/405); each status has its own Error<status>.
   app.openAPIRegistry.register("Error", ErrorBodySchema);
   documentJsonOnlyBodies(app);
+  documentSessionRoles(app);
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: { title: "Verification Service API", version: "0.1.0", description: DESCRIPTION },
@@ -77,11 +78,29 @@ function documentJsonOnlyBodies(app: OpenAPIHono<AppEnv>): void {
   }
 }
 
+/**
+ * Each session route names the least role a member needs (`x-required-role`, set by `access`): the
+ * document says so in words and lists the 401 and 403 every such route can answer.
+ */
+function documentSessionRoles(app: OpenAPIHono<AppEnv>): void {
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type !== "route") continue;
+    const route = def.route as typeof def.route & { "x-required-role"?: string };
+    const role = route["x-required-role"];
+    if (!role) continue;
+    const sentence = role === "owner" ? "A dashboard session needs the `owner` role." : `A dashboard session needs the \`${role}\` role or higher.`;
+    if (!route.description?.includes(sentence)) route.description = route.description ? `${route.description} ${sentence}` : sentence;
+    route.responses[401] ??= errorResponses[401];
+    route.responses[403] ??= errorResponses[403];
+  }
+}
+
 const DESCRIPTION = [
   "Photo-evidence verification: capture links, fraud signals, signed webhooks, case analysis.",
   "",
   "**Credentials.** A tenant back-end sends `Authorization: Bearer pk_test_…` (`pk_live_…` in production); a publishable key may only create verifications. " +
-    "The dashboard uses the `svc_session` cookie, and its unsafe requests must carry `Origin`. The messaging bot signs each request (`X-Bot-Auth`). " +
+    "The dashboard uses the `svc_session` cookie of a member of one tenant: each operation names the least role it needs (`x-required-role`: `viewer` < `reviewer` < `admin` < `owner`), " +
+    "and its unsafe requests follow the same-origin rule (a browser's `Sec-Fetch-Site` must be `same-origin`). An API key on a session-only operation is 403. The messaging bot signs each request (`X-Bot-Auth`). " +
     "The capture flow needs no header: the verification id in its path is the credential.",
   "",
   "**Errors.** Every error is `{\"error\": {\"code\", \"message\", \"fields\"?}}` (schema `Error`; per status `Error400`, `Error409`, … list the codes that status carries). " +
@@ -96,10 +115,12 @@ const TAGS = [
   { name: "Verifications", description: "Create, read, list and close verifications (API key or dashboard session)." },
   { name: "Capture flow", description: "What the capture page calls: the verification id in the path is the only credential." },
   { name: "Webhooks", description: "Signed event delivery (Standard Webhooks), the delivery log, retries and the signing secret." },
+  { name: "Certificates", description: "Signed, share-safe certificates of completed verifications, their public keys and their revocable share links." },
   { name: "Evidence", description: "The captured photos and their per-capture analysis, with short-lived signed image URLs (full API key or dashboard session)." },
   { name: "Tenant", description: "The tenant's own settings, such as evidence retention (dashboard session)." },
   { name: "Link templates", description: "Reusable public links that start a verification when opened." },
   { name: "API keys", description: "Mint, list and revoke the tenant's API keys (dashboard session)." },
+  { name: "Team", description: "Members and their roles, invitations by email, and the operator audit log (dashboard session)." },
   { name: "Dashboard sign-in", description: "OpenID Connect, magic links and messaging codes for the operator dashboard." },
   { name: "Bot phones", description: "The phones whose messaging sign-in codes may join the tenant (dashboard session)." },
   { name: "Messaging bot", description: "Endpoints for the messaging bot, signed with `X-Bot-Auth`." },

@@ -37,7 +37,7 @@ const get = createRoute({
 app.openapi(get, async (c) => {
   const served = await serveSignedEvidence(c.env, createDb(c.env.DB), c.req.valid("param").token, {
     // Cloudflare sets CF-Connecting-IP on every request it proxies; local requests share one bucket.
-    clientIp: c.req.header("CF-Connecting-IP") ?? "local",
+    clientIp: c.req.header("CF-Connecting-IP"),
     ifNoneMatch: c.req.header("If-None-Match"),
     now: Date.now(),
   });

@@ -1,8 +1,10 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
 import { presentTemplate } from "../domain/templates/present";
-import { findTemplate, listTemplates, mergeSpec, publishTemplate, revokeTemplate, specOf, updateTemplate, type TemplateRow } from "../domain/templates/templates";
+import type { AuditAction } from "../domain/audit/log";
+import { findTemplate, listTemplates, mergeSpec, publishTemplate, revokeTemplate, specOf, updateTemplate, type TemplateAudit, type TemplateRow } from "../domain/templates/templates";
 import { assertAssessable, signalDefaults } from "../domain/capabilities";
 import { findTenant } from "../domain/tenants/tenants";
 import { assertWebhookUrlAllowed } from "../domain/webhooks/url-guard";
@@ -21,10 +23,10 @@ import {
   UpdateLinkTemplateSchema,
 } from "../schemas/link-templates";
 import { log } from "../lib/log";
+import type { Context } from "hono";
 
 /** Link templates: publish, inspect, update (new version), revoke (full API key or session); list (session). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 type Item = z.infer<typeof LinkTemplateSchema>;
 
 async function present(env: Env, tenantId: string, rows: TemplateRow[]): Promise<Item[]> {
@@ -40,14 +42,18 @@ function assertStartable(env: Env, spec: TemplateSpec): void {
   assertAssessable(env, spec, "hosted_page");
 }
 
+/** A template's publish (each version) or revoke, as the audit log records it. */
+function templateAudit(c: Context<AppEnv>, action: AuditAction): TemplateAudit {
+  return (row) => auditEntry(c, action, { type: "template", id: row.id, label: row.slug }, { version: row.version, name: row.name });
+}
+
 const publish = createRoute({
   method: "post",
   path: "/v1/link-templates",
   operationId: "publishLinkTemplate",
   tags: ["Link templates"],
   summary: "Publish a link template (version 1)",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "admin" }),
   request: {
     body: jsonBody(PublishLinkTemplateSchema, {
       slug: "roof-damage",
@@ -66,7 +72,7 @@ app.openapi(publish, async (c) => {
   // what this deployment cannot assess on the hosted page, would otherwise fail every start.
   assertStartable(c.env, spec);
   if (spec.webhook_url) await assertWebhookUrlAllowed(c.env, spec.webhook_url, { local: isLocalRequest(c.env, c.req.url) });
-  const row = await publishTemplate(createDb(c.env.DB), tenantId, { slug, name, mode: mode ?? "verification", spec });
+  const row = await publishTemplate(createDb(c.env.DB), tenantId, { slug, name, mode: mode ?? "verification", spec }, Date.now(), templateAudit(c, "template.published"));
   const [item] = await present(c.env, tenantId, [row]);
   return c.json(item!, 201);
 });
@@ -78,8 +84,7 @@ const list = createRoute({
   tags: ["Link templates"],
   summary: "List the tenant's link templates, newest first (dashboard session only)",
   description: "A storage failure answers 503 `{error: \"storage_unavailable\"}`: on this endpoint only, `error` is a plain string.",
-  security: [{ session: [] }],
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "viewer" }),
   responses: {
     200: jsonContent(LinkTemplateListSchema, "The templates"),
     ...pickErrors(401, 500),
@@ -106,8 +111,7 @@ const inspect = createRoute({
   operationId: "getLinkTemplate",
   tags: ["Link templates"],
   summary: "Inspect a link template (current version and live counters)",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: TemplateSlugParam },
   responses: { 200: jsonContent(LinkTemplateSchema, "The template"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -128,8 +132,7 @@ const update = createRoute({
   summary: "Update a link template: publishes a new version (the previous one is kept)",
   description:
     "Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from.",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "admin" }),
   request: { params: TemplateSlugParam, body: jsonBody(UpdateLinkTemplateSchema, { name: "Roof damage claim (2027)", expected_object: null }) },
   responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 413, 500, 503) },
 });
@@ -141,7 +144,7 @@ app.openapi(update, async (c) => {
   const current = await findTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug);
   if (current && current.status === "active") assertStartable(c.env, mergeSpec(specOf(current), c.req.valid("json")));
   if (webhook_url) await assertWebhookUrlAllowed(c.env, webhook_url, { local: isLocalRequest(c.env, c.req.url) });
-  const row = await updateTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug, c.req.valid("json"));
+  const row = await updateTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug, c.req.valid("json"), Date.now(), templateAudit(c, "template.published"));
   const [item] = await present(c.env, tenantId, [row]);
   return c.json(item!, 200);
 });
@@ -152,15 +155,14 @@ const revoke = createRoute({
   operationId: "revokeLinkTemplate",
   tags: ["Link templates"],
   summary: "Revoke a link template: its link answers 410 from now on (final; the slug stays reserved)",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "admin" }),
   request: { params: TemplateSlugParam },
   responses: { 200: jsonContent(LinkTemplateSchema, "The revoked template"), ...pickErrors(401, 403, 404, 500) },
 });
 
 app.openapi(revoke, async (c) => {
   const tenantId = c.get("principal").tenantId;
-  const row = await revokeTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug);
+  const row = await revokeTemplate(createDb(c.env.DB), tenantId, c.req.valid("param").slug, Date.now(), templateAudit(c, "template.revoked"));
   const [item] = await present(c.env, tenantId, [row]);
   return c.json(item!, 200);
 });

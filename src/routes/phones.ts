@@ -1,5 +1,7 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
+import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
 import { listPhones, registerPhone, removePhone, type PhoneRow } from "../domain/accounts/phones";
 import type { AppEnv } from "../env";
@@ -15,7 +17,6 @@ import { PhoneIdParam, PhoneListSchema, PhoneSchema, RegisterPhoneSchema } from 
  * their tenant. Dashboard session only; writes pass the same Origin check as every session write.
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const security = [{ session: [] }];
 const tags = ["Bot phones"];
 
 function presentPhone(row: PhoneRow): z.infer<typeof PhoneSchema> {
@@ -28,10 +29,7 @@ function presentPhone(row: PhoneRow): z.infer<typeof PhoneSchema> {
   };
 }
 
-function userOf(principal: AppEnv["Variables"]["principal"]): string {
-  if (principal.kind !== "session") throw new ApiError("unauthorized", "Authentication required.");
-  return principal.userId;
-}
+const phoneTarget = (row: PhoneRow) => ({ type: "phone", id: row.id, label: row.phone });
 
 const register = createRoute({
   method: "post",
@@ -39,9 +37,10 @@ const register = createRoute({
   operationId: "registerPhone",
   tags,
   summary: "Register a phone whose messaging sign-in codes may join this tenant",
-  description: "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
-  security,
-  middleware: [authenticate({ session: true })] as const,
+  description:
+    "A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). " +
+    "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
+  ...access({ session: "admin" }),
   request: { body: jsonBody(RegisterPhoneSchema, { phone: "+447700900123", label: "Claims desk" }) },
   responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 413, 500) },
 });
@@ -53,7 +52,8 @@ app.openapi(register, async (c) => {
     tenantId: principal.tenantId,
     phone: body.phone,
     ...(body.label ? { label: body.label } : {}),
-    registeredBy: userOf(principal),
+    registeredBy: sessionPrincipal(principal).userId,
+    audit: (r) => auditEntry(c, "phone.registered", phoneTarget(r)),
   });
   return c.json(presentPhone(row), 201);
 });
@@ -64,9 +64,8 @@ const list = createRoute({
   operationId: "listPhones",
   tags,
   summary: "List the tenant's registered phones, newest first",
-  security,
-  middleware: [authenticate({ session: true })] as const,
-  responses: { 200: jsonContent(PhoneListSchema, "The registered phones"), ...pickErrors(401, 500) },
+  ...access({ session: "admin" }),
+  responses: { 200: jsonContent(PhoneListSchema, "The registered phones"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(list, async (c) => {
@@ -83,15 +82,14 @@ const remove = createRoute({
   description:
     "No new code is issued for it, and codes already issued no longer sign in. Users who signed in with it keep their " +
     "account and current session. Answers the removed phone; unknown or another tenant's is 404.",
-  security,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "admin" }),
   request: { params: PhoneIdParam },
   responses: { 200: jsonContent(PhoneSchema, "The removed phone"), ...pickErrors(401, 403, 404, 500) },
 });
 
 app.openapi(remove, async (c) => {
   const { id } = c.req.valid("param");
-  const row = isId("phone", id) ? await removePhone(createDb(c.env.DB), c.get("principal").tenantId, id) : undefined;
+  const row = isId("phone", id) ? await removePhone(createDb(c.env.DB), c.get("principal").tenantId, id, (r) => auditEntry(c, "phone.removed", phoneTarget(r))) : undefined;
   if (!row) throw ApiError.notFound("phone");
   return c.json(presentPhone(row), 200);
 });

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import type { Principal } from "../auth/principal";
 import { createDb } from "../db/client";
 import { presentVerification } from "../model/verification/present";
@@ -11,7 +12,6 @@ import { jsonContent, pickErrors } from "../schemas/common";
 import { VerificationSchema } from "../schemas/verification";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const keyOrSession: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
 
 const redact = createRoute({
@@ -25,8 +25,7 @@ const redact = createRoute({
     "locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and " +
     "the verdict remain, with `redacted_at`. Recorded as `verification.redacted` (timeline and webhook). A second call answers the " +
     "same state. Later capture-flow writes are 410 `redacted`.",
-  security: keyOrSession,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "admin" }),
   request: { params: IdParam },
   responses: { 200: jsonContent(VerificationSchema, "The redacted verification"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -40,7 +39,13 @@ function actor(principal: Principal): string {
 
 app.openapi(redact, async (c) => {
   const principal = c.get("principal");
-  const record = await redactVerification(c.env, createDb(c.env.DB), { tenantId: principal.tenantId, id: c.req.valid("param").id, by: actor(principal) });
+  const { id } = c.req.valid("param");
+  const record = await redactVerification(c.env, createDb(c.env.DB), {
+    tenantId: principal.tenantId,
+    id,
+    by: actor(principal),
+    audit: auditEntry(c, "verification.redacted", { type: "verification", id }),
+  });
   const audience = principal.kind === "session" ? "operator" : "tenant";
   return c.json(presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience }) as z.infer<typeof VerificationSchema>, 200);
 });

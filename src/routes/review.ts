@@ -1,5 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
+import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
 import { presentVerification } from "../model/verification/present";
 import { reviewVerification } from "../domain/verification/review";
@@ -11,7 +13,6 @@ import { ReviewRequestSchema } from "../schemas/review";
 import { VerificationSchema } from "../schemas/verification";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
 
 const review = createRoute({
@@ -24,23 +25,23 @@ const review = createRoute({
     "Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. " +
     "Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. `needs_more` reopens nothing " +
     "(create a new verification to ask for more evidence). A redacted verification is 410 `redacted`.",
-  security: sessionOnly,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "reviewer" }),
   request: { params: IdParam, body: jsonBody(ReviewRequestSchema, { decision: "approved", note: "Photos match the claim; roof damage consistent with the reported hail." }) },
   responses: { 200: jsonContent(VerificationSchema, "The verification with its review"), ...pickErrors(400, 401, 403, 404, 410, 413, 500) },
 });
 
 app.openapi(review, async (c) => {
-  const principal = c.get("principal");
-  // Only the session principal passes `authenticate({session: true})`; the guard narrows the type.
-  if (principal.kind !== "session") throw new Error("review reached without a session");
+  const principal = sessionPrincipal(c.get("principal"));
   const body = c.req.valid("json");
+  const { id } = c.req.valid("param");
   const record = await reviewVerification(c.env, createDb(c.env.DB), {
     tenantId: principal.tenantId,
-    id: c.req.valid("param").id,
+    id,
     decision: body.decision,
     note: body.note,
     by: principal.userId,
+    // The decision, not the note: a note may quote the evidence, and redaction removes it.
+    audit: auditEntry(c, "verification.reviewed", { type: "verification", id }, { decision: body.decision }),
   });
   return c.json(presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "operator" }) as z.infer<typeof VerificationSchema>, 200);
 });

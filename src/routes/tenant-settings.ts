@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
 import { readTenantSettings, updateTenantSettings, type TenantSettings } from "../domain/tenants/settings";
 import type { AppEnv } from "../env";
@@ -8,7 +9,6 @@ import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { TenantSettingsPatchSchema, TenantSettingsSchema } from "../schemas/tenant-settings";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
 
 function present(s: TenantSettings): z.infer<typeof TenantSettingsSchema> {
   return { display_name: s.displayName, retention_days: s.retentionDays, share_reuse_index: s.shareReuseIndex };
@@ -20,8 +20,7 @@ const read = createRoute({
   operationId: "getTenantSettings",
   tags: ["Tenant"],
   summary: "The tenant's settings",
-  security: sessionOnly,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "viewer" }),
   responses: { 200: jsonContent(TenantSettingsSchema, "The settings"), ...pickErrors(401, 403, 404, 500) },
 });
 
@@ -38,8 +37,7 @@ const update = createRoute({
     "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
     "days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the " +
     "other tenants that opted in (reverse search's `shared_history`; README, privacy notes).",
-  security: sessionOnly,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "admin" }),
   request: { body: jsonBody(TenantSettingsPatchSchema, { display_name: "Acme Insurance", retention_days: 365 }) },
   responses: { 200: jsonContent(TenantSettingsSchema, "The settings now"), ...pickErrors(400, 401, 403, 404, 413, 500) },
 });
@@ -51,7 +49,14 @@ app.openapi(update, async (c) => {
     ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
     ...(body.share_reuse_index !== undefined ? { shareReuseIndex: body.share_reuse_index } : {}),
   };
-  return c.json(present(await updateTenantSettings(createDb(c.env.DB), c.get("principal").tenantId, patch)), 200);
+  const changed = {
+    ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),
+    ...(body.retention_days !== undefined ? { retention_days: body.retention_days } : {}),
+    ...(body.share_reuse_index !== undefined ? { share_reuse_index: body.share_reuse_index } : {}),
+  };
+  const tenantId = c.get("principal").tenantId;
+  const audit = auditEntry(c, "settings.updated", { type: "tenant", id: tenantId }, { changed });
+  return c.json(present(await updateTenantSettings(createDb(c.env.DB), tenantId, patch, audit)), 200);
 });
 
 export default app;

@@ -3,11 +3,11 @@ import { cors } from "hono/cors";
 import { createDb } from "../db/client";
 import { receiveUpload } from "../domain/capture/uploads";
 import type { AppEnv } from "../env";
-import { settings } from "../env";
 import { validationHook } from "../lib/validation";
 import { jsonContent, pickErrors } from "../schemas/common";
 import { UploadReceiptSchema } from "../schemas/capture-flow";
 import { MEDIA_TYPES } from "../schemas/steps";
+import { signingKey } from "../lib/signing-keys";
 
 const Bytes = z.string().openapi({ format: "binary", description: "The image bytes" });
 
@@ -35,7 +35,7 @@ const put = createRoute({
 app.openapi(put, async (c) => {
   const receipt = await receiveUpload(c.env.EVIDENCE, createDb(c.env.DB), {
     token: c.req.valid("param").token,
-    secret: settings(c.env).signingSecret,
+    secret: await signingKey(c.env, "upload_urls"),
     contentType: c.req.header("Content-Type"),
     contentLength: c.req.header("Content-Length"),
     body: c.req.raw.body,

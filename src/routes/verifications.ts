@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
@@ -24,7 +24,6 @@ import { CreateVerificationSchema } from "../schemas/verification-create";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
 function audienceOf(kind: string): Audience {
   return kind === "session" ? "operator" : "tenant";
@@ -39,8 +38,7 @@ const create = createRoute({
   description:
     "A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). " +
     "Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it).",
-  security,
-  middleware: [authenticate({ apiKey: "any", session: true })] as const,
+  ...access({ apiKey: "any", session: "reviewer" }),
   request: {
     headers: IdempotencyHeaders,
     body: jsonBody(CreateVerificationSchema, {
@@ -84,8 +82,7 @@ const list = createRoute({
   description:
     "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. " +
     "Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { query: ListQuerySchema },
   responses: { 200: jsonContent(VerificationListSchema, "One page"), ...pickErrors(400, 401, 403, 500) },
 });
@@ -115,8 +112,7 @@ const get = createRoute({
   operationId: "getVerification",
   tags: ["Verifications"],
   summary: "Fetch a verification",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam },
   responses: { 200: jsonContent(VerificationSchema, "The verification"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -157,8 +153,7 @@ const events = createRoute({
   operationId: "listVerificationEvents",
   tags: ["Verifications"],
   summary: "Audit timeline, oldest first",
-  security,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam },
   responses: {
     200: jsonContent(z.object({ events: z.array(AuditEventSchema) }), "The timeline"),

@@ -1,12 +1,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { recentDeliveries } from "../db/webhooks";
 import { presentDelivery } from "../domain/webhooks/present";
 import { sendTestEvent } from "../domain/webhooks/test-event";
 import type { AppEnv } from "../env";
-import { isLocalRequest, settings } from "../env";
+import { isLocalRequest } from "../env";
 import { signToken, verifyToken } from "../lib/crypto";
+import { signingKey } from "../lib/signing-keys";
 import { ApiError } from "../lib/errors";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
@@ -20,7 +21,6 @@ import {
 
 /** The tenant's webhook activity across verifications, and the "send test event" check. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const keyOrSession: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 const CURSOR_PURPOSE = "delivery-cursor";
 
 const recent = createRoute({
@@ -30,15 +30,14 @@ const recent = createRoute({
   tags: ["Webhooks"],
   summary: "Recent webhook deliveries across all verifications, newest first",
   description: "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same `status`) until it is absent.",
-  security: keyOrSession,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { query: RecentDeliveriesQuerySchema },
   responses: { 200: jsonContent(WebhookDeliveryPageSchema, "One page, each delivery with its attempts"), ...pickErrors(400, 401, 403, 500) },
 });
 
 app.openapi(recent, async (c) => {
   const q = c.req.valid("query");
-  const secret = settings(c.env).signingSecret;
+  const secret = await signingKey(c.env, "cursors");
   let beforeId: string | undefined;
   if (q.cursor !== undefined) {
     const decoded = (await verifyToken(secret, CURSOR_PURPOSE, q.cursor)) as { before?: unknown } | null;
@@ -69,8 +68,7 @@ const test = createRoute({
   description:
     "Signed like every delivery (Standard Webhooks, every active secret), sent once, neither retried nor stored. " +
     "The URL follows the `webhook_url` rules (https, a public host). At most 20 per tenant per 10 minutes (429 beyond).",
-  security: keyOrSession,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "admin" }),
   request: { body: jsonBody(WebhookTestRequestSchema, { url: "https://example.com/hooks/verification" }) },
   responses: {
     200: jsonContent(WebhookTestResultSchema, "The attempt: `delivered` when the receiver answered 2xx"),

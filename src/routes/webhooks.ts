@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { authenticate } from "../auth/middleware";
+import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
 import { attemptsOf, deliveriesOf } from "../db/webhooks";
 import { retryDelivery } from "../domain/webhooks/deliveries";
 import { presentDelivery } from "../domain/webhooks/present";
-import { readWebhookSecret, rotateWebhookSecret, type SecretView } from "../domain/webhooks/secrets";
+import { revealWebhookSecret, rotateWebhookSecret, type SecretView } from "../domain/webhooks/secrets";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
@@ -15,8 +16,6 @@ import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { WebhookDeliveryListSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSecretSchema } from "../schemas/webhooks";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const keyOrSession: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
-const sessionOnly: Array<Record<string, string[]>> = [{ session: [] }];
 const IdParam = (example: string) => z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example }) });
 
 type Delivery = z.infer<typeof WebhookDeliverySchema>;
@@ -27,8 +26,7 @@ const list = createRoute({
   operationId: "listWebhookDeliveries",
   tags: ["Webhooks"],
   summary: "Webhook deliveries of a verification, with every attempt",
-  security: keyOrSession,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam("vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z") },
   responses: { 200: jsonContent(WebhookDeliveryListSchema, "Oldest first"), ...pickErrors(401, 403, 404, 500) },
 });
@@ -48,8 +46,7 @@ const retry = createRoute({
   operationId: "retryWebhookDelivery",
   tags: ["Webhooks"],
   summary: "Send a failed (or replay a delivered) webhook again, same id and body",
-  security: keyOrSession,
-  middleware: [authenticate({ apiKey: "full", session: true })] as const,
+  ...access({ apiKey: "full", session: "admin" }),
   request: { params: IdParam("whd_01JD2Y4N9M6Q8R0S2T4V6W8X0Z") },
   responses: {
     200: jsonContent(WebhookDeliverySchema, "The delivery, pending again and queued"),
@@ -61,7 +58,9 @@ app.openapi(retry, async (c) => {
   const { id } = c.req.valid("param");
   if (!isId("webhookDelivery", id)) throw ApiError.notFound("webhook delivery");
   const db = createDb(c.env.DB);
-  const delivery = await retryDelivery(c.env, db, c.get("principal").tenantId, id);
+  const delivery = await retryDelivery(c.env, db, c.get("principal").tenantId, id, (before) =>
+    auditEntry(c, "webhook_delivery.retried", { type: "webhook_delivery", id: before.id, label: before.eventType }, { verification_id: before.verificationId, status_before: before.status }),
+  );
   return c.json(presentDelivery(delivery, await attemptsOf(db, id)) as Delivery, 200);
 });
 
@@ -74,15 +73,17 @@ const readSecret = createRoute({
   path: "/v1/webhook-secret",
   operationId: "getWebhookSecret",
   tags: ["Webhooks"],
-  summary: "The tenant's webhook signing secret",
-  security: sessionOnly,
-  middleware: [authenticate({ session: true })] as const,
+  summary: "Reveal the tenant's webhook signing secret",
+  description: "Each call is recorded as `webhook_secret.revealed`: the console asks only when an operator presses Reveal.",
+  ...access({ session: "admin" }),
   responses: { 200: jsonContent(WebhookSecretSchema, "The current secret"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(readSecret, async (c) => {
   c.header("Cache-Control", "no-store");
-  return c.json(presentSecret(await readWebhookSecret(createDb(c.env.DB), c.get("principal").tenantId)), 200);
+  const tenantId = c.get("principal").tenantId;
+  const secret = await revealWebhookSecret(createDb(c.env.DB), tenantId, auditEntry(c, "webhook_secret.revealed", { type: "tenant", id: tenantId }));
+  return c.json(presentSecret(secret), 200);
 });
 
 const rotate = createRoute({
@@ -91,14 +92,15 @@ const rotate = createRoute({
   operationId: "rotateWebhookSecret",
   tags: ["Webhooks"],
   summary: "Rotate the webhook signing secret; the previous one keeps signing for 24 h",
-  security: sessionOnly,
-  middleware: [authenticate({ session: true })] as const,
+  ...access({ session: "admin" }),
   responses: { 200: jsonContent(WebhookSecretSchema, "The new secret"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(rotate, async (c) => {
   c.header("Cache-Control", "no-store");
-  return c.json(presentSecret(await rotateWebhookSecret(createDb(c.env.DB), c.get("principal").tenantId)), 200);
+  const tenantId = c.get("principal").tenantId;
+  const secret = await rotateWebhookSecret(createDb(c.env.DB), tenantId, auditEntry(c, "webhook_secret.rotated", { type: "tenant", id: tenantId }));
+  return c.json(presentSecret(secret), 200);
 });
 
 // The outbound request itself, in the document's `webhooks` section (OpenAPI 3.1).

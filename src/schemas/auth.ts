@@ -27,6 +27,15 @@ export const OtpVerifySchema = z
   })
   .openapi("OtpVerifyRequest");
 
+export const RoleSchema = z
+  .enum(["owner", "admin", "reviewer", "viewer"])
+  .openapi("Role", {
+    description:
+      "A member's role in a tenant, least to most: `viewer` (reads), `reviewer` (+ create, review, finalize), `admin` (+ members other than owners, invitations, API keys, webhooks and secret, settings, templates, phones, redaction, audit log), `owner` (everything, owners included).",
+  });
+
+export const TenantRefSchema = z.object({ id: z.string().openapi({ example: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }), slug: z.string(), display_name: z.string() });
+
 export const MeSchema = z
   .object({
     user: z.object({
@@ -35,13 +44,21 @@ export const MeSchema = z
       phone: z.string().optional(),
       display_name: z.string().optional(),
     }),
-    tenant: z.object({ id: z.string(), slug: z.string(), display_name: z.string() }),
+    tenant: TenantRefSchema.openapi({ description: "The session's active tenant" }),
+    role: RoleSchema.openapi({ description: "The user's role in the active tenant" }),
+    memberships: z
+      .array(z.object({ tenant: TenantRefSchema, role: RoleSchema }))
+      .openapi({ description: "Every tenant the user belongs to (the active one included), oldest membership first: `POST /v1/auth/switch-tenant` opens another." }),
   })
   .openapi("Me");
 
+export const SwitchTenantSchema = z
+  .strictObject({ tenant_id: z.string().regex(/^tnt_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a tnt_ id.") })
+  .openapi("SwitchTenantRequest");
+
 export const SignedOutSchema = z.object({ signed_out: z.literal(true) }).openapi("SignedOut");
 export const SignedOutEverywhereSchema = z
-  .object({ signed_out: z.literal(true), users: z.number().int().min(0).openapi({ description: "Dashboard users of the tenant whose sessions were voided" }) })
+  .object({ signed_out: z.literal(true), users: z.number().int().min(0).openapi({ description: "Members of the tenant whose sessions for it were voided" }) })
   .openapi("SignedOutEverywhere");
 
 export const SignInProvidersSchema = z

@@ -32,5 +32,5 @@ export const BotOtpSchema = z
   .openapi("BotOtp");
 
 export const BotAuthHeader = z.object({
-  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>`" }),
+  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>,v2=<hex HMAC-SHA256(secret, \"<t>.<METHOD>.<path>.<raw body>\")>`: v1 alone is accepted (the contract's scheme); v2 also binds method and path; every signature sent must verify." }),
 });

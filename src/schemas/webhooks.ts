@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
+import { CertificateSchema } from "./certificates";
 import { VerificationSchema } from "./verification";
 
 export const WebhookAttemptSchema = z
@@ -58,7 +59,10 @@ export const WebhookEventSchema = z
       "verification.redacted",
     ]),
     created_at: DateTime,
-    data: z.object({ object: VerificationSchema }).openapi({ description: "`object`: the Verification as the tenant sees it, answers included." }),
+    data: z.object({ object: VerificationSchema, certificate: CertificateSchema.optional() }).openapi({
+      description:
+        "`object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate of that state (the same as `GET /v1/verifications/{id}/certificate`).",
+    }),
   })
   .openapi("WebhookEvent");
 

@@ -22,7 +22,7 @@ describe("console first-load budget", () => {
       const cookies = await signedIn.cookies();
       await signedIn.close();
 
-      const screens = ["/console", "/console/verifications/new", `/console/verifications/${v.id}`, `/console/verifications/${v.id}/certificate`, "/console/templates", "/console/developers", "/console/settings"];
+      const screens = ["/console", "/console/verifications/new", `/console/verifications/${v.id}`, `/console/verifications/${v.id}/certificate`, "/console/templates", "/console/team", "/console/audit-log", "/console/developers", "/console/settings"];
       const loads: Record<string, number> = {};
       for (const path of [...screens, "/console/sign-in"]) {
         // A fresh context per screen: nothing cached, as on a first visit.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { tenantClient, workerLogTail } from "./helpers/api";
+import { checkedFetch, tenantClient, workerLogTail } from "./helpers/api";
 import { openPhone } from "./helpers/browser";
-import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
 
 /*
  * The operator console, driven like an operator would (issue 12): sign in, create a verification,
@@ -46,26 +46,6 @@ async function captureOnPhone(captureUrl: string, steps: number): Promise<void> 
   } finally {
     await phone.close();
   }
-}
-
-/**
- * Presses Tab (as a keyboard user would) until the focused element is `role` named `name`; fails
- * when it never gets there. Returns how many presses it took.
- */
-async function tabTo(page: Page, role: "link" | "button" | "textbox" | "combobox", name: string, max = 80): Promise<number> {
-  for (let presses = 1; presses <= max; presses += 1) {
-    await page.keyboard.press("Tab");
-    const focused = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      if (!el) return null;
-      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
-      return { tag: el.tagName.toLowerCase(), type: el.getAttribute("type"), name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim().replace(/\s+/g, " ") };
-    });
-    if (!focused) continue;
-    const roleOf = focused.tag === "a" ? "link" : focused.tag === "button" ? "button" : focused.tag === "select" ? "combobox" : focused.tag === "input" || focused.tag === "textarea" ? "textbox" : "";
-    if (roleOf === role && focused.name === name) return presses;
-  }
-  throw new Error(`Tab never reached the ${role} “${name}”`);
 }
 
 const row = (page: Page, id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id }) });
@@ -176,15 +156,43 @@ describe("operator console in Chromium", () => {
     await page.getByRole("region", { name: "Timeline" }).getByText("Finalized with a narrative").waitFor();
     await shoot(ui, "07-case-analysis");
 
-    // The certificate: what a third party sees.
+    // The certificate: signed, its signature checked in the browser; a link of its own, copied,
+    // opened (the public page verifies it too), then revoked.
+    const certificate = page.getByRole("region", { name: "Certificate", exact: true });
+    await certificate.getByText("the case closed").waitFor();
+    await certificate.getByText("Valid", { exact: true }).waitFor();
+    await certificate.getByRole("button", { name: "Create a certificate link" }).click();
+    const shared = await certificate.getByLabel("New certificate link").inputValue();
+    expect(shared).toMatch(new RegExp(`^${base}/v1/certificates/cert_[0-9A-Za-z]{43}$`));
+    expect(shared).not.toContain(id);
+    await certificate.getByRole("button", { name: "Copy link" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shared);
+    await certificate.getByRole("row").filter({ hasText: "active" }).waitFor();
+    await shoot(ui, "07b-certificate-link");
+    const popup = page.waitForEvent("popup");
+    await certificate.getByRole("link", { name: "Open it" }).click();
+    const publicPage = await popup;
+    await publicPage.getByText("Signature valid.").waitFor();
+    await publicPage.close();
+    await certificate.getByRole("button", { name: /^Revoke the link created/ }).click();
+    await page.getByRole("dialog", { name: "Revoke this certificate link?" }).getByRole("button", { name: "Revoke the link" }).click();
+    await certificate.getByText(/^revoked /).waitFor();
+    const revokedLink = await checkedFetch(new Request(shared, { headers: { Accept: "application/json" } }));
+    expect(revokedLink.status).toBe(404);
+    await revokedLink.text();
+
+    // The certificate screen: what a third party sees.
     await page.getByRole("link", { name: "Open certificate" }).click();
     await page.getByRole("heading", { level: 1, name: "Certificate" }).waitFor();
     await page.getByText("Dev Tenant").first().waitFor();
+    await page.getByText("Valid", { exact: true }).waitFor();
     await shoot(ui, "08-certificate");
 
     // Developers: rotate the webhook secret, mint and revoke a key, send a test event.
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Developers" }).click();
     await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+    // The secret is fetched only when revealed (each reveal is on the audit log).
+    await page.getByRole("button", { name: "Reveal" }).click();
     const secretBefore = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
     await page.getByRole("button", { name: "Rotate the secret" }).click();
     const rotateDialog = page.getByRole("dialog", { name: "Rotate the webhook secret?" });

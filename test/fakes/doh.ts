@@ -4,7 +4,8 @@ import type { FakeHandler } from "./server";
  * A DNS-over-HTTPS JSON resolver. Names are answered by their suffix: `*.loopback.test` →
  * 127.0.0.1, `*.private.test` → 10.1.2.3, `*.linklocal.test` → fe80::1 (AAAA), `*.metadata.test` →
  * 169.254.169.254 (via a CNAME), `*.nxdomain.test` → NXDOMAIN, `*.broken.test` → 500; any other
- * name → 93.184.215.14 (public).
+ * name → 93.184.215.14 (public). `*.rebind.test` answers like a DNS-rebinding attacker's name: its
+ * first A query a public address, every later one 10.1.2.3.
  */
 const table: Array<[suffix: string, type: "A" | "AAAA", data: string]> = [
   [".loopback.test", "A", "127.0.0.1"],
@@ -13,9 +14,18 @@ const table: Array<[suffix: string, type: "A" | "AAAA", data: string]> = [
   [".metadata.test", "A", "169.254.169.254"],
 ];
 
+/** A queries answered per `*.rebind.test` name. */
+const rebound = new Map<string, number>();
+
 export const doh: FakeHandler = (req) => {
   const name = (req.query.get("name") ?? "").toLowerCase();
   const type = req.query.get("type");
+  if (name.endsWith(".rebind.test") && type === "A") {
+    const seen = rebound.get(name) ?? 0;
+    rebound.set(name, seen + 1);
+    const data = seen === 0 ? "93.184.215.14" : "10.1.2.3";
+    return { status: 200, headers: { "content-type": "application/dns-json" }, body: JSON.stringify({ Status: 0, Answer: [{ name, type: 1, data }] }) };
+  }
   if (name.endsWith(".broken.test")) return { status: 500, body: "resolver down" };
   if (name.endsWith(".nxdomain.test")) return { status: 200, body: JSON.stringify({ Status: 3 }) };
   const hit = table.find(([suffix]) => name.endsWith(suffix));

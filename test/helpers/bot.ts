@@ -2,6 +2,15 @@ import { env } from "cloudflare:workers";
 import { signBotRequest } from "../../src/auth/bot";
 import { callJson } from "./api";
 
+/** The `X-Bot-Auth` header of a POST of `rawBody` to `path`, signed as the bot does (v1 and v2, unless `schemes` says). */
+export function botSignature(
+  path: string,
+  rawBody: string,
+  options: { secret?: string; timestamp?: number; method?: string; schemes?: ("v1" | "v2")[] } = {},
+): Promise<string> {
+  return signBotRequest(options.secret ?? env.BOT_SECRET!, { method: options.method ?? "POST", path, rawBody }, options.timestamp ?? Math.floor(Date.now() / 1000), options.schemes);
+}
+
 /** Calls a bot endpoint with a correctly signed `X-Bot-Auth` (override any part to test refusals). */
 export async function botCall(
   path: string,
@@ -9,6 +18,6 @@ export async function botCall(
   options: { secret?: string; timestamp?: number; header?: string; headers?: Record<string, string> } = {},
 ) {
   const raw = JSON.stringify(body);
-  const header = options.header ?? (await signBotRequest(options.secret ?? env.BOT_SECRET!, raw, options.timestamp ?? Math.floor(Date.now() / 1000)));
+  const header = options.header ?? (await botSignature(path, raw, options));
   return callJson(path, { rawBody: raw, headers: { "Content-Type": "application/json", "X-Bot-Auth": header, ...options.headers } });
 }

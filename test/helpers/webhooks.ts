@@ -1,5 +1,4 @@
 import { env } from "cloudflare:workers";
-import { BASE } from "./api";
 import { servedContract } from "./contract-fetch";
 import { signIn } from "./session";
 
@@ -29,10 +28,10 @@ export async function recover(receiverId: string): Promise<void> {
   await res.text();
 }
 
-/** Headers of a dashboard request: a session cookie of a new user of the tenant and a same-origin Origin. */
+/** Headers of a dashboard request (a non-browser client): the session cookie of a new user of the tenant. */
 export async function sessionHeaders(tenantId: string): Promise<Record<string, string>> {
   const { cookie } = await signIn(tenantId);
-  return { Cookie: cookie, Origin: BASE };
+  return { Cookie: cookie };
 }
 
 /** Which entry of the document's `webhooks` section describes a body: the test event has its own. */

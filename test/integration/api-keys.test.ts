@@ -47,8 +47,9 @@ describe("API keys (dashboard session)", () => {
     const b = await seedTenant();
     const sa = await signIn(a.id);
     const sb = await signIn(b.id);
-    expect((await callJson("/v1/api-keys", { key: a.key })).status).toBe(401);
-    expect((await callJson("/v1/api-keys", { key: a.key, body: { scope: "full" } })).status).toBe(401);
+    // A valid key is authenticated but may not use a session-only route.
+    expect((await callJson("/v1/api-keys", { key: a.key })).status).toBe(403);
+    expect((await callJson("/v1/api-keys", { key: a.key, body: { scope: "full" } })).status).toBe(403);
     const minted = await callJson("/v1/api-keys", { body: { scope: "full" }, headers: dashboard(sa.cookie) });
     expect((await callJson(`/v1/api-keys/${minted.body.id}`, { method: "DELETE", headers: dashboard(sb.cookie) })).status).toBe(404);
     expect((await callJson("/v1/verifications", { key: minted.body.key })).status).toBe(200);

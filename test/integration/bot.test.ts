@@ -1,10 +1,8 @@
-import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { signBotRequest } from "../../src/auth/bot";
 import { botNonces, verifications } from "../../src/db/schema";
 import { callJson, createVerification, db, seedTenant } from "../helpers/api";
-import { botCall } from "../helpers/bot";
+import { botCall, botSignature } from "../helpers/bot";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -45,7 +43,7 @@ describe("bot HMAC (X-Bot-Auth)", () => {
 
     // Signed for one body, sent with another (a different tenant's id slipped in).
     const other = await seedTenant();
-    const header = await signBotRequest(env.BOT_SECRET!, JSON.stringify(body), now());
+    const header = await botSignature("/v1/bot/verifications", JSON.stringify(body));
     const altered = await botCall("/v1/bot/verifications", { ...body, tenant_id: other.id }, { header });
     expect(altered.status).toBe(401);
     expect(altered.body.error.message).toMatch(/signature/);
@@ -62,10 +60,47 @@ describe("bot HMAC (X-Bot-Auth)", () => {
     expect(await tenantVerificationCount(other.id)).toBe(0);
   });
 
+  it("covers method and path: a request signed for another endpoint or method is refused", async () => {
+    const t = await seedTenant();
+    const raw = JSON.stringify({ tenant_id: t.id, max_captures: 1 });
+    const send = async (header: string) => callJson("/v1/bot/verifications", { rawBody: raw, headers: { "Content-Type": "application/json", "X-Bot-Auth": header } });
+    for (const header of [
+      await botSignature("/v1/bot/verifications/lookup", raw),
+      await botSignature("/v1/bot/verifications?x=1", raw),
+      await botSignature("/v1/bot/verifications", raw, { method: "PUT" }),
+    ]) {
+      const refused = await send(header);
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.message).toMatch(/<t>\.<METHOD>\.<path>\.<raw body>/);
+    }
+    expect(await tenantVerificationCount(t.id)).toBe(0);
+    expect((await send(await botSignature("/v1/bot/verifications", raw))).status).toBe(201);
+  });
+
+  it("accepts the contract's v1-only signature, and each signature only once whatever it travels with", async () => {
+    const t = await seedTenant();
+    const raw = JSON.stringify({ tenant_id: t.id, max_captures: 1 });
+    const send = (header: string) => callJson("/v1/bot/verifications", { rawBody: raw, headers: { "Content-Type": "application/json", "X-Bot-Auth": header } });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const v1Only = await botSignature("/v1/bot/verifications", raw, { timestamp, schemes: ["v1"] });
+    expect(v1Only).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect((await send(v1Only)).status).toBe(201);
+    // The same v1 with a v2 added (both valid) is still that v1 again: a replay.
+    const both = await botSignature("/v1/bot/verifications", raw, { timestamp });
+    expect(both.startsWith(v1Only)).toBe(true);
+    const replay = await send(both);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.message).toMatch(/already used/);
+    // Two signatures of one scheme are malformed.
+    const v1 = v1Only.split(",")[1]!;
+    expect((await send(`${v1Only},${v1}`)).status).toBe(401);
+    expect(await tenantVerificationCount(t.id)).toBe(1);
+  });
+
   it("refuses a replayed request, even concurrently", async () => {
     const t = await seedTenant();
     const raw = JSON.stringify({ tenant_id: t.id, max_captures: 1 });
-    const header = await signBotRequest(env.BOT_SECRET!, raw, now());
+    const header = await botSignature("/v1/bot/verifications", raw);
     const send = () => callJson("/v1/bot/verifications", { rawBody: raw, headers: { "Content-Type": "application/json", "X-Bot-Auth": header } });
     const first = await send();
     expect(first.status).toBe(201);
@@ -74,7 +109,7 @@ describe("bot HMAC (X-Bot-Auth)", () => {
     expect(replay.body.error.message).toMatch(/already used/);
 
     const raw2 = JSON.stringify({ tenant_id: t.id, max_captures: 2 });
-    const header2 = await signBotRequest(env.BOT_SECRET!, raw2, now());
+    const header2 = await botSignature("/v1/bot/verifications", raw2);
     const results = await Promise.all(
       Array.from({ length: 5 }, () => callJson("/v1/bot/verifications", { rawBody: raw2, headers: { "Content-Type": "application/json", "X-Bot-Auth": header2 } })),
     );

@@ -9,6 +9,7 @@ import { call, callJson, createVerification, db, eventually, seedTenant, type Te
 import { inlineCapture, upload } from "../helpers/capture";
 import { pngSignatureBytes, sha256Hex, toBase64, uniqueJpeg } from "../helpers/images";
 import { footprint } from "../helpers/snapshot";
+import { signingKey } from "../../src/lib/signing-keys";
 
 let t: TestTenant;
 beforeAll(async () => {
@@ -167,7 +168,7 @@ describe("upload URLs", () => {
     const tampered = await callJson(`${path.slice(0, -3)}abc`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
     expect(tampered.status).toBe(404);
 
-    const expiredToken = await signToken(env.SIGNING_SECRET!, "upload", { id: minted.body.capture_id, exp: Date.now() - 1 });
+    const expiredToken = await signToken(await signingKey(env, "upload_urls"), "upload", { id: minted.body.capture_id, exp: Date.now() - 1 });
     const expired = await callJson(`/v1/uploads/${expiredToken}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
     expect(expired.status).toBe(410);
     expect(expired.body.error.code).toBe("expired");
@@ -217,7 +218,7 @@ describe("upload URLs", () => {
     });
     const refused = await receiveUpload(failing, db(), {
       token,
-      secret: env.SIGNING_SECRET!,
+      secret: await signingKey(env, "upload_urls"),
       contentType: "image/png",
       contentLength: String(bytes.length),
       body: new Response(bytes).body!,
@@ -236,10 +237,11 @@ describe("upload URLs", () => {
     const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
     const token = new URL(minted.body.upload_url).pathname.split("/").pop()!;
     const bytes = pngSignatureBytes(500);
+    const secret = await signingKey(env, "upload_urls");
     const receive = (declared: number) =>
       receiveUpload(env.EVIDENCE, db(), {
         token,
-        secret: env.SIGNING_SECRET!,
+        secret,
         contentType: "image/png",
         contentLength: String(declared),
         body: new Response(bytes).body!,

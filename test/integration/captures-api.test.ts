@@ -9,6 +9,7 @@ import { captureByKey, captureInline, hasVerdict, pollVerification, uploadDepthM
 import { sha256Hex } from "../helpers/images";
 import { signIn } from "../helpers/session";
 import { encodeDepthPng, encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
+import { signingKey } from "../../src/lib/signing-keys";
 
 /* GET /v1/verifications/{id}/captures, GET /v1/captures/{id} and the signed evidence URLs they carry. */
 
@@ -154,7 +155,7 @@ describe("captures and their analysis", () => {
   it("an expired or altered URL is 403 with the standard error body", async () => {
     const [front] = (await callJson(`/v1/verifications/${fixture.v.id}/captures`, { key: t.key })).body.items;
     const s = settings(env);
-    const stale = await signEvidenceUrl(s.signingSecret, s.baseUrl, { captureId: front.id, variant: "image", sha256: front.sha256 }, Date.now() - 5 * 60 * 1000 - 1);
+    const stale = await signEvidenceUrl(await signingKey(env, "evidence_urls"), s.baseUrl, { captureId: front.id, variant: "image", sha256: front.sha256 }, Date.now() - 5 * 60 * 1000 - 1);
     const expired = await fetchUrl(stale);
     expect(expired.res.status).toBe(403);
     expect(JSON.parse(new TextDecoder().decode(expired.bytes))).toEqual({ error: { code: "forbidden", message: expect.stringMatching(/expired/) } });

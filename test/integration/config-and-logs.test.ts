@@ -20,6 +20,10 @@ describe("required secrets are checked before the Worker does anything", () => {
     ["SESSION_SECRET too short", { SESSION_SECRET: "short-secret" }, /SESSION_SECRET is shorter than 32 characters/],
     ["SIGNING_SECRET too short", { SIGNING_SECRET: "x".repeat(31) }, /SIGNING_SECRET is shorter than 32 characters/],
     ["both secrets equal", { SESSION_SECRET: LONG, SIGNING_SECRET: LONG }, /SESSION_SECRET must differ from SIGNING_SECRET/],
+    ["CERTIFICATE_SIGNING_KEY missing", { CERTIFICATE_SIGNING_KEY: undefined }, /CERTIFICATE_SIGNING_KEY is missing/],
+    ["CERTIFICATE_SIGNING_KEY not an Ed25519 key", { CERTIFICATE_SIGNING_KEY: btoa("x".repeat(48)) }, /CERTIFICATE_SIGNING_KEY is not an Ed25519 private key/],
+    ["a signing override too short", { SIGNING_SECRET_CURSORS: "x".repeat(31) }, /SIGNING_SECRET_CURSORS is shorter than 32 characters/],
+    ["a signing override equal to the session key", { SESSION_SECRET: LONG, SIGNING_SECRET_EVIDENCE_URLS: LONG }, /SIGNING_SECRET_EVIDENCE_URLS must differ from SESSION_SECRET/],
   ])("%s: 500 internal_error and one log line naming it", async (_name, overrides, problem) => {
     const t = await seedTenant();
     const v = await createVerification(t.key);
@@ -28,7 +32,7 @@ describe("required secrets are checked before the Worker does anything", () => {
     const res = await callWithEnv(overrides, `/v1/verify/${v.id}`);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } });
-    expect(res.text).not.toMatch(/SECRET/);
+    expect(res.text).not.toMatch(/SECRET|CERTIFICATE/);
     const lines = errorLines(spy);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/configuration invalid/);
@@ -43,7 +47,7 @@ describe("required secrets are checked before the Worker does anything", () => {
 });
 
 describe("5xx logs carry no credentials from the request path", () => {
-  it("masks capture ids, upload tokens and magic-link tokens", async () => {
+  it("masks capture ids, upload and evidence tokens and magic-link tokens", async () => {
     const t = await seedTenant();
     const v = await createVerification(t.key);
     const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
@@ -65,13 +69,20 @@ describe("5xx logs carry no credentials from the request path", () => {
       body: bytes,
     });
     const magic = await callWithEnv({ DB: undefined }, `/v1/auth/magic-link/${magicToken}`);
-    expect([inline.status, put.status, magic.status], put.text).toEqual([500, 500, 500]);
+    const captured = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_base64: toBase64(uniqueJpeg()) } });
+    expect(captured.status).toBe(201);
+    const listed = await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key });
+    const evidencePath = new URL(listed.body.items[0].image_url).pathname;
+    const evidenceToken = evidencePath.split("/").pop()!;
+    const evidence = await callWithEnv({ RATE_LIMITERS: undefined }, evidencePath);
+    expect([inline.status, put.status, magic.status, evidence.status], put.text).toEqual([500, 500, 500, 500]);
 
     const logged = errorLines(spy).join("\n");
     // The ULID time part of the capture id stays (lib/log.ts), its 16 random characters go.
     expect(logged).toContain(`vfy_${v.id.slice(4, 14)}[redacted]`);
     expect(logged).toContain("/v1/uploads/[redacted]");
     expect(logged).toContain("mlk_[redacted]");
-    for (const secret of [v.id, v.id.slice(4), uploadToken, magicToken, magicToken.slice(4)]) expect(logged).not.toContain(secret);
+    expect(logged).toContain("/v1/evidence/[redacted]");
+    for (const secret of [v.id, v.id.slice(4), uploadToken, evidenceToken, evidenceToken.split(".")[1]!, magicToken, magicToken.slice(4)]) expect(logged).not.toContain(secret);
   });
 });

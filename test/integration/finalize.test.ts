@@ -4,7 +4,7 @@ import { signIn } from "../helpers/session";
 import { finalizeCase } from "../../src/domain/case/finalize";
 import { analysesOf } from "../../src/db/analyses";
 import type { CaseAnalysis } from "../../src/analysis/case-analysis";
-import { BASE, callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
 
@@ -64,7 +64,7 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     const { cookie } = await signIn(t.id);
     const bySession = await callJson(`/v1/verifications/${v.id}/finalize`, {
       body: { narrative },
-      headers: { Cookie: cookie, Origin: BASE },
+      headers: { Cookie: cookie },
     });
     expect(bySession.status).toBe(200);
     expect(bySession.body.case_analysis).toMatchObject({

@@ -203,7 +203,7 @@ describe("link templates", () => {
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((i: any) => i.slug)).toEqual([...slugs].reverse());
     expect(listed.body.items.map((i: any) => i.status)).toEqual(["active", "revoked", "active"]);
-    expect((await callJson("/v1/link-templates", { key: t.key })).status).toBe(401);
+    expect((await callJson("/v1/link-templates", { key: t.key })).status).toBe(403);
     expect((await op.read(`/v1/link-templates/${slugs[0]}`)).status).toBe(200);
     const stranger = await operator(other);
     expect((await stranger.read(`/v1/link-templates/${slugs[0]}`)).status).toBe(404);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { signBotRequest } from "../../src/auth/bot";
+import { botSignature } from "../helpers/bot";
 import { linkTemplates, verifications } from "../../src/db/schema";
 import { DEFAULT_NOTIFY_EMAIL_DAILY_LIMIT, notifyEmailDailyLimit, notifyEmailLimiterKey } from "../../src/domain/notifications/email-quota";
 import { callJson, db, seedTenant } from "../helpers/api";
@@ -56,7 +56,7 @@ describe("notify_email daily cap per tenant", () => {
     const raw = JSON.stringify({ tenant_id: t.id, ...notify() });
     const bot = await callConfigured(CAP, "/v1/bot/verifications", {
       rawBody: raw,
-      headers: { "Content-Type": "application/json", "X-Bot-Auth": await signBotRequest(env.BOT_SECRET!, raw, Math.floor(Date.now() / 1000)) },
+      headers: { "Content-Type": "application/json", "X-Bot-Auth": await botSignature("/v1/bot/verifications", raw) },
     });
     expect(bot.status).toBe(429);
     expect(bot.body.error.code).toBe("too_many_requests");

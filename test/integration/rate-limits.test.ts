@@ -173,6 +173,29 @@ describe("link starts", () => {
   });
 });
 
+describe("evidence downloads", () => {
+  it("GET /v1/evidence/{token}: 1200 per minute per client, an IPv6 client by its /64", async () => {
+    const rule = PUBLIC_LIMITS.evidenceDownload;
+    await awayFromWindowEdge(rule.windowMs);
+    const v = await createVerification(t.key, { max_captures: 1 });
+    expect((await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_base64: toBase64(uniqueJpeg()) } })).status).toBe(201);
+    const listed = await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key });
+    const path = new URL(listed.body.items[0].image_url).pathname;
+    const client = "2001:db8:88:1::10";
+    await spend(rule, clientKey(client));
+    const fetchFrom = async (from: string) => {
+      const res = await call(path, { headers: { "CF-Connecting-IP": from } });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+    };
+    expect((await fetchFrom(client)).status).toBe(200);
+    // Another address of the same /64 is the same client; another /64 is not.
+    expectLimited(await fetchFrom("2001:db8:88:1:ffff::2"), rule);
+    expect((await fetchFrom("2001:db8:88:2::10")).status).toBe(200);
+    used.push(limitKey(rule, clientKey("2001:db8:88:2::10")));
+  });
+});
+
 describe("magic links", () => {
   it("POST /v1/auth/magic-link: 20 per hour per client whatever the address", async () => {
     await awayFromWindowEdge(PUBLIC_LIMITS.magicLinkClient.windowMs);

@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { queueFailures } from "../../src/db/schema";
 import { findTenant } from "../../src/domain/tenants/tenants";
+import { WEBHOOK_MAX_RETRIES } from "../../src/domain/webhooks/schedule";
 import { call, callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { toBase64, uniqueJpeg } from "../helpers/images";
 import { waitFor } from "../helpers/wait";
@@ -100,16 +101,17 @@ describe("webhook delivery", () => {
     const t = await seedTenant();
     const r = receiver("fail=always");
     const v = await createVerification(t.key, { max_captures: 1, webhook_url: r.url });
-    // 1 attempt + max_retries (20) retries, then the real dead-letter consumer marks it failed.
+    // 1 attempt + max_retries retries, then the real dead-letter consumer marks it failed.
+    const all = WEBHOOK_MAX_RETRIES + 1;
     const [failed] = await settled(t.key, v.id, 1, 80_000);
-    expect(failed).toMatchObject({ status: "failed", attempt_count: 21, last_status_code: 500, last_error: "HTTP 500" });
+    expect(failed).toMatchObject({ status: "failed", attempt_count: all, last_status_code: 500, last_error: "HTTP 500" });
     expect(failed.next_attempt_at).toBeUndefined();
-    expect(failed.attempts).toHaveLength(21);
-    expect(failed.attempts.slice(0, 20).every((a: any) => a.next_attempt_at !== undefined)).toBe(true);
-    expect(failed.attempts[20].next_attempt_at).toBeUndefined();
+    expect(failed.attempts).toHaveLength(all);
+    expect(failed.attempts.slice(0, all - 1).every((a: any) => a.next_attempt_at !== undefined)).toBe(true);
+    expect(failed.attempts[all - 1].next_attempt_at).toBeUndefined();
     const dead = await db().select().from(queueFailures).where(eq(queueFailures.queue, "vfy-dead-letter-local"));
     expect(dead.some((row) => JSON.parse(row.body).delivery_id === failed.id)).toBe(true);
-    expect(await received(r.id)).toHaveLength(21);
+    expect(await received(r.id)).toHaveLength(all);
 
     // Another tenant cannot see or retry it.
     const other = await seedTenant("Other");
@@ -119,14 +121,14 @@ describe("webhook delivery", () => {
     await recover(r.id);
     const retried = await callJson(`/v1/webhook-deliveries/${failed.id}/retry`, { key: t.key, method: "POST" });
     expect(retried.status).toBe(200);
-    expect(retried.body).toMatchObject({ id: failed.id, status: "pending", attempt_count: 21 });
+    expect(retried.body).toMatchObject({ id: failed.id, status: "pending", attempt_count: all });
     const [delivered] = await settled(t.key, v.id, 1);
-    expect(delivered).toMatchObject({ id: failed.id, status: "succeeded", attempt_count: 22, last_status_code: 204 });
+    expect(delivered).toMatchObject({ id: failed.id, status: "succeeded", attempt_count: all + 1, last_status_code: 204 });
     const hits = await received(r.id);
-    expect(hits).toHaveLength(22);
-    expect(hits[21]!.answered).toBe(204);
+    expect(hits).toHaveLength(all + 1);
+    expect(hits[all]!.answered).toBe(204);
     expect(new Set(hits.map((h) => h.headers["webhook-id"]))).toEqual(new Set([failed.event_id]));
-    expect(new Webhook(await secretOf(t.id)).verify(hits[21]!.body, hits[21]!.headers)).toMatchObject({ id: failed.event_id });
+    expect(new Webhook(await secretOf(t.id)).verify(hits[all]!.body, hits[all]!.headers)).toMatchObject({ id: failed.event_id });
   }, 120_000);
 
   it("manual retry: replays a delivered event, 404 for unknown ids; the dashboard session may retry; publishable keys may not", async () => {

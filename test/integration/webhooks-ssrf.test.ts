@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { webhookDeliveries } from "../../src/db/schema";
 import { mintApiKey } from "../../src/domain/tenants/api-keys";
-import { callJson, createVerification, db, seedTenant } from "../helpers/api";
-import { receiver } from "../helpers/webhooks";
+import { callJson, createVerification, db, eventually, seedTenant } from "../helpers/api";
+import { callWithEnv } from "../helpers/app";
+import { received, receiver } from "../helpers/webhooks";
 
 /** The creation route as a production deployment runs it (live keys, the SSRF guard on). */
 async function createInProduction(body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
@@ -59,6 +62,42 @@ describe("webhook_url SSRF guard at creation (production)", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:/);
     const v = await createVerification(t.key, { max_captures: 1, webhook_url: url });
     expect(v.config.webhook_url).toBe(url);
+  });
+});
+
+describe("webhook_url SSRF guard at delivery", () => {
+  const deliveryOf = (verificationId: string) => db().select().from(webhookDeliveries).where(eq(webhookDeliveries.verificationId, verificationId)).get();
+
+  it("a development deployment reached through a public hostname guards its deliveries as its creations: a name rebound to a private address is refused", async () => {
+    const t = await seedTenant();
+    // `*.rebind.test` resolves to a public address once (the check at creation), then to 10.1.2.3.
+    const url = `https://hooks-${crypto.randomUUID().slice(0, 8)}.rebind.test/in`;
+    const created = await callWithEnv({}, "/v1/verifications", {
+      origin: "https://dev-tunnel.example.com",
+      method: "POST",
+      headers: { Authorization: `Bearer ${t.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ max_captures: 1, webhook_url: url }),
+    });
+    expect(created.status).toBe(201);
+    // verification.created → its delivery → the attempt resolves the name again and refuses it for good.
+    const refused = await eventually(async () => {
+      const d = await deliveryOf(created.body.id);
+      return d?.status === "failed" ? d : null;
+    }, "the delivery refused by the URL guard");
+    expect(refused.lastError).toMatch(/refused by the URL guard: .*private network/);
+    expect(refused.unguarded).toBe(false);
+  });
+
+  it("over loopback, local development delivers to a loopback receiver as it accepted it", async () => {
+    const t = await seedTenant();
+    const r = receiver();
+    const v = await createVerification(t.key, { max_captures: 1, webhook_url: r.url });
+    const delivered = await eventually(async () => {
+      const d = await deliveryOf(v.id);
+      return d?.status === "succeeded" ? d : null;
+    }, "the delivery");
+    expect(delivered.unguarded).toBe(true);
+    expect(await received(r.id)).toHaveLength(1);
   });
 });
 

@@ -13,10 +13,11 @@ describe("safeReturnTo", () => {
 });
 
 describe("bot signature", () => {
-  it("is t=<seconds>,v1=<hex HMAC-SHA256 of '<t>.<body>'>", async () => {
-    // Reference value: printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac secret
-    expect(await signBotRequest("secret", '{"a":1}', 1_700_000_000)).toBe(
-      "t=1700000000,v1=49f24e537407743fa4a0242bb63b94b9a47ee99cbbe071ccd8a22550ae411686",
+  it("is t=<seconds>,v1=<hex HMAC-SHA256 of '<t>.<body>'> (the contract's),v2=<hex HMAC-SHA256 of '<t>.<METHOD>.<path>.<body>'>", async () => {
+    // Reference values: printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac secret
+    //                   printf '1700000000.POST./v1/bot/otp.{"a":1}' | openssl dgst -sha256 -hmac secret
+    expect(await signBotRequest("secret", { method: "post", path: "/v1/bot/otp", rawBody: '{"a":1}' }, 1_700_000_000)).toBe(
+      "t=1700000000,v1=49f24e537407743fa4a0242bb63b94b9a47ee99cbbe071ccd8a22550ae411686,v2=96601f62502a89abc5a8f15aef60c1c8d4cecbc16b4533cf1944aab964171e30",
     );
   });
 });

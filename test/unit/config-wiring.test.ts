@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { analysisWiringProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
-import { CAPTURE_FLOW_LIMITS } from "../../src/domain/public-limits";
+import { analysisWiringProblems, configProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
+import { CAPTURE_FLOW_LIMITS, LOCATION_LIMITS } from "../../src/domain/public-limits";
+import { API_WORKER_SECRETS, REQUIRED_SECRETS } from "../../src/env";
 
 const api: WorkerWiring = {
   name: "verification-service",
   d1DatabaseIds: ["d1"],
   r2Buckets: ["evidence"],
-  producers: { EVENTS_QUEUE: "events", ANALYSIS_QUEUE: "analysis" },
+  producers: { EVENTS_QUEUE: "events", ANALYSIS_QUEUE: "analysis", ANALYSIS_BULK_QUEUE: "analysis-bulk" },
   consumers: [{ queue: "events", deadLetterQueue: "dead" }, { queue: "dead" }],
   durableObjects: [
     { name: "VERIFICATIONS", className: "VerificationObject" },
@@ -18,7 +19,10 @@ const analysis: WorkerWiring = {
   d1DatabaseIds: ["d1"],
   r2Buckets: ["evidence"],
   producers: {},
-  consumers: [{ queue: "analysis", deadLetterQueue: "dead" }],
+  consumers: [
+    { queue: "analysis", deadLetterQueue: "dead" },
+    { queue: "analysis-bulk", deadLetterQueue: "dead" },
+  ],
   durableObjects: [
     { name: "VERIFICATIONS", className: "VerificationObject", scriptName: "verification-service" },
     { name: "RATE_LIMITERS", className: "RateLimiterObject", scriptName: "verification-service" },
@@ -35,7 +39,7 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
       ...analysis,
       d1DatabaseIds: ["other-d1"],
       r2Buckets: ["other-bucket"],
-      consumers: [{ queue: "analysis-typo" }],
+      consumers: [{ queue: "analysis-typo" }, { queue: "analysis-bulk", deadLetterQueue: "dead" }],
       durableObjects: [
         { name: "VERIFICATIONS", className: "VerificationObject", scriptName: "verification-service-staging" },
         { name: "RATE_LIMITERS", className: "Nope", scriptName: "verification-service" },
@@ -52,6 +56,7 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
     ]);
     expect(analysisWiringProblems("local", { ...api, producers: {} }, { ...analysis, consumers: [{ queue: "analysis", deadLetterQueue: "nowhere" }] })).toEqual([
       "local: the API Worker has no ANALYSIS_QUEUE producer",
+      "local: the API Worker has no ANALYSIS_BULK_QUEUE producer",
       "local: nobody records the dead letters of analysis (nowhere)",
     ]);
     // The capabilities come from the API Worker's configuration, the analysis from its own: they must agree.
@@ -59,6 +64,35 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
       "staging: the two Workers configure the analysis provider GEOCODER_URL differently (the capabilities would not describe what the analysis runs)",
     ]);
     expect(analysisWiringProblems("staging", { ...api, providers: { AI: "AI" } }, { ...analysis, providers: { AI: "AI" } })).toEqual([]);
+    // The bulk lane is wired like the fast one.
+    expect(analysisWiringProblems("staging", api, { ...analysis, consumers: [analysis.consumers[0]!] })).toEqual(["staging: the analysis Worker does not consume analysis-bulk"]);
+  });
+});
+
+describe("the certificate signing key (npm run build:check)", () => {
+  const names = { local: "svc-local", staging: "svc-staging", production: "svc" };
+  const withSecrets = (secrets: string[]) => Object.fromEntries(Object.entries(names).map(([env, name]) => [env, { name, secrets: env === "local" ? [] : secrets }]));
+
+  it("refuses an API Worker whose staging or production does not require it", () => {
+    expect(configProblems(withSecrets([...API_WORKER_SECRETS]), ["staging", "production"], API_WORKER_SECRETS)).toEqual([]);
+    expect(configProblems(withSecrets(["SIGNING_SECRET", "SESSION_SECRET"]), ["staging", "production"], API_WORKER_SECRETS)).toEqual([
+      "[env.staging.secrets] required must list CERTIFICATE_SIGNING_KEY",
+      "[env.production.secrets] required must list CERTIFICATE_SIGNING_KEY",
+    ]);
+  });
+
+  it("refuses an analysis Worker that would hold it", () => {
+    const forbidden = ["CERTIFICATE_SIGNING_KEY"];
+    expect(configProblems(withSecrets([...REQUIRED_SECRETS]), ["staging", "production"], REQUIRED_SECRETS, forbidden)).toEqual([]);
+    expect(configProblems(withSecrets([...API_WORKER_SECRETS]), ["production"], REQUIRED_SECRETS, forbidden)).toEqual([
+      "[env.production.secrets] must not list CERTIFICATE_SIGNING_KEY: this Worker never needs it",
+    ]);
+  });
+});
+
+describe("the Rate Limiting bindings include the certificate door", () => {
+  it("binds GET /v1/certificates/{token} per location like the capture flow's doors", () => {
+    expect(Object.values(LOCATION_LIMITS).map((r) => r.binding)).toEqual(["CAPTURE_READ_LIMITER", "CAPTURE_WRITE_LIMITER", "CERTIFICATE_READ_LIMITER"]);
   });
 });
 

@@ -1,49 +1,94 @@
-import { api, ok } from "../api";
-import { StatusBadge } from "../components/badges";
+import { api, ok, type Verification } from "../api";
 import { Badge, ErrorNotice, Notice, PageHeader, Progress, Section } from "../components/ui";
-import { formatDateTime, VERDICT_LABEL } from "../lib/format";
+import { formatDateTime, REASON_LABEL, VERDICT_LABEL } from "../lib/format";
 import { useLoad, useTitle } from "../lib/hooks";
+import { isCertified, SignatureCheck, useCertificate } from "./detail/certificate";
 
 /**
- * The certificate: exactly what the share-safe projection (`GET /v1/verifications/{id}/public`,
- * no credential) tells a third party: who asked, when, the status and the verdict label, nothing
- * personal and no signal detail.
+ * The certificate as whoever it is shared with sees it: what the signed payload says (nothing
+ * personal, no photos, no signal detail), after its signature was checked in this browser.
  */
 export function CertificateScreen(props: { id: string }) {
   useTitle(`Certificate ${props.id}`);
-  const cert = useLoad(() => ok(api.GET("/v1/verifications/{id}/public", { params: { path: { id: props.id } } })), [props.id]);
-  const c = cert.data;
-  const tone = c?.verdict?.label === "verified" ? "good" : c?.verdict?.label === "suspicious" ? "warn" : "bad";
+  const verification = useLoad(() => ok(api.GET("/v1/verifications/{id}", { params: { path: { id: props.id } } })), [props.id]);
+  const v = verification.data;
   return (
     <>
       <nav aria-label="Breadcrumb" class="breadcrumb">
         <a href="/console/verifications">Verifications</a> <span aria-hidden="true">/</span> <a class="mono" href={`/console/verifications/${props.id}`}>{props.id}</a>{" "}
         <span aria-hidden="true">/</span> Certificate
       </nav>
-      <PageHeader title="Certificate" subtitle="What anyone holding the verification id can see: no photos, answers or signal detail." />
-      <ErrorNotice error={cert.error} />
+      <PageHeader title="Certificate" subtitle="What anyone you share a certificate link with sees: signed by this service, with no photos, answers or signal detail." />
+      <ErrorNotice error={verification.error} />
+      {!v && !verification.error ? <Progress label="Loading the certificate…" /> : null}
+      {v && !isCertified(v) ? <Notice>No certificate yet: it is signed when the verification completes with its verdict.</Notice> : null}
+      {v && isCertified(v) ? <SignedView verification={v} /> : null}
+    </>
+  );
+}
+
+function SignedView(props: { verification: Verification }) {
+  const { cert, check } = useCertificate(props.verification);
+  const c = cert.data;
+  const tone = (label: string) => (label === "verified" ? "good" : label === "suspicious" ? "warn" : "bad");
+  return (
+    <>
+      <ErrorNotice error={cert.error} what="The certificate could not be loaded" />
       {!c && !cert.error ? <Progress label="Loading the certificate…" /> : null}
       {c ? (
-        <Section title={`Verification for ${c.tenant.display_name}`}>
+        <Section title={`Verification for ${c.payload.verification.tenant.display_name}`}>
           <dl class="facts certificate">
-            <dt>Verification</dt>
-            <dd class="mono">{c.id}</dd>
-            <dt>Status</dt>
+            <dt>Signature</dt>
             <dd>
-              <StatusBadge status={c.status} />
+              <SignatureCheck check={check} certificate={c} />
             </dd>
             <dt>Verdict</dt>
-            <dd>{c.verdict ? <Badge tone={tone}>{VERDICT_LABEL[c.verdict.label]}</Badge> : "Not yet decided"}</dd>
+            <dd>
+              <Badge tone={tone(c.payload.verification.verdict.label)}>{VERDICT_LABEL[c.payload.verification.verdict.label]}</Badge>
+              {c.payload.verification.verdict.reason_code ? <span class="meta">because of: {REASON_LABEL[c.payload.verification.verdict.reason_code]}</span> : null}
+            </dd>
+            {c.payload.verification.review ? (
+              <>
+                <dt>Review</dt>
+                <dd>
+                  {c.payload.verification.review.decision.replace("_", " ")}, {formatDateTime(c.payload.verification.review.reviewed_at)}
+                </dd>
+              </>
+            ) : null}
             <dt>Requested</dt>
-            <dd>{formatDateTime(c.created_at)}</dd>
+            <dd>{formatDateTime(c.payload.verification.created_at)}</dd>
             <dt>Completed</dt>
-            <dd>{formatDateTime(c.completed_at)}</dd>
-            <dt>Photos and files</dt>
-            <dd>{c.captures_count}</dd>
+            <dd>{formatDateTime(c.payload.verification.completed_at)}</dd>
+            {c.payload.verification.finalized_at ? (
+              <>
+                <dt>Case closed</dt>
+                <dd>{formatDateTime(c.payload.verification.finalized_at)}</dd>
+              </>
+            ) : null}
+            {c.payload.verification.redacted_at ? (
+              <>
+                <dt>Evidence erased</dt>
+                <dd>{formatDateTime(c.payload.verification.redacted_at)}</dd>
+              </>
+            ) : null}
+            <dt>Photos</dt>
+            <dd>
+              <ol class="plain">
+                {c.payload.verification.captures.map((p) => (
+                  <li key={p.id}>
+                    <span class="mono">{p.step_key}</span> ({p.kind}, received {formatDateTime(p.received_at)}) <span class="mono break meta">SHA-256 {p.sha256}</span>
+                  </li>
+                ))}
+              </ol>
+            </dd>
+            <dt>Certificate</dt>
+            <dd>
+              No. {c.sequence}, issued {formatDateTime(c.issued_at)}
+            </dd>
           </dl>
           <Notice>
-            The same data as JSON: <a href={`/v1/verifications/${c.id}/public`}>/v1/verifications/{c.id}/public</a>. The id is also the capture link's credential: share it only once the
-            verification is complete.
+            Share it with a certificate link (<a href={`/console/verifications/${props.verification.id}#certificate`}>on the verification</a>), never with the capture link: a
+            certificate link opens only this, and you can revoke it.
           </Notice>
         </Section>
       ) : null}

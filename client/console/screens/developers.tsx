@@ -4,10 +4,12 @@ import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
+import { useCan } from "../lib/roles";
 import { DeliveryTable } from "./detail/deliveries";
 
 export function DevelopersScreen() {
   useTitle("Developers");
+  const can = useCan();
   return (
     <>
       <PageHeader
@@ -19,9 +21,15 @@ export function DevelopersScreen() {
         }
       />
       <div class="stack">
-        <ApiKeys />
-        <WebhookSecret />
-        <TestEvent />
+        {can("admin") ? (
+          <>
+            <ApiKeys />
+            <WebhookSecret />
+            <TestEvent />
+          </>
+        ) : (
+          <p class="hint">API keys, the webhook secret and test events are for admins and owners.</p>
+        )}
         <RecentDeliveries />
       </div>
     </>
@@ -145,52 +153,64 @@ function ApiKeys() {
   );
 }
 
+/**
+ * The signing secret is fetched only when an operator presses Reveal (each reveal is on the audit
+ * log as `webhook_secret.revealed`); a rotation shows the new one.
+ */
 function WebhookSecret() {
-  const secret = useLoad(() => ok(api.GET("/v1/webhook-secret")), []);
+  const [secret, setSecret] = useState<Schemas["WebhookSecret"] | undefined>(undefined);
   const [shown, setShown] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const reveal = useAction(async () => {
+    setSecret(await ok(api.GET("/v1/webhook-secret")));
+    setShown(true);
+  });
   const rotate = useAction(async () => {
-    secret.set(await ok(api.POST("/v1/webhook-secret/rotate")));
+    setSecret(await ok(api.POST("/v1/webhook-secret/rotate")));
     setConfirming(false);
     setShown(true);
     announce("Webhook secret rotated");
   });
-  const s = secret.data;
   return (
     <Section title="Webhook signing secret" id="webhook-secret">
       <p class="hint">
         Every webhook is signed with it (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>). Verify with any Standard Webhooks
-        library.
+        library. Revealing it is recorded in the audit log.
       </p>
-      <ErrorNotice error={secret.error} what="The secret could not be loaded" />
-      {s ? (
-        <div class="stack">
-          <div class="inline">
-            <label class="visually-hidden" for="webhook-secret-value">
-              Webhook secret
-            </label>
-            {shown ? (
-              <input id="webhook-secret-value" class="mono secret" readOnly type="text" value={s.secret} />
-            ) : (
-              <input id="webhook-secret-value" class="mono secret" readOnly type="password" value={s.secret} />
-            )}
-            <button type="button" class="button secondary small" aria-pressed={shown} onClick={() => setShown(!shown)}>
-              {shown ? "Hide" : "Reveal"}
-            </button>
-            <CopyButton text={s.secret} label="Copy secret" />
-          </div>
-          {s.previous_secret_expires_at ? (
-            <Notice tone="info">The previous secret also signs every delivery until {formatDateTime(s.previous_secret_expires_at)}: switch your receiver before then.</Notice>
-          ) : null}
-          <div>
-            <button type="button" class="button secondary" onClick={() => setConfirming(true)}>
-              Rotate the secret
-            </button>
-          </div>
+      <ErrorNotice error={reveal.error} what="The secret could not be revealed" />
+      <div class="stack">
+        <div class="inline">
+          {secret && shown ? (
+            <>
+              <label class="visually-hidden" for="webhook-secret-value">
+                Webhook secret
+              </label>
+              <input id="webhook-secret-value" class="mono secret" readOnly type="text" value={secret.secret} />
+              <button type="button" class="button secondary small" onClick={() => setShown(false)}>
+                Hide
+              </button>
+              <CopyButton text={secret.secret} label="Copy secret" />
+            </>
+          ) : (
+            <>
+              <span class="mono secret" aria-label="Webhook secret, hidden">
+                whsec_••••••••••••••••
+              </span>
+              <button type="button" class="button secondary small" disabled={reveal.busy} onClick={() => void reveal.run()}>
+                {reveal.busy ? "Revealing…" : "Reveal"}
+              </button>
+            </>
+          )}
         </div>
-      ) : (
-        <Progress label="Loading the secret…" />
-      )}
+        {secret?.previous_secret_expires_at ? (
+          <Notice tone="info">The previous secret also signs every delivery until {formatDateTime(secret.previous_secret_expires_at)}: switch your receiver before then.</Notice>
+        ) : null}
+        <div>
+          <button type="button" class="button secondary" onClick={() => setConfirming(true)}>
+            Rotate the secret
+          </button>
+        </div>
+      </div>
       <ConfirmDialog
         open={confirming}
         tone="primary"
@@ -250,6 +270,7 @@ function TestEvent() {
 }
 
 function RecentDeliveries() {
+  const can = useCan();
   const [status, setStatus] = useState<"" | WebhookDelivery["status"]>("");
   const [items, setItems] = useState<WebhookDelivery[]>([]);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
@@ -284,7 +305,7 @@ function RecentDeliveries() {
       }
     >
       <LoadState of={first} failed="Deliveries could not be loaded" loading="Loading deliveries…" />
-      {first.data ? <DeliveryTable deliveries={items} showVerification onChanged={(d) => setItems(items.map((x) => (x.id === d.id ? d : x)))} /> : null}
+      {first.data ? <DeliveryTable deliveries={items} showVerification canRetry={can("admin")} onChanged={(d) => setItems(items.map((x) => (x.id === d.id ? d : x)))} /> : null}
       <ErrorNotice error={more.error} />
       {cursor ? (
         <button type="button" class="button secondary" disabled={more.busy} onClick={() => void more.run()}>

@@ -4,19 +4,51 @@ import { useSession } from "../session";
 import { announce, ConfirmDialog, ErrorNotice, Field, LoadState, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
+import { useCan } from "../lib/roles";
 
 export function SettingsScreen() {
   useTitle("Settings");
   const { me } = useSession();
+  const can = useCan();
   return (
     <>
       <PageHeader title="Settings" subtitle={`Organisation ${me.tenant.display_name} (${me.tenant.slug}), tenant ${me.tenant.id}`} />
       <div class="stack">
-        <Organisation />
-        <Phones />
-        <SignOutEverywhere />
+        {can("admin") ? (
+          <>
+            <Organisation />
+            <Phones />
+            <SignOutEverywhere />
+          </>
+        ) : (
+          <OrganisationFacts />
+        )}
       </div>
     </>
+  );
+}
+
+/** What a member who may not change the settings sees of them. */
+function OrganisationFacts() {
+  const settings = useLoad(() => ok(api.GET("/v1/tenant/settings")), []);
+  const current = settings.data;
+  return (
+    <Section title="Organisation" id="organisation">
+      <LoadState of={settings} failed="Settings could not be loaded" loading="Loading settings…" />
+      {current ? (
+        <dl class="facts">
+          <div class="fact">
+            <dt>Display name</dt>
+            <dd>{current.display_name}</dd>
+          </div>
+          <div class="fact">
+            <dt>Keep evidence for</dt>
+            <dd>{current.retention_days != null ? `${current.retention_days} days` : "ever (no retention limit)"}</dd>
+          </div>
+        </dl>
+      ) : null}
+      <p class="hint">Admins and owners change these, the bot phones and who is signed in.</p>
+    </Section>
   );
 }
 
@@ -157,13 +189,13 @@ function SignOutEverywhere() {
   });
   return (
     <Section title="Sign out everywhere" id="sign-out-everywhere">
-      <p>For a lost laptop or a leaked session: every dashboard user of this organisation is signed out on every device, you included.</p>
+      <p>For a lost laptop or a leaked session: every member of this organisation is signed out of it on every device, you included (their other organisations are not touched).</p>
       <button type="button" class="button danger" onClick={() => setConfirming(true)}>
         Sign everyone out
       </button>
       <ConfirmDialog
         open={confirming}
-        title="Sign every user out, everywhere?"
+        title="Sign every member out, everywhere?"
         body={<p>Everyone will need to sign in again. API keys keep working.</p>}
         confirm="Sign everyone out"
         busy={run.busy}

@@ -5,11 +5,13 @@ import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, PageHeader, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
+import { useCan } from "../lib/roles";
 
 type Editing = { kind: "new" } | { kind: "edit"; template: LinkTemplate };
 
 export function TemplatesScreen() {
   useTitle("Link templates");
+  const can = useCan();
   const list = useLoad(() => ok(api.GET("/v1/link-templates")), []);
   const [editing, setEditing] = useState<Editing | undefined>(undefined);
   const [revoking, setRevoking] = useState<LinkTemplate | undefined>(undefined);
@@ -42,9 +44,11 @@ export function TemplatesScreen() {
         title="Link templates"
         subtitle="Reusable public links: each visit starts a new verification from the template's current version."
         actions={
-          <button type="button" class="button primary" onClick={() => setEditing({ kind: "new" })}>
-            Publish a template
-          </button>
+          can("admin") ? (
+            <button type="button" class="button primary" onClick={() => setEditing({ kind: "new" })}>
+              Publish a template
+            </button>
+          ) : null
         }
       />
       <LoadState
@@ -75,7 +79,7 @@ export function TemplatesScreen() {
               cell: (t) => (
                 <>
                   <span class="mono break">{t.url}</span>
-                  {t.status === "active" ? (
+                  {t.status === "active" && can("reviewer") ? (
                     <span class="inline">
                       <CopyButton text={t.url} label="Copy link" />
                       <a class="button secondary small" href={t.url} target="_blank" rel="noopener noreferrer">
@@ -98,7 +102,7 @@ export function TemplatesScreen() {
                 </>
               ),
             },
-            {
+            can("admin") && {
               label: "Actions",
               hideLabel: true,
               cell: (t) =>

@@ -3,6 +3,7 @@ import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, REASON_LABEL, SIGNAL_NAMES } from "../lib/format";
 import { useLoad, usePolling, useTitle } from "../lib/hooks";
+import { useCan } from "../lib/roles";
 import { SIGNAL_CHECKS, signalResult } from "../lib/signals";
 import { IndependentChecks } from "./detail/checks";
 import { DeliveryTable } from "./detail/deliveries";
@@ -10,11 +11,12 @@ import { FinalizePanel } from "./detail/finalize";
 import { Photos } from "./detail/photos";
 import { RedactPanel } from "./detail/redact";
 import { ReviewPanel } from "./detail/review";
-import { SealPanel } from "./detail/seal";
+import { CertificatePanel } from "./detail/certificate";
 import { Timeline } from "./detail/timeline";
 
 export function VerificationDetailScreen(props: { id: string }) {
   useTitle(props.id);
+  const can = useCan();
   const path = { params: { path: { id: props.id } } };
   const verification = useLoad(() => ok(api.GET("/v1/verifications/{id}", path)), [props.id]);
   const events = useLoad(() => ok(api.GET("/v1/verifications/{id}/events", path)), [props.id]);
@@ -70,7 +72,7 @@ export function VerificationDetailScreen(props: { id: string }) {
         }
         actions={
           <>
-            <CopyButton text={v.capture_url} label="Copy capture link" />
+            {can("reviewer") ? <CopyButton text={v.capture_url} label="Copy capture link" /> : null}
             <a class="button secondary small" href={`/console/verifications/${v.id}/certificate`}>
               Open certificate
             </a>
@@ -132,16 +134,21 @@ export function VerificationDetailScreen(props: { id: string }) {
           <Section title="Answers" id="answers">
             <Answers verification={v} />
           </Section>
-          <Section title="Review" id="review">
-            <ReviewPanel verification={v} onChange={update} />
-          </Section>
-          <Section title="Case analysis" id="finalize">
-            <FinalizePanel verification={v} onChange={update} />
-          </Section>
+          {can("reviewer") || v.review ? (
+            <Section title="Review" id="review">
+              {can("reviewer") ? <ReviewPanel verification={v} onChange={update} /> : <p>The latest review is in the summary above and every one is on the timeline.</p>}
+            </Section>
+          ) : null}
+          {can("reviewer") || v.case_analysis || v.narrative ? (
+            <Section title="Case analysis" id="finalize">
+              <FinalizePanel verification={v} onChange={update} canFinalize={can("reviewer")} />
+            </Section>
+          ) : null}
           <Section title="Webhook deliveries" id="deliveries">
             <LoadState of={deliveries} loading="Loading deliveries…" />
             {deliveries.data ? (
               <DeliveryTable
+                canRetry={can("admin")}
                 deliveries={deliveries.data.items}
                 onChanged={(d: WebhookDelivery) => deliveries.set({ items: deliveries.data!.items.map((x) => (x.id === d.id ? d : x)) })}
               />
@@ -153,15 +160,17 @@ export function VerificationDetailScreen(props: { id: string }) {
             {events.data ? <Timeline events={events.data.events} /> : <Progress label="Loading the timeline…" />}
             <ErrorNotice error={events.error} />
           </Section>
-          <Section title="Record seal" id="seal">
-            <SealPanel verification={v} />
+          <Section title="Certificate" id="certificate">
+            <CertificatePanel verification={v} />
           </Section>
           <Section title="Configuration" id="config">
             <ConfigFacts verification={v} />
           </Section>
-          <Section title="Erase the evidence" id="redact" class="danger-zone">
-            <RedactPanel verification={v} onChange={update} />
-          </Section>
+          {can("admin") ? (
+            <Section title="Erase the evidence" id="redact" class="danger-zone">
+              <RedactPanel verification={v} onChange={update} />
+            </Section>
+          ) : null}
         </div>
       </div>
     </>

@@ -5,6 +5,7 @@ import { ListTable, type Column } from "../components/list-table";
 import { ErrorNotice, LoadState, PageHeader, Progress } from "../components/ui";
 import { formatDateTime, formatTime, relative } from "../lib/format";
 import { useAction, useLoad, usePolling, useTitle } from "../lib/hooks";
+import { useCan } from "../lib/roles";
 import { navigate, useLocation } from "../router";
 
 const PAGE = 25;
@@ -41,6 +42,7 @@ function filtersFrom(query: URLSearchParams): Filters {
 
 export function VerificationsScreen() {
   useTitle("Verifications");
+  const can = useCan();
   const location = useLocation();
   const filters = filtersFrom(location.query);
   const key = JSON.stringify(filters);
@@ -104,9 +106,11 @@ export function VerificationsScreen() {
         title="Verifications"
         subtitle={refreshedAt ? <span aria-live="off">Live: updated {formatTime(refreshedAt)}</span> : null}
         actions={
-          <a class="button primary" href="/console/verifications/new">
-            New verification
-          </a>
+          can("reviewer") ? (
+            <a class="button primary" href="/console/verifications/new">
+              New verification
+            </a>
+          ) : null
         }
       />
       <form

@@ -2,6 +2,7 @@ import createFetchClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema";
 
 export { verifyWebhook, WebhookVerificationError } from "./webhooks";
+export { captureWithDigest, CertificateError, sha256Hex, verifyCertificate, type CertificatePayload, type CertifiedCapture, type KeySource } from "./certificate";
 export type { components, operations, paths };
 
 type Schemas = components["schemas"];
@@ -12,6 +13,8 @@ export type CreateVerificationRequest = Schemas["CreateVerificationRequest"];
 export type VerificationList = Schemas["VerificationList"];
 export type ListVerificationsQuery = NonNullable<operations["listVerifications"]["parameters"]["query"]>;
 export type WebhookEvent = Schemas["WebhookEvent"];
+export type Certificate = Schemas["Certificate"];
+export type CertificateLink = Schemas["CertificateLink"];
 export type ErrorBody = Schemas["Error"];
 
 /** An error answer of the API: `code` is stable (see the document's `Error`), `message` is for people. */

@@ -30,13 +30,13 @@ export interface paths {
         };
         /**
          * List verifications, newest first
-         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.
+         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listVerifications"];
         put?: never;
         /**
          * Create a verification
-         * @description A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it).
+         * @description A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it). A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["createVerification"];
         delete?: never;
@@ -52,7 +52,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a verification */
+        /**
+         * Fetch a verification
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
         get: operations["getVerification"];
         put?: never;
         post?: never;
@@ -86,7 +89,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit timeline, oldest first */
+        /**
+         * Audit timeline, oldest first
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
         get: operations["listVerificationEvents"];
         put?: never;
         post?: never;
@@ -105,7 +111,7 @@ export interface paths {
         };
         /**
          * What this deployment can assess: each signal and check, why not, and what enables it
-         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. Any API key (publishable included: it says nothing about the tenant's data but its own reuse-index opt-in) or a dashboard session.
+         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. Any API key (publishable included: it says nothing about the tenant's data but its own reuse-index opt-in) or a dashboard session. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getCapabilities"];
         put?: never;
@@ -162,7 +168,7 @@ export interface paths {
         };
         /**
          * A verification's captures in capture order, with their analysis
-         * @description `image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones.
+         * @description `image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listCaptures"];
         put?: never;
@@ -238,7 +244,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook deliveries of a verification, with every attempt */
+        /**
+         * Webhook deliveries of a verification, with every attempt
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -257,7 +266,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a failed (or replay a delivered) webhook again, same id and body */
+        /**
+         * Send a failed (or replay a delivered) webhook again, same id and body
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -272,7 +284,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's webhook signing secret */
+        /**
+         * Reveal the tenant's webhook signing secret
+         * @description Each call is recorded as `webhook_secret.revealed`: the console asks only when an operator presses Reveal. A dashboard session needs the `admin` role or higher.
+         */
         get: operations["getWebhookSecret"];
         put?: never;
         post?: never;
@@ -291,7 +306,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the webhook signing secret; the previous one keeps signing for 24 h */
+        /**
+         * Rotate the webhook signing secret; the previous one keeps signing for 24 h
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -308,7 +326,7 @@ export interface paths {
         };
         /**
          * Recent webhook deliveries across all verifications, newest first
-         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same `status`) until it is absent.
+         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same `status`) until it is absent. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listRecentWebhookDeliveries"];
         put?: never;
@@ -330,7 +348,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed `webhook.test` event to a URL now, and see what it answered
-         * @description Signed like every delivery (Standard Webhooks, every active secret), sent once, neither retried nor stored. The URL follows the `webhook_url` rules (https, a public host). At most 20 per tenant per 10 minutes (429 beyond).
+         * @description Signed like every delivery (Standard Webhooks, every active secret), sent once, neither retried nor stored. The URL follows the `webhook_url` rules (https, a public host). At most 20 per tenant per 10 minutes (429 beyond). A dashboard session needs the `admin` role or higher.
          */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
@@ -428,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)
-         * @description Must come from this service's own page: `Origin` is `PUBLIC_BASE_URL`'s (or `Sec-Fetch-Site: same-origin`), else 403.
+         * @description Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403.
          */
         post: operations["spendMagicLink"];
         delete?: never;
@@ -464,10 +482,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user and their tenant */
+        /**
+         * The signed-in user, the session's tenant and role there, and every tenant they belong to
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/switch-tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open another tenant the user belongs to: a new session for it replaces this one
+         * @description The session carries one active tenant (its `tid`); this re-issues `svc_session` for `tenant_id`, which becomes the tenant the user's next sign-in opens, and records `session.signed_in` there. A tenant the user is not a member of is 404. The previous session stays valid until it expires or the user signs out. A dashboard session needs the `viewer` role or higher.
+         */
+        post: operations["switchTenant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -504,8 +545,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign every dashboard user of this tenant out, on every device
-         * @description For a lost laptop or a leaked cookie: every session issued to any user of the caller's tenant before now is refused from now on (the caller's too; the cookie is cleared). Session only, with the Origin check.
+         * Sign every member of this tenant out of it, on every device
+         * @description For a lost laptop or a leaked cookie: every session for this tenant issued to any of its members before now is refused from now on (the caller's too; the cookie is cleared). Their sessions for other tenants are untouched. Admin or owner, session only, same-origin rule; recorded as `session.signed_out_everywhere`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["logoutEverywhere"];
         delete?: never;
@@ -521,10 +562,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's API keys (revoked ones included), newest first */
+        /**
+         * List the tenant's API keys (revoked ones included), newest first
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Mint an API key (the plaintext is in this response only) */
+        /**
+         * Mint an API key (the plaintext is in this response only)
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -542,8 +589,163 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key (immediately refused afterwards; repeating the call is harmless) */
+        /**
+         * Revoke an API key (immediately refused afterwards; repeating the call is harmless)
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's members and their roles
+         * @description Every member may see the team. In user-id order, keyset-paginated (`next_cursor`). A dashboard session needs the `viewer` role or higher.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the tenant (their sessions for it stop working at once)
+         * @description Admins remove members other than owners; owners remove anyone. The last owner cannot be removed (409 `invalid_state`). The person keeps their account and other memberships; the tenant's registration of their phone goes. Recorded as `member.removed`. A member removed already is 404. A dashboard session needs the `admin` role or higher.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Give a member another role
+         * @description Admins change members other than owners and cannot give the owner role (403); owners change anyone. The last owner cannot be demoted (409 `invalid_state`). Takes effect on the member's next request. Recorded as `member.role_changed` with `from` and `to`. A dashboard session needs the `admin` role or higher.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open invitations (pending or expired), newest first
+         * @description Accepted invitations are members (`GET /v1/members`); revoked ones are gone (the audit log keeps both facts). Keyset-paginated (`next_cursor`). A dashboard session needs the `admin` role or higher.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone by email to join the tenant with a role
+         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button signs the invitee in and adds the membership). Admins invite any role but owner; owners any. An address that is already a member, or has a pending invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. At most 100 invitation emails per tenant per hour (429). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an open invitation again: a new link, valid 7 days from now
+         * @description The previous link stops working. An accepted or revoked invitation is 409 `invalid_state`. At most 5 sends per invitation per hour (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation: its link stops working
+         * @description Revoking again answers the same invitation. An accepted one is 409 `invalid_state` (remove the member instead). Recorded as `invitation.revoked`. A dashboard session needs the `admin` role or higher.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/invitation/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow an invitation link: a confirmation page whose button joins and signs in (spends nothing by itself)
+         * @description Link scanners may GET it freely. 30 requests per 10 minutes per client network, with the button's (429).
+         */
+        get: operations["openInvitation"];
+        put?: never;
+        /**
+         * Accept an invitation: joins the tenant, signs in once and sets `svc_session` (the confirmation page's form)
+         * @description Must come from this service's own page (the same-origin rule), else 403. Creates the user of the invited address if new (with no tenant of their own); an existing user keeps their other memberships (and their role, if already a member). Recorded as `member.joined` and `session.signed_in`. Rate-limited with the page.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what in this tenant, newest first
+         * @description Every administrative or evidence action of a member or an API key: who (user or key, with email or key name), what (`action`), to what (`target`), when, and from where (client address and user agent). Keyset-paginated (`next_cursor`); filters `action` and `actor_id` combine. Append-only: nothing edits or deletes an entry, and redacting a verification keeps the entries about it. A dashboard session needs the `admin` role or higher.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -556,12 +758,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's registered phones, newest first */
+        /**
+         * List the tenant's registered phones, newest first
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         get: operations["listPhones"];
         put?: never;
         /**
          * Register a phone whose messaging sign-in codes may join this tenant
-         * @description A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).
+         * @description A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). A number already registered for this tenant is 400 `invalid_request` (`fields.phone`). A dashboard session needs the `admin` role or higher.
          */
         post: operations["registerPhone"];
         delete?: never;
@@ -582,7 +787,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a registered phone
-         * @description No new code is issued for it, and codes already issued no longer sign in. Users who signed in with it keep their account and current session. Answers the removed phone; unknown or another tenant's is 404.
+         * @description No new code is issued for it, and codes already issued no longer sign in. Users who signed in with it keep their account and current session. Answers the removed phone; unknown or another tenant's is 404. A dashboard session needs the `admin` role or higher.
          */
         delete: operations["removePhone"];
         options?: never;
@@ -653,11 +858,14 @@ export interface paths {
         };
         /**
          * List the tenant's link templates, newest first (dashboard session only)
-         * @description A storage failure answers 503 `{error: "storage_unavailable"}`: on this endpoint only, `error` is a plain string.
+         * @description A storage failure answers 503 `{error: "storage_unavailable"}`: on this endpoint only, `error` is a plain string. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listLinkTemplates"];
         put?: never;
-        /** Publish a link template (version 1) */
+        /**
+         * Publish a link template (version 1)
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         post: operations["publishLinkTemplate"];
         delete?: never;
         options?: never;
@@ -672,7 +880,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inspect a link template (current version and live counters) */
+        /**
+         * Inspect a link template (current version and live counters)
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
         get: operations["getLinkTemplate"];
         put?: never;
         post?: never;
@@ -681,7 +892,7 @@ export interface paths {
         head?: never;
         /**
          * Update a link template: publishes a new version (the previous one is kept)
-         * @description Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from.
+         * @description Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from. A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateLinkTemplate"];
         trace?: never;
@@ -695,7 +906,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a link template: its link answers 410 from now on (final; the slug stays reserved) */
+        /**
+         * Revoke a link template: its link answers 410 from now on (final; the slug stays reserved)
+         * @description A dashboard session needs the `admin` role or higher.
+         */
         post: operations["revokeLinkTemplate"];
         delete?: never;
         options?: never;
@@ -751,7 +965,7 @@ export interface paths {
         put?: never;
         /**
          * Close a case with its narrative and run the case analysis
-         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.
+         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later. A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["finalizeVerification"];
         delete?: never;
@@ -769,7 +983,7 @@ export interface paths {
         };
         /**
          * One capture with its analysis
-         * @description `image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones.
+         * @description `image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getCapture"];
         put?: never;
@@ -811,7 +1025,7 @@ export interface paths {
         put?: never;
         /**
          * Record an operator's decision beside the verdict
-         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`.
+         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`. A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["reviewVerification"];
         delete?: never;
@@ -831,9 +1045,129 @@ export interface paths {
         put?: never;
         /**
          * Erase a verification's evidence (irreversible, idempotent)
-         * @description Deletes every stored object of the verification (captures, depth maps, thumbnails) and clears answers, metadata, context, locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and the verdict remain, with `redacted_at`. Recorded as `verification.redacted` (timeline and webhook). A second call answers the same state. Later capture-flow writes are 410 `redacted`.
+         * @description Deletes every stored object of the verification (captures, depth maps, thumbnails) and clears answers, metadata, context, locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and the verdict remain, with `redacted_at`. Recorded as `verification.redacted` (timeline and webhook). A second call answers the same state. Later capture-flow writes are 410 `redacted`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["redactVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys that sign certificates (JWKS); no authentication
+         * @description The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. Cacheable for 5 minutes; a verifier that meets an unknown `kid` fetches it again.
+         */
+        get: operations["getCertificateKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verification's current certificate
+         * @description Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes. A dashboard session needs the `viewer` role or higher.
+         */
+        get: operations["getVerificationCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/certificate-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the certificate: a new link with its own token
+         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. A dashboard session needs the `reviewer` role or higher.
+         */
+        post: operations["createCertificateLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verifications/{id}/certificate-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verification's certificate links, newest first (revoked ones included; never their URL)
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
+        get: operations["listCertificateLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/certificate-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a certificate link (it answers 404 from now on; repeating the call is harmless)
+         * @description A dashboard session needs the `reviewer` role or higher.
+         */
+        delete: operations["revokeCertificateLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/certificates/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shared certificate; no authentication (the token is the credential)
+         * @description `Accept: text/html` gets a page that shows the certificate, verifies its signature in the browser against the JWKS and checks dropped photos' SHA-256 locally; anything else gets JSON. Unknown and revoked links are 404. Limited to 60 requests per minute per client.
+         */
+        get: operations["getCertificateByLink"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -847,7 +1181,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's settings */
+        /**
+         * The tenant's settings
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
         get: operations["getTenantSettings"];
         put?: never;
         post?: never;
@@ -856,7 +1193,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; README, privacy notes).
+         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; README, privacy notes). A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -916,9 +1253,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            /** @description `object`: the Verification as the tenant sees it, answers included. */
+            /** @description `object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate of that state (the same as `GET /v1/verifications/{id}/certificate`). */
             data: {
                 object: components["schemas"]["Verification"];
+                certificate?: components["schemas"]["Certificate"];
             };
         };
         Verification: {
@@ -1280,6 +1618,126 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
+        };
+        Certificate: {
+            /**
+             * @description The certificate: a compact JWS (JWT, `typ: verification-certificate+jwt`, `alg: EdDSA`, Ed25519) over `payload`. Verify it against `jwks_url`.
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IjNxR…
+             */
+            certificate: string;
+            /** @example https://verify.example.com/.well-known/jwks.json */
+            jwks_url: string;
+            /** @description The signing key's id (RFC 7638 thumbprint), as in the JWS header. */
+            kid: string;
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            issued_at: string;
+            payload: components["schemas"]["CertificatePayload"];
+        };
+        /** @description The JWS payload, decoded for convenience: trust it only after verifying `certificate`. */
+        CertificatePayload: {
+            /**
+             * @description The issuing service (`PUBLIC_BASE_URL`); its keys are at `{iss}/.well-known/jwks.json`.
+             * @example https://verify.example.com
+             */
+            iss: string;
+            /**
+             * @description Issued at (unix seconds).
+             * @example 1795428252
+             */
+            iat: number;
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
+            sequence: number;
+            /** @enum {number} */
+            schema_version: 1;
+            verification: {
+                /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+                id: string;
+                tenant: {
+                    /** @description Who asked for the verification. */
+                    display_name: string;
+                };
+                /** @enum {string} */
+                status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                completed_at: string;
+                /**
+                 * Format: date-time
+                 * @description When an operator closed the case (finalize).
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                finalized_at?: string;
+                /**
+                 * Format: date-time
+                 * @description When the evidence was erased: the photos are gone, the digests stay.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                redacted_at?: string;
+                verdict: {
+                    /** @enum {string} */
+                    label: "verified" | "suspicious" | "failed";
+                    /**
+                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
+                     * @enum {string}
+                     */
+                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
+                    /**
+                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
+                     * @enum {string}
+                     */
+                    assessment: "complete" | "partial" | "none";
+                };
+                /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
+                review?: {
+                    /** @enum {string} */
+                    decision: "approved" | "rejected" | "needs_more";
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T10:00:00.000Z
+                     */
+                    reviewed_at: string;
+                };
+                /** @description The record seal's hash (see `record_seal` on the Verification): the tenant, who holds the record, can show a record matches it. */
+                record_seal?: {
+                    /** @enum {string} */
+                    algorithm: "sha256";
+                    /** @example 9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e */
+                    hash: string;
+                };
+                captures: components["schemas"]["CertifiedCapture"][];
+            };
+        };
+        CertifiedCapture: {
+            /** @example cap_01JD2Y5B7C9D1E3F5G7H9J1K3M */
+            id: string;
+            step_key: string;
+            /**
+             * @description `live`: taken with the capture page's camera; `uploaded`: an existing file (an upload step, or audit mode).
+             * @enum {string}
+             */
+            kind: "live" | "uploaded";
+            /**
+             * Format: date-time
+             * @description When this service accepted the capture (its clock; not when the photo was taken).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string;
+            /**
+             * @description SHA-256 (hex) of the bytes exactly as received: a copy of the photo with this digest is the photo that was verified.
+             * @example 9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e
+             */
+            sha256: string;
         };
         WebhookTestEvent: {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
@@ -1881,15 +2339,36 @@ export interface components {
                 phone?: string;
                 display_name?: string;
             };
+            /** @description The session's active tenant */
             tenant: {
+                /** @example tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
                 id: string;
                 slug: string;
                 display_name: string;
             };
+            role: components["schemas"]["Role"];
+            /** @description Every tenant the user belongs to (the active one included), oldest membership first: `POST /v1/auth/switch-tenant` opens another. */
+            memberships: {
+                tenant: {
+                    /** @example tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+                    id: string;
+                    slug: string;
+                    display_name: string;
+                };
+                role: components["schemas"]["Role"] & unknown;
+            }[];
         };
+        /**
+         * @description The user's role in the active tenant
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "reviewer" | "viewer";
         OtpVerifyRequest: {
             otp_id: string;
             code: string;
+        };
+        SwitchTenantRequest: {
+            tenant_id: string;
         };
         SignedOut: {
             /** @enum {boolean} */
@@ -1898,7 +2377,7 @@ export interface components {
         SignedOutEverywhere: {
             /** @enum {boolean} */
             signed_out: true;
-            /** @description Dashboard users of the tenant whose sessions were voided */
+            /** @description Members of the tenant whose sessions for it were voided */
             users: number;
         };
         MintedApiKey: components["schemas"]["ApiKey"] & {
@@ -1946,6 +2425,123 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
         };
+        MemberList: {
+            items: components["schemas"]["Member"][];
+            /** @description Pass as `cursor` for the next page; absent on the last one. */
+            next_cursor?: string;
+        };
+        Member: {
+            /** @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            user_id: string;
+            email?: string;
+            phone?: string;
+            display_name?: string;
+            role: components["schemas"]["Role"] & unknown;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            joined_at: string;
+        };
+        ChangeRoleRequest: {
+            role: components["schemas"]["Role"] & unknown;
+        };
+        Invitation: {
+            /** @example inv_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            email: string;
+            role: components["schemas"]["Role"] & unknown;
+            /**
+             * @description `pending` until `expires_at`, then `expired` (a resend makes it pending again).
+             * @enum {string}
+             */
+            status: "pending" | "expired" | "accepted" | "revoked";
+            /**
+             * @description The member who sent it (last).
+             * @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
+             */
+            invited_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the email last went out.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            sent_at: string;
+            send_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            accepted_at?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at?: string;
+        };
+        InviteRequest: {
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"] & unknown;
+        };
+        InvitationList: {
+            items: components["schemas"]["Invitation"][];
+            /** @description Pass as `cursor` for the next page; absent on the last one. */
+            next_cursor?: string;
+        };
+        AuditLog: {
+            items: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the next page; absent on the last one. */
+            next_cursor?: string;
+        };
+        AuditEntry: {
+            /** @example aud_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            action: components["schemas"]["AuditAction"];
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key";
+                /**
+                 * @description `usr_…` or `key_…`
+                 * @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
+                 */
+                id: string;
+                /** @description The user's email (else phone) or the key's name, as it was then. */
+                label?: string;
+            };
+            target: {
+                /** @description `user`, `invitation`, `api_key`, `tenant`, `template`, `verification`, `webhook_delivery`, `phone` */
+                type: string;
+                id: string;
+                label?: string;
+            };
+            /** @description What changed, e.g. `{from, to}` of a role, `{method}` of a sign-in. */
+            details?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            client: {
+                /** @description The client's address as received (`CF-Connecting-IP`). */
+                ip?: string;
+                user_agent?: string;
+            };
+        };
+        /** @enum {string} */
+        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
         Phone: {
             /** @example phn_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
@@ -2304,6 +2900,67 @@ export interface components {
             decision: "approved" | "rejected" | "needs_more";
             /** @description Why: kept on the audit timeline with the reviewer. */
             note: string;
+        };
+        Jwks: {
+            /** @description The current key and every earlier key that signed a certificate (not withdrawn). */
+            keys: components["schemas"]["Jwk"][];
+        };
+        Jwk: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            x: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        CreatedCertificateLink: {
+            /** @example certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            verification_id: string;
+            /** @description The dashboard user (`usr_…`) or API key (`key_…`) that made it. */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at?: string;
+            /**
+             * @description The link to share: JSON for programs, a page that verifies the certificate for people. Shown only now (the token is stored hashed).
+             * @example https://verify.example.com/v1/certificates/cert_4bQ1…
+             */
+            url: string;
+            certificate: components["schemas"]["Certificate"];
+        };
+        CertificateLinkList: {
+            items: components["schemas"]["CertificateLink"][];
+        };
+        CertificateLink: {
+            /** @example certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            id: string;
+            /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            verification_id: string;
+            /** @description The dashboard user (`usr_…`) or API key (`key_…`) that made it. */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at?: string;
         };
         TenantSettings: {
             /**
@@ -4543,6 +5200,118 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    switchTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tenant_id": "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SwitchTenantRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in to that tenant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
@@ -4715,6 +5484,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
@@ -4912,6 +5690,824 @@ export interface operations {
             };
         };
     };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description 1..100, default 100 */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member as they were */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "reviewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with the new role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description 1..100, default 100 */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "adjuster@example.com",
+                 *       "role": "reviewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteRequest"];
+            };
+        };
+        responses: {
+            /** @description Invited; the email is on its way */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    openInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation page (a form that POSTs to this URL) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Used, revoked, expired or unknown link */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in; to the console */
+            303: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Used, revoked, expired or unknown link */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description 1..100, default 50 */
+                limit?: number;
+                cursor?: string;
+                action?: components["schemas"]["AuditAction"];
+                /** @description Entries of one user (`usr_…`) or API key (`key_…`). */
+                actor_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLog"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     listPhones: {
         parameters: {
             query?: never;
@@ -4937,6 +6533,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
@@ -5476,6 +7081,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
@@ -6493,6 +8107,412 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getCertificateKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getVerificationCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    createCertificateLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new link, its URL included once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedCertificateLink"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listCertificateLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateLinkList"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    revokeCertificateLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateLink"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getCertificateByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or revoked link (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
         };

@@ -1,8 +1,8 @@
 import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { otpCodes, userIdentities, users } from "../../db/schema";
-import { settings } from "../../env";
+import { otpCodes } from "../../db/schema";
 import { hmacSha256, timingSafeEqualStrings, toHex } from "../../lib/crypto";
+import { signingKey } from "../../lib/signing-keys";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { isPhoneRegistered } from "./phones";
@@ -11,6 +11,8 @@ import { isPhoneRegistered } from "./phones";
 export const OTP_TTL_MS = 10 * 60 * 1000;
 export const OTP_MAX_ATTEMPTS = 5;
 export const PHONE_PROVIDER = "phone";
+/** The role a phone's user gets in the tenant that registered the phone, on their first code (an admin may change it). */
+export const PHONE_MEMBER_ROLE = "reviewer" as const;
 
 /** A uniformly random six-digit code (rejection sampling, no modulo bias). */
 export function randomCode(): string {
@@ -21,26 +23,20 @@ export function randomCode(): string {
   }
 }
 
-/** Keyed with the deployment's signing secret: a leaked table does not give the codes away to brute force. */
+/** Keyed with the deployment's key for code hashes: a leaked table does not give the codes away to brute force. */
 async function codeHash(env: Env, otpId: string, code: string): Promise<string> {
-  return toHex(await hmacSha256(settings(env).signingSecret, `otp.${otpId}.${code}`));
+  return toHex(await hmacSha256(await signingKey(env, "otp_codes"), `otp.${otpId}.${code}`));
 }
 
 /**
- * Issues a code for `phone` to sign in to `tenantId`; the bot delivers it. Only a phone an operator
- * of that tenant registered (`POST /v1/phones`) gets one.
+ * Issues a code for `phone` to sign in to `tenantId`; the bot delivers it. Only a phone an admin of
+ * that tenant registered (`POST /v1/phones`) gets one. Its user may belong to other tenants too:
+ * the code signs in to this one (joining it as `PHONE_MEMBER_ROLE` the first time).
  */
 export async function issueOtp(env: Env, db: Db, input: { tenantId: string; phone: string }, now = Date.now()) {
   if (!(await isPhoneRegistered(db, input.tenantId, input.phone))) {
     throw new ApiError("forbidden", "This phone number is not registered for this tenant: an operator of the tenant registers it first (POST /v1/phones).");
   }
-  const owner = await db
-    .select({ tenantId: users.tenantId })
-    .from(userIdentities)
-    .innerJoin(users, eq(users.id, userIdentities.userId))
-    .where(and(eq(userIdentities.provider, PHONE_PROVIDER), eq(userIdentities.subject, input.phone)))
-    .get();
-  if (owner && owner.tenantId !== input.tenantId) throw new ApiError("forbidden", "This phone number signs in to another tenant.");
   const id = newId("otp", now);
   const code = randomCode();
   const expiresAt = now + OTP_TTL_MS;

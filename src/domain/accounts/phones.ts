@@ -3,6 +3,8 @@ import type { Db } from "../../db/client";
 import { tenantPhones } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { mixedBatch } from "../../db/statements";
+import { auditInsert, auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isUniqueViolation } from "../tenants/tenants";
 
 /*
@@ -15,7 +17,7 @@ export type PhoneRow = typeof tenantPhones.$inferSelect;
 
 export async function registerPhone(
   db: Db,
-  input: { tenantId: string; phone: string; label?: string; registeredBy: string },
+  input: { tenantId: string; phone: string; label?: string; registeredBy: string; audit?: (row: PhoneRow) => AuditEntry },
   now = Date.now(),
 ): Promise<PhoneRow> {
   const row: PhoneRow = {
@@ -27,7 +29,9 @@ export async function registerPhone(
     createdAt: now,
   };
   try {
-    await db.insert(tenantPhones).values(row);
+    const insert = db.insert(tenantPhones).values(row);
+    if (input.audit) await db.batch([insert, auditInsert(db, input.audit(row), now)]);
+    else await insert;
   } catch (err) {
     if (isUniqueViolation(err)) throw ApiError.invalid({ phone: "This number is already registered for this tenant." });
     throw err;
@@ -39,9 +43,18 @@ export async function listPhones(db: Db, tenantId: string): Promise<PhoneRow[]> 
   return db.select().from(tenantPhones).where(eq(tenantPhones.tenantId, tenantId)).orderBy(desc(tenantPhones.createdAt), desc(tenantPhones.id));
 }
 
-/** Removes a registration of this tenant; the removed row, or undefined when there was none. */
-export async function removePhone(db: Db, tenantId: string, id: string): Promise<PhoneRow | undefined> {
-  return db.delete(tenantPhones).where(and(eq(tenantPhones.id, id), eq(tenantPhones.tenantId, tenantId))).returning().get();
+/**
+ * Removes a registration of this tenant (recording `audit(row)` only if this call removed it); the
+ * removed row, or undefined when there was none.
+ */
+export async function removePhone(db: Db, tenantId: string, id: string, audit?: (row: PhoneRow) => AuditEntry, now = Date.now()): Promise<PhoneRow | undefined> {
+  const row = await db.select().from(tenantPhones).where(and(eq(tenantPhones.id, id), eq(tenantPhones.tenantId, tenantId))).get();
+  if (!row) return undefined;
+  const remove = db.delete(tenantPhones).where(and(eq(tenantPhones.id, id), eq(tenantPhones.tenantId, tenantId)));
+  if (!audit) return (await remove.run()).meta.changes === 1 ? row : undefined;
+  const registered = { sql: "EXISTS (SELECT 1 FROM tenant_phones WHERE id = ? AND tenant_id = ?)", params: [id, tenantId] };
+  const [, removed] = await mixedBatch(db.$client, [auditInsertWhile(db, audit(row), now, registered), remove]);
+  return removed?.meta.changes === 1 ? row : undefined;
 }
 
 export async function isPhoneRegistered(db: Db, tenantId: string, phone: string): Promise<boolean> {

@@ -6,6 +6,7 @@ import { unwrap, verificationObject } from "../../durable-objects/verification-c
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { log } from "../../lib/log";
+import type { AuditEntry } from "../audit/log";
 
 /** How long finalize waits for the case analysis before answering without it (then it is queued). */
 export const CASE_ANALYSIS_BUDGET_MS = 4_000;
@@ -21,15 +22,16 @@ export async function finalizeCase(
   env: Env,
   db: Db,
   /** `budgetMs` ≤ 0 skips the synchronous attempt: the analysis is always queued. */
-  input: { tenantId: string; id: string; narrative: string; budgetMs?: number; waitUntil?: (work: Promise<unknown>) => void },
+  /** `audit`: `verification.finalized`, written in the finalize's own batch by the verification's object. */
+  input: { tenantId: string; id: string; narrative: string; budgetMs?: number; waitUntil?: (work: Promise<unknown>) => void; audit?: AuditEntry },
 ): Promise<{ record: VerificationRecord; analysed: boolean }> {
   const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;
   if (!existing) throw ApiError.notFound("verification");
-  const { record } = unwrap(await verificationObject(env, input.id).finalize(input.id, input.narrative));
+  const { record } = unwrap(await verificationObject(env, input.id).finalize(input.id, input.narrative, input.audit));
 
   const budgetMs = input.budgetMs ?? CASE_ANALYSIS_BUDGET_MS;
   if (budgetMs <= 0) {
-    await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id });
+    await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id, tenant_id: input.tenantId });
     return { record, analysed: false };
   }
   const work = runCaseAnalysis(env, input.id);
@@ -48,6 +50,6 @@ export async function finalizeCase(
   } finally {
     clearTimeout(timer);
   }
-  await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id });
+  await enqueueAnalysisJob(env, { type: "analyze_case", v: 1, verification_id: input.id, tenant_id: input.tenantId });
   return { record, analysed: false };
 }

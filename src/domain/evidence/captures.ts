@@ -11,6 +11,7 @@ import { signEvidenceUrl, type EvidenceVariant } from "../../storage/evidence-ur
 import type { StoredThumbnail } from "../../analysis/thumbnail";
 import { presentAnalysis } from "../../model/evidence/analysis-view";
 import { presentCapture, type CaptureUrls, type CaptureView } from "./present";
+import { signingKey } from "../../lib/signing-keys";
 
 /** A verification's captures in capture order, each with its analysis and fresh signed URLs (404 for another tenant's). */
 export async function listCaptures(env: Env, db: Db, tenantId: string, verificationId: string, now: number): Promise<CaptureView[]> {
@@ -37,8 +38,9 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
   ]);
   const byCapture = new Map(analyses.map((a) => [a.captureId, a]));
   const signalKeys = row.config.signals_required.map((name) => SIGNAL_KEYS[name]);
-  const { signingSecret, baseUrl } = settings(env);
-  const sign = (captureId: string, variant: EvidenceVariant, sha256: string) => signEvidenceUrl(signingSecret, baseUrl, { captureId, variant, sha256 }, now);
+  const { baseUrl } = settings(env);
+  const key = await signingKey(env, "evidence_urls");
+  const sign = (captureId: string, variant: EvidenceVariant, sha256: string) => signEvidenceUrl(key, baseUrl, { captureId, variant, sha256 }, now);
 
   return Promise.all(
     captures.map(async (capture) => {

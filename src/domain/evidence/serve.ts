@@ -1,13 +1,10 @@
 import { captureObjects } from "../../db/captures";
 import type { Db } from "../../db/client";
-import { enforceRateLimit } from "../../durable-objects/rate-limiter-client";
-import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { openEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import { openEvidenceToken, type EvidenceRef } from "../../storage/evidence-urls";
-
-/** Signed evidence URLs need no other credential: each client IP may fetch this many per minute. */
-export const EVIDENCE_FETCHES_PER_MINUTE = 1200;
+import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../public-limits";
+import { signingKey } from "../../lib/signing-keys";
 
 const EXTENSIONS: Record<string, string> = {
   "image/jpeg": "jpg",
@@ -46,10 +43,11 @@ export async function serveSignedEvidence(
   env: Env,
   db: Db,
   token: string,
-  request: { clientIp: string; ifNoneMatch: string | undefined; now: number },
+  request: { clientIp: string | undefined; ifNoneMatch: string | undefined; now: number },
 ): Promise<ServedEvidence> {
-  await enforceRateLimit(env, `evidence:${request.clientIp}`, EVIDENCE_FETCHES_PER_MINUTE, 60_000, "Too many evidence downloads from this address; try again shortly.");
-  const opened = await openEvidenceToken(settings(env).signingSecret, token, request.now);
+  // Per client, an IPv6 one by its /64 (a subscriber holds the whole prefix), like every public door.
+  await enforceLimit(env, PUBLIC_LIMITS.evidenceDownload, clientKey(request.clientIp));
+  const opened = await openEvidenceToken(await signingKey(env, "evidence_urls"), token, request.now);
   if (!opened.ok) {
     throw new ApiError(
       "forbidden",

@@ -1,11 +1,13 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { linkTemplates, linkTemplateVersions } from "../../db/schema";
+import { mixedBatch } from "../../db/statements";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { utcDay } from "../../lib/time";
 import { zodFields } from "../../lib/validation";
 import { TemplateSpecSchema, type TemplatePatch, type TemplateSpec } from "../../schemas/link-templates";
+import { auditInsert, auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isUniqueViolation } from "../tenants/tenants";
 
 /**
@@ -31,11 +33,15 @@ function snapshot(row: TemplateRow) {
   return { templateId: row.id, version: row.version, name: row.name, mode: row.mode, spec: row.spec, createdAt: row.updatedAt };
 }
 
+/** What a template write records in the audit log, in its own batch (`template.published`, `template.revoked`). */
+export type TemplateAudit = (row: TemplateRow) => AuditEntry;
+
 export async function publishTemplate(
   db: Db,
   tenantId: string,
   input: { slug: string; name: string; mode: TemplateMode; spec: TemplateSpec },
   now = Date.now(),
+  audit?: TemplateAudit,
 ): Promise<TemplateRow> {
   const row: TemplateRow = {
     id: newId("template", now),
@@ -53,7 +59,7 @@ export async function publishTemplate(
     updatedAt: now,
   };
   try {
-    await db.batch([db.insert(linkTemplates).values(row), db.insert(linkTemplateVersions).values(snapshot(row))]);
+    await db.batch([db.insert(linkTemplates).values(row), db.insert(linkTemplateVersions).values(snapshot(row)), ...(audit ? [auditInsert(db, audit(row), now)] : [])]);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     throw ApiError.invalid({ slug: "A template with this slug already exists (revoked slugs stay reserved)." });
@@ -97,7 +103,7 @@ export function mergeSpec(current: TemplateSpec, patch: TemplatePatch): Template
  * snapshot's primary key (template, version) makes a concurrent update of the same version fail
  * as a whole; the loser re-reads and applies its patch on top.
  */
-export async function updateTemplate(db: Db, tenantId: string, slug: string, patch: TemplatePatch, now = Date.now()): Promise<TemplateRow> {
+export async function updateTemplate(db: Db, tenantId: string, slug: string, patch: TemplatePatch, now = Date.now(), audit?: TemplateAudit): Promise<TemplateRow> {
   for (let attempt = 1; ; attempt += 1) {
     const current = await requireTemplate(db, tenantId, slug);
     if (current.status === "revoked") throw new ApiError("invalid_state", "A revoked template cannot be updated.");
@@ -116,6 +122,7 @@ export async function updateTemplate(db: Db, tenantId: string, slug: string, pat
           .update(linkTemplates)
           .set({ name: next.name, mode: next.mode, spec: next.spec, version: next.version, updatedAt: next.updatedAt })
           .where(and(eq(linkTemplates.id, current.id), eq(linkTemplates.version, current.version))),
+        ...(audit ? [auditInsert(db, audit(next), now)] : []),
       ]);
       return next;
     } catch (err) {
@@ -125,16 +132,18 @@ export async function updateTemplate(db: Db, tenantId: string, slug: string, pat
 }
 
 /** Revoking is final (the slug stays reserved, so old links keep answering 410). Repeating it is harmless. */
-export async function revokeTemplate(db: Db, tenantId: string, slug: string, now = Date.now()): Promise<TemplateRow> {
+export async function revokeTemplate(db: Db, tenantId: string, slug: string, now = Date.now(), audit?: TemplateAudit): Promise<TemplateRow> {
   const current = await requireTemplate(db, tenantId, slug);
   if (current.status === "revoked") return current;
-  const revoked = await db
-    .update(linkTemplates)
-    .set({ status: "revoked", updatedAt: now })
-    .where(eq(linkTemplates.id, current.id))
-    .returning()
-    .get();
-  return revoked ?? current;
+  const update = db.update(linkTemplates).set({ status: "revoked", updatedAt: now }).where(and(eq(linkTemplates.id, current.id), eq(linkTemplates.status, "active")));
+  if (audit) {
+    // Recorded only by the request that revokes it (a concurrent twin finds it revoked already).
+    const active = { sql: "EXISTS (SELECT 1 FROM link_templates WHERE id = ? AND status = 'active')", params: [current.id] };
+    await mixedBatch(db.$client, [auditInsertWhile(db, audit({ ...current, status: "revoked", updatedAt: now }), now, active), update]);
+  } else {
+    await update.run();
+  }
+  return requireTemplate(db, tenantId, slug);
 }
 
 /** Counts one start, atomically: one UPDATE bumps the total and today's count (reset on a new UTC day). */

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { tenants } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
+import { auditInsert, type AuditEntry } from "../audit/log";
 
 export interface TenantSettings {
   /** Shown to end users (capture page, certificate) and operators. */
@@ -20,14 +21,18 @@ export async function readTenantSettings(db: Db, tenantId: string): Promise<Tena
   return row;
 }
 
-/** Changes the given settings only (one UPDATE); answers all of them as they now are. */
-export async function updateTenantSettings(db: Db, tenantId: string, patch: Partial<TenantSettings>): Promise<TenantSettings> {
+/**
+ * Changes the given settings only (one UPDATE, with `audit`'s `settings.updated` entry in the same
+ * batch); answers all of them as they now are.
+ */
+export async function updateTenantSettings(db: Db, tenantId: string, patch: Partial<TenantSettings>, audit?: AuditEntry, now = Date.now()): Promise<TenantSettings> {
   const set = {
     ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
     ...(patch.retentionDays !== undefined ? { retentionDays: patch.retentionDays } : {}),
     ...(patch.shareReuseIndex !== undefined ? { shareReuseIndex: patch.shareReuseIndex } : {}),
   };
-  const rows = await db.update(tenants).set(set).where(eq(tenants.id, tenantId)).returning(columns);
+  const update = db.update(tenants).set(set).where(eq(tenants.id, tenantId)).returning(columns);
+  const [rows] = audit ? await db.batch([update, auditInsert(db, audit, now)]) : [await update];
   if (rows.length === 0) throw ApiError.notFound("tenant");
   return rows[0]!;
 }

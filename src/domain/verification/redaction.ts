@@ -12,6 +12,7 @@ import { isId } from "../../lib/ids";
 import { redactedColumns, redactionTarget } from "../../model/verification/redaction";
 import { toState } from "../../model/verification/record";
 import * as machine from "../../model/verification/transitions";
+import type { AuditEntry } from "../audit/log";
 
 /*
  * Redaction's doors on the Worker side: one verification through its Durable Object, or settled ones
@@ -62,10 +63,12 @@ export async function redactSettledInBulk(env: Env, db: Db, records: Verificatio
 
 /**
  * Redacts a tenant's verification through its Durable Object (404 for another tenant's). `by` is who
- * asked: a user (`usr_…`), an API key (`key_…`) or `retention`.
+ * asked: a user (`usr_…`), an API key (`key_…`) or `retention`. `audit` (`verification.redacted`)
+ * is written by the object in the tombstone's own batch, so a repeat, which changes nothing, records
+ * nothing, and the entry outlives the redaction it records.
  */
-export async function redactVerification(env: Env, db: Db, input: { tenantId: string; id: string; by: string }): Promise<VerificationRecord> {
+export async function redactVerification(env: Env, db: Db, input: { tenantId: string; id: string; by: string; audit?: AuditEntry }): Promise<VerificationRecord> {
   const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;
   if (!existing) throw ApiError.notFound("verification");
-  return unwrap(await verificationObject(env, input.id).redact(input.id, input.by)).record;
+  return unwrap(await verificationObject(env, input.id).redact(input.id, input.by, input.audit)).record;
 }

@@ -8,6 +8,7 @@ import { verificationObject } from "../../durable-objects/verification-client";
 import { eventHints, queuePublisher } from "../../events/publisher";
 import { log } from "../../lib/log";
 import { settings } from "../../env";
+import { signingKey } from "../../lib/signing-keys";
 import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
@@ -84,6 +85,8 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     originChannel: options.originChannel,
     templateId: options.templateId,
     templateVersion: options.templateId ? (options.templateVersion ?? 1) : undefined,
+    // The URL above skipped the SSRF guard: its deliveries may too (and only theirs).
+    webhookUnguarded: input.webhook_url !== undefined && options.localRequest === true,
   });
   const record: VerificationRecord = { row, captures: [], answers: [] };
   const created = eventRow(row.id, row.tenantId, { name: "verification.created" }, now);
@@ -159,7 +162,7 @@ export interface ListFilters {
  * that yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
  */
 export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
-  const secret = settings(env).signingSecret;
+  const secret = await signingKey(env, "cursors");
   const conditions: SQL[] = [eq(verifications.tenantId, tenantId)];
   if (filters.cursor !== undefined) {
     const decoded = (await verifyToken(secret, "list-cursor", filters.cursor)) as { after?: unknown } | null;

@@ -15,6 +15,10 @@ import type { DomainEvent } from "../../events/messages";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { hostResolver, type HostResolver } from "../../providers/dns";
+import { isCertifiable } from "../certificates/content";
+import { currentCertificate } from "../certificates/issue";
+import { presentCertificate } from "../certificates/present";
+import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { findTenant } from "../tenants/tenants";
 import { webhookBody, webhookTypeFor } from "./events";
 import { retryDelaySeconds, retryScheduleFor, type RetrySchedule } from "./schedule";
@@ -45,9 +49,14 @@ export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEven
   if (!type) return null;
   // A verification without a webhook needs nothing else: the hint, or one small read, decides before the record is loaded.
   if (!(hasWebhook ?? Boolean(await webhookUrlOf(db, event.verification_id)))) return null;
-  const record = await loadRecord(db, event.verification_id);
-  const url = record?.row.config.webhook_url;
-  if (!record || !url) return null;
+  const loaded = await loadRecord(db, event.verification_id);
+  const url = loaded?.row.config.webhook_url;
+  if (!loaded || !url) return null;
+  // From completion on, the body carries the certificate of the state it shows (signed here when the
+  // events consumer's certificate subscriber has not stored it yet); the object is read with it.
+  const certified = isCertifiable(loaded.row) ? await currentCertificate(env, db, event.verification_id, now) : null;
+  const record = certified?.record ?? loaded;
+  const { baseUrl } = settings(env);
   const delivery = await insertDeliveryOnce(db, {
     id: newId("webhookDelivery", now),
     eventId: event.id,
@@ -55,7 +64,11 @@ export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEven
     tenantId: event.tenant_id,
     eventType: type,
     url,
-    payload: webhookBody({ id: event.id, occurredAt: event.occurred_at }, type, record, { baseUrl: settings(env).baseUrl, now }),
+    payload: webhookBody({ id: event.id, occurredAt: event.occurred_at }, type, record, {
+      baseUrl,
+      now,
+      ...(certified ? { certificate: presentCertificate(certified.certificate, baseUrl) } : {}),
+    }),
     status: "pending",
     attempts: 0,
     lastStatusCode: null,
@@ -64,6 +77,7 @@ export async function createDeliveryForEvent(env: Env, db: Db, event: DomainEven
     deliveredAt: null,
     createdAt: now,
     updatedAt: now,
+    unguarded: record.row.webhookUnguarded,
   });
   // Not yet enqueued (new, or an earlier run failed before marking it): send the first message.
   if (delivery.status === "pending" && delivery.attempts === 0 && delivery.nextAttemptAt === null) {
@@ -86,7 +100,7 @@ export interface AttemptOptions {
 
 /**
  * One delivery attempt for a `deliver_webhook` message (its `attempts`th delivery by the queue):
- * claim → SSRF guard (outside local development) → sign with the tenant's active secrets → POST
+ * claim → SSRF guard → sign with the tenant's active secrets → POST
  * without following redirects → log the attempt. 2xx within the timeout succeeds; anything else is
  * retried on the backoff schedule until the queue dead-letters the message.
  */
@@ -104,7 +118,11 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
 
   const tenant = await findTenant(db, delivery.tenantId);
   if (!tenant) throw new Error(`tenant ${delivery.tenantId} of delivery ${delivery.id} not found`);
-  const guard = await webhookUrlAllowed(delivery.url, { local: settings(env).isLocal, resolver: options.resolver ?? hostResolver(env) });
+  // The guard is skipped only where creation skipped it: a local deployment, and a URL that a
+  // loopback request set (`isLocalRequest`, recorded as `unguarded`). A development config behind a
+  // public hostname guards every delivery, so a name rebound to a private address after creation is refused.
+  const local = settings(env).isLocal && delivery.unguarded;
+  const guard = await webhookUrlAllowed(delivery.url, { local, resolver: options.resolver ?? hostResolver(env) });
   if (!guard.ok && guard.reason === "unresolved") {
     // Fail closed, but not for good: the resolver may answer on the next attempt.
     const delaySeconds = retryDelaySeconds(messageAttempts, options.schedule ?? retryScheduleFor(env));
@@ -198,8 +216,16 @@ export async function post(
  * to replay it) goes back to pending with the same id and body and is queued again. A delivery
  * still pending is already scheduled: 409.
  */
-export async function retryDelivery(env: Env, db: Db, tenantId: string, deliveryId: string, now = Date.now()): Promise<DeliveryRow> {
-  const result = await reopenDelivery(db, deliveryId, tenantId, now);
+export async function retryDelivery(env: Env, db: Db, tenantId: string, deliveryId: string, audit?: (before: DeliveryRow) => AuditEntry, now = Date.now()): Promise<DeliveryRow> {
+  // `webhook_delivery.retried` is written with the reopening, only by the request that reopens it.
+  const recorded = audit
+    ? (before: DeliveryRow) =>
+        auditInsertWhile(db, audit(before), now, {
+          sql: "EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ? AND status = ? AND status IN ('failed', 'succeeded'))",
+          params: [before.id, before.status],
+        })
+    : undefined;
+  const result = await reopenDelivery(db, deliveryId, tenantId, now, recorded);
   if (!result) throw ApiError.notFound("webhook delivery");
   if (!result.reopened) throw new ApiError("invalid_state", "This delivery is still being attempted; its next attempt is already scheduled.");
   try {

@@ -25,20 +25,24 @@ export function webhookTypeFor(eventName: string): WebhookType | null {
 }
 
 /**
- * The webhook body: `{id, type, created_at, data: {object: Verification}}`. `id` is the domain
- * event's `evt_` id (also the `webhook-id`), `created_at` when the event occurred, and the object
- * the tenant's view of the verification (answers included) when the delivery is created.
+ * The webhook body: `{id, type, created_at, data: {object: Verification, certificate?}}`. `id` is
+ * the domain event's `evt_` id (also the `webhook-id`), `created_at` when the event occurred, and the
+ * object the tenant's view of the verification (answers included) when the delivery is created;
+ * from completion on, `certificate` is the signed certificate of that state.
  */
 export function webhookBody(
   event: { id: string; occurredAt: number },
   type: WebhookType,
   record: VerificationRecord,
-  options: { baseUrl: string; now: number },
+  options: { baseUrl: string; now: number; certificate?: Record<string, unknown> },
 ): string {
   return JSON.stringify({
     id: event.id,
     type,
     created_at: iso(event.occurredAt),
-    data: { object: presentVerification(record, { baseUrl: options.baseUrl, audience: "tenant", now: options.now }) },
+    data: {
+      object: presentVerification(record, { baseUrl: options.baseUrl, audience: "tenant", now: options.now }),
+      ...(options.certificate ? { certificate: options.certificate } : {}),
+    },
   });
 }

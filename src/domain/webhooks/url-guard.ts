@@ -135,7 +135,8 @@ export async function guardWebhookUrl(raw: string, resolver: HostResolver): Prom
 
 /**
  * The deployment's policy: local development (http, loopback) allows anything; elsewhere the full
- * guard. `local` is `isLocalRequest` for a request, `settings(env).isLocal` where no request exists.
+ * guard. `local` is `isLocalRequest` for a request; a delivery (no request) carries the creation's
+ * answer (`webhook_deliveries.unguarded`).
  */
 export async function webhookUrlAllowed(raw: string, options: { local: boolean; resolver: HostResolver }): Promise<GuardResult> {
   if (options.local) return { ok: true };

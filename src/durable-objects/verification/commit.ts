@@ -1,8 +1,9 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
-import { events, verifications } from "../../db/schema";
+import { auditLog, events, verifications } from "../../db/schema";
 import { insertRow, toStatement, updateWhere } from "../../db/statements";
 import { recordFromResults, recordStatements, type EventRow, type VerificationRecord, type VerificationRow } from "../../db/verifications";
+import { auditRow, type AuditEntry } from "../../model/audit/entry";
 import type { ErrorResult } from "../../lib/errors";
 import type { VerificationState } from "../../model/verification/state";
 import type { Transition } from "../../model/verification/transitions";
@@ -27,6 +28,20 @@ export interface Plan {
 
 /** A command's decision: the model's answer turned into what to write, or the refusal. */
 export type Decide = (state: VerificationState, record: VerificationRecord, now: number) => Plan | ErrorResult | Promise<Plan | ErrorResult>;
+
+/**
+ * The operator's audit entry (domain/audit/log.ts) written in the decision's own commit: recorded
+ * exactly when the command changes something (a refusal or a no-op, such as a repeated redaction,
+ * records nothing), and never apart from the change.
+ */
+export function withAudit(decide: Decide, audit: AuditEntry | undefined): Decide {
+  if (!audit) return decide;
+  return async (state, record, now) => {
+    const plan = await decide(state, record, now);
+    if ("ok" in plan || plan.noop) return plan;
+    return { ...plan, statements: (db, d1) => [...(plan.statements?.(db, d1) ?? []), insertRow(d1, auditLog, auditRow(audit, now))] };
+  };
+}
 
 export function noChange(state: VerificationState): Transition {
   return { status: state.status, patch: {}, events: [] };

@@ -5,7 +5,7 @@ import { planSweep } from "../../model/verification/orphan-sweep";
 import { isTerminal } from "../../model/verification/state";
 import { deleteEvidence, listEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import type { ObjectContext } from "./context";
-import { scrubAgain } from "./redaction";
+import { reapplyTombstone, scrubAgain, type RedactionSteps } from "./redaction";
 import { mintedUploads, type UploadSlots } from "./upload-slots";
 
 /**
@@ -27,14 +27,23 @@ export async function sweepOrphans(bucket: R2Bucket, db: Db, id: string, record:
 
 /**
  * The alarm's sweep when due: a redacted verification's prefix is emptied whole and its clean-up run
- * again (nothing is referenced any more, whatever its age); otherwise the orphans go. Slots no
- * capture may take any more are forgotten, and the next sweep is booked (DO storage key `sweep_at`).
+ * again, the row's tombstone columns included (nothing is referenced any more, whatever its age);
+ * otherwise the orphans go. Slots no capture may take any more are forgotten, and the next sweep is
+ * booked (DO storage key `sweep_at`). Returns the record as it now stands.
  */
-export async function runSweep(cx: ObjectContext, slots: UploadSlots, id: string, record: VerificationRecord, now: number): Promise<void> {
+export async function runSweep(
+  cx: ObjectContext,
+  slots: UploadSlots,
+  steps: Pick<RedactionSteps, "apply">,
+  id: string,
+  record: VerificationRecord,
+  now: number,
+): Promise<VerificationRecord> {
   let nextAt: number | null = null;
   if (record.row.redactedAt !== null) {
     await cx.purger().purge(id);
     await scrubAgain(cx.db(), record, settings(cx.env).baseUrl);
+    record = await reapplyTombstone(steps, record);
     slots.forget(Infinity);
   } else {
     nextAt = await sweepOrphans(cx.env.EVIDENCE, cx.db(), id, record, now);
@@ -42,4 +51,5 @@ export async function runSweep(cx: ObjectContext, slots: UploadSlots, id: string
   }
   if (nextAt === null) await cx.storage.delete("sweep_at");
   else await cx.storage.put("sweep_at", nextAt);
+  return record;
 }

@@ -90,6 +90,8 @@ export function finalizePlan(narrative: string): Decide {
 /** The case analysis result, written once after finalize. */
 export function caseAnalysisPlan(caseAnalysis: unknown): Decide {
   return (state, record) => {
+    // A run that read the narrative before a redaction ends here: nothing is written back onto a tombstone.
+    if (state.redactedAt !== null) return errorResult("redacted", "This verification was redacted.");
     if (state.finalizedAt === null) return errorResult("invalid_state", "The case was not finalized.");
     if (record.row.caseAnalysis) return { transition: noChange(state), noop: true };
     return { transition: { status: state.status, patch: {}, events: [{ name: "verification.case.analyzed" }] }, columns: { caseAnalysis } };

@@ -8,7 +8,8 @@ import { log } from "../../lib/log";
 import { QUIET_AFTER_MS, redactedColumns, redactionTarget } from "../../model/verification/redaction";
 import * as machine from "../../model/verification/transitions";
 import { retryDelay } from "./outbox";
-import type { Decide } from "./commit";
+import type { AuditEntry } from "../../model/audit/entry";
+import { noChange, withAudit, type Decide } from "./commit";
 import type { MutationResult, ObjectContext } from "./context";
 
 /*
@@ -22,6 +23,8 @@ export interface PendingRedaction {
   by: string;
   attempts: number;
   retryAt: number;
+  /** The operator audit entry the tombstone's batch records (absent for the retention run). */
+  audit?: AuditEntry;
 }
 
 export function pendingRedaction(storage: DurableObjectStorage): Promise<PendingRedaction | undefined> {
@@ -87,7 +90,7 @@ export interface RedactionSteps {
 export async function completeRedaction(cx: ObjectContext, steps: RedactionSteps, id: string, pending: PendingRedaction): Promise<MutationResult> {
   const baseUrl = settings(cx.env).baseUrl;
   let alreadyRedacted = false;
-  const result = await steps.apply(redactPlan(pending.by, cx.db(), baseUrl, (already) => (alreadyRedacted = already)));
+  const result = await steps.apply(withAudit(redactPlan(pending.by, cx.db(), baseUrl, (already) => (alreadyRedacted = already)), pending.audit));
   if (!result.ok) {
     // Nothing to redact any more; any other refusal (a lost race) is retried by the alarm.
     if (result.error.code === "not_found") await forgetRedaction(cx.storage);
@@ -125,4 +128,16 @@ export async function redriveRedaction(cx: ObjectContext, steps: RedactionSteps,
     log.error({ msg: "redaction re-drive failed; will retry", verification_id: id, error: String(err) });
   }
   return undefined;
+}
+
+/**
+ * The final sweep's share of the row itself: the tombstone's columns again (`redactedColumns` at the
+ * original `redacted_at`), written only when a late writer put something back.
+ */
+export async function reapplyTombstone(steps: Pick<RedactionSteps, "apply">, record: VerificationRecord): Promise<VerificationRecord> {
+  const tombstone = redactedColumns(record.row, record.row.redactedAt!);
+  const drifted = (Object.keys(tombstone) as (keyof typeof tombstone)[]).some((k) => JSON.stringify(record.row[k]) !== JSON.stringify(tombstone[k]));
+  if (!drifted) return record;
+  const result = await steps.apply((state) => ({ transition: noChange(state), columns: tombstone }));
+  return result.ok ? result.record : record;
 }

@@ -81,3 +81,23 @@ export async function shoot(ui: ConsoleBrowser, name: string): Promise<void> {
   }
   await page.setViewportSize(DESKTOP);
 }
+
+/**
+ * Presses Tab (as a keyboard user would) until the focused element is `role` named `name`; fails
+ * when it never gets there. Returns how many presses it took.
+ */
+export async function tabTo(page: Page, role: "link" | "button" | "textbox" | "combobox", name: string, max = 80): Promise<number> {
+  for (let presses = 1; presses <= max; presses += 1) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el) return null;
+      const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
+      return { tag: el.tagName.toLowerCase(), type: el.getAttribute("type"), name: (el.getAttribute("aria-label") ?? label ?? el.textContent ?? "").trim().replace(/\s+/g, " ") };
+    });
+    if (!focused) continue;
+    const roleOf = focused.tag === "a" ? "link" : focused.tag === "button" ? "button" : focused.tag === "select" ? "combobox" : focused.tag === "input" || focused.tag === "textarea" ? "textbox" : "";
+    if (roleOf === role && focused.name === name) return presses;
+  }
+  throw new Error(`Tab never reached the ${role} “${name}”`);
+}

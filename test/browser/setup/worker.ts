@@ -6,6 +6,8 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildPage } from "../../../scripts/build-page.mjs";
 import { analysisConfigWith, applyMigrations, freePort, generateSecrets, root, seedDevTenant, waitUntilUp, wrangler, wranglerEnv } from "../../../scripts/local-worker.mjs";
+import type { OAuth2Server } from "oauth2-mock-server";
+import { startOidcProvider } from "../../fakes/oidc";
 import { startFakes } from "../../fakes/server";
 
 /*
@@ -26,6 +28,7 @@ declare module "vitest" {
 
 let worker: ChildProcess | undefined;
 let fakes: HttpServer | undefined;
+let oidc: OAuth2Server | undefined;
 let persistDir: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
@@ -37,6 +40,10 @@ export async function setup(project: TestProject): Promise<void> {
 
   const fakesPort = await freePort();
   fakes = await startFakes(fakesPort);
+  // A real OpenID Connect provider on another origin: the console's "single sign-on" goes through it
+  // and back to the OAuth callback, as with a deployment's identity provider.
+  const oidcPort = await freePort();
+  oidc = await startOidcProvider(oidcPort);
   const port = await freePort();
   const inspectorPort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -44,9 +51,13 @@ export async function setup(project: TestProject): Promise<void> {
     PUBLIC_BASE_URL: baseUrl,
     SIGNING_SECRET: secrets.SIGNING_SECRET,
     SESSION_SECRET: secrets.SESSION_SECRET,
+    CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY,
     ATTESTATION_SECRET: "test-attestation-secret",
     ATTESTATION_VERIFY_URL: `http://127.0.0.1:${fakesPort}/siteverify`,
     ATTESTATION_SITE_KEY: "test-site-key",
+    OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
+    OIDC_CLIENT_ID: "verificationdashboard",
+    OIDC_CLIENT_SECRET: "test-oidc-client-secret",
   };
   const analysisConfig = analysisConfigWith(path.join(persistDir, "analysis-config"), {
     SIGNING_SECRET: secrets.SIGNING_SECRET,
@@ -90,5 +101,6 @@ export async function teardown(): Promise<void> {
     if (worker.exitCode === null) process.kill(-worker.pid, "SIGKILL");
   }
   await new Promise<void>((resolve) => (fakes ? fakes.close(() => resolve()) : resolve()));
+  await oidc?.stop();
   if (persistDir) rmSync(persistDir, { recursive: true, force: true });
 }

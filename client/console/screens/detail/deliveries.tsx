@@ -8,7 +8,7 @@ import { useAction } from "../../lib/hooks";
 const TONE = { pending: "info", succeeded: "good", failed: "bad" } as const;
 
 /** Webhook deliveries with their attempts; a finished one can be sent again (same id and body). */
-export function DeliveryTable(props: { deliveries: WebhookDelivery[]; showVerification?: boolean; onChanged: (d: WebhookDelivery) => void }) {
+export function DeliveryTable(props: { deliveries: WebhookDelivery[]; showVerification?: boolean; canRetry: boolean; onChanged: (d: WebhookDelivery) => void }) {
   const [retrying, setRetrying] = useState<string | undefined>(undefined);
   const retry = useAction(async (id: string) => {
     setRetrying(id);
@@ -58,7 +58,7 @@ export function DeliveryTable(props: { deliveries: WebhookDelivery[]; showVerifi
           },
           { label: "Attempts", cell: (d) => d.attempt_count },
           { label: "Last answer", cell: (d) => (d.last_status_code ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")) },
-          {
+          props.canRetry && {
             label: "Actions",
             hideLabel: true,
             cell: (d) =>

@@ -10,7 +10,7 @@ const PRIORITY_TONE = { low: "good", medium: "warn", high: "bad" } as const;
  * Finalize: the claimant's narrative goes to the case analysis. When it does not finish inside the
  * request, the panel keeps reading the verification until `case_analysis` arrives.
  */
-export function FinalizePanel(props: { verification: Verification; onChange: (v: Verification) => void }) {
+export function FinalizePanel(props: { verification: Verification; canFinalize: boolean; onChange: (v: Verification) => void }) {
   const v = props.verification;
   const [narrative, setNarrative] = useState("");
   const finalize = useAction(async () => props.onChange(await ok(api.POST("/v1/verifications/{id}/finalize", { params: { path: { id: v.id } }, body: { narrative: narrative.trim() } }))));
@@ -36,6 +36,7 @@ export function FinalizePanel(props: { verification: Verification; onChange: (v:
     );
   }
   if (v.redacted_at) return <p class="muted">The evidence was erased: a redacted verification is not finalized.</p>;
+  if (!props.canFinalize) return <p class="muted">Not finalized yet.</p>;
   const closed = v.status === "expired" || v.status === "failed" || v.captures_count === 0;
   if (closed) return <p class="muted">Finalize needs at least one capture and a verification that has not expired or failed.</p>;
   return (

@@ -1,0 +1,114 @@
+import { z } from "@hono/zod-openapi";
+import { DateTime, VerificationId } from "./common";
+import { REVIEW_DECISIONS } from "./review";
+import { STATUSES, VerdictSchema } from "./verification";
+
+/* Certificates: the signed payload, its envelope, the key set and the share links (domain/certificates). */
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/).openapi({ example: "9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e" });
+
+export const CertifiedCaptureSchema = z
+  .object({
+    id: z.string().openapi({ example: "cap_01JD2Y5B7C9D1E3F5G7H9J1K3M" }),
+    step_key: z.string(),
+    kind: z.enum(["live", "uploaded"]).openapi({ description: "`live`: taken with the capture page's camera; `uploaded`: an existing file (an upload step, or audit mode)." }),
+    received_at: DateTime.openapi({ description: "When this service accepted the capture (its clock; not when the photo was taken)." }),
+    sha256: Sha256.openapi({ description: "SHA-256 (hex) of the bytes exactly as received: a copy of the photo with this digest is the photo that was verified." }),
+  })
+  .openapi("CertifiedCapture");
+
+export const CertificatePayloadSchema = z
+  .object({
+    iss: z.string().openapi({ description: "The issuing service (`PUBLIC_BASE_URL`); its keys are at `{iss}/.well-known/jwks.json`.", example: "https://verify.example.com" }),
+    iat: z.int().openapi({ description: "Issued at (unix seconds).", example: 1795428252 }),
+    sequence: z.int().min(1).openapi({ description: "1 for the verification's first certificate, +1 for each later one (review, finalize, redaction)." }),
+    schema_version: z.literal(1),
+    verification: z.object({
+      id: VerificationId,
+      tenant: z.object({ display_name: z.string().openapi({ description: "Who asked for the verification." }) }),
+      status: z.enum(STATUSES),
+      created_at: DateTime,
+      completed_at: DateTime,
+      finalized_at: DateTime.optional().openapi({ description: "When an operator closed the case (finalize)." }),
+      redacted_at: DateTime.optional().openapi({ description: "When the evidence was erased: the photos are gone, the digests stay." }),
+      verdict: z.object({
+        label: VerdictSchema.shape.label,
+        reason_code: VerdictSchema.shape.reason_code,
+        assessment: VerdictSchema.shape.assessment,
+      }),
+      review: z
+        .object({ decision: z.enum(REVIEW_DECISIONS), reviewed_at: DateTime })
+        .optional()
+        .openapi({ description: "The latest operator review, when there is one (the reviewer and the note are not certified)." }),
+      record_seal: z
+        .object({ algorithm: z.literal("sha256"), hash: Sha256 })
+        .optional()
+        .openapi({ description: "The record seal's hash (see `record_seal` on the Verification): the tenant, who holds the record, can show a record matches it." }),
+      captures: z.array(CertifiedCaptureSchema),
+    }),
+  })
+  .openapi("CertificatePayload", {
+    description:
+      "What a certificate's JWS says (its payload, decoded). It states what this service saw and decided; it does not say that a photo shows the truth. " +
+      "Nothing private: no answers, metadata, context, locations, photos or signal details.",
+  });
+
+export const CertificateSchema = z
+  .object({
+    certificate: z.string().openapi({
+      description: "The certificate: a compact JWS (JWT, `typ: verification-certificate+jwt`, `alg: EdDSA`, Ed25519) over `payload`. Verify it against `jwks_url`.",
+      example: "eyJhbGciOiJFZERTQSIsImtpZCI6IjNxR…",
+    }),
+    jwks_url: z.string().openapi({ example: "https://verify.example.com/.well-known/jwks.json" }),
+    kid: z.string().openapi({ description: "The signing key's id (RFC 7638 thumbprint), as in the JWS header." }),
+    sequence: z.int().min(1),
+    issued_at: DateTime,
+    payload: CertificatePayloadSchema.openapi({ description: "The JWS payload, decoded for convenience: trust it only after verifying `certificate`." }),
+  })
+  .openapi("Certificate");
+
+export const JwkSchema = z
+  .object({
+    kty: z.literal("OKP"),
+    crv: z.literal("Ed25519"),
+    x: z.string(),
+    kid: z.string(),
+    alg: z.literal("EdDSA"),
+    use: z.literal("sig"),
+  })
+  .openapi("Jwk");
+
+export const JwksSchema = z
+  .object({ keys: z.array(JwkSchema).openapi({ description: "The current key and every earlier key that signed a certificate (not withdrawn)." }) })
+  .openapi("Jwks");
+
+export const CertificateLinkSchema = z
+  .object({
+    id: z.string().openapi({ example: "certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    verification_id: VerificationId,
+    created_by: z.string().openapi({ description: "The dashboard user (`usr_…`) or API key (`key_…`) that made it." }),
+    created_at: DateTime,
+    revoked_at: DateTime.optional(),
+  })
+  .openapi("CertificateLink");
+
+export const CreatedCertificateLinkSchema = z
+  .object({
+    ...CertificateLinkSchema.shape,
+    url: z.string().openapi({
+      description: "The link to share: JSON for programs, a page that verifies the certificate for people. Shown only now (the token is stored hashed).",
+      example: "https://verify.example.com/v1/certificates/cert_4bQ1…",
+    }),
+    certificate: CertificateSchema,
+  })
+  .openapi("CreatedCertificateLink");
+
+export const CertificateLinkListSchema = z.object({ items: z.array(CertificateLinkSchema) }).openapi("CertificateLinkList");
+
+export const CertificateLinkIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+});
+
+export const CertificateTokenParam = z.object({
+  token: z.string().openapi({ param: { name: "token", in: "path" }, example: "cert_4bQ1x9Zk2LmN8pR3sT5vW7yA0cE2gI4kM6oQ8sU0wY2" }),
+});

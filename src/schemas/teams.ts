@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import { RoleSchema } from "./auth";
+import { DateTime } from "./common";
+
+const UserId = z.string().openapi({ example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" });
+
+export const MemberSchema = z
+  .object({
+    user_id: UserId,
+    email: z.string().optional(),
+    phone: z.string().optional(),
+    display_name: z.string().optional(),
+    role: RoleSchema,
+    joined_at: DateTime,
+  })
+  .openapi("Member");
+
+export const MemberListSchema = z
+  .object({
+    items: z.array(MemberSchema),
+    next_cursor: z.string().optional().openapi({ description: "Pass as `cursor` for the next page; absent on the last one." }),
+  })
+  .openapi("MemberList");
+
+export const MemberParam = z.object({
+  user_id: z.string().max(64).openapi({ param: { name: "user_id", in: "path" }, example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+});
+
+export const ChangeRoleSchema = z.strictObject({ role: RoleSchema }).openapi("ChangeRoleRequest");
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(100).openapi({ description: "1..100, default 100" }),
+  cursor: z.string().max(500).optional(),
+});
+
+export const InviteSchema = z
+  .strictObject({
+    email: z.email().max(254),
+    role: RoleSchema.openapi({ description: "The role the invitee gets. Only an owner may invite an owner." }),
+  })
+  .openapi("InviteRequest");
+
+export const InvitationSchema = z
+  .object({
+    id: z.string().openapi({ example: "inv_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    email: z.string(),
+    role: RoleSchema,
+    status: z.enum(["pending", "expired", "accepted", "revoked"]).openapi({ description: "`pending` until `expires_at`, then `expired` (a resend makes it pending again)." }),
+    invited_by: UserId.openapi({ description: "The member who sent it (last)." }),
+    created_at: DateTime,
+    expires_at: DateTime,
+    sent_at: DateTime.openapi({ description: "When the email last went out." }),
+    send_count: z.number().int().min(1),
+    accepted_at: DateTime.optional(),
+    revoked_at: DateTime.optional(),
+  })
+  .openapi("Invitation");
+
+export const InvitationListSchema = z
+  .object({
+    items: z.array(InvitationSchema),
+    next_cursor: z.string().optional().openapi({ description: "Pass as `cursor` for the next page; absent on the last one." }),
+  })
+  .openapi("InvitationList");
+
+export const InvitationParam = z.object({
+  id: z.string().max(64).openapi({ param: { name: "id", in: "path" }, example: "inv_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+});
+
+export const InvitationTokenParam = z.object({
+  token: z.string().max(100).openapi({ param: { name: "token", in: "path" }, example: "ivt_…" }),
+});

@@ -1,0 +1,238 @@
+import AxeBuilder from "@axe-core/playwright";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { ContractViolation } from "../helpers/openapi-contract";
+import { checkedFetch, servedContract, tenantClient, workerLogTail } from "./helpers/api";
+import { BASE_FLAGS, checkPageResponse, CHROMIUM, jpegFromPage } from "./helpers/browser";
+
+/*
+ * The certificate page and the verification-certificate command (issue 27), against the real Worker:
+ * a verification completes, its certificate is shared through a link; Chromium opens the link,
+ * verifies the signature with WebCrypto against the published keys and checks dropped photos;
+ * the command checks the same certificate online and offline, in Node. Screenshots in
+ * test-results/certificate/, axe clean (no serious or critical finding).
+ */
+
+const SHOTS = path.resolve(import.meta.dirname, "../../test-results/certificate");
+const root = path.resolve(import.meta.dirname, "../..");
+const base = () => inject("baseUrl");
+const tenant = tenantClient();
+
+let browser: Browser;
+let page: Page;
+let photo: Buffer;
+let verificationId: string;
+let linkUrl: string;
+let linkId: string;
+const violations: string[] = [];
+const checks: Array<Promise<void>> = [];
+const pageErrors: string[] = [];
+
+async function api(pathname: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${inject("apiKey")}`);
+  if (init.body) headers.set("Content-Type", "application/json");
+  const res = await checkedFetch(new Request(`${base()}${pathname}`, { ...init, headers }));
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function axeClean(name: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${name}: ${v.id} ${v.help} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+async function shoot(name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  for (const [label, size] of [["1280x900", { width: 1280, height: 900 }], ["390x844", { width: 390, height: 844 }]] as const) {
+    await page.setViewportSize(size);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
+    await axeClean(`${name} @${label}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** Drops files onto the page's drop zone as a person dragging them from their desktop would. */
+async function dropFiles(files: Array<{ name: string; bytes: Buffer }>): Promise<void> {
+  const transfer = await page.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: "image/jpeg" }));
+    return dt;
+  }, files.map((f) => ({ name: f.name, base64: f.bytes.toString("base64") })));
+  await page.dispatchEvent("#dropzone", "dragover", { dataTransfer: transfer });
+  await page.dispatchEvent("#dropzone", "drop", { dataTransfer: transfer });
+}
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: BASE_FLAGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB" });
+  page = await context.newPage();
+  const contract = await servedContract();
+  page.on("response", (response) => checks.push(checkPageResponse(contract, response, violations)));
+  page.on("pageerror", (err) => pageErrors.push(String(err)));
+  photo = await jpegFromPage(page, "#2e7d32");
+
+  const v = await tenant.createVerification({ max_captures: 1, signals_required: ["screen"], metadata: { claim_id: "CLM-CERT-1" } });
+  verificationId = v.id;
+  const captured = await checkedFetch(
+    new Request(`${base()}/v1/verifications/${v.id}/captures`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ image_base64: photo.toString("base64") }) }),
+  );
+  expect(captured.status, await captured.clone().text()).toBe(201);
+  await captured.text();
+  const done = await tenant.waitForVerification(v.id, { until: (x) => x.verdict !== undefined, intervalMs: 500, timeoutMs: 60_000 });
+  expect(done.status).toBe("completed");
+  const link = await api(`/v1/verifications/${v.id}/certificate-link`, { method: "POST" });
+  expect(link.status).toBe(201);
+  linkUrl = link.body.url;
+  linkId = link.body.id;
+});
+
+afterAll(async () => {
+  await Promise.allSettled(checks);
+  await browser?.close();
+  if (violations.length > 0) throw new ContractViolation(violations.join("\n\n"));
+  if (pageErrors.length > 0) throw new Error(`the page threw:\n${pageErrors.join("\n")}`);
+});
+
+describe("the certificate page", () => {
+  it("verifies the signature in the browser and checks dropped photos locally", async () => {
+    const uploads: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() !== "GET") uploads.push(`${r.method()} ${r.url()}`);
+    });
+    try {
+      await page.goto(linkUrl);
+      await page.getByText("Signature valid.").waitFor();
+    } catch (err) {
+      console.error(`${await page.evaluate(() => document.body.innerText).catch(() => "")}\n${workerLogTail()}`);
+      throw err;
+    }
+    await page.getByRole("heading", { level: 1, name: /: verification for Dev Tenant/ }).waitFor();
+    await page.getByText(verificationId).waitFor();
+    await shoot("01-certificate");
+
+    // The photo that was verified matches, byte for byte; a copy with one byte changed does not.
+    const changed = Buffer.from(photo);
+    changed[changed.length - 3] = changed[changed.length - 3]! ^ 0x01;
+    await dropFiles([{ name: "claim-photo.jpg", bytes: photo }]);
+    await page.getByText("claim-photo.jpg: matches.").waitFor();
+    await page.getByText("Matches claim-photo.jpg").waitFor();
+    await page.locator("#photos").setInputFiles({ name: "edited-copy.jpg", mimeType: "image/jpeg", buffer: changed });
+    await page.getByText("edited-copy.jpg: not in this certificate.").waitFor();
+    await shoot("02-photos-checked");
+    // Nothing was sent anywhere: no request but reads (the page, its assets, the key set).
+    expect(uploads).toEqual([]);
+  });
+
+  it("a certificate whose payload was altered in transit is shown as not valid", async () => {
+    const tamperedContext = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB" });
+    const tampered = await tamperedContext.newPage();
+    await tampered.route(linkUrl, async (route) => {
+      const res = await route.fetch();
+      const html = await res.text();
+      const altered = html.replace(/("certificate":"[^.]+\.)([^.]{20})/, (_all, head: string, body: string) => `${head}${body[0] === "A" ? "B" : "A"}${body.slice(1)}`);
+      expect(altered).not.toBe(html);
+      await route.fulfill({ response: res, body: altered });
+    });
+    const previous = page;
+    page = tampered;
+    try {
+      await page.goto(linkUrl);
+      await page.getByRole("heading", { level: 1, name: "This certificate is not valid" }).waitFor();
+      await page.getByRole("alert").getByText(/Do not rely on what it says/).waitFor();
+      expect(await page.getByText("Drop the photos you were sent here").count()).toBe(0);
+      await shoot("03-altered");
+    } finally {
+      page = previous;
+      await tamperedContext.close();
+    }
+  });
+
+  it("a revoked link is a 404 page", async () => {
+    const revoked = await api(`/v1/certificate-links/${linkId}`, { method: "DELETE" });
+    expect(revoked.status).toBe(200);
+    const res = await page.goto(linkUrl);
+    expect(res?.status()).toBe(404);
+    await page.getByRole("heading", { level: 1, name: "Certificate not found" }).waitFor();
+    await shoot("04-revoked");
+  });
+});
+
+describe("the verification-certificate command", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "certificate-cli-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `npx verification-certificate …` from the repository, as a person would run it. */
+  function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile("npx", ["--no-install", "verification-certificate", ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  it("checks signature, issuer and photos, online and offline, with a clear exit code for each outcome", async () => {
+    const link = await api(`/v1/verifications/${verificationId}/certificate-link`, { method: "POST" });
+    const json = await checkedFetch(new Request(link.body.url, { headers: { Accept: "application/json" } }));
+    const certificate = (await json.json()) as { certificate: string };
+    const jwks = await (await checkedFetch(new Request(`${base()}/.well-known/jwks.json`))).text();
+    const file = (name: string, content: string | Buffer) => {
+      const p = path.join(dir, name);
+      writeFileSync(p, content);
+      return p;
+    };
+    const certJson = file("certificate.json", JSON.stringify(certificate));
+    const certJws = file("certificate.jws", `${certificate.certificate}\n`);
+    const keys = file("keys.json", jwks);
+    const good = file("photo.jpg", photo);
+    const changedBytes = Buffer.from(photo);
+    changedBytes[10] = changedBytes[10]! ^ 0x01;
+    const changed = file("changed.jpg", changedBytes);
+    const [h, p, s] = certificate.certificate.split(".") as [string, string, string];
+    const tampered = file("tampered.jws", `${h}.${p.slice(0, 30)}${p[30] === "A" ? "B" : "A"}${p.slice(31)}.${s}`);
+
+    const online = await run(["verify", certJson, good, "--issuer", base()]);
+    expect(online, online.stderr).toMatchObject({ code: 0 });
+    expect(online.stdout).toContain(`VALID: certificate #1 of ${verificationId}, issued by ${base()}`);
+    expect(online.stdout).toMatch(/MATCH +photo\.jpg: capture cap_/);
+
+    const offline = await run(["verify", certJws, good, "--jwks", keys, "--issuer", base()]);
+    expect(offline, offline.stderr).toMatchObject({ code: 0 });
+
+    const byUrl = await run(["verify", certJws, "--jwks-url", `${base()}/.well-known/jwks.json`, "--json"]);
+    expect(byUrl.code, byUrl.stderr).toBe(0);
+    expect(JSON.parse(byUrl.stdout)).toMatchObject({ valid: true, payload: { verification: { id: verificationId } }, photos: [] });
+
+    const photoMissing = await run(["verify", certJws, good, changed, "--jwks", keys, "--issuer", base()]);
+    expect(photoMissing.code).toBe(3);
+    expect(photoMissing.stdout).toMatch(/NOT IN IT +changed\.jpg/);
+
+    const altered = await run(["verify", tampered, good, "--jwks", keys, "--issuer", base()]);
+    expect(altered.code).toBe(1);
+    expect(altered.stderr).toContain("NOT VALID: The signature does not match");
+
+    const otherIssuer = await run(["verify", certJws, "--jwks", keys, "--issuer", "https://verify.example.com"]);
+    expect(otherIssuer.code).toBe(1);
+    expect(otherIssuer.stderr).toContain(`It names ${base()} as its issuer`);
+
+    const noKeys = await run(["verify", certJws, "--issuer", "http://127.0.0.1:9"]);
+    expect(noKeys.code, noKeys.stderr).toBe(4);
+    expect(noKeys.stderr).toContain("NOT CHECKED");
+
+    const usage = await run(["verify", certJws]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("Name the issuer you trust");
+    const missing = await run(["verify", path.join(dir, "nope.jws"), "--issuer", base()]);
+    expect(missing.code).toBe(2);
+  }, 180_000);
+});

@@ -1,0 +1,153 @@
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { freePort } from "../../scripts/local-worker.mjs";
+import { openConsole, type ConsoleBrowser } from "./helpers/console";
+
+/*
+ * Sign-in as a person does it, in Chromium: no header and no cookie is set by hand. The browser
+ * decides what `Origin` and `Sec-Fetch-Site` it sends (after the confirmation page's
+ * `Referrer-Policy: no-referrer`, its form POST carries `Origin: null`).
+ */
+
+let ui: ConsoleBrowser;
+/** Another origin on this machine, serving pages that try to act on the service (`/attack?…`). */
+let attacker: { server: Server; port: number };
+
+beforeAll(async () => {
+  ui = await openConsole();
+  const port = await freePort();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://attacker");
+    const target = url.searchParams.get("post") ?? "";
+    // A page that POSTs a form to the service as soon as it loads: the classic forged request.
+    res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>Win a prize</title>
+<form id="f" method="post" action="${target.replaceAll('"', "&quot;")}"></form><script>document.getElementById("f").submit()</script>`);
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  attacker = { server, port };
+});
+
+afterAll(async () => {
+  await ui?.close();
+  await new Promise((resolve) => attacker?.server.close(resolve));
+});
+
+/** The newest link in the dev outbox (GET /v1/dev/outbox) sent to `address`, read as a mail client would. */
+async function linkInOutbox(address: string, path: RegExp): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await fetch(`${inject("baseUrl")}/v1/dev/outbox`);
+    const { items } = (await res.json()) as { items: Array<{ recipient: string; body: string }> };
+    const link = items.filter((m) => m.recipient === address).map((m) => /https?:\/\/\S+/.exec(m.body)?.[0]).find((url) => url !== undefined && path.test(url));
+    if (link) return link;
+    if (Date.now() > deadline) throw new Error(`no email to ${address} in the outbox`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("sign-in in Chromium", () => {
+  it("by magic link: the console's form, the email in the outbox, the confirmation page's button, the console", async () => {
+    const { page } = ui;
+    const address = `magic-${Date.now().toString(36)}@example.test`;
+    await page.goto(`${inject("baseUrl")}/console/settings`);
+    await page.waitForURL(/\/console\/sign-in\?return_to=%2Fconsole%2Fsettings$/);
+    await page.getByLabel("Work email").fill(address);
+    await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await page.getByText("a link is on its way").waitFor();
+
+    await page.goto(await linkInOutbox(address, /\/v1\/auth\/magic-link\/mlk_/));
+    await page.getByText(`You are signing in as ${address}.`).waitFor();
+    const posted = page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/v1/auth/magic-link/"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const answer = await posted;
+    // What the browser itself sent with the form: the failing test says why.
+    const sent = await answer.request().allHeaders();
+    expect(answer.status(), `sent origin=${sent.origin} sec-fetch-site=${sent["sec-fetch-site"]}: ${await answer.text().catch(() => "")}`).toBe(303);
+    await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/console/settings");
+    await page.locator(".topbar").getByText(address).waitFor();
+  });
+
+  it("refuses a form another origin's page posts with the person's cookie, and a sign-in link posted from another site", async () => {
+    const base = inject("baseUrl");
+    const { page } = ui; // signed in by the test above
+    await page.goto(`${base}/console/settings`);
+    await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+
+    // A sibling origin (same host, another port: same-site, so the SameSite=Lax cookie rides along).
+    const forged = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout-everywhere`);
+    await page.goto(`http://127.0.0.1:${attacker.port}/attack?post=${encodeURIComponent(`${base}/v1/auth/logout-everywhere`)}`);
+    const refused = await forged;
+    const sent = await refused.request().allHeaders();
+    expect(sent["sec-fetch-site"]).toBe("same-site");
+    expect(sent.cookie ?? "").toMatch(/svc_session=/);
+    expect(refused.status()).toBe(403);
+    expect(JSON.parse(await refused.text())).toMatchObject({ error: { code: "forbidden" } });
+    await page.goto(`${base}/console/settings`);
+    await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor(); // still signed in
+
+    // Login CSRF: an attacker's own sign-in link, posted by their page on another site, signs nobody in.
+    const attackerAddress = `attacker-${Date.now().toString(36)}@example.test`;
+    const asked = await fetch(`${base}/v1/auth/magic-link`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: attackerAddress }) });
+    expect(asked.status).toBe(200);
+    await asked.text();
+    const link = await linkInOutbox(attackerAddress, /\/v1\/auth\/magic-link\/mlk_/);
+    const victim = await ui.browser.newContext();
+    try {
+      const tab = await victim.newPage();
+      const posted = tab.waitForResponse((r) => r.url() === link && r.request().method() === "POST");
+      await tab.goto(`http://localhost:${attacker.port}/attack?post=${encodeURIComponent(link)}`);
+      const answer = await posted;
+      expect((await answer.request().allHeaders())["sec-fetch-site"]).toBe("cross-site");
+      expect(answer.status()).toBe(403);
+      await answer.text();
+      expect((await victim.cookies()).map((c) => c.name)).not.toContain("svc_session");
+    } finally {
+      await victim.close();
+    }
+    // The link is still unspent: its owner's own click would work.
+    const page2 = await fetch(link);
+    expect(page2.status).toBe(200);
+    await page2.text();
+  });
+
+  it("by single sign-on: the identity provider on another origin sends the browser back to the OAuth callback, which signs in", async () => {
+    const base = inject("baseUrl");
+    const context = await ui.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/console/templates`);
+      await page.waitForURL(/\/console\/sign-in/);
+      const callback = page.waitForResponse((r) => r.url().startsWith(`${base}/v1/auth/oidc/callback`));
+      await page.getByRole("link", { name: "Continue with single sign-on" }).click();
+      const answer = await callback;
+      // A top-level navigation back from the provider's origin: the flow cookie rode it, the session was set.
+      expect((await answer.request().allHeaders())["sec-fetch-site"]).not.toBe("same-origin");
+      expect(answer.status()).toBe(303);
+      await page.getByRole("heading", { level: 1, name: "Link templates" }).waitFor();
+      expect((await context.cookies(base)).map((c) => c.name)).toContain("svc_session");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("signs out from the console: the browser's session no longer opens it", async () => {
+    const base = inject("baseUrl");
+    const context = await ui.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/console/sign-in`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+      const loggedOut = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout` && r.request().method() === "POST");
+      await page.getByRole("button", { name: "Sign out" }).click();
+      expect((await loggedOut).status()).toBe(200);
+      await page.waitForURL(/\/console\/sign-in$/);
+      await page.goto(`${base}/console/settings`);
+      await page.waitForURL(/\/console\/sign-in\?return_to=%2Fconsole%2Fsettings$/);
+    } finally {
+      await context.close();
+    }
+  });
+});

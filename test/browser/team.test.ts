@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import type { Page } from "playwright-core";
+import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
+
+/*
+ * The team, as its people use it in Chromium (issue 24): the owner invites a colleague from the Team
+ * screen; the colleague, who already has an organisation of their own, follows the email's link and
+ * joins; the owner changes their role and reads the audit log; the colleague switches between their
+ * organisations and sees only the controls their role may use. No header or cookie is set by hand.
+ * Screenshots at 1440×900 and 390×844 (test-results/console/), axe on each.
+ */
+
+let owner: ConsoleBrowser;
+let colleague: ConsoleBrowser;
+
+beforeAll(async () => {
+  owner = await openConsole();
+  colleague = await openConsole();
+});
+
+afterAll(async () => {
+  await owner?.close();
+  await colleague?.close();
+});
+
+/** The newest link to `address` in the dev outbox (GET /v1/dev/outbox), as a mail client shows it. */
+async function linkInOutbox(address: string, path: RegExp): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await fetch(`${inject("baseUrl")}/v1/dev/outbox`);
+    const { items } = (await res.json()) as { items: Array<{ recipient: string; body: string }> };
+    const link = items.filter((m) => m.recipient === address).map((m) => /https?:\/\/\S+/.exec(m.body)?.[0]).find((url) => url !== undefined && path.test(url));
+    if (link) return link;
+    if (Date.now() > deadline) throw new Error(`no email to ${address} in the outbox`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function signUpByMagicLink(page: Page, address: string): Promise<void> {
+  await page.goto(`${inject("baseUrl")}/console/sign-in`);
+  await page.getByLabel("Work email").fill(address);
+  await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+  await page.getByText("a link is on its way").waitFor();
+  await page.goto(await linkInOutbox(address, /\/v1\/auth\/magic-link\//));
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+}
+
+const nav = (page: Page) => page.getByRole("navigation", { name: "Console" });
+
+describe("the team in Chromium", () => {
+  it("invite, join by the email's link, change the role, read the audit log, switch organisations", async () => {
+    const base = inject("baseUrl");
+    const address = `colleague-${Date.now().toString(36)}@example.test`;
+
+    // The colleague has an organisation of their own already.
+    await signUpByMagicLink(colleague.page, address);
+    expect(await nav(colleague.page).getByRole("link", { name: "Audit log" }).count()).toBe(1); // its owner
+
+    // The owner invites them from the Team screen.
+    const { page } = owner;
+    await signInAsDev(page);
+    await nav(page).getByRole("link", { name: "Team" }).click();
+    await page.getByRole("heading", { level: 1, name: "Team" }).waitFor();
+    await page.getByLabel("Email").fill(address);
+    await page.getByLabel("Role", { exact: true }).selectOption("reviewer");
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    const invitations = page.getByRole("region", { name: "Invitations" });
+    await invitations.getByRole("row").filter({ hasText: address }).getByText(/pending until/).waitFor();
+    await shoot(owner, "15-team");
+
+    // The colleague follows the link in the email: its page, its button, the console as a reviewer.
+    await colleague.page.goto(await linkInOutbox(address, /\/v1\/auth\/invitation\/ivt_/));
+    await colleague.page.getByRole("heading", { name: "Join Dev Tenant" }).waitFor();
+    await colleague.page.getByText(`signing in as ${address}`).waitFor();
+    const joined = colleague.page.waitForResponse((r) => r.url().includes("/v1/auth/invitation/") && r.request().method() === "POST");
+    await colleague.page.getByRole("button", { name: "Join and sign in" }).click();
+    expect((await joined).status()).toBe(303);
+    await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+    await colleague.page.locator(".topbar .brand").getByText("Dev Tenant").waitFor();
+    // A reviewer creates verifications but sees no audit log; the switcher offers both organisations.
+    await nav(colleague.page).getByRole("link", { name: "New verification" }).waitFor();
+    expect(await nav(colleague.page).getByRole("link", { name: "Audit log" }).count()).toBe(0);
+    expect(await colleague.page.getByLabel("Organisation").locator("option").count()).toBe(2);
+    await nav(colleague.page).getByRole("link", { name: "Developers" }).click();
+    await colleague.page.getByText("API keys, the webhook secret and test events are for admins and owners.").waitFor();
+    expect(await colleague.page.getByRole("button", { name: "Create key" }).count()).toBe(0);
+    await shoot(colleague, "16-developers-as-reviewer");
+
+    // The owner sees the new member and makes them a viewer.
+    await page.reload();
+    const row = page.getByRole("region", { name: "Members" }).getByRole("row").filter({ hasText: address });
+    await row.getByText("Reviewer").waitFor();
+    expect(await invitations.getByRole("row").filter({ hasText: address }).count()).toBe(0);
+    await row.getByRole("button", { name: `Change role of ${address}` }).click();
+    const dialog = page.getByRole("dialog", { name: `Role of ${address}` });
+    await dialog.getByLabel(/^Viewer/).check();
+    await shoot(owner, "15b-team-change-role");
+    await dialog.getByRole("button", { name: "Save role" }).click();
+    await row.getByText("Viewer").waitFor();
+
+    // As a viewer the colleague no longer gets the controls to create or review.
+    await colleague.page.goto(`${base}/console/verifications`);
+    await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+    expect(await nav(colleague.page).getByRole("link", { name: "New verification" }).count()).toBe(0);
+    expect(await colleague.page.getByRole("link", { name: "New verification" }).count()).toBe(0);
+    await nav(colleague.page).getByRole("link", { name: "Team" }).click();
+    await colleague.page.getByRole("heading", { level: 1, name: "Team" }).waitFor();
+    expect(await colleague.page.getByRole("button", { name: "Send invitation" }).count()).toBe(0);
+    expect(await colleague.page.getByRole("button", { name: /^Change role/ }).count()).toBe(0);
+    await shoot(colleague, "17-team-as-viewer");
+
+    // The audit log: who did what, from where; filtered to the role change.
+    await nav(page).getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("heading", { level: 1, name: "Audit log" }).waitFor();
+    const log = page.getByRole("table", { name: "Audit log entries, newest first" });
+    await log.getByRole("row").filter({ hasText: "Joined the team" }).filter({ hasText: address }).waitFor();
+    await log.getByRole("row").filter({ hasText: "Invited a member" }).filter({ hasText: "dev@localhost" }).waitFor();
+    await shoot(owner, "18-audit-log");
+    await page.getByLabel("Action").selectOption("member.role_changed");
+    await page.waitForURL(/\/console\/audit-log\?action=member.role_changed$/);
+    await log.getByRole("row").filter({ hasText: "Joined the team" }).first().waitFor({ state: "detached" });
+    await log.getByRole("row").filter({ hasText: "Changed a member's role" }).filter({ hasText: "reviewer → viewer" }).first().waitFor();
+
+    // The colleague switches back to their own organisation, where they are the owner.
+    await colleague.page.getByLabel("Organisation").selectOption({ label: `${address.split("@")[0]} (owner)` });
+    await shoot(colleague, "19-tenant-switcher");
+    await colleague.page.getByRole("button", { name: "Switch" }).click();
+    await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+    await colleague.page.locator(".topbar .brand").getByText(address.split("@")[0]!).waitFor();
+    await nav(colleague.page).getByRole("link", { name: "Audit log" }).waitFor();
+
+    // The same with the keyboard alone: the role dialog opens, arrows pick, Tab reaches Save.
+    await nav(page).getByRole("link", { name: "Team" }).click();
+    await page.getByRole("heading", { level: 1, name: "Team" }).waitFor();
+    await tabTo(page, "button", `Change role of ${address}`);
+    await page.keyboard.press("Enter");
+    const keyboardDialog = page.getByRole("dialog", { name: `Role of ${address}` });
+    await keyboardDialog.waitFor();
+    await keyboardDialog.getByLabel(/^Viewer/).focus();
+    await page.keyboard.press("ArrowDown");
+    expect(await keyboardDialog.getByLabel(/^Reviewer/).isChecked()).toBe(true);
+    await tabTo(page, "button", "Save role", 5);
+    await page.keyboard.press("Enter");
+    await keyboardDialog.waitFor({ state: "hidden" });
+    await page.getByRole("region", { name: "Members" }).getByRole("row").filter({ hasText: address }).getByText("Reviewer").waitFor();
+
+    // Resend and revoke an invitation.
+    const other = `second-${address}`;
+    await page.getByLabel("Email").fill(other);
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    const pending = invitations.getByRole("row").filter({ hasText: other });
+    await pending.getByRole("button", { name: `Resend to ${other}` }).click();
+    await pending.getByText("(2 times)").waitFor();
+    await pending.getByRole("button", { name: `Revoke the invitation to ${other}` }).click();
+    await page.getByRole("dialog", { name: `Revoke the invitation to ${other}?` }).getByRole("button", { name: "Revoke the invitation" }).click();
+    await pending.waitFor({ state: "detached" });
+
+    // Removing the colleague ends their session in Dev Tenant at once (they are back in their own).
+    const member = page.getByRole("region", { name: "Members" }).getByRole("row").filter({ hasText: address });
+    await member.getByRole("button", { name: `Remove ${address}` }).click();
+    await page.getByRole("dialog", { name: `Remove ${address} from the team?` }).getByRole("button", { name: "Remove from the team" }).click();
+    await member.waitFor({ state: "detached" });
+
+    expect(owner.accessibility).toEqual([]);
+    expect(colleague.accessibility).toEqual([]);
+  }, 240_000);
+});

@@ -1,0 +1,139 @@
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { certificateKeys, captures, verifications } from "../../src/db/schema";
+import { newVerificationRow } from "../../src/db/verifications";
+import { currentCertificate } from "../../src/domain/certificates/issue";
+import { importSigningKey } from "../../src/domain/certificates/keys";
+import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
+import { ConfigError } from "../../src/env";
+import { ed25519Pkcs8 } from "../../src/lib/pkcs8";
+import { newId } from "../../src/lib/ids";
+import { callJson, db, seedTenant, type TestTenant } from "../helpers/api";
+import { envWithKey, newSigningKey, publishedJwks, verifyCertificate } from "../helpers/certificates";
+import { uniqueJpeg, sha256Hex } from "../helpers/images";
+
+/*
+ * Key rotation: certificates signed with an earlier key keep verifying against the published key
+ * set, new ones carry the new key's kid; a withdrawn key leaves the set and its certificates are
+ * signed again before they are served. The verifications here are written straight to D1 (completed,
+ * no events), so no consumer signs them with the Worker's own key behind the test's back.
+ */
+
+let t: TestTenant;
+beforeAll(async () => {
+  t = await seedTenant("Rotating Insurance");
+});
+
+/** A completed verification with one capture, as D1 holds it, that nobody has certified yet. */
+async function completedInD1(): Promise<string> {
+  const now = Date.now();
+  const id = newId("verification", now);
+  const row = newVerificationRow({ id, tenantId: t.id, config: normalizeConfig({ max_captures: 1, signals_required: ["screen"] }, CONTRACT_DEFAULTS), sealEnabled: true, createdAt: now, expiresAt: now + 86_400_000 });
+  const verdict = { label: "verified", score: 0.9, signals: { screen_detection: { screen_detected: false, confidence: 0.9 } }, assessment: "complete", not_assessed: [] };
+  const bytes = uniqueJpeg();
+  await db().batch([
+    db().insert(verifications).values({ ...row, status: "completed", capturesCount: 1, readyAt: now, completedAt: now, verdict }),
+    db().insert(captures).values({
+      id: newId("capture", now),
+      verificationId: id,
+      tenantId: t.id,
+      stepKey: "capture_1",
+      stepType: "image",
+      seq: 1,
+      imageKey: `verifications/${id}/${crypto.randomUUID()}.jpg`,
+      contentType: "image/jpeg",
+      sizeBytes: bytes.length,
+      sha256: await sha256Hex(bytes),
+      surface: null,
+      clientCapturedAt: null,
+      location: null,
+      forensicBufferKey: null,
+      attestation: null,
+      createdAt: now,
+    }),
+  ]);
+  return id;
+}
+
+/** A new state of the verification (a review), written as the Durable Object would: version + 1. */
+async function reviewInD1(id: string, decision: string): Promise<void> {
+  await db()
+    .update(verifications)
+    .set({ review: { decision, by: "usr_test", at: Date.now() }, version: sql`${verifications.version} + 1`, updatedAt: Date.now() })
+    .where(eq(verifications.id, id))
+    .run();
+}
+
+const kidOf = async (key: string) => (await importSigningKey(ed25519Pkcs8(key)!)).kid;
+
+describe("certificate keys", () => {
+  it("the kid is the RFC 7638 thumbprint of the public key; the private part is never published", async () => {
+    const key = await newSigningKey();
+    const imported = await importSigningKey(ed25519Pkcs8(key)!);
+    expect(imported.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await kidOf(key)).toBe(imported.kid);
+    const jwks = await publishedJwks(envWithKey(key));
+    const published = jwks.keys.find((k) => k.kid === imported.kid);
+    expect(published).toEqual({ kty: "OKP", crv: "Ed25519", x: imported.publicJwk.x, kid: imported.kid, alg: "EdDSA", use: "sig" });
+    expect(JSON.stringify(jwks)).not.toMatch(/"d"/);
+  });
+
+  it("rotation: an old certificate still verifies against the published keys, the next one uses the new kid", async () => {
+    const oldKey = await newSigningKey();
+    const oldKid = await kidOf(oldKey);
+    const currentKid = await kidOf(env.CERTIFICATE_SIGNING_KEY!);
+    const id = await completedInD1();
+
+    // Issued while the deployment held the old key.
+    const first = await currentCertificate(envWithKey(oldKey), db(), id);
+    expect(first!.certificate).toMatchObject({ sequence: 1, kid: oldKid });
+
+    // Rotated: the Worker now holds its own key; the old key's public half stays published.
+    const jwks = await publishedJwks();
+    expect(jwks.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([currentKid, oldKid]));
+    expect(jwks.keys[0]!.kid).toBe(currentKid);
+    expect((await verifyCertificate(first!.certificate.jws, jwks)).protectedHeader.kid).toBe(oldKid);
+
+    // Reading it again signs nothing new: the state did not change.
+    const same = await callJson(`/v1/verifications/${id}/certificate`, { key: t.key });
+    expect(same.body).toMatchObject({ sequence: 1, kid: oldKid, certificate: first!.certificate.jws });
+
+    // The next state is signed with the new key.
+    await reviewInD1(id, "approved");
+    const next = await callJson(`/v1/verifications/${id}/certificate`, { key: t.key });
+    expect(next.body).toMatchObject({ sequence: 2, kid: currentKid });
+    expect(decodeProtectedHeader(next.body.certificate).kid).toBe(currentKid);
+    const after = await publishedJwks();
+    expect((await verifyCertificate(next.body.certificate, after)).payload.sequence).toBe(2);
+    expect((await verifyCertificate(first!.certificate.jws, after)).payload.sequence).toBe(1);
+  });
+
+  it("a withdrawn key leaves the key set; its certificate is signed again with the current key before a link serves it", async () => {
+    const leaked = await newSigningKey();
+    const leakedKid = await kidOf(leaked);
+    const id = await completedInD1();
+    const first = await currentCertificate(envWithKey(leaked), db(), id);
+    expect(first!.certificate.kid).toBe(leakedKid);
+    const link = await callJson(`/v1/verifications/${id}/certificate-link`, { key: t.key, method: "POST" });
+    expect(link.status).toBe(201);
+    expect(link.body.certificate.kid).toBe(leakedKid);
+
+    await db().update(certificateKeys).set({ withdrawnAt: Date.now() }).where(eq(certificateKeys.kid, leakedKid)).run();
+    const jwks = await publishedJwks();
+    expect(jwks.keys.map((k) => k.kid)).not.toContain(leakedKid);
+    await expect(verifyCertificate(first!.certificate.jws, jwks)).rejects.toThrow();
+
+    const served = await callJson(new URL(link.body.url).pathname);
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ sequence: 2, kid: await kidOf(env.CERTIFICATE_SIGNING_KEY!) });
+    // The same statement, now under a key the set holds.
+    expect((await verifyCertificate(served.body.certificate, jwks)).payload.verification).toEqual(decodeJwt(first!.certificate.jws).verification);
+
+    // A deployment still holding the withdrawn key refuses to sign with it, and does not publish it.
+    const other = await completedInD1();
+    await expect(currentCertificate(envWithKey(leaked), db(), other)).rejects.toBeInstanceOf(ConfigError);
+    expect((await publishedJwks(envWithKey(leaked))).keys.map((k) => k.kid)).not.toContain(leakedKid);
+  });
+});

@@ -1,4 +1,7 @@
 import { Inflate } from "pako";
+import { pngChunks } from "./decoders/header";
+
+export { pngChunks };
 
 /*
  * Where PNG and WebP keep what a file says about itself (text chunks, EXIF, XMP), read from the
@@ -18,19 +21,6 @@ export interface ContainerMetadata {
   exif: Uint8Array | null;
   /** Chunks that could not be read (the rest is still returned). */
   errors: string[];
-}
-
-/** The chunks of a PNG after its signature, as views into `bytes`, up to IEND or the end of the bytes. */
-export function* pngChunks(bytes: Uint8Array): Generator<{ type: string; body: Uint8Array }> {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let i = 8;
-  while (i + 8 <= bytes.length) {
-    const length = view.getUint32(i);
-    const type = String.fromCharCode(bytes[i + 4]!, bytes[i + 5]!, bytes[i + 6]!, bytes[i + 7]!);
-    yield { type, body: bytes.subarray(i + 8, i + 8 + length) };
-    if (type === "IEND") return;
-    i += 12 + length;
-  }
 }
 
 export function pngMetadata(bytes: Uint8Array): ContainerMetadata {

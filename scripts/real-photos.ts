@@ -124,7 +124,11 @@ function writeSamples(): void {
   run("convert", [crop, "-quality", "85", join(SAMPLES, "dune.jpg")]);
   run("convert", [crop, "-interlace", "JPEG", "-quality", "85", join(SAMPLES, "dune-progressive.jpg")]);
   run("convert", [crop, "-resize", "96x64", join(SAMPLES, "dune.png")]);
+  // PNG's whole-decode paths (fast-png): Adam7-interlaced, and sub-byte colour-indexed (four colours: 4 bits).
+  run("convert", [crop, "-resize", "96x64", "-interlace", "PNG", join(SAMPLES, "dune-interlaced.png")]);
+  run("convert", [crop, "-resize", "96x64", "+dither", "-colors", "4", "-type", "Palette", join(SAMPLES, "dune-palette.png")]);
   run("cwebp", ["-quiet", "-q", "80", crop, "-o", join(SAMPLES, "dune.webp")]);
+  run("cwebp", ["-quiet", "-lossless", crop, "-o", join(SAMPLES, "dune-lossless.webp")]);
   // WebP's other paths: the same crop over an alpha gradient (VP8X + ALPH + VP8), a 1152×128 strip
   // wider than the overview (scaled and cropped decodes), and a two-frame animation (refused).
   const alpha = join(CACHE, "sample-alpha.png");

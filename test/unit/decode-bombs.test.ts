@@ -7,8 +7,9 @@ import { decodePng } from "../../src/analysis/decoders/png";
 import { decodeWebp } from "../../src/analysis/decoders/webp";
 import { readMetadata } from "../../src/analysis/metadata";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
-import { bombs, heifBomb, jpegBomb, pngBomb, vp8lBomb, type Bomb } from "../helpers/bombs";
+import { bombs, heifBomb, jpegBomb, pngBomb, pngChunk, vp8lBomb, type Bomb } from "../helpers/bombs";
 import { concat, encodeJpeg, naturalScene } from "../helpers/synth";
+import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
 
 // Issue 26: ~100-byte files whose headers claim enormous frames. Before the header check the PNG
 // frame builder walked every row the header claimed (seconds for 2^31 rows) and libjpeg worked
@@ -92,7 +93,7 @@ describe("decompression bombs are refused from their headers", () => {
     }
   }, 120_000);
 
-  it("EXIF thumbnail sizes and tag counts that lie are read within the segment: the metadata ends, the photo decodes", async () => {
+  it("EXIF thumbnail sizes and tag counts that lie are skipped within the segment: the metadata ends at once, the photo decodes", async () => {
     // A TIFF (little-endian) whose IFD0 points to IFD1, the thumbnail's: JPEGInterchangeFormat at
     // 4 GB, length 4 GB, width and height 2^32 - 1; and IFD0 tags whose counts claim 2^30 values.
     const tiff = new Uint8Array(120);
@@ -114,17 +115,43 @@ describe("decompression bombs are refused from their headers", () => {
     entry(74, 0x0101, 4, 1, 0xffffffff); // ImageLength
     entry(86, 0x0201, 4, 1, 0xfffffff0); // JPEGInterchangeFormat
     entry(98, 0x0202, 4, 1, 0xffffffff); // JPEGInterchangeFormatLength
+    // The fuzz's finding (test/helpers/fuzz.ts, exif target, run 2611, input 287): the same with the
+    // Exif IFD pointer stating 0xe2000001 longs, for which exifr sized a 15 GB array (13-35 s in workerd).
+    // Alone in its IFD, so no earlier tag's failure ends the parse first.
+    const pointerTiff = tiff.slice(0, 60);
+    const p = new DataView(pointerTiff.buffer);
+    p.setUint16(8, 1, true);
+    p.setUint16(10, 0x8769, true);
+    p.setUint16(12, 4, true);
+    p.setUint32(14, 0xe2000001, true);
+    p.setUint32(18, 40, true);
+    p.setUint32(22, 0, true);
     const photo = encodeJpeg(naturalScene(256, 192, 4), 90, tiff);
-    const start = performance.now();
-    const metadata = await readMetadata(photo, "image/jpeg", []);
-    expect(performance.now() - start).toBeLessThan(1_000);
-    expect(metadata.make).toBeNull();
+    for (const jpeg of [photo, encodeJpeg(naturalScene(256, 192, 4), 90, pointerTiff)]) {
+      const start = performance.now();
+      const metadata = await readMetadata(jpeg, "image/jpeg", []);
+      expect(performance.now() - start).toBeLessThan(1_000);
+      expect(metadata.make).toBeNull();
+    }
     const decoded = await decodeImage(photo, "image/jpeg", request);
     expect(decoded).toMatchObject({ width: 256, height: 192 });
     // The same lying TIFF as a PNG's eXIf chunk.
-    const { pngChunk } = await import("../helpers/bombs");
     const png = pngBomb(16, 16);
     const withExif = concat(png.subarray(0, 33), pngChunk("eXIf", tiff), png.subarray(33));
     expect((await readMetadata(withExif, "image/png", [])).make).toBeNull();
+  });
+
+  it("C2PA manifest boxes whose lengths lie are refused before c2pa-ts sizes a buffer by them", async () => {
+    const signed = await signJpeg(encodeJpeg(naturalScene(128, 96, 5)), await makeTestSigner(), DigitalSourceType.TrainedAlgorithmicMedia);
+    expect((await readMetadata(signed, "image/jpeg", [])).c2pa).toMatchObject({ valid: true });
+    // A nested superbox (the second "jumb") stating 3 103 785 410 bytes: the fuzz's finding (c2pa
+    // target, run 2611, input 81), which cost workerd 3 s and a 3 GB array.
+    const at = signed.findIndex((_, i) => i > signed.findIndex((__, j) => String.fromCharCode(...signed.subarray(j, j + 4)) === "jumb") && String.fromCharCode(...signed.subarray(i, i + 4)) === "jumb");
+    const lying = signed.slice();
+    new DataView(lying.buffer).setUint32(at - 4, 3_103_785_410);
+    const start = performance.now();
+    const metadata = await readMetadata(lying, "image/jpeg", []);
+    expect(performance.now() - start).toBeLessThan(1_000);
+    expect(metadata.c2pa).toMatchObject({ valid: false, failures: [expect.stringMatching(/^manifest\.malformed: .*beyond its superbox/)] });
   });
 });

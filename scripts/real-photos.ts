@@ -66,6 +66,8 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "jpeg-12mp-progressive.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
   // The largest upload a 50 MP phone photo can be: sensor-like noise at q95 4:2:0 fills the 25 MB cap.
   "jpeg-50mp-25mb.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-seed", "1", "-attenuate", "0.4", "+noise", "Gaussian", "-quality", "95", "-sampling-factor", "2x2"]),
+  // Just under the web search's former 10 MB limit (the largest photo it was sent whole, as base64).
+  "jpeg-50mp-10mb.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "85"]),
   "jpeg-50mp-progressive.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
   // Chroma at full resolution: libjpeg's coefficient buffer for 12 MP is then 69 MiB (within its budget
   // at q92), and 50 MP at 4:4:4 is the progressive decoder's largest footprint.

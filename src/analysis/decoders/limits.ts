@@ -20,8 +20,12 @@ export const MAX_FRAME_PIXELS = 50 * 2 ** 20;
  */
 export const MAX_FRAME_SIDE = 65_535;
 
-/** Grid tiles a HEIF image may have: a 50 MP phone photo in 512×512 tiles has 192; 256×256 tiles would need 768. */
-export const MAX_GRID_TILES = 1024;
+/**
+ * Grid tiles a HEIF image may have: a 50 MP phone photo in 512×512 tiles has 192, in 256×256 tiles
+ * 768. (libheif refuses more than 1000 items in a file on its own.) Each tile is a decode of its own,
+ * so the count bounds the per-tile work as the pixel ceiling bounds the pixels.
+ */
+export const MAX_GRID_TILES = 768;
 
 /**
  * Refuses a frame the decoders must not start on: no pixels (`undecodable_image`), a side over

@@ -4,7 +4,7 @@
 // every environment the analysis Worker (wrangler.analysis.toml) must be wired to the API Worker
 // (wrangler.toml): its Durable Objects, the same D1 and R2, the analysis queue and its dead letters.
 import { unstable_readConfig } from "wrangler";
-import { analysisWiringProblems, configProblems, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
+import { analysisCpuLimitProblems, analysisWiringProblems, configProblems, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
 import { CAPTURE_FLOW_LIMITS } from "../src/domain/public-limits";
 
 const DEPLOYABLE = ["staging", "production"] as const;
@@ -51,8 +51,18 @@ problems.push(
   ),
 );
 for (const env of [undefined, ...DEPLOYABLE]) problems.push(...analysisWiringProblems(env ?? "local", wiring(API, env), wiring(ANALYSIS, env)));
+for (const env of [undefined, ...DEPLOYABLE]) {
+  const config = readConfig(ANALYSIS, env) as { limits?: { cpu_ms?: number }; queues: { consumers?: { max_batch_size?: number }[] }; vars?: Record<string, unknown> };
+  problems.push(
+    ...analysisCpuLimitProblems(`${ANALYSIS} ${env ?? "local"}`, {
+      cpuMs: config.limits?.cpu_ms,
+      maxBatchSize: config.queues.consumers?.[0]?.max_batch_size,
+      vars: Object.keys(config.vars ?? {}),
+    }),
+  );
+}
 if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment; the capture flow's rate limit bindings match the code.`);
+console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment, with a CPU limit covering its batch; the capture flow's rate limit bindings match the code.`);

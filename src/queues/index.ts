@@ -13,6 +13,12 @@ import { log } from "../lib/log";
 /** Verifications whose domain events one batch handles at once. */
 const EVENT_CONCURRENCY = 20;
 
+/**
+ * Ends the whole invocation, as the runtime does when a Worker exceeds its CPU limit: the handler
+ * acks and retries nothing after it, and the queue redelivers every message not acked.
+ */
+export class InvocationEnded extends Error {}
+
 /** A consumer may ask for its message to be retried after a delay instead of acked. */
 export type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
 
@@ -63,6 +69,7 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
       else if (jobs.length > 0) held.push({ message, parsed, jobs });
       else done(message, parsed);
     } catch (err) {
+      if (err instanceof InvocationEnded) throw err;
       log.error({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) });
       message.retry({ delaySeconds: backoffSeconds(message.attempts) });
     }
@@ -82,9 +89,12 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     group.push([message, parsed.data]);
     groups.set(key, group);
   }
-  await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
+  const failures = await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
     for (const [message, parsed] of group) await handle(message, parsed);
   });
+  // The invocation ends here: nothing after it is acked, sent or retried (concurrent groups finished first).
+  const ended = failures.find((f) => f.error instanceof InvocationEnded);
+  if (ended) throw ended.error;
   if (held.length > 0) {
     try {
       await enqueueAnalysisJobs(env, held.flatMap((h) => h.jobs));

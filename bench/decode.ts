@@ -10,7 +10,8 @@
  *   bytes (VmHWM after resetting it with /proc/PID/clear_refs) minus the resident set before it.
  *   Reported beside the bytes: bytes + decode is what the Worker holds at the peak. The same again,
  *   in another fresh workerd, for one whole offline analysis of the bytes (metadata, decode,
- *   signals): bytes + analysis is what the analysis consumer holds, the figure the budget is for.
+ *   signals, the evidence thumbnail encoded): bytes + analysis is what the analysis consumer holds,
+ *   the figure the budget is for.
  *   And once more with every provider configured (the web search and the vision judge, answered by
  *   the loopback fakes of test/fakes, started here in Node) and a verification asking for every
  *   signal and check: what the providers' requests (the image each is sent, base64 in JSON) add.
@@ -200,7 +201,7 @@ async function run() {
     "",
     `Offline analysis of a 12 MP JPEG (4000×3000, q92): **${speed.analysis.toFixed(0)} ms CPU** (median of ${speed.runs}); decode alone ${speed.decode.toFixed(0)} ms; ratio ${(speed.analysis / Math.max(1, speed.decode)).toFixed(2)}×.`,
   ].join("\n");
-  const report = [`Measured ${date} on ${machine}.`, "", "Memory (MB = 2^20 bytes): the input's bytes are held in the isolate first (a Data module, as the analysis consumer holds a capture read from R2); the decode's peak is the rise of workerd's resident set (every workerd process of wrangler dev) during one decode of them, after a warm-up with the format's small sample, a fresh workerd per row; bytes + decode is what the Worker holds at that peak. The decode asks for the moiré tiles of screenTileRects and a 1024 px thumbnail, as analysis with a vision provider does. Analysis: the same measure, in another fresh workerd, for one capture's whole offline analysis of the held bytes (metadata, decode, every signal; what the analysis consumer runs); bytes + analysis is held against a budget of 100 MB of the Worker's 128 MB. CPU: workerd's utime + stime across the request (for a row, that one request, the first of its size in that workerd).", "", table].join("\n");
+  const report = [`Measured ${date} on ${machine}.`, "", "Memory (MB = 2^20 bytes): the input's bytes are held in the isolate first (a Data module, as the analysis consumer holds a capture read from R2); the decode's peak is the rise of workerd's resident set (every workerd process of wrangler dev) during one decode of them, after a warm-up with the format's small sample, a fresh workerd per row; bytes + decode is what the Worker holds at that peak. The decode asks for the moiré tiles of screenTileRects and a 1024 px thumbnail, as analysis with a vision provider does. Analysis: the same measure, in another fresh workerd, for one capture's whole offline analysis of the held bytes (metadata, decode, every signal, the evidence thumbnail encoded; what the analysis consumer runs, less the R2 and D1 calls); bytes + analysis is held against a budget of 100 MB of the Worker's 128 MB. With providers: the same with the web search and the vision judge configured (answered by the loopback fakes of test/fakes) and a verification asking for every signal and check. CPU: workerd's utime + stime across the request (for a row, that one request, the first of its size in that workerd).", "", table].join("\n");
   console.log(report);
   if (process.argv.includes("--write")) {
     writeFileSync(join(ROOT, "bench/RESULTS.md"), `# Decode benchmark (inside workerd)\n\n\`npm run bench -- --write\` regenerates this file and the block in docs/signals.md.\n\n${report}\n`);

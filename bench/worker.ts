@@ -3,7 +3,7 @@
  * `POST /decode?type=image/jpeg` decodes the request body, or with an empty body the input bundled
  * as a Data module (held in the isolate as the analysis consumer holds a capture's bytes from R2),
  * as the analysis does: overview, moiré tiles, vision-sized thumbnail. `POST /analyze?type=…` runs
- * one capture's whole offline analysis the same way; with `&fakes=<url>` every provider is
+ * one capture's whole offline analysis the same way (the evidence thumbnail encoded, not stored); with `&fakes=<url>` every provider is
  * configured, against the loopback fakes at that URL (test/fakes: web detection and a vision judge),
  * and the verification asks for every signal and check. `POST /fuzz?target=…` runs one fuzz input
  * (the body) through a decoder or metadata reader (test/helpers/fuzz.ts).
@@ -11,6 +11,7 @@
 import { analyzeImage, type ImageDeps, type ImageInput } from "../src/analysis/analyze-image";
 import { decodeImage } from "../src/analysis/decoders";
 import { screenTileRects } from "../src/analysis/signals/screen-moire";
+import { evidenceThumbnail } from "../src/analysis/thumbnail";
 import { openAiCompatibleVisionJudge } from "../src/providers/vision";
 import { googleWebDetection } from "../src/providers/web-search";
 import { FUZZ_TARGETS, runFuzzTarget, type FuzzTarget } from "../test/helpers/fuzz";
@@ -38,7 +39,8 @@ export default {
       }
       const fakes = url.searchParams.get("fakes");
       const input: ImageInput = { captureId: "cap_bench", tenantId: "tnt_bench", bytes, mediaType: type, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse", "depth"] };
-      const deps: ImageDeps = { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [] };
+      // The evidence thumbnail is made as the pipeline makes it (fitted, turned upright, encoded), not stored.
+      const deps: ImageDeps = { nearDuplicates: async () => [], vision: null, web: null, trustedSigners: [], thumbnail: async (t) => void (await evidenceThumbnail(t, bytes)) };
       if (fakes) {
         input.required = ["screen", "ai", "reverse", "depth", "context"];
         input.context = { kind: "vehicle", summary: "A silver hatchback, front left" };

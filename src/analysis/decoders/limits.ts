@@ -41,7 +41,7 @@ export function checkFrameSize(format: string, width: number, height: number, de
   }
   const pixels = Math.max(width * height, decoded);
   if (pixels > MAX_FRAME_PIXELS) {
-    throw new DecodeFailure("image_too_large", `${format} frame of ${width}x${height} needs ${megapixels(pixels)} MP decoded, over the ${megapixels(MAX_FRAME_PIXELS)} MP ceiling`);
+    throw new DecodeFailure("image_too_large", `${format} frame of ${width}x${height} needs ${megapixels(pixels)} MP decoded, over the 50 MP ceiling (${MAX_FRAME_PIXELS} pixels)`);
   }
 }
 

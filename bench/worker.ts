@@ -3,11 +3,18 @@
  * `POST /decode?type=image/jpeg` decodes the request body, or with an empty body the input bundled
  * as a Data module (held in the isolate as the analysis consumer holds a capture's bytes from R2),
  * as the analysis does: overview, moiré tiles, vision-sized thumbnail. `POST /analyze?type=…` runs
- * one capture's whole offline analysis the same way.
+ * one capture's whole offline analysis the same way (the evidence thumbnail encoded, not stored); with `&fakes=<url>` every provider is
+ * configured, against the loopback fakes at that URL (test/fakes: web detection and a vision judge),
+ * and the verification asks for every signal and check. `POST /fuzz?target=…` runs one fuzz input
+ * (the body) through a decoder or metadata reader (test/helpers/fuzz.ts).
  */
-import { analyzeImage } from "../src/analysis/analyze-image";
+import { analyzeImage, type ImageDeps, type ImageInput } from "../src/analysis/analyze-image";
 import { decodeImage } from "../src/analysis/decoders";
 import { screenTileRects } from "../src/analysis/signals/screen-moire";
+import { evidenceThumbnail } from "../src/analysis/thumbnail";
+import { openAiCompatibleVisionJudge } from "../src/providers/vision";
+import { googleWebDetection } from "../src/providers/web-search";
+import { FUZZ_TARGETS, runFuzzTarget, type FuzzTarget } from "../test/helpers/fuzz";
 
 // A Data module (wrangler.toml rules), copied there by bench/decode.ts before each start.
 import input from "../.cache/bench-input.bin";
@@ -25,11 +32,25 @@ export default {
         const image = await decodeImage(bytes, type, { tiles: screenTileRects, thumbnailMaxSide: 1024 });
         return Response.json({ width: image.width, height: image.height, overview: [image.overview.width, image.overview.height], tiles: image.tiles.length });
       }
-      const result = await analyzeImage(
-        { captureId: "cap_bench", tenantId: "tnt_bench", bytes, mediaType: type, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse", "depth"] },
-        { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] },
-      );
-      return Response.json({ dimensions: result.dimensions, notes: result.notes, decode_error: result.decode_error });
+      if (url.pathname === "/fuzz") {
+        const target = url.searchParams.get("target") as FuzzTarget;
+        if (!FUZZ_TARGETS.includes(target)) return Response.json({ error: `unknown target ${target}` }, { status: 400 });
+        return Response.json({ outcome: await runFuzzTarget(target, bytes) });
+      }
+      const fakes = url.searchParams.get("fakes");
+      const input: ImageInput = { captureId: "cap_bench", tenantId: "tnt_bench", bytes, mediaType: type, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse", "depth"] };
+      // The evidence thumbnail is made as the pipeline makes it (fitted, turned upright, encoded), not stored.
+      const deps: ImageDeps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], thumbnail: async (t) => void (await evidenceThumbnail(t, bytes)) };
+      if (fakes) {
+        input.required = ["screen", "ai", "reverse", "depth", "context"];
+        input.context = { kind: "vehicle", summary: "A silver hatchback, front left" };
+        input.expectedObject = "a car";
+        input.conditionAspects = ["bodywork", "tyres"];
+        deps.web = googleWebDetection({ apiKey: "similar", url: `${fakes}/web-detection` });
+        deps.vision = openAiCompatibleVisionJudge({ url: `${fakes}/vision/v1`, model: "good" });
+      }
+      const result = await analyzeImage(input, deps);
+      return Response.json({ dimensions: result.dimensions, notes: result.notes, decode_error: result.decode_error, reverse: result.signals.reverse_search, vision: result.vision?.error ?? "ok" });
     } catch (err) {
       return Response.json({ error: String(err), reason: (err as { reason?: string }).reason ?? null }, { status: 422 });
     }

@@ -5,7 +5,7 @@
 // every environment the analysis Worker (wrangler.analysis.toml) must be wired to the API Worker
 // (wrangler.toml): its Durable Objects, the same D1 and R2, the analysis queue and its dead letters.
 import { unstable_readConfig } from "wrangler";
-import { analysisWiringProblems, configProblems, PROVIDER_VAR, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
+import { analysisCpuLimitProblems, analysisWiringProblems, configProblems, PROVIDER_VAR, rateLimitProblems, type DeployableConfig, type RateLimitBindingConfig, type WorkerWiring } from "../src/config-check";
 import { LOCATION_LIMITS } from "../src/domain/public-limits";
 import { API_WORKER_SECRETS, REQUIRED_SECRETS } from "../src/env";
 
@@ -64,8 +64,19 @@ problems.push(
   ),
 );
 for (const env of [undefined, ...DEPLOYABLE]) problems.push(...analysisWiringProblems(env ?? "local", wiring(API, env), wiring(ANALYSIS, env)));
+for (const env of [undefined, ...DEPLOYABLE]) {
+  const config = readConfig(ANALYSIS, env) as { limits?: { cpu_ms?: number }; queues: { consumers?: { max_batch_size?: number }[] }; vars?: Record<string, unknown> };
+  problems.push(
+    ...analysisCpuLimitProblems(`${ANALYSIS} ${env ?? "local"}`, {
+      cpuMs: config.limits?.cpu_ms,
+      // Both lanes' consumers run in this Worker: the largest batch bounds an invocation.
+      maxBatchSize: Math.max(...(config.queues.consumers ?? []).map((c) => c.max_batch_size ?? 10)),
+      vars: Object.keys(config.vars ?? {}),
+    }),
+  );
+}
 if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment; the Rate Limiting bindings match the code.`);
+console.log(`${API}, ${ANALYSIS}: ${DEPLOYABLE.join(", ")} declare their required secrets; every environment has its own worker names; the analysis Worker is wired to the API Worker in every environment, with a CPU limit covering its batch; the Rate Limiting bindings match the code.`);

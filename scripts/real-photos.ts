@@ -69,6 +69,8 @@ export const INPUTS: Record<string, (out: string) => void> = {
   "jpeg-12mp-progressive.jpg": (out) => resized(SOURCES.elephants, 4000, 3000, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
   // The largest upload a 50 MP phone photo can be: sensor-like noise at q95 4:2:0 fills the 25 MB cap.
   "jpeg-50mp-25mb.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-seed", "1", "-attenuate", "0.4", "+noise", "Gaussian", "-quality", "95", "-sampling-factor", "2x2"]),
+  // Just under the web search's former 10 MB limit (the largest photo it was sent whole, as base64).
+  "jpeg-50mp-10mb.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "85"]),
   "jpeg-50mp-progressive.jpg": (out) => resized(SOURCES.elephants, 8160, 6120, out, "jpeg", ["-quality", "92", "-interlace", "JPEG"]),
   // Chroma at full resolution: libjpeg's coefficient buffer for 12 MP is then 69 MiB (within its budget
   // at q92), and 50 MP at 4:4:4 is the progressive decoder's largest footprint.
@@ -136,7 +138,11 @@ function writeSamples(): void {
   run("convert", [crop, "-quality", "85", join(SAMPLES, "dune.jpg")]);
   run("convert", [crop, "-interlace", "JPEG", "-quality", "85", join(SAMPLES, "dune-progressive.jpg")]);
   run("convert", [crop, "-resize", "96x64", join(SAMPLES, "dune.png")]);
+  // PNG's whole-decode paths (fast-png): Adam7-interlaced, and sub-byte colour-indexed (four colours: 4 bits).
+  run("convert", [crop, "-resize", "96x64", "-interlace", "PNG", join(SAMPLES, "dune-interlaced.png")]);
+  run("convert", [crop, "-resize", "96x64", "+dither", "-colors", "4", "-type", "Palette", join(SAMPLES, "dune-palette.png")]);
   run("cwebp", ["-quiet", "-q", "80", crop, "-o", join(SAMPLES, "dune.webp")]);
+  run("cwebp", ["-quiet", "-lossless", crop, "-o", join(SAMPLES, "dune-lossless.webp")]);
   // WebP's other paths: the same crop over an alpha gradient (VP8X + ALPH + VP8), a 1152×128 strip
   // wider than the overview (scaled and cropped decodes), and a two-frame animation (refused).
   const alpha = join(CACHE, "sample-alpha.png");

@@ -101,7 +101,15 @@ export interface CaptureAnalysisResult {
   timings_ms: Record<string, number>;
 }
 
-const VISION_MAX_SIDE = 1024;
+/**
+ * What the providers (the vision judge, the web search) are sent: one JPEG of the decoded pixels,
+ * reduced to this longest side and encoded once for both, never the original. The original sent
+ * whole, base64 in JSON, took a 9.6 MB 50 MP photo's analysis from 62 to 155 MB in workerd (bench
+ * run of 2026-11-25, bench/RESULTS.md), over a Worker's 128 MB, and a photo over the web search's 10 MB
+ * was not searched at all. 1024 px is above what Google's Vision API recommends for its features
+ * (640×480) and what reverse image search needs to find a copy.
+ */
+const PROVIDER_IMAGE_MAX_SIDE = 1024;
 
 export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<CaptureAnalysisResult> {
   const timings: Record<string, number> = {};
@@ -117,18 +125,21 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const marker = deps.testMarkers ? testMarker(metadata) : null;
   const judge = marker !== null ? testMarkerJudge(marker) : deps.vision;
   const wantsVision = Boolean(judge && ((input.required.includes("context") && input.context && !input.uploaded) || input.expectedObject || input.conditionAspects?.length));
+  const wantsWebSearch = Boolean(deps.web && input.required.includes("reverse") && !input.uploaded);
   let pixels: DecodedImage | null = null;
   let decodeError: string | null = null;
   let pixelsMissing: NotAssessedReason | null = null;
   const notes: AnalysisNote[] = [];
   try {
-    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, thumbnailMaxSide: wantsVision ? VISION_MAX_SIDE : EVIDENCE_THUMBNAIL_MAX_SIDE }));
+    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, thumbnailMaxSide: wantsVision || wantsWebSearch ? PROVIDER_IMAGE_MAX_SIDE : EVIDENCE_THUMBNAIL_MAX_SIDE }));
   } catch (err) {
     decodeError = String(err instanceof Error ? err.message : err).slice(0, 300);
     pixelsMissing = err instanceof DecodeFailure ? err.reason : "undecodable_image";
     notes.push({ code: pixelsMissing, detail: decodeError });
   }
   if (pixels?.thumbnail && deps.thumbnail) await time("thumbnail", () => deps.thumbnail!(pixels!.thumbnail!));
+  let providerImage: Uint8Array | null = null;
+  const providerJpeg = (thumbnail: Thumbnail) => (providerImage ??= encodeThumbnailJpeg(thumbnail));
 
   const fingerprint = pixels ? await time("phash", () => imageFingerprint(pixels!.overview)) : null;
   const history = fingerprint?.matchable ? await time("index", () => deps.searchHistory(fingerprint)) : { matches: [], shared: false };
@@ -158,8 +169,9 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.screen_detection = screenSignal(observed.screen_detection, pixelsMissing);
     signals.ai_detection = observed.ai_detection;
     signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
+    const thumbnail = pixels?.thumbnail;
     const web =
-      deps.web && input.required.includes("reverse") && fingerprint ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(input.bytes, input.mediaType)) } : null;
+      deps.web && wantsWebSearch && fingerprint && thumbnail ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(providerJpeg(thumbnail), "image/jpeg")) } : null;
     signals.reverse_search = reverseSignal(reverseSearchResult(input.tenantId, fingerprint, history, web), pixelsMissing);
   }
 
@@ -172,7 +184,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   if (Object.keys(parts).length > 0) {
     if (!judge) vision = unassessed(parts);
     else if (!pixels?.thumbnail) vision = inconclusive({ ...parts, image: new Uint8Array() }, { provider: judge.name, model: "none" }, "pixels unavailable for the vision provider");
-    else vision = await time("vision", () => judge.judge({ ...parts, image: encodeThumbnailJpeg(pixels!.thumbnail!) }));
+    else vision = await time("vision", () => judge.judge({ ...parts, image: providerJpeg(pixels!.thumbnail!) }));
   }
   if (!input.uploaded && input.required.includes("context")) signals.context_match = notAnImage ? notAssessed("undecodable_image") : contextSignal(vision, judge !== null, pixelsMissing);
   notes.push(...signalNotes(signals, vision, input.required));

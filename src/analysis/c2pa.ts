@@ -36,6 +36,7 @@ export async function readC2pa(bytes: Uint8Array, trustedFingerprints: readonly 
   if (!jumbf) return null;
   let store: ManifestStore;
   try {
+    checkJumbfBoxes(jumbf);
     store = ManifestStore.read(SuperBox.fromBuffer(jumbf as Uint8Array<ArrayBuffer>));
   } catch (err) {
     return { digital_source_types: [], claim_generator: null, valid: false, trusted: false, failures: [`manifest.malformed: ${String(err)}`], signer: null };
@@ -65,6 +66,30 @@ export async function readC2pa(bytes: Uint8Array, trustedFingerprints: readonly 
     failures,
     signer: certificate?.subject ?? null,
   };
+}
+
+/**
+ * Every JUMBF box (ISO/IEC 19566-5: LBox, TBox, XLBox when LBox is 1) lies within its superbox and
+ * the manifest. c2pa-ts sizes each box's buffer by the length it states before reading it: a manifest
+ * whose box claimed 3.1 GB took workerd 3 s and that memory to refuse (test/helpers/fuzz.ts, c2pa
+ * target, run 2611, input 81), where Node refuses the array at once.
+ */
+function checkJumbfBoxes(bytes: Uint8Array, start = 0, end = bytes.length, depth = 0): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = start; at < end; ) {
+    if (at + 8 > end) throw new Error(`JUMBF box at ${at} is cut short`);
+    let length = view.getUint32(at);
+    let header = 8;
+    if (length === 1) {
+      if (at + 16 > end) throw new Error(`JUMBF box at ${at} is cut short`);
+      length = view.getUint32(at + 8) * 2 ** 32 + view.getUint32(at + 12);
+      header = 16;
+    } else if (length === 0) length = end - at;
+    if (length < header || at + length > end) throw new Error(`JUMBF box at ${at} states ${length} bytes, beyond its superbox`);
+    const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!);
+    if (type === "jumb" && depth < 16) checkJumbfBoxes(bytes, at + header, at + length, depth + 1);
+    at += length;
+  }
 }
 
 async function fingerprint(certificate: X509Certificate): Promise<string> {

@@ -1,4 +1,7 @@
 import { Inflate } from "pako";
+import { pngChunks } from "./decoders/header";
+
+export { pngChunks };
 
 /*
  * Where PNG and WebP keep what a file says about itself (text chunks, EXIF, XMP), read from the
@@ -8,6 +11,14 @@ import { Inflate } from "pako";
 
 /** A compressed text chunk may inflate to at most this; a larger one (a zip bomb) is cut there. */
 export const TEXT_CHUNK_MAX = 1024 * 1024;
+
+/**
+ * All text chunks together: the bytes inflated (kept or cut) and the chunks read. Without them a
+ * 1 MB file of a thousand 1 KB zTXt chunks, each under the per-chunk limit, inflated to 700 MB of
+ * strings in 53 s (test/unit/container-metadata.test.ts, before this limit).
+ */
+export const TEXT_TOTAL_MAX = 4 * 1024 * 1024;
+export const TEXT_CHUNKS_MAX = 256;
 
 export interface ContainerMetadata {
   /** PNG tEXt/zTXt/iTXt chunks, keyword → text (keys as written). */
@@ -20,35 +31,45 @@ export interface ContainerMetadata {
   errors: string[];
 }
 
-/** The chunks of a PNG after its signature, as views into `bytes`, up to IEND or the end of the bytes. */
-export function* pngChunks(bytes: Uint8Array): Generator<{ type: string; body: Uint8Array }> {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let i = 8;
-  while (i + 8 <= bytes.length) {
-    const length = view.getUint32(i);
-    const type = String.fromCharCode(bytes[i + 4]!, bytes[i + 5]!, bytes[i + 6]!, bytes[i + 7]!);
-    yield { type, body: bytes.subarray(i + 8, i + 8 + length) };
-    if (type === "IEND") return;
-    i += 12 + length;
-  }
-}
-
 export function pngMetadata(bytes: Uint8Array): ContainerMetadata {
   const out: ContainerMetadata = { text: {}, xmp: null, exif: null, errors: [] };
+  let spent = 0;
+  let read = 0;
+  let skipped = 0;
+  const inflate = (compressed: Uint8Array) => {
+    const limit = Math.min(TEXT_CHUNK_MAX, TEXT_TOTAL_MAX - spent);
+    try {
+      const text = inflateBounded(compressed, limit);
+      spent += text.length;
+      return text;
+    } catch (err) {
+      if (err instanceof TooLarge) spent += limit;
+      throw err;
+    }
+  };
   for (const { type, body } of pngChunks(bytes)) {
+    const isText = type === "tEXt" || type === "zTXt" || type === "iTXt";
+    if (isText && (read >= TEXT_CHUNKS_MAX || spent >= TEXT_TOTAL_MAX)) {
+      skipped += 1;
+      continue;
+    }
+    if (isText) read += 1;
     try {
       if (type === "tEXt") {
         const [keyword, rest] = splitAtNul(body);
-        out.text[latin1(keyword)] = latin1(rest);
+        out.text[latin1(keyword)] = latin1(rest.subarray(0, TEXT_TOTAL_MAX - spent));
+        spent += Math.min(rest.length, TEXT_TOTAL_MAX - spent);
       } else if (type === "zTXt") {
         const [keyword, rest] = splitAtNul(body);
-        out.text[latin1(keyword)] = latin1(inflateBounded(rest.subarray(1)));
+        out.text[latin1(keyword)] = latin1(inflate(rest.subarray(1)));
       } else if (type === "iTXt") {
         const [keyword, afterKeyword] = splitAtNul(body);
         const compressed = afterKeyword[0] === 1;
         const [, afterLanguage] = splitAtNul(afterKeyword.subarray(2));
         const [, textBytes] = splitAtNul(afterLanguage);
-        out.text[latin1(keyword)] = new TextDecoder().decode(compressed ? inflateBounded(textBytes) : textBytes);
+        const raw = compressed ? inflate(textBytes) : textBytes.subarray(0, TEXT_TOTAL_MAX - spent);
+        if (!compressed) spent += raw.length;
+        out.text[latin1(keyword)] = new TextDecoder().decode(raw);
       } else if (type === "eXIf") {
         out.exif = body;
       }
@@ -56,6 +77,7 @@ export function pngMetadata(bytes: Uint8Array): ContainerMetadata {
       out.errors.push(`png ${type}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  if (skipped > 0) out.errors.push(`png text: ${skipped} chunks beyond the ${TEXT_CHUNKS_MAX} chunks or ${TEXT_TOTAL_MAX} bytes read were skipped`);
   out.xmp = out.text["XML:com.adobe.xmp"] ?? null;
   return out;
 }
@@ -96,13 +118,13 @@ function latin1(bytes: Uint8Array): string {
 
 class TooLarge extends Error {}
 
-function inflateBounded(compressed: Uint8Array): Uint8Array {
+function inflateBounded(compressed: Uint8Array, limit: number): Uint8Array {
   const inflater = new Inflate({ chunkSize: 64 * 1024 });
   const parts: Uint8Array[] = [];
   let total = 0;
   inflater.onData = (chunk: Uint8Array) => {
     total += chunk.length;
-    if (total > TEXT_CHUNK_MAX) throw new TooLarge(`inflates beyond ${TEXT_CHUNK_MAX} bytes`);
+    if (total > limit) throw new TooLarge(`inflates beyond ${limit} bytes`);
     parts.push(chunk);
   };
   inflater.push(compressed, true);

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../lib/crypto";
 import { putEvidence, thumbnailKeyFor } from "../storage/evidence";
-import jpeg from "jpeg-js";
+import { encodeJpeg } from "./jpeg-encoder";
 import type { Thumbnail } from "./decoders";
 import { log } from "../lib/log";
 import exifr, { exifSourceOf } from "./exif-reader";
@@ -74,7 +74,8 @@ export function fit(image: Thumbnail, maxSide: number): Thumbnail {
   if (factor <= 1) return image;
   const width = Math.max(1, Math.round(image.width / factor));
   const height = Math.max(1, Math.round(image.height / factor));
-  const sums = new Float64Array(width * height * 3);
+  // Integer sums: at most 255 times the pixels of a cell, far within 32 bits.
+  const sums = new Uint32Array(width * height * 3);
   const counts = new Uint32Array(width * height);
   for (let y = 0; y < image.height; y += 1) {
     const row = Math.min(height - 1, Math.floor((y * height) / image.height)) * width;
@@ -132,14 +133,7 @@ function storedPosition(orientation: number, x: number, y: number, w: number, h:
   }
 }
 
-/** JPEG bytes of a thumbnail (jpeg-js encode; needs `nodejs_compat` for its Buffer use). */
+/** JPEG bytes of a thumbnail (baseline 4:2:0, ./jpeg-encoder.ts). */
 export function encodeThumbnailJpeg(thumbnail: Thumbnail, quality = 85): Uint8Array {
-  const rgba = new Uint8Array(thumbnail.width * thumbnail.height * 4);
-  for (let i = 0, j = 0; i < thumbnail.rgb.length; i += 3, j += 4) {
-    rgba[j] = thumbnail.rgb[i]!;
-    rgba[j + 1] = thumbnail.rgb[i + 1]!;
-    rgba[j + 2] = thumbnail.rgb[i + 2]!;
-    rgba[j + 3] = 255;
-  }
-  return new Uint8Array(jpeg.encode({ width: thumbnail.width, height: thumbnail.height, data: rgba }, quality).data);
+  return encodeJpeg(thumbnail.rgb, thumbnail.width, thumbnail.height, quality);
 }

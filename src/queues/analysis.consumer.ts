@@ -2,12 +2,14 @@ import { runCaseAnalysis } from "../analysis/case-runner";
 import { analyzeCapture, settleVerification } from "../analysis/pipeline";
 import type { AnalysisJob as AnalysisMessage } from "../events/analysis-jobs";
 import { queueHandler } from ".";
+import { simulateCpuLimit } from "./simulated-cpu-limit";
 
 /** From this delivery on, a provider outage degrades a check instead of retrying (max_retries is 5). */
 const DEGRADE_FROM_ATTEMPT = 4;
 
 export async function handleAnalysisMessage(message: AnalysisMessage, env: Env, attempts: number): Promise<void> {
   const options = { degradeProviders: attempts >= DEGRADE_FROM_ATTEMPT };
+  await simulateCpuLimit(env, message);
   if (message.type === "analyze_capture") return analyzeCapture(env, message.verification_id, message.capture_id, options);
   if (message.type === "analyze_case") {
     await runCaseAnalysis(env, message.verification_id);

@@ -16,6 +16,12 @@ import { queueFailures } from "../db/schema";
 /** Verifications whose domain events one batch handles at once. */
 const EVENT_CONCURRENCY = 20;
 
+/**
+ * Ends the whole invocation, as the runtime does when a Worker exceeds its CPU limit: the handler
+ * acks and retries nothing after it, and the queue redelivers every message not acked.
+ */
+export class InvocationEnded extends Error {}
+
 /** A consumer may ask for its message to be retried after a delay instead of acked. */
 export type Outcome = { kind: "done" } | { kind: "retry"; delaySeconds: number };
 
@@ -67,6 +73,7 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
       else if (jobs.length > 0) held.push({ message, parsed, jobs });
       else done(message, parsed);
     } catch (err) {
+      if (err instanceof InvocationEnded) throw err;
       log.error({ msg: "queue message failed", queue: batch.queue, id: message.id, attempts: message.attempts, error: String(err) });
       message.retry({ delaySeconds: backoffSeconds(message.attempts) });
     }
@@ -87,9 +94,12 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     groups.set(key, group);
   }
   await recordMalformed(env, batch.queue, malformed);
-  await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
+  const failures = await eachLimited([...groups.values()], EVENT_CONCURRENCY, async (group) => {
     for (const [message, parsed] of group) await handle(message, parsed);
   });
+  // The invocation ends here: nothing after it is acked, sent or retried (concurrent groups finished first).
+  const ended = failures.find((f) => f.error instanceof InvocationEnded);
+  if (ended) throw ended.error;
   if (held.length > 0) {
     // Each message is acked once its own jobs are out; one whose job was refused comes again (its
     // other subscribers are idempotent) and sends only its own jobs again.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
-import { encodeJpeg, encodePngRgb, exifTiff, naturalScene } from "../helpers/synth";
+import { decodeRgb, encodeJpeg, encodePngRgb, exifTiff, naturalScene } from "../helpers/synth";
 
 const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
 const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> = {}): ImageInput => ({
@@ -100,5 +100,41 @@ describe("one capture's analysis", () => {
     expect(result.signals.ai_detection).toEqual({ status: "not_applicable", reason: "uploaded_content" });
     expect(result.observed.ai_detection.label).toBe("likely_ai");
     expect(result.phash?.hash).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("the web search and the vision judge are sent one bounded JPEG of the decoded pixels, never the original", async () => {
+    // A 1600×1200 photo: the original sent whole (base64 in JSON) took a 9.6 MB 50 MP photo's
+    // analysis from 62 to 155 MB in workerd, and one over 10 MB was not searched at all.
+    const original = encodeJpeg(naturalScene(1600, 1200, 9), 95);
+    const sent: Array<{ to: string; bytes: Uint8Array; type: string }> = [];
+    const result = await analyzeImage(input(original, "image/jpeg", { required: ["screen", "reverse", "context"], context: { kind: "vehicle", summary: "A car" } }), {
+      ...deps,
+      web: {
+        name: "web",
+        search: async (bytes, type) => {
+          sent.push({ to: "web", bytes, type });
+          return { found: false, count: 0, evidence: [] };
+        },
+      },
+      vision: {
+        name: "vision",
+        judge: async (request) => {
+          sent.push({ to: "vision", bytes: request.image, type: "image/jpeg" });
+          return { provider: "vision", model: "m", prompt_version: "p", context: { status: "match", confidence: 0.9, reasons: [] }, object: null, condition: null };
+        },
+      },
+    });
+    expect(result.signals.reverse_search).toMatchObject({ provider: "internal-phash+web" });
+    expect(sent.map((s) => [s.to, s.type])).toEqual([
+      ["web", "image/jpeg"],
+      ["vision", "image/jpeg"],
+    ]);
+    // The same bytes for both (encoded once): a JPEG of at most 1024 px a side (here 1000×750, from
+    // libjpeg's 5/8-scale decode), a fraction of the original.
+    // (Compared as facts: a failing comparison of the arrays themselves makes vitest diff megabytes.)
+    expect({ same: sent[1]!.bytes === sent[0]!.bytes, original: sent[0]!.bytes === original }).toEqual({ same: true, original: false });
+    const copy = decodeRgb(sent[0]!.bytes, "image/jpeg");
+    expect({ longest: Math.max(copy.width, copy.height), aspect: copy.width / copy.height }).toEqual({ longest: 1000, aspect: 4 / 3 });
+    expect(sent[0]!.bytes.length).toBeLessThan(original.length / 4);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analysisWiringProblems, configProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
+import { ANALYSIS_JOB_CPU_MS, analysisCpuLimitProblems, analysisWiringProblems, configProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
 import { CAPTURE_FLOW_LIMITS, LOCATION_LIMITS } from "../../src/domain/public-limits";
 import { API_WORKER_SECRETS, REQUIRED_SECRETS } from "../../src/env";
 
@@ -119,6 +119,22 @@ describe("the capture flow's rate limit bindings (npm run build:check)", () => {
     const leftover: RateLimitBindingConfig = { name: "CAPTURE_WRITE_VFY_LIMITER", namespace_id: "3099", simple: { limit: 100, period: 60 } };
     expect(rateLimitProblems({ production: [...bound(3001), leftover] }, rules)).toEqual([
       "production: rate limit binding CAPTURE_WRITE_VFY_LIMITER is declared but the code has no rule for it",
+    ]);
+  });
+});
+
+describe("the analysis Worker's CPU limit (npm run build:check)", () => {
+  it("covers a whole batch of worst-case analysis jobs, within the platform's 5 minutes, and never switches on the simulation", () => {
+    expect(analysisCpuLimitProblems("production", { cpuMs: 4 * ANALYSIS_JOB_CPU_MS, maxBatchSize: 4, vars: ["ENVIRONMENT"] })).toEqual([]);
+    expect(analysisCpuLimitProblems("production", { cpuMs: undefined, maxBatchSize: 4, vars: [] })).toEqual(["production: the analysis Worker has no limits.cpu_ms"]);
+    expect(analysisCpuLimitProblems("staging", { cpuMs: 30_000, maxBatchSize: 4, vars: [] })).toEqual([
+      `staging: limits.cpu_ms 30000 is below a batch of 4 analysis jobs of ${ANALYSIS_JOB_CPU_MS} ms each`,
+    ]);
+    // Without max_batch_size the queue's default batch is 10.
+    expect(analysisCpuLimitProblems("local", { cpuMs: 40_000, maxBatchSize: undefined, vars: [] })).toHaveLength(1);
+    expect(analysisCpuLimitProblems("production", { cpuMs: 400_000, maxBatchSize: 1, vars: [] })).toEqual(["production: limits.cpu_ms 400000 is above the platform's 300000"]);
+    expect(analysisCpuLimitProblems("staging", { cpuMs: 40_000, maxBatchSize: 4, vars: ["SIMULATE_CPU_LIMIT"] })).toEqual([
+      "staging: SIMULATE_CPU_LIMIT is test-only (vitest.config.ts), never a deployed variable",
     ]);
   });
 });

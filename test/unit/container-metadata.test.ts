@@ -1,7 +1,7 @@
 import { deflate } from "pako";
 import { describe, expect, it } from "vitest";
 import { readMetadata } from "../../src/analysis/metadata";
-import { pngMetadata, TEXT_CHUNK_MAX } from "../../src/analysis/metadata-chunks";
+import { pngMetadata, TEXT_CHUNK_MAX, TEXT_CHUNKS_MAX, TEXT_TOTAL_MAX } from "../../src/analysis/metadata-chunks";
 import { decodeImage } from "../../src/analysis/decoders";
 import { evidenceThumbnail } from "../../src/analysis/thumbnail";
 import { samplePhoto } from "../helpers/photos";
@@ -88,6 +88,30 @@ describe("metadata kept in PNG and WebP chunks", () => {
     expect(meta.text.bomb).toBeUndefined();
     expect(meta.text).toMatchObject({ Software: "camera", small: "ok" });
     expect(meta.errors).toEqual([expect.stringContaining("png zTXt")]);
+  });
+
+  it("bounds the text of all chunks together: a thousand chunks each just under the limit, or a hundred thousand tiny ones", () => {
+    // 1 000 zTXt chunks of 1 KB, each inflating to the per-chunk limit: 1 GiB of text from a 1 MB file.
+    const oneMiB = zTXt("kk", new Uint8Array(TEXT_CHUNK_MAX).fill(0x41));
+    const many = Array.from({ length: 1000 }, (_, i) => {
+      const chunk = oneMiB.slice();
+      chunk[8] = 0x61 + (i % 26); // distinct keywords, so nothing overwrites
+      chunk[9] = 0x61 + Math.floor(i / 26) % 26;
+      return chunk;
+    });
+    const start = performance.now();
+    const inflated = pngMetadata(withChunks(encodePngRgb(scene, { Software: "camera" }), ...many));
+    const kept = Object.values(inflated.text).reduce((n, t) => n + t.length, 0);
+    expect(kept).toBeLessThanOrEqual(TEXT_TOTAL_MAX + "camera".length);
+    expect(inflated.errors).toEqual([expect.stringMatching(/^png text: \d+ chunks beyond/)]);
+    // 100 000 tEXt chunks of one byte each: keywords are kept up to the chunk count.
+    const tiny = Array.from({ length: 100_000 }, (_, i) => pngChunk("tEXt", ascii(`k${i}\0x`)));
+    const joined = new Uint8Array(tiny.reduce((n, c) => n + c.length, 0));
+    tiny.reduce((at, c) => (joined.set(c, at), at + c.length), 0);
+    const counted = pngMetadata(withChunks(encodePngRgb(scene), joined));
+    expect(Object.keys(counted.text).length).toBe(TEXT_CHUNKS_MAX);
+    // Liveness, not speed: both end within a second or two of inflating (1 GiB would take far longer).
+    expect(performance.now() - start).toBeLessThan(5_000);
   });
 
   it("reads a WebP's EXIF and XMP chunks", async () => {

@@ -171,12 +171,20 @@ describe("progressive JPEG without libjpeg's coefficient buffer (real photograph
     const libjpeg = await decodeImage(bytes, "image/jpeg", { tiles: whole });
     const ours = decodeProgressiveJpeg(bytes, { tiles: whole });
     expect(maxAbsDiff(libjpeg.tiles[0]!.data, ours.tiles[0]!.data)).toBeGreaterThan(0);
-    // The same header claiming 60000×60000 at 4:4:4: 169 M blocks of 10 bytes.
+    // The same header claiming 60000×60000 at 4:4:4 (169 M blocks of 10 bytes) is over the frame
+    // ceiling: refused from the header before the decoder is chosen.
     const sof = segments(bytes).find((s) => s.marker === 0xc2)!.at;
     const huge = bytes.slice();
     huge.set([60000 >> 8, 60000 & 255, 60000 >> 8, 60000 & 255], sof + 5);
     const failure = await decodeImage(huge, "image/jpeg", { tiles: screenTileRects }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(DecodeFailure);
-    expect(failure).toMatchObject({ reason: "image_too_large", message: expect.stringMatching(/^progressive JPEG of 60000x60000 needs \d+ MB/) });
+    expect(failure).toMatchObject({ reason: "image_too_large", message: expect.stringMatching(/^JPEG frame of 60000x60000 needs 3600\.0 MP decoded, over the/) });
+    // Under the ceiling (7000×7000, 49 MP at 4:4:4: 23 MiB of DC and history) the decoder's own
+    // budget still counts the input: with 44 MiB of it (over the upload cap) it refuses before allocating.
+    const large = bytes.slice();
+    large.set([7000 >> 8, 7000 & 255, 7000 >> 8, 7000 & 255], sof + 5);
+    const padded = concat(large, new Uint8Array(44 * 2 ** 20));
+    const refused = await decodeImage(padded, "image/jpeg", { tiles: screenTileRects }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ reason: "image_too_large", message: expect.stringMatching(/^progressive JPEG of 7000x7000 needs \d+ MB beside its 44 MB of data/) });
   });
 });

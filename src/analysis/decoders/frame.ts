@@ -165,9 +165,22 @@ export class TileCollector {
 export function overviewAndThumbnail(reduced: Block, overviewMaxSide: number, thumbnailMaxSide: number | undefined): { overview: Luma; thumbnail: Thumbnail | null } {
   const overview = new AreaReducer(reduced.width, reduced.height, overviewMaxSide, 1);
   overview.add(reduced);
+  if (thumbnailMaxSide && reduced.channels === 3 && Math.max(reduced.width, reduced.height) <= thumbnailMaxSide) {
+    // The reduced frame already fits: its RGB is the thumbnail (a reducer would hold 16-bit sums of it).
+    return { overview: overview.result(), thumbnail: copyRgb(reduced) };
+  }
   const thumbnail = thumbnailMaxSide ? new AreaReducer(reduced.width, reduced.height, thumbnailMaxSide, 3) : null;
   thumbnail?.add(reduced);
   return { overview: overview.result(), thumbnail: thumbnail ? asThumbnail(thumbnail) : null };
+}
+
+function copyRgb(block: Block): Thumbnail {
+  const rgb = new Uint8Array(block.width * block.height * 3);
+  for (let y = 0; y < block.height; y += 1) {
+    const from = (block.offset ?? 0) + y * block.stride;
+    rgb.set(block.data.subarray(from, from + block.width * 3), y * block.width * 3);
+  }
+  return { width: block.width, height: block.height, rgb };
 }
 
 function asThumbnail(reducer: AreaReducer): Thumbnail {

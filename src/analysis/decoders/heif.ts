@@ -1,5 +1,7 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "./types";
 import { FrameBuilder } from "./frame";
+import { checkFrame, heifFrame } from "./header";
+import { checkFrameSize, MAX_FRAME_PIXELS, MAX_GRID_TILES } from "./limits";
 import { compiledWasm } from "./wasm";
 
 /*
@@ -7,10 +9,17 @@ import { compiledWasm } from "./wasm";
  * store a photo as a grid of independently coded tiles (512×512 on iPhones): each grid tile is
  * decoded alone (heif_image_handle_decode_image_tile), fed to the frame builder and released, so
  * memory follows one tile, not the frame. A fresh instance per image returns its memory afterwards.
+ * libheif's own security limits are set to ours (../limits) and its allocations for images to
+ * LIBHEIF_MEMORY, so a file whose coded tiles disagree with the sizes its boxes state is refused by
+ * libheif as well as by the header check.
  */
 
 /** A single-tile (non-grid) image is decoded whole, as RGB: 3 bytes per pixel plus the YCbCr planes. */
 export const MAX_UNTILED_PIXELS = 16_000_000;
+
+/** What libheif may allocate for images in all (its `max_total_memory`) and in one block. */
+const LIBHEIF_MEMORY = 96 * 1024 * 1024;
+const LIBHEIF_MEMORY_BLOCK = 64 * 1024 * 1024;
 
 const HEIF_COLORSPACE_RGB = 1;
 const HEIF_CHROMA_INTERLEAVED_RGB = 10;
@@ -21,6 +30,8 @@ interface Libheif {
   _malloc(size: number): number;
   _free(ptr: number): void;
   _heif_context_alloc(): number;
+  _heif_context_get_security_limits(ctx: number): number;
+  _heif_context_set_security_limits(err: number, ctx: number, limits: number): void;
   _heif_context_free(ctx: number): void;
   _heif_context_read_from_memory_without_copy(err: number, ctx: number, mem: number, size: number, options: number): void;
   _heif_context_get_primary_image_handle(err: number, ctx: number, out: number): void;
@@ -67,11 +78,30 @@ async function instantiate(): Promise<Libheif> {
   });
 }
 
+/**
+ * libheif's `heif_security_limits` (libheif ≥ 1.19; libheif-js 1.23 carries 1.21, struct version 4):
+ * the context's copy with our ceilings written in. Offsets are wasm32's layout of the struct.
+ */
+function applySecurityLimits(heif: Libheif, ctx: number, scratch: number, err: number): void {
+  const limits = heif._heif_context_get_security_limits(ctx);
+  heif.HEAPU8.copyWithin(scratch, limits, limits + 96);
+  const view = new DataView(heif.HEAPU8.buffer);
+  if (view.getUint8(scratch) < 2) return;
+  const u64 = (offset: number, value: number) => view.setBigUint64(scratch + offset, BigInt(value), true);
+  u64(8, MAX_FRAME_PIXELS); // max_image_size_pixels
+  u64(16, MAX_GRID_TILES); // max_number_of_tiles
+  u64(40, LIBHEIF_MEMORY_BLOCK); // max_memory_block_size
+  u64(64, LIBHEIF_MEMORY); // max_total_memory
+  heif._heif_context_set_security_limits(err, ctx, scratch);
+}
+
 export async function decodeHeif(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
+  checkFrame(() => heifFrame(bytes));
   const heif = await instantiate();
   const scratch = heif._malloc(256);
+  const limitsCopy = heif._malloc(128);
   const data = heif._malloc(bytes.length);
-  if (!scratch || !data) throw new DecodeFailure("image_too_large", "no memory for the HEIF bytes");
+  if (!scratch || !data || !limitsCopy) throw new DecodeFailure("image_too_large", "no memory for the HEIF bytes");
   heif.HEAPU8.set(bytes, data);
   const err = scratch;
   const out = scratch + 16;
@@ -85,6 +115,8 @@ export async function decodeHeif(bytes: Uint8Array, request: DecodeRequest): Pro
   };
   try {
     const ctx = heif._heif_context_alloc();
+    applySecurityLimits(heif, ctx, limitsCopy, err);
+    check("security limits");
     heif._heif_context_read_from_memory_without_copy(err, ctx, data, bytes.length, 0);
     check("container");
     heif._heif_context_get_primary_image_handle(err, ctx, out);
@@ -101,6 +133,9 @@ export async function decodeHeif(bytes: Uint8Array, request: DecodeRequest): Pro
     const width = u32(tiling + 20) || heif._heif_image_handle_get_width(handle);
     const height = u32(tiling + 24) || heif._heif_image_handle_get_height(handle);
     if (!width || !height || !columns || !rows) throw new DecodeFailure("undecodable_image", "HEIF image has no pixels");
+    // libheif's own reading of the boxes, checked again: the tiles it will decode, in full.
+    if (columns * rows > MAX_GRID_TILES) throw new DecodeFailure("image_too_large", `HEIF grid of ${columns}x${rows} tiles: more than ${MAX_GRID_TILES}`);
+    checkFrameSize("HEIF", width, height, columns * rows * tileWidth * tileHeight);
     if (tileWidth * tileHeight > MAX_UNTILED_PIXELS) {
       throw new DecodeFailure("image_too_large", `HEIF image of ${width}x${height} is one ${tileWidth}x${tileHeight} tile; untiled images are decoded up to ${MAX_UNTILED_PIXELS / 1e6} MP`);
     }
@@ -116,6 +151,7 @@ export async function decodeHeif(bytes: Uint8Array, request: DecodeRequest): Pro
         const stride = u32(scratch + 128);
         const w = heif._heif_image_get_width(image, HEIF_CHANNEL_INTERLEAVED);
         const h = heif._heif_image_get_height(image, HEIF_CHANNEL_INTERLEAVED);
+        if (w > tileWidth || h > tileHeight) throw new DecodeFailure("undecodable_image", `HEIF tile ${tx},${ty} decoded to ${w}x${h}, larger than the ${tileWidth}x${tileHeight} its boxes state`);
         frame.add({ x: tx * tileWidth, y: ty * tileHeight, width: w, height: h, channels: 3, data: heif.HEAPU8, offset: plane, stride });
         heif._heif_image_release(image);
       }

@@ -1,5 +1,7 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest, type Rect } from "./types";
 import { overviewAndThumbnail, TileCollector } from "./frame";
+import { checkFrame, frameLayout, jpegFrame, type JpegLayout } from "./header";
+import { checkFrameSize } from "./limits";
 import { decodeProgressiveJpeg } from "./progressive-jpeg";
 import { compiledWasm } from "./wasm";
 
@@ -67,42 +69,6 @@ async function instantiate(): Promise<TurboJpeg> {
   return instance.exports as unknown as TurboJpeg;
 }
 
-interface JpegLayout {
-  sofOffset: number;
-  progressive: boolean;
-  width: number;
-  height: number;
-  components: Array<{ h: number; v: number }>;
-}
-
-/** Finds the frame header: its offset (for the height patch), whether it is progressive, the sampling. */
-function frameLayout(bytes: Uint8Array): JpegLayout | null {
-  let i = 2;
-  while (i + 4 <= bytes.length) {
-    if (bytes[i] !== 0xff) return null;
-    const marker = bytes[i + 1]!;
-    if (marker === 0xff) {
-      i += 1;
-      continue;
-    }
-    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!;
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      const count = bytes[i + 9] ?? 0;
-      const components = [];
-      for (let c = 0; c < count; c += 1) {
-        const hv = bytes[i + 11 + c * 3] ?? 0x11;
-        components.push({ h: hv >> 4, v: hv & 15 });
-      }
-      const height = ((bytes[i + 5] ?? 0) << 8) | (bytes[i + 6] ?? 0);
-      const width = ((bytes[i + 7] ?? 0) << 8) | (bytes[i + 8] ?? 0);
-      return { sofOffset: i, progressive: marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce, width, height, components };
-    }
-    if (marker === 0xda || marker === 0xd9) return null;
-    i += 2 + length;
-  }
-  return null;
-}
-
 /**
  * libjpeg takes a progressive frame while its coefficients and the input's two copies fit this (a
  * 12 MP 4:2:0 frame: 43 MiB). No more: the whole analysis of a 12 MP 4:4:4 progressive JPEG through
@@ -112,6 +78,7 @@ function frameLayout(bytes: Uint8Array): JpegLayout | null {
 const LIBJPEG_PROGRESSIVE_BUDGET = 48 * 1024 * 1024;
 
 export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
+  checkFrame(() => jpegFrame(bytes));
   const layout = frameLayout(bytes);
   if (!layout) throw new DecodeFailure("undecodable_image", "JPEG without a frame header");
   // libjpeg holds every coefficient of a progressive frame (128 bytes a block) for the overview
@@ -135,7 +102,8 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
     const width = heap().getInt32(out, true);
     const height = heap().getInt32(out + 4, true);
     const subsamp = heap().getInt32(out + 8, true);
-    if (width <= 0 || height <= 0) fail("has no pixels");
+    // libjpeg's own reading of the header, checked again: it is the size it will allocate and decode.
+    checkFrameSize("JPEG", width, height);
     // Overview (and thumbnail): one decode at the DCT scale that fits OVERVIEW_MAX_SIDE.
     const withColor = Boolean(request.thumbnailMaxSide) && subsamp !== TJSAMP_GRAY;
     const scaled = scaledSize(width, height, OVERVIEW_MAX_SIDE);

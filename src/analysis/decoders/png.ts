@@ -1,8 +1,8 @@
 import { convertIndexedToRgb, decode as decodePngWhole } from "fast-png";
 import { ZStream, Z_BUF_ERROR, Z_NO_FLUSH, Z_OK, Z_STREAM_END, zlibInflate, zlibInflateInit } from "pako";
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest } from "./types";
-import { pngChunks } from "../metadata-chunks";
 import { FrameBuilder } from "./frame";
+import { checkFrame, pngChunks, pngFrame, readPngHeader, type PngHeader } from "./header";
 
 /*
  * PNG, streamed: the IDAT chunks (views into the upload, never copied) are inflated by pako's zlib
@@ -11,11 +11,19 @@ import { FrameBuilder } from "./frame";
  * collector. (Inflaters that hand out a fresh array per chunk, DecompressionStream or fflate's
  * streaming class, leave the inflated frame as garbage the collector has not reached yet: a 12 MP
  * PNG measured 116–183 MB of workerd's resident memory with them, 70 MB with this, the request body
- * counted in both.) Interlaced and sub-byte images (rare for photographs) are decoded whole by
- * fast-png, up to MAX_WHOLE_PIXELS.
+ * counted in both.) Rows are produced only as the stream inflates, so a header claiming more rows
+ * than the data holds costs the rows there are. Interlaced and sub-byte images (rare for
+ * photographs) are decoded whole by fast-png, up to MAX_WHOLE_PIXELS and MAX_WHOLE_RAW_BYTES.
  */
 
 export const MAX_WHOLE_PIXELS = 8_000_000;
+
+/**
+ * fast-png inflates the whole stream before it unfilters, keeping the inflated parts and their
+ * concatenation (twice this) beside its pixels: its input is bounded here, and checked to inflate to
+ * no more than the frame needs before fast-png sees it (the stream itself could inflate 1032:1).
+ */
+export const MAX_WHOLE_RAW_BYTES = 16 * 1024 * 1024;
 
 const INFLATE_OUTPUT = 64 * 1024;
 
@@ -47,20 +55,15 @@ function inflateInto(chunks: Uint8Array[], sink: (out: Uint8Array, end: number) 
   }
 }
 
-interface Header {
-  width: number;
-  height: number;
-  depth: number;
-  colorType: number;
-  interlaced: boolean;
-}
+type Header = PngHeader;
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
 export async function decodePng(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
+  checkFrame(() => pngFrame(bytes));
   const { header, palette, idat } = readChunks(bytes);
   const { width, height, depth, colorType } = header;
-  if (header.interlaced || depth < 8) return decodeWhole(bytes, header, request);
+  if (header.interlaced || depth < 8) return decodeWhole(bytes, header, idat, request);
   const samples = CHANNELS[colorType]!;
   const bpp = (samples * depth) / 8;
   const rowBytes = width * bpp;
@@ -102,20 +105,16 @@ export async function decodePng(bytes: Uint8Array, request: DecodeRequest): Prom
   return frame.result();
 }
 
+/** The header (the first chunk, the only IHDR: ./header/png.ts), the palette and the image data. */
 function readChunks(bytes: Uint8Array): { header: Header; palette: Uint8Array | null; idat: Uint8Array[] } {
-  let header: Header | null = null;
+  const header = readPngHeader(bytes);
   let palette: Uint8Array | null = null;
   const idat: Uint8Array[] = [];
   for (const { type, body } of pngChunks(bytes)) {
-    if (type === "IHDR" && body.length >= 13) {
-      const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-      header = { width: view.getUint32(0), height: view.getUint32(4), depth: body[8]!, colorType: body[9]!, interlaced: body[12] === 1 };
-    } else if (type === "PLTE") palette = body;
+    if (type === "PLTE") palette = body;
     else if (type === "IDAT") idat.push(body);
   }
-  if (!header || idat.length === 0 || !header.width || !header.height || CHANNELS[header.colorType] === undefined) {
-    throw new DecodeFailure("undecodable_image", "PNG without a valid header or image data");
-  }
+  if (idat.length === 0) throw new DecodeFailure("undecodable_image", "PNG without image data");
   if (header.colorType === 3 && !palette) throw new DecodeFailure("undecodable_image", "indexed PNG without a palette");
   return { header, palette, idat };
 }
@@ -172,11 +171,29 @@ function toRgb(row: Uint8Array, out: Uint8Array, width: number, colorType: numbe
   }
 }
 
-function decodeWhole(bytes: Uint8Array, header: Header, request: DecodeRequest): DecodedImage {
+/** The inflated size of a PNG's image data: a filter byte and the packed samples of each row of each pass. */
+export function rawBytes({ width, height, depth, colorType, interlaced }: Header): number {
+  const bits = CHANNELS[colorType]! * depth;
+  const line = (w: number) => 1 + Math.ceil((w * bits) / 8);
+  if (!interlaced) return height * line(width);
+  // Adam7's seven passes: origin and step of each.
+  const passes = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+  return passes.reduce((sum, [x, y, dx, dy]) => {
+    const w = Math.ceil((width - x) / dx);
+    const h = Math.ceil((height - y) / dy);
+    return w > 0 && h > 0 ? sum + h * line(w) : sum;
+  }, 0);
+}
+
+function decodeWhole(bytes: Uint8Array, header: Header, idat: Uint8Array[], request: DecodeRequest): DecodedImage {
   const { width, height } = header;
-  if (width * height > MAX_WHOLE_PIXELS) {
-    throw new DecodeFailure("image_too_large", `interlaced or sub-byte PNG of ${width}x${height} is decoded whole, up to ${MAX_WHOLE_PIXELS / 1e6} MP`);
+  const raw = rawBytes(header);
+  if (width * height > MAX_WHOLE_PIXELS || raw > MAX_WHOLE_RAW_BYTES) {
+    throw new DecodeFailure("image_too_large", `interlaced or sub-byte PNG of ${width}x${height} is decoded whole, up to ${MAX_WHOLE_PIXELS / 1e6} MP and ${MAX_WHOLE_RAW_BYTES / 2 ** 20} MiB of data`);
   }
+  let inflated = 0;
+  inflateInto(idat, (_, end) => (inflated += end), () => inflated > raw);
+  if (inflated > raw) throw new DecodeFailure("undecodable_image", `PNG data inflates beyond the ${raw} bytes its ${width}x${height} frame takes`);
   let png;
   try {
     png = decodePngWhole(bytes);

@@ -1,5 +1,6 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest, type Rect } from "./types";
 import { overviewAndThumbnail, TileCollector } from "./frame";
+import { checkFrameSize } from "./limits";
 
 /*
  * Progressive JPEGs that libjpeg cannot decode within a Worker's memory (its whole-image coefficient
@@ -143,6 +144,11 @@ class Bits {
     return corrupt("invalid Huffman code");
   }
 
+  /** Some of the zeros fed past a marker or the end were read: the scan is truncated or corrupt. */
+  get overrun(): boolean {
+    return this.count < this.pad;
+  }
+
   /**
    * At the end of a scan or restart interval: only the padding of the last byte may be left, and
    * none of the zeros fed past a marker may have been read. Leaves `pos` at the marker.
@@ -204,6 +210,7 @@ function parseFrame(segment: Uint8Array): Frame {
   const width = (segment[3]! << 8) | segment[4]!;
   const count = segment[5]!;
   if (width === 0 || height === 0) corrupt("frame without pixels (DNL height is not supported)");
+  checkFrameSize("progressive JPEG", width, height);
   if (count === 0) corrupt("frame without components");
   if (segment.length < 6 + count * 3) corrupt("short frame header");
   const raw = [];
@@ -291,13 +298,17 @@ class ScanDecoder {
       const stop = restartInterval > 0 ? Math.min(mcus, mcu + restartInterval) : mcus;
       this.eobrun = 0;
       for (const c of scan.components) c.prediction = 0;
+      // Each MCU stops the scan as soon as it has read past the data: the work done on a truncated
+      // or lying file is bounded by the bits it has, not by the frame its header claims.
       if (single) {
         for (; mcu < stop; mcu += 1) {
           const row = Math.floor(mcu / single.blocksPerLine);
           this.block(kind, single, row * single.stride + (mcu - row * single.blocksPerLine));
+          if (bits.overrun) corrupt("scan data is truncated");
         }
       } else {
         for (; mcu < stop; mcu += 1) {
+          if (bits.overrun) corrupt("scan data is truncated");
           const mcuRow = Math.floor(mcu / frame.mcusPerLine);
           const mcuCol = mcu - mcuRow * frame.mcusPerLine;
           for (const c of scan.components) {

@@ -1,6 +1,8 @@
 import { DecodeFailure, OVERVIEW_MAX_SIDE, type DecodedImage, type DecodeRequest, type Rect } from "./types";
 import { FrameBuilder, overviewAndThumbnail, reducedSize, TileCollector, type Block } from "./frame";
 import { compiledWasm } from "./wasm";
+import { checkFrame, webpFrame } from "./header";
+import { checkFrameSize } from "./limits";
 
 /*
  * WebP through libwebp's advanced decoding API (WebPDecoderConfig), built here to a bare wasm32
@@ -106,6 +108,7 @@ export function planBands(width: number, height: number, regions: Rect[], budget
 
 /** `budget` is DECODE_OUTPUT_BUDGET but for tests that take the bounded path on a small image. */
 export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest, budget = DECODE_OUTPUT_BUDGET): Promise<DecodedImage> {
+  checkFrame(() => webpFrame(bytes));
   const webp = await instantiate();
   try {
     const src = alloc(webp, bytes.length, "the WebP bytes");
@@ -115,6 +118,8 @@ export async function decodeWebp(bytes: Uint8Array, request: DecodeRequest, budg
     if (status !== 0) throw failure(status, "WebP header is invalid");
     const [width = 0, height = 0, , animated = 0, format = 0] = new Int32Array(webp.memory.buffer, info, 5);
     if (animated) throw new DecodeFailure("undecodable_image", "animated WebP is not a still photo");
+    // libwebp's own reading of the header, checked again: it is the size its decodes are planned by.
+    checkFrameSize("WebP", width, height);
     let data = { ptr: src, size: bytes.length };
     if (format !== FORMAT_LOSSLESS) {
       const chunk = vp8Chunk(bytes);

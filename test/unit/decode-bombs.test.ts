@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { analyzeImage } from "../../src/analysis/analyze-image";
+import { decodeImage, DecodeFailure, type DecodeRequest } from "../../src/analysis/decoders";
+import { decodeHeif } from "../../src/analysis/decoders/heif";
+import { decodeJpeg } from "../../src/analysis/decoders/jpeg";
+import { decodePng } from "../../src/analysis/decoders/png";
+import { decodeWebp } from "../../src/analysis/decoders/webp";
+import { readMetadata } from "../../src/analysis/metadata";
+import { screenTileRects } from "../../src/analysis/signals/screen-moire";
+import { bombs, heifBomb, jpegBomb, pngBomb, pngChunk, vp8lBomb, type Bomb } from "../helpers/bombs";
+import { concat, encodeJpeg, naturalScene } from "../helpers/synth";
+import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
+
+// Issue 26: ~100-byte files whose headers claim enormous frames. Before the header check the PNG
+// frame builder walked every row the header claimed (seconds for 2^31 rows) and libjpeg worked
+// through a 65 000 × 65 000 frame of padding; now each is refused from its header. The bound on
+// time is a liveness bound (the refusal reads a header), not a speed target: the measured figures
+// are in bench/PERF-RESULTS.md (npm run bench:fuzz).
+const REFUSED_WITHIN_MS = 100;
+
+const request: DecodeRequest = { tiles: screenTileRects, thumbnailMaxSide: 1024 };
+
+const expected: Record<string, "image_too_large" | "undecodable_image"> = {
+  "PNG 1 × 2 147 483 647": "image_too_large",
+  "PNG 2 147 483 647 × 1": "image_too_large",
+  "PNG 100 000 × 100 000": "image_too_large",
+  "PNG 7 000 × 7 000 (under the ceiling, in 100 bytes)": "undecodable_image",
+  "interlaced 16-bit RGBA PNG 2 000 × 2 000": "undecodable_image",
+  "JPEG 65 000 × 65 000": "image_too_large",
+  "progressive JPEG 65 000 × 65 000": "image_too_large",
+  "JPEG 7 000 × 7 000 (under the ceiling)": "undecodable_image",
+  "progressive JPEG 7 000 × 7 000 (under the ceiling)": "undecodable_image",
+  "WebP VP8 16 383 × 16 383": "image_too_large",
+  "WebP VP8 7 000 × 7 000 (under the ceiling)": "undecodable_image",
+  "WebP VP8L 16 384 × 16 384": "image_too_large",
+  "WebP VP8X canvas 16 777 216 × 16 777 216": "image_too_large",
+  "HEIF ispe 100 000 × 100 000": "image_too_large",
+  "HEIF grid 256 × 256 tiles of 512 × 512": "image_too_large",
+  "HEIF grid 2 × 2 tiles of 8 192 × 8 192": "image_too_large",
+};
+
+/** The refusal's reason and message, and how long it took (wall time, which bounds the CPU time). */
+async function refusal(decode: () => Promise<unknown>): Promise<{ reason: string; message: string; ms: number }> {
+  const start = performance.now();
+  const outcome = await decode().then(
+    () => ({ reason: "decoded", message: "" }),
+    (err: unknown) => (err instanceof DecodeFailure ? { reason: err.reason, message: err.message } : { reason: `other: ${String(err)}`, message: String(err) }),
+  );
+  return { ...outcome, ms: performance.now() - start };
+}
+
+describe("decompression bombs are refused from their headers", () => {
+  it("every format's bomb, through the dispatcher: the stated reason, within milliseconds, naming what the header claims", async () => {
+    const all = bombs();
+    expect(all.map((b) => b.name).sort()).toEqual(Object.keys(expected).sort());
+    for (const bomb of all) {
+      expect(bomb.bytes.length).toBeLessThan(600);
+      const { reason, message, ms } = await refusal(() => decodeImage(bomb.bytes, bomb.mediaType, request));
+      expect({ bomb: bomb.name, reason }).toEqual({ bomb: bomb.name, reason: expected[bomb.name] });
+      expect({ bomb: bomb.name, message }).toEqual({ bomb: bomb.name, message: expect.stringMatching(/header claims|over the|side over|more than \d+|canvas/) });
+      expect({ bomb: bomb.name, fast: ms < REFUSED_WITHIN_MS }).toEqual({ bomb: bomb.name, fast: true });
+    }
+  }, 120_000);
+
+  it("each decoder refuses them on its own too (defence in depth: called without the dispatcher's check)", async () => {
+    const direct: Array<[Bomb["name"], () => Promise<unknown>]> = [
+      ["PNG 1 × 2^31-1", () => decodePng(pngBomb(1, 2_147_483_647), request)],
+      ["PNG 2^31-1 × 1", () => decodePng(pngBomb(2_147_483_647, 1), request)],
+      ["PNG 7 000 × 7 000 in 100 bytes", () => decodePng(pngBomb(7_000, 7_000), request)],
+      ["JPEG 65 000 × 65 000", () => decodeJpeg(jpegBomb(65_000, 65_000), request)],
+      ["progressive JPEG 65 000 × 65 000", () => decodeJpeg(jpegBomb(65_000, 65_000, true), request)],
+      ["progressive JPEG 7 000 × 7 000 in 130 bytes", () => decodeJpeg(jpegBomb(7_000, 7_000, true), request)],
+      ["WebP VP8L 16 384 × 16 384", () => decodeWebp(vp8lBomb(16_384, 16_384), request)],
+      ["HEIF grid 256 × 256 tiles", () => decodeHeif(heifBomb({ width: 65_535, height: 65_535, columns: 256, rows: 256, listed: 1 }), request)],
+    ];
+    for (const [name, decode] of direct) {
+      const { reason, ms } = await refusal(decode);
+      expect({ name, reason: reason === "image_too_large" || reason === "undecodable_image" ? "refused" : reason }).toEqual({ name, reason: "refused" });
+      expect({ name, fast: ms < 1_000 }).toEqual({ name, fast: true });
+    }
+  }, 120_000);
+
+  it("the analysis of a bomb: pixel signals not assessed with the reason, the decode note naming the header", async () => {
+    const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
+    for (const bomb of bombs()) {
+      const result = await analyzeImage(
+        { captureId: "cap_bomb", tenantId: "tnt_a", bytes: bomb.bytes, mediaType: bomb.mediaType, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse"] },
+        deps,
+      );
+      expect({ bomb: bomb.name, screen: result.signals.screen_detection }).toEqual({ bomb: bomb.name, screen: { status: "not_assessed", reason: expected[bomb.name] } });
+      expect(result.notes[0]).toMatchObject({ code: expected[bomb.name] });
+      expect({ bomb: bomb.name, fast: result.timings_ms.decode! < REFUSED_WITHIN_MS }).toEqual({ bomb: bomb.name, fast: true });
+    }
+  }, 120_000);
+
+  it("EXIF thumbnail sizes and tag counts that lie are skipped within the segment: the metadata ends at once, the photo decodes", async () => {
+    // A TIFF (little-endian) whose IFD0 points to IFD1, the thumbnail's: JPEGInterchangeFormat at
+    // 4 GB, length 4 GB, width and height 2^32 - 1; and IFD0 tags whose counts claim 2^30 values.
+    const tiff = new Uint8Array(120);
+    const v = new DataView(tiff.buffer);
+    tiff.set([0x49, 0x49, 0x2a, 0x00]);
+    v.setUint32(4, 8, true);
+    const entry = (at: number, tag: number, type: number, count: number, value: number) => {
+      v.setUint16(at, tag, true);
+      v.setUint16(at + 2, type, true);
+      v.setUint32(at + 4, count, true);
+      v.setUint32(at + 8, value, true);
+    };
+    v.setUint16(8, 2, true);
+    entry(10, 0x010f, 2, 2 ** 30, 40); // Make: 2^30 characters at offset 40
+    entry(22, 0x0111, 4, 2 ** 30, 40); // StripOffsets: 2^30 longs
+    v.setUint32(34, 60, true); // next IFD (IFD1) at 60
+    v.setUint16(60, 4, true);
+    entry(62, 0x0100, 4, 1, 0xffffffff); // ImageWidth
+    entry(74, 0x0101, 4, 1, 0xffffffff); // ImageLength
+    entry(86, 0x0201, 4, 1, 0xfffffff0); // JPEGInterchangeFormat
+    entry(98, 0x0202, 4, 1, 0xffffffff); // JPEGInterchangeFormatLength
+    // The fuzz's finding (test/helpers/fuzz.ts, exif target, run 2611, input 287): the same with the
+    // Exif IFD pointer stating 0xe2000001 longs, for which exifr sized a 15 GB array (13-35 s in workerd).
+    // Alone in its IFD, so no earlier tag's failure ends the parse first.
+    const pointerTiff = tiff.slice(0, 60);
+    const p = new DataView(pointerTiff.buffer);
+    p.setUint16(8, 1, true);
+    p.setUint16(10, 0x8769, true);
+    p.setUint16(12, 4, true);
+    p.setUint32(14, 0xe2000001, true);
+    p.setUint32(18, 40, true);
+    p.setUint32(22, 0, true);
+    const photo = encodeJpeg(naturalScene(256, 192, 4), 90, tiff);
+    for (const jpeg of [photo, encodeJpeg(naturalScene(256, 192, 4), 90, pointerTiff)]) {
+      const start = performance.now();
+      const metadata = await readMetadata(jpeg, "image/jpeg", []);
+      expect(performance.now() - start).toBeLessThan(1_000);
+      expect(metadata.make).toBeNull();
+    }
+    const decoded = await decodeImage(photo, "image/jpeg", request);
+    expect(decoded).toMatchObject({ width: 256, height: 192 });
+    // The same lying TIFF as a PNG's eXIf chunk.
+    const png = pngBomb(16, 16);
+    const withExif = concat(png.subarray(0, 33), pngChunk("eXIf", tiff), png.subarray(33));
+    expect((await readMetadata(withExif, "image/png", [])).make).toBeNull();
+  });
+
+  it("C2PA manifest boxes whose lengths lie are refused before c2pa-ts sizes a buffer by them", async () => {
+    const signed = await signJpeg(encodeJpeg(naturalScene(128, 96, 5)), await makeTestSigner(), DigitalSourceType.TrainedAlgorithmicMedia);
+    expect((await readMetadata(signed, "image/jpeg", [])).c2pa).toMatchObject({ valid: true });
+    // A nested superbox (the second "jumb") stating 3 103 785 410 bytes: the fuzz's finding (c2pa
+    // target, run 2611, input 81), which cost workerd 3 s and a 3 GB array.
+    const at = signed.findIndex((_, i) => i > signed.findIndex((__, j) => String.fromCharCode(...signed.subarray(j, j + 4)) === "jumb") && String.fromCharCode(...signed.subarray(i, i + 4)) === "jumb");
+    const lying = signed.slice();
+    new DataView(lying.buffer).setUint32(at - 4, 3_103_785_410);
+    const start = performance.now();
+    const metadata = await readMetadata(lying, "image/jpeg", []);
+    expect(performance.now() - start).toBeLessThan(1_000);
+    expect(metadata.c2pa).toMatchObject({ valid: false, failures: [expect.stringMatching(/^manifest\.malformed: .*beyond its superbox/)] });
+  });
+});

@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, callJson, createVerification, seedTenant } from "../helpers/api";
+import { call, callJson, createVerification, seedTenant, withVision } from "../helpers/api";
 import { inlineCapture, pollVerification } from "../helpers/capture";
 import { publishedJwks, verifyCertificate } from "../helpers/certificates";
 import { waitFor } from "../helpers/wait";
@@ -50,7 +50,8 @@ describe("nothing private in a certificate", () => {
       expected_location: PRIVATE.expectedLocation,
       expected_object: PRIVATE.expectedObject,
       condition_aspects: [PRIVATE.conditionAspect],
-    });
+      // expected_object and condition_aspects need a vision provider at creation (GET /v1/capabilities).
+    }, undefined, { env: withVision() });
     expect((await inlineCapture(v.id, { step_key: "tandem", location: { lat: Number(PRIVATE.lat), lng: Number(PRIVATE.lng), accuracy_m: 7 } })).status).toBe(201);
     expect((await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "policy", value: PRIVATE.answer } })).status).toBe(200);
     const done = await pollVerification(t.key, v.id, (x) => x?.verdict !== undefined, 40_000);

@@ -46,6 +46,7 @@ const LEAST_ROLE: Record<string, Role | "anyone"> = {
   revokeApiKey: "admin",
   // The tenant and its people.
   getTenantSettings: "viewer",
+  getCapabilities: "viewer",
   updateTenantSettings: "admin",
   registerPhone: "admin",
   listPhones: "admin",

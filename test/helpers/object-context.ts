@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db/client";
-import { events, verifications } from "../../src/db/schema";
+import { captures, events, verifications } from "../../src/db/schema";
 import { eventRow, loadRecord, newVerificationRow, type EventRow, type VerificationRow } from "../../src/db/verifications";
 import { commitBatch } from "../../src/durable-objects/verification/commit";
 import type { EvidencePurger, ObjectContext } from "../../src/durable-objects/verification/context";
@@ -79,6 +79,26 @@ export async function seedEvents(row: Pick<VerificationRow, "id" | "tenantId">, 
   const rows = names.map((name) => eventRow(row.id, row.tenantId, { name }, now));
   for (const r of rows) await createDb(env.DB).insert(events).values(r);
   return rows;
+}
+
+/** A capture of `row` that took the bytes at `imageKey` (seq 1), as the capture's commit writes it. */
+export async function seedCapture(row: Pick<VerificationRow, "id" | "tenantId">, capture: { id: string; imageKey: string; location?: unknown }, now: number): Promise<void> {
+  await createDb(env.DB)
+    .insert(captures)
+    .values({
+      id: capture.id,
+      verificationId: row.id,
+      tenantId: row.tenantId,
+      stepKey: "photo",
+      stepType: "image",
+      seq: 1,
+      imageKey: capture.imageKey,
+      contentType: "image/jpeg",
+      sizeBytes: 1,
+      sha256: "0".repeat(64),
+      location: capture.location ?? null,
+      createdAt: now,
+    });
 }
 
 /**

@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { captures, uploads } from "../../../src/db/schema";
-import type { VerificationRow } from "../../../src/db/verifications";
+import { uploads } from "../../../src/db/schema";
 import { sweepDue } from "../../../src/durable-objects/verification/alarm";
 import { insertUpload, mintSlot, UploadSlots } from "../../../src/durable-objects/verification/upload-slots";
 import { newId } from "../../../src/lib/ids";
@@ -9,7 +8,7 @@ import { CAPTURE_WINDOW_MS } from "../../../src/model/verification/orphan-sweep"
 import { checkSlot, UPLOAD_TTL_MS, type UploadKind, type UploadMint, type UploadSlot } from "../../../src/model/verification/upload-slots";
 import { objectKeyFor } from "../../../src/storage/evidence";
 import { db, seedTenant, type TestTenant } from "../../helpers/api";
-import { inFreshObject, moduleContext, seedVerification } from "../../helpers/object-context";
+import { inFreshObject, moduleContext, seedCapture, seedVerification } from "../../helpers/object-context";
 
 /* Upload slots (durable-objects/verification/upload-slots.ts) alone: the object's sync KV, the real D1's uploads table. */
 
@@ -36,13 +35,6 @@ function slotOf(verificationId: string, now: number, kind: UploadKind = "image")
 }
 
 const mint = (slot: UploadSlot, now: number, o: { cap?: number; direct?: boolean } = {}): UploadMint => ({ slot, cap: o.cap ?? 1, direct: o.direct ?? false, now });
-
-/** A capture that took the upload's bytes (its row names the upload's object key). */
-async function captureOf(v: VerificationRow, slot: UploadSlot, now: number): Promise<void> {
-  await db()
-    .insert(captures)
-    .values({ id: slot.id, verificationId: v.id, tenantId: v.tenantId, stepKey: "photo", stepType: "image", seq: 1, imageKey: slot.objectKey, contentType: "image/jpeg", sizeBytes: 1, sha256: "0".repeat(64), createdAt: now });
-}
 
 describe("the slots an object keeps", () => {
   it("keeps a slot by its object key until its capture window closes: forget drops it exactly when checkSlot starts refusing it", () =>
@@ -127,7 +119,7 @@ describe("the cap on open upload URLs", () => {
     expect(await insertUpload(db(), mint(slotOf(v.id, now), now))).toMatchObject({ ok: false, error: { code: "too_many_requests" }, retryAfter: UPLOAD_TTL_MS / 1000 });
     expect(await insertUpload(db(), mint(slotOf(v.id, now, "forensic_buffer"), now))).toEqual({ ok: true });
 
-    await captureOf(v, first, now);
+    await seedCapture(v, { id: first.id, imageKey: first.objectKey }, now);
     expect(await insertUpload(db(), mint(slotOf(v.id, now), now))).toEqual({ ok: true });
   });
 

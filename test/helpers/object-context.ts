@@ -118,7 +118,7 @@ export function commitSteps(cx: ObjectContext, id: string) {
       const state = toState(record);
       const plan = await decide(state, record, now);
       if ("ok" in plan) return plan;
-      if (plan.noop) return { ok: true, record };
+      if (plan.noop) return { ok: true, record, ...(plan.replayed ? { replayed: true } : {}) };
       const eventRows = plan.transition.events.map((e) => eventRow(id, state.tenantId, e, now));
       const commit = commitBatch({ db, d1: cx.env.DB, state, plan, eventRows, marks: [], now });
       const after = commit.after(record, await cx.env.DB.batch(commit.statements));

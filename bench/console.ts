@@ -269,6 +269,8 @@ async function main(): Promise<void> {
     const report = [
       "# Console latency (bench/console.ts)",
       "",
+      `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC (\`npm run bench:console -- --write\`).`,
+      "",
       `Local workerd (\`wrangler dev\`, local D1) with ${VERIFICATIONS.toLocaleString("en")} verifications in the tenant; ${RUNS} loads per page after ${WARMUP} warm-up loads, one at a time.`,
       `A page is its HTML shell, then every API read the screen makes on load, in parallel (as the browser does); the time is until the last answer.`,
       `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, shared with other work (load average ${loadavg()[0]!.toFixed(1)} when measured). Budget: p50 ≤ ${BUDGET_MS} ms.`,

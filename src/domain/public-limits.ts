@@ -52,6 +52,10 @@ export const PUBLIC_LIMITS = {
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
   /** `GET`/`POST /v1/auth/invitation/{token}` (the invitation's page and its button) from one client. */
   invitationClient: { name: "invitation-client", limit: 30, windowMs: 10 * MINUTE, message: "Too many invitation requests from this network; try again later." },
+  /** `GET`/`POST /v1/auth/magic-link/{token}` (the link's page and its button) from one client: each reads D1. */
+  magicLinkPage: { name: "magic-link-page", limit: 60, windowMs: 10 * MINUTE, message: "Too many sign-in link requests from this network; try again later." },
+  /** `POST /v1/auth/otp/verify` from one client, whatever the code (each code also locks after 5 wrong attempts). */
+  otpVerifyClient: { name: "otp-verify-client", limit: 60, windowMs: 10 * MINUTE, message: "Too many sign-in codes tried from this network; try again later." },
   /** `GET /v1/evidence/{token}`: signed evidence URLs need no other credential. */
   evidenceDownload: { name: "evidence", limit: 1200, windowMs: MINUTE, message: "Too many evidence downloads from this network; try again shortly." },
 } as const satisfies Record<string, RateLimitRule>;

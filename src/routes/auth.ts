@@ -158,9 +158,10 @@ const magicLinkConfirm = createRoute({
   security: [],
   summary: "Follow a magic link: a confirmation page whose button signs in (spends nothing by itself)",
   description:
-    "Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF).",
+    "Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF). " +
+    "60 requests per 10 minutes per client network, with the button's (429).",
   request: { params: MagicLinkParam },
-  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, expired or unknown link") },
+  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(429) },
 });
 
 const deadLink = () =>
@@ -171,6 +172,7 @@ const deadLink = () =>
   });
 
 app.openapi(magicLinkConfirm, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkPage, clientKey(c.req.header("CF-Connecting-IP")));
   const { token } = c.req.valid("param");
   const email = await peekMagicLink(createDb(c.env.DB), token);
   if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
@@ -189,12 +191,13 @@ const magicLinkUse = createRoute({
   security: [],
   summary: "Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)",
   description:
-    "Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403.",
+    "Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403. Rate-limited with the page.",
   request: { params: MagicLinkParam },
-  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403) },
+  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403, 429) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkPage, clientKey(c.req.header("CF-Connecting-IP")));
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   const db = createDb(c.env.DB);
   const spent = await spendMagicLink(db, c.req.valid("param").token);
@@ -212,9 +215,9 @@ const otpVerify = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "Sign in with a messaging one-time code (issued to the bot by `POST /v1/bot/otp`)",
-  description: "Six digits, 10 minutes, single use; locked after 5 wrong attempts. Sets `svc_session`.",
+  description: "Six digits, 10 minutes, single use; locked after 5 wrong attempts. 60 tries per 10 minutes per client network (429). Sets `svc_session`.",
   request: { body: jsonBody(OtpVerifySchema, { otp_id: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", code: "042917" }) },
-  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 413, 500) },
+  responses: { 200: jsonContent(MeSchema, "Signed in"), ...pickErrors(400, 401, 403, 413, 429, 500) },
 });
 
 const otpRefusal = {
@@ -226,6 +229,7 @@ const otpRefusal = {
 } as const;
 
 app.openapi(otpVerify, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.otpVerifyClient, clientKey(c.req.header("CF-Connecting-IP")));
   const body = c.req.valid("json");
   const db = createDb(c.env.DB);
   const outcome = await verifyOtp(c.env, db, { otpId: body.otp_id, code: body.code });

@@ -210,4 +210,34 @@ describe("magic links", () => {
     expect((await request(ip(), 100)).status).toBe(200);
     used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, client));
   });
+
+  it("GET and POST /v1/auth/magic-link/{token}: 60 per 10 minutes per client, the page and its button together", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.magicLinkPage.windowMs);
+    const client = ip();
+    const path = `/v1/auth/magic-link/mlk_${"0".repeat(43)}`;
+    await spend(PUBLIC_LIMITS.magicLinkPage, client, 2);
+    const page = await call(path, { headers: { "CF-Connecting-IP": client } });
+    expect(page.status).toBe(401);
+    await page.text();
+    const button = await call(path, { method: "POST", redirect: "manual", headers: { "CF-Connecting-IP": client } });
+    expect(button.status).toBe(401);
+    await button.text();
+    expectLimited(await callJson(path, { headers: { "CF-Connecting-IP": client } }), PUBLIC_LIMITS.magicLinkPage);
+    expectLimited(await callJson(path, { method: "POST", headers: { "CF-Connecting-IP": client } }), PUBLIC_LIMITS.magicLinkPage);
+    const other = await call(path, { headers: { "CF-Connecting-IP": ip() } });
+    expect(other.status).toBe(401);
+    await other.text();
+  });
+});
+
+describe("one-time codes", () => {
+  it("POST /v1/auth/otp/verify: 60 per 10 minutes per client, whatever the code", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.otpVerifyClient.windowMs);
+    const client = ip();
+    const guess = (from: string) => callJson("/v1/auth/otp/verify", { headers: { "CF-Connecting-IP": from }, body: { otp_id: "walotp_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", code: "123456" } });
+    await spend(PUBLIC_LIMITS.otpVerifyClient, client);
+    expect((await guess(client)).status).toBe(401);
+    expectLimited(await guess(client), PUBLIC_LIMITS.otpVerifyClient);
+    expect((await guess(ip())).status).toBe(401);
+  });
 });

@@ -440,13 +440,13 @@ export interface paths {
         };
         /**
          * Follow a magic link: a confirmation page whose button signs in (spends nothing by itself)
-         * @description Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF).
+         * @description Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF). 60 requests per 10 minutes per client network, with the button's (429).
          */
         get: operations["useMagicLink"];
         put?: never;
         /**
          * Spend a magic link: signs in once and sets `svc_session` (the confirmation page's form)
-         * @description Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403.
+         * @description Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403. Rate-limited with the page.
          */
         post: operations["spendMagicLink"];
         delete?: never;
@@ -466,7 +466,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a messaging one-time code (issued to the bot by `POST /v1/bot/otp`)
-         * @description Six digits, 10 minutes, single use; locked after 5 wrong attempts. Sets `svc_session`.
+         * @description Six digits, 10 minutes, single use; locked after 5 wrong attempts. 60 tries per 10 minutes per client network (429). Sets `svc_session`.
          */
         post: operations["verifyOtp"];
         delete?: never;
@@ -5028,6 +5028,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
         };
     };
     spendMagicLink: {
@@ -5074,6 +5085,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
         };
@@ -5149,6 +5171,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { access } from "../auth/access";
 import { createDb } from "../db/client";
+import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import { tenants } from "../db/schema";
 import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
 import { presentPublic, presentVerification, type Audience } from "../model/verification/present";
@@ -132,12 +133,15 @@ const publicView = createRoute({
   operationId: "getPublicVerification",
   tags: ["Verifications"],
   summary: "Share-safe projection (certificate page); no authentication",
+  description: "Counted with `GET /v1/verify/{token}`: 60 requests per minute per client network (429).",
   security: [],
   request: { params: IdParam },
-  responses: { 200: jsonContent(PublicVerificationSchema, "Verdict label only"), ...pickErrors(404, 500) },
+  responses: { 200: jsonContent(PublicVerificationSchema, "Verdict label only"), ...pickErrors(404, 429, 500) },
 });
 
 app.openapi(publicView, async (c) => {
+  // The id is the capture link's credential: guessing it here costs what guessing it there does.
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureRead, clientKey(c.req.header("CF-Connecting-IP")));
   const { id } = c.req.valid("param");
   const db = createDb(c.env.DB);
   const record = isId("verification", id) ? await loadRecord(db, id) : null;

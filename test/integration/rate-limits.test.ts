@@ -70,6 +70,19 @@ describe("capture flow", () => {
     expect((await read(ip())).status).toBe(200);
   });
 
+  it("GET /v1/verifications/{id}/public counts with the verify read: the same id, the same budget", async () => {
+    await awayFromWindowEdge(CAPTURE_FLOW_LIMITS.captureRead.periodSeconds * 1000);
+    const v = await createVerification(t.key);
+    const client = ip();
+    await spendAtLocation(CAPTURE_FLOW_LIMITS.captureRead, client);
+    const view = (from: string, id = v.id) => callJson(`/v1/verifications/${id}/public`, { headers: { "CF-Connecting-IP": from } });
+    expect((await view(client)).status).toBe(200);
+    expectLimited(await view(client), CAPTURE_FLOW_LIMITS.captureRead);
+    expectLimited(await callJson(`/v1/verify/${v.id}`, { headers: { "CF-Connecting-IP": client } }), CAPTURE_FLOW_LIMITS.captureRead);
+    expectLimited(await view(client, "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z"), CAPTURE_FLOW_LIMITS.captureRead);
+    expect((await view(ip())).status).toBe(200);
+  });
+
   it("writes: 300 per minute per client over all verifications", async () => {
     await awayFromWindowEdge(CAPTURE_FLOW_LIMITS.captureWrite.periodSeconds * 1000);
     const v = await createVerification(t.key);

@@ -72,7 +72,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Share-safe projection (certificate page); no authentication */
+        /**
+         * Share-safe projection (certificate page); no authentication
+         * @description Counted with `GET /v1/verify/{token}`: 60 requests per minute per client network (429).
+         */
         get: operations["getPublicVerification"];
         put?: never;
         post?: never;
@@ -3434,6 +3437,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

@@ -54,6 +54,8 @@ export const PUBLIC_LIMITS = {
   invitationClient: { name: "invitation-client", limit: 30, windowMs: 10 * MINUTE, message: "Too many invitation requests from this network; try again later." },
   /** `GET`/`POST /v1/auth/magic-link/{token}` (the link's page and its button) from one client: each reads D1. */
   magicLinkPage: { name: "magic-link-page", limit: 60, windowMs: 10 * MINUTE, message: "Too many sign-in link requests from this network; try again later." },
+  /** `GET /v1/auth/{provider}/login` and `/callback` from one client: each may call the identity provider. */
+  signInFlowClient: { name: "sign-in-flow-client", limit: 60, windowMs: 10 * MINUTE, message: "Too many sign-in attempts from this network; try again later." },
   /** `POST /v1/auth/otp/verify` from one client, whatever the code (each code also locks after 5 wrong attempts). */
   otpVerifyClient: { name: "otp-verify-client", limit: 60, windowMs: 10 * MINUTE, message: "Too many sign-in codes tried from this network; try again later." },
   /** `GET /v1/evidence/{token}`: signed evidence URLs need no other credential. */

@@ -71,11 +71,13 @@ const login = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce)",
+  description: "60 requests per 10 minutes per client network, with the callback's (429).",
   request: { params: ProviderParam, query: LoginQuery },
-  responses: { 302: redirect("To the identity provider"), ...pickErrors(400, 404, 500) },
+  responses: { 302: redirect("To the identity provider"), ...pickErrors(400, 404, 429, 500) },
 });
 
 app.openapi(login, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.signInFlowClient, clientKey(c.req.header("CF-Connecting-IP")));
   const { provider: name } = c.req.valid("param");
   const query = c.req.valid("query");
   const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
@@ -97,11 +99,13 @@ const callback = createRoute({
   request: { params: ProviderParam },
   description:
     "The first sign-in of an identity creates the user and their tenant. When a browser navigation (`Accept: text/html`) cannot sign in, " +
-    "it is sent to the console's sign-in page with `error` (`expired`, `cancelled`, `failed` or `unavailable`) instead of the error body.",
-  responses: { 303: redirect("Signed in, to `return_to`; or, for a browser whose sign-in failed, to `/console/sign-in?error=…`"), ...pickErrors(401, 404, 500) },
+    "it is sent to the console's sign-in page with `error` (`expired`, `cancelled`, `failed` or `unavailable`) instead of the error body. " +
+    "Rate-limited with the login (429).",
+  responses: { 303: redirect("Signed in, to `return_to`; or, for a browser whose sign-in failed, to `/console/sign-in?error=…`"), ...pickErrors(401, 404, 429, 500) },
 });
 
 app.openapi(callback, async (c) => {
+  await enforceLimit(c.env, PUBLIC_LIMITS.signInFlowClient, clientKey(c.req.header("CF-Connecting-IP")));
   const { provider: name } = c.req.valid("param");
   c.header("Cache-Control", "no-store");
   const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });

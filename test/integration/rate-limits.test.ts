@@ -243,6 +243,23 @@ describe("magic links", () => {
   });
 });
 
+describe("single sign-on", () => {
+  it("GET /v1/auth/{provider}/login and /callback: 60 per 10 minutes per client, together", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.signInFlowClient.windowMs);
+    const client = ip();
+    await spend(PUBLIC_LIMITS.signInFlowClient, client, 2);
+    const login = await call("/v1/auth/dev/login", { redirect: "manual", headers: { "CF-Connecting-IP": client } });
+    expect(login.status).toBe(302);
+    await login.text();
+    expect((await callJson("/v1/auth/dev/callback", { headers: { "CF-Connecting-IP": client } })).status).toBe(401);
+    expectLimited(await callJson("/v1/auth/dev/login", { redirect: "manual", headers: { "CF-Connecting-IP": client } }), PUBLIC_LIMITS.signInFlowClient);
+    expectLimited(await callJson("/v1/auth/dev/callback", { headers: { "CF-Connecting-IP": client } }), PUBLIC_LIMITS.signInFlowClient);
+    const other = await call("/v1/auth/dev/login", { redirect: "manual", headers: { "CF-Connecting-IP": ip() } });
+    expect(other.status).toBe(302);
+    await other.text();
+  });
+});
+
 describe("one-time codes", () => {
   it("POST /v1/auth/otp/verify: 60 per 10 minutes per client, whatever the code", async () => {
     await awayFromWindowEdge(PUBLIC_LIMITS.otpVerifyClient.windowMs);

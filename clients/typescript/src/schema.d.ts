@@ -384,7 +384,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce) */
+        /**
+         * Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce)
+         * @description 60 requests per 10 minutes per client network, with the callback's (429).
+         */
         get: operations["startSignIn"];
         put?: never;
         post?: never;
@@ -403,7 +406,7 @@ export interface paths {
         };
         /**
          * OAuth 2.0 redirect target: checks state, exchanges the code with the PKCE verifier, sets `svc_session`
-         * @description The first sign-in of an identity creates the user and their tenant. When a browser navigation (`Accept: text/html`) cannot sign in, it is sent to the console's sign-in page with `error` (`expired`, `cancelled`, `failed` or `unavailable`) instead of the error body.
+         * @description The first sign-in of an identity creates the user and their tenant. When a browser navigation (`Accept: text/html`) cannot sign in, it is sent to the console's sign-in page with `error` (`expired`, `cancelled`, `failed` or `unavailable`) instead of the error body. Rate-limited with the login (429).
          */
         get: operations["finishSignIn"];
         put?: never;
@@ -4843,6 +4846,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
             500: {
                 headers: {
@@ -4901,6 +4915,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

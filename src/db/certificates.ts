@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { certificateKeys, certificateLinks, certificates } from "./schema";
 import { recordFromResults, recordStatements, type VerificationRecord } from "./verifications";
@@ -95,20 +95,27 @@ export async function certificateByLinkToken(db: Db, tokenHash: string): Promise
 }
 
 /**
- * Inserts a link unless the verification already has `cap` unrevoked ones (one statement, so
- * concurrent creations cannot pass the cap together); true when inserted.
+ * The INSERT of a link unless the verification already has `cap` unrevoked ones (one statement, so
+ * concurrent creations cannot pass the cap together): it changes one row when the link went in.
  */
-export async function insertLinkUnderCap(db: Db, row: CertificateLinkRow, cap: number): Promise<boolean> {
-  const result = await db.$client
+export function insertLinkUnderCap(db: Db, row: CertificateLinkRow, cap: number): D1PreparedStatement {
+  return db.$client
     .prepare(
       `INSERT INTO certificate_links (id, verification_id, tenant_id, token_hash, created_by, created_at, revoked_at)
        SELECT ?, ?, ?, ?, ?, ?, NULL
        WHERE (SELECT count(*) FROM certificate_links WHERE verification_id = ? AND revoked_at IS NULL) < ?`,
     )
-    .bind(row.id, row.verificationId, row.tenantId, row.tokenHash, row.createdBy, row.createdAt, row.verificationId, cap)
-    .run();
-  return (result.meta.changes ?? 0) > 0;
+    .bind(row.id, row.verificationId, row.tenantId, row.tokenHash, row.createdBy, row.createdAt, row.verificationId, cap);
 }
+
+/** Holds once the link is stored: after `insertLinkUnderCap` in its batch, only if that statement inserted it. */
+export const linkStored = (id: string) => ({ sql: "EXISTS (SELECT 1 FROM certificate_links WHERE id = ?)", params: [id] });
+
+/** Holds while this tenant's link is unrevoked. */
+export const linkUnrevoked = (tenantId: string, id: string) => ({
+  sql: "EXISTS (SELECT 1 FROM certificate_links WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL)",
+  params: [id, tenantId],
+});
 
 /** A verification's links, newest first (revoked ones included). */
 export async function linksOf(db: Db, tenantId: string, verificationId: string): Promise<CertificateLinkRow[]> {
@@ -123,12 +130,7 @@ export async function findLink(db: Db, tenantId: string, id: string): Promise<Ce
   return db.select().from(certificateLinks).where(and(eq(certificateLinks.tenantId, tenantId), eq(certificateLinks.id, id))).get();
 }
 
-/** Revokes a link (a second revoke keeps the first time); the row as it stands after, or undefined for another tenant's or an unknown id. */
-export async function revokeLink(db: Db, tenantId: string, id: string, now: number): Promise<CertificateLinkRow | undefined> {
-  await db
-    .update(certificateLinks)
-    .set({ revokedAt: sql`coalesce(${certificateLinks.revokedAt}, ${now})` })
-    .where(and(eq(certificateLinks.tenantId, tenantId), eq(certificateLinks.id, id), isNull(certificateLinks.revokedAt)))
-    .run();
-  return findLink(db, tenantId, id);
+/** The UPDATE that revokes this tenant's link; it changes nothing if the link was revoked already (the first time stays). */
+export function revokeLink(db: Db, tenantId: string, id: string, now: number): D1PreparedStatement {
+  return db.$client.prepare("UPDATE certificate_links SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL").bind(now, id, tenantId);
 }

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
 import { access } from "../auth/access";
+import { auditEntry } from "../auth/audit-context";
 import { certificatePageHtml, CERTIFICATE_PAGE_HEADERS } from "../certificate-page/shell";
 import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
@@ -90,7 +91,8 @@ const createLink = createRoute({
   summary: "Share the certificate: a new link with its own token",
   description:
     "The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. " +
-    "409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links.",
+    "409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. " +
+    "Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL).",
   ...access({ apiKey: "full", session: "reviewer" }),
   request: { params: IdParam },
   responses: { 201: jsonContent(CreatedCertificateLinkSchema, "The new link, its URL included once"), ...pickErrors(401, 403, 404, 409, 500) },
@@ -98,7 +100,9 @@ const createLink = createRoute({
 
 app.openapi(createLink, async (c) => {
   const { id } = c.req.valid("param");
-  const created = await createCertificateLink(c.env, createDb(c.env.DB), c.get("principal"), id);
+  const created = await createCertificateLink(c.env, createDb(c.env.DB), c.get("principal"), id, (row) =>
+    auditEntry(c, "certificate_link.created", { type: "verification", id: row.verificationId }, { link_id: row.id }),
+  );
   const { baseUrl } = settings(c.env);
   c.header("Cache-Control", "no-store");
   const body = { ...presentLink(created.row), url: certificateLinkUrl(baseUrl, created.token), certificate: presentCertificate(created.certificate, baseUrl) };
@@ -128,6 +132,7 @@ const revokeLink = createRoute({
   operationId: "revokeCertificateLink",
   tags: ["Certificates"],
   summary: "Revoke a certificate link (it answers 404 from now on; repeating the call is harmless)",
+  description: "Recorded in the audit log as `certificate_link.revoked` by the call that revokes it (a repeat records nothing).",
   ...access({ apiKey: "full", session: "reviewer" }),
   request: { params: CertificateLinkIdParam },
   responses: { 200: jsonContent(CertificateLinkSchema, "The revoked link"), ...pickErrors(401, 403, 404, 500) },
@@ -135,7 +140,9 @@ const revokeLink = createRoute({
 
 app.openapi(revokeLink, async (c) => {
   const { id } = c.req.valid("param");
-  const row = await revokeCertificateLink(createDb(c.env.DB), c.get("principal").tenantId, id);
+  const row = await revokeCertificateLink(createDb(c.env.DB), c.get("principal").tenantId, id, (link) =>
+    auditEntry(c, "certificate_link.revoked", { type: "certificate_link", id: link.id }, { verification_id: link.verificationId }),
+  );
   return c.json(presentLink(row), 200);
 });
 

@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   "verification.redacted",
   "verification.finalized",
   "webhook_delivery.retried",
+  "certificate_link.created",
+  "certificate_link.revoked",
   "phone.registered",
   "phone.removed",
   "session.signed_in",
@@ -40,7 +42,7 @@ export const AuditEntrySchema = z
       label: z.string().optional().openapi({ description: "The user's email (else phone) or the key's name, as it was then." }),
     }),
     target: z.object({
-      type: z.string().openapi({ description: "`user`, `invitation`, `api_key`, `tenant`, `template`, `verification`, `webhook_delivery`, `phone`" }),
+      type: z.string().openapi({ description: "`user`, `invitation`, `api_key`, `tenant`, `template`, `verification`, `webhook_delivery`, `certificate_link`, `phone`" }),
       id: z.string(),
       label: z.string().optional(),
     }),

@@ -1,10 +1,13 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, outboundMessages } from "../../src/db/schema";
+import { auditLog, certificateLinks, outboundMessages } from "../../src/db/schema";
 import { AUDIT_ACTIONS, type AuditAction } from "../../src/domain/audit/log";
+import { MAX_ACTIVE_LINKS, revokeCertificateLink } from "../../src/domain/certificates/links";
 import { mintApiKey } from "../../src/domain/tenants/api-keys";
+import { newId } from "../../src/lib/ids";
 import { call, callJson, createVerification, db, eventually, seedTenant } from "../helpers/api";
 import { inlineCapture } from "../helpers/capture";
+import { completedVerification } from "../helpers/certificates";
 import { setCookie, signIn } from "../helpers/session";
 import { receiver } from "../helpers/webhooks";
 
@@ -121,6 +124,39 @@ describe("operator audit log", () => {
     }, "a delivered webhook", 20_000);
     expect((await callJson(`/v1/webhook-deliveries/${delivery.id}/retry`, asOwner({ method: "POST" }))).status).toBe(200);
     await expectEntry("webhook_delivery.retried", { actor: ownerActor, target: { type: "webhook_delivery", id: delivery.id }, details: { verification_id: v.id, status_before: "succeeded" } });
+
+    // Sharing a completed verification's result: certificate links, by the key and by the owner. Their
+    // token is a credential (stored only hashed): neither it nor the URL is in any entry.
+    const { v: shared } = await completedVerification(t);
+    const keyLink = await callJson(`/v1/verifications/${shared.id}/certificate-link`, asKey({ method: "POST" }));
+    expect(keyLink.status, JSON.stringify(keyLink.body)).toBe(201);
+    await expectEntry("certificate_link.created", { actor: keyActor, target: { type: "verification", id: shared.id }, details: { link_id: keyLink.body.id }, client });
+    const ownerLink = await callJson(`/v1/verifications/${shared.id}/certificate-link`, asOwner({ method: "POST" }));
+    expect(ownerLink.status, JSON.stringify(ownerLink.body)).toBe(201);
+    const linksCreated = await expectEntry("certificate_link.created", { actor: ownerActor, target: { type: "verification", id: shared.id }, details: { link_id: ownerLink.body.id }, client });
+    expect(linksCreated.map((e) => e.details)).toEqual([{ link_id: ownerLink.body.id }, { link_id: keyLink.body.id }]);
+    // Revoked, then again: one entry, by whoever revoked it (two at once: a test below).
+    const revokeOwnerLink = () => callJson(`/v1/certificate-links/${ownerLink.body.id}`, asOwner({ method: "DELETE" }));
+    expect((await revokeOwnerLink()).status).toBe(200);
+    expect((await revokeOwnerLink()).status).toBe(200);
+    const linkRevoked = { actor: ownerActor, target: { type: "certificate_link", id: ownerLink.body.id }, details: { verification_id: shared.id }, client };
+    expect(await expectEntry("certificate_link.revoked", linkRevoked)).toHaveLength(1);
+    // An unknown link, and this tenant's link revoked by another tenant's key, are 404 and record nothing.
+    expect((await callJson("/v1/certificate-links/certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", asOwner({ method: "DELETE" }))).status).toBe(404);
+    const outsider = await seedTenant("Outsider");
+    expect((await callJson(`/v1/certificate-links/${keyLink.body.id}`, { method: "DELETE", key: outsider.key, headers: FROM })).status).toBe(404);
+    expect(await logOf(owner.cookie, "&action=certificate_link.revoked")).toMatchObject([linkRevoked]);
+    expect(await db().select().from(auditLog).where(eq(auditLog.tenantId, outsider.id))).toEqual([]);
+    const rows = JSON.stringify(await db().select().from(auditLog).where(eq(auditLog.tenantId, t.id)));
+    const served = JSON.stringify(await logOf(owner.cookie));
+    for (const url of [keyLink.body.url as string, ownerLink.body.url as string]) {
+      const token = /\/v1\/certificates\/cert_([0-9A-Za-z]{43})$/.exec(url)?.[1];
+      expect(token, url).toBeDefined();
+      expect(rows).not.toContain(token!);
+      expect(served).not.toContain(token!);
+    }
+    expect(`${rows}${served}`).not.toContain("/v1/certificates/");
+
     expect((await callJson(`/v1/verifications/${v.id}/redact`, asOwner({ method: "POST" }))).status).toBe(200);
     expect((await callJson(`/v1/verifications/${v.id}/redact`, asKey({ method: "POST" }))).status).toBe(200);
     // Once, by whom; and redaction removed none of the entries about the verification.
@@ -131,7 +167,7 @@ describe("operator audit log", () => {
 
     // Filters combine; the key's entries alone.
     const byKey = await logOf(owner.cookie, `&actor_id=${key.row.id}`);
-    expect(new Set(byKey.map((e) => e.action))).toEqual(new Set(["template.published", "template.revoked", "verification.finalized"]));
+    expect(new Set(byKey.map((e) => e.action))).toEqual(new Set(["template.published", "template.revoked", "verification.finalized", "certificate_link.created"]));
     expect(await logOf(owner.cookie, `&actor_id=${key.row.id}&action=template.revoked`)).toHaveLength(1);
 
     // Sign-ins by other doors, and signing everyone out (last: it ends the owner's session).
@@ -166,6 +202,56 @@ describe("operator audit log", () => {
     const stranger = await signIn((await seedTenant("Other")).id, "owner");
     expect(await logOf(stranger.cookie)).toEqual([]);
   }, 60_000);
+
+  it("a certificate link the cap refuses records nothing; the one made after a revoke is recorded", async () => {
+    const t = await seedTenant("Capped");
+    const owner = await signIn(t.id, "owner");
+    const { v } = await completedVerification(t);
+    const first = await callJson(`/v1/verifications/${v.id}/certificate-link`, { method: "POST", key: t.key });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    // The rest of the cap filled in D1 directly (no request, so no entry), then one link too many.
+    const now = Date.now();
+    const fillers = Array.from({ length: MAX_ACTIVE_LINKS - 1 }, () => ({
+      id: newId("certificateLink", now),
+      verificationId: v.id,
+      tenantId: t.id,
+      tokenHash: crypto.randomUUID(),
+      createdBy: "key_filler",
+      createdAt: now,
+    }));
+    const inserts = fillers.map((row) => db().insert(certificateLinks).values(row));
+    await db().batch(inserts as [(typeof inserts)[number], ...typeof inserts]);
+    const refused = await callJson(`/v1/verifications/${v.id}/certificate-link`, { method: "POST", key: t.key });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("invalid_state");
+    const created = async () => (await logOf(owner.cookie, "&action=certificate_link.created")).map((e) => e.details?.link_id);
+    expect(await created()).toEqual([first.body.id]);
+    expect((await callJson(`/v1/certificate-links/${fillers[0]!.id}`, { method: "DELETE", key: t.key })).status).toBe(200);
+    const second = await callJson(`/v1/verifications/${v.id}/certificate-link`, { method: "POST", key: t.key });
+    expect(second.status).toBe(201);
+    expect(await created()).toEqual([second.body.id, first.body.id]);
+  });
+
+  it("a certificate link revoked by two calls at once is recorded once", async () => {
+    const t = await seedTenant("Raced");
+    const { v } = await completedVerification(t);
+    const link = await callJson(`/v1/verifications/${v.id}/certificate-link`, { method: "POST", key: t.key });
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    // Both calls read the link unrevoked before either writes (the domain function, so nothing else
+    // sits between the read and the batch): only the batch whose UPDATE revokes it may record.
+    const entry = (row: { id: string }) => ({
+      tenantId: t.id,
+      action: "certificate_link.revoked" as const,
+      actor: { type: "api_key" as const, id: "key_racer", label: null },
+      target: { type: "certificate_link", id: row.id },
+      client: { ip: null, userAgent: null },
+    });
+    const [a, b] = await Promise.all([revokeCertificateLink(db(), t.id, link.body.id, entry), revokeCertificateLink(db(), t.id, link.body.id, entry)]);
+    expect(a.revokedAt).not.toBeNull();
+    expect(b.revokedAt).toBe(a.revokedAt);
+    const rows = await db().select().from(auditLog).where(eq(auditLog.tenantId, t.id));
+    expect(rows.filter((r) => r.action === "certificate_link.revoked")).toHaveLength(1);
+  });
 
   it("is append-only: the database refuses to change or delete an entry", async () => {
     const t = await seedTenant();

@@ -30,6 +30,8 @@ const ACTIONS: Record<Action, string> = {
   "verification.redacted": "Erased a verification's evidence",
   "verification.finalized": "Finalized a case",
   "webhook_delivery.retried": "Retried a webhook delivery",
+  "certificate_link.created": "Shared a certificate link",
+  "certificate_link.revoked": "Revoked a certificate link",
   "phone.registered": "Registered a bot phone",
   "phone.removed": "Removed a bot phone",
   "session.signed_in": "Signed in",

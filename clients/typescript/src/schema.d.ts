@@ -1111,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Share the certificate: a new link with its own token
-         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. A dashboard session needs the `reviewer` role or higher.
+         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL). A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["createCertificateLink"];
         delete?: never;
@@ -1152,7 +1152,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a certificate link (it answers 404 from now on; repeating the call is harmless)
-         * @description A dashboard session needs the `reviewer` role or higher.
+         * @description Recorded in the audit log as `certificate_link.revoked` by the call that revokes it (a repeat records nothing). A dashboard session needs the `reviewer` role or higher.
          */
         delete: operations["revokeCertificateLink"];
         options?: never;
@@ -2526,7 +2526,7 @@ export interface components {
                 label?: string;
             };
             target: {
-                /** @description `user`, `invitation`, `api_key`, `tenant`, `template`, `verification`, `webhook_delivery`, `phone` */
+                /** @description `user`, `invitation`, `api_key`, `tenant`, `template`, `verification`, `webhook_delivery`, `certificate_link`, `phone` */
                 type: string;
                 id: string;
                 label?: string;
@@ -2547,7 +2547,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
+        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "certificate_link.created" | "certificate_link.revoked" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
         Phone: {
             /** @example phn_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;

@@ -1,10 +1,11 @@
-import { certificateByLinkToken, insertLinkUnderCap, linksOf, revokeLink, type CertificateLinkRow } from "../../db/certificates";
+import { certificateByLinkToken, findLink, insertLinkUnderCap, linkStored, linksOf, linkUnrevoked, revokeLink, type CertificateLinkRow } from "../../db/certificates";
 import type { Db } from "../../db/client";
 import { loadTenantRecord } from "../../db/verifications";
 import type { Principal } from "../../auth/principal";
 import { ApiError } from "../../lib/errors";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { isId, newId } from "../../lib/ids";
+import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isCertifiable } from "./content";
 import { currentCertificate, type IssuedCertificate } from "./issue";
 
@@ -12,7 +13,9 @@ import { currentCertificate, type IssuedCertificate } from "./issue";
  * Certificate links: a verification's certificate behind a credential of its own, so sharing a
  * result never shares the capture link (`vfy_…`). The token is `cert_` + 256 fresh CSPRNG bits; only
  * its SHA-256 is stored, so the URL is shown once, at creation. Revoking is immediate: the link
- * then answers 404 like one that never existed.
+ * then answers 404 like one that never existed. Creating and revoking are recorded in the audit log
+ * (`certificate_link.created`, `.revoked`) in the same batch as the change; an entry names the link
+ * by its id, never by its URL (the token is a credential).
  */
 
 const TOKEN_PATTERN = /^cert_[0-9A-Za-z]{43}$/;
@@ -26,11 +29,18 @@ export interface CreatedLink {
 }
 
 /**
- * A new link to a verification's certificate. The verification must be completed with its verdict
- * (409 `invalid_state` before: there is no certificate to share yet); its certificate is signed now
- * if the events consumer has not yet done it, so a link never points at nothing.
+ * A new link to a verification's certificate, with `audit(row)`'s entry. The verification must be
+ * completed with its verdict (409 `invalid_state` before: there is no certificate to share yet); its
+ * certificate is signed now if the events consumer has not yet done it, so a link never points at nothing.
  */
-export async function createCertificateLink(env: Env, db: Db, principal: Principal, verificationId: string, now = Date.now()): Promise<CreatedLink> {
+export async function createCertificateLink(
+  env: Env,
+  db: Db,
+  principal: Principal,
+  verificationId: string,
+  audit: (row: CertificateLinkRow) => AuditEntry,
+  now = Date.now(),
+): Promise<CreatedLink> {
   const record = isId("verification", verificationId) ? await loadTenantRecord(db, principal.tenantId, verificationId) : null;
   if (!record) throw ApiError.notFound("verification");
   if (!isCertifiable(record.row)) {
@@ -48,7 +58,9 @@ export async function createCertificateLink(env: Env, db: Db, principal: Princip
     createdAt: now,
     revokedAt: null,
   };
-  if (!(await insertLinkUnderCap(db, row, MAX_ACTIVE_LINKS))) {
+  // The entry goes in only if the link did: a creation the cap refuses records nothing.
+  const [inserted] = await db.$client.batch([insertLinkUnderCap(db, row, MAX_ACTIVE_LINKS), auditInsertWhile(db, audit(row), now, linkStored(row.id))]);
+  if (!inserted?.meta.changes) {
     throw new ApiError("invalid_state", `This verification already has ${MAX_ACTIVE_LINKS} active certificate links; revoke one first.`);
   }
   return { row, token, certificate: certified.certificate };
@@ -70,8 +82,18 @@ export async function listCertificateLinks(db: Db, tenantId: string, verificatio
   return linksOf(db, tenantId, verificationId);
 }
 
-export async function revokeCertificateLink(db: Db, tenantId: string, linkId: string, now = Date.now()): Promise<CertificateLinkRow> {
-  const row = isId("certificateLink", linkId) ? await revokeLink(db, tenantId, linkId, now) : undefined;
-  if (!row) throw ApiError.notFound("certificate link");
-  return row;
+/**
+ * Revokes a link of this tenant, recording `audit(row)`'s entry only if this call revoked it: the
+ * entry is conditional on the link being unrevoked and precedes the UPDATE in one batch, so a repeat
+ * or a concurrent twin records nothing. The link as it stands after; 404 for an unknown or another
+ * tenant's id.
+ */
+export async function revokeCertificateLink(db: Db, tenantId: string, linkId: string, audit: (row: CertificateLinkRow) => AuditEntry, now = Date.now()): Promise<CertificateLinkRow> {
+  const before = isId("certificateLink", linkId) ? await findLink(db, tenantId, linkId) : undefined;
+  if (!before) throw ApiError.notFound("certificate link");
+  if (before.revokedAt !== null) return before;
+  await db.$client.batch([auditInsertWhile(db, audit(before), now, linkUnrevoked(tenantId, linkId)), revokeLink(db, tenantId, linkId, now)]);
+  const after = await findLink(db, tenantId, linkId);
+  if (!after) throw ApiError.notFound("certificate link");
+  return after;
 }

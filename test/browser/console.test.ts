@@ -291,8 +291,20 @@ describe("operator console in Chromium", () => {
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
 
       await tabTo(page, "link", "New verification");
+      // Where focus is when the new heading enters the page (the observer runs right after that
+      // render): on the heading already, not on <body> until a later frame.
+      await page.evaluate(() => {
+        const seen = new MutationObserver(() => {
+          const heading = document.querySelector("h1#page-title");
+          if (heading?.textContent !== "New verification") return;
+          document.body.dataset.focusWhenShown = document.activeElement === heading ? "heading" : (document.activeElement?.tagName ?? "none");
+          seen.disconnect();
+        });
+        seen.observe(document.body, { childList: true, subtree: true, characterData: true });
+      });
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { level: 1, name: "New verification" }).waitFor();
+      expect(await page.evaluate(() => document.body.dataset.focusWhenShown)).toBe("heading");
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("New verification"); // the heading has focus
       await tabTo(page, "textbox", "Key");
       await page.keyboard.press("Control+A");

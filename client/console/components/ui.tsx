@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api";
 import type { Loaded } from "../lib/hooks";
 import { hasNavigated } from "../router";
@@ -18,7 +18,9 @@ export function announce(text: string): void {
  */
 export function PageHeader(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  // In the commit that shows the heading, not a frame later: until then focus sits on <body> (the
+  // link that was pressed is gone), and a key pressed in between would start from the top.
+  useLayoutEffect(() => {
     if (hasNavigated()) heading.current?.focus({ preventScroll: true });
   }, [props.title]);
   return (

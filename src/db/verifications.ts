@@ -107,6 +107,21 @@ export async function markDispatched(db: Db, ids: string[], now: number): Promis
   }
 }
 
+/**
+ * Puts a published event back in its verification's outbox, at most until it has been dead-lettered
+ * `maxDeadLetters` times (its dead letters are counted in `queue_failures`): true when it went back.
+ */
+export async function returnToOutbox(db: Db, eventId: string, maxDeadLetters: number): Promise<boolean> {
+  const result = await db.$client
+    .prepare(
+      `UPDATE events SET dispatched_at = NULL WHERE id = ?
+       AND (SELECT count(*) FROM queue_failures WHERE json_extract(body, '$.type') = 'domain_event' AND json_extract(body, '$.event.id') = ?) <= ?`,
+    )
+    .bind(eventId, eventId, maxDeadLetters)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
 /** The row of a verification as created: version 1, `pending`, nothing captured. */
 export function newVerificationRow(input: {
   id: string;

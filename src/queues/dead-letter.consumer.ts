@@ -1,6 +1,8 @@
 import { createDb } from "../db/client";
 import { queueFailures } from "../db/schema";
-import type { QueueMessage } from "../events/messages";
+import type { DomainEvent, QueueMessage } from "../events/messages";
+import { returnToOutbox } from "../db/verifications";
+import { log } from "../lib/log";
 import { deadLetterWebhook } from "./webhooks.consumer";
 import { saveFailedAnalysis } from "../db/analyses";
 import { failVerification } from "../domain/verification/fail";
@@ -15,6 +17,21 @@ export async function recordDeadLetter(message: QueueMessage, env: Env, queue: s
   if (message.type === "deliver_webhook") await deadLetterWebhook(message.delivery_id, env);
   await createDb(env.DB).insert(queueFailures).values({ queue, messageId, body: JSON.stringify(message), createdAt: Date.now() });
   if (message.type === "analyze_capture" || message.type === "settle_verification" || message.type === "analyze_case") await analysisDeadLettered(message, env);
+  if (message.type === "domain_event") await eventDeadLettered(message.event, env);
+}
+
+/** How many times one event may be dead-lettered and still go back to its outbox. */
+export const EVENT_DEAD_LETTERS_REPLAYED = 3;
+
+/**
+ * Dead letter: a domain event whose consumer failed on every retry (D1 down for a while, a bug since
+ * fixed) goes back to its verification's outbox, so the minutely sweep (`sweepUnarmed`) re-drives it
+ * through the object and its webhooks, emails and jobs are made then (every subscriber is idempotent
+ * by event id). After EVENT_DEAD_LETTERS_REPLAYED dead letters it stays in `queue_failures` for a person.
+ */
+async function eventDeadLettered(event: DomainEvent, env: Env): Promise<void> {
+  const returned = await returnToOutbox(createDb(env.DB), event.id, EVENT_DEAD_LETTERS_REPLAYED);
+  log.warn({ msg: returned ? "dead-lettered event returned to its outbox" : "dead-lettered event left for replay by hand", event_id: event.id, verification_id: event.verification_id });
 }
 
 /**

@@ -6,6 +6,10 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { captureAnalyses, queueFailures, tenants, webhookDeliveries } from "../../src/db/schema";
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
 import { verificationObject } from "../../src/durable-objects/verification-client";
+import { Outbox } from "../../src/durable-objects/verification/outbox";
+import { markDispatched } from "../../src/db/verifications";
+import { sweepUnarmed, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
+import { EVENT_DEAD_LETTERS_REPLAYED } from "../../src/queues/dead-letter.consumer";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
 import { FAIL_AFTER_MS, REDRIVE_EVERY_MS, STRAGGLER_GRACE_MS, sweepStragglers } from "../../src/domain/verification/stragglers";
 import { attemptDelivery } from "../../src/domain/webhooks/deliveries";
@@ -21,6 +25,7 @@ import { MINUTELY_CRON } from "../../src/scheduled";
 import { verificationPrefix } from "../../src/storage/evidence";
 import { createVerification, db, eventually, seedTenant, type TestTenant } from "../helpers/api";
 import { hasVerdict, inlineCapture, pollVerification } from "../helpers/capture";
+import { moduleContext } from "../helpers/object-context";
 import { persisted } from "../helpers/snapshot";
 import { encodeJpeg, naturalScene } from "../helpers/synth";
 import { received, receiver, recover } from "../helpers/webhooks";
@@ -321,6 +326,46 @@ describe("what a queue loses, the straggler sweep re-drives", () => {
     expect(swept.errors).toBe(0);
     expect((await pollVerification(t.key, v.id, hasVerdict)).status).toBe("completed");
     expect(await analysesOfIds([v.id])).toHaveLength(1);
+  });
+
+  it("a domain event dead-lettered after its retries goes back to its outbox: the sweep re-drives it and its webhook is delivered once; after 3 dead letters it is left for a person", async () => {
+    const r = receiver();
+    const v = await createVerification(t.key, { max_captures: 1, webhook_url: r.url });
+    const held = await holdEvents(v.id);
+    expect((await inlineCapture(v.id, {}, encodeJpeg(naturalScene(160, 120, (seed += 1))))).status).toBe(201);
+    const named = (name: string) => held.find((b) => (b.event as { name: string }).name === name);
+    await eventually(async () => named("verification.ready"), "the ready event");
+    await deliver("vfy-events-local", held.splice(0));
+    const completed = await eventually(async () => named("verification.completed"), "the completed event");
+    const eventId = (completed.event as { id: string }).id;
+    // The object marks what it published (its alarm does it a minute later; the events consumer's
+    // retries take far longer): the event is dispatched when its dead letter arrives.
+    await runInDurableObject(verificationObject(env, v.id), (_instance: VerificationObject, state) => new Outbox(moduleContext(state.storage).cx).markPublished());
+    await releaseEvents(v.id);
+    const dispatchedAt = async () => (await persisted(v.id)).events.find((e) => e.id === eventId)!.dispatchedAt;
+    expect(await dispatchedAt()).not.toBeNull();
+
+    // The events consumer failed on every retry: the queue hands it to the dead-letter consumer.
+    expect((await deliver("vfy-dead-letter-local", [completed])).explicitAcks).toHaveLength(1);
+    expect(await dispatchedAt()).toBeNull();
+    const swept = await sweepUnarmed(env, db(), Date.now() + UNSENT_GRACE_MS);
+    expect(swept.unsent).toBeGreaterThanOrEqual(1);
+    const hits = await eventually(async () => {
+      const got = (await received(r.id)).filter((h) => JSON.parse(h.body).type === "verification.completed");
+      return got.length > 0 ? got : null;
+    }, "the completed webhook");
+    expect(hits).toHaveLength(1);
+    await eventually(async () => ((await dispatchedAt()) !== null ? true : null), "re-dispatched");
+
+    // Dead-lettered again and again: back to the outbox up to EVENT_DEAD_LETTERS_REPLAYED times, then left.
+    for (let n = 2; n <= EVENT_DEAD_LETTERS_REPLAYED + 1; n += 1) {
+      await markDispatched(db(), [eventId], Date.now());
+      await deliver("vfy-dead-letter-local", [completed]);
+      if (n <= EVENT_DEAD_LETTERS_REPLAYED) expect(await dispatchedAt(), `dead letter ${n}`).toBeNull();
+      else expect(await dispatchedAt(), `dead letter ${n}`).not.toBeNull();
+    }
+    const deliveries = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+    expect(deliveries).toHaveLength(1);
   });
 
   it("an analysis job lost after the events consumer sent it: the minutely cron re-drives it and logs the count", async () => {

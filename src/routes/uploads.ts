@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { createDb } from "../db/client";
 import { receiveUpload } from "../domain/capture/uploads";
+import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
 import { jsonContent, pickErrors } from "../schemas/common";
@@ -23,16 +24,18 @@ const put = createRoute({
   tags: ["Capture flow"],
   summary: "Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)",
   description:
-    "The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409.",
+    "The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Counted with the capture flow's writes: 300 per minute per client network (429).",
   security: [],
   request: {
     params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "Signed, single use, valid 5 minutes" }) }),
     body: { content: Object.fromEntries(MEDIA_TYPES.map((type) => [type, { schema: Bytes }])), required: true },
   },
-  responses: { 200: jsonContent(UploadReceiptSchema, "Stored"), ...pickErrors(400, 404, 409, 410, 413, 415, 500) },
+  responses: { 200: jsonContent(UploadReceiptSchema, "Stored"), ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500) },
 });
 
 app.openapi(put, async (c) => {
+  // Counted with the capture flow's other writes, before the token is checked or a byte is read.
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
   const receipt = await receiveUpload(c.env.EVIDENCE, createDb(c.env.DB), {
     token: c.req.valid("param").token,
     secret: await signingKey(c.env, "upload_urls"),

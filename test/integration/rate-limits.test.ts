@@ -107,6 +107,21 @@ describe("capture flow", () => {
     expect((await report(ip())).status).toBe(204);
   });
 
+  it("the upload URL's PUT counts with the writes: beyond the client's budget, 429 before a byte is stored", async () => {
+    await awayFromWindowEdge(CAPTURE_FLOW_LIMITS.captureWrite.periodSeconds * 1000);
+    const v = await createVerification(t.key);
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { headers: { "CF-Connecting-IP": ip() }, body: { content_type: "image/jpeg" } });
+    expect(minted.status).toBe(200);
+    const path = new URL(minted.body.upload_url).pathname;
+    const bytes = uniqueJpeg();
+    const put = (from: string) => callJson(path, { method: "PUT", rawBody: bytes, headers: { "CF-Connecting-IP": from, "Content-Type": "image/jpeg" } });
+    const client = ip();
+    await spendAtLocation(CAPTURE_FLOW_LIMITS.captureWrite, client, 0);
+    expectLimited(await put(client), CAPTURE_FLOW_LIMITS.captureWrite);
+    expect(await env.EVIDENCE.head(minted.body.image_key)).toBeNull();
+    expect((await put(ip())).status).toBe(200);
+  });
+
   // Counted by the verification's own Durable Object, which every capture-flow write calls.
   it("writes: 100 per minute into one verification, from any clients and doors; beyond, refused before anything is written", async () => {
     const rule = VERIFICATION_WRITE_LIMIT;

@@ -11,7 +11,7 @@ export interface paths {
         get?: never;
         /**
          * Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)
-         * @description The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409.
+         * @description The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Counted with the capture flow's writes: 300 per minute per client network (429).
          */
         put: operations["uploadBytes"];
         post?: never;
@@ -1857,6 +1857,15 @@ export interface components {
                 message: string;
             };
         };
+        /** @description Codes: `too_many_requests`. */
+        Error429: {
+            error: {
+                /** @enum {string} */
+                code: "too_many_requests";
+                /** @description Human-readable English: everything about the error but its code. */
+                message: string;
+            };
+        };
         /** @description Codes: `internal_error`. */
         Error500: {
             error: {
@@ -1889,15 +1898,6 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "forbidden";
-                /** @description Human-readable English: everything about the error but its code. */
-                message: string;
-            };
-        };
-        /** @description Codes: `too_many_requests`. */
-        Error429: {
-            error: {
-                /** @enum {string} */
-                code: "too_many_requests";
                 /** @description Human-readable English: everything about the error but its code. */
                 message: string;
             };
@@ -3092,6 +3092,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

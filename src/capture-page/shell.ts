@@ -1,4 +1,5 @@
 import type { Strings } from "./strings/en";
+import { escapeHtml, scriptJson } from "../lib/html";
 
 /** Where the client bundle is served from (Workers static assets, built by scripts/build-page.mjs). */
 export const PAGE_ASSETS = { script: "/assets/capture-page.js", stylesheet: "/assets/capture-page.css" } as const;
@@ -36,12 +37,6 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "Cache-Control": "no-store",
   "Vary": "Accept-Language",
 };
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
-
-/** JSON safe inside a `<script>` element (no `</script>`, no HTML comment openers). */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, "\\u003c");
 
 function document(locale: string, strings: Strings, body: string): string {
   return `<!doctype html>

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../lib/html";
+import { escapeHtml, scriptJson } from "../lib/html";
 
 /** The certificate page's bundle (client/certificate-page, built by scripts/build-page.mjs). */
 export const CERTIFICATE_PAGE_ASSETS = { script: "/assets/certificate-page.js", stylesheet: "/assets/certificate-page.css" } as const;
@@ -25,9 +25,6 @@ export const CERTIFICATE_PAGE_HEADERS: Readonly<Record<string, string>> = {
   "Vary": "Accept",
   "X-Frame-Options": "DENY",
 };
-
-/** JSON safe inside a `<script>` element (no `</script>`, no HTML comment openers). */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, "\\u003c");
 
 /**
  * The page: the certificate as the JSON answer gives it travels in the page

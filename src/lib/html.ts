@@ -31,6 +31,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
+/** JSON safe inside a `<script>` element (no `</script>`, no HTML comment openers). */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c");
+}
+
 /** Headers for a page that must not be cached or framed, and whose URL may carry a credential. */
 export const HTML_HEADERS = {
   "Content-Type": "text/html; charset=utf-8",

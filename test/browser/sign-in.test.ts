@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { freePort } from "../../scripts/local-worker.mjs";
 import { openConsole, type ConsoleBrowser } from "./helpers/console";
+import { linkInOutbox } from "./helpers/outbox";
 
 /*
  * Sign-in as a person does it, in Chromium: no header and no cookie is set by hand. The browser
@@ -32,19 +33,6 @@ afterAll(async () => {
   await ui?.close();
   await new Promise((resolve) => attacker?.server.close(resolve));
 });
-
-/** The newest link in the dev outbox (GET /v1/dev/outbox) sent to `address`, read as a mail client would. */
-async function linkInOutbox(address: string, path: RegExp): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await fetch(`${inject("baseUrl")}/v1/dev/outbox`);
-    const { items } = (await res.json()) as { items: Array<{ recipient: string; body: string }> };
-    const link = items.filter((m) => m.recipient === address).map((m) => /https?:\/\/\S+/.exec(m.body)?.[0]).find((url) => url !== undefined && path.test(url));
-    if (link) return link;
-    if (Date.now() > deadline) throw new Error(`no email to ${address} in the outbox`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe("sign-in in Chromium", () => {
   it("by magic link: the console's form, the email in the outbox, the confirmation page's button, the console", async () => {

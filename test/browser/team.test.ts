@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
 import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
+import { linkInOutbox } from "./helpers/outbox";
 
 /*
  * The team, as its people use it in Chromium (issue 24): the owner invites a colleague from the Team
@@ -23,19 +24,6 @@ afterAll(async () => {
   await owner?.close();
   await colleague?.close();
 });
-
-/** The newest link to `address` in the dev outbox (GET /v1/dev/outbox), as a mail client shows it. */
-async function linkInOutbox(address: string, path: RegExp): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await fetch(`${inject("baseUrl")}/v1/dev/outbox`);
-    const { items } = (await res.json()) as { items: Array<{ recipient: string; body: string }> };
-    const link = items.filter((m) => m.recipient === address).map((m) => /https?:\/\/\S+/.exec(m.body)?.[0]).find((url) => url !== undefined && path.test(url));
-    if (link) return link;
-    if (Date.now() > deadline) throw new Error(`no email to ${address} in the outbox`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function signUpByMagicLink(page: Page, address: string): Promise<void> {
   await page.goto(`${inject("baseUrl")}/console/sign-in`);

@@ -131,6 +131,8 @@ export async function createInvitation(
     acceptedAt: null,
     acceptedBy: null,
     revokedAt: null,
+    claimedAt: null,
+    claimedBy: null,
   };
   try {
     await db.batch([

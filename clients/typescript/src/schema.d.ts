@@ -1089,7 +1089,7 @@ export interface paths {
         };
         /**
          * The verification's current certificate
-         * @description Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes. A dashboard session needs the `viewer` role or higher.
+         * @description Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes, and for a verdict that evaluated nothing (`assessment: none`): nothing evaluated is never certified. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getVerificationCertificate"];
         put?: never;
@@ -1111,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Share the certificate: a new link with its own token
-         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL). A dashboard session needs the `reviewer` role or higher.
+         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet), for a verdict that evaluated nothing (`assessment: none`: never certified), and beyond 50 active links. Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL). A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["createCertificateLink"];
         delete?: never;
@@ -1658,14 +1658,10 @@ export interface components {
             /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
             sequence: number;
             /** @enum {number} */
-            schema_version: 1;
+            schema_version: 2;
             verification: {
                 /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
                 id: string;
-                tenant: {
-                    /** @description Who asked for the verification. */
-                    display_name: string;
-                };
                 /** @enum {string} */
                 status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
                 /**
@@ -1690,20 +1686,6 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 redacted_at?: string;
-                verdict: {
-                    /** @enum {string} */
-                    label: "verified" | "suspicious" | "failed";
-                    /**
-                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
-                     * @enum {string}
-                     */
-                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
-                    /**
-                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
-                     * @enum {string}
-                     */
-                    assessment: "complete" | "partial" | "none";
-                };
                 /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
                 review?: {
                     /** @enum {string} */
@@ -1722,6 +1704,51 @@ export interface components {
                     hash: string;
                 };
                 captures: components["schemas"]["CertifiedCapture"][];
+                /** @description Who asked for the verification. Rely on `verified_domain` when present; `display_name` is only what the tenant calls itself. */
+                tenant: {
+                    /**
+                     * @description The tenant (`tnt_…`) that asked for the verification: the issuer's account, stable whatever its name.
+                     * @example tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
+                     */
+                    id: string;
+                    /** @description The name the tenant declared for itself: typed by it, not checked by the issuer. */
+                    display_name: string;
+                    /**
+                     * @description A domain the tenant proved it controls (a DNS TXT record the issuer checks, and re-checks periodically); absent when it proved none.
+                     * @example acme-insurance.example
+                     */
+                    verified_domain?: string;
+                };
+                verdict: {
+                    /** @enum {string} */
+                    label: "verified" | "suspicious" | "failed";
+                    /**
+                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
+                     * @enum {string}
+                     */
+                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
+                    /**
+                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
+                     * @enum {string}
+                     */
+                    assessment: "complete" | "partial" | "none";
+                    /**
+                     * @description Each signal the verification required, keyed as in the verdict (`screen_detection`, `ai_detection`, `reverse_search`, `depth`, `context_match`): its status and method; never a value or a score.
+                     * @example {
+                     *       "screen_detection": {
+                     *         "status": "assessed",
+                     *         "method": "pixels"
+                     *       },
+                     *       "ai_detection": {
+                     *         "status": "assessed",
+                     *         "method": "provenance"
+                     *       }
+                     *     }
+                     */
+                    signals: {
+                        [key: string]: components["schemas"]["CertifiedSignal"];
+                    };
+                };
             };
         };
         CertifiedCapture: {
@@ -1729,7 +1756,7 @@ export interface components {
             id: string;
             step_key: string;
             /**
-             * @description `live`: taken with the capture page's camera; `uploaded`: an existing file (an upload step, or audit mode).
+             * @description `live`: submitted through the capture link for an image step (the service saw it arrive there; it cannot tell a camera from a file chosen on the device); `uploaded`: an existing file (an upload step, or audit mode).
              * @enum {string}
              */
             kind: "live" | "uploaded";
@@ -1745,6 +1772,18 @@ export interface components {
              */
             sha256: string;
         };
+        CertifiedSignal: {
+            /**
+             * @description `assessed`: evaluated on the live captures; `not_assessed`: required but could not be evaluated; `not_applicable`: no live capture to evaluate it on.
+             * @enum {string}
+             */
+            status: "assessed" | "not_assessed" | "not_applicable";
+            /**
+             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
+             * @example pixels
+             */
+            method?: string;
+        };
         WebhookTestEvent: {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
@@ -1759,6 +1798,87 @@ export interface components {
                 object: {
                     tenant_id: string;
                     message: string;
+                };
+            };
+        };
+        /** @description A certificate payload of `schema_version` 1 (signed before version 2); verifiers still read it. */
+        CertificatePayloadV1: {
+            /**
+             * @description The issuing service (`PUBLIC_BASE_URL`); its keys are at `{iss}/.well-known/jwks.json`.
+             * @example https://verify.example.com
+             */
+            iss: string;
+            /**
+             * @description Issued at (unix seconds).
+             * @example 1795428252
+             */
+            iat: number;
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
+            sequence: number;
+            /** @enum {number} */
+            schema_version: 1;
+            verification: {
+                /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+                id: string;
+                /** @enum {string} */
+                status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                completed_at: string;
+                /**
+                 * Format: date-time
+                 * @description When an operator closed the case (finalize).
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                finalized_at?: string;
+                /**
+                 * Format: date-time
+                 * @description When the evidence was erased: the photos are gone, the digests stay.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                redacted_at?: string;
+                /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
+                review?: {
+                    /** @enum {string} */
+                    decision: "approved" | "rejected" | "needs_more";
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T10:00:00.000Z
+                     */
+                    reviewed_at: string;
+                };
+                /** @description The record seal's hash (see `record_seal` on the Verification): the tenant, who holds the record, can show a record matches it. */
+                record_seal?: {
+                    /** @enum {string} */
+                    algorithm: "sha256";
+                    /** @example 9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e */
+                    hash: string;
+                };
+                captures: components["schemas"]["CertifiedCapture"][];
+                tenant: {
+                    /** @description The name the tenant declared for itself (not checked by the issuer). */
+                    display_name: string;
+                };
+                verdict: {
+                    /** @enum {string} */
+                    label: "verified" | "suspicious" | "failed";
+                    /**
+                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
+                     * @enum {string}
+                     */
+                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
+                    /**
+                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
+                     * @enum {string}
+                     */
+                    assessment: "complete" | "partial" | "none";
                 };
             };
         };
@@ -1906,7 +2026,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -2515,10 +2635,13 @@ export interface components {
             id: string;
             action: components["schemas"]["AuditAction"];
             actor: {
-                /** @enum {string} */
-                type: "user" | "api_key";
                 /**
-                 * @description `usr_…` or `key_…`
+                 * @description `service`: the service itself, e.g. its periodic re-check dropping a domain whose DNS record is gone.
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "service";
+                /**
+                 * @description `usr_…`, `key_…`, or for the service the task (`domain_recheck`)
                  * @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
                  */
                 id: string;
@@ -2577,7 +2700,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -2690,7 +2813,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             context?: components["schemas"]["Context"];
             /** Format: uri */

@@ -1204,6 +1204,70 @@ export interface paths {
         patch: operations["updateTenantSettings"];
         trace?: never;
     };
+    "/v1/tenant/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's verified domain, and its pending claim
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
+        get: operations["getTenantDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop using the verified domain (and drop a pending claim)
+         * @description Certificates signed from then on name the tenant by its declared display name only. Recorded as `domain.removed` when a verified domain went; repeating is harmless. A dashboard session needs the `admin` role or higher.
+         */
+        delete: operations["removeTenantDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/domain/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start proving a domain: the TXT record to publish
+         * @description Answers the record to publish (`claim.record`: `_verification-service.<domain>` TXT `verification-service-domain=<token>`, a fresh random token each time), valid 7 days. A new claim replaces the pending one (its record then proves nothing); a domain already verified stays until the new one is. At most 10 claims per tenant per hour (429). Recorded as `domain.claimed`. A dashboard session needs the `admin` role or higher.
+         */
+        post: operations["claimTenantDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/domain/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look up the pending claim's TXT record; found, the domain is verified
+         * @description Asks DNS over HTTPS for the record. Found with the claim's value: the domain becomes `verified_domain` (certificates and emails name the tenant by it) and the claim is spent; recorded as `domain.verified`. 409 `invalid_state` when there is no claim, it expired, or the record does not hold the value (yet); 503 `storage_unavailable` when the resolver cannot be asked (nothing is verified; retry after `Retry-After`). At most 30 checks per tenant per 10 minutes (429). The service looks at the record again every 6 hours and drops the domain once it is gone (`domain.dropped`). A dashboard session needs the `admin` role or higher.
+         */
+        post: operations["checkTenantDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "/verification-event": {
@@ -2670,7 +2734,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "certificate_link.created" | "certificate_link.revoked" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
+        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "domain.claimed" | "domain.verified" | "domain.removed" | "domain.dropped" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "certificate_link.created" | "certificate_link.revoked" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
         Phone: {
             /** @example phn_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
@@ -3124,6 +3188,54 @@ export interface components {
              * @example false
              */
             share_reuse_index?: boolean;
+        };
+        TenantDomain: {
+            /** @description The domain the tenant proved: certificates and emails name the tenant by it. Absent until proved, and after the record disappears. */
+            verified_domain?: {
+                /** @example acme-insurance.example */
+                domain: string;
+                /**
+                 * Format: date-time
+                 * @description When the TXT record was first found.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                verified_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the record was last found (the service looks again every 6 hours).
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                confirmed_at: string;
+            };
+            /** @description A pending claim (one at a time): the record that will prove it. */
+            claim?: {
+                /** @example acme-insurance.example */
+                domain: string;
+                /** @description The record to publish at your DNS provider, exactly so; then `POST /v1/tenant/domain/check`. */
+                record: {
+                    /** @example _verification-service.acme-insurance.example */
+                    name: string;
+                    /** @enum {string} */
+                    type: "TXT";
+                    /** @example verification-service-domain=4bQ1x9Zk2LmN8pR3sT5vW7yA0cE2gI4kM6oQ8sU0wY2 */
+                    value: string;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description 7 days after the claim; start a new one after that.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+            };
+        };
+        DomainClaimRequest: {
+            /** @example acme-insurance.example */
+            domain: string;
         };
     };
     responses: never;
@@ -8870,6 +8982,359 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain and the claim (each absent when there is none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    removeTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What is left (nothing) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    claimTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "acme-insurance.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DomainClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description The claim, with the record to publish */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    checkTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verified */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { callJson } from "./api";
 
 /** Publishes TXT records at `name` in the loopback DNS-over-HTTPS resolver (test/fakes/doh.ts). */
 export async function publishTxt(name: string, values: string[]): Promise<void> {
@@ -27,4 +28,14 @@ let counter = 0;
 export function freshDomain(label = "acme"): string {
   counter += 1;
   return `${label}-${Date.now().toString(36)}-${counter}.example`;
+}
+
+/** Proves `domain` for the tenant of an admin's session, as its admin would (claim, publish the record, check). */
+export async function proveDomain(adminCookie: string, domain = freshDomain()): Promise<string> {
+  const claim = await callJson("/v1/tenant/domain/claim", { body: { domain }, headers: { Cookie: adminCookie } });
+  if (claim.status !== 201) throw new Error(`claim failed: ${claim.status} ${JSON.stringify(claim.body)}`);
+  await publishTxt(claim.body.claim.record.name, [claim.body.claim.record.value]);
+  const checked = await callJson("/v1/tenant/domain/check", { method: "POST", headers: { Cookie: adminCookie } });
+  if (checked.status !== 200) throw new Error(`check failed: ${checked.status} ${JSON.stringify(checked.body)}`);
+  return domain;
 }

@@ -657,14 +657,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Open invitations (pending or expired), newest first
+         * Open invitations (pending, expired, or awaiting the invitee's sign-in), newest first
          * @description Accepted invitations are members (`GET /v1/members`); revoked ones are gone (the audit log keeps both facts). Keyset-paginated (`next_cursor`). A dashboard session needs the `admin` role or higher.
          */
         get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone by email to join the tenant with a role
-         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button signs the invitee in and adds the membership). Admins invite any role but owner; owners any. An address that is already a member, or has a pending invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. At most 100 invitation emails per tenant per hour (429). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
+         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["inviteMember"];
         delete?: never;
@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Send an open invitation again: a new link, valid 7 days from now
-         * @description The previous link stops working. An accepted or revoked invitation is 409 `invalid_state`. At most 5 sends per invitation per hour (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
+         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["resendInvitation"];
         delete?: never;
@@ -727,8 +727,8 @@ export interface paths {
         get: operations["openInvitation"];
         put?: never;
         /**
-         * Accept an invitation: joins the tenant, signs in once and sets `svc_session` (the confirmation page's form)
-         * @description Must come from this service's own page (the same-origin rule), else 403. Creates the user of the invited address if new (with no tenant of their own); an existing user keeps their other memberships (and their role, if already a member). Recorded as `member.joined` and `session.signed_in`. Rate-limited with the page.
+         * Accept an invitation (the confirmation page's form): a new address joins and is signed in; an existing account joins at its next sign-in
+         * @description Must come from this service's own page (the same-origin rule), else 403. For an address without an account: creates the user (with no tenant of their own), adds the membership, signs in once and sets `svc_session` (303); recorded as `member.joined` and `session.signed_in`. For an address that already has an account: signs nobody in (the link is no way around that account's own sign-in) and sets no cookie; the invitation becomes `awaiting_sign_in`, and that person's next ordinary sign-in (single sign-on, email link, code) adds the membership, recorded as `member.joined`, without changing the organisation they land in (200, a page saying so). Rate-limited with the page.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -2642,10 +2642,10 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"] & unknown;
             /**
-             * @description `pending` until `expires_at`, then `expired` (a resend makes it pending again).
+             * @description `pending` until `expires_at`, then `expired` (a resend makes it pending again); `awaiting_sign_in`: an existing account's holder confirmed it, and their next sign-in adds the membership.
              * @enum {string}
              */
-            status: "pending" | "expired" | "accepted" | "revoked";
+            status: "pending" | "expired" | "awaiting_sign_in" | "accepted" | "revoked";
             /**
              * @description The member who sent it (last).
              * @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
@@ -2668,6 +2668,12 @@ export interface components {
              */
             sent_at: string;
             send_count: number;
+            /**
+             * Format: date-time
+             * @description When the holder of an existing account confirmed it (status `awaiting_sign_in`).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            claimed_at?: string;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -6704,7 +6710,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in; to the console */
+            /** @description An existing account: confirmed; the membership is added at that person's next sign-in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A new account: signed in; to the console */
             303: {
                 headers: {
                     Location: string;

@@ -4,7 +4,7 @@ import { access } from "../auth/access";
 import { auditClient, auditEntry } from "../auth/audit-context";
 import { sessionPrincipal } from "../auth/principal";
 import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "../auth/same-origin";
-import { startSession } from "../auth/session";
+import { readSession, startSession } from "../auth/session";
 import { createDb } from "../db/client";
 import { CONSOLE_HOME, CONSOLE_SIGN_IN } from "../console/paths";
 import {
@@ -18,7 +18,9 @@ import {
   type InvitationRow,
   type Inviter,
 } from "../domain/accounts/invitations";
+import { attachClaimedInvitations } from "../domain/accounts/claimed-invitations";
 import { invitationPage } from "../domain/accounts/invitation-texts";
+import { findUser } from "../domain/accounts/users";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
@@ -195,7 +197,7 @@ const accept = createRoute({
     "adds the membership, signs in once and sets `svc_session` (303); recorded as `member.joined` and `session.signed_in`. " +
     "For an address that already has an account: signs nobody in (the link is no way around that account's own sign-in) and sets no cookie; the invitation becomes " +
     "`awaiting_sign_in`, and that person's next ordinary sign-in (single sign-on, email link, code) adds the membership, recorded as `member.joined`, " +
-    "without changing the organisation they land in (200, a page saying so). Rate-limited with the page.",
+    "without changing the organisation they land in (200, a page saying so); when this browser is signed in as that account already, it is added at once. Rate-limited with the page.",
   request: { params: InvitationTokenParam },
   responses: {
     200: htmlContent("An existing account: confirmed; the membership is added at that person's next sign-in"),
@@ -208,10 +210,22 @@ const accept = createRoute({
 app.openapi(accept, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.invitationClient, clientKey(c.req.header("CF-Connecting-IP")));
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
-  const accepted = await acceptInvitation(createDb(c.env.DB), c.req.valid("param").token, auditClient(c));
+  const db = createDb(c.env.DB);
+  const accepted = await acceptInvitation(db, c.req.valid("param").token, auditClient(c));
   if (!accepted) return c.body(deadInvitation(), 401, HTML_HEADERS);
   c.header("Cache-Control", "no-store");
   if (accepted.kind === "awaiting_sign_in") {
+    // Already signed in here as that very account (the ordinary way, earlier): it joins now; the session is left as it is.
+    const session = await readSession(c);
+    const user = session && session !== "csrf" && session.userId === accepted.invitation.claimedBy ? await findUser(db, session.userId) : undefined;
+    if (user && (await attachClaimedInvitations(db, user, auditClient(c))) > 0) {
+      const page = htmlPage("You joined the team", "The team is added to your account, beside your others. Choose it in the console's organisation menu.", {
+        action: CONSOLE_HOME,
+        button: "Go to the console",
+        method: "get",
+      });
+      return c.body(page, 200, HTML_HEADERS);
+    }
     const page = htmlPage("Sign in as you usually do to join", `Confirmed. Sign in as you usually do, as ${accepted.invitation.email}: the team is then added to your account, beside your others.`, {
       action: CONSOLE_SIGN_IN,
       button: "Go to the sign-in page",

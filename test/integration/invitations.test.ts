@@ -144,6 +144,33 @@ describe("invitations", () => {
     expect((await db().select().from(auditLog).where(eq(auditLog.tenantId, team.id))).filter((r) => r.action === "member.joined")).toHaveLength(1);
   });
 
+  it("confirmed from a browser already signed in as that account, it joins at once: no new session, the same landing tenant", async () => {
+    const home = await seedTenant("Home");
+    const team = await seedTenant("Team");
+    const person = await signIn(home.id, "owner");
+    const owner = await signIn(team.id, "owner");
+    await invite(owner.cookie, person.email, "reviewer");
+    const res = await call(await invitationLinkTo(person.email), { method: "POST", redirect: "manual", headers: { Cookie: person.cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await res.text()).toContain("The team is added to your account");
+    const me = (await callJson("/v1/me", { headers: { Cookie: person.cookie } })).body;
+    expect(me.tenant.id).toBe(home.id);
+    expect(me.memberships.map((m: { tenant: { id: string }; role: string }) => [m.tenant.id, m.role])).toEqual([
+      [home.id, "owner"],
+      [team.id, "reviewer"],
+    ]);
+    // Another account's session in the browser joins nobody: it waits for the invitee's own sign-in.
+    const stranger = await signIn(home.id, "viewer");
+    const other = address();
+    const otherUser = await signIn((await seedTenant("Elsewhere")).id, "owner");
+    await db().update(users).set({ email: other }).where(eq(users.id, otherUser.userId));
+    await invite(owner.cookie, other, "viewer");
+    const refused = await call(await invitationLinkTo(other), { method: "POST", redirect: "manual", headers: { Cookie: stranger.cookie } });
+    expect(await refused.text()).toContain("Sign in as you usually do");
+    expect((await callJson("/v1/me", { headers: { Cookie: stranger.cookie } })).body.memberships).toHaveLength(1);
+  });
+
   it("a confirmed invitation revoked before the person signs in adds nothing", async () => {
     const home = await seedTenant("Home");
     const team = await seedTenant("Team");

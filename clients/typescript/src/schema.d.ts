@@ -728,7 +728,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation (the confirmation page's form): a new address joins and is signed in; an existing account joins at its next sign-in
-         * @description Must come from this service's own page (the same-origin rule), else 403. For an address without an account: creates the user (with no tenant of their own), adds the membership, signs in once and sets `svc_session` (303); recorded as `member.joined` and `session.signed_in`. For an address that already has an account: signs nobody in (the link is no way around that account's own sign-in) and sets no cookie; the invitation becomes `awaiting_sign_in`, and that person's next ordinary sign-in (single sign-on, email link, code) adds the membership, recorded as `member.joined`, without changing the organisation they land in (200, a page saying so). Rate-limited with the page.
+         * @description Must come from this service's own page (the same-origin rule), else 403. For an address without an account: creates the user (with no tenant of their own), adds the membership, signs in once and sets `svc_session` (303); recorded as `member.joined` and `session.signed_in`. For an address that already has an account: signs nobody in (the link is no way around that account's own sign-in) and sets no cookie; the invitation becomes `awaiting_sign_in`, and that person's next ordinary sign-in (single sign-on, email link, code) adds the membership, recorded as `member.joined`, without changing the organisation they land in (200, a page saying so); when this browser is signed in as that account already, it is added at once. Rate-limited with the page.
          */
         post: operations["acceptInvitation"];
         delete?: never;

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { analyzeImage } from "../../src/analysis/analyze-image";
 import { combineAiDetection } from "../../src/analysis/signals/ai-combine";
 import type { AiResult } from "../../src/analysis/evidence";
 import { aiDetectionProvider, sightengineGenAi } from "../../src/providers/ai-detection";
@@ -56,6 +57,21 @@ describe("Sightengine genai (loopback fake)", () => {
   it("the request is the documented multipart one: the fake refuses a body that is not the JPEG it claims", async () => {
     const png = encodePngRgb(naturalScene(16, 16, 2));
     expect(await provider("ai").detect(png, "image/jpeg")).toEqual({ error: "HTTP 400: media_error: media is not the JPEG it claims" });
+  });
+
+  it("through a capture's analysis: the provider gets the analysis's JPEG, decides, and a failing one leaves the signal not assessed with a note", async () => {
+    const capture = (aiProvider: ReturnType<typeof provider>) =>
+      analyzeImage(
+        { captureId: "cap_1", tenantId: "tnt_a", bytes: encodeJpeg(naturalScene(640, 480, 3), 92), mediaType: "image/jpeg", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["ai"] },
+        { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], aiProvider },
+      );
+    const generated = await capture(provider("ai"));
+    expect(generated.signals.ai_detection).toMatchObject({ label: "likely_ai", confidence: 0.97, method: "provider:sightengine", provider: "sightengine" });
+    expect(generated.timings_ms).toHaveProperty("ai_provider");
+    expect((await capture(provider("human"))).signals.ai_detection).toMatchObject({ label: "unknown", method: "provider:sightengine" });
+    const down = await capture(provider("quota"));
+    expect(down.signals.ai_detection).toMatchObject({ status: "not_assessed", reason: "ai_provider_error" });
+    expect(down.notes).toEqual([{ code: "ai_provider_error", signal: "ai_detection", detail: "sightengine: HTTP 429: usage_limit: Daily usage limit reached" }]);
   });
 
   it("is configured by both secrets, or not at all", () => {

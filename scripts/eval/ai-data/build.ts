@@ -16,7 +16,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -138,9 +138,25 @@ function main() {
     writeFileSync(dest, bytes);
     written++;
   }
+  // Files of an older manifest that this one no longer lists are removed, so the folders hold the manifest.
+  let pruned = 0;
+  if (!only && existsSync(out)) {
+    const wanted = new Set(rows.map(target));
+    for (const split of readdirSync(out)) {
+      for (const cls of existsSync(join(out, split)) ? readdirSync(join(out, split)) : []) {
+        for (const f of readdirSync(join(out, split, cls))) {
+          const p = join(out, split, cls, f);
+          if (!wanted.has(p)) {
+            rmSync(p);
+            pruned++;
+          }
+        }
+      }
+    }
+  }
   const total = rows.length;
   const missing = [...missingRepos.values()].reduce((a, b) => a + b, 0);
-  console.log(`${total} rows: ${written} written, ${kept} already there, ${missing} waiting for a snapshot, ${failed.length} failed`);
+  console.log(`${total} rows: ${written} written, ${kept} already there, ${missing} waiting for a snapshot, ${failed.length} failed, ${pruned} stale files removed`);
   if (missingRepos.size) {
     console.log(`\nSnapshots missing under ${mirror}: fetch these with the search tool, then run again:`);
     for (const [repo, n] of [...missingRepos].sort()) console.log(`  fetch github:${repo}   (${n} files)`);

@@ -116,8 +116,22 @@ SOURCES = [
         (r"^example_images/", r("colour_cast")),
     ], None),
     ("github:jiaxi-jiang/FBCNN", "train", "Apache-2.0", [
+        (r"^testsets/Real/[123]\.jpg$", None),  # cartoons and a meme drawing, not photographs
         (r"^testsets/Real/", r("heavy_jpeg")),
         (r"^testsets/LIVE1_gray/", r("grayscale")),
+    ], None),
+    ("github:XLabs-AI/x-flux", "train", "Apache-2.0", [
+        # LoRA and ControlNet outputs of FLUX.1-dev; the canny/depth/hed strips carry their condition maps.
+        (r"^assets/readme/examples/(furry\d|result_\d+|picture-[567]-rev1)\.png$", g("flux.1-dev", "latent-diffusion")),
+    ], None),
+    ("github:cs-chan/Exclusively-Dark-Image-Dataset", "train", "BSD-style (Chee Seng Chan 2018)", [
+        (r"^SPIC/", r("low_light,night")),
+    ], None),
+    ("github:joone-org/SentioNova", "train", "CC BY-NC-ND 4.0", [
+        # "Intro to MidJourney: a photobook of AI-generated imagery" (2023): the book's plates.
+        (r"^curriculum/MJ-9798851707100/Images/(cover|title)\.jpg$", None),  # lettering on the plate
+        (r"^curriculum/MJ-9798851707100/Images/[^/]+\.jpg$", g("midjourney", "commercial-unknown", "resized")),
+        (r"^curriculum/MJ-9798851707100/Images/v2/(source_images|v2dot1)/[^/]+\.png$", g("midjourney", "commercial-unknown")),
     ], None),
     # ------------------------------------------------------------------------------------- val
     ("github:SupaGruen/StableDiffusion-CheatSheet", "val", "MIT", [
@@ -150,7 +164,50 @@ SOURCES = [
     ("github:fh2019ustc/DocTr", "val", "all rights reserved (Hao Feng)", [
         (r"^distorted/", r("document")),
     ], None),
+    ("github:mahmoudnafifi/Exposure_Correction", "val", "CC BY-NC-SA 4.0", [
+        (r"^example_images/a\d+-.*_N1\.5\.", r("exposure,low_light")),
+        (r"^example_images/a\d+-.*_P1(\.5)?\.", r("exposure,overexposed")),
+        (r"^example_images/", r("exposure")),
+    ], None),
+    ("github:mingukkang/GigaGAN", "val", "not stated", [
+        # The project page's text-to-image samples (five per prompt); captioned panels and upsampler pairs left out.
+        (r"^static/images/(alps|bread|candle|car|castle|galaxy|light|newton|sea)[0-4]\.jpg$", g("gigagan", "gan")),
+    ], None),
     # ------------------------------------------------------------------------------------ test
+    ("github:comfyanonymous/ComfyUI_examples", "test", "not stated", [
+        # Outputs of each model's example workflow (the PNGs embed the workflow; use the pixels only).
+        (r"^sdxl/sdxl_revision_", None),  # screenshots of the node graph
+        (r"^aura_flow/.*\.png$", g("auraflow", "latent-diffusion")),
+        (r"^chroma/.*\.png$", g("chroma", "latent-diffusion")),
+        (r"^cosmos_predict2/.*_t2i_example\.png$", g("cosmos-predict2", "latent-diffusion")),
+        (r"^flux/flux_fill_inpaint_example\.png$", g("flux.1", "latent-diffusion", "partial")),
+        (r"^flux/flux_kontext_example(_comic)?\.(png|webp)$", g("flux.1-kontext", "latent-diffusion", "partial")),
+        (r"^flux/flux_(canny_model|controlnet|depth_lora)_example\.png$", g("flux.1", "latent-diffusion", "controlnet")),
+        (r"^flux/flux_(dev|dev_checkpoint|schnell|schnell_checkpoint|redux_model)_example\.png$", g("flux.1", "latent-diffusion")),
+        (r"^flux2/flux2_example\.png$", g("flux.2", "latent-diffusion")),
+        (r"^hidream/hidream_(dev|full)_example\.png$", g("hidream-i1", "latent-diffusion")),
+        (r"^hidream/hidream_e1.*\.png$", g("hidream-e1", "latent-diffusion", "partial")),
+        (r"^hunyuan_dit/.*\.png$", g("hunyuan-dit", "latent-diffusion")),
+        (r"^lcm/lcm_basic_example\.png$", g("latent-consistency", "latent-diffusion")),
+        (r"^lumina2/.*\.png$", g("lumina-2", "latent-diffusion")),
+        (r"^omnigen/omnigen2_example\.png$", g("omnigen2", "latent-diffusion")),
+        (r"^qwen_image/qwen_image_basic_example\.png$", g("qwen-image", "latent-diffusion")),
+        (r"^qwen_image/qwen_image_edit.*\.png$", g("qwen-image-edit", "latent-diffusion", "partial")),
+        (r"^sd3/sd3\.5_large_canny_controlnet_example\.png$", g("sd3.5", "latent-diffusion", "controlnet")),
+        (r"^sd3/sd3\.5_.*\.png$", g("sd3.5", "latent-diffusion")),
+        (r"^sd3/sd3_controlnet_example\.png$", g("sd3", "latent-diffusion", "controlnet")),
+        (r"^sd3/sd3_.*\.png$", g("sd3", "latent-diffusion")),
+        (r"^sdxl/sdxl_(simple|refiner_prompt)_example\.png$", g("sdxl", "latent-diffusion")),
+        (r"^sdturbo/sdxlturbo_example\.png$", g("sdxl-turbo", "latent-diffusion")),
+        (r"^stable_cascade/stable_cascade__text_to_image\.png$", g("stable-cascade", "latent-diffusion")),
+        (r"^stable_cascade/stable_cascade__canny_controlnet\.png$", g("stable-cascade", "latent-diffusion", "controlnet")),
+        (r"^stable_cascade/stable_cascade__image_(remixing|remixing_multiple|to_image)\.png$", g("stable-cascade", "latent-diffusion", "img2img")),
+        (r"^stable_cascade/stable_cascade__inpaint_controlnet\.png$", g("stable-cascade", "latent-diffusion", "partial")),
+        (r"^z_image/z_image_turbo_example\.png$", g("z-image-turbo", "latent-diffusion")),
+    ], None),
+    ("github:FoundationVision/Infinity", "test", "MIT", [
+        (r"^assets/2b_(20b|8b)/\d[lr]\.(jpg|webp)$", g("infinity", "autoregressive")),
+    ], None),
     ("github:jyoung105/yetter", "test", "not stated", [
         (r"/flux-1-dev/results/.*\.(png|webp|jpe?g)$", g("flux.1-dev", "latent-diffusion")),
         (r"/qwen-image/results/.*\.(png|webp|jpe?g)$", g("qwen-image", "latent-diffusion")),
@@ -207,6 +264,15 @@ SOURCES = [
     ], None),
     ("github:autonomousvision/stylegan-xl", "test", "MIT", [
         (r"^media/teaser\.png$", g("stylegan-xl", "gan", "grid")),
+    ], None),
+    ("github:NVlabs/stylegan", "test", "CC BY-NC 4.0", [
+        (r"^stylegan-teaser\.png$", g("stylegan", "gan", "grid")),
+    ], None),
+    ("github:NVlabs/stylegan2", "test", "Nvidia Source Code License-NC", [
+        (r"^docs/stylegan2-teaser-1024x256\.png$", g("stylegan2", "gan", "grid")),
+    ], None),
+    ("github:tkarras/progressive_growing_of_gans", "test", "CC BY-NC 4.0", [
+        (r"^representative_image_512x256\.png$", g("progan", "gan", "grid")),
     ], None),
     ("github:cszn/KAIR", "test", "MIT", [
         (r"^testsets/real_faces/", r("face,resized")),
@@ -313,10 +379,13 @@ def main():
                 chosen += spread(items, n * 2)  # twice the quota: blanks are dropped below, then trimmed
         kept = {}
         for path, sha, size, (cls, gen, fam, tags) in chosen:
-            if size == "-":
+            if size in ("-", "BAD"):
                 notes.append(f"{source} {path}: absent from the snapshot (>= 4 MiB or LFS)")
                 continue
             data = subprocess.run(["git", f"--git-dir={gd}", "cat-file", "blob", sha], capture_output=True).stdout
+            if not data:
+                notes.append(f"{source} {path}: absent from the snapshot (>= 4 MiB or LFS)")
+                continue
             if data.startswith(b"version https://git-lfs"):
                 notes.append(f"{source} {path}: LFS pointer")
                 continue

@@ -110,7 +110,7 @@ SOURCES = [
     ("github:weichen582/RetinexNet", "train", "MIT", [
         (r"^data/eval/low/", r("low_light,indoor")),
     ], None),
-    ("github:mahmoudnafifi/WB_sRGB", "train", "CC BY-NC-SA 4.0", [
+    ("github:mahmoudnafifi/WB_sRGB", "val", "CC BY-NC-SA 4.0", [
         (r"^example_images/figure3", None),
         (r"^example_images/.*(Rhett_Sutphin_CC_BY_2\.0_+\.|chispita_666|Racoon|Alpha_CC|Thirteen_Of_Clubs|Isadora)", r("colour_cast,low_light")),
         (r"^example_images/", r("colour_cast")),
@@ -133,6 +133,28 @@ SOURCES = [
         (r"^curriculum/MJ-9798851707100/Images/[^/]+\.jpg$", g("midjourney", "commercial-unknown", "resized")),
         (r"^curriculum/MJ-9798851707100/Images/v2/(source_images|v2dot1)/[^/]+\.png$", g("midjourney", "commercial-unknown")),
     ], None),
+    ("github:JingyunLiang/SwinIR", "train", "Apache-2.0", [
+        # RealSRSet: real low-quality photos. Drawings (0014, 0030, comic*), the slide (ppt3), the unclear
+        # "painting", and the butterflies (degraded copies of the Set14 monarch that KAIR's test set holds) out.
+        (r"^testsets/RealSRSet\+5images/(0014|0030|comic\d|ppt3|painting|butterfly2?)\.", None),
+        (r"^testsets/RealSRSet\+5images/(Lincoln|oldphoto\d)\.", r("old_photo,resized")),
+        (r"^testsets/RealSRSet\+5images/dped_crop\d+\.", r("phone,resized")),
+        (r"^testsets/RealSRSet\+5images/pattern\.", r("printed_pattern,resized")),
+        (r"^testsets/RealSRSet\+5images/", r("resized,heavy_jpeg")),
+    ], None),
+    ("github:cszn/SCUNet", "train", "Apache-2.0", [
+        (r"^testsets/RNI15/(Pattern\d|Postcards)\.", r("printed_pattern,noise")),
+        (r"^testsets/RNI15/", r("noise")),
+        (r"^testsets/(real3|real9)/", r("noise")),
+    ], None),
+    ("github:xinntao/Real-ESRGAN", "train", "BSD-3-Clause", [
+        (r"^inputs/(00017_gray|wolf_gray)\.", r("grayscale,heavy_jpeg")),
+    ], None),
+    ("github:megvii-research/NAFNet", "train", "MIT", [
+        (r"^demo/blurry\.jpg$", r("blur")),
+        (r"^demo/noisy\.png$", r("phone,noise,document")),
+        (r"^demo/lr_img_[lr]\.png$", r("resized,indoor")),
+    ], None),
     # ------------------------------------------------------------------------------------- val
     ("github:SupaGruen/StableDiffusion-CheatSheet", "val", "MIT", [
         (r"^img/[^/]+\.webp$", g("sd-1.5", "latent-diffusion", "grid,artwork")),
@@ -149,7 +171,7 @@ SOURCES = [
     ("github:POSTECH-CVLab/PyTorch-StudioGAN", "val", "MIT", [
         (r"^docs/figures/(AFHQ_|Anime_|StudioGAN_generated_images|boat|fox|generated_images1|interpolated_images)\.", g("unknown-generator", "gan", "grid")),
     ], None),
-    ("github:ageitgey/face_recognition", "val", "MIT", [
+    ("github:ageitgey/face_recognition", "test", "MIT", [
         (r"^(examples|tests/test_images)/.*\.(jpe?g|png)$", r("face")),
     ], None),
     ("github:sczhou/CodeFormer", "val", "S-Lab License 1.0", [
@@ -172,6 +194,9 @@ SOURCES = [
     ("github:mingukkang/GigaGAN", "val", "not stated", [
         # The project page's text-to-image samples (five per prompt); captioned panels and upsampler pairs left out.
         (r"^static/images/(alps|bread|candle|car|castle|galaxy|light|newton|sea)[0-4]\.jpg$", g("gigagan", "gan")),
+    ], None),
+    ("github:fh2019ustc/DocScanner", "val", "all rights reserved (Hao Feng)", [
+        (r"^distorted/", r("document")),
     ], None),
     # ------------------------------------------------------------------------------------ test
     ("github:comfyanonymous/ComfyUI_examples", "test", "not stated", [

@@ -1,4 +1,4 @@
-import type { ReverseSource } from "./evidence";
+import type { AiMethod, ReverseSource } from "./evidence";
 import type { FieldErrors } from "../lib/errors";
 import type { AnalysisProviders } from "../providers/analysis";
 import { DEFAULT_SIGNALS, type CaptureChannel, type SignalName } from "../schemas/verification-create";
@@ -27,6 +27,8 @@ export interface Capability {
   provider?: string;
   /** `reverse` only: what it searches. */
   sources?: ReverseSource[];
+  /** `ai` only: the methods that run, each a possible `ai_detection.method`. */
+  methods?: AiMethod[];
   /** Why it is not available, or what limits it when it is. */
   reason?: string;
   /** The configuration (or, per channel, the capture path) that enables it or lifts the limit. */
@@ -63,7 +65,25 @@ const DEPTH_ON_THE_PAGE: ChannelSupport = {
     'Capture through the API instead (create with capture_channel "api"): mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
 };
 
-type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder">;
+type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvider">>;
+
+const AI_PROVIDER_ENABLE = "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine's AI-generated image detection) to add a detection provider.";
+
+/** `ai`: provenance metadata always, the shipped pixel detector when built in, a detection provider when configured. */
+function aiCapability(providers: Presence): Capability {
+  const methods: AiMethod[] = ["provenance", ...(providers.aiPixels ? (["pixels"] as const) : []), ...(providers.aiProvider ? ([`provider:${providers.aiProvider.name}`] as const) : [])];
+  const provider = ["offline-provenance", ...(providers.aiPixels ? ["offline-pixels"] : []), ...(providers.aiProvider ? [providers.aiProvider.name] : [])].join("+");
+  if (providers.aiProvider) return { available: true, provider, methods };
+  return {
+    available: true,
+    provider,
+    methods,
+    reason: providers.aiPixels
+      ? "No detection provider is configured: the pixel detector the service ships and provenance metadata decide."
+      : "Reads provenance metadata only (C2PA, XMP, generator chunks, EXIF): a generated image without its metadata reads unknown.",
+    enable: AI_PROVIDER_ENABLE,
+  };
+}
 
 /** What the providers make assessable; `sharedHistory`: the asking tenant opted in to the shared reuse index. */
 export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boolean } = { sharedHistory: false }): Capabilities {
@@ -82,7 +102,7 @@ export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boo
   };
   const signals: Record<SignalName, Capability> = {
     screen: { available: true, provider: "offline-moire" },
-    ai: { available: true, provider: "offline-provenance" },
+    ai: aiCapability(providers),
     reverse,
     context: vision,
     depth: { available: true, provider: "offline-depth-plane", channels: { hosted_page: DEPTH_ON_THE_PAGE, api: { available: true } } },

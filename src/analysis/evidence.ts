@@ -50,6 +50,11 @@ export const NOT_ASSESSED_REASONS = [
   "vision_not_configured",
   /** The vision provider answered with an error, a timeout or an invalid judgement. */
   "vision_error",
+  /**
+   * A configured AI-detection provider answered with an error, a malformed answer or a timeout, and
+   * nothing else found generator traces: the detector the deployment says it runs did not run.
+   */
+  "ai_provider_error",
   /** No depth map came with the capture. */
   "no_depth_map",
   /** The depth map could not be parsed. */
@@ -85,9 +90,26 @@ export interface ScreenResult extends Provenance {
   screen_detected: boolean;
   confidence: number;
 }
+/**
+ * What decided an `ai_detection`: the image's pixels (the detector the service ships), its
+ * provenance metadata, or a configured detection provider (`provider:sightengine`).
+ */
+export type AiMethod = "pixels" | "provenance" | `provider:${string}`;
+export const AI_METHOD_PATTERN = /^(pixels|provenance|provider:[a-z0-9-]+)$/;
+
 export interface AiResult extends Provenance {
   label: AiLabel;
   confidence: number;
+  method: AiMethod;
+}
+
+/**
+ * The method of a stored `ai_detection`. Results stored before `method` existed were all decided
+ * from provenance metadata (`offline-provenance`, the only implementation then).
+ */
+export function aiMethodOf(stored: { method?: unknown; provider?: unknown }): AiMethod {
+  if (typeof stored.method === "string" && AI_METHOD_PATTERN.test(stored.method)) return stored.method as AiMethod;
+  return stored.provider === "offline-pixels" ? "pixels" : "provenance";
 }
 /**
  * Where a reverse search looked: the tenant's own verifications (`service_history`), those of the

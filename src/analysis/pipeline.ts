@@ -75,6 +75,9 @@ async function runAnalysis(
       searchHistory: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
       vision: providers.vision,
       web: providers.web,
+      // The shipped pixel detector plugs in here (and providers/analysis.ts says `aiPixels: true`).
+      aiPixels: null,
+      aiProvider: providers.aiProvider,
       trustedSigners: providers.trustedSigners,
       testMarkers: providers.testMarkers,
       thumbnail: async (decoded) => {

@@ -14,7 +14,15 @@ import { dashboard, signIn } from "../helpers/session";
  */
 
 const noGeocoder = () => ({ ...env, GEOCODER_URL: undefined }) as Env;
-const everything = () => ({ ...withVision(), GOOGLE_VISION_API_KEY: "found", GOOGLE_VISION_URL: `${env.FAKES_URL}/web-detection` }) as Env;
+const everything = () =>
+  ({
+    ...withVision(),
+    GOOGLE_VISION_API_KEY: "found",
+    GOOGLE_VISION_URL: `${env.FAKES_URL}/web-detection`,
+    SIGHTENGINE_API_USER: "ai",
+    SIGHTENGINE_API_SECRET: "secret",
+    SIGHTENGINE_URL: `${env.FAKES_URL}/sightengine`,
+  }) as Env;
 
 async function capabilities(key: string, override?: Env) {
   const res = await callJson("/v1/capabilities", { key, ...(override ? { env: override } : {}) });
@@ -27,7 +35,7 @@ describe("GET /v1/capabilities", () => {
     const t = await seedTenant();
     const c = await capabilities(t.key);
     expect(c.signals.screen).toEqual({ available: true, provider: "offline-moire" });
-    expect(c.signals.ai).toEqual({ available: true, provider: "offline-provenance" });
+    expect(c.signals.ai).toEqual({ available: true, provider: "offline-provenance", methods: ["provenance"], reason: expect.stringMatching(/provenance metadata only/), enable: expect.stringContaining("SIGHTENGINE_API_USER") });
     expect(c.signals.reverse).toMatchObject({ available: true, sources: ["service_history"], reason: expect.stringMatching(/own history/), enable: expect.stringContaining("GOOGLE_VISION_API_KEY") });
     expect(c.signals.context).toEqual({ available: false, reason: "No vision provider is configured.", enable: expect.stringContaining("VISION_API_URL") });
     expect(c.signals.depth).toMatchObject({ available: true, channels: { hosted_page: { available: false }, api: { available: true } } });
@@ -44,12 +52,13 @@ describe("GET /v1/capabilities", () => {
     expect((await callJson("/v1/capabilities")).status).toBe(401);
   });
 
-  it("follows the configuration: a vision provider, a web search, no geocoder; the tenant's shared reuse index", async () => {
+  it("follows the configuration: a vision provider, a web search, a detection provider, no geocoder; the tenant's shared reuse index", async () => {
     const t = await seedTenant();
     const full = await capabilities(t.key, everything());
     expect(full.signals.context).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.checks.object_match).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.signals.reverse).toEqual({ available: true, provider: "internal-phash+google-web-detection", sources: ["service_history", "web"] });
+    expect(full.signals.ai).toEqual({ available: true, provider: "offline-provenance+sightengine", methods: ["provenance", "provider:sightengine"] });
     const bare = await capabilities(t.key, noGeocoder());
     expect(bare.checks.location_match).toMatchObject({ available: true, provider: "coordinates", enable: expect.stringContaining("GEOCODER_URL") });
     // The tenant opts in to the shared reuse index (default off), from the dashboard.

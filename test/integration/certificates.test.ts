@@ -1,9 +1,10 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { decodeProtectedHeader } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { certificatesOf, insertCertificate } from "../../src/db/certificates";
-import { certificateLinks } from "../../src/db/schema";
+import { captureAnalyses, certificateLinks } from "../../src/db/schema";
 import { loadRecord } from "../../src/db/verifications";
 import { currentCertificate, sign } from "../../src/domain/certificates/issue";
 import { signingKey } from "../../src/domain/certificates/keys";
@@ -130,6 +131,18 @@ describe("the certificate of a completed verification", () => {
       expect((payload.verification as any).review?.decision).toBe(hook.data.object.review?.decision);
       expect((payload.verification as any).redacted_at).toBe(hook.data.object.redacted_at);
     }
+  });
+
+  it("each signal's method is what decided it: the AI result's own method, the screen's derived from its provider", async () => {
+    const { v } = await completedVerification(t, { signals_required: ["screen", "ai"] });
+    const cert = await certificateWithSequence(t, v.id, 1);
+    const captured = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items[0];
+    const stored = (await db().select().from(captureAnalyses).where(eq(captureAnalyses.captureId, captured.id)).get())!.result as { signals: { ai_detection: { method: string } } };
+    expect(stored.signals.ai_detection.method).toMatch(/^(pixels|provenance|provider:.+)$/);
+    expect(cert.payload.verification.verdict.signals).toEqual({
+      screen_detection: { status: "assessed", method: "pixels" },
+      ai_detection: { status: "assessed", method: stored.signals.ai_detection.method },
+    });
   });
 
   it("is 409 before completion: nothing to certify, no link to make", async () => {

@@ -23,6 +23,28 @@ describe("capabilities from the analysis providers", () => {
     expect(full.signals.depth.channels?.hosted_page.available).toBe(false);
   });
 
+  it("ai: which methods run (each a possible ai_detection.method) and what adds a detection provider", () => {
+    expect(capabilitiesOf(none).signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance",
+      methods: ["provenance"],
+      reason: expect.stringMatching(/provenance metadata only/),
+      enable: expect.stringContaining("SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET"),
+    });
+    expect(capabilitiesOf({ ...none, aiPixels: true }).signals.ai).toMatchObject({
+      provider: "offline-provenance+offline-pixels",
+      methods: ["provenance", "pixels"],
+      reason: expect.stringMatching(/No detection provider/),
+      enable: expect.stringContaining("SIGHTENGINE_API_SECRET"),
+    });
+    const sightengine = { name: "sightengine", detect: async () => ({ error: "unused" }) };
+    expect(capabilitiesOf({ ...none, aiPixels: true, aiProvider: sightengine }).signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance+offline-pixels+sightengine",
+      methods: ["provenance", "pixels", "provider:sightengine"],
+    });
+  });
+
   it("the default set is limited to what the channel assesses, and says what it left out", () => {
     const signals = capabilitiesOf(none).signals;
     expect(defaultSignals(signals, "hosted_page")).toEqual({ signals: ["screen", "ai", "reverse"], leftOut: [] });

@@ -1528,11 +1528,7 @@ export interface components {
                     /** @enum {string} */
                     reason: "uploaded_content";
                 } | components["schemas"]["NotAssessed"];
-                ai_detection?: {
-                    /** @enum {string} */
-                    label: "likely_human" | "likely_ai" | "unknown";
-                    confidence: number;
-                } | {
+                ai_detection?: components["schemas"]["AiDetection"] | {
                     /** @enum {string} */
                     status: "not_applicable";
                     /** @enum {string} */
@@ -1588,7 +1584,30 @@ export interface components {
             /** @enum {string} */
             status: "not_assessed";
             /** @enum {string} */
-            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "no_depth_map" | "depth_map_unreadable";
+            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable";
+        };
+        AiDetection: {
+            /** @enum {string} */
+            label: "likely_human" | "likely_ai" | "unknown";
+            confidence: number;
+            /**
+             * @description What decided it: `pixels` (the detector the service ships, on the decoded pixels), `provenance` (metadata: C2PA, XMP, generator chunks, EXIF), or `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`); of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
+             * @example pixels
+             */
+            method: string;
+            /**
+             * @description What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md). `pixel_score` (the pixel detector's score), `ai_provider_score` (the provider's), or provenance codes such as `c2pa_generated_source_type`. Absent on verdicts written before it existed.
+             * @example [
+             *       {
+             *         "code": "pixel_score",
+             *         "value": 0.83
+             *       }
+             *     ]
+             */
+            evidence?: {
+                code: string;
+                value?: number | string | boolean;
+            }[];
         };
         CaseAnalysis: {
             overall_risk_score: number;
@@ -2198,6 +2217,14 @@ export interface components {
             provider?: string;
             /** @description `reverse` only: what a reverse search searches for this tenant. */
             sources?: ("service_history" | "shared_history" | "web")[];
+            /**
+             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take: `provenance` (always), `pixels` (the detector the service ships), `provider:<name>` (a configured detection provider; `enable` says how to add one).
+             * @example [
+             *       "provenance",
+             *       "pixels"
+             *     ]
+             */
+            methods?: string[];
             /** @description Why it is not available, or what limits it when it is. */
             reason?: string;
             /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
@@ -3046,7 +3073,7 @@ export interface components {
             /** @enum {string} */
             status: "assessed";
             /**
-             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label}`, `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
+             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: `pixels`, `provenance` or `provider:<name>`, what decided it), `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
              * @example {
              *       "screen_detected": false
              *     }
@@ -9436,7 +9463,16 @@ export interface operations {
                  *               },
                  *               "ai_detection": {
                  *                 "label": "likely_human",
-                 *                 "confidence": 0.88
+                 *                 "confidence": 0.9,
+                 *                 "method": "provenance",
+                 *                 "evidence": [
+                 *                   {
+                 *                     "code": "c2pa_manifest_valid"
+                 *                   },
+                 *                   {
+                 *                     "code": "c2pa_trusted_capture"
+                 *                   }
+                 *                 ]
                  *               },
                  *               "reverse_search": {
                  *                 "found_online": false,

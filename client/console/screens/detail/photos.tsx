@@ -69,7 +69,7 @@ function SignalBadges(props: { capture: Capture }) {
 }
 
 function describe(key: string, s: CaptureSignal): { text: string; tone: "good" | "bad" | "neutral" | "warn" } {
-  if (s.status === "assessed") return signalResult(key, { ...s.value, ...(s.confidence !== undefined ? { confidence: s.confidence } : {}) });
+  if (s.status === "assessed") return signalResult(key, { ...s.value, ...(s.confidence !== undefined ? { confidence: s.confidence } : {}), evidence: s.evidence });
   return signalResult(key, s as unknown as Record<string, unknown>);
 }
 

@@ -50,11 +50,18 @@ export const ConfigFieldsSchema = z.strictObject({
     description: "Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`.",
   }),
   steps: z.array(StepInputSchema).min(1).max(50).optional(),
-  signals_required: z.array(z.enum(SIGNALS)).max(SIGNALS.length).optional().openapi({
-    description:
-      'Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). ' +
-      "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
-  }),
+  signals_required: z
+    .array(z.enum(SIGNALS))
+    // Nothing evaluated is never a verdict: an empty list would read `verified` with nothing checked.
+    .min(1, "Name at least one signal (or leave signals_required out for the default set): a verdict with nothing evaluated is never a verdict.")
+    .max(SIGNALS.length)
+    .optional()
+    .openapi({
+      description:
+        'Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). ' +
+        "At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). " +
+        "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
+    }),
   mode: z.enum(["verification", "audit"]).optional(),
   context: ContextSchema.optional(),
   webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),

@@ -148,11 +148,20 @@ describe("the other config fields", () => {
     expect(v.config.signals_required).toEqual(["depth"]);
     expect(v.config.capture_channel).toBe("api");
     expect(v.config.signals_default).toBeUndefined();
-    await accepts({ max_captures: 1, signals_required: [] });
     await rejects({ max_captures: 1, signals_required: ["vibes"] }, "signals_required.0");
     await rejects({ max_captures: 1, signals_required: ["ai", "ai"] }, "signals_required");
     await rejects({ max_captures: 1, signals_required: ["context"] }, "context");
     await accepts({ max_captures: 1, signals_required: ["context"], context: { kind: "car", summary: "A blue car" } });
+  });
+
+  it("signals_required: [] is refused: nothing evaluated is never a verdict (leave it out for the default set)", async () => {
+    const res = await create({ max_captures: 1, signals_required: [] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
+    expect(Object.keys(res.body.error.fields)).toEqual(["signals_required"]);
+    expect(res.body.error.fields.signals_required).toMatch(/at least one signal/);
+    // Left out, the default set applies.
+    expect((await accepts({ max_captures: 1 })).config.signals_required).toEqual(["screen", "ai", "reverse"]);
   });
 
   it("mode is verification or audit and echoed only when set", async () => {

@@ -1,11 +1,11 @@
 import canonicalize from "canonicalize";
-import { SignJWT } from "jose";
+import { decodeJwt, SignJWT } from "jose";
 import { insertCertificate, signingSnapshot, type CertificateRow } from "../../db/certificates";
 import type { Db } from "../../db/client";
 import type { VerificationRecord } from "../../db/verifications";
 import { apiSettings, ConfigError } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
-import { CERTIFICATE_ALGORITHM, CERTIFICATE_TYPE, certifiedContent, isCertifiable, type CertificatePayload, type CertifiedContent } from "./content";
+import { CERTIFICATE_ALGORITHM, CERTIFICATE_SCHEMA_VERSION, CERTIFICATE_TYPE, certifiedContent, isCertifiable, type CertificatePayload, type CertifiedContent } from "./content";
 import { signingKey, type SigningKey } from "./keys";
 
 /*
@@ -16,7 +16,8 @@ import { signingKey, type SigningKey } from "./keys";
  * two events of one verification handled at once, a read racing the consumer):
  *  - one D1 snapshot decides: the record, its latest certificate, the tenant's name;
  *  - a stored certificate is kept while it covers the content (same content hash) or a later state
- *    of the verification (its row `version`) than this snapshot;
+ *    of the verification (its row `version`) than this snapshot, unless its key was withdrawn or it
+ *    is of an earlier `schema_version` (then the same state is signed again, as the next sequence);
  *  - otherwise the next sequence is signed and inserted only if no certificate with that sequence or
  *    a later state exists (one conditional INSERT); a loser of that race reads again and finds the
  *    winner's. So sequences are gapless and unique, and the latest always covers the latest state
@@ -50,9 +51,9 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
     const snapshot = await signingSnapshot(db, verificationId, key.kid);
     const { record, latest } = snapshot;
     if (!record || !isCertifiable(record.row)) return null;
-    const content = certifiedContent(record, snapshot.tenantName, issuer);
+    const content = certifiedContent(record, snapshot.tenant, snapshot.analyses, issuer);
     const contentSha256 = await sha256Hex(canonical(content));
-    if (latest && !latest.keyWithdrawn && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
+    if (latest && isCurrent(latest) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
       return { record, certificate: issued(latest) };
     }
     if (snapshot.currentKeyWithdrawn) {
@@ -79,6 +80,15 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
 export async function sign(content: CertifiedContent, sequence: number, now: number, key: SigningKey): Promise<string> {
   const payload: CertificatePayload = { ...content, iat: Math.floor(now / 1000), sequence };
   return new SignJWT({ ...payload }).setProtectedHeader({ alg: CERTIFICATE_ALGORITHM, kid: key.kid, typ: CERTIFICATE_TYPE }).sign(key.privateKey);
+}
+
+/** Signed with a key still published, in the current schema: servable as it is. */
+export function isCurrent(certificate: Pick<CertificateRow, "jws"> & { keyWithdrawn: boolean }): boolean {
+  return !certificate.keyWithdrawn && schemaVersionOf(certificate.jws) === CERTIFICATE_SCHEMA_VERSION;
+}
+
+function schemaVersionOf(jws: string): unknown {
+  return (decodeJwt(jws) as { schema_version?: unknown }).schema_version;
 }
 
 function canonical(content: CertifiedContent): string {

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Snapshot } from "./git";
-import { cachePath, readManifest, type Entry } from "./manifest";
+import { cachePath, readManifest } from "./files";
+import type { Entry } from "./manifest";
 import { mirrorDir } from "./sources";
 
 /** Entries whose bytes are in the cache, after extracting what is missing; throws on a hash mismatch. */

@@ -10,7 +10,8 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { Snapshot } from "./git";
-import { formatManifest, MANIFEST, type Entry } from "./manifest";
+import { MANIFEST } from "./files";
+import { formatManifest, type Entry } from "./manifest";
 import { IMAGE_FILE, mirrorDir, SOURCES } from "./sources";
 
 let entries: Entry[] = [];

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { SampleClass, Split } from "./sources";
 
 /** One image of the real-recapture set: a row of manifest.tsv. */
@@ -17,24 +16,19 @@ export interface Entry {
 
 const COLUMNS = ["repo", "commit", "path", "sha256", "bytes", "class", "display", "licence", "split", "note"] as const;
 
-export const MANIFEST = new URL("manifest.tsv", import.meta.url);
-
 export function formatManifest(entries: Entry[]): string {
   const clean = (s: string) => s.replace(/[\t\n]/g, " ");
   const rows = entries.map((e) => [e.repo, e.commit, e.path, e.sha256, String(e.bytes), e.cls, e.display, e.licence, e.split, e.note].map(clean).join("\t"));
   return [COLUMNS.join("\t"), ...rows].join("\n") + "\n";
 }
 
-export function readManifest(url: URL = MANIFEST): Entry[] {
-  const [header, ...lines] = readFileSync(url, "utf8").split("\n").filter(Boolean);
+export function parseManifest(text: string): Entry[] {
+  const [header, ...lines] = text.split("\n").filter(Boolean);
   if (header !== COLUMNS.join("\t")) throw new Error(`unexpected manifest header: ${header}`);
   return lines.map((line) => {
     const [repo, commit, path, sha256, bytes, cls, display, licence, split, note] = line.split("\t");
-    return { repo: repo!, commit: commit!, path: path!, sha256: sha256!, bytes: Number(bytes), cls: cls as SampleClass, display: display!, licence: licence!, split: split as Split, note: note ?? "" };
+    if (cls !== "recapture" && cls !== "real") throw new Error(`unknown class ${cls} in ${line}`);
+    if (split !== "train" && split !== "test") throw new Error(`unknown split ${split} in ${line}`);
+    return { repo: repo!, commit: commit!, path: path!, sha256: sha256!, bytes: Number(bytes), cls, display: display!, licence: licence!, split, note: note ?? "" };
   });
-}
-
-/** Where build.ts puts an entry's bytes (gitignored). */
-export function cachePath(e: Entry): URL {
-  return new URL(`../../../.cache/screen-data/${e.repo.replace("/", "+")}/${e.sha256.slice(0, 16)}${e.path.match(/\.[a-z]+$/i)?.[0].toLowerCase() ?? ""}`, import.meta.url);
 }

@@ -126,7 +126,7 @@ describe("screen_detection (moiré of the high-pass residual)", () => {
       }
     });
 
-    // Camera photos of real scenes that screen-moire/5 took for displays (decking, a woven fabric) held
+    // Camera photos of real scenes that screen-moire/5 took for displays (decking among them) held
     // square-symmetric lattices whose contrast varies over the frame, so their depth was not uniform.
     it("a fine mesh (period 5 px) worn unevenly, its depth varying, is still a symmetric lattice: not a screen (screen-moire/5 flagged it)", async () => {
       for (const [seed, jpeg] of photos.entries()) {

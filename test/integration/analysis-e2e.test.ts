@@ -47,7 +47,7 @@ describe("analysis end to end (real queue consumer)", () => {
     const rows = await analysesOf(db(), v.id);
     expect(rows).toHaveLength(3);
     const screenRow = rows.map((r) => r.result as any).find((r) => r.signals.screen_detection.screen_detected);
-    expect(screenRow.signals.screen_detection).toMatchObject({ provider: "offline-moire", method_version: "screen-moire/5" });
+    expect(screenRow.signals.screen_detection).toMatchObject({ provider: "offline-moire", method_version: "screen-moire/6" });
     expect(screenRow.signals.screen_detection.evidence.map((e: any) => e.code)).toEqual(expect.arrayContaining(["moire_grid_peaks", "depth_planar_corroborates"]));
   });
 

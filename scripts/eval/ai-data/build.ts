@@ -38,8 +38,8 @@ interface Row {
 
 function readManifest(): Row[] {
   const [head, ...lines] = readFileSync(join(here, "manifest.tsv"), "utf8").split("\n").filter((l) => l.length > 0);
-  const cols = head.split("\t");
-  return lines.map((l) => Object.fromEntries(l.split("\t").map((v, i) => [cols[i], v])) as Row);
+  const cols = (head ?? "").split("\t");
+  return lines.map((l) => Object.fromEntries(l.split("\t").map((v, i) => [cols[i] ?? `column${i}`, v])) as Row);
 }
 
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
@@ -106,7 +106,7 @@ function main() {
   const missingRepos = new Map<string, number>();
   const failed: string[] = [];
   const debs = [...new Set(rows.filter((r) => r.source.startsWith("debian:")).map((r) => `${r.source.slice(7)}=${r.commit}`))];
-  const needDebs = debs.filter((d) => !existsSync(join(debCache, d.split("=")[0], ".version")));
+  const needDebs = debs.filter((d) => !existsSync(join(debCache, d.split("=")[0]!, ".version")));
   if (needDebs.length) console.log(`debian packages to download: ${needDebs.join(" ")}`);
   let written = 0;
   let kept = 0;

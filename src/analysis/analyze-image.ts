@@ -22,6 +22,9 @@ import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
+import { assessCaptureBurst } from "./signals/capture-burst";
+import type { CaptureIntegrity } from "../schemas/capture-integrity";
+import type { CaptureChannel } from "../schemas/verification-create";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
@@ -41,6 +44,13 @@ export interface ImageInput {
   uploaded: boolean;
   /** The forensic buffer's bytes, when the capture has one. */
   depthPng: Uint8Array | null;
+  /**
+   * Where the verification's evidence comes from: `depth` is assessed from the depth map on `api`,
+   * from the capture-integrity record on `hosted_page`.
+   */
+  channel: CaptureChannel;
+  /** The capture page's capture-integrity record, when the capture came with one. */
+  captureIntegrity: CaptureIntegrity | null;
   /** Device-reported fix from the capture request. */
   location: unknown;
   clientCapturedAt: number | null;
@@ -168,7 +178,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   } else {
     signals.screen_detection = screenSignal(observed.screen_detection, pixelsMissing);
     signals.ai_detection = observed.ai_detection;
-    signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
+    signals.depth = input.channel === "hosted_page" ? assessCaptureBurst(input.captureIntegrity) : depthMapSignal(depth);
     const thumbnail = pixels?.thumbnail;
     const web =
       deps.web && wantsWebSearch && fingerprint && thumbnail ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(providerJpeg(thumbnail), "image/jpeg")) } : null;
@@ -225,6 +235,11 @@ function depthOf(png: Uint8Array | null): DepthResult {
   } catch (err) {
     return depthUnavailable("depth_map_unreadable", String(err).slice(0, 200));
   }
+}
+
+function depthMapSignal(depth: DepthResult): DepthResult | NotAssessed {
+  if (depth.source !== "unavailable") return depth;
+  return notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable");
 }
 
 function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | null): ScreenResult | NotAssessed {

@@ -212,8 +212,9 @@ export function blockMotion(a: GreyFrame, b: GreyFrame, predicted: { dx: number;
       const sx = (bi % side) - radius;
       const sy = Math.floor(bi / side) - radius;
       if (Math.abs(sx) === radius || Math.abs(sy) === radius) continue; // at the edge of the search: not a clear minimum
-      const dx = px + sx + vertex(sads[bi - 1]!, best, sads[bi + 1]!);
-      const dy = py + sy + vertex(sads[bi - side]!, best, sads[bi + side]!);
+      // An exact match is where it is: the parabola through an asymmetric floor would move it.
+      const dx = px + sx + (best === 0 ? 0 : vertex(sads[bi - 1]!, best, sads[bi + 1]!));
+      const dy = py + sy + (best === 0 ? 0 : vertex(sads[bi - side]!, best, sads[bi + side]!));
       out.push({ x: x0 + BLOCK / 2, y: y0 + BLOCK / 2, dx, dy });
     }
   }

@@ -97,7 +97,7 @@ function render(payload: CertificatePayload, kid: string): void {
       "tr",
       null,
       h("th", { scope: "row", "data-label": "Photo" }, `${i + 1}. `, h("span", { class: "mono" }, c.step_key)),
-      h("td", { "data-label": "Kind" }, c.kind === "live" ? "Live photo" : "Uploaded file"),
+      h("td", { "data-label": "Kind" }, c.kind === "live" ? "Submitted through the capture link" : "Uploaded file"),
       h("td", { "data-label": "Received" }, when(c.received_at)),
       h("td", { "data-label": "SHA-256" }, h("code", { class: "digest", title: c.sha256 }, c.sha256)),
       state,

@@ -11,7 +11,7 @@ export const CertifiedCaptureSchema = z
   .object({
     id: z.string().openapi({ example: "cap_01JD2Y5B7C9D1E3F5G7H9J1K3M" }),
     step_key: z.string(),
-    kind: z.enum(["live", "uploaded"]).openapi({ description: "`live`: taken with the capture page's camera; `uploaded`: an existing file (an upload step, or audit mode)." }),
+    kind: z.enum(["live", "uploaded"]).openapi({ description: "`live`: submitted through the capture flow for an image step (submitted through the capture link: not a claim that a camera took it; see the capture's `capture_integrity`); `uploaded`: an existing file (an upload step, or audit mode)." }),
     received_at: DateTime.openapi({ description: "When this service accepted the capture (its clock; not when the photo was taken)." }),
     sha256: Sha256.openapi({ description: "SHA-256 (hex) of the bytes exactly as received: a copy of the photo with this digest is the photo that was verified." }),
   })

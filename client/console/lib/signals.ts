@@ -8,7 +8,11 @@ export const SIGNAL_CHECKS: Record<string, { name: string; checks: string }> = {
   screen_detection: { name: "Screen detection", checks: "whether the photo shows a screen (pixel-grid moiré) rather than a real scene" },
   ai_detection: { name: "AI-generation detection", checks: "provenance markers of generators (C2PA, XMP, PNG chunks, EXIF) and trusted-camera signatures" },
   reverse_search: { name: "Reverse image search", checks: "whether the image was seen before: in other verifications, and on the web when configured" },
-  depth: { name: "Depth", checks: "whether the depth map shows a three-dimensional scene rather than a flat surface" },
+  depth: {
+    name: "Depth",
+    checks:
+      "whether a real scene was in front of a real camera: for the capture link, from the frames around the shutter (a virtual camera, a frozen or repeating stream, one moving plane); for API captures, from the depth map",
+  },
   context_match: { name: "Context match", checks: "whether the photo shows what the verification's context describes (vision model)" },
 };
 
@@ -22,6 +26,8 @@ export const NOT_ASSESSED_WORDS: Record<string, string> = {
   vision_error: "the vision model failed or timed out",
   no_depth_map: "no depth map came with the photo",
   depth_map_unreadable: "the depth map could not be read",
+  no_capture_integrity: "the photo came without the capture page's record of the camera (sent by a script, or chosen in the camera app), so nothing says it was taken live",
+  capture_burst_incomplete: "the camera delivered too few frames around the shutter to measure",
   uploaded_content: "the file was uploaded, not captured live, so live-capture checks do not apply",
 };
 
@@ -47,6 +53,14 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   depth_planar_corroborates: "the depth map is flat, like a screen or a print",
   depth_median_mm: "the median distance in the depth map (mm)",
   depth_valid_fraction: "the share of the depth map with valid readings",
+  virtual_camera: "the camera's name is that of a virtual camera, which can show any image or video",
+  frozen_stream: "the frames around the shutter were identical: no sensor noise and no motion, as when a still image is fed as the camera",
+  repeated_frames: "frames repeated exactly after different ones, as a looping video does (a camera's noise never repeats)",
+  sensor_noise: "the noise between frames, in grey levels (a live sensor shows some)",
+  camera_motion: "how far the picture moved between frames, in pixels of a 160 px frame",
+  parallax: "near and far things moved differently between frames: a scene with depth",
+  planar_motion: "everything moved as one flat plane, like a photo or a screen moved in front of the camera (or a flat subject)",
+  parallax_not_measured: "too little motion or texture to tell depth from the frames",
   pixels_unavailable: "the pixels could not be decoded, so pixel-based checks did not run",
   web_search_not_configured: "the web search is not configured",
   web_search_error: "the web search failed",
@@ -85,6 +99,11 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
       return { text: `Not seen in ${sources.includes("shared_history") ? "your or the shared index's" : "your"} earlier captures (the web was not searched)`, tone: "good" };
     }
     case "depth":
+      if (value.source === "capture_burst") {
+        return value.anomaly
+          ? { text: `Frames no live camera over a real scene gives${confidence}`, tone: "bad" }
+          : { text: `Frames as a live camera gives them${confidence}`, tone: "good" };
+      }
       return { text: `Depth from ${String(value.source)}${value.anomaly ? ": flat, implausible" : ""}${confidence}`, tone: value.anomaly ? "bad" : "neutral" };
     case "context_match":
       return value.status === "mismatch"

@@ -22,7 +22,7 @@ export const CERTIFICATE_ALGORITHM = "EdDSA";
 export interface CertifiedCapture {
   id: string;
   step_key: string;
-  /** `live`: taken on the capture page's camera; `uploaded`: an existing file (upload step or audit mode). */
+  /** `live`: submitted through the capture flow for an image step (never a claim that a camera took it); `uploaded`: an existing file (upload step or audit mode). */
   kind: "live" | "uploaded";
   /** When the service accepted the capture (its clock, not the device's). */
   received_at: string;

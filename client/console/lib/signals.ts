@@ -100,7 +100,9 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
     }
     case "depth":
       if (value.source === "capture_burst") {
-        return value.anomaly
+        // A capture's result says `anomaly`; the verdict's {source, confidence} trips below 0.25.
+        const anomaly = typeof value.anomaly === "boolean" ? value.anomaly : typeof value.confidence === "number" && value.confidence < 0.25;
+        return anomaly
           ? { text: `Frames no live camera over a real scene gives${confidence}`, tone: "bad" }
           : { text: `Frames as a live camera gives them${confidence}`, tone: "good" };
       }

@@ -134,8 +134,10 @@ export function assessCaptureBurst(record: CaptureIntegrity | null | undefined):
   }
 
   if (virtual || repeats > 0 || frozen) return result(0.05, true, evidence);
+  // One moving plane: below the verdict's 0.25, so the verdict's {source, confidence} alone says it tripped.
+  if (flat && t.flatnessTrips) return result(0.2, true, evidence);
   const confidence =
     0.3 + 0.25 * clamp01(burst.temporal_noise / t.noiseFull) + 0.2 * clamp01(burst.motion_px / t.motionFull) + 0.2 * depthTerm - (flat ? 0.1 : 0);
   // A clean burst never reads below 0.3: the verdict takes a depth confidence under 0.25 as an anomaly.
-  return result(Math.min(0.95, Math.max(0.3, confidence)), flat && t.flatnessTrips, evidence);
+  return result(Math.min(0.95, Math.max(0.3, confidence)), false, evidence);
 }

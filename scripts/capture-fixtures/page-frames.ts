@@ -1,14 +1,17 @@
 /*
  * What the capture page reads of a video, reproduced in Node: each frame reduced to 160 × 120 (2×2
  * means of the 320 × 240 fixture, as the page's canvas scales it) plus the native 64 × 64 centre
- * patch, timed by the frame rate; the preview's repeat watch and the burst around a shutter press
- * run the page's own code (client/capture-page/integrity/measures.ts).
+ * patch (the page reads those only for the NOISE_PATCHES frames after the shutter), timed by the
+ * frame rate; the preview's repeat watch and the burst around a shutter press run the page's own
+ * code (client/capture-page/integrity/measures.ts).
  */
-import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, measureBurst, PATCH_SIDE, RepeatWatch, type GreyFrame } from "../../client/capture-page/integrity/measures";
+import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, measureBurst, NOISE_PATCHES, PATCH_SIDE, RepeatWatch, type GreyFrame } from "../../client/capture-page/integrity/measures";
 import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
 import type { GreyVideo } from "./video";
 
-export function pageFrames(video: GreyVideo): GreyFrame[] {
+export type PageFrame = GreyFrame & { patch: Uint8Array };
+
+export function pageFrames(video: GreyVideo): PageFrame[] {
   const { width: w, height: h } = video;
   const rw = w / 2;
   const rh = h / 2;
@@ -29,7 +32,7 @@ export function pageFrames(video: GreyVideo): GreyFrame[] {
 }
 
 /** The record the page would send for a shutter pressed at `shutterAt` ms, its device reported as `device`. */
-export function recordAt(frames: GreyFrame[], shutterAt: number, device: CaptureIntegrity["device"]): CaptureIntegrity | null {
+export function recordAt(frames: PageFrame[], shutterAt: number, device: CaptureIntegrity["device"]): CaptureIntegrity | null {
   const watch = new RepeatWatch();
   const seen = frames.filter((f) => f.t <= shutterAt);
   for (const f of seen) watch.add(fingerprint(f), frameStd(f.luma) < FLAT_FRAME_STD);
@@ -38,7 +41,7 @@ export function recordAt(frames: GreyFrame[], shutterAt: number, device: Capture
   return {
     schema_version: 1,
     device,
-    burst: measureBurst(burst),
+    burst: measureBurst(burst, frames.filter((f) => f.t > shutterAt).slice(0, NOISE_PATCHES).map((f) => f.patch)),
     preview: { frames: watch.frames, duration_ms: Math.round(seen.at(-1)?.t ?? 0), repeated_frames: watch.repeated },
   };
 }

@@ -52,9 +52,11 @@ const BurstSchema = z
     duration_ms: measure(10_000).openapi({ description: "Time from the first to the last of them." }),
     width: count(1024).openapi({ description: "The reduced frame the page measured motion on (its longest side at most 160 px)." }),
     height: count(1024),
-    identical_pairs: count(119).openapi({ description: "Consecutive frames with exactly the same pixels (reduced frame and native-resolution patch)." }),
+    identical_pairs: count(119).openapi({ description: "Consecutive reduced frames with exactly the same pixels." }),
     repeated_frames: count(120).openapi({ description: "Frames exactly equal to an earlier, non-adjacent frame of the burst (a looping clip)." }),
-    temporal_noise: measure(255).openapi({ description: "Noise between consecutive frames of a native-resolution patch after aligning them (σ, grey levels): 0 for an injected still." }),
+    temporal_noise: measure(255).openapi({
+      description: "Noise between consecutive native-resolution patches of the picture's centre read just after the shutter, once aligned (σ, grey levels): 0 for an injected still.",
+    }),
     changed_fraction: measure(1).openapi({ description: "Median share of the reduced frame's pixels that changed by more than 2 grey levels between consecutive frames." }),
     motion_px: measure(1000).openapi({ description: "Median motion of the whole frame between consecutive frames, in pixels of the reduced frame." }),
     parallax: ParallaxSchema.nullable().openapi({ description: "What the motion says about depth; null when too few blocks had texture to measure." }),

@@ -16,7 +16,8 @@ function texture(seed: number): (x: number, y: number) => number {
  * Frames of a scene seen through a camera: frame k moves by `shift(k, x)` (which may depend on
  * where in the frame, for depth), with Gaussian-ish sensor noise of `noise` grey levels.
  */
-function scene(count: number, shift: (k: number, x: number) => { dx: number; dy: number }, noise: number, seed = 1): GreyFrame[] {
+type Frame = GreyFrame & { patch: Uint8Array };
+function scene(count: number, shift: (k: number, x: number) => { dx: number; dy: number }, noise: number, seed = 1): Frame[] {
   const tex = texture(seed);
   const fine = texture(seed + 1);
   const r = rng(seed + 2);
@@ -37,10 +38,12 @@ function scene(count: number, shift: (k: number, x: number) => { dx: number; dy:
 }
 
 const PHONE: CaptureIntegrity["device"] = { label: "Back Camera", kind: "videoinput", facing_mode: "environment", settings: { width: 1920, height: 1440, frame_rate: 30 }, controls: ["focusMode", "zoom"] };
-const record = (frames: GreyFrame[], device = PHONE, previewRepeats = 0): CaptureIntegrity => ({
+/** The burst as the page measures it: the reduced frames, and the native patches of the last five (after the shutter). */
+const burstOf = (frames: Frame[]) => measureBurst(frames, frames.slice(-5).map((f) => f.patch));
+const record = (frames: Frame[], device = PHONE, previewRepeats = 0): CaptureIntegrity => ({
   schema_version: 1,
   device,
-  burst: measureBurst(frames),
+  burst: burstOf(frames),
   preview: { frames: 90, duration_ms: 3000, repeated_frames: previewRepeats },
 });
 const codes = (r: unknown) => (r as { evidence: Array<{ code: string }> }).evidence.map((e) => e.code);
@@ -48,13 +51,13 @@ const codes = (r: unknown) => (r as { evidence: Array<{ code: string }> }).evide
 describe("capture burst measures (the page's code)", () => {
   it("an injected still: every frame identical, no noise, no motion", () => {
     const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
-    const burst = measureBurst(frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch })));
+    const burst = burstOf(frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch })));
     expect(burst).toMatchObject({ frames: 12, identical_pairs: 11, repeated_frames: 0, temporal_noise: 0, motion_px: 0, changed_fraction: 0 });
     expect(burst.duration_ms).toBeGreaterThanOrEqual(300);
   });
 
   it("a live sensor on a hand moving sideways: noise and motion measured", () => {
-    const burst = measureBurst(scene(12, (k) => ({ dx: 0.4 * k, dy: 0.15 * k }), 2));
+    const burst = burstOf(scene(12, (k) => ({ dx: 0.4 * k, dy: 0.15 * k }), 2));
     expect(burst.identical_pairs).toBe(0);
     expect(burst.temporal_noise).toBeGreaterThan(1);
     expect(burst.temporal_noise).toBeLessThan(4);
@@ -63,11 +66,11 @@ describe("capture burst measures (the page's code)", () => {
   });
 
   it("a flat picture moving as one plane fits one homography; two layers at different depths do not", () => {
-    const flat = measureBurst(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 1));
+    const flat = burstOf(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 1));
     expect(flat.parallax!.baseline_px).toBeGreaterThan(3);
     expect(flat.parallax!.residual_px).toBeLessThan(CAPTURE_BURST_THRESHOLDS.flatResidualPx);
     // The left half (far) moves a third as much as the right half (near): parallax.
-    const deep = measureBurst(scene(12, (k, x) => ({ dx: (x < 80 ? 0.12 : 0.45) * k, dy: 0 }), 1));
+    const deep = burstOf(scene(12, (k, x) => ({ dx: (x < 80 ? 0.12 : 0.45) * k, dy: 0 }), 1));
     expect(deep.parallax!.residual_px).toBeGreaterThan(2 * CAPTURE_BURST_THRESHOLDS.flatResidualPx);
   });
 
@@ -105,6 +108,16 @@ describe("depth from the capture burst (decision)", () => {
     expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/1" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
+  });
+
+  it("identical reduced frames with a live sensor's noise in the native patches (a denoised, still scene) are not frozen", () => {
+    const frames = scene(12, () => ({ dx: 0, dy: 0 }), 2);
+    const burst = measureBurst(frames.map((f) => ({ ...f, luma: frames[0]!.luma })), frames.slice(-5).map((f) => f.patch));
+    expect(burst.identical_pairs).toBe(11);
+    expect(burst.temporal_noise).toBeGreaterThan(1);
+    const result = assessCaptureBurst({ schema_version: 1, device: PHONE, burst, preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 } });
+    expect(result).toMatchObject({ anomaly: false });
+    expect(codes(result)).not.toContain("frozen_stream");
   });
 
   it("repeated frames in the preview (a loop) are an anomaly even when the burst itself looks live", () => {

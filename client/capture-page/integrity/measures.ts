@@ -1,8 +1,9 @@
 /*
  * What a burst of video frames says about where they came from, measured on the device from small
  * grey frames (no DOM here: the evaluation script runs the same code on fixture videos in Node).
- * Each frame is the whole picture reduced to at most REDUCED_MAX_SIDE px, plus a PATCH_SIDE² patch
- * of the centre at the camera's native resolution (where sensor noise survives). Measures:
+ * Each frame is the whole picture reduced to at most REDUCED_MAX_SIDE px; a few PATCH_SIDE² patches
+ * of the centre at the camera's native resolution, read just after the shutter, carry the sensor
+ * noise that the reduction averages away. Measures:
  * identical and repeated frames, temporal noise, whole-frame motion, and parallax: how far the
  * motion of textured blocks between the first and last frames is from one homography (a flat
  * screen or print moves as one plane; a scene with depth does not).
@@ -19,8 +20,6 @@ export interface GreyFrame {
   height: number;
   /** The reduced frame, one byte per pixel, row by row. */
   luma: Uint8Array;
-  /** The native-resolution centre patch, PATCH_SIDE × PATCH_SIDE. */
-  patch: Uint8Array;
 }
 
 export type BurstMeasures = CaptureIntegrity["burst"];
@@ -32,14 +31,13 @@ export function lumaOf(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array = n
 }
 
 /** A 64-bit fingerprint (two independent 32-bit FNV-1a variants) of a frame's bytes, as a string key. */
-export function fingerprint(frame: Pick<GreyFrame, "luma" | "patch">): string {
+export function fingerprint(frame: Pick<GreyFrame, "luma">): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ 0x5bd1e995;
-  for (const bytes of [frame.luma, frame.patch]) {
-    for (let i = 0; i < bytes.length; i += 1) {
-      a = Math.imul(a ^ bytes[i]!, 0x01000193);
-      b = Math.imul(b ^ bytes[i]!, 0x5bd1e995) ^ (b >>> 15);
-    }
+  const bytes = frame.luma;
+  for (let i = 0; i < bytes.length; i += 1) {
+    a = Math.imul(a ^ bytes[i]!, 0x01000193);
+    b = Math.imul(b ^ bytes[i]!, 0x5bd1e995) ^ (b >>> 15);
   }
   return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
 }
@@ -63,7 +61,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-const same = (a: GreyFrame, b: GreyFrame) => sameBytes(a.luma, b.luma) && sameBytes(a.patch, b.patch);
+const same = (a: GreyFrame, b: GreyFrame) => sameBytes(a.luma, b.luma);
 
 /**
  * Watches the preview's frames for exact repeats: a looping clip shows the same frame again after
@@ -298,8 +296,14 @@ export function parallaxOf(first: GreyFrame, last: GreyFrame, predicted: { dx: n
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-/** The record's `burst` from consecutive distinct frames (oldest first). */
-export function measureBurst(frames: GreyFrame[]): BurstMeasures {
+/** Native patches read after the shutter: enough consecutive pairs for the noise, few enough to stay cheap. */
+export const NOISE_PATCHES = 5;
+
+/**
+ * The record's `burst` from consecutive distinct reduced frames (oldest first) and consecutive
+ * native patches (NOISE_PATCHES, read just after the shutter).
+ */
+export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstMeasures {
   const n = frames.length;
   const first = frames[0];
   const empty: BurstMeasures = {
@@ -318,6 +322,7 @@ export function measureBurst(frames: GreyFrame[]): BurstMeasures {
   let identical = 0;
   let repeated = 0;
   const noise: number[] = [];
+  for (let i = 1; i < patches.length; i += 1) noise.push(patchNoise(patches[i - 1]!, patches[i]!));
   const changed: number[] = [];
   const motion: number[] = [];
   let total = { dx: 0, dy: 0 };
@@ -326,7 +331,6 @@ export function measureBurst(frames: GreyFrame[]): BurstMeasures {
     const b = frames[i]!;
     if (same(a, b)) identical += 1;
     else if (frames.slice(0, i - 1).some((earlier, j) => same(earlier, b) && frames.slice(j + 1, i).some((between) => !same(between, b)))) repeated += 1;
-    noise.push(patchNoise(a.patch, b.patch));
     let moved = 0;
     for (let p = 0; p < a.luma.length; p += 1) if (Math.abs(a.luma[p]! - b.luma[p]!) > 2) moved += 1;
     changed.push(moved / a.luma.length);

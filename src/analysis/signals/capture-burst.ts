@@ -16,10 +16,11 @@ export const CAPTURE_BURST_THRESHOLDS = {
   minFrames: 5,
   minDurationMs: 300,
   /**
-   * Frozen: the frames neither carry sensor noise nor move, and nothing in them changes. Below this
-   * temporal noise (σ, grey levels of the native-resolution patch) there is none. An injected still
-   * measures exactly 0 on all three; a compressed genuine video can measure 0 noise where its picture
-   * stands still (the encoder removed it), so noise alone never decides.
+   * Frozen: the native patches carry no sensor noise, and the reduced frames are all identical or
+   * neither move nor change. Below this temporal noise (σ, grey levels) there is none. An injected
+   * still measures exactly 0 on all of them; a compressed genuine video can measure 0 noise where its
+   * picture stands still (the encoder removed it), so noise alone never decides; a phone's denoiser
+   * can make a still scene's reduced frames identical, so identical frames alone never decide either.
    */
   frozenNoiseBelow: 0.1,
   /** …and below this whole-frame motion (px of the reduced frame) the frames did not move. */
@@ -116,8 +117,10 @@ export function assessCaptureBurst(record: CaptureIntegrity | null | undefined):
     return notAssessed("capture_burst_incomplete");
   }
 
+  // No sensor noise, and either every frame the same or nothing moving or changing in them.
   const allIdentical = burst.identical_pairs >= burst.frames - 1;
-  const frozen = allIdentical || (burst.temporal_noise < t.frozenNoiseBelow && burst.motion_px < t.frozenMotionBelow && burst.changed_fraction < t.frozenChangedBelow);
+  const still = burst.motion_px < t.frozenMotionBelow && burst.changed_fraction < t.frozenChangedBelow;
+  const frozen = burst.temporal_noise < t.frozenNoiseBelow && (allIdentical || still);
   if (frozen) evidence.push({ code: "frozen_stream", value: burst.identical_pairs, detail: "no sensor noise and no motion between frames" });
   evidence.push({ code: "sensor_noise", value: round2(burst.temporal_noise) }, { code: "camera_motion", value: round2(burst.motion_px) });
 

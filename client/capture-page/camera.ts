@@ -27,23 +27,9 @@ export async function openCamera(): Promise<CameraOutcome> {
   }
 }
 
-let copy: MediaStreamTrack | null = null;
-
-/**
- * A copy of the camera's track (for watching the preview at a smaller size). One at a time: a new
- * copy stops the previous one, and closing the camera stops it, so no copy keeps the camera on.
- */
-export function copyTrack(track: MediaStreamTrack): MediaStreamTrack {
-  copy?.stop();
-  copy = track.clone();
-  return copy;
-}
-
 /** Releases the camera (the phone's indicator goes off) when no image step is on screen. */
 export function closeCamera(): void {
   for (const track of current?.getTracks() ?? []) track.stop();
-  copy?.stop();
-  copy = null;
   current = null;
 }
 

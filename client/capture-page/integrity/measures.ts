@@ -356,9 +356,21 @@ export const BURST_BEFORE_MS = 400;
 /** The page keeps at most this many recent frames (enough for BURST_BEFORE_MS at 60 fps). */
 export const BURST_RING = 28;
 
-/** The burst around a shutter pressed at `shutterAt`, from recent frames (oldest first); null until a frame after it arrived. */
+/** A burst is complete with this many frames over this long (a little over the decision's 5 and 300 ms). */
+export const BURST_MIN_FRAMES = 6;
+export const BURST_MIN_SPAN_MS = 350;
+
+/**
+ * The burst around a shutter pressed at `shutterAt`, from recent frames (oldest first): the frames
+ * from BURST_BEFORE_MS before it on, once at least one came after it and they are BURST_MIN_FRAMES
+ * over BURST_MIN_SPAN_MS (a page that read the preview sparingly reads on after the shutter); null
+ * until then.
+ */
 export function burstAround(recent: readonly GreyFrame[], shutterAt: number): GreyFrame[] | null {
-  const after = recent.findIndex((f) => f.t > shutterAt);
+  const burst = recent.filter((f) => f.t >= shutterAt - BURST_BEFORE_MS);
+  const after = burst.findIndex((f) => f.t > shutterAt);
   if (after === -1) return null;
-  return recent.slice(0, after + 1).filter((f) => f.t >= shutterAt - BURST_BEFORE_MS);
+  const enough = (n: number) => n >= BURST_MIN_FRAMES && burst[n - 1]!.t - burst[0]!.t >= BURST_MIN_SPAN_MS;
+  for (let n = after + 1; n <= burst.length; n += 1) if (enough(n)) return burst.slice(0, n);
+  return null;
 }

@@ -6,7 +6,8 @@
  *                     a test's preview, as Chromium loops the file (a loop is itself a cue)
  *   still.y4m         one frame of a real photograph (opencv-doc's building.jpg): a still fed as the camera
  *   still-2.y4m       another photograph (home.jpg): each test's photo is new to the tenant's history
- *   screen.y4m        the same photograph on a plane moving under a hand-held camera (simulated, with noise)
+ *   screen.y4m        the same photograph on a plane moving under a hand-held camera (simulated, with
+ *                     noise), 10 s: longer than a test's preview, so its loop is not what gives it away
  *
  * Sources are fetched with `apt-get download` (nothing installed; CI reaches Debian), converted by
  * ffmpeg. Idempotent. `npm run capture-fixtures`; the evaluation (scripts/eval/capture-burst.ts)
@@ -35,7 +36,7 @@ export function buildFixtures(): typeof FIXTURES {
   const photo = debianFile(SCREEN_PHOTOS[0]!);
   if (!existsSync(FIXTURES.still)) videoToY4m(photo, FIXTURES.still, { seconds: 1, frames: 1 });
   if (!existsSync(FIXTURES.still2)) videoToY4m(debianFile(SCREEN_PHOTOS[1]!), FIXTURES.still2, { seconds: 1, frames: 1 });
-  if (!existsSync(FIXTURES.screen)) writeGreyY4m(FIXTURES.screen, movingScreen(readPhotoGrey(photo, 640, 480), 640, 480, 30, 4, 32));
+  if (!existsSync(FIXTURES.screen)) writeGreyY4m(FIXTURES.screen, movingScreen(readPhotoGrey(photo, 640, 480), 640, 480, 30, 10, 32));
   return FIXTURES;
 }
 

@@ -103,8 +103,9 @@ if (args.sweep) {
   const screens = parallax(rows.filter((r) => r.group.startsWith("photo on a moving screen") && r.group.includes("renamed")));
   for (const baseline of [1, 1.5, 2, 3]) {
     for (const residual of [0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
-      const flat = (p: (typeof genuine)[number]) => p.blocks >= CAPTURE_BURST_THRESHOLDS.parallaxMinBlocks && p.baseline_px >= baseline && p.residual_px <= residual;
-      console.log(`baseline ≥ ${baseline} px, residual ≤ ${residual} px: genuine flat ${genuine.filter(flat).length}/${genuine.length}, screens flat ${screens.filter(flat).length}/${screens.length} [${wilson(screens.filter(flat).length, screens.length).map((x) => x.toFixed(2)).join("–")}]`);
+      const flat = (p: (typeof genuine)[number]) =>
+        p.blocks >= CAPTURE_BURST_THRESHOLDS.parallaxMinBlocks && p.baseline_px >= baseline && p.residual_px <= Math.max(residual, CAPTURE_BURST_THRESHOLDS.flatResidualPerBaseline * p.baseline_px);
+      console.log(`baseline ≥ ${baseline} px, residual ≤ max(${residual} px, ${CAPTURE_BURST_THRESHOLDS.flatResidualPerBaseline} × baseline): genuine flat ${genuine.filter(flat).length}/${genuine.length}, screens flat ${screens.filter(flat).length}/${screens.length} [${wilson(screens.filter(flat).length, screens.length).map((x) => x.toFixed(2)).join("–")}]`);
     }
   }
 }

@@ -282,7 +282,8 @@ function homographyResiduals(blocks: BlockMatch[], w: number, h: number): number
  * (mismatches), and the RMS distance of the rest from it.
  */
 export function parallaxOf(first: GreyFrame, last: GreyFrame, predicted: { dx: number; dy: number }): BurstMeasures["parallax"] {
-  const blocks = blockMotion(first, last, predicted, 6);
+  // ±10 px around the whole frame's shift: a turning camera moves the corners several px more than the centre.
+  const blocks = blockMotion(first, last, predicted, 10);
   if (blocks.length < 9) return null;
   const all = homographyResiduals(blocks, first.width, first.height);
   if (!all) return null;

@@ -45,6 +45,12 @@ export const CAPTURE_BURST_THRESHOLDS = {
    * a photo on a moving plane did; 0.2 px caught 87, 0.5 px 137.
    */
   flatResidualPx: 0.3,
+  /**
+   * …or, over a longer baseline, this share of it: resampling a moving plane leaves a residual that
+   * grows with how far it moved (0.34 px over 8.4 px in Chromium's pipeline, browser suite of
+   * 2026-11-27), while the genuine videos' residuals stayed above 0.1 of their baseline.
+   */
+  flatResidualPerBaseline: 0.05,
   sceneResidualPx: 0.8,
   /**
    * Whether flatness alone trips `depth_anomaly`: yes, as measured on genuine videos (0 %, docs/signals.md);
@@ -129,8 +135,9 @@ export function assessCaptureBurst(record: CaptureIntegrity | null | undefined):
   let flat = false;
   const p = burst.parallax;
   if (p && p.blocks >= t.parallaxMinBlocks && p.baseline_px >= t.parallaxMinBaselinePx) {
-    flat = p.residual_px <= t.flatResidualPx;
-    depthTerm = clamp01((p.residual_px - t.flatResidualPx) / (t.sceneResidualPx - t.flatResidualPx));
+    const flatBelow = Math.max(t.flatResidualPx, t.flatResidualPerBaseline * p.baseline_px);
+    flat = p.residual_px <= flatBelow;
+    depthTerm = clamp01((p.residual_px - flatBelow) / Math.max(0.1, t.sceneResidualPx - flatBelow));
     evidence.push({ code: flat ? "planar_motion" : "parallax", value: round2(p.residual_px), detail: `homography residual over ${p.blocks} blocks, baseline ${round2(p.baseline_px)} px` });
   } else {
     evidence.push({ code: "parallax_not_measured", detail: p ? `baseline ${round2(p.baseline_px)} px over ${p.blocks} blocks` : "too little texture" });

@@ -41,8 +41,9 @@ export const CAPTURE_BURST_THRESHOLDS = {
   /**
    * Residual (px) at or below which the motion is that of one plane, and at which a scene counts as
    * clearly 3-D (for the confidence). Chosen with scripts/eval/capture-burst.ts --sweep (run of
-   * 2026-11-27): at 0.3 px no genuine video's press read flat (0 of 285) and 136 of 144 presses over
-   * a photo on a moving plane did; 0.2 px caught 87, 0.5 px 137.
+   * 2026-11-27, with flatResidualPerBaseline below): at 0.3 px over a 1.5 px baseline no genuine
+   * video's press read flat (0 of 213 with a parallax measured) and 138 of 144 presses over a photo
+   * on a moving plane did; 0.2 px caught 118, 0.5 px 139; a 1 px baseline let one genuine press in.
    */
   flatResidualPx: 0.3,
   /**

@@ -41,7 +41,7 @@ export function Photos(props: { verification: Verification; captures: Loaded<{ i
               )}
             </button>
             <span class="meta">
-              {c.step_key} · {c.source === "live" ? "live" : "uploaded"} · {formatDateTime(c.created_at)}
+              {c.step_key} · {c.source === "live" ? "photo step" : "uploaded"} · {formatDateTime(c.created_at)}
             </span>
             <SignalBadges capture={c} />
           </li>

@@ -2233,11 +2233,11 @@ export interface components {
             /** @description The reduced frame the page measured motion on (its longest side at most 160 px). */
             width: number;
             height: number;
-            /** @description Consecutive frames with exactly the same pixels (reduced frame and native-resolution patch). */
+            /** @description Consecutive reduced frames with exactly the same pixels. */
             identical_pairs: number;
             /** @description Frames exactly equal to an earlier, non-adjacent frame of the burst (a looping clip). */
             repeated_frames: number;
-            /** @description Noise between consecutive frames of a native-resolution patch after aligning them (σ, grey levels): 0 for an injected still. */
+            /** @description Noise between consecutive native-resolution patches of the picture's centre read just after the shutter, once aligned (σ, grey levels): 0 for an injected still. */
             temporal_noise: number;
             /** @description Median share of the reduced frame's pixels that changed by more than 2 grey levels between consecutive frames. */
             changed_fraction: number;

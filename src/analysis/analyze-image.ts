@@ -23,6 +23,9 @@ import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from ".
 import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
+import { assessCaptureBurst } from "./signals/capture-burst";
+import type { CaptureIntegrity } from "../schemas/capture-integrity";
+import type { CaptureChannel } from "../schemas/verification-create";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
@@ -42,6 +45,13 @@ export interface ImageInput {
   uploaded: boolean;
   /** The forensic buffer's bytes, when the capture has one. */
   depthPng: Uint8Array | null;
+  /**
+   * Where the verification's evidence comes from: `depth` is assessed from the depth map on `api`,
+   * from the capture-integrity record on `hosted_page`.
+   */
+  channel: CaptureChannel;
+  /** The capture page's capture-integrity record, when the capture came with one. */
+  captureIntegrity: CaptureIntegrity | null;
   /** Device-reported fix from the capture request. */
   location: unknown;
   clientCapturedAt: number | null;
@@ -182,7 +192,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.ai_detection = wantsAiProvider
       ? await time("ai_provider", () => aiSignal(deps.aiProvider!, provenance, aiPixels, pixels?.thumbnail ? providerJpeg(pixels.thumbnail) : null, pixelsMissing))
       : observed.ai_detection;
-    signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
+    signals.depth = input.channel === "hosted_page" ? assessCaptureBurst(input.captureIntegrity) : depthMapSignal(depth);
     const thumbnail = pixels?.thumbnail;
     const web =
       deps.web && wantsWebSearch && fingerprint && thumbnail ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(providerJpeg(thumbnail), "image/jpeg")) } : null;
@@ -256,6 +266,11 @@ async function aiSignal(
   const combined = combineAiDetection({ provenance, pixels, provider: { name: provider.name, outcome } });
   if (isNotAssessed(combined) && !jpeg && pixelsMissing) return { ...combined, reason: pixelsMissing };
   return combined;
+}
+
+function depthMapSignal(depth: DepthResult): DepthResult | NotAssessed {
+  if (depth.source !== "unavailable") return depth;
+  return notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable");
 }
 
 function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | null): ScreenResult | NotAssessed {

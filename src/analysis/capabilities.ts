@@ -1,7 +1,8 @@
 import type { AiMethod, ReverseSource } from "./evidence";
 import type { FieldErrors } from "../lib/errors";
 import type { AnalysisProviders } from "../providers/analysis";
-import { DEFAULT_SIGNALS, type CaptureChannel, type SignalName } from "../schemas/verification-create";
+import { DEFAULT_SIGNALS_BY_CHANNEL, type CaptureChannel, type SignalName } from "../schemas/verification-create";
+import { CAPTURE_BURST_PROVIDER } from "./signals/capture-burst";
 import { parseCoordinates } from "./signals/location";
 
 /*
@@ -59,10 +60,14 @@ const VISION_ENABLE =
   "Set VISION_API_URL (an OpenAI-compatible vision endpoint; VISION_MODEL, VISION_API_KEY) or deploy with the Workers AI binding (AI).";
 const NO_VISION = "No vision provider is configured.";
 const DEPTH_ON_THE_PAGE: ChannelSupport = {
-  available: false,
-  reason: "The hosted capture page takes photos with the browser's camera, which gives no depth map.",
-  enable:
-    'Capture through the API instead (create with capture_channel "api"): mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
+  available: true,
+  reason:
+    "Assessed from the capture page's capture-integrity record (source capture_burst): the camera device and a burst of frames around the shutter, as the browser reported them: client-reported cues, never proof. A live capture sent without the record reads depth not assessed.",
+};
+const DEPTH_OVER_THE_API: ChannelSupport = {
+  available: true,
+  reason: "Assessed from the capture's depth map (source forensic_buffer).",
+  enable: 'Mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
 };
 
 type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvider">>;
@@ -105,7 +110,7 @@ export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boo
     ai: aiCapability(providers),
     reverse,
     context: vision,
-    depth: { available: true, provider: "offline-depth-plane", channels: { hosted_page: DEPTH_ON_THE_PAGE, api: { available: true } } },
+    depth: { available: true, provider: `offline-depth-plane+${CAPTURE_BURST_PROVIDER}`, channels: { hosted_page: DEPTH_ON_THE_PAGE, api: DEPTH_OVER_THE_API } },
   };
   const checks: Record<CheckName, Capability> = {
     object_match: vision,
@@ -128,11 +133,11 @@ export function supportOn(capability: Capability, channel: CaptureChannel): Chan
   return capability.channels?.[channel] ?? { available: true };
 }
 
-/** The contract's default set limited to what the channel assesses, and what was left out. */
+/** The channel's default set (DEFAULT_SIGNALS_BY_CHANNEL) limited to what the channel assesses, and what was left out. */
 export function defaultSignals(signals: Record<SignalName, Capability>, channel: CaptureChannel): { signals: SignalName[]; leftOut: LeftOut[] } {
   const kept: SignalName[] = [];
   const leftOut: LeftOut[] = [];
-  for (const signal of DEFAULT_SIGNALS) {
+  for (const signal of DEFAULT_SIGNALS_BY_CHANNEL[channel]) {
     const support = supportOn(signals[signal], channel);
     if (support.available) kept.push(signal);
     else leftOut.push({ signal, reason: support.reason ?? "Not assessed by this deployment.", ...(support.enable ? { enable: support.enable } : {}) });

@@ -59,6 +59,13 @@ export const NOT_ASSESSED_REASONS = [
   "no_depth_map",
   /** The depth map could not be parsed. */
   "depth_map_unreadable",
+  /**
+   * A live capture of a hosted-page verification came without the capture page's capture-integrity
+   * record (a script posting to the capture endpoint, or the camera-app fallback): never assumed live.
+   */
+  "no_capture_integrity",
+  /** The record's burst held too few frames, or too short a time, to measure (a stalled camera). */
+  "capture_burst_incomplete",
 ] as const;
 export type NotAssessedReason = (typeof NOT_ASSESSED_REASONS)[number];
 
@@ -128,11 +135,17 @@ export interface ReverseResult extends Provenance {
   matches?: Array<{ capture_id: string; verification_id: string; distance: number }>;
 }
 export interface DepthResult extends Provenance {
-  /** Where depth came from: `forensic_buffer` (client depth map) or `unavailable`. */
+  /**
+   * Where depth came from: `forensic_buffer` (the API channel's client depth map), `capture_burst`
+   * (the hosted page's capture-integrity record) or `unavailable`.
+   */
   source: string;
-  /** Confidence that the depth map shows a three-dimensional scene (0 when there is no depth). */
+  /**
+   * Confidence that the depth map shows a three-dimensional scene (0 when there is no depth); for
+   * `capture_burst`, that the frames came from a camera over a real scene.
+   */
   confidence: number;
-  /** A flat scene: the shape of a screen or a print held to the camera. */
+  /** A flat scene (a screen or a print held to the camera), or for `capture_burst` frames no camera over a real scene gives. */
   anomaly: boolean;
 }
 export interface ContextResult extends Provenance {

@@ -261,6 +261,8 @@ export const captures = sqliteTable("captures", {
   location: json<unknown>("location"),
   forensicBufferKey: text("forensic_buffer_key"),
   attestation: json<unknown>("attestation"),
+  /** The capture page's capture-integrity record (schemas/capture-integrity.ts): client-reported cues; redaction removes its device label. */
+  captureIntegrity: json<unknown>("capture_integrity"),
   createdAt: ms("created_at").notNull(),
 }, (t) => [index("captures_verification_idx").on(t.verificationId, t.seq)]);
 

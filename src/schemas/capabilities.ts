@@ -26,7 +26,7 @@ const CapabilitySchema = z
     channels: z
       .object({ hosted_page: ChannelSupportSchema, api: ChannelSupportSchema })
       .optional()
-      .openapi({ description: "Where the capture channel matters: what each can deliver (the hosted capture page cannot send a depth map)." }),
+      .openapi({ description: "Where the capture channel matters: what each delivers (`depth`: the capture-integrity record on the hosted page, a depth map over the API)." }),
   })
   .openapi("Capability");
 
@@ -36,6 +36,6 @@ export const CapabilitiesSchema = z
     checks: z.object({ object_match: CapabilitySchema, condition: CapabilitySchema, location_match: CapabilitySchema }),
     defaults: z
       .object({ signals_required: z.array(z.enum(SIGNALS)), capture_channel: z.enum(CAPTURE_CHANNELS) })
-      .openapi({ description: "What a creation naming neither gets: the contract's default signals limited to what the default channel assesses." }),
+      .openapi({ description: "What a creation naming neither gets: the default channel's default signals (hosted_page: screen, ai, reverse, depth) limited to what it assesses." }),
   })
   .openapi("Capabilities");

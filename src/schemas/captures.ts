@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
+import { CaptureIntegritySchema } from "./capture-integrity";
 import { AttestationSchema } from "./verification";
 
 /* The Capture resource (domain/evidence/present.ts builds it; analysis-view.ts its `analysis`). */
@@ -86,6 +87,10 @@ export const CaptureSchema = z
       })
       .optional(),
     attestation: AttestationSchema.optional(),
+    capture_integrity: CaptureIntegritySchema.optional().openapi({
+      description:
+        "What the hosted capture page reported of the camera and of a burst of frames around the shutter (client-reported: a cue, never proof). Absent for captures sent without it; its device label is removed by redaction.",
+    }),
     image_url: SignedUrl("The stored image; absent once redacted"),
     thumbnail_url: SignedUrl("A JPEG of at most 480 px on its longest side; absent when the pixels could not be decoded (see `analysis.notes`)"),
     depth_map_url: SignedUrl("The capture's forensic buffer (16-bit PNG depth map), when it has one"),

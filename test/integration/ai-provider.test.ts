@@ -62,7 +62,7 @@ describe("Sightengine genai (loopback fake)", () => {
   it("through a capture's analysis: the provider gets the analysis's JPEG, decides, and a failing one leaves the signal not assessed with a note", async () => {
     const capture = (aiProvider: ReturnType<typeof provider>) =>
       analyzeImage(
-        { captureId: "cap_1", tenantId: "tnt_a", bytes: encodeJpeg(naturalScene(640, 480, 3), 92), mediaType: "image/jpeg", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["ai"] },
+        { captureId: "cap_1", tenantId: "tnt_a", bytes: encodeJpeg(naturalScene(640, 480, 3), 92), mediaType: "image/jpeg", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["ai"], channel: "api", captureIntegrity: null },
         { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], aiProvider },
       );
     const generated = await capture(provider("ai"));

@@ -53,7 +53,8 @@ describe("max_captures and the capture_1 sugar", () => {
     expect(v.config).toEqual({
       max_captures: 3,
       steps: [{ key: "capture_1", type: "image", description: "", min: 3, max: 3 }],
-      signals_required: ["screen", "ai", "reverse"],
+      // The hosted page's default set: depth is assessed there from the capture-integrity record.
+      signals_required: ["screen", "ai", "reverse", "depth"],
       // No signals_required in the request: the service chose them, and says so.
       signals_default: { left_out: [] },
     });

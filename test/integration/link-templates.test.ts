@@ -52,7 +52,8 @@ describe("link templates", () => {
       url: `http://localhost:8787/l/${t.slug}/${s}`,
       steps: photoSteps,
       max_captures: 2,
-      signals_required: ["screen", "ai", "reverse"],
+      // Its links lead to the hosted page, whose default set includes depth (from the capture-integrity record).
+      signals_required: ["screen", "ai", "reverse", "depth"],
       metadata: { line: "home" },
       expires_in_seconds: 3600,
       seal: true,

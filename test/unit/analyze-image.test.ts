@@ -14,6 +14,8 @@ const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> 
   mediaType,
   uploaded: false,
   depthPng: null,
+  channel: "api",
+  captureIntegrity: null,
   location: null,
   clientCapturedAt: null,
   required: ["screen", "ai", "reverse", "depth"],

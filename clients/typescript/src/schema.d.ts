@@ -1584,7 +1584,7 @@ export interface components {
             /** @enum {string} */
             status: "not_assessed";
             /** @enum {string} */
-            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable";
+            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable" | "no_capture_integrity" | "capture_burst_incomplete";
         };
         AiDetection: {
             /** @enum {string} */
@@ -2109,7 +2109,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -2126,7 +2126,7 @@ export interface components {
             expected_object?: string;
             condition_aspects?: string[];
             /**
-             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.
+             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations. `depth` is assessed on `hosted_page` from the capture page's capture-integrity record (`source: capture_burst`), on `api` from a depth map (`forensic_buffer_key`).
              * @enum {string}
              */
             capture_channel?: "hosted_page" | "api";
@@ -2203,7 +2203,7 @@ export interface components {
                 condition: components["schemas"]["Capability"];
                 location_match: components["schemas"]["Capability"];
             };
-            /** @description What a creation naming neither gets: the contract's default signals limited to what the default channel assesses. */
+            /** @description What a creation naming neither gets: the default channel's default signals (hosted_page: screen, ai, reverse, depth) limited to what it assesses. */
             defaults: {
                 signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
                 /** @enum {string} */
@@ -2229,7 +2229,7 @@ export interface components {
             reason?: string;
             /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
             enable?: string;
-            /** @description Where the capture channel matters: what each can deliver (the hosted capture page cannot send a depth map). */
+            /** @description Where the capture channel matters: what each delivers (`depth`: the capture-integrity record on the hosted page, a depth map over the API). */
             channels?: {
                 hosted_page: {
                     available: boolean;
@@ -2403,12 +2403,74 @@ export interface components {
             attestation_token?: string;
             location?: components["schemas"]["DeviceLocation"];
             forensic_buffer_key?: string;
+            capture_integrity?: components["schemas"]["CaptureIntegrity"];
         };
         DeviceLocation: {
             lat: number;
             lng: number;
             accuracy_m?: number;
             is_mock?: boolean;
+        };
+        /** @description Sent by the hosted capture page with each live capture: the camera and a burst of frames around the shutter, as the browser reported them (client-reported: a cue, never proof). On a `hosted_page` verification the `depth` signal is assessed from it; a live capture without it reads `depth` not assessed (`no_capture_integrity`). */
+        CaptureIntegrity: {
+            /** @enum {number} */
+            schema_version: 1;
+            device: components["schemas"]["CaptureIntegrityDevice"];
+            burst: components["schemas"]["CaptureIntegrityBurst"];
+            preview: components["schemas"]["CaptureIntegrityPreview"];
+        };
+        CaptureIntegrityDevice: {
+            /** @description The video device's label as the browser reports it (e.g. `Back Camera`, `camera2 0, facing back`, `OBS Virtual Camera`). It can name a person's device, so redaction removes it. */
+            label?: string;
+            /** @description The device's kind (`videoinput`) or, when the browser does not list it, the track's (`video`). */
+            kind: string;
+            facing_mode?: string;
+            /** @description The track's `getSettings()` as the browser reported them (no device or group id is sent). */
+            settings: {
+                width?: number;
+                height?: number;
+                frame_rate?: number;
+                aspect_ratio?: number;
+                resize_mode?: string;
+            };
+            /** @description The names of the controls the track offers (`getCapabilities()`), e.g. `focusMode`, `exposureMode`, `zoom`, `torch`. */
+            controls: string[];
+        };
+        CaptureIntegrityBurst: {
+            /** @description Distinct video frames the page read around the shutter. */
+            frames: number;
+            /** @description Time from the first to the last of them. */
+            duration_ms: number;
+            /** @description The reduced frame the page measured motion on (its longest side at most 160 px). */
+            width: number;
+            height: number;
+            /** @description Consecutive reduced frames with exactly the same pixels. */
+            identical_pairs: number;
+            /** @description Frames exactly equal to an earlier, non-adjacent frame of the burst (a looping clip). */
+            repeated_frames: number;
+            /** @description Noise between consecutive native-resolution patches of the picture's centre read just after the shutter, once aligned (σ, grey levels): 0 for an injected still. */
+            temporal_noise: number;
+            /** @description Median share of the reduced frame's pixels that changed by more than 2 grey levels between consecutive frames. */
+            changed_fraction: number;
+            /** @description Median motion of the whole frame between consecutive frames, in pixels of the reduced frame. */
+            motion_px: number;
+            parallax: components["schemas"]["CaptureIntegrityParallax"];
+        };
+        /** @description What the motion says about depth; null when too few blocks had texture to measure. */
+        CaptureIntegrityParallax: {
+            /** @description Textured blocks whose motion was measured between the burst's first and last frames. */
+            blocks: number;
+            /** @description Their mean displacement, in pixels of the reduced frame. */
+            baseline_px: number;
+            /** @description The RMS distance of their motion from the single homography that best explains it: about 0 for a flat screen or print, larger for a scene with depth. */
+            residual_px: number;
+        } | null;
+        CaptureIntegrityPreview: {
+            /** @description Frames the page fingerprinted while the preview ran. */
+            frames: number;
+            duration_ms: number;
+            /** @description Frames whose fingerprint equals one seen earlier, with different frames between (a looping clip repeats its frames exactly; a camera never does). */
+            repeated_frames: number;
         };
         AnswerRequest: {
             step_key: string;
@@ -2797,7 +2859,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -2814,7 +2876,7 @@ export interface components {
             expected_object?: string;
             condition_aspects?: string[];
             /**
-             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.
+             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations. `depth` is assessed on `hosted_page` from the capture page's capture-integrity record (`source: capture_burst`), on `api` from a depth map (`forensic_buffer_key`).
              * @enum {string}
              */
             capture_channel?: "hosted_page" | "api";
@@ -2910,7 +2972,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             context?: components["schemas"]["Context"];
             /** Format: uri */
@@ -3023,6 +3085,7 @@ export interface components {
                 is_mock: boolean;
             };
             attestation?: components["schemas"]["Attestation"];
+            capture_integrity?: components["schemas"]["CaptureIntegrity"] & unknown;
             /**
              * Format: uri
              * @description The stored image; absent once redacted: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).

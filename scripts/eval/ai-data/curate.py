@@ -351,9 +351,10 @@ REAL_SOURCES = [
     ("github:ianare/exif-samples", "train", "CC BY-SA 4.0 (contributed images, per README)", [
         # Camera samples for an EXIF reader (many repeat metadata-extractor's: the near-duplicate check drops
         # them). Left out: orientation/ (one photo rotated 8 ways with printed labels), tests/ and invalid/
-        # (broken files, a painting, a grey card, an index sheet), and exif-org/fujifilm-dx10 (an index sheet).
+        # (broken files, a painting, a grey card, an index sheet), exif-org/fujifilm-dx10 (an index sheet).
         (r"^jpg/(orientation|tests|invalid)/", None),
         (r"^jpg/exif-org/fujifilm-dx10\.jpg$", None),
+        (r"^jpg/corrupted\.jpg$", None),  # a truncated file kept to test error handling
         (r"^jpg/mobile/", r("phone")),
         (r"^jpg/", r()),
     ], "min:400"),

@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "**/.wrangler/", "worker-configuration.d.ts", "dist/", "coverage/", "test-results/", "public/", ".cache/", ".eval-photos/"] },
+  { ignores: ["node_modules/", "**/.wrangler/", "worker-configuration.d.ts", "dist/", "clients/typescript/dist/", "coverage/", "test-results/", "public/", ".cache/", ".eval-photos/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -56,7 +56,7 @@ export default tseslint.config(
     languageOptions: { sourceType: "commonjs", globals: { module: "writable" } },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.mjs"],
+    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "clients/typescript/**/*.mjs", "clients/typescript/bin/*.js"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", fetch: "readonly", setTimeout: "readonly" } },
   },
 );

@@ -1,12 +1,12 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet } from "jose";
-import type { components } from "./schema";
+import type { components } from "./schema.js";
 
 /*
  * Verifying a certificate of the Verification Service, anywhere: in Node (the
  * `verification-certificate` command), in a browser (the certificate page), in a back-end. A
  * certificate is a compact JWS (a JWT with `typ: verification-certificate+jwt`, EdDSA/Ed25519) whose
  * payload says what the service saw and decided about one verification, with the SHA-256 of each
- * photo's bytes. Only this file and jose: it runs unbundled under Node's type stripping.
+ * photo's bytes. Only this file and jose, so the certificate page bundles nothing else.
  */
 
 /** A payload of `schema_version` 2: the tenant's id and verified domain, and each required signal's status and method. */
@@ -36,7 +36,6 @@ export type CertificateProblem = "malformed" | "signature" | "unknown_key" | "is
 export class CertificateError extends Error {
   override name = "CertificateError";
   readonly problem: CertificateProblem;
-  // No parameter properties: Node runs this file by stripping types, which cannot rewrite them.
   constructor(problem: CertificateProblem, message: string) {
     super(message);
     this.problem = problem;

@@ -3,7 +3,7 @@
  *
  * Checks a certificate of the Verification Service: its signature against the issuer's published
  * keys (fetched, or a saved key set: offline), that the issuer is the one you trust, and that each
- * photo's SHA-256 is one the certificate lists. Runs on Node 22.18+ as it is (type stripping).
+ * photo's SHA-256 is one the certificate lists. Compiled to dist/ (npm run build), it runs on Node 20+.
  *
  * Exit codes: 0 valid, every photo in it; 1 the certificate is not valid; 2 usage or input error (an
  * unreadable file); 3 valid, but a photo is not in it; 4 the issuer's keys could not be fetched
@@ -23,7 +23,7 @@ import {
   type CertificatePayload,
   type KeySource,
   type VerifiedCertificate,
-} from "./certificate.ts";
+} from "./certificate.js";
 
 export const EXIT = { valid: 0, invalid: 1, usage: 2, photoNotCertified: 3, keysUnavailable: 4 } as const;
 

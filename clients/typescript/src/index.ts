@@ -1,7 +1,7 @@
 import createFetchClient from "openapi-fetch";
-import type { components, operations, paths } from "./schema";
+import type { components, operations, paths } from "./schema.js";
 
-export { verifyWebhook, WebhookVerificationError } from "./webhooks";
+export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 export {
   captureWithDigest,
   CertificateError,
@@ -14,7 +14,7 @@ export {
   type CertifiedCapture,
   type CertifiedSignal,
   type KeySource,
-} from "./certificate";
+} from "./certificate.js";
 export type { components, operations, paths };
 
 type Schemas = components["schemas"];

@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import type { components } from "./schema";
+import type { components } from "./schema.js";
 
 export { WebhookVerificationError };
 

@@ -2,7 +2,7 @@ import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from "../s
 
 /**
  * The handler behind your `webhook_url` (any runtime with fetch's Request and Response: Workers,
- * Deno, Bun, Node 18+). Answer 2xx quickly: anything else is retried for about three days. A retry
+ * Deno, Bun, Node 20+). Answer 2xx quickly: anything else is retried for about three days. A retry
  * carries the same `event.id`, so handle each id once.
  */
 export async function handleWebhook(request: Request, secret: string, onEvent: (event: WebhookEvent) => Promise<void>): Promise<Response> {

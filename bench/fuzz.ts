@@ -115,8 +115,8 @@ function pngChunk(type: string, body: Buffer): Buffer {
 }
 
 /** A one-colour PNG of W×H (streamed through zlib: never the whole frame in Node's memory either). */
-async function flatPng(depth: 8 | 16, colorType: 2 | 6): Promise<Buffer> {
-  const channels = colorType === 6 ? 4 : 3;
+async function flatPng(depth: 8 | 16, colorType: 0 | 2 | 6): Promise<Buffer> {
+  const channels = { 0: 1, 2: 3, 6: 4 }[colorType];
   const row = Buffer.alloc(1 + (W * channels * depth) / 8, 0x80);
   row[0] = 0;
   const deflate = createDeflate({ level: 9 });
@@ -169,7 +169,8 @@ function flatHeic(width: number, height: number, tileWidth: number, tileHeight: 
   return Buffer.from(heifGrid(readFileSync(join(CACHE, "multi.heic")), columns, rows, { width: tileWidth, height: tileHeight }, { width, height }));
 }
 
-const EXPENSIVE: Array<{ name: string; type: string; make: () => Buffer | Promise<Buffer> }> = [
+/** `path`: what the bench Worker does with it (default: one whole offline analysis of it as the photo). */
+const EXPENSIVE: Array<{ name: string; type: string; make: () => Buffer | Promise<Buffer>; path?: string }> = [
   { name: "PNG 8192×6400 RGB, one colour", type: "image/png", make: () => flatPng(8, 2) },
   { name: "PNG 8192×6400 16-bit RGBA, one colour", type: "image/png", make: () => flatPng(16, 6) },
   { name: "JPEG 8192×6400 baseline, one colour", type: "image/jpeg", make: () => flatJpeg(false) },
@@ -196,6 +197,8 @@ const EXPENSIVE: Array<{ name: string; type: string; make: () => Buffer | Promis
   // 512×512 tiles overhang 6400 rows past the ceiling (every tile is decoded whole): 6144 rows.
   { name: "HEIC 8192×6144, 16×12 tiles of 512×512, one colour", type: "image/heic", make: () => flatHeic(W, 6144, 512, 512) },
   { name: "HEIC 8192×6144, 32×24 tiles of 256×256 (the most tiles), one colour", type: "image/heic", make: () => flatHeic(W, 6144, 256, 256) },
+  // A capture's depth map (forensic buffer) at the ceiling: 100 MiB of samples, streamed twice at most.
+  { name: "depth map 8192×6400 16-bit grey, one depth (the depth signal)", type: "image/png", make: () => flatPng(16, 0), path: "/depth" },
 ];
 
 async function expensiveInput(name: string, make: () => Buffer | Promise<Buffer>): Promise<Buffer> {
@@ -212,7 +215,7 @@ interface ExpensiveRow {
 
 async function measureExpensive(): Promise<ExpensiveRow[]> {
   const rows: ExpensiveRow[] = [];
-  for (const { name, type, make } of EXPENSIVE) {
+  for (const { name, type, make, path } of EXPENSIVE) {
     console.error(`expensive: ${name}…`);
     const bytes = await expensiveInput(name, make);
     const w = await startWorkerd(await freePort());
@@ -221,7 +224,7 @@ async function measureExpensive(): Promise<ExpensiveRow[]> {
       const sample = { "image/png": "dune.png", "image/jpeg": "dune.jpg", "image/webp": "dune.webp", "image/heic": "dune.heic" }[type]!;
       await measure(w, `/analyze?type=${encodeURIComponent(type)}`, readFileSync(join(ROOT, "test/fixtures/photos", sample)));
       await new Promise((r) => setTimeout(r, 300));
-      rows.push({ name, bytes: bytes.length, measured: await measure(w, `/analyze?type=${encodeURIComponent(type)}`, bytes) });
+      rows.push({ name, bytes: bytes.length, measured: await measure(w, path ?? `/analyze?type=${encodeURIComponent(type)}`, bytes) });
     } finally {
       await stopWorkerd(w);
     }

@@ -21,7 +21,7 @@ import {
 import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
 import { detectAiProvenance } from "./signals/ai-provenance";
-import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
+import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
@@ -218,12 +218,14 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   };
 }
 
+/** The depth map behind the photos' header check and limits: one that is refused is unreadable, with why. */
 function depthOf(png: Uint8Array | null): DepthResult {
   if (!png) return depthUnavailable("no_depth_map");
   try {
-    return analyzeDepth(parseDepthPng(png));
+    return analyzeDepthPng(png);
   } catch (err) {
-    return depthUnavailable("depth_map_unreadable", String(err).slice(0, 200));
+    const why = err instanceof DecodeFailure ? `${err.reason}: ${err.message}` : String(err);
+    return depthUnavailable("depth_map_unreadable", why.slice(0, 200));
   }
 }
 

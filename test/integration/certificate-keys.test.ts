@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { certificateKeys, captures, verifications } from "../../src/db/schema";
 import { newVerificationRow } from "../../src/db/verifications";
 import { currentCertificate } from "../../src/domain/certificates/issue";
-import { importSigningKey } from "../../src/domain/certificates/keys";
+import { importSigningKey, JWKS_ISOLATE_TTL_MS, JWKS_MAX_AGE_SECONDS, publishedKeys } from "../../src/domain/certificates/keys";
 import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
 import { ConfigError } from "../../src/env";
 import { ed25519Pkcs8 } from "../../src/lib/pkcs8";
@@ -25,6 +25,9 @@ let t: TestTenant;
 beforeAll(async () => {
   t = await seedTenant("Rotating Insurance");
 });
+
+/** The key set this isolate publishes once its copy is older than it keeps one (read on that later clock). */
+const keySetAfterAMinute = async () => (await publishedKeys(env, db(), Date.now() + JWKS_ISOLATE_TTL_MS + 1_000)).map((k) => k.kid);
 
 /** A completed verification with one capture, as D1 holds it, that nobody has certified yet. */
 async function completedInD1(): Promise<string> {
@@ -121,6 +124,8 @@ describe("certificate keys", () => {
     expect(link.body.certificate.kid).toBe(leakedKid);
 
     await db().update(certificateKeys).set({ withdrawnAt: Date.now() }).where(eq(certificateKeys.kid, leakedKid)).run();
+    // Published within the minute each isolate keeps the key set (README "Certificate keys").
+    expect(await keySetAfterAMinute()).not.toContain(leakedKid);
     const jwks = await publishedJwks();
     expect(jwks.keys.map((k) => k.kid)).not.toContain(leakedKid);
     await expect(verifyCertificate(first!.certificate.jws, jwks)).rejects.toThrow();
@@ -135,5 +140,18 @@ describe("certificate keys", () => {
     const other = await completedInD1();
     await expect(currentCertificate(envWithKey(leaked), db(), other)).rejects.toBeInstanceOf(ConfigError);
     expect((await publishedJwks(envWithKey(leaked))).keys.map((k) => k.kid)).not.toContain(leakedKid);
+  });
+
+  it("the key set is read from D1 at most once a minute per isolate, and its Cache-Control says how long a cache may keep it", async () => {
+    const first = await callJson("/.well-known/jwks.json");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("Cache-Control")).toBe(`public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+    // A key recorded meanwhile (another isolate's first certificate with it): not read at once…
+    const other = await importSigningKey(ed25519Pkcs8(await newSigningKey())!);
+    const { kid: _k, alg: _a, use: _u, ...publicJwk } = other.publicJwk;
+    await db().insert(certificateKeys).values({ kid: other.kid, publicJwk, createdAt: Date.now() }).run();
+    expect((await publishedJwks()).keys.map((k) => k.kid)).not.toContain(other.kid);
+    // …but once the isolate's copy is a minute old.
+    expect(await keySetAfterAMinute()).toContain(other.kid);
   });
 });

@@ -1069,7 +1069,7 @@ export interface paths {
         };
         /**
          * The keys that sign certificates (JWKS); no authentication
-         * @description The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. Cacheable for 5 minutes; a verifier that meets an unknown `kid` fetches it again.
+         * @description The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. Cacheable for 5 minutes (`Cache-Control`); a verifier that meets an unknown `kid` fetches it again. The service reads its key records at most once a minute per instance: a withdrawn key leaves the set within 60 s.
          */
         get: operations["getCertificateKeys"];
         put?: never;

@@ -142,15 +142,16 @@ const magicLinkRequest = createRoute({
   security: [],
   summary: "Email a single-use sign-in link (valid 15 minutes)",
   description:
-    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
+    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
   request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com", return_to: "/console" }) },
   responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
-  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, clientKey(c.req.header("CF-Connecting-IP")));
+  const client = clientKey(c.req.header("CF-Connecting-IP"));
+  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, client);
   const body = c.req.valid("json");
-  await requestMagicLink(c.env, createDb(c.env.DB), body.email, Date.now(), body.return_to !== undefined ? safeReturnTo(body.return_to) : null);
+  await requestMagicLink(c.env, createDb(c.env.DB), { email: body.email, client, returnTo: body.return_to !== undefined ? safeReturnTo(body.return_to) : null });
   return c.json({ sent: true as const }, 200);
 });
 

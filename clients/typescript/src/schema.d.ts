@@ -428,7 +428,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use sign-in link (valid 15 minutes)
-         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
+         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
          */
         post: operations["requestMagicLink"];
         delete?: never;

@@ -91,7 +91,7 @@ describe("nothing private in a certificate", () => {
 
     // What it does say, exactly (every key at every level).
     const { payload } = await verifyCertificate(cert.certificate, await publishedJwks());
-    expect(Object.keys(payload).sort()).toEqual(["iat", "iss", "schema_version", "sequence", "verification"]);
+    expect(Object.keys(payload).sort()).toEqual(["exp", "iat", "iss", "schema_version", "sequence", "verification"]);
     const certified = payload.verification as Record<string, any>;
     expect(Object.keys(certified).sort()).toEqual(["captures", "completed_at", "created_at", "finalized_at", "id", "record_seal", "review", "status", "tenant", "verdict"]);
     expect(Object.keys(certified.review).sort()).toEqual(["decision", "reviewed_at"]);

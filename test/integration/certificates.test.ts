@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { decodeProtectedHeader } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { certificatesOf } from "../../src/db/certificates";
+import { CERTIFICATE_LIFETIME_SECONDS } from "../../src/domain/certificates/content";
 import { currentCertificate } from "../../src/domain/certificates/issue";
 import { handleQueue } from "../../src/queues";
 import { BASE, call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
@@ -54,6 +55,7 @@ describe("the certificate of a completed verification", () => {
     expect(payload).toEqual({
       iss: BASE,
       iat: Math.floor(Date.parse(cert.issued_at) / 1000),
+      exp: Math.floor(Date.parse(cert.issued_at) / 1000) + CERTIFICATE_LIFETIME_SECONDS,
       sequence: 1,
       schema_version: 1,
       verification: {

@@ -1641,6 +1641,12 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             issued_at: string;
+            /**
+             * Format: date-time
+             * @description `payload.exp`: after it the certificate no longer verifies; fetch a current one.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
             payload: components["schemas"]["CertificatePayload"];
         };
         /** @description The JWS payload, decoded for convenience: trust it only after verifying `certificate`. */
@@ -1655,7 +1661,12 @@ export interface components {
              * @example 1795428252
              */
             iat: number;
-            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
+            /**
+             * @description Expires at (unix seconds), 7 days after `iat`: a verifier refuses the certificate after it. Whoever serves a certificate (its link, the API, a webhook) serves one with at least 3.5 days left, so a revoked link's certificates stop verifying within 7 days.
+             * @example 1796033052
+             */
+            exp: number;
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires). */
             sequence: number;
             /** @enum {number} */
             schema_version: 1;

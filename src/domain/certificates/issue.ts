@@ -1,11 +1,20 @@
 import canonicalize from "canonicalize";
-import { SignJWT } from "jose";
+import { decodeJwt, SignJWT } from "jose";
 import { insertCertificate, signingSnapshot, type CertificateRow } from "../../db/certificates";
 import type { Db } from "../../db/client";
 import type { VerificationRecord } from "../../db/verifications";
 import { apiSettings, ConfigError } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
-import { CERTIFICATE_ALGORITHM, CERTIFICATE_TYPE, certifiedContent, isCertifiable, type CertificatePayload, type CertifiedContent } from "./content";
+import {
+  CERTIFICATE_ALGORITHM,
+  CERTIFICATE_LIFETIME_SECONDS,
+  CERTIFICATE_RENEW_BEFORE_SECONDS,
+  CERTIFICATE_TYPE,
+  certifiedContent,
+  isCertifiable,
+  type CertificatePayload,
+  type CertifiedContent,
+} from "./content";
 import { signingKey, type SigningKey } from "./keys";
 
 /*
@@ -16,7 +25,8 @@ import { signingKey, type SigningKey } from "./keys";
  * two events of one verification handled at once, a read racing the consumer):
  *  - one D1 snapshot decides: the record, its latest certificate, the tenant's name;
  *  - a stored certificate is kept while it covers the content (same content hash) or a later state
- *    of the verification (its row `version`) than this snapshot;
+ *    of the verification (its row `version`) than this snapshot, and has more than
+ *    CERTIFICATE_RENEW_BEFORE_SECONDS before it expires (else the same content is signed again);
  *  - otherwise the next sequence is signed and inserted only if no certificate with that sequence or
  *    a later state exists (one conditional INSERT); a loser of that race reads again and finds the
  *    winner's. So sequences are gapless and unique, and the latest always covers the latest state
@@ -52,7 +62,7 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
     if (!record || !isCertifiable(record.row)) return null;
     const content = certifiedContent(record, snapshot.tenantName, issuer);
     const contentSha256 = await sha256Hex(canonical(content));
-    if (latest && !latest.keyWithdrawn && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
+    if (latest && !latest.keyWithdrawn && servable(latest.jws, now) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
       return { record, certificate: issued(latest) };
     }
     if (snapshot.currentKeyWithdrawn) {
@@ -75,9 +85,20 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
   throw new Error(`certificate of ${verificationId}: no decision after ${MAX_ROUNDS} rounds of concurrent signing`);
 }
 
+/**
+ * Whether a stored certificate may still be handed out: it has an expiry (those signed before
+ * certificates had one verify for ever, so they are replaced) more than
+ * CERTIFICATE_RENEW_BEFORE_SECONDS away.
+ */
+export function servable(jws: string, now: number): boolean {
+  const { exp } = decodeJwt(jws);
+  return typeof exp === "number" && exp - now / 1000 > CERTIFICATE_RENEW_BEFORE_SECONDS;
+}
+
 /** A compact JWS (a JWT with explicit `typ`) over the payload, signed with the deployment's key. */
 export async function sign(content: CertifiedContent, sequence: number, now: number, key: SigningKey): Promise<string> {
-  const payload: CertificatePayload = { ...content, iat: Math.floor(now / 1000), sequence };
+  const iat = Math.floor(now / 1000);
+  const payload: CertificatePayload = { ...content, iat, exp: iat + CERTIFICATE_LIFETIME_SECONDS, sequence };
   return new SignJWT({ ...payload }).setProtectedHeader({ alg: CERTIFICATE_ALGORITHM, kid: key.kid, typ: CERTIFICATE_TYPE }).sign(key.privateKey);
 }
 

@@ -7,7 +7,7 @@ import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { isId, newId } from "../../lib/ids";
 import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isCertifiable } from "./content";
-import { currentCertificate, type IssuedCertificate } from "./issue";
+import { currentCertificate, servable, type IssuedCertificate } from "./issue";
 
 /*
  * Certificate links: a verification's certificate behind a credential of its own, so sharing a
@@ -67,12 +67,12 @@ export async function createCertificateLink(
 }
 
 /** The certificate a link shows now; null for a malformed, unknown or revoked token (all answer 404). */
-export async function certificateForLink(env: Env, db: Db, token: string): Promise<IssuedCertificate | null> {
+export async function certificateForLink(env: Env, db: Db, token: string, now = Date.now()): Promise<IssuedCertificate | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
   const latest = await certificateByLinkToken(db, await sha256Hex(token));
   if (!latest) return null;
-  // Signed by a key withdrawn since: signed again with the current key before anyone sees it.
-  if (latest.keyWithdrawn) return (await currentCertificate(env, db, latest.verificationId))?.certificate ?? null;
+  // Signed by a key withdrawn since, or close to its expiry: signed again before anyone sees it.
+  if (latest.keyWithdrawn || !servable(latest.jws, now)) return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
   return { verificationId: latest.verificationId, sequence: latest.sequence, kid: latest.kid, jws: latest.jws, issuedAt: latest.issuedAt };
 }
 

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
 import { ANALYSIS_JOB_CPU_MS, analysisCpuLimitProblems, analysisWiringProblems, configProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
 import { CAPTURE_FLOW_LIMITS, LOCATION_LIMITS } from "../../src/domain/public-limits";

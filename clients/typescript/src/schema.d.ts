@@ -11,7 +11,7 @@ export interface paths {
         get?: never;
         /**
          * Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)
-         * @description The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Counted with the capture flow's writes: 300 per minute per client network (429).
+         * @description The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Once the URL or its verification expired (or the verification was redacted) it is 410 before anything is read or stored. Counted with the capture flow's writes: 300 per minute per client network (429).
          */
         put: operations["uploadBytes"];
         post?: never;
@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a single-use upload URL (5 minutes, one media type)
-         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry.
+         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry. A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -177,7 +177,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a capture (inline base64 or an uploaded image_key)
-         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.
+         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; 400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.
          */
         post: operations["createCapture"];
         delete?: never;

@@ -33,13 +33,13 @@ import {
   SignInProvidersSchema,
   SwitchTenantSchema,
 } from "../schemas/auth";
-import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { deadLinkResponse, htmlContent, jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { prefersJson } from "../lib/http";
 
 /** Dashboard sign-in (OAuth/OIDC, magic link, messaging code), `GET /v1/me` and logout. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 const redirect = (description: string) => ({ description, headers: z.object({ Location: z.string() }) });
-const htmlContent = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
 function callbackUri(env: Env, provider: string): string {
   return `${settings(env).baseUrl}/v1/auth/${provider}/callback`;
@@ -166,21 +166,27 @@ const magicLinkConfirm = createRoute({
     "Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF). " +
     "60 requests per 10 minutes per client network, with the button's (429).",
   request: { params: MagicLinkParam },
-  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(429) },
+  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: deadLinkResponse("Used, expired or unknown link"), ...pickErrors(429) },
 });
 
-const deadLink = () =>
-  htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.", {
+const DEAD_LINK = "This sign-in link no longer works: sign-in links work once and for 15 minutes. Request a new one from the sign-in page.";
+
+/** A used, expired or unknown link: the page to a browser, the standard error body to a JSON client. */
+function deadLink(c: Context<AppEnv>): Response {
+  if (prefersJson(c)) throw new ApiError("unauthorized", DEAD_LINK);
+  const page = htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.", {
     action: CONSOLE_SIGN_IN,
     button: "Go to the sign-in page",
     method: "get",
   });
+  return c.body(page, 401, HTML_HEADERS);
+}
 
 app.openapi(magicLinkConfirm, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkPage, clientKey(c.req.header("CF-Connecting-IP")));
   const { token } = c.req.valid("param");
   const email = await peekMagicLink(createDb(c.env.DB), token);
-  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
+  if (!email) return deadLink(c);
   const page = htmlPage("Sign in to the verification dashboard", `You are signing in as ${email}.`, {
     action: `/v1/auth/magic-link/${token}`,
     button: "Sign in",
@@ -198,7 +204,7 @@ const magicLinkUse = createRoute({
   description:
     "Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403. Rate-limited with the page.",
   request: { params: MagicLinkParam },
-  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403, 429) },
+  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: deadLinkResponse("Used, expired or unknown link"), ...pickErrors(403, 429) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
@@ -206,7 +212,7 @@ app.openapi(magicLinkUse, async (c) => {
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   const db = createDb(c.env.DB);
   const spent = await spendMagicLink(db, c.req.valid("param").token);
-  if (!spent) return c.body(deadLink(), 401, HTML_HEADERS);
+  if (!spent) return deadLink(c);
   const signedIn = await signInIdentity(db, { provider: "email", subject: spent.email, email: spent.email }, { method: "magic_link", client: auditClient(c) });
   await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
   c.header("Cache-Control", "no-store");

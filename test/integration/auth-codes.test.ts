@@ -180,6 +180,17 @@ describe("magic link (mlk_)", () => {
     const unknown = await call(`/v1/auth/magic-link/mlk_${"x".repeat(43)}`);
     expect(unknown.status).toBe(401);
     await unknown.text();
+    // Dead (expired, used or unknown): the standard error body to a JSON client, the page to a browser.
+    for (const path of [`/v1/auth/magic-link/${token}`, `/v1/auth/magic-link/mlk_${"x".repeat(43)}`, "/v1/auth/magic-link/not-a-token"]) {
+      for (const method of ["GET", "POST"]) {
+        const json = await callJson(path, { method, headers: { Accept: "application/json" } });
+        expect({ path, method, status: json.status, type: json.headers.get("Content-Type") }).toEqual({ path, method, status: 401, type: expect.stringMatching(/^application\/json/) });
+        expect(json.body).toEqual({ error: { code: "unauthorized", message: expect.stringMatching(/^This sign-in link no longer works/) } });
+        const page = await call(path, { method, headers: { Accept: "text/html" } });
+        expect({ path, method, status: page.status, type: page.headers.get("Content-Type") }).toEqual({ path, method, status: 401, type: expect.stringMatching(/^text\/html/) });
+        await page.text();
+      }
+    }
     await endWindow(magicLinkLimitKey(address));
   });
 

@@ -5080,13 +5080,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Used, expired or unknown link */
+            /** @description Used, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */
@@ -5121,13 +5122,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Used, expired or unknown link */
+            /** @description Used, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Authenticated but not allowed. Codes: `forbidden`. */
@@ -6447,13 +6449,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Used, revoked, expired or unknown link */
+            /** @description Used, revoked, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */
@@ -6488,13 +6491,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Used, revoked, expired or unknown link */
+            /** @description Used, revoked, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Authenticated but not allowed. Codes: `forbidden`. */

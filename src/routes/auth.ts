@@ -3,6 +3,7 @@ import { access } from "../auth/access";
 import { auditClient, auditEntry } from "../auth/audit-context";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
 import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "../auth/same-origin";
+import { refuseApiKeys } from "../auth/middleware";
 import { clearSessionCookie, endSessionsOf, readSession, startSession } from "../auth/session";
 import { createDb, type Db } from "../db/client";
 import { peekMagicLink, requestMagicLink, spendMagicLink } from "../domain/accounts/magic-links";
@@ -306,11 +307,13 @@ const logout = createRoute({
   security: [{ session: [] }, {}],
   summary: "Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie",
   description:
-    "Moves the user's \"sessions valid after\" instant to now, so every session token issued to them before it is refused from now on, on any device.",
-  responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
+    "Moves the user's \"sessions valid after\" instant to now, so every session token issued to them before it is refused from now on, on any device. " +
+    "Without a session it only clears the cookie; an API key is 403 (401 when it is not a valid key), as on every session route.",
+  responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(logout, async (c) => {
+  await refuseApiKeys(c);
   // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
   const session = await readSession(c);
   if (session === "csrf") throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);

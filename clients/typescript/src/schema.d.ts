@@ -532,7 +532,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie
-         * @description Moves the user's "sessions valid after" instant to now, so every session token issued to them before it is refused from now on, on any device.
+         * @description Moves the user's "sessions valid after" instant to now, so every session token issued to them before it is refused from now on, on any device. Without a session it only clears the cookie; an API key is 403 (401 when it is not a valid key), as on every session route.
          */
         post: operations["signOut"];
         delete?: never;
@@ -5446,6 +5446,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignedOut"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Authenticated but not allowed. Codes: `forbidden`. */

@@ -1599,6 +1599,11 @@ export interface components {
                 score: number;
                 reasoning: string;
             }[];
+            /** @description Aspects no capture could score (not visible, the provider could not judge): listed here with why, left out of `score`. */
+            not_assessed?: {
+                name: string;
+                reasoning: string;
+            }[];
         } | {
             /**
              * @description No aspect could be scored (no vision provider, or it could not judge): no invented number.
@@ -1917,11 +1922,11 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
-            context?: components["schemas"]["Context"];
+            context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
             webhook_url?: string;
             /** Format: email */
@@ -2588,11 +2593,11 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
-            context?: components["schemas"]["Context"];
+            context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
             webhook_url?: string;
             /** Format: email */
@@ -2701,9 +2706,9 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
-            context?: components["schemas"]["Context"];
+            context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
             webhook_url?: string;
             /** Format: email */

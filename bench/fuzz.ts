@@ -11,6 +11,7 @@
  *   npm run bench:fuzz                          # 2000 inputs a target, prints the report
  *   npm run bench:fuzz -- --inputs 300 jpeg png # fewer inputs, some targets (no expensive inputs)
  *   npm run bench:fuzz -- --inputs 0 --expensive # the expensive inputs only
+ *   npm run bench:fuzz -- --inputs 2000 depth-map --expensive depth  # one target, and the expensive inputs named "…depth…"
  *   npm run bench:fuzz -- --write               # also writes the block in bench/PERF-RESULTS.md and docs/signals.md
  */
 import { execFileSync } from "node:child_process";
@@ -213,9 +214,9 @@ interface ExpensiveRow {
   measured: Measured;
 }
 
-async function measureExpensive(): Promise<ExpensiveRow[]> {
+async function measureExpensive(match?: string): Promise<ExpensiveRow[]> {
   const rows: ExpensiveRow[] = [];
-  for (const { name, type, make, path } of EXPENSIVE) {
+  for (const { name, type, make, path } of EXPENSIVE.filter((e) => !match || e.name.includes(match))) {
     console.error(`expensive: ${name}…`);
     const bytes = await expensiveInput(name, make);
     const w = await startWorkerd(await freePort());
@@ -240,7 +241,9 @@ async function main() {
   const args = process.argv.slice(2);
   const inputsArg = args.indexOf("--inputs");
   const inputs = inputsArg >= 0 ? Number(args[inputsArg + 1]) : 2000;
-  const only = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--inputs") as FuzzTarget[];
+  const expensiveArg = args.indexOf("--expensive");
+  const expensiveMatch = expensiveArg >= 0 && args[expensiveArg + 1] && !args[expensiveArg + 1]!.startsWith("--") ? args[expensiveArg + 1] : undefined;
+  const only = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--inputs" && args[i - 1] !== "--expensive") as FuzzTarget[];
   const targets = only.length > 0 ? FUZZ_TARGETS.filter((t) => only.includes(t)) : [...FUZZ_TARGETS];
   mkdirSync(CACHE, { recursive: true });
   // bench/worker.ts bundles the decode bench's held input: any file will do here.
@@ -253,7 +256,7 @@ async function main() {
     console.error(`fuzz: ${target} (${inputs} inputs)…`);
     rows.push(await fuzzTarget(target, seeds[target], inputs));
   }
-  const expensive = only.length > 0 && !args.includes("--expensive") ? [] : await measureExpensive();
+  const expensive = only.length > 0 && !args.includes("--expensive") ? [] : await measureExpensive(expensiveMatch);
   const minutes = Math.round((Date.now() - started.getTime()) / 60_000);
   const machine = `${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; workerd under wrangler dev, Node ${process.version}`;
   const fuzzTable = [

@@ -187,7 +187,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     else vision = await time("vision", () => judge.judge({ ...parts, image: providerJpeg(pixels!.thumbnail!) }));
   }
   if (!input.uploaded && input.required.includes("context")) signals.context_match = notAnImage ? notAssessed("undecodable_image") : contextSignal(vision, judge !== null, pixelsMissing);
-  notes.push(...signalNotes(signals, vision, input.required));
+  notes.push(...signalNotes(signals, { vision, depth }, input.required));
 
   return {
     version: CAPTURE_ANALYSIS_VERSION,
@@ -266,13 +266,16 @@ function contextSignal(vision: VisionJudgement | null, configured: boolean, pixe
   };
 }
 
-/** One note per required signal that was not assessed, with the provider's words where there are some. */
-function signalNotes(signals: VerdictSignals, vision: VisionJudgement | null, required: readonly SignalName[]): AnalysisNote[] {
+/**
+ * One note per required signal that was not assessed, with why in words where there are some: the
+ * provider's error, or what refused a depth map (its header's reason, e.g. a frame over the ceiling).
+ */
+function signalNotes(signals: VerdictSignals, why: { vision: VisionJudgement | null; depth: DepthResult }, required: readonly SignalName[]): AnalysisNote[] {
   const notes: AnalysisNote[] = [];
   const keys = new Set<string>(required.map((name) => SIGNAL_KEYS[name]));
   for (const [key, value] of Object.entries(signals) as Array<[keyof VerdictSignals, unknown]>) {
     if (!keys.has(key) || !isNotAssessed(value)) continue;
-    const detail = value.reason === "vision_error" ? vision?.error : undefined;
+    const detail = value.reason === "vision_error" ? why.vision?.error : value.reason === "depth_map_unreadable" ? why.depth.evidence[0]?.detail : undefined;
     notes.push({ code: value.reason, signal: key, ...(detail ? { detail: detail.slice(0, 200) } : {}) });
   }
   return notes;

@@ -218,6 +218,8 @@ describe("depth maps pass the photos' header check and are streamed", () => {
     expect(result.signals.depth).toEqual({ status: "not_assessed", reason: "depth_map_unreadable" });
     expect(result.observed.depth.evidence[0]).toEqual({ code: "depth_map_unreadable", detail: expect.stringMatching(/^image_too_large: .*over the 50 MP ceiling/) });
     expect(result.timings_ms.depth).toBeLessThan(REFUSED_WITHIN_MS);
+    // The captures API's notes say why, in the header's words.
+    expect(result.notes).toContainEqual({ code: "depth_map_unreadable", signal: "depth", detail: expect.stringMatching(/^image_too_large: .*over the 50 MP ceiling/) });
     const without = await analyzeImage({ ...input, required: [...input.required], depthPng: null }, deps);
     expect(result.signals.screen_detection).toEqual(without.signals.screen_detection);
   }, 30_000);

@@ -254,6 +254,7 @@ describe("the verification-certificate command", () => {
     const json = await checkedFetch(new Request(link.body.url, { headers: { Accept: "application/json" } }));
     const certificate = path.join(dir, "hostile.json");
     writeFileSync(certificate, await json.text());
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
     const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
     const text = await run(["verify", certificate, "--issuer", base()]);

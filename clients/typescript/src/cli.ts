@@ -61,6 +61,7 @@ export interface Io {
  * and the bidirectional overrides and isolates that reorder what is shown: a certificate carries text
  * its tenant typed (the display name, step keys), and a JSON body is not trusted before it verifies.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** What is printed: each such character shown as its escape (`\x1B`, `\u202E`), never sent to the terminal. */

@@ -161,8 +161,8 @@ describe("the other config fields", () => {
     expect(res.body.error.code).toBe("invalid_request");
     expect(Object.keys(res.body.error.fields)).toEqual(["signals_required"]);
     expect(res.body.error.fields.signals_required).toMatch(/at least one signal/);
-    // Left out, the default set applies.
-    expect((await accepts({ max_captures: 1 })).config.signals_required).toEqual(["screen", "ai", "reverse"]);
+    // Left out, the default set of the default channel (hosted_page: depth from the capture burst) applies.
+    expect((await accepts({ max_captures: 1 })).config.signals_required).toEqual(["screen", "ai", "reverse", "depth"]);
   });
 
   it("mode is verification or audit and echoed only when set", async () => {

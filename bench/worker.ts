@@ -44,7 +44,7 @@ export default {
         return Response.json({ outcome: await runFuzzTarget(target, bytes) });
       }
       const fakes = url.searchParams.get("fakes");
-      const input: ImageInput = { captureId: "cap_bench", tenantId: "tnt_bench", bytes, mediaType: type, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse", "depth"] };
+      const input: ImageInput = { captureId: "cap_bench", tenantId: "tnt_bench", bytes, mediaType: type, uploaded: false, depthPng: null, channel: "api", captureIntegrity: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse", "depth"] };
       // The evidence thumbnail is made as the pipeline makes it (fitted, turned upright, encoded), not stored.
       const deps: ImageDeps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], thumbnail: async (t) => void (await evidenceThumbnail(t, bytes)) };
       if (fakes) {

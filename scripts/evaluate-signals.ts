@@ -2,7 +2,8 @@
  * Evaluation of the offline signals; docs/signals.md's tables are this script's output.
  * - screen_detection: real photographs from Debian packages (scripts/eval/fetch-photos.sh, fetched
  *   into .eval-photos/ on first run), the same photographs under periodic textures, and simulated
- *   recaptures of them (scripts/eval/screen.ts).
+ *   recaptures of them (scripts/eval/screen.ts); real recaptures and real scenes from public
+ *   repositories, test sources only (scripts/eval/screen-real.ts, scripts/eval/screen-data/).
  * - reverse_search: copies of the real photographs, every unrelated pair, low-texture images
  *   (scripts/eval/reuse.ts).
  * - ai_detection and depth: generated inputs (metadata markers, depth maps).
@@ -23,6 +24,7 @@ import { encodeDepthPng, encodeJpeg, encodePngRgb, exifTiff, insertSegment, natu
 import { loadPhotos } from "./eval/photos";
 import { evaluateReuse } from "./eval/reuse";
 import { evaluateScreen } from "./eval/screen";
+import { evaluateRealScreens } from "./eval/screen-real";
 import { evaluateVerdicts } from "./eval/verdicts";
 import { tables, type Row } from "./eval/stats";
 
@@ -101,12 +103,14 @@ async function main(): Promise<void> {
   const started = Date.now();
   const photos = loadPhotos();
   await evaluateScreen(photos, push);
+  const realScreens = await evaluateRealScreens(push);
   await evaluateAi();
   await evaluateReuse(photos, push);
   await evaluateDepth();
   const { notVerified, reuseMissed } = await evaluateVerdicts(photos, push);
   const run = new Date().toISOString().slice(0, 10);
   const missed = [
+    realScreens.missingRepos.length > 0 ? ` Real recaptures not measured (snapshots not fetched): ${realScreens.missingRepos.join(", ")}.` : "",
     notVerified.length > 0 ? ` Genuine photographs not verified: ${notVerified.join("; ")}.` : "",
     reuseMissed.length > 0 ? ` Reused photographs not caught: ${reuseMissed.join("; ")}.` : "",
   ].join("");

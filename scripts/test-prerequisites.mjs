@@ -2,7 +2,9 @@
 // First step of `npm test`: the system programs the suite needs beyond npm packages.
 //  - Debian's Chromium drives the browser suite (playwright-core downloads no browser);
 //  - ImageMagick, libheif's heif-enc and webp's cwebp make the real-photo test inputs from a Debian
-//    package's photographs (scripts/real-photos.ts).
+//    package's photographs (scripts/real-photos.ts);
+//  - ffmpeg turns a Debian package's videos into the browser suite's camera fixtures
+//    (scripts/capture-fixtures/build.ts).
 // Missing ones are installed with apt-get when this runs as root on Debian (as in CI); otherwise it
 // stops at once with the one command to run, instead of failing minutes later inside a test.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -15,6 +17,7 @@ const REQUIREMENTS = [
   { pkg: "imagemagick", what: "ImageMagick for the real-photo test inputs", present: () => /^Version: ImageMagick/m.test(output("convert", ["-version"])) },
   { pkg: "libheif-examples", what: "heif-enc for the HEIC test inputs", present: () => onPath("heif-enc") },
   { pkg: "webp", what: "cwebp for the WebP test inputs", present: () => onPath("cwebp") },
+  { pkg: "ffmpeg", what: "ffmpeg for the browser suite's camera fixtures", present: () => onPath("ffmpeg") && onPath("ffprobe") },
 ];
 
 function output(cmd, args) {

@@ -25,6 +25,7 @@ import phones from "./routes/phones";
 import publicLinks from "./routes/public-links";
 import redaction from "./routes/redaction";
 import review from "./routes/review";
+import tenantDomain from "./routes/tenant-domain";
 import tenantSettings from "./routes/tenant-settings";
 import trial from "./routes/trial";
 import { mountDocs } from "./routes/docs";
@@ -87,6 +88,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", redaction);
   app.route("/", certificates);
   app.route("/", tenantSettings);
+  app.route("/", tenantDomain);
   app.route("/", devRoutes);
   app.route("/", capturePage);
   app.route("/", consoleRoutes);

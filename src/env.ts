@@ -74,6 +74,13 @@ export interface Secrets {
   /** Web reverse-image search (Google Cloud Vision WEB_DETECTION) filling `found_online`. */
   GOOGLE_VISION_API_KEY?: string;
   GOOGLE_VISION_URL?: string;
+  /**
+   * AI-generated image detection by Sightengine (model `genai`): both set, it is asked about each live
+   * capture that requires `ai` and carries no provenance marker. SIGHTENGINE_URL: tests only.
+   */
+  SIGHTENGINE_API_USER?: string;
+  SIGHTENGINE_API_SECRET?: string;
+  SIGHTENGINE_URL?: string;
 }
 
 declare global {

@@ -2,6 +2,7 @@ import { createDb } from "./db/client";
 import { scheduleRetention } from "./domain/retention/retention";
 import { sweepStragglers } from "./domain/verification/stragglers";
 import { sweepUnarmed } from "./domain/verification/sweep";
+import { recheckDomains } from "./domain/tenants/domains";
 import { sweepStuckDeliveries } from "./domain/webhooks/stuck";
 import { pruneGeocodeCache } from "./providers/geocoder";
 import { log } from "./lib/log";
@@ -13,8 +14,9 @@ export const MINUTELY_CRON = "* * * * *";
  * Cron triggers: every minute, the backstops (each on its own, so one failing does not hold up the
  * others): verifications whose Durable Object was never armed (domain/verification/sweep.ts),
  * verifications whose evidence is complete but whose verdict is late (domain/verification/
- * stragglers.ts), and webhook deliveries whose queue message was lost (domain/webhooks/stuck.ts);
- * daily, the retention run and expired cached addresses.
+ * stragglers.ts), webhook deliveries whose queue message was lost (domain/webhooks/stuck.ts), and
+ * the re-check of tenants' verified domains that are due (domain/tenants/domains.ts); daily, the
+ * retention run and expired cached addresses.
  */
 export async function handleScheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
   const db = createDb(env.DB);
@@ -28,6 +30,9 @@ export async function handleScheduled(controller: ScheduledController, env: Env,
       }),
       sweepStuckDeliveries(env, db, controller.scheduledTime).then((stuck) => {
         if (stuck.requeued + stuck.failed + stuck.errors > 0) log.info({ msg: "webhook deliveries whose queue message was lost", cron: controller.cron, ...stuck });
+      }),
+      recheckDomains(env, db, controller.scheduledTime).then((domains) => {
+        if (domains.dropped + domains.unresolved + domains.errors > 0) log.info({ msg: "verified domains re-checked", cron: controller.cron, ...domains });
       }),
     ]);
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");

@@ -1,4 +1,5 @@
 import type { VerificationReply, VerifyView } from "./flow";
+import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
 
 /** The server refused (a 4xx/5xx with the standard error body). */
 export class ApiFailure extends Error {
@@ -69,6 +70,7 @@ export interface CaptureBody {
   client_captured_at?: number;
   location?: { lat: number; lng: number; accuracy_m?: number };
   attestation_token?: string;
+  capture_integrity?: CaptureIntegrity;
 }
 
 /** The capture-flow API for one verification (its id is the credential; no cookies are sent). */

@@ -20,6 +20,7 @@ import { landingScreen } from "./screens/landing";
 import { textStep } from "./screens/text-step";
 import { uploadStep } from "./screens/upload-step";
 import { sha256Hex } from "./sha256";
+import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
 
 type Phase = "loading" | "landing" | "step" | "finishing" | "done";
 const FRAGMENT = "reached";
@@ -124,7 +125,7 @@ export class App {
         return step && step.type !== "text" ? countOf(step, this.queue.pending()) : 0;
       },
       index: this.index,
-      addCapture: (stepKey, blob, contentType, capturedAt) => this.addCapture(stepKey, blob, contentType, capturedAt),
+      addCapture: (stepKey, blob, contentType, capturedAt, integrity) => this.addCapture(stepKey, blob, contentType, capturedAt, integrity),
       addAnswer: async (stepKey, value) => {
         await this.queue.add({ kind: "answer", step_key: stepKey, value });
         this.delivery.kick();
@@ -135,7 +136,7 @@ export class App {
     };
   }
 
-  private async addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number): Promise<void> {
+  private async addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number, integrity?: CaptureIntegrity): Promise<void> {
     const bytes = await blob.arrayBuffer();
     const location = currentFix();
     await this.queue.add({
@@ -146,6 +147,7 @@ export class App {
       sha256: await sha256Hex(bytes),
       client_captured_at: capturedAt,
       ...(location ? { location } : {}),
+      ...(integrity ? { capture_integrity: integrity } : {}),
     });
     this.delivery.kick();
   }

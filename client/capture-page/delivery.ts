@@ -136,6 +136,7 @@ export class Delivery {
         step_key: job.step_key,
         client_captured_at: job.client_captured_at,
         ...(job.location ? { location: job.location } : {}),
+        ...(job.capture_integrity ? { capture_integrity: job.capture_integrity } : {}),
         ...(token ? { attestation_token: token } : {}),
       });
     } catch (err) {

@@ -4,6 +4,7 @@
  * may refuse storage: then the queue lives in memory only, and the server's state is what resumes.
  */
 import type { Pending } from "./flow";
+import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
 
 interface JobBase {
   id: string;
@@ -19,6 +20,8 @@ export interface CaptureJob extends JobBase {
   sha256: string;
   client_captured_at: number;
   location?: { lat: number; lng: number; accuracy_m?: number };
+  /** What the preview showed of the camera around the shutter (live photos only). */
+  capture_integrity?: CaptureIntegrity;
   /** Set once an upload URL was minted; `uploaded` once its PUT succeeded. */
   image_key?: string;
   upload_url?: string;

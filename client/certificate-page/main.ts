@@ -5,7 +5,7 @@
  * command), shows what it says only once that holds, and checks photos the reader drops or chooses
  * against the certified SHA-256 digests, in this browser: no photo is sent anywhere.
  */
-import { CertificateError, fetchKeySet, issuerOfJwksUrl, verifyCertificate, type CertificatePayload } from "../../clients/typescript/src/certificate";
+import { CertificateError, fetchKeySet, issuerOfJwksUrl, requesterOf, verifyCertificate, type CertificatePayload } from "../../clients/typescript/src/certificate";
 import { h } from "../capture-page/dom";
 import "./styles.css";
 import { checkPhoto, type PhotoCheck } from "./photos";
@@ -26,6 +26,20 @@ const REASON: Record<string, string> = {
   reverse_search_match: "found elsewhere",
   depth_anomaly: "flat where a scene has depth",
   not_assessed: "a required check could not run",
+};
+const SIGNAL: Record<string, string> = {
+  screen_detection: "Photo of a screen",
+  ai_detection: "AI-generated image",
+  reverse_search: "Seen before (reverse search)",
+  depth: "Flat where a scene has depth",
+  context_match: "Matches the stated context",
+};
+const SIGNAL_STATUS: Record<string, string> = { assessed: "checked", not_assessed: "not checked: it could not run", not_applicable: "does not apply: no photo came through the capture link" };
+const METHOD: Record<string, string> = {
+  pixels: "from the image's pixels",
+  provenance: "from the file's provenance data",
+  depth_map: "from the depth map",
+  perceptual_hash: "compared with earlier photos",
 };
 const DECISION: Record<string, string> = { approved: "Approved", rejected: "Rejected", needs_more: "More evidence asked for" };
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
@@ -54,6 +68,7 @@ async function start(): Promise<void> {
 
 function render(payload: CertificatePayload, kid: string): void {
   const v = payload.verification;
+  const requester = requesterOf(payload);
   const label = VERDICT[v.verdict.label] ?? v.verdict.label;
   const results = h("ul", { class: "photo-results", "aria-live": "polite", "aria-label": "Checked photos" });
   const rows = new Map<string, HTMLTableCellElement>();
@@ -97,7 +112,7 @@ function render(payload: CertificatePayload, kid: string): void {
       "tr",
       null,
       h("th", { scope: "row", "data-label": "Photo" }, `${i + 1}. `, h("span", { class: "mono" }, c.step_key)),
-      h("td", { "data-label": "Kind" }, c.kind === "live" ? "Live photo" : "Uploaded file"),
+      h("td", { "data-label": "Kind" }, c.kind === "live" ? "Submitted through the capture link" : "Uploaded file"),
       h("td", { "data-label": "Received" }, when(c.received_at)),
       h("td", { "data-label": "SHA-256" }, h("code", { class: "digest", title: c.sha256 }, c.sha256)),
       state,
@@ -109,7 +124,7 @@ function render(payload: CertificatePayload, kid: string): void {
       "header",
       { class: "masthead" },
       h("p", { class: "eyebrow" }, "Verification certificate"),
-      h("h1", null, `${label}: verification for ${v.tenant.display_name}`),
+      h("h1", null, requester.kind === "verified_domain" ? `${label}: verification for ${requester.name}` : `${label}: verification requested by “${requester.name}”, as declared by the tenant`),
       h("p", { class: "signature valid", role: "status" }, h("strong", null, "Signature valid. "), `Issued by ${payload.iss} and signed with one of its published keys (${shortKid(kid)}).`),
     ),
     h(
@@ -119,8 +134,9 @@ function render(payload: CertificatePayload, kid: string): void {
       h(
         "dl",
         { class: "facts" },
-        fact("Requested by", v.tenant.display_name),
+        fact("Requested by", requestedBy(payload)),
         fact("Verdict", `${label}${v.verdict.reason_code ? ` (${REASON[v.verdict.reason_code] ?? v.verdict.reason_code})` : ""}${v.verdict.assessment === "complete" ? "" : `; assessment ${v.verdict.assessment}`}`),
+        "signals" in v.verdict ? fact("Checks", signalList(v.verdict.signals)) : null,
         v.review ? fact("Operator review", `${DECISION[v.review.decision] ?? v.review.decision}, ${when(v.review.reviewed_at)}`) : null,
         fact("Requested", when(v.created_at)),
         fact("Completed", when(v.completed_at)),
@@ -168,6 +184,37 @@ function render(payload: CertificatePayload, kid: string): void {
       ),
     ),
   );
+}
+
+/**
+ * Who asked, as far as the issuer vouches for it: a domain the tenant proved by DNS, else the name it
+ * typed for itself, said to be only that (anyone can call themselves anything).
+ */
+function requestedBy(payload: CertificatePayload): Node {
+  const requester = requesterOf(payload);
+  const tenant = payload.verification.tenant;
+  const id = "id" in tenant ? h("span", { class: "muted" }, ` (account ${tenant.id})`) : null;
+  if (requester.kind === "verified_domain") {
+    return h("span", null, h("strong", null, requester.name), ", a domain the requester proved it controls (DNS record checked by the issuer)", id);
+  }
+  return h("span", null, h("strong", null, `“${requester.name}”`), ", as declared by the tenant: the issuer has not verified who they are", id);
+}
+
+function signalList(signals: Record<string, { status: string; method?: string }>): Node {
+  return h(
+    "ul",
+    { class: "signals" },
+    ...Object.entries(signals).map(([key, { status, method }]) =>
+      h("li", null, `${SIGNAL[key] ?? key}: ${SIGNAL_STATUS[status] ?? status}${method ? `, ${method.split(", ").map(methodWords).join(" and ")}` : ""}`),
+    ),
+  );
+}
+
+function methodWords(method: string): string {
+  return method
+    .split("+")
+    .map((part) => METHOD[part] ?? (part.startsWith("provider:") ? `by the provider ${part.slice("provider:".length)}` : part))
+    .join(" and ");
 }
 
 function fact(term: string, value: string | Node): DocumentFragment {

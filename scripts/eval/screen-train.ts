@@ -4,7 +4,9 @@
  * period hold more than half of the tiles, every tile weighing the same), the same cleared by a
  * square-symmetric lattice alone, then by a square-symmetric lattice of uniform modulation depth
  * (screen-moire/4), then with every tile's vote weighted by how calm its scene is (screen-moire/5:
- * more than half of the weight). docs/signals.md quotes it.
+ * more than half of the weight), then weighted and cleared by a square-symmetric lattice alone
+ * (screen-moire/6, chosen on the real recaptures' train sources: scripts/eval/screen-real.ts).
+ * docs/signals.md quotes it.
  *
  *   npx tsx scripts/eval/screen-train.ts
  */
@@ -22,6 +24,7 @@ const rules: Record<string, (m: MoireMeasurement) => boolean> = {
   "cleared when symmetric": (m) => equalWeights(m) && !symmetric(m),
   "cleared when symmetric and of uniform depth (/4)": (m) => equalWeights(m) && !uniformSymmetric(m),
   "the same, tiles weighted by a calm scene (/5)": (m) => weighted(m) && !uniformSymmetric(m),
+  "tiles weighted, cleared when symmetric (/6)": (m) => weighted(m) && !symmetric(m),
 };
 const counts = new Map<string, number>();
 const totals = new Map<Group, number>();

@@ -45,7 +45,7 @@ function history(): { search(fp: Fingerprint, captureId: string): HistorySearch 
 
 async function verdictOf(bytes: Uint8Array, mediaType: string, captureId: string, index: ReturnType<typeof history>) {
   const result = await analyzeImage(
-    { captureId, tenantId: "tnt_eval", bytes, mediaType, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: DEFAULT_SIGNALS },
+    { captureId, tenantId: "tnt_eval", bytes, mediaType, uploaded: false, depthPng: null, channel: "api", captureIntegrity: null, location: null, clientCapturedAt: null, required: DEFAULT_SIGNALS },
     { searchHistory: async (fp) => index.search(fp, captureId), vision: null, web: null, trustedSigners: [] },
   );
   return aggregateVerdict(DEFAULT_SIGNALS, [{ capture_id: captureId, uploaded: false, signals: result.signals }]);

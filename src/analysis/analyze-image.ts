@@ -20,8 +20,12 @@ import {
 } from "./evidence";
 import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
+import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
+import { assessCaptureBurst } from "./signals/capture-burst";
+import type { CaptureIntegrity } from "../schemas/capture-integrity";
+import type { CaptureChannel } from "../schemas/verification-create";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
 import { reverseSearchResult, type WebImageSearch } from "./signals/reverse-search";
@@ -29,7 +33,7 @@ import { detectScreen, screenTileRects } from "./signals/screen-moire";
 import { SIGNAL_KEYS } from "./verdict";
 import { encodeThumbnailJpeg, EVIDENCE_THUMBNAIL_MAX_SIDE } from "./thumbnail";
 
-export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/2";
+export const CAPTURE_ANALYSIS_VERSION = "capture-analysis/3";
 
 /** Everything one capture's analysis needs, already loaded. */
 export interface ImageInput {
@@ -41,6 +45,13 @@ export interface ImageInput {
   uploaded: boolean;
   /** The forensic buffer's bytes, when the capture has one. */
   depthPng: Uint8Array | null;
+  /**
+   * Where the verification's evidence comes from: `depth` is assessed from the depth map on `api`,
+   * from the capture-integrity record on `hosted_page`.
+   */
+  channel: CaptureChannel;
+  /** The capture page's capture-integrity record, when the capture came with one. */
+  captureIntegrity: CaptureIntegrity | null;
   /** Device-reported fix from the capture request. */
   location: unknown;
   clientCapturedAt: number | null;
@@ -58,6 +69,13 @@ export interface ImageDeps {
   searchHistory(fingerprint: Fingerprint): Promise<HistorySearch>;
   vision: VisionJudge | null;
   web: WebImageSearch | null;
+  /**
+   * The pixel detector the service ships, run on every decoded image (analysis/signals/ai-pixels.ts
+   * #detectAiPixels plugs in here; null: not built in, `ai_detection` reads provenance alone).
+   */
+  aiPixels?: AiPixelDetector | null;
+  /** A commercial AI-generated-image detector, asked about live captures that require `ai` (docs/signals.md). */
+  aiProvider?: AiDetectionProvider | null;
   trustedSigners: readonly string[];
   /** Test environments only: honour the documented `vfy-test` marker (providers/vision/test-markers.ts). */
   testMarkers?: boolean;
@@ -126,12 +144,15 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const judge = marker !== null ? testMarkerJudge(marker) : deps.vision;
   const wantsVision = Boolean(judge && ((input.required.includes("context") && input.context && !input.uploaded) || input.expectedObject || input.conditionAspects?.length));
   const wantsWebSearch = Boolean(deps.web && input.required.includes("reverse") && !input.uploaded);
+  const provenance = detectAiProvenance(metadata);
+  // A provenance marker decides on its own: the provider is not paid to confirm it.
+  const wantsAiProvider = Boolean(deps.aiProvider && input.required.includes("ai") && !input.uploaded && !provenanceDecides(provenance));
   let pixels: DecodedImage | null = null;
   let decodeError: string | null = null;
   let pixelsMissing: NotAssessedReason | null = null;
   const notes: AnalysisNote[] = [];
   try {
-    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, thumbnailMaxSide: wantsVision || wantsWebSearch ? PROVIDER_IMAGE_MAX_SIDE : EVIDENCE_THUMBNAIL_MAX_SIDE }));
+    pixels = await time("decode", () => decodeImage(input.bytes, input.mediaType, { tiles: screenTileRects, thumbnailMaxSide: wantsVision || wantsWebSearch || wantsAiProvider ? PROVIDER_IMAGE_MAX_SIDE : EVIDENCE_THUMBNAIL_MAX_SIDE }));
   } catch (err) {
     decodeError = String(err instanceof Error ? err.message : err).slice(0, 300);
     pixelsMissing = err instanceof DecodeFailure ? err.reason : "undecodable_image";
@@ -147,10 +168,11 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   // The offline signals are computed for every image (the case analysis reads them); for uploaded
   // content the verdict's signals are not applicable.
   const depth = await time("depth", () => depthOf(input.depthPng));
+  const aiPixels = pixels && deps.aiPixels ? await time("ai_pixels", () => deps.aiPixels!(pixels!)) : null;
   const observed: ObservedSignals = {
     depth,
     screen_detection: await time("screen", () => detectScreen(pixels, depth.source === "unavailable" ? null : depth)),
-    ai_detection: detectAiProvenance(metadata),
+    ai_detection: offlineAi(provenance, aiPixels),
   };
   const signals: VerdictSignals = {};
   let vision: VisionJudgement | null = null;
@@ -167,8 +189,10 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     for (const key of ["screen_detection", "ai_detection", "reverse_search", "depth"] as const) signals[key] = notAssessed("undecodable_image");
   } else {
     signals.screen_detection = screenSignal(observed.screen_detection, pixelsMissing);
-    signals.ai_detection = observed.ai_detection;
-    signals.depth = depth.source === "unavailable" ? notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable") : depth;
+    signals.ai_detection = wantsAiProvider
+      ? await time("ai_provider", () => aiSignal(deps.aiProvider!, provenance, aiPixels, pixels?.thumbnail ? providerJpeg(pixels.thumbnail) : null, pixelsMissing))
+      : observed.ai_detection;
+    signals.depth = input.channel === "hosted_page" ? assessCaptureBurst(input.captureIntegrity) : depthMapSignal(depth);
     const thumbnail = pixels?.thumbnail;
     const web =
       deps.web && wantsWebSearch && fingerprint && thumbnail ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(providerJpeg(thumbnail), "image/jpeg")) } : null;
@@ -229,6 +253,28 @@ function depthOf(png: Uint8Array | null): DepthResult {
   }
 }
 
+/**
+ * `ai_detection` with the configured provider asked (the combination: analysis/signals/ai-combine.ts).
+ * An image too large to decode has no pixels to send: the provider part is not assessed for that reason.
+ */
+async function aiSignal(
+  provider: AiDetectionProvider,
+  provenance: AiResult,
+  pixels: AiResult | null,
+  jpeg: Uint8Array | null,
+  pixelsMissing: NotAssessedReason | null,
+): Promise<AiResult | AiNotAssessed | NotAssessed> {
+  const outcome = jpeg ? await provider.detect(jpeg, "image/jpeg") : { error: `no pixels to send (${pixelsMissing ?? "no thumbnail"})` };
+  const combined = combineAiDetection({ provenance, pixels, provider: { name: provider.name, outcome } });
+  if (isNotAssessed(combined) && !jpeg && pixelsMissing) return { ...combined, reason: pixelsMissing };
+  return combined;
+}
+
+function depthMapSignal(depth: DepthResult): DepthResult | NotAssessed {
+  if (depth.source !== "unavailable") return depth;
+  return notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable");
+}
+
 function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | null): ScreenResult | NotAssessed {
   if (pixelsMissing) return notAssessed(pixelsMissing);
   if (result.evidence.some((e) => e.code === "image_too_small")) return notAssessed("image_too_small");
@@ -266,8 +312,14 @@ function contextSignal(vision: VisionJudgement | null, configured: boolean, pixe
   };
 }
 
+/** The provider's own words from a not-assessed `ai_detection` (its `ai_provider_error` evidence). */
+function providerError(value: NotAssessed): string | undefined {
+  const evidence = (value as Partial<AiNotAssessed>).evidence ?? [];
+  return evidence.find((e) => e.code === "ai_provider_error")?.detail;
+}
+
 /**
- * One note per required signal that was not assessed, with why in words where there are some: the
+ * One note per required signal that was not assessed, with why in words where there are some: a
  * provider's error, or what refused a depth map (its header's reason, e.g. a frame over the ceiling).
  */
 function signalNotes(signals: VerdictSignals, why: { vision: VisionJudgement | null; depth: DepthResult }, required: readonly SignalName[]): AnalysisNote[] {
@@ -275,7 +327,8 @@ function signalNotes(signals: VerdictSignals, why: { vision: VisionJudgement | n
   const keys = new Set<string>(required.map((name) => SIGNAL_KEYS[name]));
   for (const [key, value] of Object.entries(signals) as Array<[keyof VerdictSignals, unknown]>) {
     if (!keys.has(key) || !isNotAssessed(value)) continue;
-    const detail = value.reason === "vision_error" ? why.vision?.error : value.reason === "depth_map_unreadable" ? why.depth.evidence[0]?.detail : undefined;
+    const detail =
+      value.reason === "vision_error" ? why.vision?.error : value.reason === "ai_provider_error" ? providerError(value) : value.reason === "depth_map_unreadable" ? why.depth.evidence[0]?.detail : undefined;
     notes.push({ code: value.reason, signal: key, ...(detail ? { detail: detail.slice(0, 200) } : {}) });
   }
   return notes;

@@ -1,7 +1,8 @@
-import type { ReverseSource } from "./evidence";
+import type { AiMethod, ReverseSource } from "./evidence";
 import type { FieldErrors } from "../lib/errors";
 import type { AnalysisProviders } from "../providers/analysis";
-import { DEFAULT_SIGNALS, type CaptureChannel, type SignalName } from "../schemas/verification-create";
+import { DEFAULT_SIGNALS_BY_CHANNEL, type CaptureChannel, type SignalName } from "../schemas/verification-create";
+import { CAPTURE_BURST_PROVIDER } from "./signals/capture-burst";
 import { parseCoordinates } from "./signals/location";
 
 /*
@@ -27,6 +28,8 @@ export interface Capability {
   provider?: string;
   /** `reverse` only: what it searches. */
   sources?: ReverseSource[];
+  /** `ai` only: the methods that run, each a possible `ai_detection.method`. */
+  methods?: AiMethod[];
   /** Why it is not available, or what limits it when it is. */
   reason?: string;
   /** The configuration (or, per channel, the capture path) that enables it or lifts the limit. */
@@ -57,13 +60,35 @@ const VISION_ENABLE =
   "Set VISION_API_URL (an OpenAI-compatible vision endpoint; VISION_MODEL, VISION_API_KEY) or deploy with the Workers AI binding (AI).";
 const NO_VISION = "No vision provider is configured.";
 const DEPTH_ON_THE_PAGE: ChannelSupport = {
-  available: false,
-  reason: "The hosted capture page takes photos with the browser's camera, which gives no depth map.",
-  enable:
-    'Capture through the API instead (create with capture_channel "api"): mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
+  available: true,
+  reason:
+    "Assessed from the capture page's capture-integrity record (source capture_burst): the camera device and a burst of frames around the shutter, as the browser reported them: client-reported cues, never proof. A live capture sent without the record reads depth not assessed.",
+};
+const DEPTH_OVER_THE_API: ChannelSupport = {
+  available: true,
+  reason: "Assessed from the capture's depth map (source forensic_buffer).",
+  enable: 'Mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
 };
 
-type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder">;
+type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvider">>;
+
+const AI_PROVIDER_ENABLE = "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine's AI-generated image detection) to add a detection provider.";
+
+/** `ai`: provenance metadata always, the shipped pixel detector when built in, a detection provider when configured. */
+function aiCapability(providers: Presence): Capability {
+  const methods: AiMethod[] = ["provenance", ...(providers.aiPixels ? (["pixels"] as const) : []), ...(providers.aiProvider ? ([`provider:${providers.aiProvider.name}`] as const) : [])];
+  const provider = ["offline-provenance", ...(providers.aiPixels ? ["offline-pixels"] : []), ...(providers.aiProvider ? [providers.aiProvider.name] : [])].join("+");
+  if (providers.aiProvider) return { available: true, provider, methods };
+  return {
+    available: true,
+    provider,
+    methods,
+    reason: providers.aiPixels
+      ? "No detection provider is configured: the pixel detector the service ships and provenance metadata decide."
+      : "Reads provenance metadata only (C2PA, XMP, generator chunks, EXIF): a generated image without its metadata reads unknown.",
+    enable: AI_PROVIDER_ENABLE,
+  };
+}
 
 /** What the providers make assessable; `sharedHistory`: the asking tenant opted in to the shared reuse index. */
 export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boolean } = { sharedHistory: false }): Capabilities {
@@ -82,10 +107,10 @@ export function capabilitiesOf(providers: Presence, tenant: { sharedHistory: boo
   };
   const signals: Record<SignalName, Capability> = {
     screen: { available: true, provider: "offline-moire" },
-    ai: { available: true, provider: "offline-provenance" },
+    ai: aiCapability(providers),
     reverse,
     context: vision,
-    depth: { available: true, provider: "offline-depth-plane", channels: { hosted_page: DEPTH_ON_THE_PAGE, api: { available: true } } },
+    depth: { available: true, provider: `offline-depth-plane+${CAPTURE_BURST_PROVIDER}`, channels: { hosted_page: DEPTH_ON_THE_PAGE, api: DEPTH_OVER_THE_API } },
   };
   const checks: Record<CheckName, Capability> = {
     object_match: vision,
@@ -108,11 +133,11 @@ export function supportOn(capability: Capability, channel: CaptureChannel): Chan
   return capability.channels?.[channel] ?? { available: true };
 }
 
-/** The contract's default set limited to what the channel assesses, and what was left out. */
+/** The channel's default set (DEFAULT_SIGNALS_BY_CHANNEL) limited to what the channel assesses, and what was left out. */
 export function defaultSignals(signals: Record<SignalName, Capability>, channel: CaptureChannel): { signals: SignalName[]; leftOut: LeftOut[] } {
   const kept: SignalName[] = [];
   const leftOut: LeftOut[] = [];
-  for (const signal of DEFAULT_SIGNALS) {
+  for (const signal of DEFAULT_SIGNALS_BY_CHANNEL[channel]) {
     const support = supportOn(signals[signal], channel);
     if (support.available) kept.push(signal);
     else leftOut.push({ signal, reason: support.reason ?? "Not assessed by this deployment.", ...(support.enable ? { enable: support.enable } : {}) });

@@ -1,5 +1,5 @@
 import type { CaptureAnalysisResult } from "./analyze-image";
-import { clamp01, round2 } from "./evidence";
+import { aiMethodOf, clamp01, round2 } from "./evidence";
 import { haversineMeters } from "./signals/location";
 import { FINGERPRINT_ALGORITHM, regionsMatch } from "./signals/perceptual-hash";
 
@@ -150,7 +150,8 @@ function physical(captures: CaseCapture[], uncertain: string[]): Dimension {
     }
     if (o.ai_detection.label === "likely_ai") {
       ai += 1;
-      findings.push({ score: o.ai_detection.confidence, concern: `Capture ${c.capture_id} carries generator provenance (${o.ai_detection.evidence.map((e) => e.code).join(", ")}).`, note: "ai" });
+      const how = aiMethodOf(o.ai_detection) === "provenance" ? "carries generator provenance" : "shows generator traces in its pixels";
+      findings.push({ score: o.ai_detection.confidence, concern: `Capture ${c.capture_id} ${how} (${o.ai_detection.evidence.map((e) => e.code).join(", ")}).`, note: "ai" });
     }
     if (o.depth.source !== "unavailable") {
       withDepth += 1;

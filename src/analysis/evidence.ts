@@ -50,10 +50,22 @@ export const NOT_ASSESSED_REASONS = [
   "vision_not_configured",
   /** The vision provider answered with an error, a timeout or an invalid judgement. */
   "vision_error",
+  /**
+   * A configured AI-detection provider answered with an error, a malformed answer or a timeout, and
+   * nothing else found generator traces: the detector the deployment says it runs did not run.
+   */
+  "ai_provider_error",
   /** No depth map came with the capture. */
   "no_depth_map",
   /** The depth map could not be parsed. */
   "depth_map_unreadable",
+  /**
+   * A live capture of a hosted-page verification came without the capture page's capture-integrity
+   * record (a script posting to the capture endpoint, or the camera-app fallback): never assumed live.
+   */
+  "no_capture_integrity",
+  /** The record's burst held too few frames, or too short a time, to measure (a stalled camera). */
+  "capture_burst_incomplete",
 ] as const;
 export type NotAssessedReason = (typeof NOT_ASSESSED_REASONS)[number];
 
@@ -85,9 +97,26 @@ export interface ScreenResult extends Provenance {
   screen_detected: boolean;
   confidence: number;
 }
+/**
+ * What decided an `ai_detection`: the image's pixels (the detector the service ships), its
+ * provenance metadata, or a configured detection provider (`provider:sightengine`).
+ */
+export type AiMethod = "pixels" | "provenance" | `provider:${string}`;
+export const AI_METHOD_PATTERN = /^(pixels|provenance|provider:[a-z0-9-]+)$/;
+
 export interface AiResult extends Provenance {
   label: AiLabel;
   confidence: number;
+  method: AiMethod;
+}
+
+/**
+ * The method of a stored `ai_detection`. Results stored before `method` existed were all decided
+ * from provenance metadata (`offline-provenance`, the only implementation then).
+ */
+export function aiMethodOf(stored: { method?: unknown; provider?: unknown }): AiMethod {
+  if (typeof stored.method === "string" && AI_METHOD_PATTERN.test(stored.method)) return stored.method as AiMethod;
+  return stored.provider === "offline-pixels" ? "pixels" : "provenance";
 }
 /**
  * Where a reverse search looked: the tenant's own verifications (`service_history`), those of the
@@ -106,11 +135,17 @@ export interface ReverseResult extends Provenance {
   matches?: Array<{ capture_id: string; verification_id: string; distance: number }>;
 }
 export interface DepthResult extends Provenance {
-  /** Where depth came from: `forensic_buffer` (client depth map) or `unavailable`. */
+  /**
+   * Where depth came from: `forensic_buffer` (the API channel's client depth map), `capture_burst`
+   * (the hosted page's capture-integrity record) or `unavailable`.
+   */
   source: string;
-  /** Confidence that the depth map shows a three-dimensional scene (0 when there is no depth). */
+  /**
+   * Confidence that the depth map shows a three-dimensional scene (0 when there is no depth); for
+   * `capture_burst`, that the frames came from a camera over a real scene.
+   */
   confidence: number;
-  /** A flat scene: the shape of a screen or a print held to the camera. */
+  /** A flat scene (a screen or a print held to the camera), or for `capture_burst` frames no camera over a real scene gives. */
   anomaly: boolean;
 }
 export interface ContextResult extends Provenance {

@@ -14,6 +14,8 @@ import { matchLocation, type GeocodedPoint, type ObservedFix } from "./signals/l
 import { aggregateVerdict } from "./verdict";
 import { failVerification } from "../domain/verification/fail";
 import { isUploaded } from "../domain/evidence/uploaded";
+import { DEFAULT_CHANNEL } from "./capabilities";
+import type { CaptureIntegrity } from "../schemas/capture-integrity";
 
 /** Evidence that is missing from storage: retried by the queue, then the verification fails. */
 export class EvidenceUnreadable extends Error {
@@ -64,6 +66,8 @@ async function runAnalysis(
       mediaType: capture.contentType,
       uploaded: isUploaded(record, capture),
       depthPng,
+      channel: config.capture_channel ?? DEFAULT_CHANNEL,
+      captureIntegrity: (capture.captureIntegrity as CaptureIntegrity | null) ?? null,
       location: capture.location,
       clientCapturedAt: capture.clientCapturedAt,
       required: config.signals_required,
@@ -75,6 +79,9 @@ async function runAnalysis(
       searchHistory: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
       vision: providers.vision,
       web: providers.web,
+      // The shipped pixel detector plugs in here (and providers/analysis.ts says `aiPixels: true`).
+      aiPixels: null,
+      aiProvider: providers.aiProvider,
       trustedSigners: providers.trustedSigners,
       testMarkers: providers.testMarkers,
       thumbnail: async (decoded) => {

@@ -1,5 +1,6 @@
 import type { SignalName } from "../schemas/verification-create";
 import {
+  aiMethodOf,
   assessmentOf,
   NOT_APPLICABLE,
   REVERSE_SOURCES,
@@ -160,18 +161,24 @@ function combineScreen(values: ScreenResult[]): Combined {
   return { wire: { screen_detected: false, confidence }, support: confidence };
 }
 
+/**
+ * The combined value carries the method (and the evidence codes and values, without free text) of the
+ * capture it came from: the strongest `likely_ai`, else the least confident capture.
+ */
 function combineAi(values: AiResult[]): Combined {
+  const carried = (v: AiResult) => ({ method: aiMethodOf(v), evidence: (v.evidence ?? []).map(({ code, value }) => ({ code, ...(value !== undefined ? { value } : {}) })) });
   const ai = values.filter((v) => v.label === "likely_ai");
   if (ai.length > 0) {
-    const confidence = Math.max(...ai.map((v) => v.confidence));
-    return { wire: { label: "likely_ai", confidence }, trip: { reason: "ai_generated", confidence }, support: 0 };
+    const strongest = ai.reduce((a, b) => (b.confidence > a.confidence ? b : a));
+    const confidence = strongest.confidence;
+    return { wire: { label: "likely_ai", confidence, ...carried(strongest) }, trip: { reason: "ai_generated", confidence }, support: 0 };
   }
   if (values.every((v) => v.label === "likely_human")) {
-    const confidence = Math.min(...values.map((v) => v.confidence));
-    return { wire: { label: "likely_human", confidence }, support: confidence };
+    const weakest = values.reduce((a, b) => (b.confidence < a.confidence ? b : a));
+    return { wire: { label: "likely_human", confidence: weakest.confidence, ...carried(weakest) }, support: weakest.confidence };
   }
-  const confidence = Math.min(...values.map((v) => (v.label === "unknown" ? v.confidence : 1)));
-  return { wire: { label: "unknown", confidence }, support: confidence };
+  const unknown = values.filter((v) => v.label === "unknown").reduce((a, b) => (b.confidence < a.confidence ? b : a));
+  return { wire: { label: "unknown", confidence: unknown.confidence, ...carried(unknown) }, support: unknown.confidence };
 }
 
 function combineReverse(values: ReverseResult[]): Combined {

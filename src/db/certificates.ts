@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { certificateKeys, certificateLinks, certificates } from "./schema";
-import { recordFromResults, recordStatements, type VerificationRecord } from "./verifications";
+import { recordFromResults, recordStatements, type VerificationRecord, type VerificationRow } from "./verifications";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 export type CertificateKeyRow = typeof certificateKeys.$inferSelect;
@@ -20,31 +20,47 @@ const toLatest = (raw: LatestRaw | undefined | null): LatestCertificate | null =
 
 export interface SigningSnapshot {
   record: VerificationRecord | null;
-  tenantName: string;
+  tenant: { id: string; displayName: string; verifiedDomain: string | null };
+  /** Each capture's stored signals (the methods that decided them). */
+  analyses: Array<{ captureId: string; signals: Record<string, unknown> | null }>;
   latest: LatestCertificate | null;
   /** Whether the key this Worker would sign with was withdrawn. */
   currentKeyWithdrawn: boolean;
 }
 
+type TenantRaw = { id: string; displayName: string; verifiedDomain: string | null };
+
 /**
  * What deciding on a certificate reads, in one D1 batch (one consistent snapshot): the record, its
- * tenant's display name, its latest certificate and whether the current key was withdrawn.
+ * tenant (id, declared name, verified domain), each capture's stored signals, its latest
+ * certificate and whether the current key was withdrawn.
  */
 export async function signingSnapshot(db: Db, verificationId: string, currentKid: string): Promise<SigningSnapshot> {
   const d1 = db.$client;
   const results = await d1.batch([
     ...recordStatements(d1, verificationId),
-    d1.prepare("SELECT t.display_name AS name FROM tenants t JOIN verifications v ON v.tenant_id = t.id WHERE v.id = ?").bind(verificationId),
+    d1
+      .prepare("SELECT t.id, t.display_name AS displayName, t.verified_domain AS verifiedDomain FROM tenants t JOIN verifications v ON v.tenant_id = t.id WHERE v.id = ?")
+      .bind(verificationId),
+    // Only the signals: the rest of a stored analysis (metadata, measures) is no business of a certificate.
+    d1.prepare("SELECT capture_id AS captureId, json_extract(result, '$.signals') AS signals FROM capture_analyses WHERE verification_id = ? AND status = 'completed'").bind(verificationId),
     d1.prepare(LATEST_SQL).bind(verificationId),
     d1.prepare("SELECT 1 AS withdrawn FROM certificate_keys WHERE kid = ? AND withdrawn_at IS NOT NULL").bind(currentKid),
   ]);
-  const [tenant, latest, withdrawn] = results.slice(3) as [D1Result<{ name: string }>, D1Result<LatestRaw>, D1Result];
+  const [tenant, analyses, latest, withdrawn] = results.slice(3) as [D1Result<TenantRaw>, D1Result<{ captureId: string; signals: string | null }>, D1Result<LatestRaw>, D1Result];
   return {
     record: recordFromResults(results.slice(0, 3)),
-    tenantName: tenant.results[0]?.name ?? "",
+    tenant: tenant.results[0] ?? { id: "", displayName: "", verifiedDomain: null },
+    analyses: analyses.results.map((a) => ({ captureId: a.captureId, signals: parseSignals(a.signals) })),
     latest: toLatest(latest.results[0]),
     currentKeyWithdrawn: withdrawn.results.length > 0,
   };
+}
+
+function parseSignals(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  const parsed = JSON.parse(text) as unknown;
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
 }
 
 /**
@@ -77,21 +93,28 @@ export async function certificatesOf(db: Db, verificationId: string): Promise<Ce
   return db.select().from(certificates).where(eq(certificates.verificationId, verificationId)).orderBy(certificates.sequence);
 }
 
+/** What a link's certificate is read with: whether the verification is still certifiable (its status and verdict now). */
+export type LinkedCertificate = LatestCertificate & { verification: { status: VerificationRow["status"]; verdict: unknown; completedAt: number | null } };
+
 /** The latest certificate a live (unrevoked) link shows, found by the link's token hash; null for an unknown or revoked link. */
-export async function certificateByLinkToken(db: Db, tokenHash: string): Promise<LatestCertificate | null> {
+export async function certificateByLinkToken(db: Db, tokenHash: string): Promise<LinkedCertificate | null> {
   const raw = await db.$client
     .prepare(
       `SELECT c.verification_id AS verificationId, c.sequence, c.tenant_id AS tenantId, c.state_version AS stateVersion,
-        c.content_sha256 AS contentSha256, c.kid, c.jws, c.issued_at AS issuedAt, k.withdrawn_at IS NOT NULL AS keyWithdrawn
+        c.content_sha256 AS contentSha256, c.kid, c.jws, c.issued_at AS issuedAt, k.withdrawn_at IS NOT NULL AS keyWithdrawn,
+        v.status AS status, v.verdict AS verdict, v.completed_at AS completedAt
        FROM certificate_links l
        JOIN certificates c ON c.verification_id = l.verification_id
+       JOIN verifications v ON v.id = l.verification_id
        LEFT JOIN certificate_keys k ON k.kid = c.kid
        WHERE l.token_hash = ? AND l.revoked_at IS NULL
        ORDER BY c.sequence DESC LIMIT 1`,
     )
     .bind(tokenHash)
-    .first<LatestRaw>();
-  return toLatest(raw);
+    .first<LatestRaw & { status: VerificationRow["status"]; verdict: string | null; completedAt: number | null }>();
+  if (!raw) return null;
+  const { status, verdict, completedAt, ...latest } = raw;
+  return { ...toLatest(latest)!, verification: { status, verdict: verdict === null ? null : (JSON.parse(verdict) as unknown), completedAt } };
 }
 
 /**

@@ -20,7 +20,7 @@ export interface RedactionTarget {
 
 /**
  * Everything besides the verification row that holds the verification's personal data, cleared in
- * the same D1 batch as the tombstone: answers, capture locations, analysis details (EXIF, GPS,
+ * the same D1 batch as the tombstone: answers, capture locations and device labels, analysis details (EXIF, GPS,
  * vision reasoning), the reuse index's hashes, narratives and review notes on the timeline, the
  * bodies kept for webhook retries and idempotent replays, and sent notifications.
  */
@@ -29,7 +29,11 @@ export function redactionStatements(db: Db, target: RedactionTarget): BatchItem<
   const statements: BatchItem<"sqlite">[] = [];
   if (has.answers) statements.push(db.delete(answers).where(eq(answers.verificationId, id)));
   if (target.captureIds.length > 0) {
-    statements.push(db.update(captures).set({ location: null }).where(eq(captures.verificationId, id)), ...rewriteAnalyses(db, target.analyses));
+    statements.push(
+      // The capture-integrity record keeps its measures; the device label can name a person's device.
+      db.update(captures).set({ location: null, captureIntegrity: sql`json_remove(${captures.captureIntegrity}, '$.device.label')` }).where(eq(captures.verificationId, id)),
+      ...rewriteAnalyses(db, target.analyses),
+    );
   }
   if (has.timelineText) {
     statements.push(

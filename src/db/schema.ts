@@ -28,12 +28,40 @@ export const tenants = sqliteTable("tenants", {
    * tenant's images are otherwise compared with its own verifications only.
    */
   shareReuseIndex: integer("share_reuse_index", { mode: "boolean" }).notNull().default(false),
+  /**
+   * A domain the tenant proved it controls with a DNS TXT record (domain/tenants/domains.ts): what
+   * certificates and emails name it by, instead of the display name it typed. Null until proved, and
+   * again once a re-check finds the record gone.
+   */
+  verifiedDomain: text("verified_domain"),
+  /** The token of the TXT value that proved it (`<name> TXT "verification-service-domain=<token>"`), re-checked periodically. */
+  verifiedDomainToken: text("verified_domain_token"),
+  verifiedDomainAt: ms("verified_domain_at"),
+  /** When the record was last found (at proof, then by each re-check that found it). */
+  verifiedDomainConfirmedAt: ms("verified_domain_confirmed_at"),
+  /** When the minutely sweep last tried to re-check it (found, missing or unresolved). */
+  verifiedDomainCheckedAt: ms("verified_domain_checked_at"),
   createdAt: ms("created_at").notNull(),
 }, (t) => [
   index("tenants_retention_idx").on(t.id).where(sql`retention_days IS NOT NULL`),
+  // The verified domains the re-check sweep reads, least recently checked first.
+  index("tenants_domain_recheck_idx").on(t.verifiedDomainCheckedAt).where(sql`verified_domain IS NOT NULL`),
   // The opted-in tenants, read by each near-duplicate lookup of an opted-in tenant (db/analyses.ts).
   index("tenants_shared_reuse_idx").on(t.id).where(sql`share_reuse_index = 1`),
 ]);
+
+/**
+ * A tenant's pending claim of a domain (one at a time): the TXT record it must publish, with a token
+ * of fresh randomness per claim. Checking it (DNS over HTTPS) moves the domain to the tenant's
+ * `verified_domain` and deletes the claim; a new claim replaces the old one.
+ */
+export const domainClaims = sqliteTable("domain_claims", {
+  tenantId: text("tenant_id").primaryKey().references(() => tenants.id),
+  domain: text("domain").notNull(),
+  token: text("token").notNull(),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+});
 
 /**
  * A person who signs in to the console. What they may do is their membership's in each tenant
@@ -82,8 +110,16 @@ export const invitations = sqliteTable("invitations", {
   acceptedAt: ms("accepted_at"),
   acceptedBy: text("accepted_by"),
   revokedAt: ms("revoked_at"),
+  /**
+   * The invitee followed the link and confirmed, but the address already had an account: the link is
+   * spent and the membership waits for that user's next ordinary sign-in (`claimed_by`), which adds it.
+   */
+  claimedAt: ms("claimed_at"),
+  claimedBy: text("claimed_by"),
 }, (t) => [
   index("invitations_tenant_idx").on(t.tenantId, t.id),
+  // A user's invitations waiting for their sign-in (read by every sign-in).
+  index("invitations_claimed_idx").on(t.claimedBy).where(sql`claimed_by IS NOT NULL AND accepted_at IS NULL AND revoked_at IS NULL`),
   // One open invitation per address and tenant, whatever the race.
   uniqueIndex("invitations_open_email_idx").on(t.tenantId, t.email).where(sql`accepted_at IS NULL AND revoked_at IS NULL`),
 ]);
@@ -97,7 +133,8 @@ export const auditLog = sqliteTable("audit_log", {
   id: text("id").primaryKey(),
   tenantId: text("tenant_id").notNull(),
   action: text("action").notNull(),
-  actorType: text("actor_type", { enum: ["user", "api_key"] }).notNull(),
+  /** `service`: the service itself (a cron), e.g. dropping a domain whose record is gone. */
+  actorType: text("actor_type", { enum: ["user", "api_key", "service"] }).notNull(),
   actorId: text("actor_id").notNull(),
   /** The user's email (or phone), or the key's name, as it was then. */
   actorLabel: text("actor_label"),
@@ -224,6 +261,8 @@ export const captures = sqliteTable("captures", {
   location: json<unknown>("location"),
   forensicBufferKey: text("forensic_buffer_key"),
   attestation: json<unknown>("attestation"),
+  /** The capture page's capture-integrity record (schemas/capture-integrity.ts): client-reported cues; redaction removes its device label. */
+  captureIntegrity: json<unknown>("capture_integrity"),
   createdAt: ms("created_at").notNull(),
 }, (t) => [index("captures_verification_idx").on(t.verificationId, t.seq)]);
 

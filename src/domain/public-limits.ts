@@ -62,11 +62,22 @@ export const PUBLIC_LIMITS = {
   evidenceDownload: { name: "evidence", limit: 1200, windowMs: MINUTE, message: "Too many evidence downloads from this network; try again shortly." },
 } as const satisfies Record<string, RateLimitRule>;
 
+const DAY = 24 * 60 * MINUTE;
+
 /**
  * Invitation emails a tenant's admins may send (new and resent), and resends of one invitation:
- * an admin's session cannot turn the service into a mail cannon.
+ * an admin's session cannot turn the service into a mail cannon. Anyone can sign up and invite any
+ * address, so a tenant less than a day old gets a much smaller daily allowance (counted per UTC day
+ * like the other daily cap: within its first 24 hours it may straddle two).
  */
 export const INVITATION_EMAIL_LIMITS = {
+  newTenantDaily: {
+    name: "invitation-emails-new-tenant",
+    limit: 20,
+    windowMs: DAY,
+    message: "This tenant is less than a day old and has sent its 20 invitation emails for today (UTC); try again tomorrow.",
+  },
+  perTenantDaily: { name: "invitation-emails-daily", limit: 250, windowMs: DAY, message: "This tenant has sent its 250 invitation emails per day (UTC); try again tomorrow." },
   perTenant: { name: "invitation-emails", limit: 100, windowMs: 60 * MINUTE, message: "Too many invitation emails from this tenant this hour; try again later." },
   perInvitation: { name: "invitation-resends", limit: 5, windowMs: 60 * MINUTE, message: "This invitation was sent too often this hour; try again later." },
 } as const satisfies Record<string, RateLimitRule>;

@@ -1,5 +1,7 @@
+import type { AiDetectionProvider } from "../analysis/signals/ai-combine";
 import type { WebImageSearch } from "../analysis/signals/reverse-search";
 import { settings } from "../env";
+import { aiDetectionProvider } from "./ai-detection";
 import { geocoderFromEnv, type Geocoder } from "./geocoder";
 import { visionJudge, type VisionJudge } from "./vision";
 import { webImageSearch } from "./web-search";
@@ -15,6 +17,14 @@ export interface AnalysisProviders {
   vision: VisionJudge | null;
   /** Web reverse-image search (Google Cloud Vision web detection), or none: the service's own history still is searched. */
   web: WebImageSearch | null;
+  /**
+   * Whether the analysis runs the pixel detector the service ships (no external service: it is here so
+   * the capabilities say so). The analysis Worker passes the detector itself (analysis/pipeline.ts,
+   * ImageDeps.aiPixels), never this module: the API Worker's bundle stays free of analysis code.
+   */
+  aiPixels: boolean;
+  /** A commercial AI-generated-image detector (Sightengine), or none. */
+  aiProvider: AiDetectionProvider | null;
   /** Resolves `expected_location` addresses (Nominatim-compatible), or none: only coordinates resolve. */
   geocoder: Geocoder | null;
   /** SHA-256 fingerprints of C2PA signers trusted for `likely_human`. */
@@ -27,6 +37,8 @@ export function analysisProviders(env: Env): AnalysisProviders {
   return {
     vision: visionJudge(env),
     web: webImageSearch(env),
+    aiPixels: false,
+    aiProvider: aiDetectionProvider(env),
     geocoder: geocoderFromEnv(env),
     trustedSigners: (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     testMarkers: settings(env).environment !== "production",

@@ -6,7 +6,7 @@ import { auditEntry } from "../auth/audit-context";
 import { certificatePageHtml, CERTIFICATE_PAGE_HEADERS } from "../certificate-page/shell";
 import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
-import { isCertifiable } from "../domain/certificates/content";
+import { uncertifiable, UNCERTIFIABLE_MESSAGES } from "../domain/certificates/content";
 import { currentCertificate } from "../domain/certificates/issue";
 import { JWKS_ISOLATE_TTL_MS, JWKS_MAX_AGE_SECONDS, publishedKeys } from "../domain/certificates/keys";
 import { certificateForLink, createCertificateLink, listCertificateLinks, revokeCertificateLink } from "../domain/certificates/links";
@@ -22,6 +22,7 @@ import {
   CertificateLinkIdParam,
   CertificateLinkListSchema,
   CertificateLinkSchema,
+  CertificatePayloadV1Schema,
   CertificateSchema,
   CertificateTokenParam,
   CreatedCertificateLinkSchema,
@@ -35,6 +36,9 @@ import { errorResponses, jsonContent, pickErrors } from "../schemas/common";
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
+
+// Payloads of schema_version 1 are no longer served but still verified: the document keeps their shape for verifiers (the client's types).
+app.openAPIRegistry.register("CertificatePayloadV1", CertificatePayloadV1Schema);
 
 // A verifier may run in any web page: the keys and a shared certificate are readable cross-origin (no cookies involved).
 app.use("/.well-known/jwks.json", cors({ origin: "*", allowMethods: ["GET", "HEAD"] }));
@@ -66,7 +70,9 @@ const current = createRoute({
   operationId: "getVerificationCertificate",
   tags: ["Certificates"],
   summary: "The verification's current certificate",
-  description: "Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes.",
+  description:
+    "Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes, " +
+    "and for a verdict that evaluated nothing (`assessment: none`): nothing evaluated is never certified.",
   ...access({ apiKey: "full", session: "viewer" }),
   request: { params: IdParam },
   responses: { 200: jsonContent(CertificateSchema, "The certificate"), ...pickErrors(401, 403, 404, 409, 500) },
@@ -77,7 +83,8 @@ app.openapi(current, async (c) => {
   const db = createDb(c.env.DB);
   const record = isId("verification", id) ? await loadTenantRecord(db, c.get("principal").tenantId, id) : null;
   if (!record) throw ApiError.notFound("verification");
-  if (!isCertifiable(record.row)) throw new ApiError("invalid_state", "A certificate is issued when the verification completes with its verdict.");
+  const refused = uncertifiable(record.row);
+  if (refused) throw new ApiError("invalid_state", UNCERTIFIABLE_MESSAGES[refused]);
   const certified = await currentCertificate(c.env, db, id);
   if (!certified) throw new ApiError("invalid_state", "This verification has no certificate.");
   c.header("Cache-Control", "no-store");
@@ -92,7 +99,7 @@ const createLink = createRoute({
   summary: "Share the certificate: a new link with its own token",
   description:
     "The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. " +
-    "409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. " +
+    "409 `invalid_state` before the verification completes (no certificate yet), for a verdict that evaluated nothing (`assessment: none`: never certified), and beyond 50 active links. " +
     "Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL).",
   ...access({ apiKey: "full", session: "reviewer" }),
   request: { params: IdParam },

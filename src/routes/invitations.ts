@@ -4,7 +4,7 @@ import { access } from "../auth/access";
 import { auditClient, auditEntry } from "../auth/audit-context";
 import { sessionPrincipal } from "../auth/principal";
 import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "../auth/same-origin";
-import { startSession } from "../auth/session";
+import { readSession, startSession } from "../auth/session";
 import { createDb } from "../db/client";
 import { CONSOLE_HOME, CONSOLE_SIGN_IN } from "../console/paths";
 import {
@@ -18,6 +18,9 @@ import {
   type InvitationRow,
   type Inviter,
 } from "../domain/accounts/invitations";
+import { attachClaimedInvitations } from "../domain/accounts/claimed-invitations";
+import { invitationPage } from "../domain/accounts/invitation-texts";
+import { findUser } from "../domain/accounts/users";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
@@ -44,6 +47,7 @@ function presentInvitation(row: InvitationRow, now = Date.now()): z.infer<typeof
     expires_at: iso(row.expiresAt),
     sent_at: iso(row.sentAt),
     send_count: row.sendCount,
+    ...(row.claimedAt !== null ? { claimed_at: iso(row.claimedAt) } : {}),
     ...(row.acceptedAt !== null ? { accepted_at: iso(row.acceptedAt) } : {}),
     ...(row.revokedAt !== null ? { revoked_at: iso(row.revokedAt) } : {}),
   };
@@ -63,9 +67,12 @@ const create = createRoute({
   tags: ["Team"],
   summary: "Invite someone by email to join the tenant with a role",
   description:
-    "Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button signs the invitee in and adds the membership). " +
-    "Admins invite any role but owner; owners any. An address that is already a member, or has a pending invitation (resend or revoke it), is 409 `invalid_state`; " +
-    "an expired one is replaced. At most 100 invitation emails per tenant per hour (429). Recorded as `member.invited`.",
+    "Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; " +
+    "for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). " +
+    "The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. " +
+    "Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; " +
+    "an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`). " +
+    "Recorded as `member.invited`.",
   ...access({ session: "admin" }),
   request: { body: jsonBody(InviteSchema, { email: "adjuster@example.com", role: "reviewer" }) },
   responses: { 201: jsonContent(InvitationSchema, "Invited; the email is on its way"), ...pickErrors(400, 401, 403, 409, 413, 415, 429, 500) },
@@ -87,7 +94,7 @@ const list = createRoute({
   path: "/v1/invitations",
   operationId: "listInvitations",
   tags: ["Team"],
-  summary: "Open invitations (pending or expired), newest first",
+  summary: "Open invitations (pending, expired, or awaiting the invitee's sign-in), newest first",
   description: "Accepted invitations are members (`GET /v1/members`); revoked ones are gone (the audit log keeps both facts). Keyset-paginated (`next_cursor`).",
   ...access({ session: "admin" }),
   request: { query: PageQuery },
@@ -111,7 +118,8 @@ const resend = createRoute({
   tags: ["Team"],
   summary: "Send an open invitation again: a new link, valid 7 days from now",
   description:
-    "The previous link stops working. An accepted or revoked invitation is 409 `invalid_state`. At most 5 sends per invitation per hour (429). Recorded as `invitation.resent`.",
+    "The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. " +
+    "At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails (429). Recorded as `invitation.resent`.",
   ...access({ session: "admin" }),
   request: { params: InvitationParam },
   responses: { 200: jsonContent(InvitationSchema, "Sent again"), ...pickErrors(401, 403, 404, 409, 429, 500) },
@@ -160,8 +168,6 @@ function deadInvitation(c: Context<AppEnv>): Response {
   return c.body(page, 401, HTML_HEADERS);
 }
 
-const ROLE_NAMES = { owner: "owner", admin: "admin", reviewer: "reviewer", viewer: "viewer" } as const;
-
 const page = createRoute({
   method: "get",
   path: "/v1/auth/invitation/{token}",
@@ -179,11 +185,9 @@ app.openapi(page, async (c) => {
   const { token } = c.req.valid("param");
   const found = await peekInvitation(createDb(c.env.DB), token);
   if (!found) return deadInvitation(c);
-  const { invitation, tenantName } = found;
-  const body = htmlPage(`Join ${tenantName}`, `You are joining ${tenantName} as ${ROLE_NAMES[invitation.role]}, and signing in as ${invitation.email}.`, {
-    action: `/v1/auth/invitation/${token}`,
-    button: "Join and sign in",
-  });
+  const { invitation, naming, existingAccount } = found;
+  const { title, text } = invitationPage(naming, invitation.role, invitation.email, existingAccount);
+  const body = htmlPage(title, text, { action: `/v1/auth/invitation/${token}`, button: existingAccount ? "Join" : "Join and sign in" });
   return c.body(body, 200, HTML_HEADERS);
 });
 
@@ -193,21 +197,49 @@ const accept = createRoute({
   operationId: "acceptInvitation",
   tags: ["Dashboard sign-in"],
   security: [],
-  summary: "Accept an invitation: joins the tenant, signs in once and sets `svc_session` (the confirmation page's form)",
+  summary: "Accept an invitation (the confirmation page's form): a new address joins and is signed in; an existing account joins at its next sign-in",
   description:
-    "Must come from this service's own page (the same-origin rule), else 403. Creates the user of the invited address if new (with no tenant of their own); " +
-    "an existing user keeps their other memberships (and their role, if already a member). Recorded as `member.joined` and `session.signed_in`. Rate-limited with the page.",
+    "Must come from this service's own page (the same-origin rule), else 403. For an address without an account: creates the user (with no tenant of their own), " +
+    "adds the membership, signs in once and sets `svc_session` (303); recorded as `member.joined` and `session.signed_in`. " +
+    "For an address that already has an account: signs nobody in (the link is no way around that account's own sign-in) and sets no cookie; the invitation becomes " +
+    "`awaiting_sign_in`, and that person's next ordinary sign-in (single sign-on, email link, code) adds the membership, recorded as `member.joined`, " +
+    "without changing the organisation they land in (200, a page saying so); when this browser is signed in as that account already, it is added at once. Rate-limited with the page.",
   request: { params: InvitationTokenParam },
-  responses: { 303: redirect("Signed in; to the console"), 401: deadLinkResponse("Used, revoked, expired or unknown link"), ...pickErrors(403, 429) },
+  responses: {
+    200: htmlContent("An existing account: confirmed; the membership is added at that person's next sign-in"),
+    303: redirect("A new account: signed in; to the console"),
+    401: deadLinkResponse("Used, revoked, expired or unknown link"),
+    ...pickErrors(403, 429),
+  },
 });
 
 app.openapi(accept, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.invitationClient, clientKey(c.req.header("CF-Connecting-IP")));
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
-  const signedIn = await acceptInvitation(createDb(c.env.DB), c.req.valid("param").token, auditClient(c));
-  if (!signedIn) return deadInvitation(c);
-  await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
+  const db = createDb(c.env.DB);
+  const accepted = await acceptInvitation(db, c.req.valid("param").token, auditClient(c));
+  if (!accepted) return deadInvitation(c);
   c.header("Cache-Control", "no-store");
+  if (accepted.kind === "awaiting_sign_in") {
+    // Already signed in here as that very account (the ordinary way, earlier): it joins now; the session is left as it is.
+    const session = await readSession(c);
+    const user = session && session !== "csrf" && session.userId === accepted.invitation.claimedBy ? await findUser(db, session.userId) : undefined;
+    if (user && (await attachClaimedInvitations(db, user, auditClient(c))) > 0) {
+      const page = htmlPage("You joined the team", "The team is added to your account, beside your others. Choose it in the console's organisation menu.", {
+        action: CONSOLE_HOME,
+        button: "Go to the console",
+        method: "get",
+      });
+      return c.body(page, 200, HTML_HEADERS);
+    }
+    const page = htmlPage("Sign in as you usually do to join", `Confirmed. Sign in as you usually do, as ${accepted.invitation.email}: the team is then added to your account, beside your others.`, {
+      action: CONSOLE_SIGN_IN,
+      button: "Go to the sign-in page",
+      method: "get",
+    });
+    return c.body(page, 200, HTML_HEADERS);
+  }
+  await startSession(c, { userId: accepted.signedIn.user.id, tenantId: accepted.signedIn.tenantId });
   return c.redirect(CONSOLE_HOME, 303);
 });
 

@@ -142,7 +142,7 @@ app.openAPIRegistry.registerWebhook({
             score: 0.93,
             signals: {
               screen_detection: { screen_detected: false, confidence: 0.91 },
-              ai_detection: { label: "likely_human", confidence: 0.88 },
+              ai_detection: { label: "likely_human", confidence: 0.9, method: "provenance", evidence: [{ code: "c2pa_manifest_valid" }, { code: "c2pa_trusted_capture" }] },
               reverse_search: { found_online: false, match_count: 0 },
             },
             assessment: "complete",

@@ -14,6 +14,10 @@ export const AUDIT_ACTIONS = [
   "webhook_secret.rotated",
   "webhook_secret.revealed",
   "settings.updated",
+  "domain.claimed",
+  "domain.verified",
+  "domain.removed",
+  "domain.dropped",
   "template.published",
   "template.revoked",
   "verification.reviewed",
@@ -37,8 +41,8 @@ export const AuditEntrySchema = z
     id: z.string().openapi({ example: "aud_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
     action: AuditActionSchema,
     actor: z.object({
-      type: z.enum(["user", "api_key"]),
-      id: z.string().openapi({ description: "`usr_…` or `key_…`", example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+      type: z.enum(["user", "api_key", "service"]).openapi({ description: "`service`: the service itself, e.g. its periodic re-check dropping a domain whose DNS record is gone." }),
+      id: z.string().openapi({ description: "`usr_…`, `key_…`, or for the service the task (`domain_recheck`)", example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
       label: z.string().optional().openapi({ description: "The user's email (else phone) or the key's name, as it was then." }),
     }),
     target: z.object({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { REVERSE_SOURCES } from "../analysis/evidence";
+import { AI_METHOD_PATTERN, REVERSE_SOURCES } from "../analysis/evidence";
 import { CAPTURE_CHANNELS, SIGNALS } from "./verification-create";
 
 const Reason = z.string().openapi({ description: "Why it is not available, or what limits it when it is." });
@@ -12,12 +12,21 @@ const CapabilitySchema = z
     available: z.boolean().openapi({ description: "This deployment can assess it (on at least one capture channel: see `channels`)." }),
     provider: z.string().optional().openapi({ description: "Who assesses it, e.g. `offline-moire`, `workers-ai`, `nominatim`." }),
     sources: z.array(z.enum(REVERSE_SOURCES)).optional().openapi({ description: "`reverse` only: what a reverse search searches for this tenant." }),
+    methods: z
+      .array(z.string().regex(AI_METHOD_PATTERN))
+      .optional()
+      .openapi({
+        description:
+          "`ai` only: the methods this deployment runs, each a value `ai_detection.method` can take: `provenance` (always), `pixels` (the detector the service ships), " +
+          "`provider:<name>` (a configured detection provider; `enable` says how to add one).",
+        example: ["provenance", "pixels"],
+      }),
     reason: Reason.optional(),
     enable: Enable.optional(),
     channels: z
       .object({ hosted_page: ChannelSupportSchema, api: ChannelSupportSchema })
       .optional()
-      .openapi({ description: "Where the capture channel matters: what each can deliver (the hosted capture page cannot send a depth map)." }),
+      .openapi({ description: "Where the capture channel matters: what each delivers (`depth`: the capture-integrity record on the hosted page, a depth map over the API)." }),
   })
   .openapi("Capability");
 
@@ -27,6 +36,6 @@ export const CapabilitiesSchema = z
     checks: z.object({ object_match: CapabilitySchema, condition: CapabilitySchema, location_match: CapabilitySchema }),
     defaults: z
       .object({ signals_required: z.array(z.enum(SIGNALS)), capture_channel: z.enum(CAPTURE_CHANNELS) })
-      .openapi({ description: "What a creation naming neither gets: the contract's default signals limited to what the default channel assesses." }),
+      .openapi({ description: "What a creation naming neither gets: the default channel's default signals (hosted_page: screen, ai, reverse, depth) limited to what it assesses." }),
   })
   .openapi("Capabilities");

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CaptureIntegritySchema } from "./capture-integrity";
 import { DateTime } from "./common";
 import { StepSchema } from "./steps";
 import { VerificationSchema } from "./verification";
@@ -41,6 +42,11 @@ export const CaptureRequestSchema = z
     attestation_token: z.string().min(1).max(4096).optional(),
     location: LocationSchema.optional(),
     forensic_buffer_key: z.string().min(1).max(512).optional(),
+    capture_integrity: CaptureIntegritySchema.optional().openapi({
+      description:
+        "Sent by the hosted capture page with each live capture: the camera and a burst of frames around the shutter, as the browser reported them (client-reported: a cue, never proof). " +
+        "On a `hosted_page` verification the `depth` signal is assessed from it; a live capture without it reads `depth` not assessed (`no_capture_integrity`).",
+    }),
   })
   .superRefine((body, ctx) => {
     const inline = body.image_base64 !== undefined;

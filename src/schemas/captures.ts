@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
+import { CaptureIntegritySchema } from "./capture-integrity";
 import { AttestationSchema } from "./verification";
 
 /* The Capture resource (domain/evidence/present.ts builds it; analysis-view.ts its `analysis`). */
@@ -21,7 +22,7 @@ export const CaptureSignalSchema = z
       status: z.literal("assessed"),
       value: z.record(z.string(), z.unknown()).openapi({
         description:
-          "The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label}`, " +
+          "The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: `pixels`, `provenance` or `provider:<name>`, what decided it), " +
           "`reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.",
         example: { screen_detected: false },
       }),
@@ -86,6 +87,10 @@ export const CaptureSchema = z
       })
       .optional(),
     attestation: AttestationSchema.optional(),
+    capture_integrity: CaptureIntegritySchema.optional().openapi({
+      description:
+        "What the hosted capture page reported of the camera and of a burst of frames around the shutter (client-reported: a cue, never proof). Absent for captures sent without it; its device label is removed by redaction.",
+    }),
     image_url: SignedUrl("The stored image; absent once redacted"),
     thumbnail_url: SignedUrl("A JPEG of at most 480 px on its longest side; absent when the pixels could not be decoded (see `analysis.notes`)"),
     depth_map_url: SignedUrl("The capture's forensic buffer (16-bit PNG depth map), when it has one"),

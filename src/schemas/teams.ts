@@ -45,12 +45,16 @@ export const InvitationSchema = z
     id: z.string().openapi({ example: "inv_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
     email: z.string(),
     role: RoleSchema,
-    status: z.enum(["pending", "expired", "accepted", "revoked"]).openapi({ description: "`pending` until `expires_at`, then `expired` (a resend makes it pending again)." }),
+    status: z.enum(["pending", "expired", "awaiting_sign_in", "accepted", "revoked"]).openapi({
+      description:
+        "`pending` until `expires_at`, then `expired` (a resend makes it pending again); `awaiting_sign_in`: an existing account's holder confirmed it, and their next sign-in adds the membership.",
+    }),
     invited_by: UserId.openapi({ description: "The member who sent it (last)." }),
     created_at: DateTime,
     expires_at: DateTime,
     sent_at: DateTime.openapi({ description: "When the email last went out." }),
     send_count: z.number().int().min(1),
+    claimed_at: DateTime.optional().openapi({ description: "When the holder of an existing account confirmed it (status `awaiting_sign_in`)." }),
     accepted_at: DateTime.optional(),
     revoked_at: DateTime.optional(),
   })

@@ -12,6 +12,15 @@ export const DEFAULT_SIGNALS: readonly SignalName[] = ["screen", "ai", "reverse"
  */
 export const CAPTURE_CHANNELS = ["hosted_page", "api"] as const;
 export type CaptureChannel = (typeof CAPTURE_CHANNELS)[number];
+/**
+ * The default set per channel (CONTRACT.md, fourth release): a hosted-page verification also asks
+ * for `depth`, assessed from the capture page's capture-integrity record, where the deployment
+ * assesses it; the API channel keeps the contract's set (its depth needs a depth map).
+ */
+export const DEFAULT_SIGNALS_BY_CHANNEL: Record<CaptureChannel, readonly SignalName[]> = {
+  hosted_page: [...DEFAULT_SIGNALS, "depth"],
+  api: DEFAULT_SIGNALS,
+};
 export const MAX_TOTAL_CAPTURES = 20;
 export const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
 export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
@@ -50,11 +59,18 @@ export const ConfigFieldsSchema = z.strictObject({
     description: "Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`.",
   }),
   steps: z.array(StepInputSchema).min(1).max(50).optional(),
-  signals_required: z.array(z.enum(SIGNALS)).max(SIGNALS.length).optional().openapi({
-    description:
-      'Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), ' +
-      "plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
-  }),
+  signals_required: z
+    .array(z.enum(SIGNALS))
+    // Nothing evaluated is never a verdict: an empty list would read `verified` with nothing checked.
+    .min(1, "Name at least one signal (or leave signals_required out for the default set): a verdict with nothing evaluated is never a verdict.")
+    .max(SIGNALS.length)
+    .optional()
+    .openapi({
+      description:
+        'Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), ' +
+        "plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). " +
+        "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
+    }),
   mode: z.enum(["verification", "audit"]).optional(),
   context: ContextSchema.optional().openapi({
     description:
@@ -74,7 +90,7 @@ export const CreateVerificationFieldsSchema = ConfigFieldsSchema.extend({
   capture_channel: z.enum(CAPTURE_CHANNELS).optional().openapi({
     description:
       "How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow " +
-      "operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.",
+      "operations. `depth` is assessed on `hosted_page` from the capture page's capture-integrity record (`source: capture_burst`), on `api` from a depth map (`forensic_buffer_key`).",
   }),
   seal: z.boolean().optional().openapi({ description: "Record seal over the answers; on unless false." }),
   expires_in_seconds: z.int().min(1).max(MAX_EXPIRES_IN_SECONDS).optional().openapi({ description: "Defaults to 604800 (7 days)." }),

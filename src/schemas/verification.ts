@@ -3,7 +3,7 @@ import { DateTime, VerificationId } from "./common";
 import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
 import { CAPTURE_CHANNELS, ContextSchema, SIGNALS } from "./verification-create";
-import { NOT_ASSESSED_REASONS, REVERSE_SOURCES } from "../analysis/evidence";
+import { AI_METHOD_PATTERN, NOT_ASSESSED_REASONS, REVERSE_SOURCES } from "../analysis/evidence";
 
 /* Response shapes, for the OpenAPI document. Handlers build these objects in model/verification/present.ts. */
 
@@ -46,13 +46,36 @@ const NotAssessed = z
 const Confidence = z.number().min(0).max(1);
 const Unit = z.number().min(0).max(1);
 
+const AiDetectionSchema = z
+  .object({
+    label: z.enum(["likely_human", "likely_ai", "unknown"]),
+    confidence: Confidence,
+    method: z.string().regex(AI_METHOD_PATTERN).openapi({
+      description:
+        "What decided it: `pixels` (the detector the service ships, on the decoded pixels), `provenance` (metadata: C2PA, XMP, generator chunks, EXIF), " +
+        "or `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`); of the live capture the combined value comes from " +
+        "(the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.",
+      example: "pixels",
+    }),
+    evidence: z
+      .array(z.object({ code: z.string(), value: z.union([z.number(), z.string(), z.boolean()]).optional() }))
+      .optional()
+      .openapi({
+        description:
+          "What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md). `pixel_score` (the pixel detector's score), " +
+          "`ai_provider_score` (the provider's), or provenance codes such as `c2pa_generated_source_type`. Absent on verdicts written before it existed.",
+        example: [{ code: "pixel_score", value: 0.83 }],
+      }),
+  })
+  .openapi("AiDetection");
+
 export const VerdictSchema = z
   .object({
     label: z.enum(VERDICT_LABELS),
     score: z.number().min(0).max(1),
     signals: z.object({
       screen_detection: z.union([z.object({ screen_detected: z.boolean(), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
-      ai_detection: z.union([z.object({ label: z.enum(["likely_human", "likely_ai", "unknown"]), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
+      ai_detection: z.union([AiDetectionSchema, NotApplicable, NotAssessed]).optional(),
       reverse_search: z
         .union([
           z.object({

@@ -114,7 +114,12 @@ describe("the certificate page", () => {
       console.error(`${await page.evaluate(() => document.body.innerText).catch(() => "")}\n${workerLogTail()}`);
       throw err;
     }
-    await page.getByRole("heading", { level: 1, name: /: verification for Dev Tenant/ }).waitFor();
+    // Who: the name the tenant typed, said to be only that (it proved no domain); how: each required signal.
+    await page.getByRole("heading", { level: 1, name: /^Verified: verification requested by “Dev Tenant[^”]*”, as declared by the tenant$/ }).waitFor();
+    await page.getByText(/as declared by the tenant: the issuer has not verified who they are/).waitFor();
+    await page.getByText("Photo of a screen: checked, from the image's pixels").waitFor();
+    await page.getByRole("cell", { name: "Submitted through the capture link" }).waitFor();
+    expect(await page.getByText(/Live photo|taken with/i).count()).toBe(0);
     await page.getByText(verificationId).waitFor();
     await shoot("01-certificate");
 
@@ -204,6 +209,9 @@ describe("the verification-certificate command", () => {
     const online = await run(["verify", certJson, good, "--issuer", base()]);
     expect(online, online.stderr).toMatchObject({ code: 0 });
     expect(online.stdout).toContain(`VALID: certificate #1 of ${verificationId}, issued by ${base()}`);
+    expect(online.stdout).toMatch(/Requested by: +"Dev Tenant[^"]*" \(the name as declared by the tenant; not checked by the issuer\)/);
+    expect(online.stdout).toMatch(/screen_detection: assessed \(pixels\)/);
+    expect(online.stdout).toContain("step capture_1, submitted through the capture link");
     expect(online.stdout).toMatch(/MATCH +photo\.jpg: capture cap_/);
 
     const offline = await run(["verify", certJws, good, "--jwks", keys, "--issuer", base()]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { checkedFetch, tenantClient, workerLogTail } from "./helpers/api";
+import { checkedFetch, eventually, tenantClient, workerLogTail } from "./helpers/api";
 import { openPhone } from "./helpers/browser";
 import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
 
@@ -107,7 +107,14 @@ describe("operator console in Chromium", () => {
     expect(await page.getByRole("row").count()).toBeGreaterThanOrEqual(2);
     await captureOnPhone(captureUrl, 2);
     await row(page, id).getByText("Completed").waitFor({ timeout: 90_000 });
-    await row(page, id).getByText(/Verified|Suspicious|Failed/).waitFor({ timeout: 60_000 });
+    // The phone's camera is Chromium's fake device ("fake_device_0"), an injected stream: the hosted
+    // page's depth signal reads it as a virtual camera (issue 32), so the verdict is never verified;
+    // its reason is the highest-priority trip (the same fake picture captured earlier in the run is
+    // also a reuse). The list shows the verdict's label.
+    const verdict = (await eventually("the verdict", () => tenant.getVerification(id), (b) => b.verdict !== undefined, 60_000)).verdict!;
+    expect(verdict.signals.depth, JSON.stringify(verdict)).toEqual({ source: "capture_burst", confidence: 0.05 });
+    expect(verdict.label, JSON.stringify(verdict)).toBe("suspicious");
+    await row(page, id).getByText("Suspicious").waitFor({ timeout: 60_000 });
     await shoot(ui, "05-verifications-live");
 
     // The detail: the photos, the verdict in words, timeline, deliveries, the seal.
@@ -128,6 +135,11 @@ describe("operator console in Chromium", () => {
     await viewer.waitFor();
     await viewer.getByText("What was checked").waitFor();
     await viewer.getByText("Screen detection").first().waitFor();
+    // How it was captured, in words that claim no more than the page reported.
+    await viewer.getByText("How it was captured").waitFor();
+    await viewer.getByText(/Reported by the capture page \(a cue, not proof\): the camera “fake_device_0”/).waitFor();
+    await viewer.getByText(/through the capture link, for a photo step/).waitFor();
+    await viewer.getByText("Frames no live camera over a real scene gives (confidence 5 %)").waitFor();
     await page.keyboard.press("ArrowRight");
     await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).waitFor();
     await page.keyboard.press("+");

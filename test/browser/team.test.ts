@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
 import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
-import { linkInOutbox } from "./helpers/outbox";
+import { emailsTo, linkInOutbox } from "./helpers/outbox";
 
 /*
  * The team, as its people use it in Chromium (issue 24): the owner invites a colleague from the Team
- * screen; the colleague, who already has an organisation of their own, follows the email's link and
- * joins; the owner changes their role and reads the audit log; the colleague switches between their
+ * screen; the colleague, who already has an organisation of their own, follows the email's link,
+ * confirms, and joins at their own next sign-in (the link signs nobody in); the owner changes their role and reads the audit log; the colleague switches between their
  * organisations and sees only the controls their role may use. No header or cookie is set by hand.
  * Screenshots at 1440×900 and 390×844 (test-results/console/), axe on each.
  */
@@ -25,7 +25,7 @@ afterAll(async () => {
   await colleague?.close();
 });
 
-async function signUpByMagicLink(page: Page, address: string): Promise<void> {
+async function signInByMagicLink(page: Page, address: string): Promise<void> {
   await page.goto(`${inject("baseUrl")}/console/sign-in`);
   await page.getByLabel("Work email").fill(address);
   await page.getByRole("button", { name: "Email me a sign-in link" }).click();
@@ -43,7 +43,7 @@ describe("the team in Chromium", () => {
     const address = `colleague-${Date.now().toString(36)}@example.test`;
 
     // The colleague has an organisation of their own already.
-    await signUpByMagicLink(colleague.page, address);
+    await signInByMagicLink(colleague.page, address);
     expect(await nav(colleague.page).getByRole("link", { name: "Audit log" }).count()).toBe(1); // its owner
 
     // The owner invites them from the Team screen.
@@ -58,13 +58,32 @@ describe("the team in Chromium", () => {
     await invitations.getByRole("row").filter({ hasText: address }).getByText(/pending until/).waitFor();
     await shoot(owner, "15-team");
 
-    // The colleague follows the link in the email: its page, its button, the console as a reviewer.
+    // The email, read from the outbox over HTTP: fixed wording naming the inviter's address, never the display name.
+    const [mail] = await emailsTo(address);
+    expect(mail!.subject).toBe("dev@localhost invited you to the verification dashboard");
+    expect(mail!.body).toContain("dev@localhost invited you to join their team on the verification dashboard, as a reviewer.");
+    expect(`${mail!.subject}${mail!.body}`).not.toContain("Dev Tenant");
+
+    // The colleague, signed out, follows the link: they already have an account, so confirming signs nobody in...
+    await colleague.page.getByRole("button", { name: "Sign out" }).click();
+    await colleague.page.waitForURL(/\/console\/sign-in/);
     await colleague.page.goto(await linkInOutbox(address, /\/v1\/auth\/invitation\/ivt_/));
-    await colleague.page.getByRole("heading", { name: "Join Dev Tenant" }).waitFor();
-    await colleague.page.getByText(`signing in as ${address}`).waitFor();
-    const joined = colleague.page.waitForResponse((r) => r.url().includes("/v1/auth/invitation/") && r.request().method() === "POST");
-    await colleague.page.getByRole("button", { name: "Join and sign in" }).click();
-    expect((await joined).status()).toBe(303);
+    await colleague.page.getByRole("heading", { name: "Join a team" }).waitFor();
+    await colleague.page.getByText(`${address} already has an account: confirm here, then sign in as you usually do`).waitFor();
+    const confirmed = colleague.page.waitForResponse((r) => r.url().includes("/v1/auth/invitation/") && r.request().method() === "POST");
+    await colleague.page.getByRole("button", { name: "Join", exact: true }).click();
+    const confirmation = await confirmed;
+    expect(confirmation.status()).toBe(200);
+    expect(await confirmation.headerValue("set-cookie")).toBeNull();
+    await colleague.page.getByRole("heading", { name: "Sign in as you usually do to join" }).waitFor();
+    await shoot(colleague, "15c-invitation-confirmed");
+    // ...and their own sign-in adds the team, landing where they always land (their own organisation).
+    await colleague.page.getByRole("button", { name: "Go to the sign-in page" }).click();
+    await signInByMagicLink(colleague.page, address);
+    await colleague.page.locator(".topbar .brand").getByText(address.split("@")[0]!).waitFor();
+    const devTenant = colleague.page.getByLabel("Organisation").locator("option", { hasText: "(reviewer)" });
+    await colleague.page.getByLabel("Organisation").selectOption((await devTenant.getAttribute("value"))!);
+    await colleague.page.getByRole("button", { name: "Switch" }).click();
     await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
     await colleague.page.locator(".topbar .brand").getByText("Dev Tenant").waitFor();
     // A reviewer creates verifications but sees no audit log; the switcher offers both organisations.

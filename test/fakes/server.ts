@@ -7,6 +7,7 @@ import { geocoder } from "./geocoder";
 import { vision } from "./vision";
 import { webDetection } from "./web-detection";
 import { photos } from "./photos";
+import { sightengine } from "./sightengine";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -39,6 +40,7 @@ const fakes: Record<string, FakeHandler> = {
   "/geocoder": geocoder,
   "/web-detection": webDetection,
   "/photos": photos,
+  "/sightengine": sightengine,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

@@ -7,7 +7,8 @@ import { newId } from "../../src/lib/ids";
 import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
 import { BASE, callJson, createVerification, db, type TestTenant } from "./api";
 import { inlineCapture, pollVerification } from "./capture";
-import { sha256Hex, uniqueJpeg } from "./images";
+import { sha256Hex } from "./images";
+import { encodeJpeg, naturalScene } from "./synth";
 import { waitFor } from "./wait";
 
 export const CERTIFICATE_TYPE = "verification-certificate+jwt";
@@ -46,10 +47,18 @@ export function withOneByteChanged(jws: string): string {
   return `${header}.${payload.slice(0, at)}${swapped}${payload.slice(at + 1)}.${signature}`;
 }
 
+/**
+ * A photo the screen signal can assess (a 1×1 image cannot be: its verdict evaluates nothing, and
+ * such a verdict gets no certificate), of a random scene so its bytes and SHA-256 are new.
+ */
+export function assessableJpeg(): Uint8Array {
+  return encodeJpeg(naturalScene(160, 120, crypto.getRandomValues(new Uint32Array(1))[0]!), 85);
+}
+
 /** A completed verification (one live capture of fresh bytes, screen signal only), with the bytes' digest. */
 export async function completedVerification(t: TestTenant, extra: Record<string, unknown> = {}) {
   const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen"], ...extra });
-  const bytes = uniqueJpeg();
+  const bytes = assessableJpeg();
   const captured = await inlineCapture(v.id, {}, bytes);
   expect(captured.status).toBe(201);
   const done = await pollVerification(t.key, v.id, (x) => x?.verdict !== undefined);

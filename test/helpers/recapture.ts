@@ -99,6 +99,12 @@ export interface TextureOptions extends CameraChain {
   angleDeg: number;
   /** Perspective, as for displays. */
   keystone: number;
+  /**
+   * How unevenly the texture shows across the frame (0: everywhere at full contrast): a worn
+   * fabric, decking, a weave seen under raking light. Its contrast falls by up to this fraction,
+   * smoothly over the frame.
+   */
+  wear?: number;
 }
 
 /**
@@ -128,6 +134,7 @@ export function texturedScene(photo: Rgb, o: TextureOptions): Rgb {
         }
       }
       m /= samples * samples;
+      if (o.wear) m = 1 - (1 - m) * (1 - o.wear * (0.5 + 0.5 * Math.sin((2.6 * Math.PI * x) / width + o.seed) * Math.cos((1.8 * Math.PI * y) / height)));
       const p = (y * width + x) * 3;
       for (let k = 0; k < 3; k += 1) sensed[p + k] = photo.data[p + k]! * m;
     }

@@ -36,7 +36,8 @@ describe("analysis end to end (real queue consumer)", () => {
     expect(done.verdict.label).toBe("failed");
     expect(done.verdict.reason_code).toBe("screen_detected");
     expect(done.verdict.signals.screen_detection.screen_detected).toBe(true);
-    expect(done.verdict.signals.ai_detection).toEqual({ label: "likely_ai", confidence: 0.9 });
+    // Decided from the PNG's generator chunk: the method says so, its evidence without the prompt's text.
+    expect(done.verdict.signals.ai_detection).toEqual({ label: "likely_ai", confidence: 0.9, method: "provenance", evidence: [{ code: "sd_parameters_chunk" }] });
     expect(done.verdict.signals.reverse_search).toEqual({ found_online: false, match_count: 1, sources: ["service_history"] });
     expect(done.verdict.signals.depth.source).toBe("forensic_buffer");
     expect(done.verdict.signals.depth.confidence).toBeLessThan(0.25);
@@ -46,7 +47,7 @@ describe("analysis end to end (real queue consumer)", () => {
     const rows = await analysesOf(db(), v.id);
     expect(rows).toHaveLength(3);
     const screenRow = rows.map((r) => r.result as any).find((r) => r.signals.screen_detection.screen_detected);
-    expect(screenRow.signals.screen_detection).toMatchObject({ provider: "offline-moire", method_version: "screen-moire/5" });
+    expect(screenRow.signals.screen_detection).toMatchObject({ provider: "offline-moire", method_version: "screen-moire/6" });
     expect(screenRow.signals.screen_detection.evidence.map((e: any) => e.code)).toEqual(expect.arrayContaining(["moire_grid_peaks", "depth_planar_corroborates"]));
   });
 

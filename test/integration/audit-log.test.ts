@@ -1,13 +1,16 @@
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, certificateLinks, outboundMessages } from "../../src/db/schema";
 import { AUDIT_ACTIONS, type AuditAction } from "../../src/domain/audit/log";
 import { MAX_ACTIVE_LINKS, revokeCertificateLink } from "../../src/domain/certificates/links";
 import { mintApiKey } from "../../src/domain/tenants/api-keys";
+import { DOMAIN_RECHECK_INTERVAL_MS, recheckDomains } from "../../src/domain/tenants/domains";
 import { newId } from "../../src/lib/ids";
 import { call, callJson, createVerification, db, eventually, seedTenant } from "../helpers/api";
 import { inlineCapture } from "../helpers/capture";
 import { completedVerification } from "../helpers/certificates";
+import { freshDomain, publishTxt, unpublish } from "../helpers/dns";
 import { setCookie, signIn } from "../helpers/session";
 import { receiver } from "../helpers/webhooks";
 
@@ -94,6 +97,22 @@ describe("operator audit log", () => {
     await expectEntry("webhook_secret.revealed", { actor: ownerActor, target: { type: "tenant", id: t.id }, client });
     await callJson("/v1/tenant/settings", asOwner({ method: "PATCH", body: { retention_days: 90 } }));
     await expectEntry("settings.updated", { actor: ownerActor, target: { type: "tenant", id: t.id }, details: { changed: { retention_days: 90 } } });
+    // The tenant's domain: claimed, verified, removed; and dropped by the service's re-check once its record is gone.
+    const domain = freshDomain("audited");
+    const claim = (await callJson("/v1/tenant/domain/claim", asOwner({ body: { domain } }))).body.claim;
+    const domainTarget = { type: "tenant", id: t.id, label: domain };
+    await expectEntry("domain.claimed", { actor: ownerActor, target: domainTarget, details: { domain }, client });
+    await publishTxt(claim.record.name, [claim.record.value]);
+    expect((await callJson("/v1/tenant/domain/check", asOwner({ method: "POST" }))).status).toBe(200);
+    await expectEntry("domain.verified", { actor: ownerActor, target: domainTarget, details: { domain }, client });
+    await callJson("/v1/tenant/domain", asOwner({ method: "DELETE" }));
+    await expectEntry("domain.removed", { actor: ownerActor, target: domainTarget, details: { domain } });
+    const reclaim = (await callJson("/v1/tenant/domain/claim", asOwner({ body: { domain } }))).body.claim;
+    await publishTxt(reclaim.record.name, [reclaim.record.value]);
+    expect((await callJson("/v1/tenant/domain/check", asOwner({ method: "POST" }))).status).toBe(200);
+    await unpublish(reclaim.record.name);
+    await recheckDomains(env, db(), Date.now() + DOMAIN_RECHECK_INTERVAL_MS + 1);
+    await expectEntry("domain.dropped", { actor: { type: "service", id: "domain_recheck" }, target: domainTarget, details: { domain, reason: "record_missing" }, client: {} });
     const phone = await callJson("/v1/phones", asOwner({ body: { phone: "+447700900555" } }));
     await expectEntry("phone.registered", { actor: ownerActor, target: { type: "phone", id: phone.body.id, label: "+447700900555" } });
     await callJson(`/v1/phones/${phone.body.id}`, asOwner({ method: "DELETE" }));

@@ -14,7 +14,15 @@ import { dashboard, signIn } from "../helpers/session";
  */
 
 const noGeocoder = () => ({ ...env, GEOCODER_URL: undefined }) as Env;
-const everything = () => ({ ...withVision(), GOOGLE_VISION_API_KEY: "found", GOOGLE_VISION_URL: `${env.FAKES_URL}/web-detection` }) as Env;
+const everything = () =>
+  ({
+    ...withVision(),
+    GOOGLE_VISION_API_KEY: "found",
+    GOOGLE_VISION_URL: `${env.FAKES_URL}/web-detection`,
+    SIGHTENGINE_API_USER: "ai",
+    SIGHTENGINE_API_SECRET: "secret",
+    SIGHTENGINE_URL: `${env.FAKES_URL}/sightengine`,
+  }) as Env;
 
 async function capabilities(key: string, override?: Env) {
   const res = await callJson("/v1/capabilities", { key, ...(override ? { env: override } : {}) });
@@ -27,16 +35,18 @@ describe("GET /v1/capabilities", () => {
     const t = await seedTenant();
     const c = await capabilities(t.key);
     expect(c.signals.screen).toEqual({ available: true, provider: "offline-moire" });
-    expect(c.signals.ai).toEqual({ available: true, provider: "offline-provenance" });
+    expect(c.signals.ai).toEqual({ available: true, provider: "offline-provenance", methods: ["provenance"], reason: expect.stringMatching(/provenance metadata only/), enable: expect.stringContaining("SIGHTENGINE_API_USER") });
     expect(c.signals.reverse).toMatchObject({ available: true, sources: ["service_history"], reason: expect.stringMatching(/own history/), enable: expect.stringContaining("GOOGLE_VISION_API_KEY") });
     expect(c.signals.context).toEqual({ available: false, reason: "No vision provider is configured.", enable: expect.stringContaining("VISION_API_URL") });
-    expect(c.signals.depth).toMatchObject({ available: true, channels: { hosted_page: { available: false }, api: { available: true } } });
-    expect(c.signals.depth.channels.hosted_page.reason).toMatch(/no depth map/);
-    expect(c.signals.depth.channels.hosted_page.enable).toMatch(/forensic_buffer_key/);
+    // Depth is assessed on both channels (issue 32): from the capture-integrity record on the hosted page, from a depth map over the API.
+    expect(c.signals.depth).toMatchObject({ available: true, provider: "offline-depth-plane+capture-burst", channels: { hosted_page: { available: true }, api: { available: true } } });
+    expect(c.signals.depth.channels.hosted_page.reason).toMatch(/capture-integrity record.*never proof.*without the record reads depth not assessed/);
+    expect(c.signals.depth.channels.api.reason).toMatch(/depth map/);
+    expect(c.signals.depth.channels.api.enable).toMatch(/forensic_buffer_key/);
     expect(c.checks.object_match).toMatchObject({ available: false, enable: expect.stringContaining("VISION_API_URL") });
     expect(c.checks.condition).toMatchObject({ available: false });
     expect(c.checks.location_match).toEqual({ available: true, provider: "nominatim" });
-    expect(c.defaults).toEqual({ signals_required: ["screen", "ai", "reverse"], capture_channel: "hosted_page" });
+    expect(c.defaults).toEqual({ signals_required: ["screen", "ai", "reverse", "depth"], capture_channel: "hosted_page" });
     // A dashboard session reads the same. A publishable key, shipped in apps for anyone to hold, may
     // not: the answer says whether the tenant opted in to the shared reuse index (403, as on every
     // operation but creation).
@@ -48,12 +58,13 @@ describe("GET /v1/capabilities", () => {
     expect((await callJson("/v1/capabilities")).status).toBe(401);
   });
 
-  it("follows the configuration: a vision provider, a web search, no geocoder; the tenant's shared reuse index", async () => {
+  it("follows the configuration: a vision provider, a web search, a detection provider, no geocoder; the tenant's shared reuse index", async () => {
     const t = await seedTenant();
     const full = await capabilities(t.key, everything());
     expect(full.signals.context).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.checks.object_match).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.signals.reverse).toEqual({ available: true, provider: "internal-phash+google-web-detection", sources: ["service_history", "web"] });
+    expect(full.signals.ai).toEqual({ available: true, provider: "offline-provenance+sightengine", methods: ["provenance", "provider:sightengine"] });
     const bare = await capabilities(t.key, noGeocoder());
     expect(bare.checks.location_match).toMatchObject({ available: true, provider: "coordinates", enable: expect.stringContaining("GEOCODER_URL") });
     // The tenant opts in to the shared reuse index (default off), from the dashboard.
@@ -88,16 +99,18 @@ describe("creation asks only for what the deployment assesses", () => {
     expect(refused.body.error.code).toBe("invalid_request");
     expect(refused.body.error.message).toMatch(/capabilities/);
     const fields = refused.body.error.fields;
-    expect(Object.keys(fields).sort()).toEqual(["condition_aspects", "expected_object", "signals_required.1", "signals_required.2"]);
-    expect(fields["signals_required.1"]).toMatch(/depth signal cannot be assessed on captures from the hosted capture page.*no depth map.*capture_channel "api".*forensic_buffer_key/);
+    // depth (index 1) is assessed on the hosted page now: only what this deployment cannot assess at all is refused.
+    expect(Object.keys(fields).sort()).toEqual(["condition_aspects", "expected_object", "signals_required.2"]);
     expect(fields["signals_required.2"]).toMatch(/context signal cannot be assessed by this deployment: No vision provider is configured\. To enable it: Set VISION_API_URL/);
     expect(fields.expected_object).toMatch(/object_match.*VISION_API_URL/);
     expect(fields.condition_aspects).toMatch(/condition.*VISION_API_URL/);
     expect((await callJson("/v1/verifications", { key: t.key })).body.items).toEqual([]);
 
-    // The API channel can send a depth map; a vision provider makes the rest assessable.
-    const depth = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1, signals_required: ["depth"], capture_channel: "api" } });
-    expect(depth.status).toBe(201);
+    // Depth on either channel; a vision provider makes the rest assessable.
+    for (const channel of ["hosted_page", "api"]) {
+      const depth = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1, signals_required: ["depth"], capture_channel: channel } });
+      expect(depth.status, channel).toBe(201);
+    }
     const vision = await callJson("/v1/verifications", {
       key: t.key,
       env: withVision(),
@@ -118,12 +131,12 @@ describe("creation asks only for what the deployment assesses", () => {
 
   it("the bot's creations are checked the same way (its links lead to the hosted page)", async () => {
     const t = await seedTenant();
-    const refused = await botCall("/v1/bot/verifications", { tenant_id: t.id, max_captures: 1, signals_required: ["depth"] });
+    const refused = await botCall("/v1/bot/verifications", { tenant_id: t.id, max_captures: 1, signals_required: ["context"], context: { kind: "car", summary: "A blue car" } });
     expect(refused.status).toBe(400);
     expect(Object.keys(refused.body.error.fields)).toEqual(["signals_required.0"]);
     const created = await botCall("/v1/bot/verifications", { tenant_id: t.id, max_captures: 1 });
     expect(created.status).toBe(201);
-    expect(created.body.config).toMatchObject({ signals_required: ["screen", "ai", "reverse"], signals_default: { left_out: [] } });
+    expect(created.body.config).toMatchObject({ signals_required: ["screen", "ai", "reverse", "depth"], signals_default: { left_out: [] } });
   });
 
   it("a trial gets the deployment's default signals", async () => {
@@ -131,7 +144,7 @@ describe("creation asks only for what the deployment assesses", () => {
     const started = await callJson("/v1/public/trial/start", { body: {}, headers: { "CF-Connecting-IP": "203.0.113.77" } });
     expect(started.status).toBe(201);
     const row = await db().select({ config: verifications.config }).from(verifications).where(eq(verifications.id, started.body.verification_id)).get();
-    expect(row!.config).toMatchObject({ signals_required: ["screen", "ai", "reverse"], signals_default: { left_out: [] } });
+    expect(row!.config).toMatchObject({ signals_required: ["screen", "ai", "reverse", "depth"], signals_default: { left_out: [] } });
   });
 });
 
@@ -142,9 +155,9 @@ describe("link templates are checked when published, updated and started", () =>
     const send = (path: string, body: unknown, method = "POST", override?: Env) => callJson(path, { method, body, headers: dashboard(cookie), ...(override ? { env: override } : {}) });
     const slug = `caps-${Date.now().toString(36)}`;
 
-    const depth = await send("/v1/link-templates", { slug, name: "Depth", max_captures: 1, signals_required: ["depth"] });
-    expect(depth.status).toBe(400);
-    expect(depth.body.error.fields["signals_required.0"]).toMatch(/hosted capture page/);
+    const context = await send("/v1/link-templates", { slug, name: "Context", max_captures: 1, signals_required: ["context"], context: { kind: "roof", summary: "A roof" } });
+    expect(context.status).toBe(400);
+    expect(context.body.error.fields["signals_required.0"]).toMatch(/context signal cannot be assessed by this deployment/);
     // capture_channel is no template field: a template's link always leads to the hosted page.
     expect((await send("/v1/link-templates", { slug, name: "Api", max_captures: 1, capture_channel: "api" })).body.error.fields).toHaveProperty("capture_channel");
     const object = await send("/v1/link-templates", { slug, name: "Object", max_captures: 1, expected_object: "a roof" });
@@ -154,7 +167,7 @@ describe("link templates are checked when published, updated and started", () =>
     // Published where a vision provider is configured…
     const published = await send("/v1/link-templates", { slug, name: "Roof", max_captures: 1, expected_object: "a roof" }, "POST", withVision());
     expect(published.status).toBe(201);
-    expect(published.body).toMatchObject({ signals_required: ["screen", "ai", "reverse"], signals_default: { left_out: [] } });
+    expect(published.body).toMatchObject({ signals_required: ["screen", "ai", "reverse", "depth"], signals_default: { left_out: [] } });
     // …an update on a deployment without one is refused (the version it publishes could not start).
     const update = await send(`/v1/link-templates/${slug}`, { name: "Roof 2" }, "PATCH");
     expect(update.status).toBe(400);

@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
 import { call, callJson, createVerification, seedTenant, withVision } from "../helpers/api";
 import { inlineCapture, pollVerification } from "../helpers/capture";
-import { publishedJwks, verifyCertificate } from "../helpers/certificates";
+import { assessableJpeg, publishedJwks, verifyCertificate } from "../helpers/certificates";
 import { waitFor } from "../helpers/wait";
 import { dashboard, signIn } from "../helpers/session";
 import { receiver } from "../helpers/webhooks";
@@ -52,7 +52,7 @@ describe("nothing private in a certificate", () => {
       condition_aspects: [PRIVATE.conditionAspect],
       // context, expected_object and condition_aspects need a vision provider at creation (GET /v1/capabilities).
     }, undefined, { env: withVision() });
-    expect((await inlineCapture(v.id, { step_key: "tandem", location: { lat: Number(PRIVATE.lat), lng: Number(PRIVATE.lng), accuracy_m: 7 } })).status).toBe(201);
+    expect((await inlineCapture(v.id, { step_key: "tandem", location: { lat: Number(PRIVATE.lat), lng: Number(PRIVATE.lng), accuracy_m: 7 } }, assessableJpeg())).status).toBe(201);
     expect((await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "policy", value: PRIVATE.answer } })).status).toBe(200);
     const done = await pollVerification(t.key, v.id, (x) => x?.verdict !== undefined, 40_000);
     expect(done.status).toBe("completed");
@@ -97,6 +97,9 @@ describe("nothing private in a certificate", () => {
     expect(Object.keys(certified.review).sort()).toEqual(["decision", "reviewed_at"]);
     expect(certified.record_seal).toEqual({ algorithm: "sha256", hash: full.record_seal.hash });
     expect(Object.keys(certified.captures[0]).sort()).toEqual(["id", "kind", "received_at", "sha256", "step_key"]);
-    expect(Object.keys(certified.verdict).every((k) => ["label", "reason_code", "assessment"].includes(k))).toBe(true);
+    expect(Object.keys(certified.verdict).every((k) => ["label", "reason_code", "assessment", "signals"].includes(k))).toBe(true);
+    expect(Object.keys(certified.tenant).sort()).toEqual(["display_name", "id"]);
+    // Each required signal: its status and what decided it, never its value, confidence or evidence.
+    expect(certified.verdict.signals).toEqual({ screen_detection: { status: "assessed", method: "pixels" } });
   });
 });

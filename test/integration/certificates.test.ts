@@ -1,10 +1,16 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { decodeProtectedHeader } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { certificatesOf } from "../../src/db/certificates";
+import { certificatesOf, insertCertificate } from "../../src/db/certificates";
+import { captureAnalyses, certificateLinks } from "../../src/db/schema";
+import { loadRecord } from "../../src/db/verifications";
 import { CERTIFICATE_LIFETIME_SECONDS } from "../../src/domain/certificates/content";
-import { currentCertificate } from "../../src/domain/certificates/issue";
+import { currentCertificate, sign } from "../../src/domain/certificates/issue";
+import { signingKey } from "../../src/domain/certificates/keys";
+import { sha256Hex as sha256Text } from "../../src/lib/crypto";
+import { newId } from "../../src/lib/ids";
 import { handleQueue } from "../../src/queues";
 import { BASE, call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
 import {
@@ -15,8 +21,8 @@ import {
   verifyCertificate,
   withOneByteChanged,
 } from "../helpers/certificates";
-import { inlineCapture } from "../helpers/capture";
-import { sha256Hex } from "../helpers/images";
+import { inlineCapture, pollVerification } from "../helpers/capture";
+import { sha256Hex, uniqueJpeg } from "../helpers/images";
 import { dashboard, signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 import { received, receiver } from "../helpers/webhooks";
@@ -57,14 +63,21 @@ describe("the certificate of a completed verification", () => {
       iat: Math.floor(Date.parse(cert.issued_at) / 1000),
       exp: Math.floor(Date.parse(cert.issued_at) / 1000) + CERTIFICATE_LIFETIME_SECONDS,
       sequence: 1,
-      schema_version: 1,
+      schema_version: 2,
       verification: {
         id: v.id,
-        tenant: { display_name: expect.stringMatching(/^Certified Insurance/) },
+        // Who: the tenant's id beside the name it declared (it proved no domain).
+        tenant: { id: t.id, display_name: expect.stringMatching(/^Certified Insurance/) },
         status: "completed",
         created_at: v.created_at,
         completed_at: v.completed_at,
-        verdict: { label: v.verdict.label, ...(v.verdict.reason_code ? { reason_code: v.verdict.reason_code } : {}), assessment: v.verdict.assessment },
+        verdict: {
+          label: v.verdict.label,
+          ...(v.verdict.reason_code ? { reason_code: v.verdict.reason_code } : {}),
+          assessment: "complete",
+          // How: each required signal, with what decided it (the moiré measure reads the pixels).
+          signals: { screen_detection: { status: "assessed", method: "pixels" } },
+        },
         captures: [{ id: v.captures[0].id, step_key: "capture_1", kind: "live", received_at: v.captures[0].created_at, sha256 }],
       },
     });
@@ -122,6 +135,18 @@ describe("the certificate of a completed verification", () => {
     }
   });
 
+  it("each signal's method is what decided it: the AI result's own method, the screen's derived from its provider", async () => {
+    const { v } = await completedVerification(t, { signals_required: ["screen", "ai"] });
+    const cert = await certificateWithSequence(t, v.id, 1);
+    const captured = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items[0];
+    const stored = (await db().select().from(captureAnalyses).where(eq(captureAnalyses.captureId, captured.id)).get())!.result as { signals: { ai_detection: { method: string } } };
+    expect(stored.signals.ai_detection.method).toMatch(/^(pixels|provenance|provider:.+)$/);
+    expect(cert.payload.verification.verdict.signals).toEqual({
+      screen_detection: { status: "assessed", method: "pixels" },
+      ai_detection: { status: "assessed", method: stored.signals.ai_detection.method },
+    });
+  });
+
   it("is 409 before completion: nothing to certify, no link to make", async () => {
     const v = await createVerification(t.key, { max_captures: 2 });
     await inlineCapture(v.id);
@@ -132,6 +157,69 @@ describe("the certificate of a completed verification", () => {
     expect(link.status).toBe(409);
     expect(link.body.error.code).toBe("invalid_state");
     expect(await certificatesOf(db(), v.id)).toEqual([]);
+  });
+
+  it("nothing evaluated is never certified: a verdict with assessment none has no certificate, no link, and an old link shows nothing", async () => {
+    // Audit mode: every capture is existing content, so no signal applies and nothing is evaluated.
+    const v = await createVerification(t.key, { max_captures: 1, mode: "audit", signals_required: ["screen"] });
+    expect((await inlineCapture(v.id, {}, uniqueJpeg())).status).toBe(201);
+    const done = await pollVerification(t.key, v.id, (x) => x?.verdict !== undefined);
+    expect(done.status).toBe("completed");
+    expect(done.verdict).toMatchObject({ assessment: "none", signals: { screen_detection: { status: "not_applicable" } } });
+    const read = await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key });
+    expect(read.status).toBe(409);
+    expect(read.body.error).toMatchObject({ code: "invalid_state", message: expect.stringMatching(/nothing was evaluated/) });
+    const link = await callJson(`/v1/verifications/${v.id}/certificate-link`, { key: t.key, method: "POST" });
+    expect(link.status).toBe(409);
+    expect(link.body.error.code).toBe("invalid_state");
+    expect(await currentCertificate(env, db(), v.id)).toBeNull();
+    // The events consumer signed nothing on completion either.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await certificatesOf(db(), v.id)).toEqual([]);
+
+    // A link and certificate made before this rule (the third release signed such verdicts) now show nothing.
+    const record = (await loadRecord(db(), v.id))!;
+    const key = await signingKey(env);
+    const old = {
+      iss: BASE,
+      schema_version: 1,
+      verification: {
+        id: v.id,
+        tenant: { display_name: "Certified Insurance" },
+        status: "completed",
+        created_at: done.created_at,
+        completed_at: done.completed_at,
+        verdict: { label: done.verdict.label, assessment: "none" },
+        captures: [{ id: done.captures[0].id, step_key: "capture_1", kind: "uploaded", received_at: done.captures[0].created_at, sha256: "0".repeat(64) }],
+      },
+    } as never;
+    const jws = await sign(old, 1, Date.now(), key);
+    const { kid: _kid, alg: _alg, use: _use, ...publicJwk } = key.publicJwk;
+    const stored = { verificationId: v.id, sequence: 1, tenantId: t.id, stateVersion: record.row.version, contentSha256: "0".repeat(64), kid: key.kid, jws, issuedAt: Date.now() };
+    expect(await insertCertificate(db(), stored, publicJwk)).toBe(true);
+    const token = `cert_${"A".repeat(43)}`;
+    await db().insert(certificateLinks).values({ id: newId("certificateLink"), verificationId: v.id, tenantId: t.id, tokenHash: await sha256Text(token), createdBy: "usr_old", createdAt: Date.now(), revokedAt: null });
+    const shared = await callJson(`/v1/certificates/${token}`);
+    expect(shared.status).toBe(404);
+    expect(shared.body.error.code).toBe("not_found");
+    expect((await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key })).status).toBe(409);
+  });
+
+  it("a certificate of schema_version 1 stored before is signed again as version 2 when next served", async () => {
+    const { v } = await completedVerification(t);
+    const first = await certificateWithSequence(t, v.id, 1);
+    expect(first.payload.schema_version).toBe(2);
+    // What the third release stored for this state: its payload without tenant.id or the signals.
+    const record = (await loadRecord(db(), v.id))!;
+    const key = await signingKey(env);
+    const { tenant: _tenant, verdict: { signals: _signals, ...verdict }, ...verification } = first.payload.verification;
+    const v1 = { iss: BASE, schema_version: 1 as never, verification: { ...verification, tenant: { display_name: "Certified Insurance" }, verdict } } as never;
+    const { kid: _kid, alg: _alg, use: _use, ...publicJwk } = key.publicJwk;
+    const stored = { verificationId: v.id, sequence: 2, tenantId: t.id, stateVersion: record.row.version, contentSha256: "0".repeat(64), kid: key.kid, jws: await sign(v1, 2, Date.now(), key), issuedAt: Date.now() };
+    expect(await insertCertificate(db(), stored, publicJwk)).toBe(true);
+    const served = await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key });
+    expect(served.body).toMatchObject({ sequence: 3, payload: { schema_version: 2, verification: { tenant: { id: t.id } } } });
+    expect((await verifyCertificate(served.body.certificate, await publishedJwks())).payload.sequence).toBe(3);
   });
 
   it("signing is idempotent under redelivery and concurrency: one certificate per state, gapless sequences", async () => {

@@ -53,7 +53,8 @@ describe("max_captures and the capture_1 sugar", () => {
     expect(v.config).toEqual({
       max_captures: 3,
       steps: [{ key: "capture_1", type: "image", description: "", min: 3, max: 3 }],
-      signals_required: ["screen", "ai", "reverse"],
+      // The hosted page's default set: depth is assessed there from the capture-integrity record.
+      signals_required: ["screen", "ai", "reverse", "depth"],
       // No signals_required in the request: the service chose them, and says so.
       signals_default: { left_out: [] },
     });
@@ -148,7 +149,6 @@ describe("the other config fields", () => {
     expect(v.config.signals_required).toEqual(["depth"]);
     expect(v.config.capture_channel).toBe("api");
     expect(v.config.signals_default).toBeUndefined();
-    await accepts({ max_captures: 1, signals_required: [] });
     await rejects({ max_captures: 1, signals_required: ["vibes"] }, "signals_required.0");
     await rejects({ max_captures: 1, signals_required: ["ai", "ai"] }, "signals_required");
     await rejects({ max_captures: 1, signals_required: ["context"] }, "context");
@@ -158,7 +158,7 @@ describe("the other config fields", () => {
   it("context is cross-checked whenever it is given: left out, signals_required gains context; given without it, 400 naming context", async () => {
     const context = { kind: "car", summary: "A blue car" };
     const defaulted = await accepts({ max_captures: 1, context });
-    expect(defaulted.config.signals_required).toEqual(["screen", "ai", "reverse", "context"]);
+    expect(defaulted.config.signals_required).toEqual(["screen", "ai", "reverse", "depth", "context"]);
     const refused = await create({ max_captures: 1, signals_required: ["screen", "ai"], context });
     expect(refused.status).toBe(400);
     expect(refused.body.error.fields).toEqual({ context: expect.stringMatching(/signals_required/) });
@@ -170,6 +170,16 @@ describe("the other config fields", () => {
     const template = await callJson("/v1/link-templates", { key: t.key, body: { slug: `ctx-${Date.now().toString(36)}`, name: "Ctx", max_captures: 1, signals_required: ["screen"], context } });
     expect(template.status).toBe(400);
     expect(Object.keys(template.body.error.fields)).toEqual(["context"]);
+  });
+
+  it("signals_required: [] is refused: nothing evaluated is never a verdict (leave it out for the default set)", async () => {
+    const res = await create({ max_captures: 1, signals_required: [] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
+    expect(Object.keys(res.body.error.fields)).toEqual(["signals_required"]);
+    expect(res.body.error.fields.signals_required).toMatch(/at least one signal/);
+    // Left out, the default set of the default channel (hosted_page: depth from the capture burst) applies.
+    expect((await accepts({ max_captures: 1 })).config.signals_required).toEqual(["screen", "ai", "reverse", "depth"]);
   });
 
   it("mode is verification or audit and echoed only when set", async () => {

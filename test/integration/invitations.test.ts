@@ -1,10 +1,13 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { auditLog, invitations, outboundMessages } from "../../src/db/schema";
+import { env } from "cloudflare:workers";
+import { auditLog, invitations, outboundMessages, tenants, users } from "../../src/db/schema";
 import { acceptInvitation, INVITATION_TTL_MS } from "../../src/domain/accounts/invitations";
-import { limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
+import { INVITATION_EMAIL_LIMITS, limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
+import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
 import { call, callJson, db, seedTenant } from "../helpers/api";
-import { endWindow } from "../helpers/limits";
+import { proveDomain } from "../helpers/dns";
+import { awayFromWindowEdge, endWindow } from "../helpers/limits";
 import { dashboard, setCookie, signIn } from "../helpers/session";
 
 const client = { ip: "203.0.113.9", userAgent: "test" };
@@ -31,8 +34,22 @@ async function accept(path: string) {
   return { res, text, cookie: setCookie(res, "svc_session")?.pair };
 }
 
+/** An ordinary sign-in by email link (the link's page and its button), as that person would; the session's cookie. */
+async function signInByEmailLink(email: string): Promise<string> {
+  expect((await callJson("/v1/auth/magic-link", { body: { email } })).status).toBe(200);
+  const rows = await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, email));
+  const body = rows.sort((a, b) => a.id.localeCompare(b.id)).at(-1)!.body;
+  const path = /http:\/\/localhost:8787(\/v1\/auth\/magic-link\/mlk_[0-9A-Za-z]+)/.exec(body)![1]!;
+  const res = await call(path, { method: "POST", redirect: "manual" });
+  await res.text();
+  expect(res.status).toBe(303);
+  return setCookie(res, "svc_session")!.pair;
+}
+
 afterEach(async () => {
   await endWindow(limitKey(PUBLIC_LIMITS.invitationClient, "unknown"));
+  await endWindow(limitKey(PUBLIC_LIMITS.magicLinkClient, "unknown"));
+  await endWindow(limitKey(PUBLIC_LIMITS.magicLinkPage, "unknown"));
 });
 
 describe("invitations", () => {
@@ -45,9 +62,10 @@ describe("invitations", () => {
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^inv_/), email, role: "reviewer", status: "pending", invited_by: admin.userId, send_count: 1 });
     expect(Date.parse(created.body.expires_at) - Date.parse(created.body.created_at)).toBe(INVITATION_TTL_MS);
     const [mail] = await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, email));
-    expect(mail!.subject).toMatch(/^Join Claims Team \d+ on the verification dashboard$/);
-    expect(mail!.body).toContain(`${admin.email} invited you to join Claims Team`);
-    expect(mail!.body).toContain("as a reviewer");
+    // Fixed wording naming the tenant by the inviter's address (it proved no domain): never its display name.
+    expect(mail!.subject).toBe(`${admin.email} invited you to the verification dashboard`);
+    expect(mail!.body).toContain(`${admin.email} invited you to join their team on the verification dashboard, as a reviewer.`);
+    expect(`${mail!.subject}${mail!.body}`).not.toContain("Claims Team");
     const stored = await db().select().from(invitations).where(eq(invitations.id, created.body.id)).get();
     const path = await invitationLinkTo(email);
     expect(path).toMatch(/^\/v1\/auth\/invitation\/ivt_[0-9A-Za-z]{43}$/);
@@ -59,7 +77,8 @@ describe("invitations", () => {
     expect(page.headers.get("Referrer-Policy")).toBe("no-referrer");
     const html = await page.text();
     expect(html).toContain(`<form method="post" action="${path}">`);
-    expect(html).toContain(`as reviewer, and signing in as ${email}`);
+    expect(html).toContain(`${admin.email} invited you to join their team as reviewer, signing in as ${email}`);
+    expect(html).not.toContain("Claims Team");
     expect((await call(path)).status).toBe(200); // a scanner's GET spends nothing
 
     const { res, cookie } = await accept(path);
@@ -89,20 +108,89 @@ describe("invitations", () => {
     expect((await invite(admin.cookie, email)).status).toBe(409);
   });
 
-  it("an existing user joins and keeps their other memberships (their own tenant included)", async () => {
+  it("an invitation to an existing account adds the membership only after that person signs in as usual, and never moves their default tenant", async () => {
     const home = await seedTenant("Home");
     const team = await seedTenant("Team");
     const person = await signIn(home.id, "owner");
     const owner = await signIn(team.id, "owner");
-    await invite(owner.cookie, person.email, "admin");
-    const { cookie } = await accept(await invitationLinkTo(person.email));
-    const me = (await callJson("/v1/me", { headers: { Cookie: cookie! } })).body;
-    expect(me).toMatchObject({ user: { id: person.userId }, tenant: { id: team.id }, role: "admin" });
+    const invited = await invite(owner.cookie, person.email, "admin");
+    const path = await invitationLinkTo(person.email);
+    const page = await (await call(path)).text();
+    expect(page).toContain(`${person.email} already has an account: confirm here, then sign in as you usually do`);
+
+    // Whoever holds the link confirms; that signs nobody in and adds nothing yet.
+    const { res, text, cookie } = await accept(path);
+    expect(res.status).toBe(200);
+    expect(cookie).toBeUndefined();
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(text).toContain("Sign in as you usually do");
+    expect(text).toContain('action="/console/sign-in"');
+    const before = (await callJson("/v1/me", { headers: { Cookie: person.cookie } })).body;
+    expect(before.memberships.map((m: { tenant: { id: string } }) => m.tenant.id)).toEqual([home.id]);
+    const listed = (await callJson("/v1/invitations", { headers: dashboard(owner.cookie) })).body.items;
+    expect(listed).toMatchObject([{ id: invited.body.id, status: "awaiting_sign_in", claimed_at: expect.any(String) }]);
+    expect(await db().select().from(auditLog).where(eq(auditLog.tenantId, team.id)).then((rows) => rows.filter((r) => r.action === "member.joined"))).toEqual([]);
+    // The link is spent; resending is refused (they followed it), and inviting them again is too.
+    expect((await accept(path)).res.status).toBe(401);
+    expect((await call(path)).status).toBe(401);
+    expect((await callJson(`/v1/invitations/${invited.body.id}/resend`, { method: "POST", headers: dashboard(owner.cookie) })).status).toBe(409);
+    expect((await invite(owner.cookie, person.email)).status).toBe(409);
+
+    // Their next ordinary sign-in (an email link here) adds the membership, and lands where it always does.
+    const signedIn = await signInByEmailLink(person.email);
+    const me = (await callJson("/v1/me", { headers: { Cookie: signedIn } })).body;
+    expect(me).toMatchObject({ user: { id: person.userId }, tenant: { id: home.id }, role: "owner" });
     expect(me.memberships.map((m: { tenant: { id: string }; role: string }) => [m.tenant.id, m.role])).toEqual([
       [home.id, "owner"],
       [team.id, "admin"],
     ]);
-    expect((await callJson("/v1/me", { headers: { Cookie: person.cookie } })).body.tenant.id).toBe(home.id);
+    expect((await db().select().from(users).where(eq(users.id, person.userId)).get())!.defaultTenantId).toBe(home.id);
+    const joined = (await db().select().from(auditLog).where(eq(auditLog.tenantId, team.id))).filter((r) => r.action === "member.joined");
+    expect(joined).toMatchObject([{ actorId: person.userId, details: { role: "admin", via: "invitation", invitation_id: invited.body.id } }]);
+    expect((await callJson("/v1/invitations", { headers: dashboard(owner.cookie) })).body.items).toEqual([]);
+    // Signing in again adds nothing twice.
+    await signInByEmailLink(person.email);
+    expect((await db().select().from(auditLog).where(eq(auditLog.tenantId, team.id))).filter((r) => r.action === "member.joined")).toHaveLength(1);
+  });
+
+  it("confirmed from a browser already signed in as that account, it joins at once: no new session, the same landing tenant", async () => {
+    const home = await seedTenant("Home");
+    const team = await seedTenant("Team");
+    const person = await signIn(home.id, "owner");
+    const owner = await signIn(team.id, "owner");
+    await invite(owner.cookie, person.email, "reviewer");
+    const res = await call(await invitationLinkTo(person.email), { method: "POST", redirect: "manual", headers: { Cookie: person.cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await res.text()).toContain("The team is added to your account");
+    const me = (await callJson("/v1/me", { headers: { Cookie: person.cookie } })).body;
+    expect(me.tenant.id).toBe(home.id);
+    expect(me.memberships.map((m: { tenant: { id: string }; role: string }) => [m.tenant.id, m.role])).toEqual([
+      [home.id, "owner"],
+      [team.id, "reviewer"],
+    ]);
+    // Another account's session in the browser joins nobody: it waits for the invitee's own sign-in.
+    const stranger = await signIn(home.id, "viewer");
+    const other = address();
+    const otherUser = await signIn((await seedTenant("Elsewhere")).id, "owner");
+    await db().update(users).set({ email: other }).where(eq(users.id, otherUser.userId));
+    await invite(owner.cookie, other, "viewer");
+    const refused = await call(await invitationLinkTo(other), { method: "POST", redirect: "manual", headers: { Cookie: stranger.cookie } });
+    expect(await refused.text()).toContain("Sign in as you usually do");
+    expect((await callJson("/v1/me", { headers: { Cookie: stranger.cookie } })).body.memberships).toHaveLength(1);
+  });
+
+  it("a confirmed invitation revoked before the person signs in adds nothing", async () => {
+    const home = await seedTenant("Home");
+    const team = await seedTenant("Team");
+    const person = await signIn(home.id, "owner");
+    const owner = await signIn(team.id, "owner");
+    const invited = await invite(owner.cookie, person.email, "viewer");
+    expect((await accept(await invitationLinkTo(person.email))).res.status).toBe(200);
+    const revoked = await callJson(`/v1/invitations/${invited.body.id}`, { method: "DELETE", headers: dashboard(owner.cookie) });
+    expect(revoked.body.status).toBe("revoked");
+    const me = (await callJson("/v1/me", { headers: { Cookie: await signInByEmailLink(person.email) } })).body;
+    expect(me.memberships.map((m: { tenant: { id: string } }) => m.tenant.id)).toEqual([home.id]);
   });
 
   it("is single use under concurrency: of two clicks at once, one signs in", async () => {
@@ -125,7 +213,7 @@ describe("invitations", () => {
     const token = (await invitationLinkTo(email)).split("/").at(-1)!;
     const createdAt = Date.parse(created.body.created_at);
     expect(await acceptInvitation(db(), token, client, createdAt + INVITATION_TTL_MS)).toBeNull();
-    expect(await acceptInvitation(db(), token, client, createdAt + INVITATION_TTL_MS - 1)).toMatchObject({ tenantId: t.id, role: "reviewer" });
+    expect(await acceptInvitation(db(), token, client, createdAt + INVITATION_TTL_MS - 1)).toMatchObject({ kind: "signed_in", signedIn: { tenantId: t.id, role: "reviewer" } });
   });
 
   it("an expired invitation shows as expired, its link is dead, and inviting the address again replaces it", async () => {
@@ -192,6 +280,63 @@ describe("invitations", () => {
       const res = await callJson("/v1/invitations", { headers: dashboard(owner.cookie), body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");
+    }
+  });
+
+  it("emails carry no text the tenant typed: a display name built to phish never reaches the invitee; a verified domain names the tenant", async () => {
+    const t = await seedTenant("Allianz SE Security: your account is locked, sign in at https://allianz-verify.example/unlock");
+    const admin = await signIn(t.id, "admin");
+    const email = address();
+    expect((await invite(admin.cookie, email, "viewer")).status).toBe(201);
+    const [plain] = await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, email));
+    for (const text of [plain!.subject ?? "", plain!.body]) {
+      expect(text).not.toMatch(/Allianz|allianz-verify|locked|unlock/);
+    }
+    expect(plain!.body).toContain(`${admin.email} invited you to join their team`);
+    const page = await (await call(await invitationLinkTo(email))).text();
+    expect(page).not.toMatch(/Allianz|allianz-verify/);
+
+    // Once the tenant proved a domain, it is named by that domain (its display name still nowhere).
+    const domain = await proveDomain(admin.cookie);
+    const second = address();
+    expect((await invite(admin.cookie, second, "viewer")).status).toBe(201);
+    const [named] = await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, second));
+    expect(named!.subject).toBe(`Join the team of ${domain} on the verification dashboard`);
+    expect(named!.body).toContain(`${admin.email} invited you to join the team of ${domain} (a domain it proved it controls) on the verification dashboard, as a viewer.`);
+    expect(`${named!.subject}${named!.body}`).not.toMatch(/Allianz|allianz-verify/);
+    expect(await (await call(await invitationLinkTo(second))).text()).toContain(`join the team of ${domain}`);
+  });
+
+  it("a tenant younger than a day may send 20 invitation emails a day; an older one 250 a day (with 100 an hour): 429 with Retry-After beyond", async () => {
+    const young = await seedTenant();
+    const admin = await signIn(young.id, "admin");
+    const keys = [limitKey(INVITATION_EMAIL_LIMITS.newTenantDaily, young.id), limitKey(INVITATION_EMAIL_LIMITS.perTenantDaily, young.id), limitKey(INVITATION_EMAIL_LIMITS.perTenant, young.id)];
+    try {
+      await awayFromWindowEdge(24 * 60 * 60 * 1000);
+      for (let i = 0; i < INVITATION_EMAIL_LIMITS.newTenantDaily.limit; i += 1) expect((await invite(admin.cookie, address())).status).toBe(201);
+      const refused = await invite(admin.cookie, address());
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({ code: "too_many_requests", message: expect.stringMatching(/less than a day old/) });
+      const retryAfter = Number(refused.headers.get("Retry-After"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(24 * 60 * 60);
+      // A resend sends an email too: refused alike.
+      const open = (await callJson("/v1/invitations", { headers: dashboard(admin.cookie) })).body.items[0];
+      expect((await callJson(`/v1/invitations/${open.id}/resend`, { method: "POST", headers: dashboard(admin.cookie) })).status).toBe(429);
+
+      // A day on (the tenant row's own clock), the young tenant's cap no longer applies; the daily one does.
+      await db().update(tenants).set({ createdAt: Date.now() - 24 * 60 * 60 * 1000 - 1 }).where(eq(tenants.id, young.id));
+      expect((await invite(admin.cookie, address())).status).toBe(201);
+      // As if it had sent the rest of today's allowance already (the same counter, in its Durable Object).
+      const sentToday = INVITATION_EMAIL_LIMITS.newTenantDaily.limit + 1;
+      await rateLimiterObject(env, keys[1]!).take(INVITATION_EMAIL_LIMITS.perTenantDaily.limit - sentToday - 1, INVITATION_EMAIL_LIMITS.perTenantDaily.limit, INVITATION_EMAIL_LIMITS.perTenantDaily.windowMs);
+      expect((await invite(admin.cookie, address())).status).toBe(201);
+      const daily = await invite(admin.cookie, address());
+      expect(daily.status).toBe(429);
+      expect(daily.body.error.message).toMatch(/per day/);
+      expect(Number(daily.headers.get("Retry-After"))).toBeGreaterThan(0);
+    } finally {
+      for (const key of keys) await endWindow(key);
     }
   });
 

@@ -52,7 +52,8 @@ describe("link templates", () => {
       url: `http://localhost:8787/l/${t.slug}/${s}`,
       steps: photoSteps,
       max_captures: 2,
-      signals_required: ["screen", "ai", "reverse"],
+      // Its links lead to the hosted page, whose default set includes depth (from the capture-integrity record).
+      signals_required: ["screen", "ai", "reverse", "depth"],
       metadata: { line: "home" },
       expires_in_seconds: 3600,
       seal: true,
@@ -148,6 +149,15 @@ describe("link templates", () => {
     const needsContext = await op.send(`/v1/link-templates/${s}`, { signals_required: ["context"] }, "PATCH");
     expect(needsContext.status).toBe(400);
     expect(needsContext.body.error.fields).toHaveProperty("context");
+    // Nothing evaluated is never a verdict: a template cannot require no signal, at publish or update.
+    for (const refused of [
+      await op.send("/v1/link-templates", { slug: slug(), name: "E", max_captures: 1, signals_required: [] }),
+      await op.send(`/v1/link-templates/${s}`, { signals_required: [] }, "PATCH"),
+    ]) {
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe("invalid_request");
+      expect(Object.keys(refused.body.error.fields)).toEqual(["signals_required"]);
+    }
     expect((await op.send(`/v1/link-templates/${s}`, {}, "PATCH")).status).toBe(400);
     expect((await op.send(`/v1/link-templates/${s}`, { unknown_field: 1 }, "PATCH")).status).toBe(400);
     const current = await op.read(`/v1/link-templates/${s}`);
@@ -156,6 +166,23 @@ describe("link templates", () => {
     const switched = await op.send(`/v1/link-templates/${s}`, { steps: photoSteps }, "PATCH");
     expect(switched.body).toMatchObject({ version: 2, steps: photoSteps, max_captures: 2 });
     expect((await op.send("/v1/link-templates/does-not-exist", { name: "x" }, "PATCH")).status).toBe(404);
+  });
+
+  it("a template stored requiring no signal (before that was refused) starts nothing: its link says it cannot be used", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    expect((await op.send("/v1/link-templates", { slug: s, name: "Old", max_captures: 1, signals_required: ["screen"] })).status).toBe(201);
+    // What a template published under the third release could hold.
+    const row = await db().select().from(linkTemplates).where(and(eq(linkTemplates.tenantId, t.id), eq(linkTemplates.slug, s))).get();
+    await db().update(linkTemplates).set({ spec: { ...row!.spec, signals_required: [] } }).where(eq(linkTemplates.id, row!.id));
+    const opened = await open(t.slug, s);
+    expect(opened.status).toBe(503);
+    expect(opened.text).toContain("cannot start a verification");
+    expect(await db().select().from(verifications).where(eq(verifications.templateId, row!.id))).toEqual([]);
+    // Its operator fixes it by naming the signals.
+    expect((await op.send(`/v1/link-templates/${s}`, { signals_required: ["screen"] }, "PATCH")).status).toBe(200);
+    expect((await open(t.slug, s)).status).toBe(303);
   });
 
   it("revokes: the link answers a friendly 410 page; unknown links a 404 page", async () => {

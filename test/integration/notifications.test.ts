@@ -8,7 +8,9 @@ import { verificationObject } from "../../src/durable-objects/verification-clien
 import type { DomainEvent } from "../../src/events/messages";
 import { newId } from "../../src/lib/ids";
 import { callJson, createVerification, db, eventually, seedTenant, withVision } from "../helpers/api";
+import { proveDomain } from "../helpers/dns";
 import { toBase64, uniqueJpeg } from "../helpers/images";
+import { signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 
 const VERDICT = { label: "suspicious", score: 0.42, signals: {}, reason_code: "screen_detected" };
@@ -144,6 +146,25 @@ describe("notify_email is no relay", () => {
       expect(`${mail.subject}\n${mail.body}`).not.toMatch(/evil\.example|URGENT|locked/);
     }
     expect(mails[2]!.body).toContain(`Verification ${failing.id} failed: no verdict could be produced (analysis_failed).`);
+  });
+});
+
+describe("who a notification says it is from", () => {
+  it("names the tenant by its verified domain, else says it proved none; never by its display name", async () => {
+    const t = await seedTenant("Allianz SE Claims: call +44 20 0000 0000 to confirm your payout");
+    const plain = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example" });
+    await complete(plain.id);
+    const [unnamed] = await waitForMessages(plain.id, 1);
+    expect(unnamed!.body).toContain(`Requested by: an account of this service that has proved no domain (tenant ${t.id}).`);
+    expect(`${unnamed!.subject}\n${unnamed!.body}`).not.toMatch(/Allianz|payout|\+44/);
+
+    const admin = await signIn(t.id, "admin");
+    const domain = await proveDomain(admin.cookie);
+    const named = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example" });
+    await complete(named.id);
+    const [mail] = await waitForMessages(named.id, 1);
+    expect(mail!.body).toContain(`Requested by: ${domain} (a domain it proved it controls).`);
+    expect(`${mail!.subject}\n${mail!.body}`).not.toMatch(/Allianz|payout|\+44/);
   });
 });
 

@@ -24,9 +24,15 @@ describe("the OpenAPI document types the Verification to the spec", () => {
     expect(s.Attestation.properties.verdict.enum).toEqual(["pass", "fail", "error"]);
 
     const signals = s.Verdict.properties.signals.properties;
-    const evaluated = (name: string) => signals[name].anyOf[0].properties;
+    const named = (schema: { $ref?: string }) => (schema.$ref ? s[schema.$ref.replace("#/components/schemas/", "")] : schema);
+    const evaluated = (name: string) => named(signals[name].anyOf[0]).properties;
     for (const name of ["screen_detection", "ai_detection", "depth", "context_match"]) expect(evaluated(name).confidence, name).toMatchObject({ minimum: 0, maximum: 1 });
     expect(evaluated("reverse_search").match_count).toMatchObject({ minimum: 0 });
+    expect(signals.ai_detection.anyOf[0].$ref).toBe("#/components/schemas/AiDetection");
+    expect(s.AiDetection.required).toEqual(expect.arrayContaining(["label", "confidence", "method"]));
+    expect(new RegExp(s.AiDetection.properties.method.pattern).test("provider:sightengine")).toBe(true);
+    expect(new RegExp(s.AiDetection.properties.method.pattern).test("magic")).toBe(false);
+    expect(s.Capability.properties.methods.items.pattern).toBe(s.AiDetection.properties.method.pattern);
     expect(v.narrative).toMatchObject({ maxLength: 2000 });
     expect(v.answers.additionalProperties.properties.value).toMatchObject({ minLength: 1, maxLength: 2000 });
 

@@ -48,6 +48,7 @@ describe("prepared statements from the drizzle schema", () => {
       location: { lat: 52.5, lng: 13.4, accuracy_m: 5 },
       forensicBufferKey: null,
       attestation: { ok: true },
+      captureIntegrity: null,
       createdAt: now,
     };
     const before = await db().select().from(verifications).where(eq(verifications.id, v.id)).get();

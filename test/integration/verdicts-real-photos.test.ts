@@ -13,9 +13,14 @@ import { preparedPhoto } from "../helpers/photos";
 
 const GENUINE = ["dune", "garden", "ladybird", "storm", "twowings"];
 
-/** A verification with the defaults (creation names no signals), one live photo, its verdict. */
+/**
+ * A verification with the defaults (creation names no signals), one live photo, its verdict. The
+ * photographs are files posted by a client of the capture API, so the verification says so
+ * (`capture_channel: "api"`): on the hosted page's default set a photo posted without the capture
+ * page's record reads depth not assessed (test/integration/capture-integrity.test.ts).
+ */
 async function verdictOf(t: TestTenant, photo: string) {
-  const created = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1 } });
+  const created = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1, capture_channel: "api" } });
   expect(created.status).toBe(201);
   expect(created.body.config).toMatchObject({ signals_required: ["screen", "ai", "reverse"], signals_default: { left_out: [] } });
   await captureInline(created.body.id, await preparedPhoto(photo));

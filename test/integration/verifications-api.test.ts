@@ -311,6 +311,8 @@ describe("no input produces a 500", () => {
     { max_captures: 1, condition_aspects: v },
     { image_base64: v },
     { image_key: v, image_sha256: v },
+    { image_base64: "AAAA", capture_integrity: v },
+    { image_base64: "AAAA", capture_integrity: { schema_version: 1, device: v, burst: v, preview: v } },
     { step_key: v, value: v },
     { content_type: v, kind: v },
     { schema_version: v, kind: v, step: v, elapsed_ms: v },

@@ -107,6 +107,8 @@ describe("vision judge inside a capture's analysis", () => {
         mediaType: "image/jpeg",
         uploaded: false,
         depthPng: null,
+        channel: "api",
+        captureIntegrity: null,
         location: null,
         clientCapturedAt: null,
         required: ["context"],

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
+import type { DecodedImage } from "../../src/analysis/decoders";
+import type { AiResult } from "../../src/analysis/evidence";
+import type { AiDetectionProvider, AiProviderOutcome } from "../../src/analysis/signals/ai-combine";
+import { jpegBomb } from "../helpers/bombs";
 import { decodeRgb, encodeJpeg, encodePngRgb, exifTiff, naturalScene } from "../helpers/synth";
 
 const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
@@ -10,6 +14,8 @@ const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> 
   mediaType,
   uploaded: false,
   depthPng: null,
+  channel: "api",
+  captureIntegrity: null,
   location: null,
   clientCapturedAt: null,
   required: ["screen", "ai", "reverse", "depth"],
@@ -136,5 +142,78 @@ describe("one capture's analysis", () => {
     const copy = decodeRgb(sent[0]!.bytes, "image/jpeg");
     expect({ longest: Math.max(copy.width, copy.height), aspect: copy.width / copy.height }).toEqual({ longest: 1000, aspect: 4 / 3 });
     expect(sent[0]!.bytes.length).toBeLessThan(original.length / 4);
+  });
+});
+
+/** A scripted detection provider that records what it was sent. */
+function scriptedProvider(outcome: AiProviderOutcome): AiDetectionProvider & { sent: Array<{ bytes: Uint8Array; type: string }> } {
+  const sent: Array<{ bytes: Uint8Array; type: string }> = [];
+  return {
+    name: "scripted",
+    sent,
+    detect: async (bytes, type) => {
+      sent.push({ bytes, type });
+      return outcome;
+    },
+  };
+}
+/** A stand-in for the shipped pixel detector (written elsewhere): it sees the decoded image and scores it. */
+const pixelDetector = (score: number, seen: DecodedImage[] = []) => (image: DecodedImage): AiResult => {
+  seen.push(image);
+  return { label: score >= 0.5 ? "likely_ai" : "unknown", confidence: score, method: "pixels", provider: "offline-pixels", method_version: "ai-pixels/test", evidence: [{ code: "pixel_score", value: score }] };
+};
+
+describe("ai_detection in one capture's analysis", () => {
+  const photo = () => encodeJpeg(naturalScene(256, 192, 7));
+
+  it("the pixel detector plugged in through ImageDeps.aiPixels sees the decoded image and decides, for the verdict and the case analysis alike", async () => {
+    const seen: DecodedImage[] = [];
+    const result = await analyzeImage(input(photo(), "image/jpeg", { required: ["ai"] }), { ...deps, aiPixels: pixelDetector(0.83, seen) });
+    expect(seen.map((image) => [image.width, image.height])).toEqual([[256, 192]]);
+    expect(result.signals.ai_detection).toMatchObject({ label: "likely_ai", confidence: 0.83, method: "pixels" });
+    expect(result.observed.ai_detection).toEqual(result.signals.ai_detection);
+    expect(result.timings_ms).toHaveProperty("ai_pixels");
+    // Without it, provenance alone (what this branch ships).
+    expect((await analyzeImage(input(photo(), "image/jpeg", { required: ["ai"] }), deps)).signals.ai_detection).toMatchObject({ label: "unknown", method: "provenance" });
+  });
+
+  it("a configured provider is sent the bounded JPEG of the decoded pixels and decides", async () => {
+    const original = encodeJpeg(naturalScene(1600, 1200, 9), 95);
+    const provider = scriptedProvider({ score: 0.91, evidence: [] });
+    const result = await analyzeImage(input(original, "image/jpeg", { required: ["ai"] }), { ...deps, aiPixels: pixelDetector(0.1), aiProvider: provider });
+    expect(result.signals.ai_detection).toMatchObject({ label: "likely_ai", confidence: 0.91, method: "provider:scripted" });
+    // The case analysis reads only what ran inside the service.
+    expect(result.observed.ai_detection).toMatchObject({ label: "unknown", method: "pixels" });
+    expect(provider.sent.map((s) => s.type)).toEqual(["image/jpeg"]);
+    const copy = decodeRgb(provider.sent[0]!.bytes, "image/jpeg");
+    expect({ original: provider.sent[0]!.bytes === original, longest: Math.max(copy.width, copy.height) }).toEqual({ original: false, longest: 1000 });
+  });
+
+  it("the provider is not asked when a provenance marker decides, for uploaded content, or when ai is not required", async () => {
+    const provider = scriptedProvider({ score: 0.02, evidence: [] });
+    const marked = encodeJpeg(naturalScene(256, 192, 7), 90, exifTiff({ userComment: "x\nSteps: 30, Sampler: DPM++ 2M, Seed: 4" }));
+    expect((await analyzeImage(input(marked, "image/jpeg", { required: ["ai"] }), { ...deps, aiProvider: provider })).signals.ai_detection).toMatchObject({ label: "likely_ai", method: "provenance" });
+    await analyzeImage(input(photo(), "image/jpeg", { required: ["ai"], uploaded: true }), { ...deps, aiProvider: provider });
+    await analyzeImage(input(photo(), "image/jpeg", { required: ["screen", "reverse"] }), { ...deps, aiProvider: provider });
+    expect(provider.sent).toHaveLength(0);
+  });
+
+  it("a provider that fails leaves ai_detection not assessed with its words in the notes, unless the pixels tripped", async () => {
+    const failing = scriptedProvider({ error: "HTTP 429: usage_limit: Daily usage limit reached" });
+    const result = await analyzeImage(input(photo(), "image/jpeg", { required: ["ai"] }), { ...deps, aiPixels: pixelDetector(0.1), aiProvider: failing });
+    expect(result.signals.ai_detection).toMatchObject({ status: "not_assessed", reason: "ai_provider_error" });
+    expect(result.notes).toEqual([{ code: "ai_provider_error", signal: "ai_detection", detail: "scripted: HTTP 429: usage_limit: Daily usage limit reached" }]);
+    const tripped = await analyzeImage(input(photo(), "image/jpeg", { required: ["ai"] }), { ...deps, aiPixels: pixelDetector(0.83), aiProvider: failing });
+    expect(tripped.signals.ai_detection).toMatchObject({ label: "likely_ai", method: "pixels" });
+    expect(codes(tripped.signals.ai_detection)).toContain("ai_provider_error");
+  });
+
+  it("an image too large to decode has no pixels to send: with a provider configured, ai_detection is not assessed for that reason", async () => {
+    const provider = scriptedProvider({ score: 0.02, evidence: [] });
+    const result = await analyzeImage(input(jpegBomb(65_000, 65_000), "image/jpeg", { required: ["ai"] }), { ...deps, aiProvider: provider });
+    expect(result.signals.ai_detection).toMatchObject({ status: "not_assessed", reason: "image_too_large" });
+    expect(provider.sent).toHaveLength(0);
+    // Without a provider the metadata still speaks for it, as before.
+    expect((await analyzeImage(input(jpegBomb(65_000, 65_000), "image/jpeg", { required: ["ai"] }), deps)).signals.ai_detection).toMatchObject({ label: "unknown", method: "provenance" });
   });
 });

@@ -13,6 +13,8 @@ async function capture(seq: number, bytes: Uint8Array, extra: Partial<ImageInput
     mediaType: "image/jpeg",
     uploaded: false,
     depthPng: null,
+    channel: "api",
+    captureIntegrity: null,
     location: null,
     clientCapturedAt: null,
     required: ["screen", "ai"],

@@ -86,7 +86,7 @@ describe("decompression bombs are refused from their headers", () => {
     const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
     for (const bomb of bombs()) {
       const result = await analyzeImage(
-        { captureId: "cap_bomb", tenantId: "tnt_a", bytes: bomb.bytes, mediaType: bomb.mediaType, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse"] },
+        { captureId: "cap_bomb", tenantId: "tnt_a", bytes: bomb.bytes, mediaType: bomb.mediaType, uploaded: false, depthPng: null, channel: "api", captureIntegrity: null, location: null, clientCapturedAt: null, required: ["screen", "ai", "reverse"] },
         deps,
       );
       expect({ bomb: bomb.name, screen: result.signals.screen_detection }).toEqual({ bomb: bomb.name, screen: { status: "not_assessed", reason: expected[bomb.name] } });

@@ -73,7 +73,7 @@ describe("near-duplicate fingerprint (pHash with a dHash vote, crop windows)", (
     const deps = { searchHistory: async () => ((lookups += 1), { matches: [], shared: false }), vision: null, web, trustedSigners: [] };
     const bytes = encodeJpeg(blankSurface(320, 240, { level: [180, 180, 180], vignette: 0.5, gradient: 0, seed: 3 }));
     const result = await analyzeImage(
-      { captureId: "cap_blank", tenantId: "tnt_a", bytes, mediaType: "image/jpeg", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["reverse"] },
+      { captureId: "cap_blank", tenantId: "tnt_a", bytes, mediaType: "image/jpeg", uploaded: false, depthPng: null, channel: "api", captureIntegrity: null, location: null, clientCapturedAt: null, required: ["reverse"] },
       deps,
     );
     expect(lookups).toBe(0);

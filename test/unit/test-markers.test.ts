@@ -9,6 +9,8 @@ const input = (bytes: Uint8Array, mediaType = "image/jpeg"): ImageInput => ({
   mediaType,
   uploaded: false,
   depthPng: null,
+  channel: "api",
+  captureIntegrity: null,
   location: null,
   clientCapturedAt: null,
   required: ["context"],

@@ -1,12 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { NOT_APPLICABLE, notAssessed, type VerdictSignals } from "../../src/analysis/evidence";
+import { NOT_APPLICABLE, notAssessed, type AiMethod, type Evidence, type VerdictSignals } from "../../src/analysis/evidence";
 import { aggregateCondition, aggregateObjectMatch, conditionLabel } from "../../src/analysis/independent-checks";
 import { aggregateVerdict, type CaptureSignals } from "../../src/analysis/verdict";
 import { presentVerdict } from "../../src/model/verification/present";
 
 const meta = { provider: "test", method_version: "t/1", evidence: [] };
 const screen = (detected: boolean, confidence: number) => ({ ...meta, screen_detected: detected, confidence });
-const ai = (label: "likely_ai" | "likely_human" | "unknown", confidence: number) => ({ ...meta, label, confidence });
+const ai = (label: "likely_ai" | "likely_human" | "unknown", confidence: number, method: AiMethod = "provenance", evidence: Evidence[] = []) => ({
+  ...meta,
+  label,
+  confidence,
+  method,
+  evidence,
+});
 const reverse = (distance: number | null) => ({
   ...meta,
   found_online: false,
@@ -27,7 +33,7 @@ describe("verdict aggregation", () => {
     expect(v).toEqual({
       label: "verified",
       score: 0.4,
-      signals: { screen_detection: { screen_detected: false, confidence: 0.5 }, ai_detection: { label: "unknown", confidence: 0.3 } },
+      signals: { screen_detection: { screen_detected: false, confidence: 0.5 }, ai_detection: { label: "unknown", confidence: 0.3, method: "provenance", evidence: [] } },
       assessment: "complete",
       not_assessed: [],
     });
@@ -114,9 +120,30 @@ describe("verdict aggregation", () => {
     expect(mixed.reason_code).toBe("ai_generated");
   });
 
+  it("the combined ai_detection says which method decided it: that of the capture it comes from, with its codes and values but no free text", () => {
+    const byPixels = ai("likely_ai", 0.83, "pixels", [{ code: "pixel_score", value: 0.83 }, { code: "no_generator_marker", value: 0, detail: "camera metadata completeness" }]);
+    const byProvider = ai("likely_ai", 0.97, "provider:sightengine", [{ code: "ai_provider_score", value: 0.97, detail: "sightengine" }]);
+    const clean = ai("unknown", 0.4, "pixels", [{ code: "pixel_score", value: 0.1 }]);
+    // The strongest likely_ai carries the combined value.
+    const tripped = aggregateVerdict(["ai"], [capture({ ai_detection: byPixels }, false, "a"), capture({ ai_detection: byProvider }, false, "b"), capture({ ai_detection: clean }, false, "c")]);
+    expect(tripped.signals.ai_detection).toEqual({ label: "likely_ai", confidence: 0.97, method: "provider:sightengine", evidence: [{ code: "ai_provider_score", value: 0.97 }] });
+    expect(aggregateVerdict(["ai"], [capture({ ai_detection: clean }, false, "c"), capture({ ai_detection: byPixels }, false, "a")]).signals.ai_detection).toEqual({
+      label: "likely_ai",
+      confidence: 0.83,
+      method: "pixels",
+      evidence: [{ code: "pixel_score", value: 0.83 }, { code: "no_generator_marker", value: 0 }],
+    });
+    // Nothing tripped: the least confident capture's reading, and its method.
+    const untripped = aggregateVerdict(["ai"], [capture({ ai_detection: ai("unknown", 0.7, "provider:sightengine") }, false, "a"), capture({ ai_detection: clean }, false, "c")]);
+    expect(untripped.signals.ai_detection).toMatchObject({ label: "unknown", confidence: 0.4, method: "pixels" });
+    // A result stored before `method` existed was decided from provenance metadata.
+    const { method: _method, ...stored } = ai("likely_ai", 0.9);
+    expect(aggregateVerdict(["ai"], [capture({ ai_detection: { ...stored, provider: "offline-provenance" } as never })]).signals.ai_detection).toMatchObject({ method: "provenance" });
+  });
+
   it("absence of AI evidence never becomes likely_human unless every capture says so", () => {
     const v = aggregateVerdict(["ai"], [capture({ ai_detection: ai("likely_human", 0.9) }, false, "a"), capture({ ai_detection: ai("unknown", 0.2) }, false, "b")]);
-    expect(v.signals.ai_detection).toEqual({ label: "unknown", confidence: 0.2 });
+    expect(v.signals.ai_detection).toEqual({ label: "unknown", confidence: 0.2, method: "provenance", evidence: [] });
   });
 });
 
@@ -130,7 +157,7 @@ describe("fail closed: signals that could not be assessed", () => {
       score: 0,
       signals: {
         screen_detection: { status: "not_assessed", reason: "undecodable_image" },
-        ai_detection: { label: "unknown", confidence: 0.3 },
+        ai_detection: { label: "unknown", confidence: 0.3, method: "provenance", evidence: [] },
         reverse_search: { status: "not_assessed", reason: "undecodable_image" },
       },
       reason_code: "not_assessed",
@@ -187,6 +214,15 @@ describe("fail closed: signals that could not be assessed", () => {
     expect(presentVerdict(audit)).toEqual({ ...audit, assessment: "none" });
     const stored = aggregateVerdict(["screen"], [capture({ screen_detection: notAssessed("image_too_small") })]);
     expect(presentVerdict(stored)).toBe(stored);
+  });
+
+  it("an ai_detection stored before `method` existed reads as decided from provenance; a stored method is kept", () => {
+    const old = { label: "suspicious", score: 0.5, signals: { ai_detection: { label: "likely_ai", confidence: 0.5 } }, reason_code: "ai_generated", assessment: "partial", not_assessed: ["x"] };
+    expect(presentVerdict(old)).toEqual({ ...old, signals: { ai_detection: { label: "likely_ai", confidence: 0.5, method: "provenance" } } });
+    const unassessed = { label: "suspicious", score: 0, signals: { ai_detection: { status: "not_assessed", reason: "ai_provider_error" } }, assessment: "none", not_assessed: ["ai_detection"] };
+    expect(presentVerdict(unassessed)).toEqual(unassessed);
+    const fresh = aggregateVerdict(["ai"], [capture({ ai_detection: ai("unknown", 0.3, "pixels") })]);
+    expect(presentVerdict(fresh)).toEqual(fresh);
   });
 });
 

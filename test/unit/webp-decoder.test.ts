@@ -171,7 +171,7 @@ describe("lossless WebP through the sliding window", () => {
       const bytes = await preparedPhoto("webp-23mp-lossless.webp");
       expect(bytes.length).toBeLessThanOrEqual(25 * 1024 * 1024);
       const result = await analyzeImage(
-        { captureId: "cap_1", tenantId: "tnt_a", bytes, mediaType: "image/webp", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["screen", "ai"] },
+        { captureId: "cap_1", tenantId: "tnt_a", bytes, mediaType: "image/webp", uploaded: false, depthPng: null, channel: "api", captureIntegrity: null, location: null, clientCapturedAt: null, required: ["screen", "ai"] },
         { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] },
       );
       expect(result.dimensions).toEqual({ width: 5504, height: 4128 });

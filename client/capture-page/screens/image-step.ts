@@ -3,6 +3,8 @@ import type { ScreenContext } from "../context";
 import { h, show } from "../dom";
 import type { ImageStepView, MediaType } from "../flow";
 import { watchLocation } from "../location";
+import { watchPreview } from "../integrity/monitor";
+import type { CaptureIntegrity } from "../../../src/schemas/capture-integrity";
 import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 
 const SERVER_TYPES: readonly string[] = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] satisfies MediaType[];
@@ -23,7 +25,7 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
   const leave = leaveButton(ctx, step);
   show(ctx.root, ...stepHeader(ctx, step.description || i18n.t("image_heading")), counter, stage, actions, leave);
 
-  const review = (blob: Blob, contentType: string, capturedAt: number) => {
+  const review = (blob: Blob, contentType: string, capturedAt: number, integrity?: CaptureIntegrity) => {
     ctx.progress.stepReached("reviewing", ctx.index);
     const url = URL.createObjectURL(blob);
     const done = () => URL.revokeObjectURL(url);
@@ -43,7 +45,7 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
             class: "button primary",
             onclick: async (e: Event) => {
               (e.currentTarget as HTMLButtonElement).disabled = true;
-              await ctx.addCapture(step.key, blob, contentType, capturedAt);
+              await ctx.addCapture(step.key, blob, contentType, capturedAt, integrity);
               done();
               if (ctx.count(step.key) >= step.max) ctx.next();
               else ctx.refresh();
@@ -101,6 +103,8 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
     video.srcObject = outcome.stream;
     stage.replaceChildren(video);
     await video.play().catch(() => undefined);
+    // What the preview shows of the camera, for the capture-integrity record sent with the photo.
+    const monitor = watchPreview(video, outcome.stream);
     ctx.progress.stepReached("capturing", ctx.index);
     const shutter = h(
       "button",
@@ -111,7 +115,9 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
           shutter.disabled = true;
           try {
             const capturedAt = Date.now();
-            review(await snapshot(video), "image/jpeg", capturedAt);
+            const [photo, integrity] = await Promise.all([snapshot(video), monitor.record()]);
+            monitor.stop();
+            review(photo, "image/jpeg", capturedAt, integrity);
           } catch {
             shutter.disabled = false;
           }

@@ -64,10 +64,13 @@ export function newStep(type: StepType, index: number): StepDraft {
   };
 }
 
+/** The hosted page's default checks (GET /v1/capabilities `defaults`): the console's verifications and templates lead there. */
+const HOSTED_PAGE_DEFAULTS: Signal[] = ["screen", "ai", "reverse", "depth"];
+
 export function emptyDraft(): ConfigDraft {
   return {
     steps: [{ ...newStep("image", 0), description: "A photo of the item" }],
-    signals: ["screen", "ai", "reverse"],
+    signals: [...HOSTED_PAGE_DEFAULTS],
     contextKind: "",
     contextSummary: "",
     expectedObject: "",
@@ -113,7 +116,7 @@ export function draftFrom(source: {
         format: validation.format ?? "free_text",
       };
     }),
-    signals: source.signals_required ?? ["screen", "ai", "reverse"],
+    signals: source.signals_required ?? [...HOSTED_PAGE_DEFAULTS],
     contextKind: source.context?.kind ?? "",
     contextSummary: source.context?.summary ?? "",
     expectedObject: source.expected_object ?? "",

@@ -44,7 +44,7 @@ export const REASON_LABEL: Record<NonNullable<Verdict["reason_code"]>, string> =
   ai_generated: "AI-generated image",
   context_mismatch: "does not match the context",
   reverse_search_match: "found online",
-  depth_anomaly: "flat or implausible depth",
+  depth_anomaly: "a flat scene, or frames no live camera gives (a virtual camera, a frozen or repeating stream)",
   not_assessed: "a required check could not run",
 };
 

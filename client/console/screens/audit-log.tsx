@@ -24,6 +24,10 @@ const ACTIONS: Record<Action, string> = {
   "webhook_secret.rotated": "Rotated the webhook secret",
   "webhook_secret.revealed": "Revealed the webhook secret",
   "settings.updated": "Changed the settings",
+  "domain.claimed": "Started proving a domain",
+  "domain.verified": "Proved a domain",
+  "domain.removed": "Stopped using a domain",
+  "domain.dropped": "Domain dropped (its DNS record is gone)",
   "template.published": "Published a link template",
   "template.revoked": "Revoked a link template",
   "verification.reviewed": "Reviewed a verification",
@@ -64,6 +68,8 @@ function detailsText(entry: Entry): string {
       return `as ${words(d.role)}${d.via ? ` (${SIGN_IN_METHODS[String(d.via)] ?? words(d.via)})` : ""}`;
     case "session.signed_in":
       return SIGN_IN_METHODS[String(d.method)] ?? "";
+    case "domain.dropped":
+      return d.reason === "record_missing" ? "the TXT record is gone" : "the DNS record could not be looked up for 3 days";
     default:
       return Object.entries(d)
         .map(([k, v]) => `${words(k)}: ${typeof v === "object" && v !== null ? Object.entries(v).map(([a, b]) => `${words(a)} ${String(b)}`).join(", ") : String(v)}`)
@@ -161,7 +167,7 @@ export function AuditLogScreen() {
               label: "Who",
               cell: (e) => (
                 <>
-                  <strong>{e.actor.label ?? e.actor.id}</strong> <span class="meta">{e.actor.type === "api_key" ? "API key" : "member"}</span>
+                  <strong>{e.actor.label ?? e.actor.id}</strong> <span class="meta">{e.actor.type === "api_key" ? "API key" : e.actor.type === "service" ? "the service" : "member"}</span>
                 </>
               ),
             },

@@ -2,7 +2,7 @@ import { api, ok, type Verification } from "../api";
 import { Badge, ErrorNotice, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, REASON_LABEL, VERDICT_LABEL } from "../lib/format";
 import { useLoad, useTitle } from "../lib/hooks";
-import { isCertified, SignatureCheck, useCertificate } from "./detail/certificate";
+import { isCertified, noCertificateReason, SignatureCheck, useCertificate } from "./detail/certificate";
 
 /**
  * The certificate as whoever it is shared with sees it: what the signed payload says (nothing
@@ -21,7 +21,7 @@ export function CertificateScreen(props: { id: string }) {
       <PageHeader title="Certificate" subtitle="What anyone you share a certificate link with sees: signed by this service, with no photos, answers or signal detail." />
       <ErrorNotice error={verification.error} />
       {!v && !verification.error ? <Progress label="Loading the certificate…" /> : null}
-      {v && !isCertified(v) ? <Notice>No certificate yet: it is signed when the verification completes with its verdict.</Notice> : null}
+      {v && !isCertified(v) ? <Notice>{noCertificateReason(v)}</Notice> : null}
       {v && isCertified(v) ? <SignedView verification={v} /> : null}
     </>
   );
@@ -36,7 +36,13 @@ function SignedView(props: { verification: Verification }) {
       <ErrorNotice error={cert.error} what="The certificate could not be loaded" />
       {!c && !cert.error ? <Progress label="Loading the certificate…" /> : null}
       {c ? (
-        <Section title={`Verification for ${c.payload.verification.tenant.display_name}`}>
+        <Section
+          title={
+            c.payload.verification.tenant.verified_domain
+              ? `Verification for ${c.payload.verification.tenant.verified_domain}`
+              : `Verification for “${c.payload.verification.tenant.display_name}” (as declared by you)`
+          }
+        >
           <dl class="facts certificate">
             <dt>Signature</dt>
             <dd>
@@ -46,6 +52,17 @@ function SignedView(props: { verification: Verification }) {
             <dd>
               <Badge tone={tone(c.payload.verification.verdict.label)}>{VERDICT_LABEL[c.payload.verification.verdict.label]}</Badge>
               {c.payload.verification.verdict.reason_code ? <span class="meta">because of: {REASON_LABEL[c.payload.verification.verdict.reason_code]}</span> : null}
+            </dd>
+            <dt>Checks</dt>
+            <dd>
+              <ul class="plain">
+                {Object.entries(c.payload.verification.verdict.signals).map(([signal, { status, method }]) => (
+                  <li key={signal}>
+                    {signal.replace("_", " ")}: {status.replace("_", " ")}
+                    {method ? <span class="meta"> ({method})</span> : null}
+                  </li>
+                ))}
+              </ul>
             </dd>
             {c.payload.verification.review ? (
               <>
@@ -76,7 +93,7 @@ function SignedView(props: { verification: Verification }) {
               <ol class="plain">
                 {c.payload.verification.captures.map((p) => (
                   <li key={p.id}>
-                    <span class="mono">{p.step_key}</span> ({p.kind}, received {formatDateTime(p.received_at)}) <span class="mono break meta">SHA-256 {p.sha256}</span>
+                    <span class="mono">{p.step_key}</span> ({p.kind === "live" ? "submitted through the capture link" : "uploaded file"}, received {formatDateTime(p.received_at)}) <span class="mono break meta">SHA-256 {p.sha256}</span>
                   </li>
                 ))}
               </ol>

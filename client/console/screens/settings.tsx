@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { api, ok, type Phone } from "../api";
+import { api, ok, type Phone, type Schemas } from "../api";
 import { useSession } from "../session";
-import { announce, ConfirmDialog, ErrorNotice, Field, LoadState, PageHeader, Progress, Section } from "../components/ui";
+import { announce, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
@@ -17,6 +17,7 @@ export function SettingsScreen() {
         {can("admin") ? (
           <>
             <Organisation />
+            <Domain />
             <Phones />
             <SignOutEverywhere />
           </>
@@ -31,6 +32,7 @@ export function SettingsScreen() {
 /** What a member who may not change the settings sees of them. */
 function OrganisationFacts() {
   const settings = useLoad(() => ok(api.GET("/v1/tenant/settings")), []);
+  const domain = useLoad(() => ok(api.GET("/v1/tenant/domain")), []);
   const current = settings.data;
   return (
     <Section title="Organisation" id="organisation">
@@ -40,6 +42,10 @@ function OrganisationFacts() {
           <div class="fact">
             <dt>Display name</dt>
             <dd>{current.display_name}</dd>
+          </div>
+          <div class="fact">
+            <dt>Verified domain</dt>
+            <dd>{domain.data?.verified_domain ? domain.data.verified_domain.domain : "none (certificates show the display name, as declared by the organisation)"}</dd>
           </div>
           <div class="fact">
             <dt>Keep evidence for</dt>
@@ -85,7 +91,11 @@ function Organisation() {
           }}
         >
           <div class="grid">
-            <Field label="Display name" hint="Shown to the people you send links to (“Requested by …”), on certificates and here." error={save.error?.fields.display_name}>
+            <Field
+              label="Display name"
+              hint="Shown to the people you send links to (“Requested by …”) and here; certificates show it as declared by you unless you prove a domain below."
+              error={save.error?.fields.display_name}
+            >
               {(c) => <input {...c} required maxLength={100} value={shownName} onInput={(e) => setName(e.currentTarget.value)} />}
             </Field>
             <Field
@@ -104,6 +114,118 @@ function Organisation() {
           </div>
         </form>
       ) : null}
+    </Section>
+  );
+}
+
+type TenantDomain = Schemas["TenantDomain"];
+
+/**
+ * Proving a domain with a DNS TXT record: certificates and emails then name the organisation by it
+ * instead of the display name, which anyone could type.
+ */
+function Domain() {
+  const state = useLoad(() => ok(api.GET("/v1/tenant/domain")), []);
+  const [domain, setDomain] = useState("");
+  const [removing, setRemoving] = useState(false);
+  const done = (next: TenantDomain, message: string) => {
+    state.set(next);
+    announce(message);
+  };
+  const claim = useAction(async () => done(await ok(api.POST("/v1/tenant/domain/claim", { body: { domain: domain.trim() } })), "Publish the TXT record shown, then check it"));
+  const check = useAction(async () => {
+    const next = await ok(api.POST("/v1/tenant/domain/check"));
+    setDomain("");
+    done(next, `${next.verified_domain?.domain ?? "The domain"} is verified`);
+  });
+  const remove = useAction(async () => {
+    done(await ok(api.DELETE("/v1/tenant/domain")), "The domain is no longer used");
+    setRemoving(false);
+  });
+  const current = state.data;
+  const pending = current?.claim;
+  return (
+    <Section title="Verified domain" id="domain">
+      <p class="hint">
+        Certificates and emails name your organisation by a domain it proved it controls; without one they show the display name, marked as declared by you, since anyone can type any
+        name. Prove a domain by publishing a DNS TXT record; the service looks at it again every 6 hours and stops using the domain once the record is gone.
+      </p>
+      <LoadState of={state} failed="The domain could not be loaded" loading="Loading the domain…" />
+      {current?.verified_domain ? (
+        <div class="rows">
+          <p>
+            <strong>{current.verified_domain.domain}</strong> is verified <span class="meta">since {formatDateTime(current.verified_domain.verified_at)}, record last seen {formatDateTime(current.verified_domain.confirmed_at)}</span>
+          </p>
+          <button type="button" class="button danger-link small" onClick={() => setRemoving(true)}>
+            Stop using {current.verified_domain.domain}
+          </button>
+        </div>
+      ) : null}
+      {current ? (
+        <form
+          class="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void claim.run();
+          }}
+        >
+          <Field label="Domain to prove" hint="e.g. acme-insurance.com" error={claim.error?.fields.domain}>
+            {(c) => <input {...c} required maxLength={254} autoComplete="off" value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />}
+          </Field>
+          <button type="submit" class="button primary" disabled={claim.busy}>
+            {claim.busy ? "Preparing…" : "Get the TXT record"}
+          </button>
+        </form>
+      ) : null}
+      {claim.error && Object.keys(claim.error.fields).length === 0 ? <ErrorNotice error={claim.error} /> : null}
+      {pending ? (
+        <div class="stack" aria-label={`TXT record for ${pending.domain}`} role="group">
+          <p>
+            To prove <strong>{pending.domain}</strong>, publish this record at its DNS provider (until {formatDateTime(pending.expires_at)}), then check it.
+          </p>
+          <dl class="facts">
+            <div class="fact">
+              <dt>Name</dt>
+              <dd>
+                <code>{pending.record.name}</code> <CopyButton text={pending.record.name} label="Copy the name" />
+              </dd>
+            </div>
+            <div class="fact">
+              <dt>Type</dt>
+              <dd>
+                <code>{pending.record.type}</code>
+              </dd>
+            </div>
+            <div class="fact">
+              <dt>Value</dt>
+              <dd>
+                <code class="digest">{pending.record.value}</code> <CopyButton text={pending.record.value} label="Copy the value" />
+              </dd>
+            </div>
+          </dl>
+          <div>
+            <button type="button" class="button primary" disabled={check.busy} onClick={() => void check.run()}>
+              {check.busy ? "Checking…" : "Check the record"}
+            </button>
+          </div>
+          {check.error ? (
+            <Notice tone={check.error.status === 409 ? "warning" : "error"}>{check.error.message}</Notice>
+          ) : null}
+        </div>
+      ) : null}
+      <ConfirmDialog
+        open={removing}
+        title={`Stop using ${current?.verified_domain?.domain ?? "the domain"}?`}
+        body={<p>Certificates signed from now on show the display name again, marked as declared by you. Certificates already issued keep what they say.</p>}
+        confirm="Stop using the domain"
+        busy={remove.busy}
+        error={remove.error}
+        onConfirm={() => void remove.run()}
+        onClose={() => {
+          setRemoving(false);
+          remove.clearError();
+        }}
+      />
     </Section>
   );
 }

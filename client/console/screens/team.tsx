@@ -240,7 +240,14 @@ function Invitations(props: { invitations: Loaded<Schemas["InvitationList"] | un
             { label: "Role", cell: (i) => ROLE_NAMES[i.role] },
             {
               label: "Status",
-              cell: (i) => (i.status === "pending" ? <Badge tone="info">pending until {formatDateTime(i.expires_at)}</Badge> : <Badge tone="warn">expired {formatDateTime(i.expires_at)}</Badge>),
+              cell: (i) =>
+                i.status === "awaiting_sign_in" ? (
+                  <Badge tone="info" title="They already have an account: the membership is added when they next sign in.">confirmed, joins at their next sign-in</Badge>
+                ) : i.status === "pending" ? (
+                  <Badge tone="info">pending until {formatDateTime(i.expires_at)}</Badge>
+                ) : (
+                  <Badge tone="warn">expired {formatDateTime(i.expires_at)}</Badge>
+                ),
             },
             { label: "Sent", cell: (i) => `${formatDateTime(i.sent_at)}${i.send_count > 1 ? ` (${i.send_count} times)` : ""}` },
             {
@@ -249,9 +256,11 @@ function Invitations(props: { invitations: Loaded<Schemas["InvitationList"] | un
               cell: (i) =>
                 mayManage(me.role, i.role) ? (
                   <span class="inline">
-                    <button type="button" class="button secondary small" disabled={resend.busy} onClick={() => void resend.run(i)}>
-                      Resend <span class="visually-hidden">to {i.email}</span>
-                    </button>
+                    {i.status === "awaiting_sign_in" ? null : (
+                      <button type="button" class="button secondary small" disabled={resend.busy} onClick={() => void resend.run(i)}>
+                        Resend <span class="visually-hidden">to {i.email}</span>
+                      </button>
+                    )}
                     <button type="button" class="button danger-link small" onClick={() => setRevoking(i)}>
                       Revoke <span class="visually-hidden">the invitation to {i.email}</span>
                     </button>

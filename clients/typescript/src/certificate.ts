@@ -9,8 +9,17 @@ import type { components } from "./schema";
  * photo's bytes. Only this file and jose: it runs unbundled under Node's type stripping.
  */
 
-export type CertificatePayload = components["schemas"]["CertificatePayload"];
+/** A payload of `schema_version` 2: the tenant's id and verified domain, and each required signal's status and method. */
+export type CertificatePayloadV2 = components["schemas"]["CertificatePayload"];
+/** A payload of `schema_version` 1 (certificates signed before version 2): the tenant's declared name only, no signals. */
+export type CertificatePayloadV1 = components["schemas"]["CertificatePayloadV1"];
+/** Every payload this verifier reads: narrow on `schema_version`. */
+export type CertificatePayload = CertificatePayloadV1 | CertificatePayloadV2;
 export type CertifiedCapture = components["schemas"]["CertifiedCapture"];
+export type CertifiedSignal = components["schemas"]["CertifiedSignal"];
+
+/** The payload versions this verifier understands. */
+export const SCHEMA_VERSIONS = [1, 2] as const;
 
 export const CERTIFICATE_TYPE = "verification-certificate+jwt";
 /** Where an issuer publishes its keys, below its base URL. */
@@ -70,7 +79,7 @@ export async function verifyCertificate(jws: string, source: KeySource, options:
       requiredClaims: ["exp"],
       ...(options.currentDate ? { currentDate: options.currentDate } : {}),
     });
-    if (!isPayload(payload)) throw new CertificateError("malformed", "The signature holds, but the payload is not a certificate this tool understands (schema_version 1).");
+    if (!isPayload(payload)) throw new CertificateError("malformed", `The signature holds, but the payload is not a certificate this tool understands (schema_version ${SCHEMA_VERSIONS.join(" or ")}).`);
     return { payload, kid: protectedHeader.kid ?? "" };
   } catch (err) {
     throw asCertificateError(err, issuer);
@@ -106,17 +115,25 @@ export function captureWithDigest(payload: CertificatePayload, sha256: string): 
   return payload.verification.captures.find((c) => c.sha256 === wanted);
 }
 
+/**
+ * Who asked for the verification, as a reader should be told: the domain the tenant proved (version
+ * 2, when it has one), else the name it declared for itself, never checked by the issuer.
+ */
+export function requesterOf(payload: CertificatePayload): { kind: "verified_domain"; name: string } | { kind: "declared_name"; name: string } {
+  const tenant = payload.verification.tenant;
+  if ("verified_domain" in tenant && typeof tenant.verified_domain === "string") return { kind: "verified_domain", name: tenant.verified_domain };
+  return { kind: "declared_name", name: tenant.display_name };
+}
+
 function isPayload(value: unknown): value is CertificatePayload {
-  const p = value as Partial<CertificatePayload> | null;
-  return (
-    typeof p === "object" &&
-    p !== null &&
-    p.schema_version === 1 &&
-    typeof p.sequence === "number" &&
-    typeof p.verification?.id === "string" &&
-    Array.isArray(p.verification?.captures) &&
-    p.verification.captures.every((c) => typeof c?.sha256 === "string")
-  );
+  const p = value as { schema_version?: unknown; sequence?: unknown; verification?: Partial<CertificatePayloadV2["verification"]> } | null;
+  if (typeof p !== "object" || p === null || typeof p.sequence !== "number") return false;
+  const v = p.verification;
+  const common = typeof v?.id === "string" && typeof v.tenant?.display_name === "string" && Array.isArray(v.captures) && v.captures.every((c) => typeof c?.sha256 === "string");
+  if (!common) return false;
+  if (p.schema_version === 1) return true;
+  // Version 2 adds who (the tenant's id) and how (each required signal's status).
+  return p.schema_version === 2 && typeof v!.tenant!.id === "string" && typeof v!.verdict?.signals === "object" && v!.verdict.signals !== null;
 }
 
 function asCertificateError(err: unknown, issuer: string): CertificateError {

@@ -17,6 +17,7 @@ import {
   CertificateError,
   issuerOfJwksUrl,
   JWKS_PATH,
+  requesterOf,
   sha256Hex,
   verifyCertificate,
   type CertificatePayload,
@@ -208,14 +209,20 @@ function claimedIssuerHint(jws: string, err: CertificateError): string {
 function describe({ payload, kid }: VerifiedCertificate, photos: PhotoResult[], io: Io): void {
   const v = payload.verification;
   io.out(`VALID: certificate #${payload.sequence} of ${v.id}, issued by ${payload.iss} on ${new Date(payload.iat * 1000).toISOString()} (key ${kid})`);
-  io.out(`  Expires:       ${new Date(payload.exp * 1000).toISOString()} (then ask for a current one)`);
-  io.out(`  Requested by:  ${v.tenant.display_name}`);
+  // Every certificate the verifier accepts carries `exp` (it is a required claim there).
+  io.out(`  Expires:       ${new Date((payload as { exp: number }).exp * 1000).toISOString()} (then ask for a current one)`);
+  const requester = requesterOf(payload);
+  io.out(`  Requested by:  ${requester.kind === "verified_domain" ? `${requester.name} (a domain it proved it controls)` : `"${requester.name}" (the name as declared by the tenant; not checked by the issuer)`}`);
+  if ("id" in v.tenant) io.out(`  Tenant:        ${v.tenant.id}`);
   io.out(`  Status:        ${v.status}, completed ${v.completed_at}${v.redacted_at ? `; evidence erased ${v.redacted_at}` : ""}`);
   io.out(`  Verdict:       ${v.verdict.label}${v.verdict.reason_code ? ` (${v.verdict.reason_code})` : ""}, assessment ${v.verdict.assessment}`);
+  if ("signals" in v.verdict) {
+    for (const [signal, { status, method }] of Object.entries(v.verdict.signals)) io.out(`    ${signal}: ${status.replace(/_/g, " ")}${method ? ` (${method})` : ""}`);
+  }
   if (v.review) io.out(`  Review:        ${v.review.decision} on ${v.review.reviewed_at}`);
   if (v.finalized_at) io.out(`  Finalized:     ${v.finalized_at}`);
   io.out(`  Captures:      ${v.captures.length}`);
-  for (const c of v.captures) io.out(`    ${c.id}  step ${c.step_key}, ${c.kind}, received ${c.received_at}  sha256 ${c.sha256}`);
+  for (const c of v.captures) io.out(`    ${c.id}  step ${c.step_key}, ${c.kind === "live" ? "submitted through the capture link" : "uploaded file"}, received ${c.received_at}  sha256 ${c.sha256}`);
   for (const p of photos) {
     const name = path.basename(p.file);
     io.out(p.capture ? `  MATCH      ${name}: capture ${p.capture.id} (step ${p.capture.step_key})` : `  NOT IN IT  ${name}: sha256 ${p.sha256} is not one of this certificate's photos`);

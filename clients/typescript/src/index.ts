@@ -2,7 +2,19 @@ import createFetchClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema";
 
 export { verifyWebhook, WebhookVerificationError } from "./webhooks";
-export { captureWithDigest, CertificateError, sha256Hex, verifyCertificate, type CertificatePayload, type CertifiedCapture, type KeySource } from "./certificate";
+export {
+  captureWithDigest,
+  CertificateError,
+  requesterOf,
+  sha256Hex,
+  verifyCertificate,
+  type CertificatePayload,
+  type CertificatePayloadV1,
+  type CertificatePayloadV2,
+  type CertifiedCapture,
+  type CertifiedSignal,
+  type KeySource,
+} from "./certificate";
 export type { components, operations, paths };
 
 type Schemas = components["schemas"];

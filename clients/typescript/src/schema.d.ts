@@ -657,14 +657,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Open invitations (pending or expired), newest first
+         * Open invitations (pending, expired, or awaiting the invitee's sign-in), newest first
          * @description Accepted invitations are members (`GET /v1/members`); revoked ones are gone (the audit log keeps both facts). Keyset-paginated (`next_cursor`). A dashboard session needs the `admin` role or higher.
          */
         get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone by email to join the tenant with a role
-         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button signs the invitee in and adds the membership). Admins invite any role but owner; owners any. An address that is already a member, or has a pending invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. At most 100 invitation emails per tenant per hour (429). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
+         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["inviteMember"];
         delete?: never;
@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Send an open invitation again: a new link, valid 7 days from now
-         * @description The previous link stops working. An accepted or revoked invitation is 409 `invalid_state`. At most 5 sends per invitation per hour (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
+         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["resendInvitation"];
         delete?: never;
@@ -727,8 +727,8 @@ export interface paths {
         get: operations["openInvitation"];
         put?: never;
         /**
-         * Accept an invitation: joins the tenant, signs in once and sets `svc_session` (the confirmation page's form)
-         * @description Must come from this service's own page (the same-origin rule), else 403. Creates the user of the invited address if new (with no tenant of their own); an existing user keeps their other memberships (and their role, if already a member). Recorded as `member.joined` and `session.signed_in`. Rate-limited with the page.
+         * Accept an invitation (the confirmation page's form): a new address joins and is signed in; an existing account joins at its next sign-in
+         * @description Must come from this service's own page (the same-origin rule), else 403. For an address without an account: creates the user (with no tenant of their own), adds the membership, signs in once and sets `svc_session` (303); recorded as `member.joined` and `session.signed_in`. For an address that already has an account: signs nobody in (the link is no way around that account's own sign-in) and sets no cookie; the invitation becomes `awaiting_sign_in`, and that person's next ordinary sign-in (single sign-on, email link, code) adds the membership, recorded as `member.joined`, without changing the organisation they land in (200, a page saying so); when this browser is signed in as that account already, it is added at once. Rate-limited with the page.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -1089,7 +1089,7 @@ export interface paths {
         };
         /**
          * The verification's current certificate
-         * @description Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes. A dashboard session needs the `viewer` role or higher.
+         * @description Signed when the verification completes, and again when it is reviewed, finalized or redacted. 409 `invalid_state` before it completes, and for a verdict that evaluated nothing (`assessment: none`): nothing evaluated is never certified. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getVerificationCertificate"];
         put?: never;
@@ -1111,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Share the certificate: a new link with its own token
-         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet) and beyond 50 active links. Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL). A dashboard session needs the `reviewer` role or higher.
+         * @description The `url` is shown only in this answer (the token is stored hashed) and works until revoked; it is not the capture link and opens nothing else. 409 `invalid_state` before the verification completes (no certificate yet), for a verdict that evaluated nothing (`assessment: none`: never certified), and beyond 50 active links. Recorded in the audit log as `certificate_link.created` (the verification and the link's `id`, never its URL). A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["createCertificateLink"];
         delete?: never;
@@ -1202,6 +1202,70 @@ export interface paths {
          * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; README, privacy notes). A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateTenantSettings"];
+        trace?: never;
+    };
+    "/v1/tenant/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's verified domain, and its pending claim
+         * @description A dashboard session needs the `viewer` role or higher.
+         */
+        get: operations["getTenantDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop using the verified domain (and drop a pending claim)
+         * @description Certificates signed from then on name the tenant by its declared display name only. Recorded as `domain.removed` when a verified domain went; repeating is harmless. A dashboard session needs the `admin` role or higher.
+         */
+        delete: operations["removeTenantDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/domain/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start proving a domain: the TXT record to publish
+         * @description Answers the record to publish (`claim.record`: `_verification-service.<domain>` TXT `verification-service-domain=<token>`, a fresh random token each time), valid 7 days. A new claim replaces the pending one (its record then proves nothing); a domain already verified stays until the new one is. At most 10 claims per tenant per hour (429). Recorded as `domain.claimed`. A dashboard session needs the `admin` role or higher.
+         */
+        post: operations["claimTenantDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/domain/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look up the pending claim's TXT record; found, the domain is verified
+         * @description Asks DNS over HTTPS for the record. Found with the claim's value: the domain becomes `verified_domain` (certificates and emails name the tenant by it) and the claim is spent; recorded as `domain.verified`. 409 `invalid_state` when there is no claim, it expired, or the record does not hold the value (yet); 503 `storage_unavailable` when the resolver cannot be asked (nothing is verified; retry after `Retry-After`). At most 30 checks per tenant per 10 minutes (429). The service looks at the record again every 6 hours and drops the domain once it is gone (`domain.dropped`). A dashboard session needs the `admin` role or higher.
+         */
+        post: operations["checkTenantDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -1464,11 +1528,7 @@ export interface components {
                     /** @enum {string} */
                     reason: "uploaded_content";
                 } | components["schemas"]["NotAssessed"];
-                ai_detection?: {
-                    /** @enum {string} */
-                    label: "likely_human" | "likely_ai" | "unknown";
-                    confidence: number;
-                } | {
+                ai_detection?: components["schemas"]["AiDetection"] | {
                     /** @enum {string} */
                     status: "not_applicable";
                     /** @enum {string} */
@@ -1524,7 +1584,30 @@ export interface components {
             /** @enum {string} */
             status: "not_assessed";
             /** @enum {string} */
-            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "no_depth_map" | "depth_map_unreadable";
+            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable" | "no_capture_integrity" | "capture_burst_incomplete";
+        };
+        AiDetection: {
+            /** @enum {string} */
+            label: "likely_human" | "likely_ai" | "unknown";
+            confidence: number;
+            /**
+             * @description What decided it: `pixels` (the detector the service ships, on the decoded pixels), `provenance` (metadata: C2PA, XMP, generator chunks, EXIF), or `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`); of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
+             * @example pixels
+             */
+            method: string;
+            /**
+             * @description What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md). `pixel_score` (the pixel detector's score), `ai_provider_score` (the provider's), or provenance codes such as `c2pa_generated_source_type`. Absent on verdicts written before it existed.
+             * @example [
+             *       {
+             *         "code": "pixel_score",
+             *         "value": 0.83
+             *       }
+             *     ]
+             */
+            evidence?: {
+                code: string;
+                value?: number | string | boolean;
+            }[];
         };
         CaseAnalysis: {
             overall_risk_score: number;
@@ -1666,22 +1749,18 @@ export interface components {
              * @example 1795428252
              */
             iat: number;
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires). */
+            sequence: number;
             /**
              * @description Expires at (unix seconds), 7 days after `iat`: a verifier refuses the certificate after it. Whoever serves a certificate (its link, the API, a webhook) serves one with at least 3.5 days left, so a revoked link's certificates stop verifying within 7 days.
              * @example 1796033052
              */
             exp: number;
-            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires). */
-            sequence: number;
             /** @enum {number} */
-            schema_version: 1;
+            schema_version: 2;
             verification: {
                 /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
                 id: string;
-                tenant: {
-                    /** @description Who asked for the verification. */
-                    display_name: string;
-                };
                 /** @enum {string} */
                 status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
                 /**
@@ -1706,20 +1785,6 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 redacted_at?: string;
-                verdict: {
-                    /** @enum {string} */
-                    label: "verified" | "suspicious" | "failed";
-                    /**
-                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
-                     * @enum {string}
-                     */
-                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
-                    /**
-                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
-                     * @enum {string}
-                     */
-                    assessment: "complete" | "partial" | "none";
-                };
                 /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
                 review?: {
                     /** @enum {string} */
@@ -1738,6 +1803,51 @@ export interface components {
                     hash: string;
                 };
                 captures: components["schemas"]["CertifiedCapture"][];
+                /** @description Who asked for the verification. Rely on `verified_domain` when present; `display_name` is only what the tenant calls itself. */
+                tenant: {
+                    /**
+                     * @description The tenant (`tnt_…`) that asked for the verification: the issuer's account, stable whatever its name.
+                     * @example tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
+                     */
+                    id: string;
+                    /** @description The name the tenant declared for itself: typed by it, not checked by the issuer. */
+                    display_name: string;
+                    /**
+                     * @description A domain the tenant proved it controls (a DNS TXT record the issuer checks, and re-checks periodically); absent when it proved none.
+                     * @example acme-insurance.example
+                     */
+                    verified_domain?: string;
+                };
+                verdict: {
+                    /** @enum {string} */
+                    label: "verified" | "suspicious" | "failed";
+                    /**
+                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
+                     * @enum {string}
+                     */
+                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
+                    /**
+                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
+                     * @enum {string}
+                     */
+                    assessment: "complete" | "partial" | "none";
+                    /**
+                     * @description Each signal the verification required, keyed as in the verdict (`screen_detection`, `ai_detection`, `reverse_search`, `depth`, `context_match`): its status and method; never a value or a score.
+                     * @example {
+                     *       "screen_detection": {
+                     *         "status": "assessed",
+                     *         "method": "pixels"
+                     *       },
+                     *       "ai_detection": {
+                     *         "status": "assessed",
+                     *         "method": "provenance"
+                     *       }
+                     *     }
+                     */
+                    signals: {
+                        [key: string]: components["schemas"]["CertifiedSignal"];
+                    };
+                };
             };
         };
         CertifiedCapture: {
@@ -1745,7 +1855,7 @@ export interface components {
             id: string;
             step_key: string;
             /**
-             * @description `live`: taken with the capture page's camera; `uploaded`: an existing file (an upload step, or audit mode).
+             * @description `live`: submitted through the capture link for an image step (the service saw it arrive there; it cannot tell a camera from a file chosen on the device); `uploaded`: an existing file (an upload step, or audit mode).
              * @enum {string}
              */
             kind: "live" | "uploaded";
@@ -1761,6 +1871,18 @@ export interface components {
              */
             sha256: string;
         };
+        CertifiedSignal: {
+            /**
+             * @description `assessed`: evaluated on the live captures; `not_assessed`: required but could not be evaluated; `not_applicable`: no live capture to evaluate it on.
+             * @enum {string}
+             */
+            status: "assessed" | "not_assessed" | "not_applicable";
+            /**
+             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
+             * @example pixels
+             */
+            method?: string;
+        };
         WebhookTestEvent: {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
@@ -1775,6 +1897,87 @@ export interface components {
                 object: {
                     tenant_id: string;
                     message: string;
+                };
+            };
+        };
+        /** @description A certificate payload of `schema_version` 1 (signed before version 2); verifiers still read it. */
+        CertificatePayloadV1: {
+            /**
+             * @description The issuing service (`PUBLIC_BASE_URL`); its keys are at `{iss}/.well-known/jwks.json`.
+             * @example https://verify.example.com
+             */
+            iss: string;
+            /**
+             * @description Issued at (unix seconds).
+             * @example 1795428252
+             */
+            iat: number;
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires). */
+            sequence: number;
+            /** @enum {number} */
+            schema_version: 1;
+            verification: {
+                /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+                id: string;
+                /** @enum {string} */
+                status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                completed_at: string;
+                /**
+                 * Format: date-time
+                 * @description When an operator closed the case (finalize).
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                finalized_at?: string;
+                /**
+                 * Format: date-time
+                 * @description When the evidence was erased: the photos are gone, the digests stay.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                redacted_at?: string;
+                /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
+                review?: {
+                    /** @enum {string} */
+                    decision: "approved" | "rejected" | "needs_more";
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T10:00:00.000Z
+                     */
+                    reviewed_at: string;
+                };
+                /** @description The record seal's hash (see `record_seal` on the Verification): the tenant, who holds the record, can show a record matches it. */
+                record_seal?: {
+                    /** @enum {string} */
+                    algorithm: "sha256";
+                    /** @example 9f2c4e0b7d1a3c5e8f6b2d4a7c9e1f3b5d7a9c2e4f6b8d0a1c3e5f7b9d2a4c6e */
+                    hash: string;
+                };
+                captures: components["schemas"]["CertifiedCapture"][];
+                tenant: {
+                    /** @description The name the tenant declared for itself (not checked by the issuer). */
+                    display_name: string;
+                };
+                verdict: {
+                    /** @enum {string} */
+                    label: "verified" | "suspicious" | "failed";
+                    /**
+                     * @description `not_assessed` (an extension of the spec's enum): a required signal could not be assessed and nothing tripped.
+                     * @enum {string}
+                     */
+                    reason_code?: "screen_detected" | "ai_generated" | "context_mismatch" | "reverse_search_match" | "depth_anomaly" | "not_assessed";
+                    /**
+                     * @description `complete`: every required signal was evaluated; `partial`: some could not be assessed on a live capture (listed in `not_assessed`); `none`: nothing was evaluated (every signal not applicable, as for uploads or audit mode, none required, or none could be assessed). The label follows the spec either way.
+                     * @enum {string}
+                     */
+                    assessment: "complete" | "partial" | "none";
                 };
             };
         };
@@ -1922,7 +2125,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -1939,7 +2142,7 @@ export interface components {
             expected_object?: string;
             condition_aspects?: string[];
             /**
-             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.
+             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations. `depth` is assessed on `hosted_page` from the capture page's capture-integrity record (`source: capture_burst`), on `api` from a depth map (`forensic_buffer_key`).
              * @enum {string}
              */
             capture_channel?: "hosted_page" | "api";
@@ -2016,7 +2219,7 @@ export interface components {
                 condition: components["schemas"]["Capability"];
                 location_match: components["schemas"]["Capability"];
             };
-            /** @description What a creation naming neither gets: the contract's default signals limited to what the default channel assesses. */
+            /** @description What a creation naming neither gets: the default channel's default signals (hosted_page: screen, ai, reverse, depth) limited to what it assesses. */
             defaults: {
                 signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
                 /** @enum {string} */
@@ -2030,11 +2233,19 @@ export interface components {
             provider?: string;
             /** @description `reverse` only: what a reverse search searches for this tenant. */
             sources?: ("service_history" | "shared_history" | "web")[];
+            /**
+             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take: `provenance` (always), `pixels` (the detector the service ships), `provider:<name>` (a configured detection provider; `enable` says how to add one).
+             * @example [
+             *       "provenance",
+             *       "pixels"
+             *     ]
+             */
+            methods?: string[];
             /** @description Why it is not available, or what limits it when it is. */
             reason?: string;
             /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
             enable?: string;
-            /** @description Where the capture channel matters: what each can deliver (the hosted capture page cannot send a depth map). */
+            /** @description Where the capture channel matters: what each delivers (`depth`: the capture-integrity record on the hosted page, a depth map over the API). */
             channels?: {
                 hosted_page: {
                     available: boolean;
@@ -2208,12 +2419,74 @@ export interface components {
             attestation_token?: string;
             location?: components["schemas"]["DeviceLocation"];
             forensic_buffer_key?: string;
+            capture_integrity?: components["schemas"]["CaptureIntegrity"];
         };
         DeviceLocation: {
             lat: number;
             lng: number;
             accuracy_m?: number;
             is_mock?: boolean;
+        };
+        /** @description Sent by the hosted capture page with each live capture: the camera and a burst of frames around the shutter, as the browser reported them (client-reported: a cue, never proof). On a `hosted_page` verification the `depth` signal is assessed from it; a live capture without it reads `depth` not assessed (`no_capture_integrity`). */
+        CaptureIntegrity: {
+            /** @enum {number} */
+            schema_version: 1;
+            device: components["schemas"]["CaptureIntegrityDevice"];
+            burst: components["schemas"]["CaptureIntegrityBurst"];
+            preview: components["schemas"]["CaptureIntegrityPreview"];
+        };
+        CaptureIntegrityDevice: {
+            /** @description The video device's label as the browser reports it (e.g. `Back Camera`, `camera2 0, facing back`, `OBS Virtual Camera`). It can name a person's device, so redaction removes it. */
+            label?: string;
+            /** @description The device's kind (`videoinput`) or, when the browser does not list it, the track's (`video`). */
+            kind: string;
+            facing_mode?: string;
+            /** @description The track's `getSettings()` as the browser reported them (no device or group id is sent). */
+            settings: {
+                width?: number;
+                height?: number;
+                frame_rate?: number;
+                aspect_ratio?: number;
+                resize_mode?: string;
+            };
+            /** @description The names of the controls the track offers (`getCapabilities()`), e.g. `focusMode`, `exposureMode`, `zoom`, `torch`. */
+            controls: string[];
+        };
+        CaptureIntegrityBurst: {
+            /** @description Distinct video frames the page read around the shutter. */
+            frames: number;
+            /** @description Time from the first to the last of them. */
+            duration_ms: number;
+            /** @description The reduced frame the page measured motion on (its longest side at most 160 px). */
+            width: number;
+            height: number;
+            /** @description Consecutive reduced frames with exactly the same pixels. */
+            identical_pairs: number;
+            /** @description Frames exactly equal to an earlier, non-adjacent frame of the burst (a looping clip). */
+            repeated_frames: number;
+            /** @description Noise between consecutive native-resolution patches of the picture's centre read just after the shutter, once aligned (σ, grey levels): 0 for an injected still. */
+            temporal_noise: number;
+            /** @description Median share of the reduced frame's pixels that changed by more than 2 grey levels between consecutive frames. */
+            changed_fraction: number;
+            /** @description Median motion of the whole frame between consecutive frames, in pixels of the reduced frame. */
+            motion_px: number;
+            parallax: components["schemas"]["CaptureIntegrityParallax"];
+        };
+        /** @description What the motion says about depth; null when too few blocks had texture to measure. */
+        CaptureIntegrityParallax: {
+            /** @description Textured blocks whose motion was measured between the burst's first and last frames. */
+            blocks: number;
+            /** @description Their mean displacement, in pixels of the reduced frame. */
+            baseline_px: number;
+            /** @description The RMS distance of their motion from the single homography that best explains it: about 0 for a flat screen or print, larger for a scene with depth. */
+            residual_px: number;
+        } | null;
+        CaptureIntegrityPreview: {
+            /** @description Frames the page fingerprinted while the preview ran. */
+            frames: number;
+            duration_ms: number;
+            /** @description Frames whose fingerprint equals one seen earlier, with different frames between (a looping clip repeats its frames exactly; a camera never does). */
+            repeated_frames: number;
         };
         AnswerRequest: {
             step_key: string;
@@ -2474,10 +2747,10 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"] & unknown;
             /**
-             * @description `pending` until `expires_at`, then `expired` (a resend makes it pending again).
+             * @description `pending` until `expires_at`, then `expired` (a resend makes it pending again); `awaiting_sign_in`: an existing account's holder confirmed it, and their next sign-in adds the membership.
              * @enum {string}
              */
-            status: "pending" | "expired" | "accepted" | "revoked";
+            status: "pending" | "expired" | "awaiting_sign_in" | "accepted" | "revoked";
             /**
              * @description The member who sent it (last).
              * @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
@@ -2500,6 +2773,12 @@ export interface components {
              */
             sent_at: string;
             send_count: number;
+            /**
+             * Format: date-time
+             * @description When the holder of an existing account confirmed it (status `awaiting_sign_in`).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            claimed_at?: string;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2531,10 +2810,13 @@ export interface components {
             id: string;
             action: components["schemas"]["AuditAction"];
             actor: {
-                /** @enum {string} */
-                type: "user" | "api_key";
                 /**
-                 * @description `usr_…` or `key_…`
+                 * @description `service`: the service itself, e.g. its periodic re-check dropping a domain whose DNS record is gone.
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "service";
+                /**
+                 * @description `usr_…`, `key_…`, or for the service the task (`domain_recheck`)
                  * @example usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
                  */
                 id: string;
@@ -2563,7 +2845,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "certificate_link.created" | "certificate_link.revoked" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
+        AuditAction: "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.resent" | "invitation.revoked" | "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "webhook_secret.revealed" | "settings.updated" | "domain.claimed" | "domain.verified" | "domain.removed" | "domain.dropped" | "template.published" | "template.revoked" | "verification.reviewed" | "verification.redacted" | "verification.finalized" | "webhook_delivery.retried" | "certificate_link.created" | "certificate_link.revoked" | "phone.registered" | "phone.removed" | "session.signed_in" | "session.signed_out_everywhere";
         Phone: {
             /** @example phn_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
@@ -2593,7 +2875,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -2610,7 +2892,7 @@ export interface components {
             expected_object?: string;
             condition_aspects?: string[];
             /**
-             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations, the only channel that can send a depth map (`forensic_buffer_key`), so `depth` can be required only with `api`.
+             * @description How the evidence will arrive (default `hosted_page`): the hosted capture page at `capture_url`, or `api`, your own client calling the capture-flow operations. `depth` is assessed on `hosted_page` from the capture page's capture-integrity record (`source: capture_burst`), on `api` from a depth map (`forensic_buffer_key`).
              * @enum {string}
              */
             capture_channel?: "hosted_page" | "api";
@@ -2706,7 +2988,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse"] limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
@@ -2819,6 +3101,7 @@ export interface components {
                 is_mock: boolean;
             };
             attestation?: components["schemas"]["Attestation"];
+            capture_integrity?: components["schemas"]["CaptureIntegrity"] & unknown;
             /**
              * Format: uri
              * @description The stored image; absent once redacted: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
@@ -2869,7 +3152,7 @@ export interface components {
             /** @enum {string} */
             status: "assessed";
             /**
-             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label}`, `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
+             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: `pixels`, `provenance` or `provider:<name>`, what decided it), `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
              * @example {
              *       "screen_detected": false
              *     }
@@ -3017,6 +3300,54 @@ export interface components {
              * @example false
              */
             share_reuse_index?: boolean;
+        };
+        TenantDomain: {
+            /** @description The domain the tenant proved: certificates and emails name the tenant by it. Absent until proved, and after the record disappears. */
+            verified_domain?: {
+                /** @example acme-insurance.example */
+                domain: string;
+                /**
+                 * Format: date-time
+                 * @description When the TXT record was first found.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                verified_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the record was last found (the service looks again every 6 hours).
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                confirmed_at: string;
+            };
+            /** @description A pending claim (one at a time): the record that will prove it. */
+            claim?: {
+                /** @example acme-insurance.example */
+                domain: string;
+                /** @description The record to publish at your DNS provider, exactly so; then `POST /v1/tenant/domain/check`. */
+                record: {
+                    /** @example _verification-service.acme-insurance.example */
+                    name: string;
+                    /** @enum {string} */
+                    type: "TXT";
+                    /** @example verification-service-domain=4bQ1x9Zk2LmN8pR3sT5vW7yA0cE2gI4kM6oQ8sU0wY2 */
+                    value: string;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description 7 days after the claim; start a new one after that.
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+            };
+        };
+        DomainClaimRequest: {
+            /** @example acme-insurance.example */
+            domain: string;
         };
     };
     responses: never;
@@ -6497,7 +6828,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in; to the console */
+            /** @description An existing account: confirmed; the membership is added at that person's next sign-in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A new account: signed in; to the console */
             303: {
                 headers: {
                     Location: string;
@@ -8800,6 +9140,359 @@ export interface operations {
             };
         };
     };
+    getTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain and the claim (each absent when there is none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    removeTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What is left (nothing) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    claimTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "acme-insurance.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DomainClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description The claim, with the record to publish */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    checkTenantDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verified */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDomain"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     verificationEvent: {
         parameters: {
             query?: never;
@@ -8862,7 +9555,16 @@ export interface operations {
                  *               },
                  *               "ai_detection": {
                  *                 "label": "likely_human",
-                 *                 "confidence": 0.88
+                 *                 "confidence": 0.9,
+                 *                 "method": "provenance",
+                 *                 "evidence": [
+                 *                   {
+                 *                     "code": "c2pa_manifest_valid"
+                 *                   },
+                 *                   {
+                 *                     "code": "c2pa_trusted_capture"
+                 *                   }
+                 *                 ]
                  *               },
                  *               "reverse_search": {
                  *                 "found_online": false,

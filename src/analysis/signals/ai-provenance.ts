@@ -67,11 +67,11 @@ export function detectAiProvenance(meta: ImageMetadata): AiResult {
   }
 
   if (aiConfidence > 0) {
-    return { label: "likely_ai", confidence: round2(aiConfidence), provider: "offline-provenance", method_version: AI_PROVENANCE_VERSION, evidence };
+    return { label: "likely_ai", confidence: round2(aiConfidence), method: "provenance", provider: "offline-provenance", method_version: AI_PROVENANCE_VERSION, evidence };
   }
   if (c2pa?.valid && c2pa.trusted && c2pa.digital_source_types.map(normalizeSourceType).some((t) => CAPTURE_SOURCE_TYPES.has(t))) {
     evidence.push({ code: "c2pa_trusted_capture", detail: c2pa.signer ?? undefined });
-    return { label: "likely_human", confidence: 0.9, provider: "offline-provenance", method_version: AI_PROVENANCE_VERSION, evidence };
+    return { label: "likely_human", confidence: 0.9, method: "provenance", provider: "offline-provenance", method_version: AI_PROVENANCE_VERSION, evidence };
   }
   if (c2pa && !c2pa.trusted) evidence.push({ code: "c2pa_signer_untrusted", ...(c2pa.signer ? { detail: c2pa.signer } : {}) });
   // Unknown: confidence grows with how much camera metadata survived (an intact EXIF block makes a
@@ -81,6 +81,7 @@ export function detectAiProvenance(meta: ImageMetadata): AiResult {
   return {
     label: "unknown",
     confidence: round2(0.1 + 0.3 * intact),
+    method: "provenance",
     provider: "offline-provenance",
     method_version: AI_PROVENANCE_VERSION,
     evidence,

@@ -3,7 +3,7 @@ import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
 import type { Rect, Tile } from "../decoders";
 
-export const SCREEN_MOIRE_VERSION = "screen-moire/5";
+export const SCREEN_MOIRE_VERSION = "screen-moire/6";
 
 /** A tile's grid score (peak / median of the residual spectrum) at which a pixel grid is declared. */
 export const GRID_RATIO_THRESHOLD = 22;
@@ -46,15 +46,18 @@ const PERIOD_AGREEMENT = 0.2;
 const WEAK_GRID_WITH_FLAT_DEPTH = 0.75;
 /**
  * A lattice whose two directions are this close in strength (weaker / stronger) is square-symmetric:
- * a mesh, a weave, a chessboard. A display's sub-pixels make its lattice anisotropic (RGB stripes
- * in one direction, a thin black matrix in the other; PenTile's red/blue alternation).
+ * a mesh, a weave, a chessboard, decking, a woven fabric. A display's sub-pixels make its lattice
+ * anisotropic (RGB stripes in one direction, a thin black matrix in the other). Such a lattice is
+ * cleared as a scene texture (screen-moire/6): on camera photos of real scenes every lattice the
+ * detector took for a display was square-symmetric, on camera photos of displays few were.
  */
 export const SYMMETRIC_LATTICE = 0.85;
 /**
  * A texture in the scene multiplies it with one modulation depth everywhere (amplitude ∝ local
- * brightness); a display's lattice, in luma, is modulated by the displayed colour too (each sub-pixel
- * carries one primary), so its depth varies across the content. The variation (coefficient of
- * variation over a tile's 4×4 sub-windows) under which the depth counts as uniform.
+ * brightness); a display's lattice, in luma, is modulated by the displayed colour too. The variation
+ * (coefficient of variation over a tile's 4×4 sub-windows) under which the depth counts as uniform:
+ * reported as evidence; screen-moire/4 and /5 cleared only symmetric lattices of uniform depth, which
+ * left real textures lit unevenly (measured: docs/signals.md).
  */
 export const UNIFORM_DEPTH_VARIATION = 0.3;
 /**
@@ -143,15 +146,15 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
   const evidence: Evidence[] = [];
   const best = [...m.tiles].sort((a, b) => b.grid_ratio - a.grid_ratio)[0]!;
   const strength = m.strength;
-  const sceneLattice = isUniformSymmetricLattice(m);
+  const sceneLattice = isSymmetricLattice(m);
   // Tiles holding more than half of the weight agree on one lattice over the threshold.
   let detected = strength >= GRID_RATIO_THRESHOLD;
   if (detected && sceneLattice) {
     detected = false;
     evidence.push({
-      code: "symmetric_uniform_lattice",
+      code: "symmetric_lattice",
       value: round2(m.symmetry!),
-      detail: `square-symmetric lattice of uniform modulation depth (variation ${round2(m.depth_variation!)}): a fine scene texture, not a display's sub-pixels`,
+      detail: `square-symmetric lattice (modulation depth variation ${round2(m.depth_variation!)}): a fine scene texture, not a display's sub-pixels`,
     });
   }
   let confidence: number;
@@ -183,12 +186,9 @@ export function detectScreen(image: { width: number; height: number; tiles: Tile
   return { ...base, screen_detected: detected, confidence: round2(confidence), evidence };
 }
 
-/**
- * A grid that is square-symmetric and multiplies the scene with one depth everywhere is a texture
- * in the scene (a mesh, weave, chessboard repeating every < 8 px), not a display: both must hold.
- */
-function isUniformSymmetricLattice(m: MoireMeasurement): boolean {
-  return m.symmetry !== null && m.depth_variation !== null && m.symmetry >= SYMMETRIC_LATTICE && m.depth_variation <= UNIFORM_DEPTH_VARIATION;
+/** A square-symmetric grid is a texture in the scene (a mesh, weave, decking repeating every < 8 px), not a display. */
+function isSymmetricLattice(m: MoireMeasurement): boolean {
+  return m.symmetry !== null && m.symmetry >= SYMMETRIC_LATTICE;
 }
 
 /**

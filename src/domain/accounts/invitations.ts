@@ -12,26 +12,33 @@ import { sendOnce } from "../../providers/outbound";
 import { auditInsert, auditRow, type AuditClient, type AuditEntry } from "../audit/log";
 import { enforceLimit, INVITATION_EMAIL_LIMITS } from "../public-limits";
 import { isUniqueViolation } from "../tenants/tenants";
-import { findUserByIdentity, joinedEntry, normalizeEmail, signedInEntry, type SignedIn, type UserRow } from "./users";
+import { invitationEmail, invitationSubject, type InvitationNaming } from "./invitation-texts";
+import { joinedEntry, normalizeEmail, signedInEntry, type SignedIn, type UserRow } from "./users";
 
 /*
  * Invitations: an admin or owner asks someone to join the tenant with a role. The email carries a
  * single-use link (`ivt_` + 256 fresh bits, stored only as SHA-256) that works for 7 days; following
- * it shows a confirmation page, and only that page's same-origin POST spends it: the invitee is
- * signed in as the email's user (created if new, with no tenant of their own) and joins with the
- * role, keeping any other membership. A resend replaces the token (the old link stops working) and
- * restarts the 7 days. One open invitation per address and tenant.
+ * it shows a confirmation page, and only that page's same-origin POST spends it. For an address with
+ * no account, that creates the user (with no tenant of their own), adds the membership and signs
+ * them in. For an address that already has an account, the link alone never signs anyone in (it
+ * would sign in past that account's own sign-in, e.g. its single sign-on): the invitation is marked
+ * claimed by that user, and their next ordinary sign-in adds the membership, without moving the
+ * tenant they land in. A resend replaces the token (the old link stops working) and restarts the 7
+ * days. One open invitation per address and tenant. The email's words are the service's
+ * (invitation-texts.ts), and each one sent counts against the tenant's hourly and daily allowances.
  */
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const TOKEN_PATTERN = /^ivt_[0-9A-Za-z]{43}$/;
 
 export type InvitationRow = typeof invitations.$inferSelect;
-export type InvitationStatus = "pending" | "expired" | "accepted" | "revoked";
+export type InvitationStatus = "pending" | "expired" | "awaiting_sign_in" | "accepted" | "revoked";
 
 export function invitationStatus(row: InvitationRow, now = Date.now()): InvitationStatus {
   if (row.acceptedAt !== null) return "accepted";
   if (row.revokedAt !== null) return "revoked";
+  // Confirmed within its 7 days by an existing account: it waits for that sign-in, whenever it comes.
+  if (row.claimedAt !== null) return "awaiting_sign_in";
   return row.expiresAt > now ? "pending" : "expired";
 }
 
@@ -43,24 +50,20 @@ function newToken(): string {
   return `ivt_${randomBase62(43)}`;
 }
 
-const ROLE_WORDS: Record<Role, string> = {
-  owner: "an owner",
-  admin: "an admin",
-  reviewer: "a reviewer",
-  viewer: "a viewer",
-};
-
 /** Stands in for the link in the stored copy of an invitation email outside local development. */
 const REDACTED_LINK = "[invitation link removed: it is sent to the recipient only]";
 
-function invitationEmail(tenantName: string, role: Role, inviter: string | null, link: string): string {
-  const who = inviter ? `${inviter} invited you` : "You are invited";
-  return `${who} to join ${tenantName} on the verification dashboard as ${ROLE_WORDS[role]}.\n\n${link}\n\nThe link works once, within 7 days. If you did not expect it, ignore this email.`;
+/** How an invitation names its tenant: the domain it proved, else the inviter's email address. */
+async function namingOf(db: Db, tenantId: string, inviterId: string): Promise<InvitationNaming> {
+  const [tenant, inviter] = await db.batch([
+    db.select({ domain: tenants.verifiedDomain }).from(tenants).where(eq(tenants.id, tenantId)),
+    db.select({ email: users.email }).from(users).where(eq(users.id, inviterId)),
+  ]);
+  return { verifiedDomain: tenant[0]?.domain ?? null, inviterEmail: inviter[0]?.email ?? null };
 }
 
-async function sendInvitation(env: Env, db: Db, row: InvitationRow, token: string, inviter: string | null, now: number): Promise<void> {
-  const tenant = await db.select({ name: tenants.displayName }).from(tenants).where(eq(tenants.id, row.tenantId)).get();
-  const name = tenant?.name ?? "a team";
+async function sendInvitation(env: Env, db: Db, row: InvitationRow, token: string, now: number): Promise<void> {
+  const naming = await namingOf(db, row.tenantId, row.invitedBy);
   await sendOnce(
     db,
     emailTransport(env),
@@ -68,13 +71,27 @@ async function sendInvitation(env: Env, db: Db, row: InvitationRow, token: strin
       dedupeKey: `invitation:${row.id}:${row.sendCount}`,
       channel: "email",
       recipient: row.email,
-      subject: `Join ${name} on the verification dashboard`,
-      body: invitationEmail(name, row.role, inviter, invitationUrl(env, token)),
+      subject: invitationSubject(naming),
+      body: invitationEmail(naming, row.role, invitationUrl(env, token)),
       // As for sign-in links: only local development keeps the live link at rest (its outbox).
-      ...(settings(env).isLocal ? {} : { storedBody: invitationEmail(name, row.role, inviter, REDACTED_LINK) }),
+      ...(settings(env).isLocal ? {} : { storedBody: invitationEmail(naming, row.role, REDACTED_LINK) }),
     },
     now,
   );
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Counts one invitation email against the tenant's allowances, smallest first: a tenant less than a
+ * day old has its own small daily one, every tenant a daily and an hourly one (429 with Retry-After).
+ */
+async function reserveInvitationEmail(env: Env, db: Db, tenantId: string, now: number): Promise<void> {
+  const tenant = await db.select({ createdAt: tenants.createdAt }).from(tenants).where(eq(tenants.id, tenantId)).get();
+  if (!tenant) throw ApiError.notFound("tenant");
+  if (now - tenant.createdAt < DAY_MS) await enforceLimit(env, INVITATION_EMAIL_LIMITS.newTenantDaily, tenantId);
+  await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenantDaily, tenantId);
+  await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenant, tenantId);
 }
 
 export interface Inviter {
@@ -114,8 +131,9 @@ export async function createInvitation(
     .from(invitations)
     .where(and(eq(invitations.tenantId, inviter.tenantId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
     .get();
+  if (open && open.claimedAt !== null) throw new ApiError("invalid_state", "This address confirmed an invitation already: the membership is added when that person next signs in (or revoke it).");
   if (open && open.expiresAt > now) throw new ApiError("invalid_state", "An invitation to this address is pending: resend or revoke it.");
-  await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenant, inviter.tenantId);
+  await reserveInvitationEmail(env, db, inviter.tenantId, now);
   const token = newToken();
   const row: InvitationRow = {
     id: newId("invitation", now),
@@ -131,11 +149,16 @@ export async function createInvitation(
     acceptedAt: null,
     acceptedBy: null,
     revokedAt: null,
+    claimedAt: null,
+    claimedBy: null,
   };
   try {
     await db.batch([
       // The expired invitation it replaces (still open, so it would hold the address's unique slot).
-      db.update(invitations).set({ revokedAt: now }).where(and(eq(invitations.tenantId, inviter.tenantId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), lte(invitations.expiresAt, now))),
+      db
+        .update(invitations)
+        .set({ revokedAt: now })
+        .where(and(eq(invitations.tenantId, inviter.tenantId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), isNull(invitations.claimedAt), lte(invitations.expiresAt, now))),
       db.insert(invitations).values(row),
       auditInsert(db, input.audit(row), now),
     ]);
@@ -143,7 +166,7 @@ export async function createInvitation(
     if (isUniqueViolation(err)) throw new ApiError("invalid_state", "An invitation to this address is pending: resend or revoke it.");
     throw err;
   }
-  await sendInvitation(env, db, row, token, inviter.label, now);
+  await sendInvitation(env, db, row, token, now);
   return row;
 }
 
@@ -154,6 +177,10 @@ async function findInvitation(db: Db, tenantId: string, id: string): Promise<Inv
 function assertOpen(row: InvitationRow): void {
   if (row.acceptedAt !== null) throw new ApiError("invalid_state", "This invitation was accepted already.");
   if (row.revokedAt !== null) throw new ApiError("invalid_state", "This invitation was revoked.");
+}
+
+function assertUnclaimed(row: InvitationRow): void {
+  if (row.claimedAt !== null) throw new ApiError("invalid_state", "The invitee confirmed this invitation already: the membership is added when they next sign in.");
 }
 
 /** The audit row goes in only while the invitation is still open with the token the request saw. */
@@ -174,9 +201,10 @@ export async function resendInvitation(
   const row = await findInvitation(db, input.inviter.tenantId, input.id);
   if (!row) throw ApiError.notFound("invitation");
   assertOpen(row);
+  assertUnclaimed(row);
   assertMayInvite(input.inviter, row.role);
   await enforceLimit(env, INVITATION_EMAIL_LIMITS.perInvitation, row.id);
-  await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenant, row.tenantId);
+  await reserveInvitationEmail(env, db, row.tenantId, now);
   const token = newToken();
   const tokenHash = await sha256Hex(token);
   const resent: InvitationRow = { ...row, tokenHash, expiresAt: now + INVITATION_TTL_MS, sentAt: now, sendCount: row.sendCount + 1, invitedBy: input.inviter.userId };
@@ -188,11 +216,11 @@ export async function resendInvitation(
       db
         .update(invitations)
         .set({ tokenHash, expiresAt: resent.expiresAt, sentAt: now, sendCount: resent.sendCount, invitedBy: resent.invitedBy })
-        .where(and(eq(invitations.id, row.id), eq(invitations.tokenHash, row.tokenHash), isNull(invitations.acceptedAt), isNull(invitations.revokedAt))),
+        .where(and(eq(invitations.id, row.id), eq(invitations.tokenHash, row.tokenHash), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), isNull(invitations.claimedAt))),
     ),
   ]);
-  if (updated?.meta.changes !== 1) throw new ApiError("invalid_state", "This invitation changed meanwhile (accepted, revoked or resent); reload it.");
-  await sendInvitation(env, db, resent, token, input.inviter.label, now);
+  if (updated?.meta.changes !== 1) throw new ApiError("invalid_state", "This invitation changed meanwhile (accepted, confirmed, revoked or resent); reload it.");
+  await sendInvitation(env, db, resent, token, now);
   return resent;
 }
 
@@ -219,7 +247,7 @@ export async function revokeInvitation(
 
 const CURSOR_PURPOSE = "invitations-cursor";
 
-/** Open invitations (pending or expired, not accepted or revoked), newest first, keyset by id. */
+/** Open invitations (pending, expired or awaiting the invitee's sign-in; not accepted or revoked), newest first, keyset by id. */
 export async function listInvitations(db: Db, secret: string, tenantId: string, page: { limit: number; cursor?: string }): Promise<{ rows: InvitationRow[]; nextCursor?: string }> {
   const conditions: SQL[] = [eq(invitations.tenantId, tenantId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)];
   if (page.cursor !== undefined) {
@@ -234,35 +262,60 @@ export async function listInvitations(db: Db, secret: string, tenantId: string, 
   return { rows: kept };
 }
 
-/** What the invitation's page shows, while its link can still be used (open, unexpired); spends nothing. */
-export async function peekInvitation(db: Db, token: string, now = Date.now()): Promise<{ invitation: InvitationRow; tenantName: string } | null> {
+/** What the invitation's page shows, while its link can still be used (open, unexpired, unconfirmed); spends nothing. */
+export async function peekInvitation(db: Db, token: string, now = Date.now()): Promise<{ invitation: InvitationRow; naming: InvitationNaming; existingAccount: boolean } | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
   const found = await db
-    .select({ invitation: invitations, tenantName: tenants.displayName })
+    .select({ invitation: invitations, verifiedDomain: tenants.verifiedDomain, inviterEmail: users.email })
     .from(invitations)
     .innerJoin(tenants, eq(tenants.id, invitations.tenantId))
+    .leftJoin(users, eq(users.id, invitations.invitedBy))
     .where(eq(invitations.tokenHash, await sha256Hex(token)))
     .get();
   if (!found || invitationStatus(found.invitation, now) !== "pending") return null;
-  return found;
+  const account = await db.select({ id: users.id }).from(users).where(eq(users.email, found.invitation.email)).get();
+  return { invitation: found.invitation, naming: { verifiedDomain: found.verifiedDomain, inviterEmail: found.inviterEmail }, existingAccount: account !== undefined };
 }
 
 /**
- * Spends the link and signs its invitee in, in one batch: the conditional UPDATE that marks the
- * invitation accepted (only if open, unexpired and this very token) comes first, and every other
- * row (the new user and their email identity, the membership, the default tenant, the audit entries
- * `member.joined` and `session.signed_in`) goes in only if that UPDATE was this batch's. Two clicks,
- * a revoke or a resend racing it: one wins whole, the others write nothing. Null when the link no
- * longer works. An invitee already a member keeps their role.
+ * What following the link and confirming did: a new account signed in, or an existing account's
+ * invitation now waiting for that person's ordinary sign-in. Null when the link no longer works.
  */
-export async function acceptInvitation(db: Db, token: string, client: AuditClient, now = Date.now()): Promise<SignedIn | null> {
+export type Accepted = { kind: "signed_in"; signedIn: SignedIn } | { kind: "awaiting_sign_in"; invitation: InvitationRow };
+
+/** The conditional UPDATE that spends the link (only while open, unexpired, unconfirmed and with this very token). */
+function spendWhere(invitation: InvitationRow, now: number) {
+  return and(
+    eq(invitations.id, invitation.id),
+    eq(invitations.tokenHash, invitation.tokenHash),
+    isNull(invitations.acceptedAt),
+    isNull(invitations.revokedAt),
+    isNull(invitations.claimedAt),
+    gt(invitations.expiresAt, now),
+  );
+}
+
+/**
+ * Spends the link. For an address without an account, in one batch: the conditional UPDATE that
+ * marks the invitation accepted comes first, and every other row (the new user and their email
+ * identity, the membership, the audit entries `member.joined` and `session.signed_in`) goes in only
+ * if that UPDATE was this batch's. For an address with an account, only the claim: the invitation
+ * waits for that user's next ordinary sign-in (`attachClaimedInvitations`), and no session is made
+ * here. Two clicks, a revoke or a resend racing it: one wins whole, the others write nothing.
+ */
+export async function acceptInvitation(db: Db, token: string, client: AuditClient, now = Date.now()): Promise<Accepted | null> {
   const peeked = await peekInvitation(db, token, now);
   if (!peeked) return null;
   const { invitation } = peeked;
   const identity = { provider: "email", subject: invitation.email, email: invitation.email };
   for (let attempt = 0; ; attempt += 1) {
-    const existing = await findUserByIdentity(db, identity, now);
-    const user: UserRow = existing ?? {
+    const existing = await db.select().from(users).where(eq(users.email, invitation.email)).get();
+    if (existing) {
+      const claimed = await db.update(invitations).set({ claimedAt: now, claimedBy: existing.id }).where(spendWhere(invitation, now)).run();
+      if (claimed.meta.changes !== 1) return null;
+      return { kind: "awaiting_sign_in", invitation: { ...invitation, claimedAt: now, claimedBy: existing.id } };
+    }
+    const user: UserRow = {
       id: newId("user", now),
       defaultTenantId: invitation.tenantId,
       email: invitation.email,
@@ -271,42 +324,25 @@ export async function acceptInvitation(db: Db, token: string, client: AuditClien
       createdAt: now,
       sessionsValidAfter: null,
     };
-    const membership = existing
-      ? await db.select().from(memberships).where(and(eq(memberships.tenantId, invitation.tenantId), eq(memberships.userId, user.id))).get()
-      : undefined;
     const spent = { sql: "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_by = ? AND accepted_at = ?)", params: [invitation.id, user.id, now] };
     const d1 = db.$client;
     const statements: D1PreparedStatement[] = [
-      toStatement(
-        d1,
-        db
-          .update(invitations)
-          .set({ acceptedAt: now, acceptedBy: user.id })
-          .where(and(eq(invitations.id, invitation.id), eq(invitations.tokenHash, invitation.tokenHash), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now))),
-      ),
-    ];
-    if (!existing) {
-      statements.push(insertRowWhere(d1, users, user, spent), insertRowWhere(d1, userIdentities, { ...identity, userId: user.id, createdAt: now }, spent));
-    }
-    if (!membership) {
-      statements.push(
-        insertRowWhere(d1, memberships, { tenantId: invitation.tenantId, userId: user.id, role: invitation.role, createdAt: now, sessionsValidAfter: null }, spent),
-        insertRowWhere(d1, auditLog, auditRow(joinedEntry(user, invitation.tenantId, invitation.role, client, { via: "invitation", invitation_id: invitation.id }), now), spent),
-      );
-    }
-    statements.push(
-      d1.prepare(`UPDATE users SET default_tenant_id = ? WHERE id = ? AND ${spent.sql}`).bind(invitation.tenantId, user.id, ...spent.params),
+      toStatement(d1, db.update(invitations).set({ acceptedAt: now, acceptedBy: user.id }).where(spendWhere(invitation, now))),
+      insertRowWhere(d1, users, user, spent),
+      insertRowWhere(d1, userIdentities, { ...identity, userId: user.id, createdAt: now }, spent),
+      insertRowWhere(d1, memberships, { tenantId: invitation.tenantId, userId: user.id, role: invitation.role, createdAt: now, sessionsValidAfter: null }, spent),
+      insertRowWhere(d1, auditLog, auditRow(joinedEntry(user, invitation.tenantId, invitation.role, client, { via: "invitation", invitation_id: invitation.id }), now), spent),
       insertRowWhere(d1, auditLog, auditRow(signedInEntry(user, invitation.tenantId, { method: "invitation", client }), now), spent),
-    );
+    ];
     try {
       const [update] = await d1.batch(statements);
       // Another click, a revoke or a resend won (or the link expired since the peek).
       if (update?.meta.changes !== 1) return null;
     } catch (err) {
-      // A first sign-in of the same address created the user meanwhile: read again.
+      // A first sign-in of the same address created the user meanwhile: read again (then it is an existing account).
       if (!isUniqueViolation(err) || attempt >= 2) throw err;
       continue;
     }
-    return { user: { ...user, defaultTenantId: invitation.tenantId }, tenantId: invitation.tenantId, role: membership?.role ?? invitation.role };
+    return { kind: "signed_in", signedIn: { user, tenantId: invitation.tenantId, role: invitation.role } };
   }
 }

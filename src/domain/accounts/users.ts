@@ -5,14 +5,16 @@ import type { Db } from "../../db/client";
 import { memberships, tenants, userIdentities, users } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { Identity } from "../../providers/identity";
-import { auditInsert, type AuditClient, type AuditEntry } from "../audit/log";
+import { auditInsert, type AuditClient } from "../audit/log";
+import { attachClaimedInvitations } from "./claimed-invitations";
+import { joinedEntry, signedInEntry, type SignInMethod } from "./entries";
 import { isUniqueViolation, planTenant, type TenantRow } from "../tenants/tenants";
 
 export type UserRow = typeof users.$inferSelect;
 export type MembershipRow = typeof memberships.$inferSelect;
 
-/** How a session was opened, as the audit log's `session.signed_in` says. */
-export type SignInMethod = "oidc" | "dev" | "magic_link" | "phone_code" | "invitation" | "switch_tenant";
+export type { SignInMethod } from "./entries";
+export { joinedEntry, signedInEntry, userLabel } from "./entries";
 
 /** A signed-in user and the tenant their session opens, with their role there. */
 export interface SignedIn {
@@ -33,15 +35,11 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** How the audit log names a user: their email, else their phone. */
-export function userLabel(user: Pick<UserRow, "email" | "phone">): string | null {
-  return user.email ?? user.phone ?? null;
-}
 
 /**
  * The user behind an identity and the tenant the session opens, recorded as `session.signed_in`
  * there. A first sign-in creates the user; an identity whose verified email belongs to an existing
- * user is linked to that user. The tenant is `join`'s when given (joining it if needed), else the
+ * user is linked to that user, and the invitations that user confirmed are joined first. The tenant is `join`'s when given (joining it if needed), else the
  * user's default tenant (the last one switched to) while they are a member of it, else their oldest
  * membership; a user who belongs to no tenant (a first sign-in, or one removed from every tenant)
  * gets a new tenant of their own, as its owner. Each path writes its rows in one batch.
@@ -51,7 +49,11 @@ export async function signInIdentity(db: Db, identity: Identity, options: SignIn
   for (let attempt = 0; ; attempt += 1) {
     try {
       const existing = await findUserByIdentity(db, identity, now);
-      if (existing) return await openTenant(db, existing, { ...options, now, randomSlug: attempt > 0 });
+      if (existing) {
+        // Invitations this person confirmed join now, at a sign-in of their own (domain/accounts/invitations.ts).
+        await attachClaimedInvitations(db, existing, options.client, now);
+        return await openTenant(db, existing, { ...options, now, randomSlug: attempt > 0 });
+      }
       return await createUser(db, identity, { ...options, now, randomSlug: attempt > 0 });
     } catch (err) {
       // A concurrent first sign-in (same identity or email), a concurrent join, or a slug race: read again.
@@ -81,15 +83,6 @@ export async function findUserByIdentity(db: Db, identity: Identity, now: number
 
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
-export function signedInEntry(user: UserRow, tenantId: string, options: Pick<SignInOptions, "method" | "client">): AuditEntry {
-  const actor = { type: "user" as const, id: user.id, label: userLabel(user) };
-  return { tenantId, action: "session.signed_in", actor, target: { type: "user", id: user.id, label: actor.label }, details: { method: options.method }, client: options.client };
-}
-
-export function joinedEntry(user: UserRow, tenantId: string, role: Role, client: AuditClient, details: Record<string, unknown> = {}): AuditEntry {
-  const actor = { type: "user" as const, id: user.id, label: userLabel(user) };
-  return { tenantId, action: "member.joined", actor, target: { type: "user", id: user.id, label: actor.label }, details: { role, ...details }, client };
-}
 
 /** A new tenant of the user's own, named after them, and their owner membership in it. */
 async function ownTenant(db: Db, user: Pick<UserRow, "id" | "displayName" | "email">, now: number, randomSlug: boolean): Promise<{ tenant: TenantRow; membership: MembershipRow }> {

@@ -156,6 +156,7 @@ async function commonFields(ctx: CaptureContext, verificationId: string, body: C
     out.clientCapturedAt = typeof body.client_captured_at === "number" ? body.client_captured_at : Date.parse(body.client_captured_at);
   }
   if (body.location !== undefined) out.location = body.location;
+  if (body.capture_integrity !== undefined) out.captureIntegrity = body.capture_integrity;
   if (body.forensic_buffer_key !== undefined) {
     if (!belongsTo(body.forensic_buffer_key, verificationId)) {
       throw ApiError.invalid({ forensic_buffer_key: "Unknown forensic_buffer_key for this verification." });

@@ -9,6 +9,7 @@ import {
   CERTIFICATE_ALGORITHM,
   CERTIFICATE_LIFETIME_SECONDS,
   CERTIFICATE_RENEW_BEFORE_SECONDS,
+  CERTIFICATE_SCHEMA_VERSION,
   CERTIFICATE_TYPE,
   certifiedContent,
   isCertifiable,
@@ -25,8 +26,9 @@ import { signingKey, type SigningKey } from "./keys";
  * two events of one verification handled at once, a read racing the consumer):
  *  - one D1 snapshot decides: the record, its latest certificate, the tenant's name;
  *  - a stored certificate is kept while it covers the content (same content hash) or a later state
- *    of the verification (its row `version`) than this snapshot, and has more than
- *    CERTIFICATE_RENEW_BEFORE_SECONDS before it expires (else the same content is signed again);
+ *    of the verification (its row `version`) than this snapshot, unless its key was withdrawn, it is
+ *    of an earlier `schema_version`, or it has CERTIFICATE_RENEW_BEFORE_SECONDS or less before it
+ *    expires (then the same state is signed again, as the next sequence);
  *  - otherwise the next sequence is signed and inserted only if no certificate with that sequence or
  *    a later state exists (one conditional INSERT); a loser of that race reads again and finds the
  *    winner's. So sequences are gapless and unique, and the latest always covers the latest state
@@ -60,9 +62,9 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
     const snapshot = await signingSnapshot(db, verificationId, key.kid);
     const { record, latest } = snapshot;
     if (!record || !isCertifiable(record.row)) return null;
-    const content = certifiedContent(record, snapshot.tenantName, issuer);
+    const content = certifiedContent(record, snapshot.tenant, snapshot.analyses, issuer);
     const contentSha256 = await sha256Hex(canonical(content));
-    if (latest && !latest.keyWithdrawn && servable(latest.jws, now) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
+    if (latest && isCurrent(latest) && servable(latest.jws, now) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
       return { record, certificate: issued(latest) };
     }
     if (snapshot.currentKeyWithdrawn) {
@@ -100,6 +102,15 @@ export async function sign(content: CertifiedContent, sequence: number, now: num
   const iat = Math.floor(now / 1000);
   const payload: CertificatePayload = { ...content, iat, exp: iat + CERTIFICATE_LIFETIME_SECONDS, sequence };
   return new SignJWT({ ...payload }).setProtectedHeader({ alg: CERTIFICATE_ALGORITHM, kid: key.kid, typ: CERTIFICATE_TYPE }).sign(key.privateKey);
+}
+
+/** Signed with a key still published, in the current schema: servable as it is. */
+export function isCurrent(certificate: Pick<CertificateRow, "jws"> & { keyWithdrawn: boolean }): boolean {
+  return !certificate.keyWithdrawn && schemaVersionOf(certificate.jws) === CERTIFICATE_SCHEMA_VERSION;
+}
+
+function schemaVersionOf(jws: string): unknown {
+  return (decodeJwt(jws) as { schema_version?: unknown }).schema_version;
 }
 
 function canonical(content: CertifiedContent): string {

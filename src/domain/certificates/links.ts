@@ -6,8 +6,8 @@ import { ApiError } from "../../lib/errors";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { isId, newId } from "../../lib/ids";
 import { auditInsertWhile, type AuditEntry } from "../audit/log";
-import { isCertifiable } from "./content";
-import { currentCertificate, servable, type IssuedCertificate } from "./issue";
+import { isCertifiable, uncertifiable, UNCERTIFIABLE_MESSAGES } from "./content";
+import { currentCertificate, isCurrent, servable, type IssuedCertificate } from "./issue";
 
 /*
  * Certificate links: a verification's certificate behind a credential of its own, so sharing a
@@ -43,9 +43,8 @@ export async function createCertificateLink(
 ): Promise<CreatedLink> {
   const record = isId("verification", verificationId) ? await loadTenantRecord(db, principal.tenantId, verificationId) : null;
   if (!record) throw ApiError.notFound("verification");
-  if (!isCertifiable(record.row)) {
-    throw new ApiError("invalid_state", "A certificate is issued when the verification completes with its verdict; there is none to share yet.");
-  }
+  const refused = uncertifiable(record.row);
+  if (refused) throw new ApiError("invalid_state", UNCERTIFIABLE_MESSAGES[refused]);
   const certified = await currentCertificate(env, db, verificationId, now);
   if (!certified) throw new ApiError("invalid_state", "This verification has no certificate.");
   const token = `cert_${randomBase62(43)}`;
@@ -66,13 +65,17 @@ export async function createCertificateLink(
   return { row, token, certificate: certified.certificate };
 }
 
-/** The certificate a link shows now; null for a malformed, unknown or revoked token (all answer 404). */
+/**
+ * The certificate a link shows now; null for a malformed, unknown or revoked token, and for a
+ * verification no longer certifiable (a link made before nothing-evaluated verdicts were refused):
+ * all answer 404.
+ */
 export async function certificateForLink(env: Env, db: Db, token: string, now = Date.now()): Promise<IssuedCertificate | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
   const latest = await certificateByLinkToken(db, await sha256Hex(token));
-  if (!latest) return null;
-  // Signed by a key withdrawn since, or close to its expiry: signed again before anyone sees it.
-  if (latest.keyWithdrawn || !servable(latest.jws, now)) return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
+  if (!latest || !isCertifiable(latest.verification)) return null;
+  // Signed by a key withdrawn since, in an earlier schema, or close to its expiry: signed again before anyone sees it.
+  if (!isCurrent(latest) || !servable(latest.jws, now)) return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
   return { verificationId: latest.verificationId, sequence: latest.sequence, kid: latest.kid, jws: latest.jws, issuedAt: latest.issuedAt };
 }
 

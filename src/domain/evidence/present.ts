@@ -1,6 +1,7 @@
 import type { CaptureRow } from "../../db/verifications";
 import { iso } from "../../lib/time";
 import type { AnalysisView } from "../../model/evidence/analysis-view";
+import type { CaptureIntegrity } from "../../schemas/capture-integrity";
 
 export interface CaptureLocationView {
   /** `device`: reported by the capture page; `exif`: the photo's own GPS tags. */
@@ -32,6 +33,7 @@ export interface CaptureView {
   client_captured_at?: string;
   location?: CaptureLocationView;
   attestation?: Record<string, unknown>;
+  capture_integrity?: CaptureIntegrity;
   image_url?: string;
   thumbnail_url?: string;
   depth_map_url?: string;
@@ -68,6 +70,7 @@ export function presentCapture(
     ...(capture.clientCapturedAt !== null ? { client_captured_at: iso(capture.clientCapturedAt) } : {}),
     ...(location ? { location } : {}),
     ...(capture.attestation ? { attestation: capture.attestation as Record<string, unknown> } : {}),
+    ...(capture.captureIntegrity ? { capture_integrity: capture.captureIntegrity as CaptureIntegrity } : {}),
     ...(context.urls.image ? { image_url: context.urls.image } : {}),
     ...(context.urls.thumbnail ? { thumbnail_url: context.urls.thumbnail } : {}),
     ...(context.urls.depthMap ? { depth_map_url: context.urls.depthMap } : {}),

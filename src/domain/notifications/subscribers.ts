@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { tenants } from "../../db/schema";
 import { loadRecord } from "../../db/verifications";
 import { settings } from "../../env";
 import type { DomainEvent } from "../../events/messages";
@@ -28,7 +30,8 @@ export async function notifyByEmail(env: Env, db: Db, event: DomainEvent): Promi
   const record = await loadRecord(db, event.verification_id);
   const recipient = record?.row.config.notify_email;
   if (!record || !recipient) return false;
-  const { subject, body } = verificationEmail(record, kind, settings(env).baseUrl);
+  const tenant = await db.select({ domain: tenants.verifiedDomain }).from(tenants).where(eq(tenants.id, record.row.tenantId)).get();
+  const { subject, body } = verificationEmail(record, kind, settings(env).baseUrl, { tenantId: record.row.tenantId, verifiedDomain: tenant?.domain ?? null });
   return sendOnce(db, emailTransport(env), {
     dedupeKey: `email:${event.id}`,
     channel: "email",

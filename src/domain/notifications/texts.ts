@@ -3,10 +3,23 @@ import { iso } from "../../lib/time";
 
 /*
  * The words of outbound notifications: plain text, pure functions of the record. Every word is the
- * service's own: no tenant-supplied text (metadata, context, step descriptions) and no end-user
- * text (answers), so a notification can never carry someone else's message to an inbox of their
- * choosing. Answers and metadata are carried only by the API and the webhook.
+ * service's own: no tenant-supplied text (metadata, context, step descriptions, the display name)
+ * and no end-user text (answers), so a notification can never carry someone else's message to an
+ * inbox of their choosing. The tenant is named by the domain it proved (DNS TXT), else by its id.
+ * Answers and metadata are carried only by the API and the webhook.
  */
+
+/** Who asked for the verification, as far as the service vouches for it. */
+export interface Requester {
+  tenantId: string;
+  verifiedDomain: string | null;
+}
+
+function requesterLine(requester: Requester): string {
+  return requester.verifiedDomain
+    ? `Requested by: ${requester.verifiedDomain} (a domain it proved it controls).`
+    : `Requested by: an account of this service that has proved no domain (tenant ${requester.tenantId}).`;
+}
 
 const REASONS: Record<string, string> = {
   screen_detected: "the photo appears to show a screen rather than the real scene",
@@ -44,7 +57,7 @@ function failureCode(reason: string | null): string | null {
 
 export type EmailKind = "completed" | "expired" | "failed";
 
-export function verificationEmail(record: VerificationRecord, kind: EmailKind, baseUrl: string): { subject: string; body: string } {
+export function verificationEmail(record: VerificationRecord, kind: EmailKind, baseUrl: string, requester: Requester): { subject: string; body: string } {
   const { row } = record;
   const verdict = verdictOf(record);
   const lines: string[] = [];
@@ -64,7 +77,7 @@ export function verificationEmail(record: VerificationRecord, kind: EmailKind, b
     const code = failureCode(row.failureReason);
     lines.push(`Verification ${row.id} failed: no verdict could be produced${code ? ` (${code})` : ""}.`);
   }
-  lines.push(`Captures: ${row.capturesCount}`, `Created: ${iso(row.createdAt)}`);
+  lines.push(requesterLine(requester), `Captures: ${row.capturesCount}`, `Created: ${iso(row.createdAt)}`);
   if (row.completedAt !== null) lines.push(`Completed: ${iso(row.completedAt)}`);
   if (kind === "expired") lines.push(`Expired: ${iso(row.expiresAt)}`);
   lines.push("", "The full record (API key required):", `  GET ${baseUrl}/v1/verifications/${row.id}`);

@@ -44,7 +44,13 @@ export async function startFromLink(
   if (!tenant || !template) return { kind: "not_found" };
   if (template.status === "revoked") return { kind: "revoked", name: template.name };
   if (options.preview) return { kind: "preview", name: template.name };
-  const input = CreateVerificationSchema.parse({ ...specOf(template), mode: template.mode });
+  // A spec stored under older rules (e.g. `signals_required: []`, refused since) starts nothing until its operator updates it.
+  const parsed = CreateVerificationSchema.safeParse({ ...specOf(template), mode: template.mode });
+  if (!parsed.success) {
+    log.warn({ msg: "template start refused: its stored spec no longer passes the creation rules", template_id: template.id, issues: parsed.error.issues.map((i) => i.path.join(".")) });
+    return { kind: "unavailable", name: template.name };
+  }
+  const input = parsed.data;
   let outcome: Awaited<ReturnType<typeof createVerification>>;
   try {
     outcome = await createVerification(env, db, {

@@ -48,6 +48,11 @@ export async function planTenant(
     webhookSecretPreviousExpiresAt: null,
     retentionDays: null,
     shareReuseIndex: false,
+    verifiedDomain: null,
+    verifiedDomainToken: null,
+    verifiedDomainAt: null,
+    verifiedDomainConfirmedAt: null,
+    verifiedDomainCheckedAt: null,
     createdAt: now,
   };
 }

@@ -10,9 +10,9 @@ import type { AuditAction } from "../../schemas/audit-log";
 
 export type { AuditAction };
 
-/** Who acted: a dashboard user (their email, else phone) or an API key (its name). */
+/** Who acted: a dashboard user (their email, else phone), an API key (its name), or the service itself (a cron). */
 export interface AuditActor {
-  type: "user" | "api_key";
+  type: "user" | "api_key" | "service";
   id: string;
   label: string | null;
 }

@@ -1,4 +1,5 @@
 import type { CaptureAnalysisRow } from "../../db/analyses";
+import { aiMethodOf } from "../../analysis/evidence";
 import { iso } from "../../lib/time";
 
 /*
@@ -119,9 +120,15 @@ export function presentAnalysis(row: CaptureAnalysisRow | undefined, signalKeys:
   const signals: Record<string, SignalView> = {};
   for (const key of signalKeys) {
     const view = presentSignal(stored[key]);
-    if (view) signals[key] = view;
+    if (view) signals[key] = key === "ai_detection" ? withAiMethod(view, stored[key]) : view;
   }
   return { status: "completed", signals, notes: notesOf(result, signals, row.thumbnail !== null), analyzed_at: iso(row.analyzedAt) };
+}
+
+/** `ai_detection` says what decided it; results stored before `method` existed were decided from provenance. */
+function withAiMethod(view: SignalView, stored: unknown): SignalView {
+  if (view.status !== "assessed" || typeof view.value.method === "string") return view;
+  return { ...view, value: { ...view.value, method: aiMethodOf(asRecord(stored) ?? {}) } };
 }
 
 /** Why something is missing: undecodable pixels first (it explains the absent thumbnail), then each gap code once. */

@@ -16,6 +16,8 @@ export interface CaptureInput {
   location?: unknown;
   forensicBufferKey?: string;
   attestation?: unknown;
+  /** The capture page's capture-integrity record, as validated (schemas/capture-integrity.ts). */
+  captureIntegrity?: unknown;
   /** direct uploads this capture inspected first: recorded in the capture's commit */
   uploads?: UploadDigest[];
 }
@@ -43,6 +45,7 @@ export function captureRow(
     location: input.location ?? null,
     forensicBufferKey: input.forensicBufferKey ?? null,
     attestation: input.attestation ?? null,
+    captureIntegrity: input.captureIntegrity ?? null,
     createdAt: now,
   };
 }

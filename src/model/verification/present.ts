@@ -3,7 +3,7 @@ import { iso } from "../../lib/time";
 import type { VerificationConfig } from "./config";
 import { sealOf } from "./seal";
 import { effectiveStatus } from "./state";
-import { assessmentOf, isNotApplicable, isNotAssessed } from "../../analysis/evidence";
+import { aiMethodOf, assessmentOf, isNotApplicable, isNotAssessed } from "../../analysis/evidence";
 
 /** Who is looking decides what a Verification shows. */
 export type Audience =
@@ -136,14 +136,21 @@ export function presentPublic(record: VerificationRecord, tenantName: string, no
 /**
  * A stored verdict as served. Verdicts written before `assessment` existed get it derived from their
  * signals, and those written before `none` existed say `none` when nothing was evaluated (every
- * signal not applicable), so every response has the same shape and meaning.
+ * signal not applicable); an `ai_detection` written before `method` existed was decided from
+ * provenance metadata (the only method then) and says so. Every response has the same shape and meaning.
  */
 export function presentVerdict(stored: unknown): unknown {
   if (!stored || typeof stored !== "object") return stored;
-  const verdict = stored as { signals?: Record<string, unknown>; assessment?: string; not_assessed?: string[] };
-  if (verdict.assessment !== undefined && verdict.assessment !== "complete") return stored;
+  const verdict = withAiMethod(stored as { signals?: Record<string, unknown>; assessment?: string; not_assessed?: string[] });
+  if (verdict.assessment !== undefined && verdict.assessment !== "complete") return verdict;
   const signals = Object.entries(verdict.signals ?? {});
   const missing = signals.filter(([, v]) => isNotAssessed(v)).map(([k]) => k);
   const evaluated = signals.filter(([, v]) => !isNotAssessed(v) && !isNotApplicable(v)).length;
-  return { ...stored, assessment: assessmentOf(evaluated, missing.length), not_assessed: verdict.not_assessed ?? missing };
+  return { ...verdict, assessment: assessmentOf(evaluated, missing.length), not_assessed: verdict.not_assessed ?? missing };
+}
+
+function withAiMethod<T extends { signals?: Record<string, unknown> }>(verdict: T): T {
+  const ai = verdict.signals?.ai_detection as { label?: unknown; method?: unknown; provider?: unknown } | undefined;
+  if (!ai || typeof ai !== "object" || ai.label === undefined || ai.method !== undefined) return verdict;
+  return { ...verdict, signals: { ...verdict.signals, ai_detection: { ...ai, method: aiMethodOf(ai) } } };
 }

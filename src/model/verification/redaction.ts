@@ -54,9 +54,22 @@ export function redactedColumns(row: VerificationRow, now: number) {
 export function redactedRecord(record: VerificationRecord, now: number): VerificationRecord {
   return {
     row: { ...record.row, ...redactedColumns(record.row, now) },
-    captures: record.captures.map((c) => ({ ...c, location: null })),
+    captures: record.captures.map((c) => ({ ...c, location: null, captureIntegrity: redactCaptureIntegrity(c.captureIntegrity) })),
     answers: [],
   };
+}
+
+/**
+ * A capture-integrity record as redaction keeps it: without the device's label, which can name a
+ * person's device ("Jane's iPhone"); the frame measures and the controls describe no one and stay
+ * with the verdict they explain. db/redaction.ts removes the same field in D1.
+ */
+export function redactCaptureIntegrity(value: unknown): unknown {
+  if (!value || typeof value !== "object") return value ?? null;
+  const record = value as { device?: Record<string, unknown> };
+  if (!record.device || typeof record.device !== "object") return value;
+  const { label: _label, ...device } = record.device;
+  return { ...record, device };
 }
 
 /** What the tombstone's D1 batch writes besides the verification row (db/redaction.ts), from the record as loaded and its analyses. */

@@ -35,13 +35,18 @@ export interface Phone {
  * A phone-sized Chromium with a fresh profile and a fake camera. `camera: "allow"` answers the
  * permission prompt with yes (the fake UI); `"deny"` refuses every permission prompt.
  */
-export async function openPhone(options: { camera?: "allow" | "deny"; locale?: string } = {}): Promise<Phone> {
+export async function openPhone(options: { camera?: "allow" | "deny"; locale?: string; video?: string; renameCamera?: string } = {}): Promise<Phone> {
   const profile = mkdtempSync(path.join(tmpdir(), "capture-page-profile-"));
   const camera = options.camera ?? "allow";
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [...BASE_FLAGS, camera === "allow" ? "--use-fake-ui-for-media-stream" : "--deny-permission-prompts"],
+    args: [
+      ...BASE_FLAGS,
+      camera === "allow" ? "--use-fake-ui-for-media-stream" : "--deny-permission-prompts",
+      // A Y4M file as the camera (test fixtures: scripts/capture-fixtures/build.ts); otherwise Chromium's own pattern.
+      ...(options.video ? [`--use-file-for-fake-video-capture=${options.video}`] : []),
+    ],
     viewport: { width: 390, height: 844 },
     deviceScaleFactor: 2,
     isMobile: true,
@@ -54,6 +59,7 @@ export async function openPhone(options: { camera?: "allow" | "deny"; locale?: s
   await context.route("https://challenges.cloudflare.com/**", (route) =>
     route.fulfill({ contentType: "text/javascript", body: FAKE_WIDGET }),
   );
+  if (options.renameCamera) await context.addInitScript(renameCameraScript, options.renameCamera);
   const page = context.pages()[0] ?? (await context.newPage());
   // What the page itself receives from the Worker is checked against the served document too.
   const contract = await servedContract();
@@ -108,6 +114,21 @@ export async function checkPageResponse(contract: Contract, response: Response, 
     if (!(err instanceof ContractViolation)) throw err;
     violations.push(err.message);
   }
+}
+
+/**
+ * Gives the video track another name, as a renamed virtual camera (or a phone's "Back Camera") shows
+ * itself to a page: Chromium's fake device is named `fake_device_0`, or the file's path, whatever
+ * the flags. Runs in the page before its scripts.
+ */
+function renameCameraScript(name: string): void {
+  const own = Object.getOwnPropertyDescriptor(MediaStreamTrack.prototype, "label")!;
+  Object.defineProperty(MediaStreamTrack.prototype, "label", {
+    configurable: true,
+    get(this: MediaStreamTrack) {
+      return this.kind === "video" ? name : (own.get!.call(this) as string);
+    },
+  });
 }
 
 /** Turnstile's explicit-render API, issuing a fresh single-use token per render/reset. */

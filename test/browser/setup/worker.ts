@@ -21,6 +21,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     apiKey: string;
+    /** The loopback fakes of external services (test/fakes), e.g. the DNS resolver's records. */
+    fakesUrl: string;
     /** The Workers' console output (wrangler dev), for a failing test to print. */
     workerLog: string;
   }
@@ -58,6 +60,8 @@ export async function setup(project: TestProject): Promise<void> {
     OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
     OIDC_CLIENT_ID: "verificationdashboard",
     OIDC_CLIENT_SECRET: "test-oidc-client-secret",
+    // DNS over HTTPS (a tenant proving a domain) asks the loopback resolver.
+    DNS_RESOLVER_URL: `http://127.0.0.1:${fakesPort}/doh`,
   };
   const analysisConfig = analysisConfigWith(path.join(persistDir, "analysis-config"), {
     SIGNING_SECRET: secrets.SIGNING_SECRET,
@@ -90,6 +94,7 @@ export async function setup(project: TestProject): Promise<void> {
   await waitUntilUp(`${baseUrl}/`, worker, () => output.slice(-4000));
   project.provide("baseUrl", baseUrl);
   project.provide("apiKey", secrets.DEV_API_KEY);
+  project.provide("fakesUrl", `http://127.0.0.1:${fakesPort}`);
   project.provide("workerLog", workerLog);
 }
 

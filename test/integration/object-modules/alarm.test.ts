@@ -12,7 +12,7 @@ import { inFreshObject, moduleContext } from "../../helpers/object-context";
 const MIN = 60_000;
 
 function record(expiresAt: number, overrides: Partial<VerificationRow> = {}): VerificationRecord {
-  const row = newVerificationRow({ id: "vfy_alarm", tenantId: "tnt_alarm", config: { max_captures: 1, steps: [], signals_required: [] }, sealEnabled: false, createdAt: 0, expiresAt });
+  const row = newVerificationRow({ id: "vfy_alarm", tenantId: "tnt_alarm", config: { max_captures: 1, steps: [], signals_required: ["screen"] }, sealEnabled: false, createdAt: 0, expiresAt });
   return { row: { ...row, ...overrides }, captures: [], answers: [] };
 }
 

@@ -21,6 +21,7 @@ function capture(seq: number): CaptureRow {
     location: { lat: 52.5, lng: 13.4, accuracy_m: 5 },
     forensicBufferKey: null,
     attestation: { ok: true, provider: "turnstile" },
+    captureIntegrity: null,
     createdAt: NOW - 1000 * seq,
   };
 }

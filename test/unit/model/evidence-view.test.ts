@@ -49,6 +49,21 @@ describe("per-capture analysis view", () => {
     expect(view.notes).toEqual([{ code: "web_search_not_configured" }]);
   });
 
+  it("ai_detection shows what decided it; a result stored before `method` existed reads provenance; a provider error is a note", () => {
+    const stored = { label: "likely_ai", confidence: 0.9, provider: "offline-provenance", method_version: "ai-provenance/1", evidence: [{ code: "sd_parameters_chunk", detail: "a car" }] };
+    const old = presentAnalysis(row({ dimensions: { width: 64, height: 48 }, signals: { ai_detection: stored } }), ["ai_detection"]);
+    expect(old.signals.ai_detection).toMatchObject({ status: "assessed", value: { label: "likely_ai", method: "provenance" }, provider: "offline-provenance" });
+    const byPixels = { ...stored, method: "pixels", provider: "offline-pixels", evidence: [{ code: "pixel_score", value: 0.83 }] };
+    expect(presentAnalysis(row({ dimensions: { width: 64, height: 48 }, signals: { ai_detection: byPixels } }), ["ai_detection"]).signals.ai_detection).toMatchObject({
+      value: { label: "likely_ai", method: "pixels" },
+      evidence: [{ code: "pixel_score", value: 0.83 }],
+    });
+    const failed = { status: "not_assessed", reason: "ai_provider_error", provider: "sightengine", method_version: "ai-provider/1", evidence: [{ code: "ai_provider_error", detail: "sightengine: timeout" }] };
+    const view = presentAnalysis(row({ dimensions: { width: 64, height: 48 }, signals: { ai_detection: failed } }), ["ai_detection"]);
+    expect(view.signals.ai_detection).toEqual(failed);
+    expect(view.notes).toEqual([{ code: "ai_provider_error", signal: "ai_detection" }]);
+  });
+
   it("a signal the analysis could not run shows as not_assessed with its reason, never as clean", () => {
     const notAssessed = { status: "not_assessed", reason: "pixels_unavailable", provider: "offline-moire", method_version: "screen-moire/2" };
     expect(presentSignal(notAssessed)).toEqual(notAssessed);

@@ -31,7 +31,7 @@ function record(overrides: Partial<VerificationRecord["row"]> = {}, captures: Ca
     config: {
       max_captures: 3,
       steps: [{ key: "front", type: "image", description: "Front", min: 1, max: 3 }],
-      signals_required: [],
+      signals_required: ["screen"],
       metadata: { order: "42" },
       notify_email: "a@example.com",
       context: { kind: "claim", summary: "dented door" },

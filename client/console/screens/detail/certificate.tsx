@@ -10,8 +10,17 @@ import { useCan } from "../../lib/roles";
 type Certificate = Schemas["Certificate"];
 type CertificateLink = Schemas["CertificateLink"];
 
-/** Whether the verification has (or is about to have) a certificate: completed with its verdict. */
-export const isCertified = (v: Verification): boolean => v.status === "completed" && v.verdict !== undefined;
+/**
+ * Whether the verification has (or is about to have) a certificate: completed with a verdict that
+ * evaluated something (one whose assessment is `none` is never certified).
+ */
+export const isCertified = (v: Verification): boolean => v.status === "completed" && v.verdict !== undefined && v.verdict.assessment !== "none";
+
+/** Why there is no certificate, in words. */
+export const noCertificateReason = (v: Verification): string =>
+  v.status === "completed" && v.verdict?.assessment === "none"
+    ? "No certificate: nothing was evaluated (every photo was existing content, or no required check could run), and nothing evaluated is never certified."
+    : "A certificate is signed when the verification completes with its verdict; until then there is nothing to share.";
 
 /**
  * The verification's signed certificate, checked in this browser the way anyone it is shared with
@@ -22,7 +31,7 @@ export function CertificatePanel(props: { verification: Verification }) {
   if (!isCertified(v)) {
     return (
       <div class="stack">
-        <p class="muted">A certificate is signed when the verification completes with its verdict; until then there is nothing to share.</p>
+        <p class="muted">{noCertificateReason(v)}</p>
         <RecordSeal verification={v} />
       </div>
     );

@@ -1,5 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import { api, ok, type Capture, type Verification } from "../../api";
+import { CaptureIntegrityFacts } from "./capture-integrity";
 import { Badge, Dialog, Empty, ErrorNotice, Progress } from "../../components/ui";
 import { bytes, formatDateTime } from "../../lib/format";
 import { distanceMetres, formatDistance, formatPoint, isPoint, mapUrl } from "../../lib/geo";
@@ -40,7 +41,7 @@ export function Photos(props: { verification: Verification; captures: Loaded<{ i
               )}
             </button>
             <span class="meta">
-              {c.step_key} · {c.source === "live" ? "live" : "uploaded"} · {formatDateTime(c.created_at)}
+              {c.step_key} · {c.source === "live" ? "photo step" : "uploaded"} · {formatDateTime(c.created_at)}
             </span>
             <SignalBadges capture={c} />
           </li>
@@ -69,7 +70,7 @@ function SignalBadges(props: { capture: Capture }) {
 }
 
 function describe(key: string, s: CaptureSignal): { text: string; tone: "good" | "bad" | "neutral" | "warn" } {
-  if (s.status === "assessed") return signalResult(key, { ...s.value, ...(s.confidence !== undefined ? { confidence: s.confidence } : {}) });
+  if (s.status === "assessed") return signalResult(key, { ...s.value, ...(s.confidence !== undefined ? { confidence: s.confidence } : {}), evidence: s.evidence });
   return signalResult(key, s as unknown as Record<string, unknown>);
 }
 
@@ -131,7 +132,7 @@ function Viewer(props: { verification: Verification; captures: Capture[]; index:
           {displayable(capture) ? (
             <img
               src={displayable(capture)}
-              alt={`Photo ${index + 1}, step ${capture.step_key}, taken ${formatDateTime(capture.client_captured_at ?? capture.created_at)}`}
+              alt={`Photo ${index + 1}, step ${capture.step_key}, submitted ${formatDateTime(capture.client_captured_at ?? capture.created_at)}`}
               style={{ width: `${scale * 100}%` }}
               onError={() => void props.onStale(capture.id)}
             />
@@ -160,10 +161,11 @@ function CaptureDetails(props: { verification: Verification; capture: Capture })
   return (
     <div class="capture-details">
       <dl class="facts">
-        <dt>Taken</dt>
+        <dt>Submitted</dt>
         <dd>
-          {formatDateTime(c.client_captured_at ?? c.created_at)} ({c.source === "live" ? "live capture" : "uploaded file"})
+          {formatDateTime(c.client_captured_at ?? c.created_at)} ({c.source === "live" ? "through the capture link, for a photo step" : "an uploaded file"})
         </dd>
+        <CaptureIntegrityFacts capture={c} />
         <dt>File</dt>
         <dd>
           {c.media_type}, {bytes(c.size_bytes)}

@@ -1,0 +1,377 @@
+/*
+ * What a burst of video frames says about where they came from, measured on the device from small
+ * grey frames (no DOM here: the evaluation script runs the same code on fixture videos in Node).
+ * Each frame is the whole picture reduced to at most REDUCED_MAX_SIDE px; a few PATCH_SIDE² patches
+ * of the centre at the camera's native resolution, read just after the shutter, carry the sensor
+ * noise that the reduction averages away. Measures:
+ * identical and repeated frames, temporal noise, whole-frame motion, and parallax: how far the
+ * motion of textured blocks between the first and last frames is from one homography (a flat
+ * screen or print moves as one plane; a scene with depth does not).
+ */
+import type { CaptureIntegrity } from "../../../src/schemas/capture-integrity";
+
+export const REDUCED_MAX_SIDE = 160;
+export const PATCH_SIDE = 64;
+
+export interface GreyFrame {
+  /** Milliseconds (any clock, the same for every frame). */
+  t: number;
+  width: number;
+  height: number;
+  /** The reduced frame, one byte per pixel, row by row. */
+  luma: Uint8Array;
+}
+
+export type BurstMeasures = CaptureIntegrity["burst"];
+
+/** Rec. 601 luma of RGBA pixels (what canvas getImageData gives), into `out`. */
+export function lumaOf(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array = new Uint8Array(rgba.length / 4)): Uint8Array {
+  for (let i = 0, j = 0; j < out.length; i += 4, j += 1) out[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
+  return out;
+}
+
+/** A 64-bit fingerprint (two independent 32-bit FNV-1a variants) of a frame's bytes, as a string key. */
+export function fingerprint(frame: Pick<GreyFrame, "luma">): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  const bytes = frame.luma;
+  for (let i = 0; i < bytes.length; i += 1) {
+    a = Math.imul(a ^ bytes[i]!, 0x01000193);
+    b = Math.imul(b ^ bytes[i]!, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}
+
+/** Standard deviation of a frame's reduced pixels: under FLAT_FRAME_STD it shows nothing (lens covered, blown out). */
+export const FLAT_FRAME_STD = 1.5;
+export function frameStd(luma: Uint8Array): number {
+  let sum = 0;
+  let sq = 0;
+  for (let i = 0; i < luma.length; i += 1) {
+    sum += luma[i]!;
+    sq += luma[i]! * luma[i]!;
+  }
+  const mean = sum / luma.length;
+  return Math.sqrt(Math.max(0, sq / luma.length - mean * mean));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const same = (a: GreyFrame, b: GreyFrame) => sameBytes(a.luma, b.luma);
+
+/**
+ * Watches the preview's frames for exact repeats: a looping clip shows the same frame again after
+ * different ones; a camera's sensor noise never lets two frames match. Keeps the last `window`
+ * fingerprints only. Flat frames (nothing in view) are not compared.
+ */
+export class RepeatWatch {
+  frames = 0;
+  repeated = 0;
+  private readonly seen = new Map<string, number>();
+  private readonly order: string[] = [];
+  private previous = "";
+  /** Index of the last frame that differed from the one before it. */
+  private lastChange = -1;
+
+  constructor(private readonly window = 1800) {}
+
+  add(key: string, flat: boolean): void {
+    const index = this.frames;
+    this.frames += 1;
+    if (key !== this.previous) this.lastChange = index;
+    this.previous = key;
+    if (flat) return;
+    const earlier = this.seen.get(key);
+    // Seen before, and a different frame came in between: a repeat, not a frozen run.
+    if (earlier !== undefined && earlier < index - 1 && this.lastChange > earlier + 1) this.repeated += 1;
+    if (earlier === undefined) this.order.push(key);
+    this.seen.set(key, index);
+    if (this.order.length > this.window) this.seen.delete(this.order.shift()!);
+  }
+}
+
+/** Median of numbers (0 for none). */
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * Temporal noise of two native patches: the best integer alignment (±8 px), then the mean of the
+ * lowest 80 % of the absolute differences, scaled to σ of one frame's noise (for Gaussian noise the
+ * trimmed mean of |d| is 0.5586 σ_d and σ_d = √2 σ). Edges left by sub-pixel motion are the top 20 %.
+ */
+export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): number {
+  const r = 8;
+  let best = Infinity;
+  let bx = 0;
+  let by = 0;
+  for (let dy = -r; dy <= r; dy += 1) {
+    for (let dx = -r; dx <= r; dx += 1) {
+      let sad = 0;
+      for (let y = r; y < side - r; y += 2) {
+        const ra = y * side;
+        const rb = (y + dy) * side + dx;
+        for (let x = r; x < side - r; x += 2) sad += Math.abs(a[ra + x]! - b[rb + x]!);
+      }
+      if (sad < best) [best, bx, by] = [sad, dx, dy];
+    }
+  }
+  const histogram = new Uint32Array(256);
+  let n = 0;
+  for (let y = r; y < side - r; y += 1) {
+    for (let x = r; x < side - r; x += 1) {
+      histogram[Math.abs(a[y * side + x]! - b[(y + by) * side + x + bx]!)]! += 1;
+      n += 1;
+    }
+  }
+  const keep = Math.floor(n * 0.8);
+  let taken = 0;
+  let sum = 0;
+  for (let d = 0; d < 256 && taken < keep; d += 1) {
+    const take = Math.min(histogram[d]!, keep - taken);
+    taken += take;
+    sum += take * d;
+  }
+  return keep > 0 ? (sum / keep) * 1.2659 : 0;
+}
+
+interface BlockMatch {
+  x: number;
+  y: number;
+  dx: number;
+  dy: number;
+}
+
+const BLOCK = 12;
+/** A block whose pixels vary less than this (std, grey levels) has too little texture to match. */
+const MIN_BLOCK_STD = 4;
+
+/** Sub-pixel offset of a minimum from three samples (a parabola through them). */
+function vertex(left: number, centre: number, right: number): number {
+  if (!Number.isFinite(left) || !Number.isFinite(right)) return 0;
+  const d = left - 2 * centre + right;
+  return d > 0 ? Math.max(-0.5, Math.min(0.5, (left - right) / (2 * d))) : 0;
+}
+
+/**
+ * Motion of each textured BLOCK² block of `a` in `b`: SAD search within ±`radius` px of the
+ * predicted shift, refined to sub-pixel. Blocks too plain to match, or whose minimum is not clear,
+ * are left out.
+ */
+export function blockMotion(a: GreyFrame, b: GreyFrame, predicted: { dx: number; dy: number }, radius: number): BlockMatch[] {
+  const { width: w, height: h } = a;
+  const out: BlockMatch[] = [];
+  const px = Math.round(predicted.dx);
+  const py = Math.round(predicted.dy);
+  const sads = new Float64Array((2 * radius + 1) ** 2);
+  for (let y0 = BLOCK; y0 + 2 * BLOCK <= h; y0 += BLOCK) {
+    for (let x0 = BLOCK; x0 + 2 * BLOCK <= w; x0 += BLOCK) {
+      let sum = 0;
+      let sq = 0;
+      for (let y = y0; y < y0 + BLOCK; y += 1) {
+        for (let x = x0; x < x0 + BLOCK; x += 1) {
+          const v = a.luma[y * w + x]!;
+          sum += v;
+          sq += v * v;
+        }
+      }
+      const n = BLOCK * BLOCK;
+      const std = Math.sqrt(Math.max(0, sq / n - (sum / n) ** 2));
+      if (std < MIN_BLOCK_STD) continue;
+      let best = Infinity;
+      let bi = -1;
+      for (let sy = -radius; sy <= radius; sy += 1) {
+        for (let sx = -radius; sx <= radius; sx += 1) {
+          const ox = x0 + px + sx;
+          const oy = y0 + py + sy;
+          let sad = Infinity;
+          if (ox >= 0 && oy >= 0 && ox + BLOCK <= w && oy + BLOCK <= h) {
+            sad = 0;
+            for (let y = 0; y < BLOCK; y += 1) {
+              const ra = (y0 + y) * w + x0;
+              const rb = (oy + y) * w + ox;
+              for (let x = 0; x < BLOCK; x += 1) sad += Math.abs(a.luma[ra + x]! - b.luma[rb + x]!);
+            }
+          }
+          const i = (sy + radius) * (2 * radius + 1) + sx + radius;
+          sads[i] = sad;
+          if (sad < best) [best, bi] = [sad, i];
+        }
+      }
+      if (!Number.isFinite(best)) continue;
+      const side = 2 * radius + 1;
+      const sx = (bi % side) - radius;
+      const sy = Math.floor(bi / side) - radius;
+      if (Math.abs(sx) === radius || Math.abs(sy) === radius) continue; // at the edge of the search: not a clear minimum
+      // An exact match is where it is: the parabola through an asymmetric floor would move it.
+      const dx = px + sx + (best === 0 ? 0 : vertex(sads[bi - 1]!, best, sads[bi + 1]!));
+      const dy = py + sy + (best === 0 ? 0 : vertex(sads[bi - side]!, best, sads[bi + side]!));
+      out.push({ x: x0 + BLOCK / 2, y: y0 + BLOCK / 2, dx, dy });
+    }
+  }
+  return out;
+}
+
+/** The median block motion: the whole frame's shift. */
+function globalShift(blocks: BlockMatch[]): { dx: number; dy: number } {
+  return { dx: median(blocks.map((b) => b.dx)), dy: median(blocks.map((b) => b.dy)) };
+}
+
+/** Solves A·x = b (n×n, row-major) by Gaussian elimination with partial pivoting; null if singular. */
+function solve(a: number[][], b: number[]): number[] | null {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c += 1) {
+    let p = c;
+    for (let r = c + 1; r < n; r += 1) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    if (Math.abs(m[p]![c]!) < 1e-10) return null;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < n; r += 1) {
+      if (r === c) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      if (f !== 0) for (let k = c; k <= n; k += 1) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / row[i]!);
+}
+
+/**
+ * Least-squares homography (h33 = 1) taking each block's centre to where it moved, in coordinates
+ * centred and scaled to the frame; the distance of each block from it, in pixels.
+ */
+function homographyResiduals(blocks: BlockMatch[], w: number, h: number): number[] | null {
+  const s = 2 / Math.max(w, h);
+  const ata = Array.from({ length: 8 }, () => new Array<number>(8).fill(0));
+  const atb = new Array<number>(8).fill(0);
+  const rows: Array<[number[], number]> = [];
+  for (const k of blocks) {
+    const x = (k.x - w / 2) * s;
+    const y = (k.y - h / 2) * s;
+    const u = (k.x + k.dx - w / 2) * s;
+    const v = (k.y + k.dy - h / 2) * s;
+    rows.push([[x, y, 1, 0, 0, 0, -u * x, -u * y], u], [[0, 0, 0, x, y, 1, -v * x, -v * y], v]);
+  }
+  for (const [row, rhs] of rows) {
+    for (let i = 0; i < 8; i += 1) {
+      atb[i]! += row[i]! * rhs;
+      for (let j = 0; j < 8; j += 1) ata[i]![j]! += row[i]! * row[j]!;
+    }
+  }
+  const hm = solve(ata, atb);
+  if (!hm) return null;
+  return blocks.map((k) => {
+    const x = (k.x - w / 2) * s;
+    const y = (k.y - h / 2) * s;
+    const d = hm[6]! * x + hm[7]! * y + 1;
+    const u = (hm[0]! * x + hm[1]! * y + hm[2]!) / d;
+    const v = (hm[3]! * x + hm[4]! * y + hm[5]!) / d;
+    return Math.hypot(u / s + w / 2 - (k.x + k.dx), v / s + h / 2 - (k.y + k.dy));
+  });
+}
+
+/**
+ * Parallax between the burst's first and last frames: block motion (searched around the summed
+ * frame-to-frame shifts), one homography fitted, refitted without the worst fifth of the blocks
+ * (mismatches), and the RMS distance of the rest from it.
+ */
+export function parallaxOf(first: GreyFrame, last: GreyFrame, predicted: { dx: number; dy: number }): BurstMeasures["parallax"] {
+  // ±10 px around the whole frame's shift: a turning camera moves the corners several px more than the centre.
+  const blocks = blockMotion(first, last, predicted, 10);
+  if (blocks.length < 9) return null;
+  const all = homographyResiduals(blocks, first.width, first.height);
+  if (!all) return null;
+  const keep = blocks.map((b, i) => [b, all[i]!] as const).sort((p, q) => p[1] - q[1]).slice(0, Math.max(9, Math.ceil(blocks.length * 0.8))).map((p) => p[0]);
+  const residuals = homographyResiduals(keep, first.width, first.height);
+  if (!residuals) return null;
+  const rms = Math.sqrt(residuals.reduce((a, r) => a + r * r, 0) / residuals.length);
+  const baseline = blocks.reduce((a, b) => a + Math.hypot(b.dx, b.dy), 0) / blocks.length;
+  return { blocks: keep.length, baseline_px: round3(baseline), residual_px: round3(rms) };
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/** Native patches read after the shutter: enough consecutive pairs for the noise, few enough to stay cheap. */
+export const NOISE_PATCHES = 5;
+
+/**
+ * The record's `burst` from consecutive distinct reduced frames (oldest first) and consecutive
+ * native patches (NOISE_PATCHES, read just after the shutter).
+ */
+export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstMeasures {
+  const n = frames.length;
+  const first = frames[0];
+  const empty: BurstMeasures = {
+    frames: n,
+    duration_ms: 0,
+    width: first?.width ?? 0,
+    height: first?.height ?? 0,
+    identical_pairs: 0,
+    repeated_frames: 0,
+    temporal_noise: 0,
+    changed_fraction: 0,
+    motion_px: 0,
+    parallax: null,
+  };
+  if (n < 2 || !first) return empty;
+  let identical = 0;
+  let repeated = 0;
+  const noise: number[] = [];
+  for (let i = 1; i < patches.length; i += 1) noise.push(patchNoise(patches[i - 1]!, patches[i]!));
+  const changed: number[] = [];
+  const motion: number[] = [];
+  let total = { dx: 0, dy: 0 };
+  for (let i = 1; i < n; i += 1) {
+    const a = frames[i - 1]!;
+    const b = frames[i]!;
+    if (same(a, b)) identical += 1;
+    else if (frames.slice(0, i - 1).some((earlier, j) => same(earlier, b) && frames.slice(j + 1, i).some((between) => !same(between, b)))) repeated += 1;
+    let moved = 0;
+    for (let p = 0; p < a.luma.length; p += 1) if (Math.abs(a.luma[p]! - b.luma[p]!) > 2) moved += 1;
+    changed.push(moved / a.luma.length);
+    const blocks = blockMotion(a, b, { dx: 0, dy: 0 }, 4);
+    const shift = blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
+    motion.push(Math.hypot(shift.dx, shift.dy));
+    total = { dx: total.dx + shift.dx, dy: total.dy + shift.dy };
+  }
+  return {
+    ...empty,
+    duration_ms: Math.round(frames[n - 1]!.t - first.t),
+    identical_pairs: identical,
+    repeated_frames: repeated,
+    temporal_noise: round3(median(noise)),
+    changed_fraction: round3(median(changed)),
+    motion_px: round3(median(motion)),
+    parallax: parallaxOf(first, frames[n - 1]!, total),
+  };
+}
+
+/** The burst is the frames of the last BURST_BEFORE_MS before the shutter and the first one after it. */
+export const BURST_BEFORE_MS = 400;
+/** The page keeps at most this many recent frames (enough for BURST_BEFORE_MS at 60 fps). */
+export const BURST_RING = 28;
+
+/** A burst is complete with this many frames over this long (a little over the decision's 5 and 300 ms). */
+export const BURST_MIN_FRAMES = 6;
+export const BURST_MIN_SPAN_MS = 350;
+
+/**
+ * The burst around a shutter pressed at `shutterAt`, from recent frames (oldest first): the frames
+ * from BURST_BEFORE_MS before it on, once at least one came after it and they are BURST_MIN_FRAMES
+ * over BURST_MIN_SPAN_MS (a page that read the preview sparingly reads on after the shutter); null
+ * until then.
+ */
+export function burstAround(recent: readonly GreyFrame[], shutterAt: number): GreyFrame[] | null {
+  const burst = recent.filter((f) => f.t >= shutterAt - BURST_BEFORE_MS);
+  const after = burst.findIndex((f) => f.t > shutterAt);
+  if (after === -1) return null;
+  const enough = (n: number) => n >= BURST_MIN_FRAMES && burst[n - 1]!.t - burst[0]!.t >= BURST_MIN_SPAN_MS;
+  for (let n = after + 1; n <= burst.length; n += 1) if (enough(n)) return burst.slice(0, n);
+  return null;
+}

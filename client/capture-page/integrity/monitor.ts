@@ -1,0 +1,123 @@
+/*
+ * Watches the live preview for the capture-integrity record (no new permission: the stream the page
+ * already shows). New video frames are reduced to at most 160 px and fingerprinted (a looping clip
+ * repeats a frame exactly, a camera never does); the last few are kept for the burst around the
+ * shutter. Just after the shutter a few 64 px patches of the full-resolution frame's centre are
+ * read for the sensor noise.
+ *
+ * Reading a frame costs what the browser charges to turn it into pixels: about 1-3 ms where the
+ * canvas is drawn on a GPU, 30-60 ms in Chromium without one (bench:page, 2026-11-27). So the page
+ * reads as many frames as it can while spending at most about a sixth of the main thread on them
+ * (MAX_SHARE), and after the shutter reads every frame until the burst is complete.
+ */
+import type { CaptureIntegrity } from "../../../src/schemas/capture-integrity";
+import { BURST_BEFORE_MS, BURST_RING, burstAround, fingerprint, FLAT_FRAME_STD, frameStd, lumaOf, measureBurst, NOISE_PATCHES, PATCH_SIDE, REDUCED_MAX_SIDE, RepeatWatch, type GreyFrame } from "./measures";
+import { deviceOf } from "./device";
+
+type FrameCallback = (now: number, meta: { mediaTime: number }) => void;
+type FrameVideo = HTMLVideoElement & { requestVideoFrameCallback?: (cb: FrameCallback) => number };
+
+/** Frames closer together than this are skipped (a 60 fps camera is read at 30). */
+const MIN_FRAME_GAP_MS = 30;
+/** While the preview runs, reading frames may take at most this share of the time. */
+const MAX_SHARE = 1 / 6;
+/** How long the shutter waits for frames after it before measuring what it has. */
+const AFTER_SHUTTER_WAIT_MS = 1000;
+
+export interface IntegrityMonitor {
+  /** The record for a shutter pressed now: waits for frames after it (at most a second). */
+  record(): Promise<CaptureIntegrity>;
+  stop(): void;
+}
+
+export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityMonitor {
+  const device = deviceOf(stream.getVideoTracks()[0]);
+  const watch = new RepeatWatch();
+  const recent: GreyFrame[] = [];
+  const patches: Uint8Array[] = [];
+  const reduced = document.createElement("canvas").getContext("2d");
+  const patch = document.createElement("canvas").getContext("2d");
+  let started = 0;
+  let stopped = false;
+  let nextAt = 0;
+  let cost = 0;
+  /** Set from the shutter until the burst and its patches are read: every frame is read. */
+  let shutterAt: number | null = null;
+  let wake: (() => void) | null = null;
+  let lastMediaTime = -1;
+
+  const read = (now: number, mediaTime: number) => {
+    if (!reduced || !patch || video.videoWidth === 0 || mediaTime === lastMediaTime) return;
+    if (shutterAt === null && now < nextAt) return;
+    lastMediaTime = mediaTime;
+    const begun = performance.now();
+    const scale = Math.min(1, REDUCED_MAX_SIDE / Math.max(video.videoWidth, video.videoHeight));
+    const w = Math.max(1, Math.round(video.videoWidth * scale));
+    const h = Math.max(1, Math.round(video.videoHeight * scale));
+    if (reduced.canvas.width !== w || reduced.canvas.height !== h) [reduced.canvas.width, reduced.canvas.height] = [w, h];
+    // "medium" is mipmapped, so the reduction averages; "high" resampled the whole frame anew each time.
+    reduced.imageSmoothingQuality = "medium";
+    reduced.drawImage(video, 0, 0, w, h);
+    const frame: GreyFrame = { t: now, width: w, height: h, luma: lumaOf(reduced.getImageData(0, 0, w, h).data) };
+    if (started === 0) started = now;
+    watch.add(fingerprint(frame), frameStd(frame.luma) < FLAT_FRAME_STD);
+    recent.push(frame);
+    if (recent.length > BURST_RING) recent.shift();
+    if (shutterAt !== null && now > shutterAt && patches.length < NOISE_PATCHES) {
+      const side = Math.min(PATCH_SIDE, video.videoWidth, video.videoHeight);
+      [patch.canvas.width, patch.canvas.height] = [PATCH_SIDE, PATCH_SIDE];
+      patch.drawImage(video, (video.videoWidth - side) >> 1, (video.videoHeight - side) >> 1, side, side, 0, 0, PATCH_SIDE, PATCH_SIDE);
+      patches.push(lumaOf(patch.getImageData(0, 0, PATCH_SIDE, PATCH_SIDE).data));
+    }
+    const took = performance.now() - begun;
+    cost = cost === 0 ? took : 0.8 * cost + 0.2 * took;
+    nextAt = now + Math.max(MIN_FRAME_GAP_MS, cost / MAX_SHARE);
+    wake?.();
+  };
+
+  const loop = () => {
+    if (stopped || !video.isConnected) return;
+    if (video.requestVideoFrameCallback) {
+      video.requestVideoFrameCallback((now, meta) => {
+        read(now, meta.mediaTime);
+        loop();
+      });
+    } else {
+      setTimeout(() => {
+        read(performance.now(), video.currentTime);
+        loop();
+      }, MIN_FRAME_GAP_MS);
+    }
+  };
+  loop();
+
+  return {
+    async record() {
+      const pressed = performance.now();
+      shutterAt = pressed;
+      patches.length = 0;
+      const deadline = pressed + AFTER_SHUTTER_WAIT_MS;
+      let burst = burstAround(recent, pressed);
+      while ((!burst || patches.length < NOISE_PATCHES) && performance.now() < deadline && !stopped) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
+        wake = null;
+        burst ??= burstAround(recent, pressed);
+      }
+      shutterAt = null;
+      // A camera that delivered too little after the shutter: measure what there is (the server then says the burst was too short).
+      burst ??= recent.filter((f) => f.t >= pressed - BURST_BEFORE_MS);
+      return {
+        schema_version: 1,
+        device: await device,
+        burst: measureBurst(burst, [...patches]),
+        preview: { frames: watch.frames, duration_ms: Math.round(started ? (recent.at(-1)?.t ?? started) - started : 0), repeated_frames: watch.repeated },
+      };
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}

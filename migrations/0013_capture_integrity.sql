@@ -1,0 +1,1 @@
+ALTER TABLE `captures` ADD `capture_integrity` text;

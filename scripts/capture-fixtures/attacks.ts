@@ -1,0 +1,107 @@
+/*
+ * The injected streams the capture-integrity cues must not pass, made from real pictures:
+ *  - a still photo fed as the camera (every frame the same: what OBS Virtual Camera or
+ *    v4l2loopback send for an image, and Chromium's fake camera for a one-frame file);
+ *  - a short real clip looping;
+ *  - a photo on a screen (or a print) filmed while the phone moves: SIMULATED here by warping the
+ *    photo with the homography a flat plane takes under a hand-held camera's rotation and
+ *    translation, with fresh sensor noise (σ 1.5 grey levels) on every frame;
+ *  - a still with fresh noise on every frame and no motion (a virtual camera behind a noise
+ *    filter): a known miss, measured to say so.
+ */
+import { HEIGHT, WIDTH, type GreyVideo } from "./video";
+
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal variate (Box–Muller). */
+function gaussian(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+export function still(frame: Uint8Array, fps: number, seconds: number): GreyVideo {
+  return { fps, width: WIDTH, height: HEIGHT, frames: Array.from({ length: Math.round(fps * seconds) }, () => frame) };
+}
+
+export function looping(video: GreyVideo, loopSeconds: number, seconds: number, start = 0): GreyVideo {
+  const first = Math.round(start * video.fps);
+  const clip = video.frames.slice(first, first + Math.max(2, Math.round(loopSeconds * video.fps)));
+  return { ...video, frames: Array.from({ length: Math.round(video.fps * seconds) }, (_, i) => clip[i % clip.length]!) };
+}
+
+export function noisyStill(frame: Uint8Array, fps: number, seconds: number, seed: number, sigma = 1.5): GreyVideo {
+  const random = mulberry32(seed);
+  const frames = Array.from({ length: Math.round(fps * seconds) }, () => frame.map((v) => Math.max(0, Math.min(255, Math.round(v + sigma * gaussian(random))))));
+  return { fps, width: WIDTH, height: HEIGHT, frames };
+}
+
+/** 3×3 matrix product. */
+function mul(a: number[], b: number[]): number[] {
+  const out = new Array<number>(9).fill(0);
+  for (let r = 0; r < 3; r += 1) for (let c = 0; c < 3; c += 1) for (let k = 0; k < 3; k += 1) out[r * 3 + c]! += a[r * 3 + k]! * b[k * 3 + c]!;
+  return out;
+}
+
+/**
+ * A photo (`photo`, pw × ph, larger than the view so the moving view stays inside it) on a plane at
+ * distance 1 facing the camera, filmed by a hand-held camera: small rotations (yaw, pitch, roll up to
+ * ~1.5°) and translations (up to ~4 % of the distance) as sums of slow sinusoids, focal length
+ * WIDTH px (about 53° across). Each output pixel is read through the plane's homography, bilinearly,
+ * and gets fresh Gaussian noise.
+ */
+export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number, sigma = 1.5): GreyVideo {
+  const random = mulberry32(seed);
+  const wave = (amplitude: number) => {
+    const parts = [0, 1, 2].map(() => ({ a: amplitude * (0.3 + random()), f: 0.5 + 3 * random(), p: 2 * Math.PI * random() }));
+    return (t: number) => parts.reduce((s, q) => s + q.a * Math.sin(2 * Math.PI * q.f * t + q.p), 0) / 2;
+  };
+  const deg = Math.PI / 180;
+  const [yaw, pitch, roll] = [wave(1.2 * deg), wave(1.2 * deg), wave(0.8 * deg)];
+  const [tx, ty, tz] = [wave(0.03), wave(0.03), wave(0.04)];
+  const f = WIDTH;
+  // The view of the plane at rest covers the photo's centre: photo px per plane unit.
+  const scale = (pw / WIDTH) * f * 0.8;
+  const frames: Uint8Array[] = [];
+  for (let i = 0; i < Math.round(fps * seconds); i += 1) {
+    const t = i / fps;
+    const [a, b, c] = [yaw(t), pitch(t), roll(t)];
+    const rx = [1, 0, 0, 0, Math.cos(b), -Math.sin(b), 0, Math.sin(b), Math.cos(b)];
+    const ry = [Math.cos(a), 0, Math.sin(a), 0, 1, 0, -Math.sin(a), 0, Math.cos(a)];
+    const rz = [Math.cos(c), -Math.sin(c), 0, Math.sin(c), Math.cos(c), 0, 0, 0, 1];
+    const r = mul(rz, mul(ry, rx));
+    // Camera at (tx, ty, -1 + tz) looking down +z at the plane z = 0: a ray through pixel (u, v) is
+    // d = Rᵀ·((u - cx)/f, (v - cy)/f, 1); it meets the plane at o + s·d with s = -oz / dz.
+    const o = [tx(t), ty(t), -1 + tz(t)];
+    const out = new Uint8Array(WIDTH * HEIGHT);
+    for (let v = 0; v < HEIGHT; v += 1) {
+      for (let u = 0; u < WIDTH; u += 1) {
+        const x = (u - WIDTH / 2) / f;
+        const y = (v - HEIGHT / 2) / f;
+        const dx = r[0]! * x + r[3]! * y + r[6]!;
+        const dy = r[1]! * x + r[4]! * y + r[7]!;
+        const dz = r[2]! * x + r[5]! * y + r[8]!;
+        const s = -o[2]! / dz;
+        const px = (o[0]! + s * dx) * scale + pw / 2;
+        const py = (o[1]! + s * dy) * scale + ph / 2;
+        const x0 = Math.max(0, Math.min(pw - 2, Math.floor(px)));
+        const y0 = Math.max(0, Math.min(ph - 2, Math.floor(py)));
+        const fx = Math.max(0, Math.min(1, px - x0));
+        const fy = Math.max(0, Math.min(1, py - y0));
+        const p = y0 * pw + x0;
+        const value =
+          (photo[p]! * (1 - fx) + photo[p + 1]! * fx) * (1 - fy) + (photo[p + pw]! * (1 - fx) + photo[p + pw + 1]! * fx) * fy + sigma * gaussian(random);
+        out[v * WIDTH + u] = Math.max(0, Math.min(255, Math.round(value)));
+      }
+    }
+    frames.push(out);
+  }
+  return { fps, width: WIDTH, height: HEIGHT, frames };
+}

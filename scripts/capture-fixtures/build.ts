@@ -1,0 +1,46 @@
+/**
+ * Rebuilds the camera fixtures the browser suite feeds Chromium
+ * (`--use-file-for-fake-video-capture`) into .cache/capture-fixtures/browser/ (gitignored):
+ *
+ *   genuine-box.y4m   10 s of a real camera's video (OpenCV's box.mp4, Debian's opencv-doc): longer than
+ *                     a test's preview, as Chromium loops the file (a loop is itself a cue)
+ *   still.y4m         one frame of a real photograph (opencv-doc's building.jpg): a still fed as the camera
+ *   still-2.y4m       another photograph (home.jpg): each test's photo is new to the tenant's history
+ *   screen.y4m        the same photograph on a plane moving under a hand-held camera (simulated, with
+ *                     noise), 10 s: longer than a test's preview, so its loop is not what gives it away
+ *
+ * Sources are fetched with `apt-get download` (nothing installed; CI reaches Debian), converted by
+ * ffmpeg. Idempotent. `npm run capture-fixtures`; the evaluation (scripts/eval/capture-burst.ts)
+ * reads the same sources.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { movingScreen } from "./attacks";
+import { BROWSER_GENUINE, GENUINE, SCREEN_PHOTOS } from "./sources";
+import { CACHE, debianFile, readPhotoGrey, sourceFile, videoToY4m, writeGreyY4m } from "./video";
+
+export const BROWSER_FIXTURES = path.join(CACHE, "browser");
+export const FIXTURES = {
+  genuine: path.join(BROWSER_FIXTURES, "genuine-box.y4m"),
+  still: path.join(BROWSER_FIXTURES, "still.y4m"),
+  still2: path.join(BROWSER_FIXTURES, "still-2.y4m"),
+  screen: path.join(BROWSER_FIXTURES, "screen.y4m"),
+};
+
+export function buildFixtures(): typeof FIXTURES {
+  mkdirSync(BROWSER_FIXTURES, { recursive: true });
+  if (!existsSync(FIXTURES.genuine)) {
+    const box = GENUINE.find((g) => g.name === BROWSER_GENUINE)!;
+    videoToY4m(sourceFile(box)!, FIXTURES.genuine, { start: 2, seconds: 10 });
+  }
+  const photo = debianFile(SCREEN_PHOTOS[0]!);
+  if (!existsSync(FIXTURES.still)) videoToY4m(photo, FIXTURES.still, { seconds: 1, frames: 1 });
+  if (!existsSync(FIXTURES.still2)) videoToY4m(debianFile(SCREEN_PHOTOS[1]!), FIXTURES.still2, { seconds: 1, frames: 1 });
+  if (!existsSync(FIXTURES.screen)) writeGreyY4m(FIXTURES.screen, movingScreen(readPhotoGrey(photo, 640, 480), 640, 480, 30, 10, 32));
+  return FIXTURES;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const built = buildFixtures();
+  for (const file of Object.values(built)) console.log(file);
+}

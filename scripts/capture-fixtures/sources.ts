@@ -1,0 +1,91 @@
+/*
+ * Where the camera fixtures come from (scripts/capture-fixtures/MANIFEST.md says the same for
+ * people): real videos from a Debian package (fetched with `apt-get download`, unpacked with
+ * `dpkg -x`, nothing installed) and, when a local snapshot of it is at hand, a public GitHub
+ * repository. Nothing fetched is committed: `npm run capture-fixtures` rebuilds them into
+ * .cache/capture-fixtures/ (gitignored).
+ */
+
+export interface DebianSource {
+  kind: "debian";
+  package: string;
+  version: string;
+  /** The file inside the package (`.gz` files are gunzipped). */
+  path: string;
+}
+
+export interface GitSource {
+  kind: "git";
+  repository: string;
+  commit: string;
+  path: string;
+  /** Where a snapshot of the repository may be (a bare git directory); the source is skipped without it. */
+  mirror: string;
+}
+
+export interface VideoSource {
+  name: string;
+  source: DebianSource | GitSource;
+  licence: string;
+  /** What the video shows and how the camera moves (by eye). */
+  camera: "hand-held" | "static";
+  description: string;
+}
+
+export const OPENCV_DOC: Omit<DebianSource, "path"> = { kind: "debian", package: "opencv-doc", version: "4.6.0+dfsg-12" };
+const OPENCV_LICENCE = "Apache-2.0 (OpenCV 4.6, debian/copyright of opencv-doc)";
+const IMAGEIO_BINARIES = { kind: "git", repository: "imageio/imageio-binaries", commit: "f8f64710ea88e7e4a352c0f7d8c0deac9f5fd685", mirror: "/work/.mirror/imageio+imageio-binaries/repo" } as const;
+
+export const GENUINE: VideoSource[] = [
+  {
+    name: "box",
+    source: { ...OPENCV_DOC, path: "usr/share/doc/opencv-doc/opencv4/html/box.mp4.gz" },
+    licence: OPENCV_LICENCE,
+    camera: "static",
+    description: "a hand moves a printed box over a table in front of a fixed camera (OpenCV's real-time pose tutorial), 640×480, 30 fps, 15 s",
+  },
+  {
+    name: "cup",
+    source: { ...OPENCV_DOC, path: "usr/share/doc/opencv-doc/opencv4/html/cup.mp4.gz" },
+    licence: OPENCV_LICENCE,
+    camera: "static",
+    description: "a hand turns a cup in front of a wall (OpenCV.js tracking tutorials), 640×480, 27 fps, 8 s",
+  },
+  {
+    name: "tree",
+    source: { ...OPENCV_DOC, path: "usr/share/doc/opencv-doc/examples/data/tree.avi" },
+    licence: OPENCV_LICENCE,
+    camera: "static",
+    description: "trees in the wind through a window, 320×240, 15 fps, 30 s",
+  },
+  {
+    name: "vtest",
+    source: { ...OPENCV_DOC, path: "usr/share/doc/opencv-doc/examples/data/vtest.avi" },
+    licence: OPENCV_LICENCE,
+    camera: "static",
+    description: "people walking in a hall, a fixed camera, 768×576, 10 fps, 80 s",
+  },
+  {
+    name: "cockatoo",
+    source: { ...IMAGEIO_BINARIES, path: "images/cockatoo.mp4" },
+    licence: "not stated in the repository",
+    camera: "hand-held",
+    description: "a cockatoo walking up to a phone held by hand, 1280×720, 20 fps, 14 s",
+  },
+  {
+    name: "realshort",
+    source: { ...IMAGEIO_BINARIES, path: "images/realshort.mp4" },
+    licence: "not stated in the repository",
+    camera: "hand-held",
+    description: "an office window sill panned by a phone held by hand, 320×240, 30 fps, 1.2 s",
+  },
+];
+
+/** Photographs the moving-screen attack shows (OpenCV's sample data, in the same package). */
+export const SCREEN_PHOTOS: DebianSource[] = ["building.jpg", "home.jpg", "baboon.jpg", "fruits.jpg", "board.jpg", "messi5.jpg"].map((f) => ({
+  ...OPENCV_DOC,
+  path: `usr/share/doc/opencv-doc/examples/data/${f}`,
+}));
+
+/** The genuine video the browser suite feeds Chromium as its camera (it must come from Debian: CI reaches apt only). */
+export const BROWSER_GENUINE = "box";

@@ -1,0 +1,105 @@
+/*
+ * Videos as grey frames (ffmpeg from Debian decodes and scales them), Y4M writing for Chromium's
+ * fake camera (`--use-file-for-fake-video-capture`), and the fetching of the sources into the cache.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { DebianSource, VideoSource } from "./sources";
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const CACHE = path.join(ROOT, ".cache", "capture-fixtures");
+export const WIDTH = 320;
+export const HEIGHT = 240;
+
+export interface GreyVideo {
+  fps: number;
+  width: number;
+  height: number;
+  frames: Uint8Array[];
+}
+
+/** A file of a Debian package, unpacked into the cache (apt-get download + dpkg -x; nothing installed). */
+export function debianFile(source: DebianSource): string {
+  const dir = path.join(CACHE, "deb", `${source.package}_${source.version}`);
+  if (!existsSync(path.join(dir, ".unpacked"))) {
+    mkdirSync(dir, { recursive: true });
+    const debs = path.join(CACHE, "deb");
+    if (!readdirSync(debs).some((f) => f.startsWith(`${source.package}_`) && f.endsWith(".deb"))) {
+      try {
+        execFileSync("apt-get", ["download", `${source.package}=${source.version}`], { cwd: debs, stdio: "ignore" });
+      } catch {
+        execFileSync("apt-get", ["download", source.package], { cwd: debs, stdio: "inherit" });
+      }
+    }
+    const deb = readdirSync(debs).find((f) => f.startsWith(`${source.package}_`) && f.endsWith(".deb"))!;
+    execFileSync("dpkg", ["-x", path.join(debs, deb), dir]);
+    writeFileSync(path.join(dir, ".unpacked"), "");
+  }
+  const file = path.join(dir, source.path);
+  if (file.endsWith(".gz")) {
+    const plain = file.slice(0, -3);
+    if (!existsSync(plain)) execFileSync("sh", ["-c", `gunzip -c "${file}" > "${plain}"`]);
+    return plain;
+  }
+  return file;
+}
+
+/** The source video's file in the cache, or null when it cannot be had here (a repository without a local snapshot). */
+export function sourceFile(video: VideoSource): string | null {
+  const { source } = video;
+  if (source.kind === "debian") return debianFile(source);
+  const out = path.join(CACHE, "git", source.repository.replace("/", "+"), source.path);
+  if (existsSync(out)) return out;
+  if (!existsSync(source.mirror)) return null;
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, execFileSync("git", ["--git-dir", source.mirror, "show", `${source.commit}:${source.path}`], { maxBuffer: 256 << 20 }));
+  return out;
+}
+
+function frameRate(file: string): number {
+  const rate = execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0", file], { encoding: "utf8" }).trim();
+  const [n, d] = rate.split("/").map(Number);
+  return n! / (d || 1);
+}
+
+/** The video's frames as grey WIDTH × HEIGHT (scaled to fill, centre-cropped), at its own frame rate, up to `seconds`. */
+export function readGrey(file: string, seconds = 20): GreyVideo {
+  const fps = frameRate(file);
+  const raw = execFileSync(
+    "ffmpeg",
+    ["-v", "error", "-i", file, "-t", String(seconds), "-vf", `scale=${WIDTH}:${HEIGHT}:force_original_aspect_ratio=increase,crop=${WIDTH}:${HEIGHT},format=gray`, "-f", "rawvideo", "-"],
+    { maxBuffer: 1 << 30 },
+  );
+  const size = WIDTH * HEIGHT;
+  const frames: Uint8Array[] = [];
+  for (let o = 0; o + size <= raw.length; o += size) frames.push(new Uint8Array(raw.buffer, raw.byteOffset + o, size));
+  return { fps, width: WIDTH, height: HEIGHT, frames };
+}
+
+/** A photograph as one grey image of the given size (scaled to fill, centre-cropped). */
+export function readPhotoGrey(file: string, width: number, height: number): Uint8Array {
+  const raw = execFileSync("ffmpeg", ["-v", "error", "-i", file, "-vf", `scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},format=gray`, "-frames:v", "1", "-f", "rawvideo", "-"], {
+    maxBuffer: 1 << 28,
+  });
+  return new Uint8Array(raw.buffer, raw.byteOffset, width * height);
+}
+
+/** Converts part of a video to Y4M as Chromium's fake camera reads it (4:2:0, WIDTH × HEIGHT, its own frame rate). */
+export function videoToY4m(file: string, out: string, options: { start?: number; seconds: number; frames?: number }): void {
+  execFileSync("ffmpeg", [
+    "-v", "error", "-y", ...(options.start ? ["-ss", String(options.start)] : []), "-i", file, "-t", String(options.seconds),
+    ...(options.frames ? ["-frames:v", String(options.frames)] : []),
+    "-vf", `scale=${WIDTH}:${HEIGHT}:force_original_aspect_ratio=increase,crop=${WIDTH}:${HEIGHT}`, "-pix_fmt", "yuv420p", "-an", out,
+  ]);
+}
+
+/** Writes grey frames as a Y4M file (neutral chroma). */
+export function writeGreyY4m(out: string, video: GreyVideo): void {
+  const { width, height } = video;
+  const header = Buffer.from(`YUV4MPEG2 W${width} H${height} F${Math.round(video.fps)}:1 Ip A1:1 C420jpeg\n`);
+  const chroma = Buffer.alloc((width / 2) * (height / 2) * 2, 128);
+  const parts: Buffer[] = [header];
+  for (const f of video.frames) parts.push(Buffer.from("FRAME\n"), Buffer.from(f.buffer, f.byteOffset, f.length), chroma);
+  writeFileSync(out, Buffer.concat(parts));
+}

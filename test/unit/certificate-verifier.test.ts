@@ -1,0 +1,72 @@
+import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK } from "jose";
+import { describe, expect, it } from "vitest";
+import { CertificateError, requesterOf, verifyCertificate } from "../../clients/typescript/src/certificate";
+
+/*
+ * The client's verifier (the certificate page and the `verification-certificate` command run it)
+ * reads both payload versions: 1 (signed before issue 33) and 2 (tenant id, verified domain, signals).
+ */
+
+const ISSUER = "https://verify.example.com";
+
+async function issuer() {
+  const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const jwk: JWK = { ...(await exportJWK(pair.publicKey)), alg: "EdDSA", use: "sig" };
+  jwk.kid = await calculateJwkThumbprint(jwk);
+  const sign = (payload: Record<string, unknown>) =>
+    new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: jwk.kid!, typ: "verification-certificate+jwt" }).sign(pair.privateKey);
+  return { jwks: { keys: [jwk] }, sign };
+}
+
+const common = {
+  iss: ISSUER,
+  iat: 1795428252,
+  sequence: 1,
+};
+const verification = {
+  id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+  status: "completed",
+  created_at: "2026-11-22T10:00:00.000Z",
+  completed_at: "2026-11-22T10:04:12.000Z",
+  captures: [{ id: "cap_1", step_key: "front", kind: "live", received_at: "2026-11-22T10:03:40.000Z", sha256: "a".repeat(64) }],
+};
+
+const v1 = { ...common, schema_version: 1, verification: { ...verification, tenant: { display_name: "Allianz SE" }, verdict: { label: "verified", assessment: "complete" } } };
+const v2 = {
+  ...common,
+  schema_version: 2,
+  verification: {
+    ...verification,
+    tenant: { id: "tnt_1", display_name: "Allianz SE" },
+    verdict: { label: "verified", assessment: "complete", signals: { screen_detection: { status: "assessed", method: "pixels" } } },
+  },
+};
+
+describe("the certificate verifier", () => {
+  it("verifies version 1 and version 2 payloads, and names the requester as the reader should read it", async () => {
+    const { jwks, sign } = await issuer();
+    const first = await verifyCertificate(await sign(v1), { jwks, issuer: ISSUER });
+    expect(first.payload.schema_version).toBe(1);
+    expect(requesterOf(first.payload)).toEqual({ kind: "declared_name", name: "Allianz SE" });
+
+    const second = await verifyCertificate(await sign(v2), { jwks, issuer: ISSUER });
+    expect(second.payload).toEqual(v2);
+    expect(requesterOf(second.payload)).toEqual({ kind: "declared_name", name: "Allianz SE" });
+    const verified = { ...v2, verification: { ...v2.verification, tenant: { ...v2.verification.tenant, verified_domain: "allianz.example" } } };
+    expect(requesterOf((await verifyCertificate(await sign(verified), { jwks, issuer: ISSUER })).payload)).toEqual({ kind: "verified_domain", name: "allianz.example" });
+  });
+
+  it("refuses a version it does not know, and a version 2 without who and how", async () => {
+    const { jwks, sign } = await issuer();
+    for (const payload of [
+      { ...v2, schema_version: 3 },
+      { ...v2, verification: { ...v2.verification, tenant: { display_name: "Allianz SE" } } },
+      { ...v2, verification: { ...v2.verification, verdict: { label: "verified", assessment: "complete" } } },
+    ]) {
+      const refused = await verifyCertificate(await sign(payload), { jwks, issuer: ISSUER }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(CertificateError);
+      expect((refused as CertificateError).problem).toBe("malformed");
+      expect((refused as CertificateError).message).toMatch(/schema_version 1 or 2/);
+    }
+  });
+});

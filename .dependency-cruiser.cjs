@@ -86,7 +86,8 @@ module.exports = {
       severity: "error",
       comment: "the model decides from values: types of rows are fine, but no D1, R2, queue, env or runtime module",
       from: { path: "^src/model/" },
-      to: { path: "^src/(?:db|storage|events)/|^src/env\\.ts$|^drizzle-orm|^cloudflare:", dependencyTypesNot: ["type-only"] },
+      // Paths as resolved: a package is `node_modules/<name>/…` (a bare `^drizzle-orm` never matched).
+      to: { path: "^src/(?:db|storage|events)/|^src/env\\.ts$|^node_modules/drizzle-orm/|^cloudflare:", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "browser code",

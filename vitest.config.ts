@@ -61,8 +61,6 @@ export default defineConfig(async () => {
     BOT_SECRET: "test-bot-secret-0123456789abcdef0123456789",
     TRIAL_TENANT_ID: "tnt_01JTR1A1TENANT000000000000",
     GEOCODER_URL: `${fakes}/geocoder`,
-    // workerd enforces no CPU limit: the analysis Worker simulates reaching it (src/queues/simulated-cpu-limit.ts).
-    SIMULATE_CPU_LIMIT: "1",
   };
   return {
     plugins: [

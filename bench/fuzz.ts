@@ -11,6 +11,7 @@
  *   npm run bench:fuzz                          # 2000 inputs a target, prints the report
  *   npm run bench:fuzz -- --inputs 300 jpeg png # fewer inputs, some targets (no expensive inputs)
  *   npm run bench:fuzz -- --inputs 0 --expensive # the expensive inputs only
+ *   npm run bench:fuzz -- --inputs 2000 depth-map --expensive depth  # one target, and the expensive inputs named "…depth…"
  *   npm run bench:fuzz -- --write               # also writes the block in bench/PERF-RESULTS.md and docs/signals.md
  */
 import { execFileSync } from "node:child_process";
@@ -115,8 +116,8 @@ function pngChunk(type: string, body: Buffer): Buffer {
 }
 
 /** A one-colour PNG of W×H (streamed through zlib: never the whole frame in Node's memory either). */
-async function flatPng(depth: 8 | 16, colorType: 2 | 6): Promise<Buffer> {
-  const channels = colorType === 6 ? 4 : 3;
+async function flatPng(depth: 8 | 16, colorType: 0 | 2 | 6): Promise<Buffer> {
+  const channels = { 0: 1, 2: 3, 6: 4 }[colorType];
   const row = Buffer.alloc(1 + (W * channels * depth) / 8, 0x80);
   row[0] = 0;
   const deflate = createDeflate({ level: 9 });
@@ -169,7 +170,8 @@ function flatHeic(width: number, height: number, tileWidth: number, tileHeight: 
   return Buffer.from(heifGrid(readFileSync(join(CACHE, "multi.heic")), columns, rows, { width: tileWidth, height: tileHeight }, { width, height }));
 }
 
-const EXPENSIVE: Array<{ name: string; type: string; make: () => Buffer | Promise<Buffer> }> = [
+/** `path`: what the bench Worker does with it (default: one whole offline analysis of it as the photo). */
+const EXPENSIVE: Array<{ name: string; type: string; make: () => Buffer | Promise<Buffer>; path?: string }> = [
   { name: "PNG 8192×6400 RGB, one colour", type: "image/png", make: () => flatPng(8, 2) },
   { name: "PNG 8192×6400 16-bit RGBA, one colour", type: "image/png", make: () => flatPng(16, 6) },
   { name: "JPEG 8192×6400 baseline, one colour", type: "image/jpeg", make: () => flatJpeg(false) },
@@ -196,6 +198,8 @@ const EXPENSIVE: Array<{ name: string; type: string; make: () => Buffer | Promis
   // 512×512 tiles overhang 6400 rows past the ceiling (every tile is decoded whole): 6144 rows.
   { name: "HEIC 8192×6144, 16×12 tiles of 512×512, one colour", type: "image/heic", make: () => flatHeic(W, 6144, 512, 512) },
   { name: "HEIC 8192×6144, 32×24 tiles of 256×256 (the most tiles), one colour", type: "image/heic", make: () => flatHeic(W, 6144, 256, 256) },
+  // A capture's depth map (forensic buffer) at the ceiling: 100 MiB of samples, streamed twice at most.
+  { name: "depth map 8192×6400 16-bit grey, one depth (the depth signal)", type: "image/png", make: () => flatPng(16, 0), path: "/depth" },
 ];
 
 async function expensiveInput(name: string, make: () => Buffer | Promise<Buffer>): Promise<Buffer> {
@@ -210,9 +214,9 @@ interface ExpensiveRow {
   measured: Measured;
 }
 
-async function measureExpensive(): Promise<ExpensiveRow[]> {
+async function measureExpensive(match?: string): Promise<ExpensiveRow[]> {
   const rows: ExpensiveRow[] = [];
-  for (const { name, type, make } of EXPENSIVE) {
+  for (const { name, type, make, path } of EXPENSIVE.filter((e) => !match || e.name.includes(match))) {
     console.error(`expensive: ${name}…`);
     const bytes = await expensiveInput(name, make);
     const w = await startWorkerd(await freePort());
@@ -221,7 +225,7 @@ async function measureExpensive(): Promise<ExpensiveRow[]> {
       const sample = { "image/png": "dune.png", "image/jpeg": "dune.jpg", "image/webp": "dune.webp", "image/heic": "dune.heic" }[type]!;
       await measure(w, `/analyze?type=${encodeURIComponent(type)}`, readFileSync(join(ROOT, "test/fixtures/photos", sample)));
       await new Promise((r) => setTimeout(r, 300));
-      rows.push({ name, bytes: bytes.length, measured: await measure(w, `/analyze?type=${encodeURIComponent(type)}`, bytes) });
+      rows.push({ name, bytes: bytes.length, measured: await measure(w, path ?? `/analyze?type=${encodeURIComponent(type)}`, bytes) });
     } finally {
       await stopWorkerd(w);
     }
@@ -237,7 +241,9 @@ async function main() {
   const args = process.argv.slice(2);
   const inputsArg = args.indexOf("--inputs");
   const inputs = inputsArg >= 0 ? Number(args[inputsArg + 1]) : 2000;
-  const only = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--inputs") as FuzzTarget[];
+  const expensiveArg = args.indexOf("--expensive");
+  const expensiveMatch = expensiveArg >= 0 && args[expensiveArg + 1] && !args[expensiveArg + 1]!.startsWith("--") ? args[expensiveArg + 1] : undefined;
+  const only = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--inputs" && args[i - 1] !== "--expensive") as FuzzTarget[];
   const targets = only.length > 0 ? FUZZ_TARGETS.filter((t) => only.includes(t)) : [...FUZZ_TARGETS];
   mkdirSync(CACHE, { recursive: true });
   // bench/worker.ts bundles the decode bench's held input: any file will do here.
@@ -250,7 +256,7 @@ async function main() {
     console.error(`fuzz: ${target} (${inputs} inputs)…`);
     rows.push(await fuzzTarget(target, seeds[target], inputs));
   }
-  const expensive = only.length > 0 && !args.includes("--expensive") ? [] : await measureExpensive();
+  const expensive = only.length > 0 && !args.includes("--expensive") ? [] : await measureExpensive(expensiveMatch);
   const minutes = Math.round((Date.now() - started.getTime()) / 60_000);
   const machine = `${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; workerd under wrangler dev, Node ${process.version}`;
   const fuzzTable = [

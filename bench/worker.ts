@@ -6,10 +6,12 @@
  * one capture's whole offline analysis the same way (the evidence thumbnail encoded, not stored); with `&fakes=<url>` every provider is
  * configured, against the loopback fakes at that URL (test/fakes: web detection and a vision judge),
  * and the verification asks for every signal and check. `POST /fuzz?target=…` runs one fuzz input
- * (the body) through a decoder or metadata reader (test/helpers/fuzz.ts).
+ * (the body) through a decoder or metadata reader (test/helpers/fuzz.ts). `POST /depth` reads the
+ * body as a capture's depth map (forensic buffer) and runs the depth signal on it.
  */
 import { analyzeImage, type ImageDeps, type ImageInput } from "../src/analysis/analyze-image";
 import { decodeImage } from "../src/analysis/decoders";
+import { analyzeDepthPng } from "../src/analysis/signals/depth-plane";
 import { screenTileRects } from "../src/analysis/signals/screen-moire";
 import { evidenceThumbnail } from "../src/analysis/thumbnail";
 import { openAiCompatibleVisionJudge } from "../src/providers/vision";
@@ -31,6 +33,10 @@ export default {
       if (url.pathname === "/decode") {
         const image = await decodeImage(bytes, type, { tiles: screenTileRects, thumbnailMaxSide: 1024 });
         return Response.json({ width: image.width, height: image.height, overview: [image.overview.width, image.overview.height], tiles: image.tiles.length });
+      }
+      if (url.pathname === "/depth") {
+        const depth = analyzeDepthPng(bytes);
+        return Response.json({ outcome: `depth ${depth.source}${depth.anomaly ? ", planar" : ""}` });
       }
       if (url.pathname === "/fuzz") {
         const target = url.searchParams.get("target") as FuzzTarget;

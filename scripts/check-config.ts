@@ -65,13 +65,12 @@ problems.push(
 );
 for (const env of [undefined, ...DEPLOYABLE]) problems.push(...analysisWiringProblems(env ?? "local", wiring(API, env), wiring(ANALYSIS, env)));
 for (const env of [undefined, ...DEPLOYABLE]) {
-  const config = readConfig(ANALYSIS, env) as { limits?: { cpu_ms?: number }; queues: { consumers?: { max_batch_size?: number }[] }; vars?: Record<string, unknown> };
+  const config = readConfig(ANALYSIS, env) as { limits?: { cpu_ms?: number }; queues: { consumers?: { max_batch_size?: number }[] } };
   problems.push(
     ...analysisCpuLimitProblems(`${ANALYSIS} ${env ?? "local"}`, {
       cpuMs: config.limits?.cpu_ms,
       // Both lanes' consumers run in this Worker: the largest batch bounds an invocation.
       maxBatchSize: Math.max(...(config.queues.consumers ?? []).map((c) => c.max_batch_size ?? 10)),
-      vars: Object.keys(config.vars ?? {}),
     }),
   );
 }

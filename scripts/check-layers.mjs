@@ -27,6 +27,11 @@ const FIXTURE = {
   "src/model/verification/config.ts": "export type Config = { steps: number };\n",
   "src/model/verification/rule.ts": 'import { service } from "../../domain/service";\nexport const rule = service;\nexport type Rule = 1;\n',
   "src/model/verification/io.ts": 'import { rows } from "../../db/rows";\nexport const io = rows;\n',
+  // A package the model must not use (D1's query builder), resolved as the real one is: into node_modules.
+  "src/model/verification/query.ts": 'import { eq } from "drizzle-orm";\nexport const query = eq;\n',
+  "node_modules/drizzle-orm/package.json": JSON.stringify({ name: "drizzle-orm", version: "0.0.0", main: "index.js" }),
+  "node_modules/drizzle-orm/index.js": "export const eq = () => true;\n",
+  "src/model/verification/runtime.ts": 'import { env } from "cloudflare:workers";\nexport const runtime = env;\n',
   "src/db/rows.ts": 'import type { Rule } from "../model/verification/rule";\nexport const rows: Rule[] = [];\n',
   "src/db/schema.ts": 'import type { Config } from "../model/verification/config";\nexport type Column = Config;\n',
   "src/durable-objects/thing-object.ts": 'import { service } from "../domain/service";\nexport const thing = service;\n',
@@ -41,6 +46,8 @@ const EXPECTED = [
   "layer: durable objects: src/durable-objects/thing-object.ts → src/domain/service.ts",
   "layer: model: src/model/verification/rule.ts → src/domain/service.ts",
   "model is pure: src/model/verification/io.ts → src/db/rows.ts",
+  "model is pure: src/model/verification/query.ts → node_modules/drizzle-orm/index.js",
+  "model is pure: src/model/verification/runtime.ts → cloudflare:workers",
   // b imports a for a type only: the circle still counts.
   "no-circular: src/lib/a.ts → src/lib/b.ts",
 ];

@@ -18,7 +18,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { readMetadata } from "../src/analysis/metadata";
 import { detectAiProvenance } from "../src/analysis/signals/ai-provenance";
-import { analyzeDepth, parseDepthPng } from "../src/analysis/signals/depth-plane";
+import { analyzeDepthPng } from "../src/analysis/signals/depth-plane";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "../test/helpers/c2pa";
 import { encodeDepthPng, encodeJpeg, encodePngRgb, exifTiff, insertSegment, naturalScene, rng, xmpSegment, xmpWithSourceType, type Rgb } from "../test/helpers/synth";
 import { loadPhotos } from "./eval/photos";
@@ -80,7 +80,7 @@ async function evaluateDepth(): Promise<void> {
         const z = 450 + x * tilt + y * tilt * 0.5;
         return z * (1 + (r() - 0.5) * 2 * noise * 1.7);
       });
-      planar.push(analyzeDepth(parseDepthPng(png)).anomaly);
+      planar.push(analyzeDepthPng(png).anomaly);
     }
   }
   await record("depth", "planar maps (tilts 0–2 mm/px, noise 0.2–1.5%)", true, planar);
@@ -93,7 +93,7 @@ async function evaluateDepth(): Promise<void> {
         if (kind === "step") return (x > 64 ? 900 : 900 - height) * noise;
         return (600 + Math.abs(x - 64) * (height / 20) + y * 2) * noise;
       });
-      scenes.push(analyzeDepth(parseDepthPng(png)).anomaly);
+      scenes.push(analyzeDepthPng(png).anomaly);
     }
   }
   await record("depth", "non-planar scenes (object, step, room corner; relief 40–300 mm at 0.9 m)", false, scenes);

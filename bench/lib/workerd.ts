@@ -45,14 +45,18 @@ function findWorkerd(root: number): number[] {
   return found;
 }
 
-/** A fresh workerd running bench/worker.ts, answering once it decodes (a 1-byte body is refused at once). */
-export async function startWorkerd(port: number): Promise<Workerd> {
-  const proc = spawn(join(ROOT, "node_modules/.bin/wrangler"), ["dev", "-c", "bench/wrangler.toml", "--port", String(port), "--ip", "127.0.0.1", "--log-level", "error"], {
+/**
+ * A fresh workerd running bench/worker.ts, answering once it decodes (a 1-byte body is refused at
+ * once). With `inspectorPort`, its V8 inspector (DevTools protocol) listens there (./inspector.ts).
+ */
+export async function startWorkerd(port: number, options: { inspectorPort?: number } = {}): Promise<Workerd> {
+  const inspector = options.inspectorPort !== undefined ? ["--inspector-port", String(options.inspectorPort)] : [];
+  const proc = spawn(join(ROOT, "node_modules/.bin/wrangler"), ["dev", "-c", "bench/wrangler.toml", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "error"], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/decode?type=image/gif`, { method: "POST", body: new Uint8Array(1) });

@@ -22,7 +22,7 @@ import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
 import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
 import { detectAiProvenance } from "./signals/ai-provenance";
-import { analyzeDepth, depthUnavailable, parseDepthPng } from "./signals/depth-plane";
+import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
 import { assessCaptureBurst } from "./signals/capture-burst";
 import type { CaptureIntegrity } from "../schemas/capture-integrity";
 import type { CaptureChannel } from "../schemas/verification-create";
@@ -211,7 +211,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     else vision = await time("vision", () => judge.judge({ ...parts, image: providerJpeg(pixels!.thumbnail!) }));
   }
   if (!input.uploaded && input.required.includes("context")) signals.context_match = notAnImage ? notAssessed("undecodable_image") : contextSignal(vision, judge !== null, pixelsMissing);
-  notes.push(...signalNotes(signals, vision, input.required));
+  notes.push(...signalNotes(signals, { vision, depth }, input.required));
 
   return {
     version: CAPTURE_ANALYSIS_VERSION,
@@ -242,12 +242,14 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   };
 }
 
+/** The depth map behind the photos' header check and limits: one that is refused is unreadable, with why. */
 function depthOf(png: Uint8Array | null): DepthResult {
   if (!png) return depthUnavailable("no_depth_map");
   try {
-    return analyzeDepth(parseDepthPng(png));
+    return analyzeDepthPng(png);
   } catch (err) {
-    return depthUnavailable("depth_map_unreadable", String(err).slice(0, 200));
+    const why = err instanceof DecodeFailure ? `${err.reason}: ${err.message}` : String(err);
+    return depthUnavailable("depth_map_unreadable", why.slice(0, 200));
   }
 }
 
@@ -316,13 +318,17 @@ function providerError(value: NotAssessed): string | undefined {
   return evidence.find((e) => e.code === "ai_provider_error")?.detail;
 }
 
-/** One note per required signal that was not assessed, with the provider's words where there are some. */
-function signalNotes(signals: VerdictSignals, vision: VisionJudgement | null, required: readonly SignalName[]): AnalysisNote[] {
+/**
+ * One note per required signal that was not assessed, with why in words where there are some: a
+ * provider's error, or what refused a depth map (its header's reason, e.g. a frame over the ceiling).
+ */
+function signalNotes(signals: VerdictSignals, why: { vision: VisionJudgement | null; depth: DepthResult }, required: readonly SignalName[]): AnalysisNote[] {
   const notes: AnalysisNote[] = [];
   const keys = new Set<string>(required.map((name) => SIGNAL_KEYS[name]));
   for (const [key, value] of Object.entries(signals) as Array<[keyof VerdictSignals, unknown]>) {
     if (!keys.has(key) || !isNotAssessed(value)) continue;
-    const detail = value.reason === "vision_error" ? vision?.error : value.reason === "ai_provider_error" ? providerError(value) : undefined;
+    const detail =
+      value.reason === "vision_error" ? why.vision?.error : value.reason === "ai_provider_error" ? providerError(value) : value.reason === "depth_map_unreadable" ? why.depth.evidence[0]?.detail : undefined;
     notes.push({ code: value.reason, signal: key, ...(detail ? { detail: detail.slice(0, 200) } : {}) });
   }
   return notes;

@@ -148,6 +148,8 @@ export function defaultSignals(signals: Record<SignalName, Capability>, channel:
 /** What a creation (or a link template) asks the analysis to assess. */
 export interface Requirements {
   signals_required?: readonly SignalName[];
+  /** Given without `signals_required`, it brings the `context` signal (model/verification/config.ts). */
+  context?: unknown;
   expected_object?: string;
   condition_aspects?: readonly string[];
   expected_location?: string;
@@ -167,6 +169,7 @@ export function unassessable(requirements: Requirements, capabilities: Capabilit
     fields[field] = `${what} cannot be assessed${where}: ${support.reason ?? "not supported."}${support.enable ? ` To enable it: ${support.enable}` : ""}`;
   };
   (requirements.signals_required ?? []).forEach((signal, i) => check(`signals_required.${i}`, `The ${signal} signal`, capabilities.signals[signal]));
+  if (requirements.signals_required === undefined && requirements.context !== undefined) check("context", "The context signal (context)", capabilities.signals.context);
   if (requirements.expected_object !== undefined) check("expected_object", "object_match (expected_object)", capabilities.checks.object_match);
   if (requirements.condition_aspects !== undefined) check("condition_aspects", "condition (condition_aspects)", capabilities.checks.condition);
   // Without a geocoder the check resolves coordinates only (its provider says so).

@@ -34,7 +34,13 @@ export function aggregateObjectMatch(expected: string, judgements: Array<Capture
 export type ConditionLabel = "good" | "fair" | "poor";
 
 export type Condition =
-  | { score: number; label: ConditionLabel; aspects: Array<{ name: string; score: number; reasoning: string }> }
+  | {
+      score: number;
+      label: ConditionLabel;
+      aspects: Array<{ name: string; score: number; reasoning: string }>;
+      /** Aspects no capture could score: listed, never dropped (and left out of the average). */
+      not_assessed?: Array<{ name: string; reasoning: string }>;
+    }
   | { status: "not_assessed"; reason: string; aspects: Array<{ name: string; reasoning: string }> };
 
 /** Spec cut-offs: good ≥ 7.5, fair ≥ 5, otherwise poor. */
@@ -47,7 +53,8 @@ export function conditionLabel(score: number): ConditionLabel {
 /**
  * Per aspect: the mean of the scores the provider gave across captures. The condition score is the
  * one-decimal average of the scored aspects. Aspects no capture could score are left out of the
- * average and say so; with none scored the condition is `not_assessed`, never an invented number.
+ * average and listed in `not_assessed` with why; with none scored the condition is `not_assessed`,
+ * never an invented number.
  */
 export function aggregateCondition(aspects: string[], perCapture: Array<AspectJudgement[] | null>, unassessedReason: string): Condition {
   const scored: Array<{ name: string; score: number; reasoning: string }> = [];
@@ -65,5 +72,5 @@ export function aggregateCondition(aspects: string[], perCapture: Array<AspectJu
   }
   if (scored.length === 0) return { status: "not_assessed", reason: unassessedReason, aspects: unscored };
   const score = Math.round((scored.reduce((a, b) => a + b.score, 0) / scored.length) * 10) / 10;
-  return { score, label: conditionLabel(score), aspects: scored };
+  return { score, label: conditionLabel(score), aspects: scored, ...(unscored.length > 0 ? { not_assessed: unscored } : {}) };
 }

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { createDb } from "../db/client";
 import { apiKeys } from "../db/schema";
@@ -24,6 +25,20 @@ export interface AuthOptions {
   bot?: boolean;
 }
 
+const SESSION_ONLY = "This operation needs a dashboard session: API keys cannot use it.";
+
+/**
+ * For an operation a session may use without being required (logout): an `Authorization` header is
+ * answered as on every session-only route, 401 for a bad key and 403 for a valid one.
+ */
+export async function refuseApiKeys(c: Context<AppEnv>): Promise<void> {
+  const header = c.req.header("Authorization");
+  if (header === undefined) return;
+  const token = BEARER.exec(header)?.[1];
+  const key = token ? await resolveApiKey(createDb(c.env.DB), token, settings(c.env).keyEnvironment) : null;
+  throw key ? new ApiError("forbidden", SESSION_ONLY) : new ApiError("unauthorized", "Invalid API key.");
+}
+
 /**
  * Authenticates the caller and puts the Principal on the context. Every failure to authenticate is
  * the same 401; an authenticated caller without the right (a publishable key, a valid key on a
@@ -38,7 +53,7 @@ export function authenticate(options: AuthOptions) {
       const key = token ? await resolveApiKey(db, token, settings(c.env).keyEnvironment) : null;
       if (!key) throw new ApiError("unauthorized", "Invalid API key.");
       // A valid key is an authenticated caller: on a route keys may not use, that is 403, not 401.
-      if (!options.apiKey) throw new ApiError("forbidden", "This operation needs a dashboard session: API keys cannot use it.");
+      if (!options.apiKey) throw new ApiError("forbidden", SESSION_ONLY);
       if (options.apiKey === "full" && key.scope !== "full") {
         throw new ApiError("forbidden", "A publishable key may only create verifications.");
       }

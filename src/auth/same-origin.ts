@@ -13,8 +13,10 @@ import { settings } from "../env";
  *    This is what lets the magic-link page's form through: that page is served with
  *    `Referrer-Policy: no-referrer`, so its POST carries `Origin: null`, and `Sec-Fetch-Site:
  *    same-origin` is then the only header that says where it came from.
- * 3. Without `Sec-Fetch-Site` (a browser older than 2023), `Origin` must be this service's origin
- *    (the request's own, or `PUBLIC_BASE_URL`'s); `null` never matches.
+ * 3. Without `Sec-Fetch-Site` (a browser older than 2023), `Origin` must be this service's origin,
+ *    `PUBLIC_BASE_URL`'s; `null` never matches. Never the request URL's own: any hostname routed to
+ *    the Worker (a workers.dev name, a second custom domain) would otherwise be a second "same" origin
+ *    whose pages the console's cookie does not belong to.
  * 4. Neither header: not a browser (curl, a server-side client). Such a caller holds the cookie
  *    itself, so there is no victim's browser whose ambient cookie it could borrow.
  */
@@ -27,8 +29,8 @@ export interface RequestOrigins {
   secFetchSite: string | undefined;
   /** The `Origin` header, if sent (`"null"` after a no-referrer page or from an opaque origin). */
   origin: string | undefined;
-  /** Origins that are this service: the request URL's and `PUBLIC_BASE_URL`'s. */
-  ownOrigins: readonly string[];
+  /** This service's origin: `PUBLIC_BASE_URL`'s. */
+  publicOrigin: string;
 }
 
 /** Whether a request may act with the caller's cookie (the pure rule above). */
@@ -36,7 +38,7 @@ export function isSameOriginRequest(request: RequestOrigins): boolean {
   if (SAFE_METHODS.has(request.method.toUpperCase())) return true;
   if (request.secFetchSite !== undefined) return request.secFetchSite === "same-origin" || request.secFetchSite === "none";
   if (request.origin === undefined) return true;
-  return request.ownOrigins.includes(request.origin);
+  return request.origin === request.publicOrigin;
 }
 
 /** The rule applied to a hono request. */
@@ -45,7 +47,7 @@ export function sameOrigin(c: Context<AppEnv>): boolean {
     method: c.req.method,
     secFetchSite: c.req.header("Sec-Fetch-Site"),
     origin: c.req.header("Origin"),
-    ownOrigins: [new URL(c.req.url).origin, new URL(settings(c.env).baseUrl).origin],
+    publicOrigin: new URL(settings(c.env).baseUrl).origin,
   });
 }
 

@@ -169,6 +169,9 @@ export class VerificationObject extends DurableObject<Env> {
     // Nothing cached yet: keep it for the capture that follows (a stale copy only costs #apply a retry).
     this.#record ??= record;
     const use = { verificationId: id, kind: "image", field: "image_key", now: this.clock() } as const;
+    // A dead link answers 410 before anything of the upload (its digest, its type) is looked at.
+    const dead = machine.guardLive(record.row, use.now);
+    if (dead) return dead;
     if (!belongsTo(objectKey, id)) return checkSlot(null, use)!;
     const kept = this.#slots.kept(objectKey);
     const slot = kept ? withDigest(kept, record) : await findUpload(this.#db, objectKey);

@@ -6,6 +6,16 @@ import { ConfigError } from "../env";
 import { ApiError, fromHttpException, isStorageFailure } from "./errors";
 import { log } from "./log";
 
+/**
+ * Whether the caller asked for JSON and not HTML (`Accept: application/json`): what the answers
+ * meant for a browser's address bar (sign-in and invitation links) give such a client instead of a
+ * page. A browser's navigation accepts text/html; a client that says nothing gets the page.
+ */
+export function prefersJson(c: Context): boolean {
+  const accept = c.req.header("Accept") ?? "";
+  return accept.includes("application/json") && !accept.includes("text/html");
+}
+
 /** Turns anything thrown while handling a request into the standard error body. */
 export function handleError(err: Error, c: Context<AppEnv>): Response {
   let apiError: ApiError;

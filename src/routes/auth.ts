@@ -3,6 +3,7 @@ import { access } from "../auth/access";
 import { auditClient, auditEntry } from "../auth/audit-context";
 import { newFlow, safeReturnTo, saveFlow, takeFlow } from "../auth/oauth-flow";
 import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "../auth/same-origin";
+import { refuseApiKeys } from "../auth/middleware";
 import { clearSessionCookie, endSessionsOf, readSession, startSession } from "../auth/session";
 import { createDb, type Db } from "../db/client";
 import { peekMagicLink, requestMagicLink, spendMagicLink } from "../domain/accounts/magic-links";
@@ -33,13 +34,13 @@ import {
   SignInProvidersSchema,
   SwitchTenantSchema,
 } from "../schemas/auth";
-import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { deadLinkResponse, htmlContent, jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { prefersJson } from "../lib/http";
 
 /** Dashboard sign-in (OAuth/OIDC, magic link, messaging code), `GET /v1/me` and logout. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 const redirect = (description: string) => ({ description, headers: z.object({ Location: z.string() }) });
-const htmlContent = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
 function callbackUri(env: Env, provider: string): string {
   return `${settings(env).baseUrl}/v1/auth/${provider}/callback`;
@@ -142,15 +143,16 @@ const magicLinkRequest = createRoute({
   security: [],
   summary: "Email a single-use sign-in link (valid 15 minutes)",
   description:
-    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
+    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
   request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com", return_to: "/console" }) },
   responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
-  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, clientKey(c.req.header("CF-Connecting-IP")));
+  const client = clientKey(c.req.header("CF-Connecting-IP"));
+  await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, client);
   const body = c.req.valid("json");
-  await requestMagicLink(c.env, createDb(c.env.DB), body.email, Date.now(), body.return_to !== undefined ? safeReturnTo(body.return_to) : null);
+  await requestMagicLink(c.env, createDb(c.env.DB), { email: body.email, client, returnTo: body.return_to !== undefined ? safeReturnTo(body.return_to) : null });
   return c.json({ sent: true as const }, 200);
 });
 
@@ -165,21 +167,27 @@ const magicLinkConfirm = createRoute({
     "Link scanners and prefetchers may GET the link freely; only the page's own same-origin POST signs in, so a link cannot sign a browser into someone else's account behind its back (login CSRF). " +
     "60 requests per 10 minutes per client network, with the button's (429).",
   request: { params: MagicLinkParam },
-  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(429) },
+  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: deadLinkResponse("Used, expired or unknown link"), ...pickErrors(429) },
 });
 
-const deadLink = () =>
-  htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.", {
+const DEAD_LINK = "This sign-in link no longer works: sign-in links work once and for 15 minutes. Request a new one from the sign-in page.";
+
+/** A used, expired or unknown link: the page to a browser, the standard error body to a JSON client. */
+function deadLink(c: Context<AppEnv>): Response {
+  if (prefersJson(c)) throw new ApiError("unauthorized", DEAD_LINK);
+  const page = htmlPage("This sign-in link no longer works", "Sign-in links work once and for 15 minutes. Request a new one from the sign-in page.", {
     action: CONSOLE_SIGN_IN,
     button: "Go to the sign-in page",
     method: "get",
   });
+  return c.body(page, 401, HTML_HEADERS);
+}
 
 app.openapi(magicLinkConfirm, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkPage, clientKey(c.req.header("CF-Connecting-IP")));
   const { token } = c.req.valid("param");
   const email = await peekMagicLink(createDb(c.env.DB), token);
-  if (!email) return c.body(deadLink(), 401, HTML_HEADERS);
+  if (!email) return deadLink(c);
   const page = htmlPage("Sign in to the verification dashboard", `You are signing in as ${email}.`, {
     action: `/v1/auth/magic-link/${token}`,
     button: "Sign in",
@@ -197,7 +205,7 @@ const magicLinkUse = createRoute({
   description:
     "Must come from this service's own page (the same-origin rule: `Sec-Fetch-Site: same-origin`, or without it an `Origin` of this service, or neither header from a non-browser client), else 403. Rate-limited with the page.",
   request: { params: MagicLinkParam },
-  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: htmlContent("Used, expired or unknown link"), ...pickErrors(403, 429) },
+  responses: { 303: redirect("Signed in; to the request's `return_to` (default `/v1/me`)"), 401: deadLinkResponse("Used, expired or unknown link"), ...pickErrors(403, 429) },
 });
 
 app.openapi(magicLinkUse, async (c) => {
@@ -205,7 +213,7 @@ app.openapi(magicLinkUse, async (c) => {
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   const db = createDb(c.env.DB);
   const spent = await spendMagicLink(db, c.req.valid("param").token);
-  if (!spent) return c.body(deadLink(), 401, HTML_HEADERS);
+  if (!spent) return deadLink(c);
   const signedIn = await signInIdentity(db, { provider: "email", subject: spent.email, email: spent.email }, { method: "magic_link", client: auditClient(c) });
   await startSession(c, { userId: signedIn.user.id, tenantId: signedIn.tenantId });
   c.header("Cache-Control", "no-store");
@@ -299,11 +307,13 @@ const logout = createRoute({
   security: [{ session: [] }, {}],
   summary: "Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie",
   description:
-    "Moves the user's \"sessions valid after\" instant to now, so every session token issued to them before it is refused from now on, on any device.",
-  responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(403, 500) },
+    "Moves the user's \"sessions valid after\" instant to now, so every session token issued to them before it is refused from now on, on any device. " +
+    "Without a session it only clears the cookie; an API key is 403 (401 when it is not a valid key), as on every session route.",
+  responses: { 200: jsonContent(SignedOutSchema, "Signed out"), ...pickErrors(401, 403, 500) },
 });
 
 app.openapi(logout, async (c) => {
+  await refuseApiKeys(c);
   // Signing someone out from another site is a nuisance attack: the Origin check applies here too.
   const session = await readSession(c);
   if (session === "csrf") throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);

@@ -17,9 +17,9 @@ const read = createRoute({
   summary: "What this deployment can assess: each signal and check, why not, and what enables it",
   description:
     "Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is " +
-    "400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. Any API key (publishable included: " +
-    "it says nothing about the tenant's data but its own reuse-index opt-in) or a dashboard session.",
-  ...access({ apiKey: "any", session: "viewer" }),
+    "400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: " +
+    "a publishable key is 403, like on every operation but creation (the answer says whether the tenant opted in to the shared reuse index).",
+  ...access({ apiKey: "full", session: "viewer" }),
   responses: { 200: jsonContent(CapabilitiesSchema, "The capabilities"), ...pickErrors(401, 403, 500) },
 });
 

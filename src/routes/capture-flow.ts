@@ -106,7 +106,8 @@ const uploadUrl = createRoute({
   security,
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
   description:
-    "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry.",
+    "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry. " +
+    "A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.",
   request: { params: TokenParam, body: jsonBody(UploadUrlRequestSchema, { content_type: "image/jpeg" }) },
   responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500) },
 });
@@ -121,6 +122,7 @@ app.openapi(uploadUrl, async (c) => {
     verificationId: row.id,
     config: row.config,
     capturesCount: row.capturesCount,
+    verificationExpiresAt: row.expiresAt,
     kind: body.kind ?? "image",
     contentType: body.content_type,
     baseUrl: s.baseUrl,
@@ -138,7 +140,8 @@ const capture = createRoute({
   security,
   summary: "Submit a capture (inline base64 or an uploaded image_key)",
   description:
-    "In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state; 409 `step_full` when the step (or, without `step_key`, " +
+    "In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; " +
+    "400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, " +
     "every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.",
   request: {
     params: TokenParam,

@@ -8,7 +8,7 @@ import { createDb } from "../db/client";
 import { loadTenantRecord } from "../db/verifications";
 import { uncertifiable, UNCERTIFIABLE_MESSAGES } from "../domain/certificates/content";
 import { currentCertificate } from "../domain/certificates/issue";
-import { publishedKeys } from "../domain/certificates/keys";
+import { JWKS_ISOLATE_TTL_MS, JWKS_MAX_AGE_SECONDS, publishedKeys } from "../domain/certificates/keys";
 import { certificateForLink, createCertificateLink, listCertificateLinks, revokeCertificateLink } from "../domain/certificates/links";
 import { certificateLinkUrl, presentCertificate, presentLink } from "../domain/certificates/present";
 import { CERTIFICATE_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
@@ -52,15 +52,16 @@ const jwks = createRoute({
   summary: "The keys that sign certificates (JWKS); no authentication",
   description:
     "The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. " +
-    "Cacheable for 5 minutes; a verifier that meets an unknown `kid` fetches it again.",
+    `Cacheable for ${JWKS_MAX_AGE_SECONDS / 60} minutes (\`Cache-Control\`); a verifier that meets an unknown \`kid\` fetches it again. ` +
+    `The service reads its key records at most once a minute per instance: a withdrawn key leaves the set within ${JWKS_ISOLATE_TTL_MS / 1000} s.`,
   security: [],
   responses: { 200: { description: "The key set", content: { "application/jwk-set+json": { schema: JwksSchema } } }, ...pickErrors(500) },
 });
 
 app.openapi(jwks, async (c) => {
+  // No credential, no storage read but one a minute per isolate, cacheable by any cache in between.
   const keys = await publishedKeys(c.env, createDb(c.env.DB));
-  // No credential, no per-request storage beyond one small indexed read, cacheable by any cache in between.
-  return c.json({ keys }, 200, { "Content-Type": "application/jwk-set+json", "Cache-Control": "public, max-age=300, stale-while-revalidate=300" });
+  return c.json({ keys }, 200, { "Content-Type": "application/jwk-set+json", "Cache-Control": `public, max-age=${JWKS_MAX_AGE_SECONDS}` });
 });
 
 const current = createRoute({

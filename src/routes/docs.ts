@@ -43,7 +43,10 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     type: "apiKey",
     in: "header",
     name: "X-Bot-Auth",
-    description: '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<METHOD>.<path>.<raw body>")>` (the path with its query string, as sent); ±300 s, each signature once; the tenant is the body\'s `tenant_id`.',
+    description:
+      '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>,v2=<hex HMAC-SHA256(BOT_SECRET, "<t>.<METHOD>.<path>.<raw body>")>`: ' +
+      "`v1` alone is accepted (the contract's scheme); `v2` also binds the method and the path (with its query string, as sent), so send both; every signature sent must verify. " +
+      "±300 s, each signature once; the tenant is the body's `tenant_id`.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "webhookSignature", {
     type: "apiKey",

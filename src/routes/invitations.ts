@@ -28,7 +28,8 @@ import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { deadLinkResponse, htmlContent, jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { prefersJson } from "../lib/http";
 import { InvitationListSchema, InvitationParam, InvitationSchema, InvitationTokenParam, InviteSchema, PageQuery } from "../schemas/teams";
 import type { Context } from "hono";
 
@@ -153,14 +154,19 @@ app.openapi(revoke, async (c) => {
 /* The invitee's side: the link, its confirmation page and the page's button. */
 
 const redirect = (description: string) => ({ description, headers: z.object({ Location: z.string() }) });
-const htmlContent = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-const deadInvitation = () =>
-  htmlPage("This invitation no longer works", "Invitation links work once and for 7 days, until revoked or sent again. Ask whoever invited you to send it again.", {
+const DEAD_INVITATION = "This invitation no longer works: invitation links work once and for 7 days, until revoked or sent again. Ask whoever invited you to send it again.";
+
+/** A used, revoked, expired or unknown invitation: the page to a browser, the standard error body to a JSON client. */
+function deadInvitation(c: Context<AppEnv>): Response {
+  if (prefersJson(c)) throw new ApiError("unauthorized", DEAD_INVITATION);
+  const page = htmlPage("This invitation no longer works", "Invitation links work once and for 7 days, until revoked or sent again. Ask whoever invited you to send it again.", {
     action: CONSOLE_SIGN_IN,
     button: "Go to the sign-in page",
     method: "get",
   });
+  return c.body(page, 401, HTML_HEADERS);
+}
 
 const page = createRoute({
   method: "get",
@@ -171,14 +177,14 @@ const page = createRoute({
   summary: "Follow an invitation link: a confirmation page whose button joins and signs in (spends nothing by itself)",
   description: "Link scanners may GET it freely. 30 requests per 10 minutes per client network, with the button's (429).",
   request: { params: InvitationTokenParam },
-  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: htmlContent("Used, revoked, expired or unknown link"), ...pickErrors(429) },
+  responses: { 200: htmlContent("The confirmation page (a form that POSTs to this URL)"), 401: deadLinkResponse("Used, revoked, expired or unknown link"), ...pickErrors(429) },
 });
 
 app.openapi(page, async (c) => {
   await enforceLimit(c.env, PUBLIC_LIMITS.invitationClient, clientKey(c.req.header("CF-Connecting-IP")));
   const { token } = c.req.valid("param");
   const found = await peekInvitation(createDb(c.env.DB), token);
-  if (!found) return c.body(deadInvitation(), 401, HTML_HEADERS);
+  if (!found) return deadInvitation(c);
   const { invitation, naming, existingAccount } = found;
   const { title, text } = invitationPage(naming, invitation.role, invitation.email, existingAccount);
   const body = htmlPage(title, text, { action: `/v1/auth/invitation/${token}`, button: existingAccount ? "Join" : "Join and sign in" });
@@ -202,7 +208,7 @@ const accept = createRoute({
   responses: {
     200: htmlContent("An existing account: confirmed; the membership is added at that person's next sign-in"),
     303: redirect("A new account: signed in; to the console"),
-    401: htmlContent("Used, revoked, expired or unknown link"),
+    401: deadLinkResponse("Used, revoked, expired or unknown link"),
     ...pickErrors(403, 429),
   },
 });
@@ -212,7 +218,7 @@ app.openapi(accept, async (c) => {
   if (!sameOrigin(c)) throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
   const db = createDb(c.env.DB);
   const accepted = await acceptInvitation(db, c.req.valid("param").token, auditClient(c));
-  if (!accepted) return c.body(deadInvitation(), 401, HTML_HEADERS);
+  if (!accepted) return deadInvitation(c);
   c.header("Cache-Control", "no-store");
   if (accepted.kind === "awaiting_sign_in") {
     // Already signed in here as that very account (the ordinary way, earlier): it joins now; the session is left as it is.

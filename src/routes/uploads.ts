@@ -24,7 +24,8 @@ const put = createRoute({
   tags: ["Capture flow"],
   summary: "Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)",
   description:
-    "The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Counted with the capture flow's writes: 300 per minute per client network (429).",
+    "The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. " +
+    "Once the URL or its verification expired (or the verification was redacted) it is 410 before anything is read or stored. Counted with the capture flow's writes: 300 per minute per client network (429).",
   security: [],
   request: {
     params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "Signed, single use, valid 5 minutes" }) }),

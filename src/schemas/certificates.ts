@@ -40,7 +40,7 @@ export const CertifiedSignalSchema = z
 const certifiedFields = {
   iss: z.string().openapi({ description: "The issuing service (`PUBLIC_BASE_URL`); its keys are at `{iss}/.well-known/jwks.json`.", example: "https://verify.example.com" }),
   iat: z.int().openapi({ description: "Issued at (unix seconds).", example: 1795428252 }),
-  sequence: z.int().min(1).openapi({ description: "1 for the verification's first certificate, +1 for each later one (review, finalize, redaction)." }),
+  sequence: z.int().min(1).openapi({ description: "1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires)." }),
 };
 
 const verificationFields = {
@@ -70,6 +70,12 @@ const verdictFields = {
 export const CertificatePayloadSchema = z
   .object({
     ...certifiedFields,
+    exp: z.int().openapi({
+      description:
+        "Expires at (unix seconds), 7 days after `iat`: a verifier refuses the certificate after it. Whoever serves a certificate (its link, the API, a webhook) serves one with at least 3.5 days left, " +
+        "so a revoked link's certificates stop verifying within 7 days.",
+      example: 1796033052,
+    }),
     schema_version: z.literal(2),
     verification: z.object({
       ...verificationFields,
@@ -122,6 +128,7 @@ export const CertificateSchema = z
     kid: z.string().openapi({ description: "The signing key's id (RFC 7638 thumbprint), as in the JWS header." }),
     sequence: z.int().min(1),
     issued_at: DateTime,
+    expires_at: DateTime.openapi({ description: "`payload.exp`: after it the certificate no longer verifies; fetch a current one." }),
     payload: CertificatePayloadSchema.openapi({ description: "The JWS payload, decoded for convenience: trust it only after verifying `certificate`." }),
   })
   .openapi("Certificate");

@@ -72,6 +72,18 @@ export function pickErrors<K extends ErrorStatus>(...codes: K[]): Pick<typeof er
   return out as Pick<typeof errorResponses, K | (500 extends K ? 503 : never)>;
 }
 
+/** An HTML page, for a browser (sign-in and invitation pages). */
+export const htmlContent = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+/**
+ * A dead sign-in or invitation link: the standard 401 error body to a client that asks for JSON
+ * (and not HTML), a page to a browser (lib/http.ts `prefersJson`).
+ */
+export const deadLinkResponse = (description: string) => ({
+  description: `${description}: a page for a browser, the standard error body (\`unauthorized\`) for \`Accept: application/json\`.`,
+  content: { "text/html": { schema: z.string() }, ...errorResponses[401].content },
+});
+
 export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { "application/json": { schema } },

@@ -67,12 +67,16 @@ export const ConfigFieldsSchema = z.strictObject({
     .optional()
     .openapi({
       description:
-        'Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). ' +
-        "At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). " +
+        'Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), ' +
+        "plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). " +
         "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
     }),
   mode: z.enum(["verification", "audit"]).optional(),
-  context: ContextSchema.optional(),
+  context: ContextSchema.optional().openapi({
+    description:
+      "Always cross-checked against the captures (the `context` signal, `context_match`): left out, `signals_required` gains `context`; given, it must include it " +
+      "(400 naming `context` otherwise). Where no vision provider is configured a context is 400 too (`GET /v1/capabilities`).",
+  }),
   webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   notify_email: z.email().max(254).optional(),
   metadata: MetadataSchema.optional(),
@@ -138,6 +142,10 @@ export function checkConfigRules(input: ConfigFields, ctx: z.RefinementCtx): voi
     }
     if (input.signals_required.includes("context") && !input.context) {
       ctx.addIssue({ code: "custom", path: ["context"], message: "The context signal requires a context object." });
+    }
+    // A context is cross-checked against the captures by the context signal: never stored unchecked.
+    if (input.context && !input.signals_required.includes("context")) {
+      ctx.addIssue({ code: "custom", path: ["context"], message: 'A context is cross-checked by the context signal: add "context" to signals_required, or leave context out.' });
     }
   }
 }

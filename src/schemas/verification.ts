@@ -152,6 +152,10 @@ export const ConditionSchema = z
       score: z.number().min(0).max(10).openapi({ description: "The one-decimal average of the scored aspects." }),
       label: z.enum(["good", "fair", "poor"]).openapi({ description: "`good` ≥ 7.5, `fair` ≥ 5, otherwise `poor`." }),
       aspects: z.array(z.object({ name: z.string().min(1).max(40), score: z.number().min(0).max(10), reasoning: z.string() })),
+      not_assessed: z
+        .array(z.object({ name: z.string().min(1).max(40), reasoning: z.string() }))
+        .optional()
+        .openapi({ description: "Aspects no capture could score (not visible, the provider could not judge): listed here with why, left out of `score`." }),
     }),
     z.object({
       status: z.literal("not_assessed").openapi({ description: "No aspect could be scored (no vision provider, or it could not judge): no invented number." }),

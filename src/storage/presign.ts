@@ -21,12 +21,12 @@ export function r2Credentials(env: Env): R2Credentials | null {
 /**
  * A SigV4 query-signed PUT straight to R2's S3 endpoint. `content-type` and `if-none-match: *` are
  * signed (aws4fetch leaves content-type unsigned unless `allHeaders`), so the URL only accepts that
- * media type and only creates the object once; it expires after 300 s.
+ * media type and only creates the object once; it expires after `ttlSeconds` (at most 300 s).
  */
-export async function presignPut(creds: R2Credentials, key: string, contentType: string, now = new Date()): Promise<string> {
+export async function presignPut(creds: R2Credentials, key: string, contentType: string, now = new Date(), ttlSeconds = PRESIGN_TTL_SECONDS): Promise<string> {
   const client = new AwsClient({ accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey, service: "s3", region: "auto" });
   const url = new URL(`https://${creds.accountId}.r2.cloudflarestorage.com/${creds.bucket}/${key.split("/").map(encodeURIComponent).join("/")}`);
-  url.searchParams.set("X-Amz-Expires", String(PRESIGN_TTL_SECONDS));
+  url.searchParams.set("X-Amz-Expires", String(Math.max(1, Math.min(PRESIGN_TTL_SECONDS, Math.ceil(ttlSeconds)))));
   const signed = await client.sign(
     new Request(url, { method: "PUT", headers: { "content-type": contentType, "if-none-match": "*" } }),
     { aws: { signQuery: true, allHeaders: true, datetime: now.toISOString().replace(/[:-]|\.\d{3}/g, "") } },

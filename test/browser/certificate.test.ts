@@ -243,4 +243,36 @@ describe("the verification-certificate command", () => {
     const missing = await run(["verify", path.join(dir, "nope.jws"), "--issuer", base()]);
     expect(missing.code).toBe(2);
   }, 180_000);
+
+  it("prints what a tenant typed as text: terminal escapes and other control characters in a certificate are shown, never sent to the terminal", async () => {
+    // A step key (tenant text, certified) carrying an OSC 8 hyperlink, a clear-screen, a bell, an 8-bit CSI and a bidi override.
+    const hostile = "roof\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007\u001b[2J\u009b31m\u202eevil";
+    const v = await tenant.createVerification({ steps: [{ key: hostile, type: "image", description: "The roof", min: 1, max: 1 }], signals_required: ["screen"] });
+    const captured = await checkedFetch(
+      new Request(`${base()}/v1/verifications/${v.id}/captures`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ image_base64: photo.toString("base64"), step_key: hostile }),
+      }),
+    );
+    expect(captured.status, await captured.clone().text()).toBe(201);
+    await captured.text();
+    await tenant.waitForVerification(v.id, { until: (x) => x.verdict !== undefined, intervalMs: 500, timeoutMs: 60_000 });
+    const link = await api(`/v1/verifications/${v.id}/certificate-link`, { method: "POST" });
+    const json = await checkedFetch(new Request(link.body.url, { headers: { Accept: "application/json" } }));
+    const certificate = path.join(dir, "hostile.json");
+    writeFileSync(certificate, await json.text());
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+    const text = await run(["verify", certificate, "--issuer", base()]);
+    expect(text, text.stderr).toMatchObject({ code: 0 });
+    expect(text.stdout).not.toMatch(controls);
+    expect(text.stdout).toContain("step roof\\x1B]8;;https://evil.example\\x07click\\x1B]8;;\\x07\\x1B[2J\\x9B31m\\u202Eevil,");
+
+    const asJson = await run(["verify", certificate, "--issuer", base(), "--json"]);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    expect(asJson.stdout).not.toMatch(controls);
+    expect(JSON.parse(asJson.stdout).payload.verification.captures[0].step_key).toBe(hostile);
+  }, 180_000);
 });

@@ -1,4 +1,4 @@
-import { deflate } from "pako";
+import { Deflate, deflate } from "pako";
 import { concat } from "./synth";
 
 /*
@@ -47,6 +47,28 @@ export function pngChunk(type: string, body: Uint8Array): Uint8Array {
 export function pngBomb(width: number, height: number, options: { depth?: number; colorType?: number; interlaced?: boolean } = {}): Uint8Array {
   const ihdr = concat(u32be(width), u32be(height), Uint8Array.of(options.depth ?? 8, options.colorType ?? 2, 0, 0, options.interlaced ? 1 : 0));
   return concat(Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a), pngChunk("IHDR", ihdr), pngChunk("IDAT", deflate(new Uint8Array(64))), pngChunk("IEND", new Uint8Array(0)));
+}
+
+/**
+ * A real 16-bit grayscale PNG of `width`×`height` whose every sample is 0: a complete zlib stream
+ * of its rows (filter byte and samples), deflated in 1 MiB steps so the frame is never in memory.
+ * 8192×8192 is issue 33's depth map: about 130 KB that inflates to 128 MiB.
+ */
+export function depthBomb(width: number, height: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const stream = new Deflate({ level: 9 });
+  stream.onData = (chunk: Uint8Array) => void parts.push(chunk);
+  const zeros = new Uint8Array(1 << 20);
+  let left = height * (1 + width * 2);
+  while (left > 0) {
+    const n = Math.min(left, zeros.length);
+    left -= n;
+    stream.push(zeros.subarray(0, n), left === 0);
+  }
+  const ihdr = concat(u32be(width), u32be(height), Uint8Array.of(16, 0, 0, 0, 0));
+  const idat = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (idat.set(p, at), at + p.length), 0);
+  return concat(Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a), pngChunk("IHDR", ihdr), pngChunk("IDAT", idat), pngChunk("IEND", new Uint8Array(0)));
 }
 
 function segment(marker: number, body: Uint8Array): Uint8Array {

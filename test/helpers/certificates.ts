@@ -1,7 +1,11 @@
 import { env } from "cloudflare:workers";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { expect } from "vitest";
-import { BASE, callJson, createVerification, type TestTenant } from "./api";
+import { captures, verifications } from "../../src/db/schema";
+import { newVerificationRow } from "../../src/db/verifications";
+import { newId } from "../../src/lib/ids";
+import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
+import { BASE, callJson, createVerification, db, type TestTenant } from "./api";
 import { inlineCapture, pollVerification } from "./capture";
 import { sha256Hex } from "./images";
 import { encodeJpeg, naturalScene } from "./synth";
@@ -71,4 +75,38 @@ export async function certificateWithSequence(t: TestTenant, id: string, n: numb
     },
     { what: `certificate #${n} of ${id}` },
   );
+}
+
+/**
+ * A completed verification of the tenant with one capture, as D1 holds it, that nobody has certified
+ * yet (written straight to D1, no events: no consumer signs it behind the test's back).
+ */
+export async function completedInD1(tenantId: string): Promise<string> {
+  const now = Date.now();
+  const id = newId("verification", now);
+  const row = newVerificationRow({ id, tenantId, config: normalizeConfig({ max_captures: 1, signals_required: ["screen"] }, CONTRACT_DEFAULTS), sealEnabled: true, createdAt: now, expiresAt: now + 86_400_000 });
+  const verdict = { label: "verified", score: 0.9, signals: { screen_detection: { screen_detected: false, confidence: 0.9 } }, assessment: "complete", not_assessed: [] };
+  const bytes = uniqueJpeg();
+  await db().batch([
+    db().insert(verifications).values({ ...row, status: "completed", capturesCount: 1, readyAt: now, completedAt: now, verdict }),
+    db().insert(captures).values({
+      id: newId("capture", now),
+      verificationId: id,
+      tenantId,
+      stepKey: "capture_1",
+      stepType: "image",
+      seq: 1,
+      imageKey: `verifications/${id}/${crypto.randomUUID()}.jpg`,
+      contentType: "image/jpeg",
+      sizeBytes: bytes.length,
+      sha256: await sha256Hex(bytes),
+      surface: null,
+      clientCapturedAt: null,
+      location: null,
+      forensicBufferKey: null,
+      attestation: null,
+      createdAt: now,
+    }),
+  ]);
+  return id;
 }

@@ -5,9 +5,10 @@ import { decodeProgressiveJpeg } from "../../src/analysis/decoders/progressive-j
 import exifr, { exifSourceOf } from "../../src/analysis/exif-reader";
 import { readMetadata } from "../../src/analysis/metadata";
 import { pngMetadata, webpMetadata } from "../../src/analysis/metadata-chunks";
+import { analyzeDepthPng } from "../../src/analysis/signals/depth-plane";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "./c2pa";
-import { concat, encodeJpeg, encodePngRgb, exifTiff, naturalScene, xmpWithSourceType } from "./synth";
+import { concat, encodeDepthPng, encodeJpeg, encodePngRgb, exifTiff, naturalScene, xmpWithSourceType } from "./synth";
 import { pngChunk } from "./bombs";
 import { deflate } from "pako";
 
@@ -20,7 +21,7 @@ import { deflate } from "pako";
  * measured per input inside workerd).
  */
 
-export const FUZZ_TARGETS = ["jpeg", "progressive-jpeg", "png", "webp-lossy", "webp-lossless", "heif", "exif", "png-chunks", "webp-chunks", "c2pa"] as const;
+export const FUZZ_TARGETS = ["jpeg", "progressive-jpeg", "png", "webp-lossy", "webp-lossless", "heif", "depth-map", "exif", "png-chunks", "webp-chunks", "c2pa"] as const;
 export type FuzzTarget = (typeof FUZZ_TARGETS)[number];
 
 const MEDIA_TYPES: Record<FuzzTarget, string> = {
@@ -30,6 +31,7 @@ const MEDIA_TYPES: Record<FuzzTarget, string> = {
   "webp-lossy": "image/webp",
   "webp-lossless": "image/webp",
   heif: "image/heic",
+  "depth-map": "image/png",
   exif: "image/jpeg",
   "png-chunks": "image/png",
   "webp-chunks": "image/webp",
@@ -92,6 +94,12 @@ export async function fuzzSeeds(sample: (name: string) => Promise<Uint8Array>): 
     "webp-lossy": await load("webp-lossy"),
     "webp-lossless": await load("webp-lossless"),
     heif: await load("heif"),
+    // Depth maps as the capture API takes them (forensic buffers): a tilted plane, a scene with relief, a sparse map.
+    "depth-map": [
+      encodeDepthPng(96, 72, (x, y) => 420 + x + y * 0.5),
+      encodeDepthPng(128, 96, (x, y) => 900 - Math.max(0, 80 - Math.hypot(x - 64, y - 48) * 3)),
+      encodeDepthPng(64, 48, (x, y) => (x < 20 ? 0 : 600 + y)),
+    ],
     exif: [encodeJpeg(scene, 90, tiff), encodeJpeg(scene, 90, exifTiff({ make: "Canon", model: "EOS R5" }))],
     "png-chunks": [concat(png.subarray(0, 33), textChunks, png.subarray(33)), ...(await load("png-chunks"))],
     "webp-chunks": [webpWithChunks(await sample("dune.webp"), tiff, xmpWithSourceType("http://cv.iptc.org/newscodes/digitalsourcetype/compositeSynthetic"))],
@@ -229,7 +237,8 @@ export function fuzzInput(seeds: Uint8Array[], mediaType: string, runSeed: numbe
 export const FUZZ_REQUEST: DecodeRequest = { tiles: screenTileRects, thumbnailMaxSide: 1024 };
 
 /**
- * Runs one input through a target: "decoded", or the DecodeFailure's reason, for the decoders;
+ * Runs one input through a target: "decoded", or the DecodeFailure's reason, for the decoders (the
+ * depth map reader included: "decoded" is a depth result, assessed or not);
  * "read" for the metadata readers (which report what they could not parse instead of throwing), or
  * "refused" when C2PA's reader throws (readMetadata records that as an error). Anything else is
  * "other: …", which no input may give: a trap, a RangeError, an exception outside the error model.
@@ -252,6 +261,8 @@ export async function runFuzzTarget(target: FuzzTarget, bytes: Uint8Array): Prom
     case "webp-lossless":
     case "heif":
       return decoded(() => decodeImage(bytes, mediaType, FUZZ_REQUEST));
+    case "depth-map":
+      return decoded(() => analyzeDepthPng(bytes));
     case "exif":
     case "png-chunks":
     case "webp-chunks":

@@ -1,8 +1,8 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { handleAnalysisQueue } from "../../src/queues/analysis.consumer";
-import { SIMULATED_CPU_LIMIT } from "../../src/queues/simulated-cpu-limit";
+import { handleAnalysisQueueUnderCpuLimit } from "../setup/analysis-worker-entry";
+import { SIMULATED_CPU_LIMIT } from "../setup/simulated-cpu-limit";
 import { callJson, createVerification, eventually, seedTenant } from "../helpers/api";
 import { captureInline, pollVerification } from "../helpers/capture";
 import { encodeJpeg, naturalScene } from "../helpers/synth";
@@ -13,10 +13,11 @@ import { encodeJpeg, naturalScene } from "../helpers/synth";
  * acked are delivered again, and after `max_retries` they go to the dead-letter queue. workerd, the
  * local runtime, enforces no CPU limit (workerd issue #49: its limit enforcer is a null one, and
  * workerd.capnp of 1.20261102 has no CPU limit to configure), so these tests simulate that ending:
- * with SIMULATE_CPU_LIMIT set (vitest.config.ts only), a capture analysis of a verification whose
- * metadata asks for it throws the runtime's error out of the whole invocation, past the handler's
- * per-message catch (src/queues/simulated-cpu-limit.ts). The retries, the dead letter and the
- * verification's end are the real local queues', Durable Object's and D1's.
+ * the analysis Worker the suite builds (test/setup/analysis-worker-entry.ts, test code only: no
+ * deployment can reach it) throws the runtime's error out of the whole invocation for a capture
+ * analysis of a verification whose metadata asks for it, past the handler's per-message catch
+ * (test/setup/simulated-cpu-limit.ts). The retries, the dead letter and the verification's end are
+ * the real local queues', Durable Object's and D1's.
  */
 
 describe("an analysis that exceeds the CPU limit", () => {
@@ -31,7 +32,7 @@ describe("an analysis that exceeds the CPU limit", () => {
       { id: "m3", timestamp: new Date(), attempts: 1, body: { type: "settle_verification", v: 1, verification_id: plain.id } },
     ]);
     const ctx = createExecutionContext();
-    const ended = await handleAnalysisQueue(batch, env, ctx).then(
+    const ended = await handleAnalysisQueueUnderCpuLimit(batch, env, ctx).then(
       () => null,
       (err: unknown) => err,
     );

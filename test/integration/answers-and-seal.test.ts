@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
+import { callJson, createVerification, seedTenant, withVision, type TestTenant } from "../helpers/api";
 import { inlineCapture, upload } from "../helpers/capture";
 import { pngSignatureBytes } from "../helpers/images";
 import { persisted } from "../helpers/snapshot";
@@ -39,7 +39,8 @@ const steps = [
 
 describe("answers and the record seal", () => {
   it("the seal covers record and answers, a tenant can recompute it, and it changes on every answer", async () => {
-    const v = await createVerification(t.key, { steps, metadata: { ref: "R-1" }, context: { kind: "car", summary: "Blue hatchback" } });
+    // A context (cross-checked by a vision provider) in the sealed config.
+    const v = await createVerification(t.key, { steps, metadata: { ref: "R-1" }, context: { kind: "car", summary: "Blue hatchback" } }, undefined, { env: withVision() });
     expect(v.record_seal).toBeUndefined();
     const first = await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "vin", value: "WVW-ZZZ1JZ3W386752" .slice(0, 17) } });
     expect(first.status).toBe(200);

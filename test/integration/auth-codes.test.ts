@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { consumeMagicLink, MAGIC_LINK_TTL_MS, requestMagicLink } from "../../src/domain/accounts/magic-links";
+import { consumeMagicLink, MAGIC_LINK_TTL_MS, magicLinkLimitKey, requestMagicLink } from "../../src/domain/accounts/magic-links";
+import { limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
 import { issueOtp, OTP_TTL_MS, verifyOtp } from "../../src/domain/accounts/otp";
 import { registerPhone } from "../../src/domain/accounts/phones";
 import { magicLinks, otpCodes, outboundMessages } from "../../src/db/schema";
@@ -166,34 +167,52 @@ describe("magic link (mlk_)", () => {
     await res2.text();
     const me2 = await callJson("/v1/me", { headers: { Cookie: setCookie(res2, "svc_session")!.pair } });
     expect(me2.body.user.id).toBe(me.body.user.id);
-    await endWindow(`magic-link:${address}`);
+    await endWindow(magicLinkLimitKey(address));
   });
 
   it("expires after 15 minutes and refuses unknown tokens", async () => {
     const address = email();
     const at = Date.now();
-    await requestMagicLink(env, db(), address, at);
+    await requestMagicLink(env, db(), { email: address }, at);
     const token = (await linkSentTo(address)).split("/").at(-1)!;
     expect(await consumeMagicLink(db(), token, at + MAGIC_LINK_TTL_MS)).toBeNull();
     expect(await consumeMagicLink(db(), token, at + MAGIC_LINK_TTL_MS - 1)).toBe(address);
     const unknown = await call(`/v1/auth/magic-link/mlk_${"x".repeat(43)}`);
     expect(unknown.status).toBe(401);
     await unknown.text();
-    await endWindow(`magic-link:${address}`);
+    // Dead (expired, used or unknown): the standard error body to a JSON client, the page to a browser.
+    for (const path of [`/v1/auth/magic-link/${token}`, `/v1/auth/magic-link/mlk_${"x".repeat(43)}`, "/v1/auth/magic-link/not-a-token"]) {
+      for (const method of ["GET", "POST"]) {
+        const json = await callJson(path, { method, headers: { Accept: "application/json" } });
+        expect({ path, method, status: json.status, type: json.headers.get("Content-Type") }).toEqual({ path, method, status: 401, type: expect.stringMatching(/^application\/json/) });
+        expect(json.body).toEqual({ error: { code: "unauthorized", message: expect.stringMatching(/^This sign-in link no longer works/) } });
+        const page = await call(path, { method, headers: { Accept: "text/html" } });
+        expect({ path, method, status: page.status, type: page.headers.get("Content-Type") }).toEqual({ path, method, status: 401, type: expect.stringMatching(/^text\/html/) });
+        await page.text();
+      }
+    }
+    await endWindow(magicLinkLimitKey(address));
   });
 
-  it("limits sign-in emails per address (429 with Retry-After)", async () => {
+  it("limits sign-in emails per address and client (429 with Retry-After): one client cannot lock the address out for another", async () => {
     await awayFromWindowEdge(15 * 60 * 1000);
     const address = email();
-    for (let i = 0; i < 5; i += 1) expect((await callJson("/v1/auth/magic-link", { body: { email: address } })).status).toBe(200);
-    const limited = await callJson("/v1/auth/magic-link", { body: { email: address } });
+    const from = (ip: string) => ({ headers: { "CF-Connecting-IP": ip }, body: { email: address } });
+    for (let i = 0; i < 5; i += 1) expect((await callJson("/v1/auth/magic-link", from("203.0.113.7"))).status).toBe(200);
+    const limited = await callJson("/v1/auth/magic-link", from("203.0.113.7"));
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("too_many_requests");
     const retryAfter = Number(limited.headers.get("Retry-After"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     expect((await db().select().from(magicLinks).where(eq(magicLinks.email, address))).length).toBe(5);
+    // The address's owner, from their own network, still gets their link.
+    expect((await callJson("/v1/auth/magic-link", from("198.51.100.23"))).status).toBe(200);
+    expect((await db().select().from(magicLinks).where(eq(magicLinks.email, address))).length).toBe(6);
     expect((await callJson("/v1/auth/magic-link", { body: { email: "not-an-email" } })).status).toBe(400);
-    await endWindow(`magic-link:${address}`);
+    for (const ip of ["203.0.113.7", "198.51.100.23"]) {
+      await endWindow(magicLinkLimitKey(address, ip));
+      await endWindow(limitKey(PUBLIC_LIMITS.magicLinkClient, ip));
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { botNonces, verifications } from "../../src/db/schema";
@@ -10,7 +11,33 @@ async function tenantVerificationCount(tenantId: string): Promise<number> {
   return (await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenantId))).length;
 }
 
+/** Hex HMAC-SHA256 with WebCrypto: what a bot written in any language from the document computes. */
+async function hexHmac(secret: string, text: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 describe("bot HMAC (X-Bot-Auth)", () => {
+  it("a bot built from the served document is accepted: each signature the botHmac scheme describes is computed as the server checks it", async () => {
+    const t = await seedTenant();
+    const doc = (await callJson("/v1/openapi.json")).body as { components: { securitySchemes: Record<string, { name?: string; description?: string }> } };
+    const scheme = doc.components.securitySchemes.botHmac!;
+    expect(scheme.name).toBe("X-Bot-Auth");
+    // Each `vN=<hex HMAC-SHA256(BOT_SECRET, "<template>")>` of the description, its template's placeholders filled in.
+    const templates = [...scheme.description!.matchAll(/(v\d)=<hex HMAC-SHA256\(BOT_SECRET, "([^"]+)"\)>/g)].map(([, name, template]) => ({ name: name!, template: template! }));
+    expect(templates.map((x) => x.name)).toContain("v1");
+    for (const signed of [templates.filter((x) => x.name === "v1"), templates]) {
+      const path = "/v1/bot/verifications";
+      const raw = JSON.stringify({ tenant_id: t.id, max_captures: 1, metadata: { scheme: signed.map((x) => x.name).join("+") } });
+      const ts = String(Math.floor(Date.now() / 1000));
+      const text = (template: string) => template.replace("<t>", ts).replace("<METHOD>", "POST").replace("<path>", path).replace("<raw body>", raw);
+      const header = [`t=${ts}`, ...(await Promise.all(signed.map(async (x) => `${x.name}=${await hexHmac(env.BOT_SECRET!, text(x.template))}`)))].join(",");
+      const res = await callJson(path, { rawBody: raw, headers: { "Content-Type": "application/json", "X-Bot-Auth": header } });
+      expect({ signed: signed.map((x) => x.name), status: res.status }).toEqual({ signed: signed.map((x) => x.name), status: 201 });
+    }
+  });
+
   it("accepts a valid signature and creates the verification for the body's tenant", async () => {
     const t = await seedTenant();
     const res = await botCall("/v1/bot/verifications", { tenant_id: t.id, max_captures: 1, metadata: { chat: "42" } });

@@ -47,8 +47,12 @@ describe("GET /v1/capabilities", () => {
     expect(c.checks.condition).toMatchObject({ available: false });
     expect(c.checks.location_match).toEqual({ available: true, provider: "nominatim" });
     expect(c.defaults).toEqual({ signals_required: ["screen", "ai", "reverse", "depth"], capture_channel: "hosted_page" });
-    // A publishable key and a dashboard session read the same.
-    expect(await capabilities(t.publishableKey)).toEqual(c);
+    // A dashboard session reads the same. A publishable key, shipped in apps for anyone to hold, may
+    // not: the answer says whether the tenant opted in to the shared reuse index (403, as on every
+    // operation but creation).
+    const refused = await callJson("/v1/capabilities", { key: t.publishableKey });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toEqual({ code: "forbidden", message: "A publishable key may only create verifications." });
     const { cookie } = await signIn(t.id);
     expect((await callJson("/v1/capabilities", { headers: { Cookie: cookie } })).body).toEqual(c);
     expect((await callJson("/v1/capabilities")).status).toBe(401);

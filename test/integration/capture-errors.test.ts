@@ -44,6 +44,21 @@ describe("capture refusals persist nothing", () => {
     await refused(uploadsOnly.id, () => inlineCapture(uploadsOnly.id), 400, "unknown_step");
   });
 
+  it("unknown_step also when every slot is full: a text step or an unknown key is 400 on both paths, never 409", async () => {
+    const v = await createVerification(t.key, { steps });
+    // An upload made while there was room, for a key-reference capture once there is none.
+    const kept = await upload(v.id);
+    const png = () => pngSignatureBytes(40 + Math.floor(Math.random() * 40));
+    expect((await inlineCapture(v.id, { step_key: "front" })).status).toBe(201);
+    expect((await inlineCapture(v.id, { step_key: "docs" }, png())).status).toBe(201);
+    expect((await inlineCapture(v.id, { step_key: "docs" }, png())).status).toBe(201);
+    for (const stepKey of ["plate", "nope"]) {
+      await refused(v.id, () => inlineCapture(v.id, { step_key: stepKey }), 400, "unknown_step");
+      await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: kept.image_key, image_sha256: kept.sha256, step_key: stepKey } }), 400, "unknown_step");
+    }
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "front" }), 409, "step_full");
+  });
+
   it("step_full for a full image step, a full upload step, and a keyless capture when every image step is full", async () => {
     const v = await createVerification(t.key, { steps });
     expect((await inlineCapture(v.id)).status).toBe(201);
@@ -104,6 +119,32 @@ describe("capture refusals persist nothing", () => {
     const v = await createVerification(t.key, { steps });
     await refused(v.id, () => inlineCapture(v.id, {}, new TextEncoder().encode("GIF89a not really")), 415, "unsupported_media_type");
     await refused(v.id, () => inlineCapture(v.id, { step_key: "docs" }), 415, "unsupported_media_type");
+  });
+
+  it("after expires_at, 410 expired comes before the body's size, type or checksum, and the upload URL's PUT stores nothing", async () => {
+    const v = await createVerification(t.key, { steps, expires_in_seconds: 3 });
+    // Made while it was open: an upload URL not used yet, and bytes uploaded but not captured.
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    expect(minted.status).toBe(200);
+    expect(Date.parse(minted.body.expires_at)).toBeLessThanOrEqual(Date.parse(v.expires_at));
+    const stored = await upload(v.id);
+    await eventually(async () => (await footprint(v.id)).status === "expired", "the expiry alarm");
+
+    const tooBig = new Uint8Array(6 * 1024 * 1024 + 1);
+    tooBig.set([0xff, 0xd8, 0xff]);
+    await refused(v.id, () => inlineCapture(v.id, {}, tooBig), 410, "expired");
+    await refused(v.id, () => inlineCapture(v.id, {}, new TextEncoder().encode("GIF89a not really")), 410, "expired");
+    await refused(v.id, () => inlineCapture(v.id, { step_key: "docs" }, pngSignatureBytes(300)), 410, "expired");
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: stored.image_key, image_sha256: "0".repeat(64) } }), 410, "expired");
+    await refused(v.id, () => callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: stored.image_key, image_sha256: stored.sha256 } }), 410, "expired");
+    const put = await refused(
+      v.id,
+      () => callJson(new URL(minted.body.upload_url).pathname, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } }),
+      410,
+      "expired",
+    );
+    expect(put.body.error.message).toMatch(/expired/);
+    expect(await env.EVIDENCE.head(minted.body.image_key)).toBeNull();
   });
 
   it("410 expired once expires_at passed (the alarm has moved it to expired)", async () => {

@@ -2,17 +2,13 @@ import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { certificateKeys, captures, verifications } from "../../src/db/schema";
-import { newVerificationRow } from "../../src/db/verifications";
+import { certificateKeys, verifications } from "../../src/db/schema";
 import { currentCertificate } from "../../src/domain/certificates/issue";
-import { importSigningKey } from "../../src/domain/certificates/keys";
-import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
+import { importSigningKey, JWKS_ISOLATE_TTL_MS, JWKS_MAX_AGE_SECONDS, publishedKeys } from "../../src/domain/certificates/keys";
 import { ConfigError } from "../../src/env";
 import { ed25519Pkcs8 } from "../../src/lib/pkcs8";
-import { newId } from "../../src/lib/ids";
 import { callJson, db, seedTenant, type TestTenant } from "../helpers/api";
-import { envWithKey, newSigningKey, publishedJwks, verifyCertificate } from "../helpers/certificates";
-import { uniqueJpeg, sha256Hex } from "../helpers/images";
+import { completedInD1, envWithKey, newSigningKey, publishedJwks, verifyCertificate } from "../helpers/certificates";
 
 /*
  * Key rotation: certificates signed with an earlier key keep verifying against the published key
@@ -26,36 +22,8 @@ beforeAll(async () => {
   t = await seedTenant("Rotating Insurance");
 });
 
-/** A completed verification with one capture, as D1 holds it, that nobody has certified yet. */
-async function completedInD1(): Promise<string> {
-  const now = Date.now();
-  const id = newId("verification", now);
-  const row = newVerificationRow({ id, tenantId: t.id, config: normalizeConfig({ max_captures: 1, signals_required: ["screen"] }, CONTRACT_DEFAULTS), sealEnabled: true, createdAt: now, expiresAt: now + 86_400_000 });
-  const verdict = { label: "verified", score: 0.9, signals: { screen_detection: { screen_detected: false, confidence: 0.9 } }, assessment: "complete", not_assessed: [] };
-  const bytes = uniqueJpeg();
-  await db().batch([
-    db().insert(verifications).values({ ...row, status: "completed", capturesCount: 1, readyAt: now, completedAt: now, verdict }),
-    db().insert(captures).values({
-      id: newId("capture", now),
-      verificationId: id,
-      tenantId: t.id,
-      stepKey: "capture_1",
-      stepType: "image",
-      seq: 1,
-      imageKey: `verifications/${id}/${crypto.randomUUID()}.jpg`,
-      contentType: "image/jpeg",
-      sizeBytes: bytes.length,
-      sha256: await sha256Hex(bytes),
-      surface: null,
-      clientCapturedAt: null,
-      location: null,
-      forensicBufferKey: null,
-      attestation: null,
-      createdAt: now,
-    }),
-  ]);
-  return id;
-}
+/** The key set this isolate publishes once its copy is older than it keeps one (read on that later clock). */
+const keySetAfterAMinute = async () => (await publishedKeys(env, db(), Date.now() + JWKS_ISOLATE_TTL_MS + 1_000)).map((k) => k.kid);
 
 /** A new state of the verification (a review), written as the Durable Object would: version + 1. */
 async function reviewInD1(id: string, decision: string): Promise<void> {
@@ -84,7 +52,7 @@ describe("certificate keys", () => {
     const oldKey = await newSigningKey();
     const oldKid = await kidOf(oldKey);
     const currentKid = await kidOf(env.CERTIFICATE_SIGNING_KEY!);
-    const id = await completedInD1();
+    const id = await completedInD1(t.id);
 
     // Issued while the deployment held the old key.
     const first = await currentCertificate(envWithKey(oldKey), db(), id);
@@ -113,7 +81,7 @@ describe("certificate keys", () => {
   it("a withdrawn key leaves the key set; its certificate is signed again with the current key before a link serves it", async () => {
     const leaked = await newSigningKey();
     const leakedKid = await kidOf(leaked);
-    const id = await completedInD1();
+    const id = await completedInD1(t.id);
     const first = await currentCertificate(envWithKey(leaked), db(), id);
     expect(first!.certificate.kid).toBe(leakedKid);
     const link = await callJson(`/v1/verifications/${id}/certificate-link`, { key: t.key, method: "POST" });
@@ -121,6 +89,8 @@ describe("certificate keys", () => {
     expect(link.body.certificate.kid).toBe(leakedKid);
 
     await db().update(certificateKeys).set({ withdrawnAt: Date.now() }).where(eq(certificateKeys.kid, leakedKid)).run();
+    // Published within the minute each isolate keeps the key set (README "Certificate keys").
+    expect(await keySetAfterAMinute()).not.toContain(leakedKid);
     const jwks = await publishedJwks();
     expect(jwks.keys.map((k) => k.kid)).not.toContain(leakedKid);
     await expect(verifyCertificate(first!.certificate.jws, jwks)).rejects.toThrow();
@@ -132,8 +102,21 @@ describe("certificate keys", () => {
     expect((await verifyCertificate(served.body.certificate, jwks)).payload.verification).toEqual(decodeJwt(first!.certificate.jws).verification);
 
     // A deployment still holding the withdrawn key refuses to sign with it, and does not publish it.
-    const other = await completedInD1();
+    const other = await completedInD1(t.id);
     await expect(currentCertificate(envWithKey(leaked), db(), other)).rejects.toBeInstanceOf(ConfigError);
     expect((await publishedJwks(envWithKey(leaked))).keys.map((k) => k.kid)).not.toContain(leakedKid);
+  });
+
+  it("the key set is read from D1 at most once a minute per isolate, and its Cache-Control says how long a cache may keep it", async () => {
+    const first = await callJson("/.well-known/jwks.json");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("Cache-Control")).toBe(`public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+    // A key recorded meanwhile (another isolate's first certificate with it): not read at once…
+    const other = await importSigningKey(ed25519Pkcs8(await newSigningKey())!);
+    const { kid: _k, alg: _a, use: _u, ...publicJwk } = other.publicJwk;
+    await db().insert(certificateKeys).values({ kid: other.kid, publicJwk, createdAt: Date.now() }).run();
+    expect((await publishedJwks()).keys.map((k) => k.kid)).not.toContain(other.kid);
+    // …but once the isolate's copy is a minute old.
+    expect(await keySetAfterAMinute()).toContain(other.kid);
   });
 });

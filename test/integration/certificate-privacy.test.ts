@@ -42,7 +42,7 @@ describe("nothing private in a certificate", () => {
         { key: "tandem", type: "image", description: PRIVATE.stepDescription, min: 1, max: 1 },
         { key: "policy", type: "text", description: PRIVATE.questionText, required: true, validation: { max_length: 20, format: "alphanumeric_id" } },
       ],
-      signals_required: ["screen"],
+      signals_required: ["screen", "context"],
       metadata: { claim_id: PRIVATE.metadataValue, holder: PRIVATE.holder },
       context: { kind: PRIVATE.contextKind, summary: PRIVATE.contextSummary, attributes: { policy: PRIVATE.contextAttribute } },
       notify_email: PRIVATE.notifyEmail,
@@ -50,7 +50,7 @@ describe("nothing private in a certificate", () => {
       expected_location: PRIVATE.expectedLocation,
       expected_object: PRIVATE.expectedObject,
       condition_aspects: [PRIVATE.conditionAspect],
-      // expected_object and condition_aspects need a vision provider at creation (GET /v1/capabilities).
+      // context, expected_object and condition_aspects need a vision provider at creation (GET /v1/capabilities).
     }, undefined, { env: withVision() });
     expect((await inlineCapture(v.id, { step_key: "tandem", location: { lat: Number(PRIVATE.lat), lng: Number(PRIVATE.lng), accuracy_m: 7 } }, assessableJpeg())).status).toBe(201);
     expect((await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "policy", value: PRIVATE.answer } })).status).toBe(200);
@@ -91,7 +91,7 @@ describe("nothing private in a certificate", () => {
 
     // What it does say, exactly (every key at every level).
     const { payload } = await verifyCertificate(cert.certificate, await publishedJwks());
-    expect(Object.keys(payload).sort()).toEqual(["iat", "iss", "schema_version", "sequence", "verification"]);
+    expect(Object.keys(payload).sort()).toEqual(["exp", "iat", "iss", "schema_version", "sequence", "verification"]);
     const certified = payload.verification as Record<string, any>;
     expect(Object.keys(certified).sort()).toEqual(["captures", "completed_at", "created_at", "finalized_at", "id", "record_seal", "review", "status", "tenant", "verdict"]);
     expect(Object.keys(certified.review).sort()).toEqual(["decision", "reviewed_at"]);

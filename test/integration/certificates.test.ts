@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { certificatesOf, insertCertificate } from "../../src/db/certificates";
 import { captureAnalyses, certificateLinks } from "../../src/db/schema";
 import { loadRecord } from "../../src/db/verifications";
+import { CERTIFICATE_LIFETIME_SECONDS } from "../../src/domain/certificates/content";
 import { currentCertificate, sign } from "../../src/domain/certificates/issue";
 import { signingKey } from "../../src/domain/certificates/keys";
 import { sha256Hex as sha256Text } from "../../src/lib/crypto";
@@ -60,6 +61,7 @@ describe("the certificate of a completed verification", () => {
     expect(payload).toEqual({
       iss: BASE,
       iat: Math.floor(Date.parse(cert.issued_at) / 1000),
+      exp: Math.floor(Date.parse(cert.issued_at) / 1000) + CERTIFICATE_LIFETIME_SECONDS,
       sequence: 1,
       schema_version: 2,
       verification: {

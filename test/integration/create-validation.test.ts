@@ -155,14 +155,31 @@ describe("the other config fields", () => {
     await accepts({ max_captures: 1, signals_required: ["context"], context: { kind: "car", summary: "A blue car" } });
   });
 
+  it("context is cross-checked whenever it is given: left out, signals_required gains context; given without it, 400 naming context", async () => {
+    const context = { kind: "car", summary: "A blue car" };
+    const defaulted = await accepts({ max_captures: 1, context });
+    expect(defaulted.config.signals_required).toEqual(["screen", "ai", "reverse", "depth", "context"]);
+    const refused = await create({ max_captures: 1, signals_required: ["screen", "ai"], context });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.fields).toEqual({ context: expect.stringMatching(/signals_required/) });
+    // Where nobody can cross-check it (no vision provider), giving context is refused, naming what enables it.
+    const unassessable = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1, context } });
+    expect(unassessable.status).toBe(400);
+    expect(unassessable.body.error.fields).toEqual({ context: expect.stringContaining("VISION_API_URL") });
+    // Link templates follow the same rules.
+    const template = await callJson("/v1/link-templates", { key: t.key, body: { slug: `ctx-${Date.now().toString(36)}`, name: "Ctx", max_captures: 1, signals_required: ["screen"], context } });
+    expect(template.status).toBe(400);
+    expect(Object.keys(template.body.error.fields)).toEqual(["context"]);
+  });
+
   it("signals_required: [] is refused: nothing evaluated is never a verdict (leave it out for the default set)", async () => {
     const res = await create({ max_captures: 1, signals_required: [] });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_request");
     expect(Object.keys(res.body.error.fields)).toEqual(["signals_required"]);
     expect(res.body.error.fields.signals_required).toMatch(/at least one signal/);
-    // Left out, the default set applies.
-    expect((await accepts({ max_captures: 1 })).config.signals_required).toEqual(["screen", "ai", "reverse"]);
+    // Left out, the default set of the default channel (hosted_page: depth from the capture burst) applies.
+    expect((await accepts({ max_captures: 1 })).config.signals_required).toEqual(["screen", "ai", "reverse", "depth"]);
   });
 
   it("mode is verification or audit and echoed only when set", async () => {

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { analysesOf } from "../../src/db/analyses";
 import type { CaptureAnalysisResult } from "../../src/analysis/analyze-image";
 import { createVerification, db, seedTenant } from "../helpers/api";
-import { jpegBomb, pngBomb } from "../helpers/bombs";
-import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
+import { depthBomb, jpegBomb, pngBomb } from "../helpers/bombs";
+import { captureInline, hasVerdict, pollVerification, uploadDepthMap } from "../helpers/capture";
+import { encodeDepthPng, encodeJpeg, naturalScene } from "../helpers/synth";
 import { samplePhoto } from "../helpers/photos";
 
 // Issue 26, as the attacker ran it against `npm start`: four inline captures of ~100-byte images whose
@@ -46,5 +47,36 @@ describe("decompression bombs captured through the API", () => {
       expect(result.notes[0]).toMatchObject({ code: bombs[i]!.reason, detail: expect.stringMatching(/side over|ceiling/) });
       expect(result.timings_ms.decode).toBeLessThan(100);
     }
+  }, 120_000);
+});
+
+// Issue 33, from outside: the crafted depth map (a 16-bit grey PNG claiming 8192 × 8192, about
+// 130 KB that inflate to 128 MiB) uploaded as a forensic buffer and captured through the capture
+// API, in the same verification as a genuine capture with its genuine map. Before, the analysis
+// Worker inflated it whole (an isolate's 128 MB on Cloudflare: the batch failed on every retry,
+// other tenants' jobs in it included); now the photos' header check refuses it in milliseconds.
+describe("a depth-map bomb captured through the API", () => {
+  it("its depth is not assessed, with the header's reason, within milliseconds; the verification gets its verdict and the genuine map its depth", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, {
+      steps: [{ key: "photos", type: "image", description: "The car", min: 2, max: 2 }],
+      signals_required: ["screen", "depth"],
+      capture_channel: "api",
+    });
+    const bomb = await uploadDepthMap(v.id, depthBomb(8_192, 8_192));
+    const genuine = await uploadDepthMap(v.id, encodeDepthPng(160, 120, (x, y) => 900 + y * 2 - Math.max(0, 35 - Math.hypot(x - 80, y - 60)) * 9));
+    await captureInline(v.id, encodeJpeg(naturalScene(256, 192, 331), 90), { forensic_buffer_key: bomb });
+    await captureInline(v.id, encodeJpeg(naturalScene(256, 192, 332), 90), { forensic_buffer_key: genuine });
+
+    const done = await pollVerification(t.key, v.id, hasVerdict, 60_000);
+    expect(done.status).toBe("completed");
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", not_assessed: ["depth"] });
+    const results = (await analysesOf(db(), v.id)).map((a) => a.result as CaptureAnalysisResult);
+    const refused = results.find((r) => r.observed.depth.source === "unavailable")!;
+    expect(refused.signals.depth).toEqual({ status: "not_assessed", reason: "depth_map_unreadable" });
+    expect(refused.observed.depth.evidence).toEqual([{ code: "depth_map_unreadable", detail: expect.stringMatching(/^image_too_large: PNG frame of 8192x8192 .*over the 50 MP ceiling/) }]);
+    expect(refused.timings_ms.depth).toBeLessThan(100);
+    const read = results.find((r) => r !== refused)!;
+    expect(read.signals.depth).toMatchObject({ source: "forensic_buffer", anomaly: false });
   }, 120_000);
 });

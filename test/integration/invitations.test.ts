@@ -94,6 +94,15 @@ describe("invitations", () => {
     expect(again.text).toMatch(/This invitation no longer works/);
     expect(again.cookie).toBeUndefined();
     expect((await call(path)).status).toBe(401);
+    // A JSON client gets the standard error body; a browser the page.
+    for (const method of ["GET", "POST"]) {
+      const json = await callJson(path, { method, headers: { Accept: "application/json" } });
+      expect({ method, status: json.status, type: json.headers.get("Content-Type") }).toEqual({ method, status: 401, type: expect.stringMatching(/^application\/json/) });
+      expect(json.body).toEqual({ error: { code: "unauthorized", message: expect.stringMatching(/^This invitation no longer works/) } });
+      const page = await call(path, { method, headers: { Accept: "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8" } });
+      expect({ method, status: page.status, type: page.headers.get("Content-Type") }).toEqual({ method, status: 401, type: expect.stringMatching(/^text\/html/) });
+      await page.text();
+    }
     // Accepted: a member now, no longer an open invitation.
     expect((await callJson("/v1/invitations", { headers: dashboard(admin.cookie) })).body.items).toEqual([]);
     expect((await invite(admin.cookie, email)).status).toBe(409);

@@ -1,7 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
 import { signSession } from "../../src/auth/session";
-import { memberships } from "../../src/db/schema";
+import { createDb } from "../../src/db/client";
+import { auditLog, memberships } from "../../src/db/schema";
+import { removeMember } from "../../src/domain/accounts/members";
+import type { AuditEntry } from "../../src/domain/audit/log";
 import { callJson, db, seedTenant } from "../helpers/api";
 import { dashboard, signIn } from "../helpers/session";
 
@@ -13,7 +17,76 @@ async function addMember(tenantId: string, userId: string, role: "owner" | "admi
   await db().insert(memberships).values({ tenantId, userId, role, createdAt: Date.now() });
 }
 
+/**
+ * The real D1, whose next batch first lets `meanwhile` commit: another request's write landing
+ * between a change's check (its read) and its own write.
+ */
+function d1WithWriteBetween(meanwhile: () => Promise<unknown>): D1Database {
+  let pending: (() => Promise<unknown>) | null = meanwhile;
+  return new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          const first = pending;
+          pending = null;
+          if (first) await first();
+          return target.batch(statements);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+const setRole = (tenantId: string, userId: string, role: "owner" | "admin" | "reviewer" | "viewer") => () =>
+  db().update(memberships).set({ role }).where(and(eq(memberships.tenantId, tenantId), eq(memberships.userId, userId))).run();
+
+const removal = (tenantId: string, actor: { userId: string; email: string }, actorRole: "owner" | "admin", userId: string) => ({
+  tenantId,
+  actorRole,
+  userId,
+  audit: (m: { userId: string; email: string | null }): AuditEntry => ({
+    tenantId,
+    action: "member.removed",
+    actor: { type: "user", id: actor.userId, label: actor.email },
+    target: { type: "user", id: m.userId, label: m.email },
+    client: { ip: null, userAgent: null },
+  }),
+});
+
+const removedEntries = async (tenantId: string, userId: string) =>
+  (await db().select().from(auditLog).where(and(eq(auditLog.tenantId, tenantId), eq(auditLog.targetId, userId)))).filter((e) => e.action === "member.removed");
+
 describe("members and roles", () => {
+  it("a removal racing a promotion removes only the role it checked: an admin's removal of a member promoted to owner meanwhile is refused, and nothing is recorded", async () => {
+    const t = await seedTenant();
+    await signIn(t.id, "owner");
+    const admin = await signIn(t.id, "admin");
+    const member = await signIn(t.id, "viewer");
+    const raced = createDb(d1WithWriteBetween(setRole(t.id, member.userId, "owner")));
+    const outcome = await removeMember(raced, removal(t.id, admin, "admin", member.userId)).then(
+      () => "removed",
+      (err: { code?: string }) => err.code,
+    );
+    expect(outcome).toBe("forbidden");
+    const [row] = await db().select().from(memberships).where(and(eq(memberships.tenantId, t.id), eq(memberships.userId, member.userId)));
+    expect(row?.role).toBe("owner");
+    expect(await removedEntries(t.id, member.userId)).toEqual([]);
+  });
+
+  it("a removal racing a role change that the remover may still make removes the member, and the audit log records the role they had", async () => {
+    const t = await seedTenant();
+    const owner = await signIn(t.id, "owner");
+    const member = await signIn(t.id, "viewer");
+    const raced = createDb(d1WithWriteBetween(setRole(t.id, member.userId, "admin")));
+    const removed = await removeMember(raced, removal(t.id, owner, "owner", member.userId));
+    expect(removed).toMatchObject({ userId: member.userId, role: "admin" });
+    expect(await db().select().from(memberships).where(and(eq(memberships.tenantId, t.id), eq(memberships.userId, member.userId)))).toEqual([]);
+    const entries = await removedEntries(t.id, member.userId);
+    expect(entries.map((e) => e.details)).toEqual([{ role: "admin" }]);
+  });
+
   it("lists the team to any member, with roles; another tenant's members are not in it", async () => {
     const t = await seedTenant();
     const owner = await signIn(t.id, "owner");

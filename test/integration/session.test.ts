@@ -64,7 +64,8 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
 
   it("a valid API key on a session-only route is 403 forbidden (it needs a dashboard session); a bad key stays 401", async () => {
     const t = await seedTenant();
-    for (const [method, path] of [["GET", "/v1/me"], ["POST", "/v1/api-keys"], ["GET", "/v1/webhook-secret"], ["POST", "/v1/auth/logout-everywhere"]] as const) {
+    const sessionOnly = [["GET", "/v1/me"], ["POST", "/v1/api-keys"], ["GET", "/v1/webhook-secret"], ["POST", "/v1/auth/logout-everywhere"], ["POST", "/v1/auth/logout"]] as const;
+    for (const [method, path] of sessionOnly) {
       for (const key of [t.key, t.publishableKey]) {
         const res = await callJson(path, { method, key, ...(method === "POST" ? { body: {} } : {}) });
         expect(res.status, `${method} ${path}`).toBe(403);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintApiKey, revokeApiKey } from "../../src/domain/tenants/api-keys";
-import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
+import { call, callJson, createVerification, db, seedTenant, withVision, type TestTenant } from "../helpers/api";
 import { toBase64, uniqueJpeg } from "../helpers/images";
 
 let t: TestTenant;
@@ -178,7 +178,8 @@ describe("authentication and tenancy", () => {
     expect(all.body.error).not.toHaveProperty("fields");
     expect((await callJson("/v1/verifications", { key: own.key })).body.items).toEqual([]);
 
-    const full = await callJson("/v1/verifications", { key: own.key, body: { max_captures: 1, ...restricted } });
+    // (A context is cross-checked by the context signal, which needs a vision provider.)
+    const full = await callJson("/v1/verifications", { key: own.key, body: { max_captures: 1, ...restricted }, env: withVision() });
     expect(full.status).toBe(201);
     expect(full.body.config).toMatchObject(restricted);
   });

@@ -5,7 +5,8 @@ import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangle
 
 /*
  * The analysis Worker (wrangler.analysis.toml) as an auxiliary Worker of the Workers suite (read by
- * vitest.config.ts, in Node): the bundle `wrangler deploy --dry-run` makes of it, with the bindings
+ * vitest.config.ts, in Node): the bundle `wrangler deploy --dry-run` makes of it (from
+ * ./analysis-worker-entry.ts: the same dispatch, and the simulated CPU limit), with the bindings
  * its configuration declares, so the suite runs the real path events queue → analysis queue →
  * analysis Worker → the API Worker's Durable Object, on the same local D1, R2 and queues.
  * Auxiliary Workers are not built by Vite, hence the bundle; its modules (the WASM codecs) are
@@ -13,11 +14,13 @@ import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangle
  */
 const root = path.resolve(import.meta.dirname, "../..");
 const CONFIG = path.join(root, "wrangler.analysis.toml");
+/** Its entry: src/analysis-worker.ts's dispatch behind the simulated CPU limit (test code only). */
+const ENTRY = path.join(import.meta.dirname, "analysis-worker-entry.ts");
 
 export function analysisWorker(options: { runnerName: string; bindings: Record<string, string> }) {
   const outDir = path.join(root, ".wrangler", "test-analysis-worker");
   rmSync(outDir, { recursive: true, force: true });
-  const built = spawnSync(path.join(root, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "-c", CONFIG, "--outdir", outDir], {
+  const built = spawnSync(path.join(root, "node_modules", ".bin", "wrangler"), ["deploy", ENTRY, "--dry-run", "-c", CONFIG, "--outdir", outDir], {
     cwd: root,
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     encoding: "utf8",

@@ -7,8 +7,10 @@ import { decodePng } from "../../src/analysis/decoders/png";
 import { decodeWebp } from "../../src/analysis/decoders/webp";
 import { readMetadata } from "../../src/analysis/metadata";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
-import { bombs, heifBomb, jpegBomb, pngBomb, pngChunk, vp8lBomb, type Bomb } from "../helpers/bombs";
-import { concat, encodeJpeg, naturalScene } from "../helpers/synth";
+import { decode as decodePngWhole } from "fast-png";
+import { analyzeDepth, analyzeDepthPng } from "../../src/analysis/signals/depth-plane";
+import { bombs, depthBomb, heifBomb, jpegBomb, pngBomb, pngChunk, vp8lBomb, type Bomb } from "../helpers/bombs";
+import { concat, encodeDepthPng, encodeJpeg, naturalScene } from "../helpers/synth";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
 
 // Issue 26: ~100-byte files whose headers claim enormous frames. Before the header check the PNG
@@ -154,4 +156,71 @@ describe("decompression bombs are refused from their headers", () => {
     expect(performance.now() - start).toBeLessThan(1_000);
     expect(metadata.c2pa).toMatchObject({ valid: false, failures: [expect.stringMatching(/^manifest\.malformed: .*beyond its superbox/)] });
   });
+});
+
+/** A synchronous refusal's reason and message, and how long it took. */
+function refusalOf(work: () => unknown): { reason: string; message: string; ms: number } {
+  const start = performance.now();
+  let outcome = { reason: "analysed", message: "" };
+  try {
+    work();
+  } catch (err) {
+    outcome = err instanceof DecodeFailure ? { reason: err.reason, message: err.message } : { reason: `other: ${String(err)}`, message: String(err) };
+  }
+  return { ...outcome, ms: performance.now() - start };
+}
+
+// Issue 33: the depth map (the capture's forensic buffer) went to fast-png whole, with no header
+// check and no inflate limit. It now passes the photos' header check (./header: the ceiling, the
+// deflate bound) and is streamed row by row, never inflated whole.
+describe("depth maps pass the photos' header check and are streamed", () => {
+  it("a real 16-bit grey PNG claiming 8192 × 8192 (about 130 KB, 128 MiB inflated) is refused from its header, within milliseconds", () => {
+    const bomb = depthBomb(8_192, 8_192);
+    expect(bomb.length).toBeLessThan(140_000);
+    const { reason, message, ms } = refusalOf(() => analyzeDepthPng(bomb));
+    expect({ reason, message }).toEqual({ reason: "image_too_large", message: expect.stringMatching(/8192x8192 .*over the 50 MP ceiling/) });
+    expect(ms).toBeLessThan(REFUSED_WITHIN_MS);
+  }, 30_000);
+
+  it("header bombs and maps of the wrong kind are refused with the photos' reasons", () => {
+    const cases: Array<[string, Uint8Array, string, RegExp]> = [
+      ["7 000 × 7 000 in 100 bytes", pngBomb(7_000, 7_000, { depth: 16, colorType: 0 }), "undecodable_image", /header claims 7000x7000/],
+      ["1 × 2^31-1", pngBomb(1, 2_147_483_647, { depth: 16, colorType: 0 }), "image_too_large", /side over/],
+      ["interlaced 4 000 × 4 000 in 100 bytes", pngBomb(4_000, 4_000, { depth: 16, colorType: 0, interlaced: true }), "undecodable_image", /header claims/],
+      ["an 8-bit RGB PNG", pngBomb(64, 48), "undecodable_image", /16-bit grayscale/],
+      ["not a PNG", encodeJpeg(naturalScene(32, 24, 1)), "undecodable_image", /not a PNG/],
+    ];
+    for (const [name, bytes, reason, message] of cases) {
+      const refused = refusalOf(() => analyzeDepthPng(bytes));
+      expect({ name, reason: refused.reason, message: refused.message }).toEqual({ name, reason, message: expect.stringMatching(message) });
+      expect({ name, fast: refused.ms < REFUSED_WITHIN_MS }).toEqual({ name, fast: true });
+    }
+  });
+
+  it("streamed, a map reads exactly as decoded whole: dense, and sparse (a second pass at the finer step)", () => {
+    const plane = (x: number, y: number) => 400 + x * 0.7 + y * 0.3 + ((x * 7 + y * 13) % 5);
+    const maps = [
+      encodeDepthPng(160, 120, plane),
+      // 240 000 pixels, half of them unknown: the fit samples every 2nd pixel, not every 3rd.
+      encodeDepthPng(600, 400, (x, y) => (x < 300 ? 0 : plane(x, y) + (Math.hypot(x - 450, y - 200) < 80 ? 60 : 0))),
+    ];
+    for (const png of maps) {
+      const whole = decodePngWhole(png);
+      expect(analyzeDepthPng(png)).toEqual(analyzeDepth({ width: whole.width, height: whole.height, data: whole.data as Uint16Array }));
+    }
+  });
+
+  it("the analysis of a capture whose depth map is the bomb: depth not assessed, its evidence naming the header; the photo's signals stand", async () => {
+    const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
+    const photo = encodeJpeg(naturalScene(256, 192, 4), 90);
+    const input = { captureId: "cap_depth", tenantId: "tnt_a", bytes: photo, mediaType: "image/jpeg", uploaded: false, location: null, clientCapturedAt: null, required: ["screen", "ai", "depth"] as const };
+    const result = await analyzeImage({ ...input, required: [...input.required], depthPng: depthBomb(8_192, 8_192) }, deps);
+    expect(result.signals.depth).toEqual({ status: "not_assessed", reason: "depth_map_unreadable" });
+    expect(result.observed.depth.evidence[0]).toEqual({ code: "depth_map_unreadable", detail: expect.stringMatching(/^image_too_large: .*over the 50 MP ceiling/) });
+    expect(result.timings_ms.depth).toBeLessThan(REFUSED_WITHIN_MS);
+    // The captures API's notes say why, in the header's words.
+    expect(result.notes).toContainEqual({ code: "depth_map_unreadable", signal: "depth", detail: expect.stringMatching(/^image_too_large: .*over the 50 MP ceiling/) });
+    const without = await analyzeImage({ ...input, required: [...input.required], depthPng: null }, deps);
+    expect(result.signals.screen_detection).toEqual(without.signals.screen_detection);
+  }, 30_000);
 });

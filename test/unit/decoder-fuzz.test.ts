@@ -23,6 +23,7 @@ const ALLOWED: Record<FuzzTarget, string[]> = {
   "webp-lossy": ["decoded", "undecodable_image", "image_too_large"],
   "webp-lossless": ["decoded", "undecodable_image", "image_too_large"],
   heif: ["decoded", "undecodable_image", "image_too_large"],
+  "depth-map": ["decoded", "undecodable_image", "image_too_large"],
   exif: ["read"],
   "png-chunks": ["read"],
   "webp-chunks": ["read"],

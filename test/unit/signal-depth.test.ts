@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeDepth, parseDepthPng } from "../../src/analysis/signals/depth-plane";
+import { analyzeDepthPng } from "../../src/analysis/signals/depth-plane";
 import { encodeDepthPng, encodePngRgb, naturalScene, rng } from "../helpers/synth";
 
 const codes = (r: { evidence: Array<{ code: string }> }) => r.evidence.map((e) => e.code);
@@ -8,7 +8,7 @@ describe("depth (plane fit of the forensic buffer)", () => {
   it("a tilted plane with 1% noise (a screen held at an angle) is a depth anomaly", () => {
     const noise = rng(3);
     const png = encodeDepthPng(160, 120, (x, y) => 400 + x * 1.5 + y * 0.8 + (noise() - 0.5) * 2 * 4);
-    const result = analyzeDepth(parseDepthPng(png));
+    const result = analyzeDepthPng(png);
     expect(result.source).toBe("forensic_buffer");
     expect(result.anomaly).toBe(true);
     expect(result.confidence).toBeLessThan(0.25);
@@ -20,7 +20,7 @@ describe("depth (plane fit of the forensic buffer)", () => {
       const d = Math.hypot(x - 80, y - 60);
       return 900 + y * 2 - (d < 35 ? (35 - d) * 9 : 0);
     });
-    const result = analyzeDepth(parseDepthPng(png));
+    const result = analyzeDepthPng(png);
     expect(result.anomaly).toBe(false);
     expect(result.confidence).toBeGreaterThan(0.7);
     expect(codes(result)).toContain("depth_non_planar");
@@ -28,13 +28,13 @@ describe("depth (plane fit of the forensic buffer)", () => {
 
   it("a map that is mostly unknown (zeros) says nothing", () => {
     const png = encodeDepthPng(64, 48, (x) => (x < 8 ? 500 : 0));
-    const result = analyzeDepth(parseDepthPng(png));
+    const result = analyzeDepthPng(png);
     expect(result.source).toBe("unavailable");
     expect(result.anomaly).toBe(false);
     expect(codes(result)).toContain("depth_insufficient_valid_pixels");
   });
 
   it("an 8-bit RGB PNG is not a depth map", () => {
-    expect(() => parseDepthPng(encodePngRgb(naturalScene(16, 16)))).toThrow(/16-bit grayscale/);
+    expect(() => analyzeDepthPng(encodePngRgb(naturalScene(16, 16)))).toThrow(/16-bit grayscale/);
   });
 });

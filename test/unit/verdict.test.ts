@@ -247,6 +247,20 @@ describe("independent checks", () => {
     expect([conditionLabel(7.5), conditionLabel(7.4), conditionLabel(5), conditionLabel(4.9)]).toEqual(["good", "fair", "fair", "poor"]);
   });
 
+  it("condition: an aspect no capture could score is listed as not assessed beside the scored ones, never dropped", () => {
+    const c = aggregateCondition(
+      ["paint", "tyres"],
+      [[{ name: "paint", score: 8, reasoning: "minor scratches" }, { name: "tyres", score: null, reasoning: "not visible" }]],
+      "n/a",
+    );
+    expect(c).toEqual({
+      score: 8,
+      label: "good",
+      aspects: [{ name: "paint", score: 8, reasoning: "minor scratches" }],
+      not_assessed: [{ name: "tyres", reasoning: "not visible" }],
+    });
+  });
+
   it("condition without any score is not assessed, never an invented number", () => {
     const c = aggregateCondition(["paint"], [null], "Could not be assessed: no vision provider configured.");
     expect(c).toEqual({ status: "not_assessed", reason: "Could not be assessed: no vision provider configured.", aspects: [{ name: "paint", reasoning: "Could not be assessed: no vision provider configured." }] });

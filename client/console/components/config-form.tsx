@@ -314,7 +314,7 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
           ))}
         </div>
         <div class="grid">
-          <Field label="Context kind" hint="What the photos should show, e.g. vehicle_damage. Needed for the context match." error={errors["context.kind"] ?? errors.context}>
+          <Field label="Context kind" hint="What the photos should show, e.g. vehicle_damage. Cross-checked by the context signal: tick it above." error={errors["context.kind"] ?? errors.context}>
             {(c) => <input {...c} maxLength={64} value={draft.contextKind} onInput={(e) => set({ contextKind: e.currentTarget.value })} />}
           </Field>
           <Field label="Context summary" class="wide" error={errors["context.summary"]}>

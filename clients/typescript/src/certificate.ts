@@ -31,7 +31,7 @@ export const JWKS_PATH = "/.well-known/jwks.json";
  */
 export type KeySource = { jwksUrl: string; issuer?: string } | { jwks: JSONWebKeySet; issuer: string };
 
-export type CertificateProblem = "malformed" | "signature" | "unknown_key" | "issuer" | "type" | "keys_unavailable";
+export type CertificateProblem = "malformed" | "signature" | "unknown_key" | "issuer" | "type" | "expired" | "keys_unavailable";
 
 export class CertificateError extends Error {
   override name = "CertificateError";
@@ -55,16 +55,29 @@ export function issuerOfJwksUrl(jwksUrl: string): string {
   return `${url.origin}${url.pathname.slice(0, -JWKS_PATH.length)}`;
 }
 
+export interface VerifyOptions {
+  /** The time to check the expiry against (default: now). */
+  currentDate?: Date;
+}
+
 /**
- * Checks the signature against the key set, that the certificate names the expected issuer and is a
- * certificate (not another token of that issuer), and its payload's shape. Throws `CertificateError`
- * saying which check failed; returns the payload when every check holds.
+ * Checks the signature against the key set, that the certificate names the expected issuer, is a
+ * certificate (not another token of that issuer) and has not expired (`exp`: certificates expire 7
+ * days after they are signed, so one a revoked link gave out stops verifying; a certificate without
+ * `exp` is refused), and its payload's shape. Throws `CertificateError` saying which check failed;
+ * returns the payload when every check holds.
  */
-export async function verifyCertificate(jws: string, source: KeySource): Promise<VerifiedCertificate> {
+export async function verifyCertificate(jws: string, source: KeySource, options: VerifyOptions = {}): Promise<VerifiedCertificate> {
   const issuer = source.issuer ?? issuerOfJwksUrl((source as { jwksUrl: string }).jwksUrl);
   const keys = "jwks" in source ? createLocalJWKSet(source.jwks) : createRemoteJWKSet(new URL(source.jwksUrl));
   try {
-    const { payload, protectedHeader } = await jwtVerify(jws.trim(), keys, { issuer, typ: CERTIFICATE_TYPE, algorithms: ["EdDSA", "Ed25519"] });
+    const { payload, protectedHeader } = await jwtVerify(jws.trim(), keys, {
+      issuer,
+      typ: CERTIFICATE_TYPE,
+      algorithms: ["EdDSA", "Ed25519"],
+      requiredClaims: ["exp"],
+      ...(options.currentDate ? { currentDate: options.currentDate } : {}),
+    });
     if (!isPayload(payload)) throw new CertificateError("malformed", `The signature holds, but the payload is not a certificate this tool understands (schema_version ${SCHEMA_VERSIONS.join(" or ")}).`);
     return { payload, kid: protectedHeader.kid ?? "" };
   } catch (err) {
@@ -129,6 +142,14 @@ function asCertificateError(err: unknown, issuer: string): CertificateError {
   if (err instanceof errors.JWTClaimValidationFailed && err.claim === "iss") return new CertificateError("issuer", `It was not issued by ${issuer}.`);
   if (err instanceof errors.JOSEAlgNotAllowed) return new CertificateError("signature", "It is signed with an algorithm certificates do not use.");
   if (err instanceof errors.JWTClaimValidationFailed && err.claim === "typ") return new CertificateError("type", "It is a token of another kind, not a certificate.");
+  if (err instanceof errors.JWTExpired) {
+    const exp = (err.payload as { exp?: unknown }).exp;
+    const on = typeof exp === "number" ? new Date(exp * 1000).toISOString() : "its expiry date";
+    return new CertificateError("expired", `The certificate expired on ${on}: ask whoever shared it for a current one (a link that was not revoked serves one).`);
+  }
+  if (err instanceof errors.JWTClaimValidationFailed && err.claim === "exp") {
+    return new CertificateError("expired", "It has no expiry (exp), as certificates signed before expiries were introduced: ask for a current one.");
+  }
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || (err instanceof errors.JOSEError && /JSON Web Key Set/.test(err.message))) {
     return new CertificateError("keys_unavailable", `The issuer's keys could not be read: ${err.message}`);
   }

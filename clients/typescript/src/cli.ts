@@ -57,8 +57,30 @@ export interface Io {
   err: (line: string) => void;
 }
 
+/**
+ * Control characters a terminal acts on (C0 but the newline, DEL, C1, whose 0x9B is an 8-bit CSI)
+ * and the bidirectional overrides and isolates that reorder what is shown: a certificate carries text
+ * its tenant typed (the display name, step keys), and a JSON body is not trusted before it verifies.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** What is printed: each such character shown as its escape (`\x1B`, `\u202E`), never sent to the terminal. */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  });
+}
+
+/** JSON for the terminal: what JSON.stringify leaves raw (DEL, C1, the bidi controls) as \u escapes; it parses to the same values. */
+function terminalJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** Runs the command with `argv` (without `node` and the script); resolves to the exit code. */
-export async function main(argv: string[], io: Io = { out: (l) => console.log(l), err: (l) => console.error(l) }): Promise<number> {
+export async function main(argv: string[], terminal: Io = { out: (l) => console.log(l), err: (l) => console.error(l) }): Promise<number> {
+  const io: Io = { out: (line) => terminal.out(printable(line)), err: (line) => terminal.err(printable(line)) };
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
@@ -89,7 +111,7 @@ export async function main(argv: string[], io: Io = { out: (l) => console.log(l)
     verified = await verifyCertificate(jws, source);
   } catch (err) {
     if (!(err instanceof CertificateError)) throw err;
-    if (args.json) io.out(JSON.stringify({ valid: false, problem: err.problem, message: err.message }, null, 2));
+    if (args.json) io.out(terminalJson({ valid: false, problem: err.problem, message: err.message }));
     else if (err.problem === "keys_unavailable") io.err(`NOT CHECKED: ${err.message}`);
     else io.err(`NOT VALID: ${err.message}${claimedIssuerHint(jws, err)}`);
     return err.problem === "keys_unavailable" ? EXIT.keysUnavailable : EXIT.invalid;
@@ -103,7 +125,7 @@ export async function main(argv: string[], io: Io = { out: (l) => console.log(l)
     }),
   );
   const allIn = results.every((r) => r.capture);
-  if (args.json) io.out(JSON.stringify({ valid: true, kid: verified.kid, payload: verified.payload, photos: results }, null, 2));
+  if (args.json) io.out(terminalJson({ valid: true, kid: verified.kid, payload: verified.payload, photos: results }));
   else describe(verified, results, io);
   return allIn ? EXIT.valid : EXIT.photoNotCertified;
 }
@@ -187,6 +209,8 @@ function claimedIssuerHint(jws: string, err: CertificateError): string {
 function describe({ payload, kid }: VerifiedCertificate, photos: PhotoResult[], io: Io): void {
   const v = payload.verification;
   io.out(`VALID: certificate #${payload.sequence} of ${v.id}, issued by ${payload.iss} on ${new Date(payload.iat * 1000).toISOString()} (key ${kid})`);
+  // Every certificate the verifier accepts carries `exp` (it is a required claim there).
+  io.out(`  Expires:       ${new Date((payload as { exp: number }).exp * 1000).toISOString()} (then ask for a current one)`);
   const requester = requesterOf(payload);
   io.out(`  Requested by:  ${requester.kind === "verified_domain" ? `${requester.name} (a domain it proved it controls)` : `"${requester.name}" (the name as declared by the tenant; not checked by the issuer)`}`);
   if ("id" in v.tenant) io.out(`  Tenant:        ${v.tenant.id}`);

@@ -11,7 +11,7 @@ export interface paths {
         get?: never;
         /**
          * Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)
-         * @description The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Counted with the capture flow's writes: 300 per minute per client network (429).
+         * @description The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. Once the URL or its verification expired (or the verification was redacted) it is 410 before anything is read or stored. Counted with the capture flow's writes: 300 per minute per client network (429).
          */
         put: operations["uploadBytes"];
         post?: never;
@@ -114,7 +114,7 @@ export interface paths {
         };
         /**
          * What this deployment can assess: each signal and check, why not, and what enables it
-         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. Any API key (publishable included: it says nothing about the tenant's data but its own reuse-index opt-in) or a dashboard session. A dashboard session needs the `viewer` role or higher.
+         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: a publishable key is 403, like on every operation but creation (the answer says whether the tenant opted in to the shared reuse index). A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getCapabilities"];
         put?: never;
@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a single-use upload URL (5 minutes, one media type)
-         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry.
+         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry. A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -177,7 +177,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a capture (inline base64 or an uploaded image_key)
-         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.
+         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; 400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.
          */
         post: operations["createCapture"];
         delete?: never;
@@ -428,7 +428,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use sign-in link (valid 15 minutes)
-         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
+         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -532,7 +532,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out: voids the user's sessions (this one and any copy of it) and clears the cookie
-         * @description Moves the user's "sessions valid after" instant to now, so every session token issued to them before it is refused from now on, on any device.
+         * @description Moves the user's "sessions valid after" instant to now, so every session token issued to them before it is refused from now on, on any device. Without a session it only clears the cookie; an API key is 403 (401 when it is not a valid key), as on every session route.
          */
         post: operations["signOut"];
         delete?: never;
@@ -637,7 +637,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member from the tenant (their sessions for it stop working at once)
-         * @description Admins remove members other than owners; owners remove anyone. The last owner cannot be removed (409 `invalid_state`). The person keeps their account and other memberships; the tenant's registration of their phone goes. Recorded as `member.removed`. A member removed already is 404. A dashboard session needs the `admin` role or higher.
+         * @description Admins remove members other than owners; owners remove anyone. The last owner cannot be removed (409 `invalid_state`). The person keeps their account and other memberships; the tenant's registration of their phone goes. Recorded as `member.removed` with the role they had. A member removed already is 404. Only the role checked is removed: a member whose role changed meanwhile is checked again (403 when it is now one the caller may not remove). A dashboard session needs the `admin` role or higher.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -1069,7 +1069,7 @@ export interface paths {
         };
         /**
          * The keys that sign certificates (JWKS); no authentication
-         * @description The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. Cacheable for 5 minutes; a verifier that meets an unknown `kid` fetches it again.
+         * @description The current key and every earlier key that signed a certificate, so a certificate issued before a key rotation still verifies. Cacheable for 5 minutes (`Cache-Control`); a verifier that meets an unknown `kid` fetches it again. The service reads its key records at most once a minute per instance: a withdrawn key leaves the set within 60 s.
          */
         get: operations["getCertificateKeys"];
         put?: never;
@@ -1682,6 +1682,11 @@ export interface components {
                 score: number;
                 reasoning: string;
             }[];
+            /** @description Aspects no capture could score (not visible, the provider could not judge): listed here with why, left out of `score`. */
+            not_assessed?: {
+                name: string;
+                reasoning: string;
+            }[];
         } | {
             /**
              * @description No aspect could be scored (no vision provider, or it could not judge): no invented number.
@@ -1724,6 +1729,12 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             issued_at: string;
+            /**
+             * Format: date-time
+             * @description `payload.exp`: after it the certificate no longer verifies; fetch a current one.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
             payload: components["schemas"]["CertificatePayload"];
         };
         /** @description The JWS payload, decoded for convenience: trust it only after verifying `certificate`. */
@@ -1738,8 +1749,13 @@ export interface components {
              * @example 1795428252
              */
             iat: number;
-            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires). */
             sequence: number;
+            /**
+             * @description Expires at (unix seconds), 7 days after `iat`: a verifier refuses the certificate after it. Whoever serves a certificate (its link, the API, a webhook) serves one with at least 3.5 days left, so a revoked link's certificates stop verifying within 7 days.
+             * @example 1796033052
+             */
+            exp: number;
             /** @enum {number} */
             schema_version: 2;
             verification: {
@@ -1896,7 +1912,7 @@ export interface components {
              * @example 1795428252
              */
             iat: number;
-            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction). */
+            /** @description 1 for the verification's first certificate, +1 for each later one (review, finalize, redaction, or the same statement signed again before it expires). */
             sequence: number;
             /** @enum {number} */
             schema_version: 1;
@@ -2109,11 +2125,11 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
-            context?: components["schemas"]["Context"];
+            context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
             webhook_url?: string;
             /** Format: email */
@@ -2859,11 +2875,11 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
-            context?: components["schemas"]["Context"];
+            context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
             webhook_url?: string;
             /** Format: email */
@@ -2972,9 +2988,9 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`). At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
-            context?: components["schemas"]["Context"];
+            context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
             webhook_url?: string;
             /** Format: email */
@@ -5400,13 +5416,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Used, expired or unknown link */
+            /** @description Used, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */
@@ -5441,13 +5458,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Used, expired or unknown link */
+            /** @description Used, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Authenticated but not allowed. Codes: `forbidden`. */
@@ -5764,6 +5782,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignedOut"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Authenticated but not allowed. Codes: `forbidden`. */
@@ -6767,13 +6794,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Used, revoked, expired or unknown link */
+            /** @description Used, revoked, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */
@@ -6817,13 +6845,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Used, revoked, expired or unknown link */
+            /** @description Used, revoked, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Authenticated but not allowed. Codes: `forbidden`. */

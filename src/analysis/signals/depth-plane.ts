@@ -1,4 +1,4 @@
-import { decode as decodePng } from "fast-png";
+import { depthPngRows, type DepthRows } from "../decoders/depth-png";
 import type { DepthResult, Evidence } from "../evidence";
 import { clamp01, round2 } from "../evidence";
 
@@ -20,13 +20,18 @@ export interface DepthMap {
   data: Uint16Array;
 }
 
-/** Parses the forensic buffer: a 16-bit single-channel PNG in millimetres (fast-png). */
-export function parseDepthPng(bytes: Uint8Array): DepthMap {
-  const png = decodePng(bytes);
-  if (png.depth !== 16 || png.channels !== 1) {
-    throw new Error(`depth map must be a 16-bit grayscale PNG (got ${png.depth}-bit, ${png.channels} channel(s))`);
-  }
-  return { width: png.width, height: png.height, data: png.data as Uint16Array };
+/**
+ * The depth signal of a forensic buffer, streamed from the PNG (decoders/depth-png.ts: the photos'
+ * header check and limits). Throws DecodeFailure when it is not a readable 16-bit grayscale PNG.
+ */
+export function analyzeDepthPng(bytes: Uint8Array): DepthResult {
+  return analyzeDepthRows(depthPngRows(bytes));
+}
+
+/** The same for a map already in memory. */
+export function analyzeDepth(map: DepthMap): DepthResult {
+  const { width, height, data } = map;
+  return analyzeDepthRows({ width, height, each: (visit) => { for (let y = 0; y < height; y += 1) visit(data.subarray(y * width, (y + 1) * width), y); } });
 }
 
 export function depthUnavailable(code: string, detail?: string): DepthResult {
@@ -40,36 +45,50 @@ export function depthUnavailable(code: string, detail?: string): DepthResult {
   };
 }
 
+/** The fit's grid: every `step`-th pixel of every `step`-th row, for at most MAX_SAMPLES of `count` pixels. */
+const gridStep = (count: number) => Math.max(1, Math.ceil(Math.sqrt(count / MAX_SAMPLES)));
+
+/** The valid pixels of the grid, as (u, v, z) with coordinates centred for numerical stability. */
+function sampleGrid(map: DepthRows, step: number, onRow?: (row: Uint16Array) => void): number[] {
+  const cx = map.width / 2;
+  const cy = map.height / 2;
+  const samples: number[] = [];
+  map.each((row, y) => {
+    onRow?.(row);
+    if (y % step !== 0) return;
+    for (let x = 0; x < map.width; x += step) {
+      const z = row[x]!;
+      if (z !== 0) samples.push(x - cx, y - cy, z);
+    }
+  });
+  return samples;
+}
+
 /**
  * Least-squares plane fit z = a·x + b·y + c over the valid pixels. A screen or a print held to the
  * camera is flat: its residual is tiny compared with its distance. A real scene is not.
- * `confidence` is the confidence that the scene is three-dimensional.
+ * `confidence` is the confidence that the scene is three-dimensional. One pass counts the valid
+ * pixels and samples the grid the map's size allows; a sparse map's finer grid (the valid pixels
+ * alone decide it) takes a second pass.
  */
-export function analyzeDepth(map: DepthMap): DepthResult {
-  const { width, height, data } = map;
-  const total = width * height;
+function analyzeDepthRows(map: DepthRows): DepthResult {
+  const total = map.width * map.height;
   let valid = 0;
-  for (let i = 0; i < total; i += 1) if (data[i]! > 0) valid += 1;
+  let samples = sampleGrid(map, gridStep(total), (row) => {
+    for (let x = 0; x < row.length; x += 1) if (row[x]! > 0) valid += 1;
+  });
   const validFraction = total > 0 ? valid / total : 0;
   if (validFraction < MIN_VALID_FRACTION) {
     return depthUnavailable("depth_insufficient_valid_pixels", `${Math.round(validFraction * 100)}% valid`);
   }
-  const step = Math.max(1, Math.ceil(Math.sqrt(valid / MAX_SAMPLES)));
-  // Normal equations for [a, b, c] with coordinates centred for numerical stability.
-  const cx = width / 2;
-  const cy = height / 2;
+  if (gridStep(valid) !== gridStep(total)) samples = sampleGrid(map, gridStep(valid));
   let sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, n = 0, sxz = 0, syz = 0, sz = 0;
-  const samples: number[] = [];
-  for (let y = 0; y < height; y += step) {
-    for (let x = 0; x < width; x += step) {
-      const z = data[y * width + x]!;
-      if (z === 0) continue;
-      const u = x - cx;
-      const v = y - cy;
-      sxx += u * u; sxy += u * v; syy += v * v; sx += u; sy += v; n += 1;
-      sxz += u * z; syz += v * z; sz += z;
-      samples.push(u, v, z);
-    }
+  for (let i = 0; i < samples.length; i += 3) {
+    const u = samples[i]!;
+    const v = samples[i + 1]!;
+    const z = samples[i + 2]!;
+    sxx += u * u; sxy += u * v; syy += v * v; sx += u; sy += v; n += 1;
+    sxz += u * z; syz += v * z; sz += z;
   }
   const solved = solve3([
     [sxx, sxy, sx, sxz],

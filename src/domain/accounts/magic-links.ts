@@ -10,9 +10,19 @@ import { sendOnce } from "../../providers/outbound";
 import { normalizeEmail } from "./users";
 
 export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
-/** Sign-in emails per address per window: enough for a typo or two, useless for mail-bombing. */
+/**
+ * Sign-in emails per address and client per window: enough for a typo or two, useless for
+ * mail-bombing from one network (which is also held to 20 requests an hour whatever the address,
+ * PUBLIC_LIMITS.magicLinkClient). Counted per client too, so a stranger asking five times for
+ * someone's address does not lock its owner out for 15 minutes.
+ */
 const REQUESTS_PER_WINDOW = 5;
 const REQUEST_WINDOW_MS = 15 * 60 * 1000;
+
+/** The counter of one address's sign-in emails asked for by one client (`clientKey`). */
+export function magicLinkLimitKey(email: string, client = "unknown"): string {
+  return `magic-link:${normalizeEmail(email)}:${client}`;
+}
 
 /** The credential in the link: `mlk_` + 256 bits (base62). Only its SHA-256 is stored. */
 const TOKEN_PATTERN = /^mlk_[0-9A-Za-z]{43}$/;
@@ -21,13 +31,19 @@ export function magicLinkUrl(env: Env, token: string): string {
   return `${settings(env).baseUrl}/v1/auth/magic-link/${token}`;
 }
 
-/**
- * Stores a single-use 15-minute link for `email` and sends it through the email provider. Spending
- * it lands on `returnTo` (a path of this service, already checked by `safeReturnTo`).
- */
-export async function requestMagicLink(env: Env, db: Db, rawEmail: string, now = Date.now(), returnTo: string | null = null): Promise<void> {
-  const email = normalizeEmail(rawEmail);
-  await enforceRateLimit(env, `magic-link:${email}`, REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address; try again later.");
+export interface MagicLinkRequest {
+  email: string;
+  /** Who asks (`clientKey` of the request's address); "unknown" without one. */
+  client?: string;
+  /** Where spending the link lands: a path of this service, already checked by `safeReturnTo`. */
+  returnTo?: string | null;
+}
+
+/** Stores a single-use 15-minute link for the address and sends it through the email provider. */
+export async function requestMagicLink(env: Env, db: Db, request: MagicLinkRequest, now = Date.now()): Promise<void> {
+  const email = normalizeEmail(request.email);
+  const returnTo = request.returnTo ?? null;
+  await enforceRateLimit(env, magicLinkLimitKey(email, request.client), REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address from this network; try again later.");
   const token = `mlk_${randomBase62(43)}`;
   const id = newId("magicLink", now);
   await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), returnTo, expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });

@@ -1,8 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { mayManage, type Role } from "../../auth/roles";
 import type { Db } from "../../db/client";
-import { memberships, tenantPhones, users } from "../../db/schema";
-import { toStatement } from "../../db/statements";
+import { memberships, users } from "../../db/schema";
 import { signToken, verifyToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { auditInsert, auditInsertWhile, type AuditEntry } from "../audit/log";
@@ -70,10 +69,18 @@ function assertMayManage(actorRole: Role, role: Role): void {
   if (!mayManage(actorRole, role)) throw new ApiError("forbidden", "Only an owner may give the owner role or change, demote or remove an owner.");
 }
 
-/** The audit row goes in only while the membership is as the request saw it (a concurrent identical request records nothing twice). */
+/**
+ * The write and its audit row apply only while the membership still has the role the request
+ * checked: placed before the change in the same batch, the condition makes the row say exactly what
+ * the change did (and a concurrent identical request records nothing twice).
+ */
 function whileMember(tenantId: string, userId: string, role: Role) {
   return { sql: "EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ? AND user_id = ? AND role = ?)", params: [tenantId, userId, role] };
 }
+
+/** A change checked against a role another request changed meanwhile is decided again, this many times. */
+const MAX_ROUNDS = 3;
+const KEPT_CHANGING = "The member's role kept changing while this request ran; try again.";
 
 export interface MemberChange {
   tenantId: string;
@@ -86,56 +93,72 @@ export interface MemberChange {
 /**
  * Gives a member another role (recorded as `member.role_changed` with `from` and `to`). Admins may
  * change members other than owners and may not give the owner role; the last owner cannot be demoted.
+ * The UPDATE applies only to the role that was checked: when another request changed it meanwhile,
+ * the change is checked again against the role the member has now.
  */
 export async function changeRole(db: Db, change: MemberChange & { role: Role }): Promise<MemberView> {
   const now = change.now ?? Date.now();
-  const member = await findMember(db, change.tenantId, change.userId);
-  if (!member) throw ApiError.notFound("member");
-  assertMayManage(change.actorRole, member.role);
   assertMayManage(change.actorRole, change.role);
-  if (member.role === change.role) return member;
-  const entry = change.audit(member);
-  const d1 = db.$client;
-  try {
-    await d1.batch([
-      auditInsertWhile(db, { ...entry, details: { ...entry.details, from: member.role, to: change.role } }, now, whileMember(change.tenantId, change.userId, member.role)),
-      d1
-        .prepare("UPDATE memberships SET role = ? WHERE tenant_id = ? AND user_id = ? AND role = ?")
-        .bind(change.role, change.tenantId, change.userId, member.role),
-    ]);
-  } catch (err) {
-    if (isLastOwner(err)) throw new ApiError("invalid_state", LAST_OWNER);
-    throw err;
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const member = await findMember(db, change.tenantId, change.userId);
+    if (!member) throw ApiError.notFound("member");
+    assertMayManage(change.actorRole, member.role);
+    if (member.role === change.role) return member;
+    const entry = change.audit(member);
+    const d1 = db.$client;
+    let updated: D1Result;
+    try {
+      [, updated] = (await d1.batch([
+        auditInsertWhile(db, { ...entry, details: { ...entry.details, from: member.role, to: change.role } }, now, whileMember(change.tenantId, change.userId, member.role)),
+        d1
+          .prepare("UPDATE memberships SET role = ? WHERE tenant_id = ? AND user_id = ? AND role = ?")
+          .bind(change.role, change.tenantId, change.userId, member.role),
+      ])) as [D1Result, D1Result];
+    } catch (err) {
+      if (isLastOwner(err)) throw new ApiError("invalid_state", LAST_OWNER);
+      throw err;
+    }
+    if (updated.meta.changes === 1) return { ...member, role: change.role };
   }
-  const after = await findMember(db, change.tenantId, change.userId);
-  if (!after) throw ApiError.notFound("member");
-  return after;
+  throw new ApiError("invalid_state", KEPT_CHANGING);
 }
 
 /**
- * Removes a member (`member.removed`): their sessions for this tenant stop working at once, and the
- * tenant's registration of their phone goes too (a code would otherwise sign them back in). Admins may
- * remove members other than owners; the last owner cannot be removed. Their account and their other
- * memberships stay.
+ * Removes a member (`member.removed`, with the role they had): their sessions for this tenant stop
+ * working at once, and the tenant's registration of their phone goes too (a code would otherwise
+ * sign them back in). Admins may remove members other than owners; the last owner cannot be removed.
+ * Their account and their other memberships stay. The DELETE removes only the role that was checked:
+ * a member promoted meanwhile (to owner, say, whom an admin may not remove) is checked again.
  */
 export async function removeMember(db: Db, change: MemberChange): Promise<MemberView> {
   const now = change.now ?? Date.now();
-  const member = await findMember(db, change.tenantId, change.userId);
-  if (!member) throw ApiError.notFound("member");
-  assertMayManage(change.actorRole, member.role);
-  const entry = change.audit(member);
-  const d1 = db.$client;
-  try {
-    await d1.batch([
-      auditInsertWhile(db, { ...entry, details: { ...entry.details, role: member.role } }, now, whileMember(change.tenantId, change.userId, member.role)),
-      d1.prepare("DELETE FROM memberships WHERE tenant_id = ? AND user_id = ?").bind(change.tenantId, change.userId),
-      ...(member.phone ? [toStatement(d1, db.delete(tenantPhones).where(and(eq(tenantPhones.tenantId, change.tenantId), eq(tenantPhones.phone, member.phone))))] : []),
-    ]);
-  } catch (err) {
-    if (isLastOwner(err)) throw new ApiError("invalid_state", LAST_OWNER);
-    throw err;
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const member = await findMember(db, change.tenantId, change.userId);
+    if (!member) throw ApiError.notFound("member");
+    assertMayManage(change.actorRole, member.role);
+    const entry = change.audit(member);
+    const d1 = db.$client;
+    let removed: D1Result;
+    try {
+      [, removed] = (await d1.batch([
+        auditInsertWhile(db, { ...entry, details: { ...entry.details, role: member.role } }, now, whileMember(change.tenantId, change.userId, member.role)),
+        d1.prepare("DELETE FROM memberships WHERE tenant_id = ? AND user_id = ? AND role = ?").bind(change.tenantId, change.userId, member.role),
+        // The phone goes with the membership, and only if the membership went.
+        ...(member.phone
+          ? [
+              d1
+                .prepare("DELETE FROM tenant_phones WHERE tenant_id = ? AND phone = ? AND NOT EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ? AND user_id = ?)")
+                .bind(change.tenantId, member.phone, change.tenantId, change.userId),
+            ]
+          : []),
+      ])) as [D1Result, D1Result];
+    } catch (err) {
+      if (isLastOwner(err)) throw new ApiError("invalid_state", LAST_OWNER);
+      throw err;
+    }
+    if (removed.meta.changes === 1) return member;
   }
-  return member;
+  throw new ApiError("invalid_state", KEPT_CHANGING);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { CaptureRequest } from "../../schemas/capture-flow";
 import type { MediaType } from "../../schemas/steps";
 import { belongsTo, deleteEvidence, objectKeyFor, putEvidence } from "../../storage/evidence";
 import type { CaptureFlowRecord } from "../../model/verification/present";
-import { checkUploadMint, guardLive } from "../../model/verification/transitions";
+import { checkUploadMint, evidenceStepNamed, guardLive } from "../../model/verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
 import { readUpload, resolveUpload } from "./uploads";
 import type { UploadSlot } from "../../model/verification/upload-slots";
@@ -44,12 +44,22 @@ export function assertMintable(row: VerificationRow, now: number): void {
 }
 
 /**
- * Refuses an inline capture before its bytes are stored when the answer is known from the row: the
- * link is dead (410), or every slot is used (409 `step_full`). Anything else (which step, a finished
- * or submitted verification with room left) the Durable Object decides.
+ * What the row alone decides about a capture before its body is looked at: a dead link (410
+ * `redacted` or `expired`, before the body's size, type or checksum), then a `step_key` that names
+ * no evidence step (400 `unknown_step`, whatever the capacity).
+ */
+function assertLiveStep(row: VerificationRow, stepKey: string | undefined, now: number): void {
+  const refused = guardLive(row, now) ?? (stepKey !== undefined ? evidenceStepNamed(row.config, stepKey) : null);
+  if (refused && "ok" in refused) throw toApiError(refused);
+}
+
+/**
+ * Refuses an inline capture before its bytes are stored when every slot is used (409 `step_full`).
+ * Anything else (which step, a finished or submitted verification with room left) the Durable
+ * Object decides.
  */
 function assertCapturable(row: VerificationRow, now: number): void {
-  const refused = guardLive(row, now) ?? (row.capturesCount >= row.config.max_captures ? checkUploadMint(row, now) : null);
+  const refused = row.capturesCount >= row.config.max_captures ? checkUploadMint(row, now) : null;
   if (refused) throw toApiError(refused);
 }
 
@@ -99,6 +109,7 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
 export async function captureInline(ctx: CaptureContext, row: VerificationRow, body: CaptureRequest): Promise<CaptureFlowAnswer> {
   const verificationId = row.id;
   const bucket = ctx.env.EVIDENCE;
+  assertLiveStep(row, body.step_key, ctx.now);
   const common = await commonFields(ctx, verificationId, body);
   const text = body.image_base64!;
   if (text.length > base64LengthLimit(INLINE_MAX_BYTES)) {

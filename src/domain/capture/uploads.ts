@@ -12,6 +12,7 @@ import { presignPut, r2Credentials } from "../../storage/presign";
 import { maxEvidenceBytes, type VerificationConfig } from "../../model/verification/config";
 import { normalizeContentType, sniffMediaType } from "./media";
 import { checkSlot, openUploadCap, UPLOAD_TTL_MS, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
+import { guardLive } from "../../model/verification/transitions";
 
 /** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
 export const STALE_CLAIM_MS = 60 * 1000;
@@ -51,6 +52,8 @@ export async function mintUpload(
     verificationId: string;
     config: VerificationConfig;
     capturesCount: number;
+    /** The verification's `expires_at`: no upload URL outlives it. */
+    verificationExpiresAt: number;
     kind: UploadKind;
     contentType: string;
     baseUrl: string;
@@ -71,7 +74,7 @@ export async function mintUpload(
     objectKey: objectKeyFor(verificationId, id, kind),
     contentType,
     maxBytes: kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES,
-    expiresAt: now + UPLOAD_TTL_MS,
+    expiresAt: Math.min(now + UPLOAD_TTL_MS, options.verificationExpiresAt),
     status: "minted",
     sizeBytes: null,
     sha256: null,
@@ -80,7 +83,7 @@ export async function mintUpload(
   const minted = await verificationObject(env, verificationId).mintUpload(verificationId, { slot, cap, direct: creds !== null, now });
   if (!minted.ok) throw toApiError(minted);
   const uploadUrl = creds
-    ? await presignPut(creds, slot.objectKey, contentType, new Date(now))
+    ? await presignPut(creds, slot.objectKey, contentType, new Date(now), (slot.expiresAt - now) / 1000)
     : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: slot.expiresAt })}`;
   return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: id, expires_at: new Date(slot.expiresAt).toISOString() };
 }
@@ -100,13 +103,15 @@ export async function receiveUpload(
   if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number") throw ApiError.notFound("upload URL");
   if (claims.exp <= options.now) throw new ApiError("expired", "This upload URL has expired; request a new one.");
   const found = await db
-    .select({ upload: uploads, redactedAt: verifications.redactedAt })
+    .select({ upload: uploads, redactedAt: verifications.redactedAt, status: verifications.status, expiresAt: verifications.expiresAt })
     .from(uploads)
     .innerJoin(verifications, eq(verifications.id, uploads.verificationId))
     .where(eq(uploads.id, claims.id))
     .get();
   if (!found) throw ApiError.notFound("upload URL");
-  if (found.redactedAt !== null) throw new ApiError("redacted", "This verification was redacted and accepts no uploads.");
+  // The verification's link dead: nothing more is stored for it, before the body is looked at.
+  const dead = guardLive(found, options.now);
+  if (dead) throw toApiError(dead);
   const row = found.upload;
   if (row.status === "uploaded") throw new ApiError("invalid_state", "This upload URL was already used.");
   if (normalizeContentType(options.contentType ?? "") !== row.contentType) {

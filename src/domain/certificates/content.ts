@@ -23,6 +23,16 @@ export const CERTIFICATE_TYPE = "verification-certificate+jwt";
  */
 export const CERTIFICATE_SCHEMA_VERSION = 2;
 export const CERTIFICATE_ALGORITHM = "EdDSA";
+/**
+ * A certificate expires (`exp`) this long after it was signed: revoking a link stops it from
+ * serving, and what it served before stops verifying within this time.
+ */
+export const CERTIFICATE_LIFETIME_SECONDS = 7 * 86_400;
+/**
+ * A stored certificate is served while it has more than this left; then the same statement is
+ * signed again (the next sequence). So whatever is handed out verifies for at least this long.
+ */
+export const CERTIFICATE_RENEW_BEFORE_SECONDS = CERTIFICATE_LIFETIME_SECONDS / 2;
 
 export interface CertifiedCapture {
   id: string;
@@ -61,6 +71,8 @@ export interface CertifiedContent {
 export interface CertificatePayload extends CertifiedContent {
   /** Issued at (unix seconds). */
   iat: number;
+  /** Expires at (unix seconds): `iat` + CERTIFICATE_LIFETIME_SECONDS. */
+  exp: number;
   /** 1 for a verification's first certificate, then +1 for each one signed after it. */
   sequence: number;
 }

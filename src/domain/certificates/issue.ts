@@ -5,7 +5,17 @@ import type { Db } from "../../db/client";
 import type { VerificationRecord } from "../../db/verifications";
 import { apiSettings, ConfigError } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
-import { CERTIFICATE_ALGORITHM, CERTIFICATE_SCHEMA_VERSION, CERTIFICATE_TYPE, certifiedContent, isCertifiable, type CertificatePayload, type CertifiedContent } from "./content";
+import {
+  CERTIFICATE_ALGORITHM,
+  CERTIFICATE_LIFETIME_SECONDS,
+  CERTIFICATE_RENEW_BEFORE_SECONDS,
+  CERTIFICATE_SCHEMA_VERSION,
+  CERTIFICATE_TYPE,
+  certifiedContent,
+  isCertifiable,
+  type CertificatePayload,
+  type CertifiedContent,
+} from "./content";
 import { signingKey, type SigningKey } from "./keys";
 
 /*
@@ -16,8 +26,9 @@ import { signingKey, type SigningKey } from "./keys";
  * two events of one verification handled at once, a read racing the consumer):
  *  - one D1 snapshot decides: the record, its latest certificate, the tenant's name;
  *  - a stored certificate is kept while it covers the content (same content hash) or a later state
- *    of the verification (its row `version`) than this snapshot, unless its key was withdrawn or it
- *    is of an earlier `schema_version` (then the same state is signed again, as the next sequence);
+ *    of the verification (its row `version`) than this snapshot, unless its key was withdrawn, it is
+ *    of an earlier `schema_version`, or it has CERTIFICATE_RENEW_BEFORE_SECONDS or less before it
+ *    expires (then the same state is signed again, as the next sequence);
  *  - otherwise the next sequence is signed and inserted only if no certificate with that sequence or
  *    a later state exists (one conditional INSERT); a loser of that race reads again and finds the
  *    winner's. So sequences are gapless and unique, and the latest always covers the latest state
@@ -53,7 +64,7 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
     if (!record || !isCertifiable(record.row)) return null;
     const content = certifiedContent(record, snapshot.tenant, snapshot.analyses, issuer);
     const contentSha256 = await sha256Hex(canonical(content));
-    if (latest && isCurrent(latest) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
+    if (latest && isCurrent(latest) && servable(latest.jws, now) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
       return { record, certificate: issued(latest) };
     }
     if (snapshot.currentKeyWithdrawn) {
@@ -76,9 +87,20 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
   throw new Error(`certificate of ${verificationId}: no decision after ${MAX_ROUNDS} rounds of concurrent signing`);
 }
 
+/**
+ * Whether a stored certificate may still be handed out: it has an expiry (those signed before
+ * certificates had one verify for ever, so they are replaced) more than
+ * CERTIFICATE_RENEW_BEFORE_SECONDS away.
+ */
+export function servable(jws: string, now: number): boolean {
+  const { exp } = decodeJwt(jws);
+  return typeof exp === "number" && exp - now / 1000 > CERTIFICATE_RENEW_BEFORE_SECONDS;
+}
+
 /** A compact JWS (a JWT with explicit `typ`) over the payload, signed with the deployment's key. */
 export async function sign(content: CertifiedContent, sequence: number, now: number, key: SigningKey): Promise<string> {
-  const payload: CertificatePayload = { ...content, iat: Math.floor(now / 1000), sequence };
+  const iat = Math.floor(now / 1000);
+  const payload: CertificatePayload = { ...content, iat, exp: iat + CERTIFICATE_LIFETIME_SECONDS, sequence };
   return new SignJWT({ ...payload }).setProtectedHeader({ alg: CERTIFICATE_ALGORITHM, kid: key.kid, typ: CERTIFICATE_TYPE }).sign(key.privateKey);
 }
 

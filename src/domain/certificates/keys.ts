@@ -55,12 +55,36 @@ export async function importSigningKey(der: Uint8Array): Promise<SigningKey> {
   return { kid, privateKey, publicJwk: { kty: "OKP", crv: "Ed25519", x: jwk.x, kid, alg: CERTIFICATE_ALGORITHM, use: "sig" } };
 }
 
+/** How long one isolate keeps the published key set before reading `certificate_keys` again. */
+export const JWKS_ISOLATE_TTL_MS = 60_000;
+/** How long any other cache (a verifier, a CDN) may keep it: `Cache-Control: public, max-age=…`. */
+export const JWKS_MAX_AGE_SECONDS = 300;
+
+/** The key set as this isolate last read it, by the current key's kid (a rotation is a new entry). */
+const keySets = new Map<string, { at: number; keys: Promise<PublicJwk[]> }>();
+
 /**
  * The published key set: the current key and every recorded key not withdrawn, current first. A
- * withdrawn current key is not published (and `usableSigningKey` refuses it).
+ * withdrawn current key is not published (and `usableSigningKey` refuses it). Read from D1 at most
+ * once per JWKS_ISOLATE_TTL_MS per isolate and current key: a key rotated in (a new secret, a new
+ * current key) is published at once, a withdrawal and an older key first recorded by another isolate
+ * within that time.
  */
-export async function publishedKeys(env: Env, db: Db): Promise<PublicJwk[]> {
-  const [current, rows] = await Promise.all([signingKey(env), certificateKeyRows(db)]);
+export async function publishedKeys(env: Env, db: Db, now = Date.now()): Promise<PublicJwk[]> {
+  const current = await signingKey(env);
+  const cached = keySets.get(current.kid);
+  // An entry from the future (a clock stepped back) is as stale as an old one.
+  if (cached && cached.at <= now && now - cached.at < JWKS_ISOLATE_TTL_MS) return cached.keys;
+  const entry = { at: now, keys: readPublishedKeys(current, db) };
+  keySets.set(current.kid, entry);
+  entry.keys.catch(() => {
+    if (keySets.get(current.kid) === entry) keySets.delete(current.kid);
+  });
+  return entry.keys;
+}
+
+async function readPublishedKeys(current: SigningKey, db: Db): Promise<PublicJwk[]> {
+  const rows = await certificateKeyRows(db);
   const withdrawn = new Set(rows.filter((r) => r.withdrawnAt !== null).map((r) => r.kid));
   const keys: PublicJwk[] = withdrawn.has(current.kid) ? [] : [current.publicJwk];
   for (const row of rows) {

@@ -7,7 +7,7 @@ import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { isId, newId } from "../../lib/ids";
 import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isCertifiable, uncertifiable, UNCERTIFIABLE_MESSAGES } from "./content";
-import { currentCertificate, isCurrent, type IssuedCertificate } from "./issue";
+import { currentCertificate, isCurrent, servable, type IssuedCertificate } from "./issue";
 
 /*
  * Certificate links: a verification's certificate behind a credential of its own, so sharing a
@@ -70,12 +70,12 @@ export async function createCertificateLink(
  * verification no longer certifiable (a link made before nothing-evaluated verdicts were refused):
  * all answer 404.
  */
-export async function certificateForLink(env: Env, db: Db, token: string): Promise<IssuedCertificate | null> {
+export async function certificateForLink(env: Env, db: Db, token: string, now = Date.now()): Promise<IssuedCertificate | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
   const latest = await certificateByLinkToken(db, await sha256Hex(token));
   if (!latest || !isCertifiable(latest.verification)) return null;
-  // Signed by a key withdrawn since, or in an earlier schema: signed again before anyone sees it.
-  if (!isCurrent(latest)) return (await currentCertificate(env, db, latest.verificationId))?.certificate ?? null;
+  // Signed by a key withdrawn since, in an earlier schema, or close to its expiry: signed again before anyone sees it.
+  if (!isCurrent(latest) || !servable(latest.jws, now)) return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
   return { verificationId: latest.verificationId, sequence: latest.sequence, kid: latest.kid, jws: latest.jws, issuedAt: latest.issuedAt };
 }
 

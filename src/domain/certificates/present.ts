@@ -19,13 +19,15 @@ export function certificateLinkUrl(baseUrl: string, token: string): string {
  * (`payload`, decoded from the JWS: a reader must verify the JWS, not trust this copy).
  */
 export function presentCertificate(certificate: IssuedCertificate, baseUrl: string) {
+  const payload = decodeJwt(certificate.jws) as unknown as CertificatePayload;
   return {
     certificate: certificate.jws,
     jwks_url: jwksUrl(baseUrl),
     kid: certificate.kid,
     sequence: certificate.sequence,
     issued_at: iso(certificate.issuedAt),
-    payload: decodeJwt(certificate.jws) as unknown as CertificatePayload,
+    expires_at: iso(payload.exp * 1000),
+    payload,
   };
 }
 

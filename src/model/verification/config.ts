@@ -68,7 +68,9 @@ export const CONTRACT_DEFAULTS: SignalDefaults = { signals: DEFAULT_SIGNALS, lef
 
 /**
  * Applies the sugar and the defaults; the input has already passed the creation schema (and the
- * deployment's capabilities, which also give the default signals).
+ * deployment's capabilities, which also give the default signals). A `context` is always
+ * cross-checked (the spec's Config): without `signals_required` it adds the `context` signal to the
+ * defaults (and the schema refuses it beside a `signals_required` without `context`).
  */
 export function normalizeConfig(input: ConfigInput, defaults: SignalDefaults): VerificationConfig {
   const steps: Step[] = input.steps
@@ -81,7 +83,7 @@ export function normalizeConfig(input: ConfigInput, defaults: SignalDefaults): V
   const config: VerificationConfig = {
     max_captures: steps.reduce((sum, s) => (s.type === "text" ? sum : sum + s.max), 0),
     steps,
-    signals_required: input.signals_required ?? [...defaults.signals],
+    signals_required: input.signals_required ?? [...defaults.signals, ...(input.context !== undefined ? (["context"] as const) : [])],
   };
   if (input.signals_required === undefined) config.signals_default = { left_out: defaults.leftOut };
   const optional = [

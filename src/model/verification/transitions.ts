@@ -109,6 +109,20 @@ export interface CaptureCommand {
   sizeBytes: number;
 }
 
+/**
+ * The evidence step a capture's `step_key` names, or 400 `unknown_step` (spec rule 3) when it names
+ * a text step or none: decided from the config alone, so before capacity (a full verification still
+ * answers 400 for a key that could never take a capture, not 409).
+ */
+export function evidenceStepNamed(config: VerificationState["config"], stepKey: string): { step: EvidenceStep } | ErrorResult {
+  const step: Step | undefined = findStep(config, stepKey);
+  if (!step || step.type === "text") {
+    const why = step ? "it names a text step: answer it through /answers" : "the verification has no step with that key";
+    return errorResult("unknown_step", `step_key ${JSON.stringify(stepKey)} names no image or upload step: ${why}.`);
+  }
+  return { step };
+}
+
 /** Chooses the step a capture lands in (spec rules 1-4), or the error that refuses it. */
 export function chooseStep(state: VerificationState, stepKey: string | undefined): { step: EvidenceStep } | ErrorResult {
   if (stepKey === undefined) {
@@ -120,11 +134,9 @@ export function chooseStep(state: VerificationState, stepKey: string | undefined
     if (!open) return errorResult("step_full", "Every image step already holds its maximum number of captures.");
     return { step: open };
   }
-  const step: Step | undefined = findStep(state.config, stepKey);
-  if (!step || step.type === "text") {
-    const why = step ? "it names a text step: answer it through /answers" : "the verification has no step with that key";
-    return errorResult("unknown_step", `step_key ${JSON.stringify(stepKey)} names no image or upload step: ${why}.`);
-  }
+  const named = evidenceStepNamed(state.config, stepKey);
+  if ("ok" in named) return named;
+  const { step } = named;
   if (capturesInStep(state, step.key) >= step.max) {
     return errorResult("step_full", `Step ${JSON.stringify(step.key)} already holds its maximum of ${step.max} captures.`);
   }

@@ -7,7 +7,7 @@ import { newId } from "../../src/lib/ids";
 import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
 import { BASE, callJson, createVerification, db, type TestTenant } from "./api";
 import { inlineCapture, pollVerification } from "./capture";
-import { sha256Hex } from "./images";
+import { sha256Hex, uniqueJpeg } from "./images";
 import { encodeJpeg, naturalScene } from "./synth";
 import { waitFor } from "./wait";
 

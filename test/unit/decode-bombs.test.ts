@@ -213,7 +213,7 @@ describe("depth maps pass the photos' header check and are streamed", () => {
   it("the analysis of a capture whose depth map is the bomb: depth not assessed, its evidence naming the header; the photo's signals stand", async () => {
     const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
     const photo = encodeJpeg(naturalScene(256, 192, 4), 90);
-    const input = { captureId: "cap_depth", tenantId: "tnt_a", bytes: photo, mediaType: "image/jpeg", uploaded: false, location: null, clientCapturedAt: null, required: ["screen", "ai", "depth"] as const };
+    const input = { captureId: "cap_depth", tenantId: "tnt_a", bytes: photo, mediaType: "image/jpeg", uploaded: false, location: null, clientCapturedAt: null, channel: "api" as const, captureIntegrity: null, required: ["screen", "ai", "depth"] as const };
     const result = await analyzeImage({ ...input, required: [...input.required], depthPng: depthBomb(8_192, 8_192) }, deps);
     expect(result.signals.depth).toEqual({ status: "not_assessed", reason: "depth_map_unreadable" });
     expect(result.observed.depth.evidence[0]).toEqual({ code: "depth_map_unreadable", detail: expect.stringMatching(/^image_too_large: .*over the 50 MP ceiling/) });

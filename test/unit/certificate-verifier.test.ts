@@ -5,6 +5,8 @@ import { CertificateError, requesterOf, verifyCertificate } from "../../clients/
 /*
  * The client's verifier (the certificate page and the `verification-certificate` command run it)
  * reads both payload versions: 1 (signed before issue 33) and 2 (tenant id, verified domain, signals).
+ * Every certificate also needs `exp`; version 1 was only ever signed without one, so a real version 1
+ * is refused as undated (test/integration/certificate-expiry.test.ts covers expiry itself).
  */
 
 const ISSUER = "https://verify.example.com";
@@ -21,8 +23,11 @@ async function issuer() {
 const common = {
   iss: ISSUER,
   iat: 1795428252,
+  exp: 1795428252 + 7 * 24 * 3600,
   sequence: 1,
 };
+/** A day after signing, so the test reads the same on any date. */
+const currentDate = new Date((common.iat + 24 * 3600) * 1000);
 const verification = {
   id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
   status: "completed",
@@ -45,15 +50,18 @@ const v2 = {
 describe("the certificate verifier", () => {
   it("verifies version 1 and version 2 payloads, and names the requester as the reader should read it", async () => {
     const { jwks, sign } = await issuer();
-    const first = await verifyCertificate(await sign(v1), { jwks, issuer: ISSUER });
+    const first = await verifyCertificate(await sign(v1), { jwks, issuer: ISSUER }, { currentDate });
     expect(first.payload.schema_version).toBe(1);
     expect(requesterOf(first.payload)).toEqual({ kind: "declared_name", name: "Allianz SE" });
+    const { exp: _exp, ...asSigned } = v1;
+    const undated = await verifyCertificate(await sign(asSigned), { jwks, issuer: ISSUER }, { currentDate }).catch((err: unknown) => err);
+    expect(undated).toMatchObject({ problem: "expired", message: expect.stringMatching(/no expiry/) });
 
-    const second = await verifyCertificate(await sign(v2), { jwks, issuer: ISSUER });
+    const second = await verifyCertificate(await sign(v2), { jwks, issuer: ISSUER }, { currentDate });
     expect(second.payload).toEqual(v2);
     expect(requesterOf(second.payload)).toEqual({ kind: "declared_name", name: "Allianz SE" });
     const verified = { ...v2, verification: { ...v2.verification, tenant: { ...v2.verification.tenant, verified_domain: "allianz.example" } } };
-    expect(requesterOf((await verifyCertificate(await sign(verified), { jwks, issuer: ISSUER })).payload)).toEqual({ kind: "verified_domain", name: "allianz.example" });
+    expect(requesterOf((await verifyCertificate(await sign(verified), { jwks, issuer: ISSUER }, { currentDate })).payload)).toEqual({ kind: "verified_domain", name: "allianz.example" });
   });
 
   it("refuses a version it does not know, and a version 2 without who and how", async () => {
@@ -63,7 +71,7 @@ describe("the certificate verifier", () => {
       { ...v2, verification: { ...v2.verification, tenant: { display_name: "Allianz SE" } } },
       { ...v2, verification: { ...v2.verification, verdict: { label: "verified", assessment: "complete" } } },
     ]) {
-      const refused = await verifyCertificate(await sign(payload), { jwks, issuer: ISSUER }).catch((err: unknown) => err);
+      const refused = await verifyCertificate(await sign(payload), { jwks, issuer: ISSUER }, { currentDate }).catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(CertificateError);
       expect((refused as CertificateError).problem).toBe("malformed");
       expect((refused as CertificateError).message).toMatch(/schema_version 1 or 2/);

@@ -7,7 +7,8 @@
  * configured, against the loopback fakes at that URL (test/fakes: web detection and a vision judge),
  * and the verification asks for every signal and check. `POST /fuzz?target=…` runs one fuzz input
  * (the body) through a decoder or metadata reader (test/helpers/fuzz.ts). `POST /depth` reads the
- * body as a capture's depth map (forensic buffer) and runs the depth signal on it.
+ * body as a capture's depth map (forensic buffer) and runs the depth signal on it. `POST /report`
+ * renders an evidence report whose every capture shows the body as its thumbnail (bench/report.ts).
  */
 import { analyzeImage, type ImageDeps, type ImageInput } from "../src/analysis/analyze-image";
 import { decodeImage } from "../src/analysis/decoders";
@@ -17,6 +18,8 @@ import { evidenceThumbnail } from "../src/analysis/thumbnail";
 import { openAiCompatibleVisionJudge } from "../src/providers/vision";
 import { googleWebDetection } from "../src/providers/web-search";
 import { FUZZ_TARGETS, runFuzzTarget, type FuzzTarget } from "../test/helpers/fuzz";
+import { renderReport } from "../src/domain/report/render";
+import { benchReportContent } from "./lib/report-content";
 
 // A Data module (wrangler.toml rules), copied there by bench/decode.ts before each start.
 import input from "../.cache/bench-input.bin";
@@ -33,6 +36,13 @@ export default {
       if (url.pathname === "/decode") {
         const image = await decodeImage(bytes, type, { tiles: screenTileRects, thumbnailMaxSide: 1024 });
         return Response.json({ width: image.width, height: image.height, overview: [image.overview.width, image.overview.height], tiles: image.tiles.length });
+      }
+      if (url.pathname === "/report") {
+        // The body is the evidence thumbnail every capture of the report shows (bench/report.ts).
+        const photos = Number(url.searchParams.get("photos") ?? "20");
+        const size = { width: Number(url.searchParams.get("width") ?? "480"), height: Number(url.searchParams.get("height") ?? "360") };
+        const pdf = await renderReport(benchReportContent(photos, { jpeg: bytes, ...size }));
+        return Response.json({ bytes: pdf.length });
       }
       if (url.pathname === "/depth") {
         const depth = analyzeDepthPng(bytes);

@@ -12,6 +12,7 @@ import bot from "./routes/bot";
 import capabilities from "./routes/capabilities";
 import caseRoutes from "./routes/case";
 import captures from "./routes/captures";
+import report from "./routes/report";
 import certificates from "./routes/certificates";
 import evidence from "./routes/evidence";
 import invitations from "./routes/invitations";
@@ -83,6 +84,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", trial);
   app.route("/", caseRoutes);
   app.route("/", captures);
+  app.route("/", report);
   app.route("/", evidence);
   app.route("/", review);
   app.route("/", redaction);

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { certificateKeys, certificateLinks, certificates } from "./schema";
 import { recordFromResults, recordStatements, type VerificationRecord, type VerificationRow } from "./verifications";
@@ -156,4 +156,13 @@ export async function findLink(db: Db, tenantId: string, id: string): Promise<Ce
 /** The UPDATE that revokes this tenant's link; it changes nothing if the link was revoked already (the first time stays). */
 export function revokeLink(db: Db, tenantId: string, id: string, now: number): D1PreparedStatement {
   return db.$client.prepare("UPDATE certificate_links SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL").bind(now, id, tenantId);
+}
+
+/** This verification's unrevoked link whose token hashes to `tokenHash`, if any. */
+export async function activeLinkByToken(db: Db, tenantId: string, verificationId: string, tokenHash: string): Promise<CertificateLinkRow | undefined> {
+  return db
+    .select()
+    .from(certificateLinks)
+    .where(and(eq(certificateLinks.tenantId, tenantId), eq(certificateLinks.verificationId, verificationId), eq(certificateLinks.tokenHash, tokenHash), isNull(certificateLinks.revokedAt)))
+    .get();
 }

@@ -82,6 +82,15 @@ export const INVITATION_EMAIL_LIMITS = {
   perInvitation: { name: "invitation-resends", limit: 5, windowMs: 60 * MINUTE, message: "This invitation was sent too often this hour; try again later." },
 } as const satisfies Record<string, RateLimitRule>;
 
+/**
+ * `GET /v1/verifications/{id}/report.pdf`: a report reads every thumbnail and draws and compresses a
+ * PDF (tens of milliseconds of CPU, a few MB of memory for 20 photos), where other reads cost a query.
+ * Per tenant, far above an adjuster filing reports by hand and a back-end archiving each case once.
+ */
+export const REPORT_LIMITS = {
+  perTenant: { name: "report", limit: 60, windowMs: MINUTE, message: "This tenant asked for 60 evidence reports in the last minute; try again shortly." },
+} as const satisfies Record<string, RateLimitRule>;
+
 /** The capture flow's doors, per location (see the top of this file). */
 export const CAPTURE_FLOW_LIMITS = {
   /** `GET /v1/verify/{token}`: the capture page reads it on load and after a refusal. */

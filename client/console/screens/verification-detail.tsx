@@ -76,6 +76,9 @@ export function VerificationDetailScreen(props: { id: string }) {
             <a class="button secondary small" href={`/console/verifications/${v.id}/certificate`}>
               Open certificate
             </a>
+            <a class="button secondary small" href={`/v1/verifications/${v.id}/report.pdf`} download={`evidence-report-${v.id}.pdf`}>
+              Download report
+            </a>
           </>
         }
       />

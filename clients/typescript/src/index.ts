@@ -116,7 +116,20 @@ export function createClient(options: ClientOptions) {
     } while (cursor);
   }
 
-  return { api, createVerification, getVerification, waitForVerification, listVerificationsPage, listVerifications };
+  /**
+   * The evidence report (PDF bytes). `certificateLink`: the URL (or its `cert_…` token) of a
+   * certificate link you created, to print with its QR code.
+   */
+  async function downloadReport(id: string, opts: { certificateLink?: string } = {}): Promise<Uint8Array> {
+    const link = opts.certificateLink?.slice(opts.certificateLink.lastIndexOf("/") + 1);
+    const { data, error, response } = await api.GET("/v1/verifications/{id}/report.pdf", {
+      params: { path: { id }, query: link ? { certificate_link: link } : {} },
+      parseAs: "arrayBuffer",
+    });
+    return data ? new Uint8Array(data) : fail(response, error);
+  }
+
+  return { api, createVerification, getVerification, waitForVerification, listVerificationsPage, listVerifications, downloadReport };
 }
 
 export type VerificationClient = ReturnType<typeof createClient>;

@@ -1000,6 +1000,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/verifications/{id}/report.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence report as a PDF
+         * @description The verdict and each required check with what decided it; every capture (its thumbnail, step, received time, SHA-256 and signals); the answers; the location check with a map drawn from its coordinates, the object and condition checks; the review; the case analysis; the record seal and the timeline. A redacted verification's report shows no image and no personal field, and says it was redacted. Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). 60 reports per minute per tenant (429). A dashboard session needs the `viewer` role or higher.
+         */
+        get: operations["getVerificationReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/evidence/{token}": {
         parameters: {
             query?: never;
@@ -8264,6 +8284,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getVerificationReport: {
+        parameters: {
+            query?: {
+                /** @description A certificate link's token (`cert_…`) to print with its QR code. */
+                certificate_link?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Authenticated but not allowed. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

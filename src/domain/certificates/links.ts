@@ -1,4 +1,4 @@
-import { certificateByLinkToken, findLink, insertLinkUnderCap, linkStored, linksOf, linkUnrevoked, revokeLink, type CertificateLinkRow } from "../../db/certificates";
+import { activeLinkByToken, certificateByLinkToken, findLink, insertLinkUnderCap, linkStored, linksOf, linkUnrevoked, revokeLink, type CertificateLinkRow } from "../../db/certificates";
 import type { Db } from "../../db/client";
 import { loadTenantRecord } from "../../db/verifications";
 import type { Principal } from "../../auth/principal";
@@ -77,6 +77,11 @@ export async function certificateForLink(env: Env, db: Db, token: string, now = 
   // Signed by a key withdrawn since, in an earlier schema, or close to its expiry: signed again before anyone sees it.
   if (!isCurrent(latest) || !servable(latest.jws, now)) return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
   return { verificationId: latest.verificationId, sequence: latest.sequence, kid: latest.kid, jws: latest.jws, issuedAt: latest.issuedAt };
+}
+
+/** Whether `token` is an unrevoked link to this tenant's verification (the evidence report prints it then). */
+export async function isActiveLinkOf(db: Db, tenantId: string, verificationId: string, token: string): Promise<boolean> {
+  return TOKEN_PATTERN.test(token) && (await activeLinkByToken(db, tenantId, verificationId, await sha256Hex(token))) !== undefined;
 }
 
 export async function listCertificateLinks(db: Db, tenantId: string, verificationId: string): Promise<CertificateLinkRow[]> {

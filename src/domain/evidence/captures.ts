@@ -30,6 +30,35 @@ export async function getCapture(env: Env, db: Db, tenantId: string, captureId: 
   return view!;
 }
 
+/** A capture as the evidence report shows it: the API's view without signed URLs, its stored thumbnail and signals. */
+export interface ReportedCapture {
+  view: CaptureView;
+  thumbnail: StoredThumbnail | null;
+  signals: Record<string, unknown> | null;
+}
+
+/** The record's captures in capture order for the evidence report (no URL is signed: the report embeds the thumbnails). */
+export async function capturesForReport(db: Db, record: VerificationRecord): Promise<ReportedCapture[]> {
+  const analyses = await analysesOf(db, record.row.id);
+  const byCapture = new Map(analyses.map((a) => [a.captureId, a]));
+  const signalKeys = record.row.config.signals_required.map((name) => SIGNAL_KEYS[name]);
+  return record.captures.map((capture) => {
+    const analysis = byCapture.get(capture.id);
+    const result = analysis?.result as { signals?: Record<string, unknown> } | null | undefined;
+    return {
+      view: presentCapture(capture, {
+        source: isUploaded(record, capture) ? "upload" : "live",
+        analysis: presentAnalysis(analysis, signalKeys),
+        result: analysis?.result,
+        urls: {},
+        redactedAt: record.row.redactedAt,
+      }),
+      thumbnail: record.row.redactedAt === null ? ((analysis?.thumbnail as StoredThumbnail | null | undefined) ?? null) : null,
+      signals: result?.signals ?? null,
+    };
+  });
+}
+
 async function presentCaptures(env: Env, db: Db, record: VerificationRecord, captures: CaptureRow[], now: number): Promise<CaptureView[]> {
   const { row } = record;
   const [analyses, depthDigests] = await Promise.all([

@@ -18,9 +18,10 @@ export function servedContract(): Promise<Contract> {
 /** fetch whose every answer is checked against the served document (as in the workerd suite). */
 export async function checkedFetch(request: Request): Promise<Response> {
   const res = await fetch(request, { redirect: "manual" });
-  const body = await res.text();
-  (await servedContract()).check({ method: request.method, url: request.url, status: res.status, headers: res.headers, body });
-  return new Response(res.status === 204 ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  // The bytes as they came (a PDF is not text); the check reads them as text.
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  (await servedContract()).check({ method: request.method, url: request.url, status: res.status, headers: res.headers, body: new TextDecoder().decode(bytes) });
+  return new Response(res.status === 204 ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /** The tenant API of the Worker under test through the generated client (dev tenant's key). */

@@ -127,6 +127,9 @@ function RecordSeal(props: { verification: Verification }) {
   );
 }
 
+/** The evidence report printing this link and its QR code (the report can print only a link its caller holds). */
+const reportWithLink = (id: string, url: string): string => `/v1/verifications/${id}/report.pdf?certificate_link=${encodeURIComponent(url.slice(url.lastIndexOf("/") + 1))}`;
+
 /** Share links of the certificate: a URL is shown once, at creation (only its hash is stored). */
 function CertificateLinks(props: { verification: Verification }) {
   const v = props.verification;
@@ -170,6 +173,9 @@ function CertificateLinks(props: { verification: Verification }) {
             <CopyButton text={created} label="Copy link" />
             <a class="button secondary small" href={created} target="_blank" rel="noopener noreferrer">
               Open it
+            </a>
+            <a class="button secondary small" href={reportWithLink(v.id, created)} download={`evidence-report-${v.id}.pdf`}>
+              Download the report with this link
             </a>
           </div>
         </Notice>

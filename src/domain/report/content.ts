@@ -1,0 +1,52 @@
+import type { z } from "@hono/zod-openapi";
+import type { EventRow } from "../../db/verifications";
+import type { VerificationSchema } from "../../schemas/verification";
+import type { CertifiedSignal } from "../certificates/signals";
+import type { CaptureView } from "../evidence/present";
+
+/*
+ * What an evidence report shows, gathered before any drawing: the wire shapes the API serves (so the
+ * report never says more, or other, than the API), each capture's thumbnail bytes, and the
+ * certificate link the caller asked to print. A redacted verification's content carries no image,
+ * answer, location, narrative, note or metadata: `gatherReport` leaves them out, and the layout only
+ * draws what it is given.
+ */
+
+export type VerificationView = z.infer<typeof VerificationSchema>;
+
+/** A capture's evidence thumbnail (JPEG, upright, at most 480 px on its longest side). */
+export interface ReportImage {
+  jpeg: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export interface ReportCapture {
+  view: Omit<CaptureView, "image_url" | "thumbnail_url" | "depth_map_url">;
+  image: ReportImage | null;
+}
+
+export interface ReportEvent {
+  name: string;
+  occurredAt: string;
+}
+
+export interface ReportContent {
+  generatedAt: string;
+  issuer: string;
+  tenant: { id: string; displayName: string; verifiedDomain: string | null };
+  verification: VerificationView;
+  /** Each required signal with its status and the method that decided it (as certificates say it). */
+  signals: Record<string, CertifiedSignal>;
+  captures: ReportCapture[];
+  /** The reviewer's email or phone, when the review's author is still a user. */
+  reviewer: string | null;
+  timeline: ReportEvent[];
+  /** A certificate link the caller holds and asked to print (URL and QR code). */
+  certificateLinkUrl: string | null;
+  redacted: boolean;
+}
+
+export function reportEvents(rows: readonly EventRow[]): ReportEvent[] {
+  return rows.map((e) => ({ name: e.name, occurredAt: new Date(e.occurredAt).toISOString() }));
+}

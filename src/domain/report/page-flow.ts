@@ -1,0 +1,177 @@
+import { PageSizes, rgb, type PDFDocument, type PDFFont, type PDFImage, type PDFPage, type RGB } from "pdf-lib";
+
+/*
+ * Text and blocks flowing down A4 pages: wrapped paragraphs, label/value rows, headings that never
+ * end a page, and blocks (an image, a map, a QR code) that move whole to the next page when they do
+ * not fit. Every string passes `clean` first: the embedded fonts cover Latin, Greek and Cyrillic,
+ * and any other character prints as "?" rather than as an invisible glyph.
+ */
+
+export const MARGIN = 48;
+const [PAGE_WIDTH, PAGE_HEIGHT] = PageSizes.A4;
+export const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
+const LABEL_WIDTH = 138;
+const FOOTER = 28;
+
+export const INK = rgb(0.1, 0.1, 0.12);
+export const MUTED = rgb(0.38, 0.38, 0.42);
+export const RULE = rgb(0.8, 0.8, 0.84);
+
+export interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+}
+
+interface TextStyle {
+  size?: number;
+  bold?: boolean;
+  color?: RGB;
+  indent?: number;
+}
+
+export class PageFlow {
+  page!: PDFPage;
+  y = 0;
+  private readonly supported: Set<number>;
+  /** Advance widths at size 1 per font and character: the fonts carry no kerning or ligatures, so a text's width is their sum. */
+  private readonly advances = new Map<PDFFont, Map<string, number>>();
+
+  constructor(
+    readonly doc: PDFDocument,
+    readonly fonts: Fonts,
+  ) {
+    this.supported = new Set([...fonts.regular.getCharacterSet(), ...fonts.bold.getCharacterSet()]);
+    this.newPage();
+  }
+
+  newPage(): void {
+    this.page = this.doc.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    this.y = PAGE_HEIGHT - MARGIN;
+  }
+
+  /** Room for `height` points on this page, or a new page. */
+  ensure(height: number): void {
+    if (this.y - height < MARGIN + FOOTER) this.newPage();
+  }
+
+  gap(points: number): void {
+    this.y -= points;
+  }
+
+  /** Printable text: line breaks and tabs as spaces, control characters dropped, unsupported characters as "?". */
+  clean(text: string): string {
+    let out = "";
+    for (const ch of text.replace(/[\r\n\t]+/g, " ")) {
+      const cp = ch.codePointAt(0)!;
+      if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) continue;
+      out += this.supported.has(cp) ? ch : "?";
+    }
+    return out;
+  }
+
+  /** The width of `text` in points (what `font.widthOfTextAtSize` says, without laying the text out each time). */
+  measure(text: string, font: PDFFont, size: number): number {
+    let widths = this.advances.get(font);
+    if (!widths) this.advances.set(font, (widths = new Map()));
+    let total = 0;
+    for (const ch of text) {
+      let w = widths.get(ch);
+      if (w === undefined) widths.set(ch, (w = font.widthOfTextAtSize(ch, 1)));
+      total += w;
+    }
+    return total * size;
+  }
+
+  /** Lines of at most `width` points; a word longer than a line (a hash, a URL) is cut where it must. */
+  wrap(text: string, width: number, font: PDFFont, size: number): string[] {
+    const lines: string[] = [];
+    let line = "";
+    for (const word of this.clean(text).split(" ")) {
+      const candidate = line === "" ? word : `${line} ${word}`;
+      if (this.measure(candidate, font, size) <= width) {
+        line = candidate;
+        continue;
+      }
+      if (line !== "") lines.push(line);
+      line = word;
+      while (this.measure(line, font, size) > width) {
+        // The longest prefix that fits (at least one character), by bisection: a 2 000-character token stays cheap.
+        let [fits, over] = [1, line.length];
+        while (over - fits > 1) {
+          const mid = (fits + over) >> 1;
+          if (this.measure(line.slice(0, mid), font, size) <= width) fits = mid;
+          else over = mid;
+        }
+        const cut = fits;
+        lines.push(line.slice(0, cut));
+        line = line.slice(cut);
+      }
+    }
+    if (line !== "" || lines.length === 0) lines.push(line);
+    return lines;
+  }
+
+  paragraph(text: string, style: TextStyle = {}): void {
+    const size = style.size ?? 10;
+    const font = style.bold ? this.fonts.bold : this.fonts.regular;
+    const indent = style.indent ?? 0;
+    for (const line of this.wrap(text, CONTENT_WIDTH - indent, font, size)) {
+      this.ensure(size * 1.4);
+      this.y -= size * 1.15;
+      this.page.drawText(line, { x: MARGIN + indent, y: this.y, size, font, color: style.color ?? INK });
+      this.y -= size * 0.25;
+    }
+  }
+
+  /** A section title, kept with the first lines after it. */
+  heading(text: string, size = 13): void {
+    this.ensure(size * 1.6 + 60);
+    this.gap(size * 0.9);
+    this.paragraph(text, { size, bold: true });
+    this.page.drawLine({ start: { x: MARGIN, y: this.y - 2 }, end: { x: MARGIN + CONTENT_WIDTH, y: this.y - 2 }, thickness: 0.6, color: RULE });
+    this.gap(8);
+  }
+
+  /** A label and its value on one row, the value wrapped in its column. */
+  field(label: string, value: string, style: { size?: number } = {}): void {
+    const size = style.size ?? 9.5;
+    const lines = this.wrap(value === "" ? "-" : value, CONTENT_WIDTH - LABEL_WIDTH, this.fonts.regular, size);
+    this.ensure(size * 1.4 * Math.min(lines.length, 3));
+    const labelLines = this.wrap(label, LABEL_WIDTH - 8, this.fonts.bold, size);
+    const rows = Math.max(lines.length, labelLines.length);
+    for (let i = 0; i < rows; i++) {
+      this.ensure(size * 1.4);
+      this.y -= size * 1.15;
+      if (labelLines[i]) this.page.drawText(labelLines[i]!, { x: MARGIN, y: this.y, size, font: this.fonts.bold, color: MUTED });
+      if (lines[i]) this.page.drawText(lines[i]!, { x: MARGIN + LABEL_WIDTH, y: this.y, size, font: this.fonts.regular, color: INK });
+      this.y -= size * 0.3;
+    }
+  }
+
+  /** A block `height` points tall, drawn by `draw(x, bottomY)` at the left margin (plus `indent`). */
+  block(height: number, draw: (x: number, bottom: number) => void, indent = 0): void {
+    this.ensure(height + 6);
+    this.y -= height;
+    draw(MARGIN + indent, this.y);
+    this.y -= 6;
+  }
+
+  image(image: PDFImage, maxWidth: number, maxHeight: number): void {
+    const scale = Math.min(maxWidth / image.width, maxHeight / image.height, 1.5);
+    const width = image.width * scale;
+    const height = image.height * scale;
+    this.block(height, (x, bottom) => {
+      this.page.drawImage(image, { x, y: bottom, width, height });
+      this.page.drawRectangle({ x, y: bottom, width, height, borderColor: RULE, borderWidth: 0.5 });
+    });
+  }
+
+  /** "Label · page n of N" at the foot of every page, once the document is complete. */
+  footers(label: string): void {
+    const pages = this.doc.getPages();
+    pages.forEach((page, i) => {
+      const text = this.clean(`${label} · page ${i + 1} of ${pages.length}`);
+      page.drawText(text, { x: MARGIN, y: MARGIN - 14, size: 7.5, font: this.fonts.regular, color: MUTED });
+    });
+  }
+}

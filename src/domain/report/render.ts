@@ -1,0 +1,274 @@
+import fontkit from "@pdf-lib/fontkit";
+import { PDFDocument, type PDFImage } from "pdf-lib";
+import type { ReportCapture, ReportContent } from "./content";
+import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "./fonts/dejavu-sans";
+import { drawLocationMap, MAP_LEGEND } from "./location-map";
+import { CONTENT_WIDTH, MUTED, PageFlow } from "./page-flow";
+import { drawQrCode } from "./qr";
+import { assessmentWords, methodWords, outcomeWords, reasonWords, signalName, statusWords } from "./words";
+
+/*
+ * The evidence report as a PDF (pdf-lib, fonts embedded and subset to the glyphs used): laid out
+ * for a reader who prints it and files it with the claim. It draws only what `ReportContent`
+ * carries; what a redacted verification may not show never reaches it.
+ */
+
+let fontBytes: { regular: Uint8Array; bold: Uint8Array } | undefined;
+function fonts(): { regular: Uint8Array; bold: Uint8Array } {
+  fontBytes ??= { regular: fromBase64(DEJAVU_SANS), bold: fromBase64(DEJAVU_SANS_BOLD) };
+  return fontBytes;
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const when = (value: string | undefined | null) => (value ? value.replace("T", " ").replace(/\.\d+Z$/, " UTC").replace(/Z$/, " UTC") : "-");
+const LABELS: Readonly<Record<string, string>> = { verified: "VERIFIED", suspicious: "SUSPICIOUS", failed: "FAILED" };
+
+export async function renderReport(content: ReportContent): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  const bytes = fonts();
+  const flow = new PageFlow(doc, {
+    regular: await doc.embedFont(bytes.regular, { subset: true }),
+    bold: await doc.embedFont(bytes.bold, { subset: true }),
+  });
+  const v = content.verification;
+  doc.setTitle(`Evidence report ${v.id}`);
+  doc.setSubject(`Verification ${v.id} of ${content.tenant.displayName}`);
+  doc.setProducer(content.issuer);
+  doc.setCreator("verification service evidence report");
+  doc.setCreationDate(new Date(content.generatedAt));
+
+  header(flow, content);
+  verdict(flow, content);
+  await captures(flow, content);
+  answers(flow, content);
+  checks(flow, content);
+  review(flow, content);
+  caseAnalysis(flow, content);
+  certificate(flow, content);
+  seal(flow, content);
+  timeline(flow, content);
+
+  flow.footers(`Evidence report ${v.id} · generated ${when(content.generatedAt)}`);
+  return doc.save({ useObjectStreams: true });
+}
+
+function header(flow: PageFlow, content: ReportContent): void {
+  const v = content.verification;
+  flow.paragraph("Evidence report", { size: 20, bold: true });
+  flow.paragraph(`Issued by ${content.issuer} on ${when(content.generatedAt)}`, { size: 9, color: MUTED });
+  flow.gap(8);
+  if (content.redacted) {
+    flow.paragraph(
+      `This verification was redacted on ${when(v.redacted_at)}: its images, answers, locations, notes and every other personal field were erased, and this report shows none of them.`,
+      { size: 10, bold: true },
+    );
+    flow.gap(6);
+  }
+  flow.field("Verification", v.id);
+  flow.field("Requested by", content.tenant.verifiedDomain ? `${content.tenant.displayName} (domain proved: ${content.tenant.verifiedDomain})` : `${content.tenant.displayName} (name as the tenant declared it)`);
+  flow.field("Tenant id", content.tenant.id);
+  flow.field("Status", v.status);
+  flow.field("Created", when(v.created_at));
+  if (v.submitted_at) flow.field("Submitted", when(v.submitted_at));
+  if (v.completed_at) flow.field("Completed", when(v.completed_at));
+  flow.field("Link expires", when(v.expires_at));
+  if (v.template) flow.field("Template", `${v.template.id} (version ${v.template.version})`);
+  if (v.failure_reason) flow.field("Failure", v.failure_reason);
+  const metadata = v.config.metadata;
+  if (metadata && Object.keys(metadata).length > 0) flow.field("Metadata", Object.entries(metadata).map(([k, x]) => `${k}: ${x}`).join("; "));
+}
+
+function verdict(flow: PageFlow, content: ReportContent): void {
+  const verdict = content.verification.verdict;
+  flow.heading("Verdict");
+  if (!verdict) {
+    flow.paragraph("No verdict yet: the evidence has not been analysed.");
+    return;
+  }
+  flow.paragraph(LABELS[verdict.label] ?? verdict.label.toUpperCase(), { size: 16, bold: true });
+  const reason = reasonWords(verdict.reason_code);
+  if (reason) flow.field("Reason", `${reason} (${verdict.reason_code})`);
+  flow.field("Assessment", `${verdict.assessment}: ${assessmentWords(verdict.assessment)}`);
+  flow.field("Risk score", verdict.score.toFixed(2));
+  flow.gap(4);
+  flow.paragraph("Each required check, what it concluded and what decided it:", { size: 9, color: MUTED });
+  const signals = verdict.signals as Record<string, unknown>;
+  for (const name of content.verification.config.signals_required) {
+    const key = Object.keys(content.signals).find((k) => signalKeyOf(k) === name) ?? name;
+    const certified = content.signals[key];
+    const method = certified?.status === "assessed" ? `; decided by ${methodWords(certified.method)}` : "";
+    flow.field(signalName(key), `${statusWords(certified)}: ${outcomeWords(key, signals[key])}${method}`);
+  }
+}
+
+const LOCATION_WORDS: Readonly<Record<string, string>> = {
+  verified: "taken within the tolerance of the expected address",
+  no_match: "taken farther from the expected address than the tolerance",
+  ungeocoded: "not compared (the address could not be found, or the capture had no location)",
+  rejected: "the device reported a mock location",
+};
+
+const KEY_OF: Readonly<Record<string, string>> = { screen_detection: "screen", ai_detection: "ai", reverse_search: "reverse", context_match: "context", depth: "depth" };
+const signalKeyOf = (key: string) => KEY_OF[key] ?? key;
+
+async function captures(flow: PageFlow, content: ReportContent): Promise<void> {
+  const steps = new Map(content.verification.config.steps.map((s) => [s.key, s.description]));
+  flow.heading(`Captures (${content.captures.length})`);
+  if (content.captures.length === 0) flow.paragraph("No capture was received.");
+  for (const [i, capture] of content.captures.entries()) {
+    const description = steps.get(capture.view.step_key);
+    flow.ensure(120);
+    flow.gap(4);
+    flow.paragraph(`${i + 1}. Step "${capture.view.step_key}"${description ? `: ${description}` : ""}`, { size: 10.5, bold: true });
+    await captureImage(flow, capture);
+    captureFields(flow, capture);
+  }
+}
+
+async function captureImage(flow: PageFlow, capture: ReportCapture): Promise<void> {
+  if (!capture.image) return;
+  let image: PDFImage;
+  try {
+    image = await flow.doc.embedJpg(capture.image.jpeg);
+  } catch {
+    flow.paragraph("(The stored thumbnail could not be read.)", { size: 9, color: MUTED });
+    return;
+  }
+  flow.image(image, 260, 200);
+}
+
+function captureFields(flow: PageFlow, capture: ReportCapture): void {
+  const c = capture.view;
+  flow.field("Capture", c.id);
+  flow.field("How", c.source === "live" ? "submitted through the capture link" : "uploaded as an existing image");
+  flow.field("Received", when(c.created_at));
+  if (c.client_captured_at) flow.field("Device clock at capture", when(c.client_captured_at));
+  flow.field("File", `${c.media_type}, ${c.size_bytes.toLocaleString("en-US")} bytes${c.width && c.height ? `, ${c.width} × ${c.height} px` : ""}`);
+  flow.field("SHA-256", c.sha256, { size: 8.5 });
+  if (c.location) {
+    const accuracy = c.location.accuracy_m !== undefined ? ` ± ${Math.round(c.location.accuracy_m)} m` : "";
+    flow.field("Location", `${c.location.lat.toFixed(6)}, ${c.location.lng.toFixed(6)}${accuracy} (${c.location.source === "device" ? "reported by the device" : "the photo's EXIF GPS"}${c.location.is_mock ? ", reported as a mock location" : ""})`);
+  }
+  if (c.analysis.status !== "completed") flow.field("Analysis", c.analysis.status);
+  for (const [key, signal] of Object.entries(c.analysis.signals)) {
+    const value = signal.status === "assessed" ? { ...signal.value, ...(signal.confidence !== undefined ? { confidence: signal.confidence } : {}) } : signal;
+    flow.field(signalName(key), outcomeWords(key, value));
+  }
+}
+
+function answers(flow: PageFlow, content: ReportContent): void {
+  const answered = content.verification.answers;
+  if (!answered || Object.keys(answered).length === 0) return;
+  const steps = new Map(content.verification.config.steps.map((s) => [s.key, s.description]));
+  flow.heading("Answers");
+  for (const [key, answer] of Object.entries(answered)) {
+    flow.field(steps.get(key) ?? key, `${answer.value}  (answered ${when(answer.answered_at)})`);
+  }
+}
+
+function checks(flow: PageFlow, content: ReportContent): void {
+  const { location_match: location, object_match: object, condition } = content.verification;
+  if (!location && !object && !condition) return;
+  flow.heading("Independent checks");
+  if (location) {
+    // The check's rows and its map on one page.
+    flow.ensure(location.expected_point || location.observed_point ? 280 : 90);
+    flow.paragraph("Location", { bold: true });
+    flow.field("Result", `${location.status}: ${LOCATION_WORDS[location.status] ?? ""}`);
+    flow.field("Expected", location.expected_location);
+    flow.field("Observed", location.observed_location ?? "no fix");
+    if (location.distance_m !== null) flow.field("Distance", `${location.distance_m} m (tolerance ${location.tolerance_m ?? "-"} m)`);
+    if (location.source) flow.field("Fix from", location.source === "device" ? "the device" : "the photo's EXIF GPS");
+    if (location.expected_point || location.observed_point) {
+      flow.block(170, (x, bottom) => {
+        drawLocationMap(flow.page, flow.fonts, { x, y: bottom, width: 240, height: 170 }, {
+          expected: location.expected_point,
+          observed: location.observed_point,
+          toleranceM: location.tolerance_m,
+          distanceM: location.distance_m,
+        });
+        const legend = [MAP_LEGEND.expected, MAP_LEGEND.observed, "Drawn from the coordinates alone: no map data."];
+        legend.forEach((line, i) => {
+          for (const [j, part] of flow.wrap(line, CONTENT_WIDTH - 260, flow.fonts.regular, 8).entries()) {
+            flow.page.drawText(part, { x: x + 252, y: bottom + 158 - i * 30 - j * 10, size: 8, font: flow.fonts.regular, color: MUTED });
+          }
+        });
+      });
+    }
+  }
+  if (object) {
+    flow.paragraph("Object", { bold: true });
+    flow.field("Expected object", object.expected_object);
+    flow.field("Result", object.status);
+  }
+  if (condition) {
+    flow.paragraph("Condition", { bold: true });
+    if ("score" in condition) flow.field("Overall", `${condition.label}, ${condition.score.toFixed(1)} of 10`);
+    else flow.field("Overall", `not assessed (${condition.reason})`);
+    for (const aspect of condition.aspects) flow.field(aspect.name, "score" in aspect ? `${(aspect.score as number).toFixed(1)} of 10: ${aspect.reasoning}` : aspect.reasoning);
+    if ("not_assessed" in condition) for (const aspect of condition.not_assessed ?? []) flow.field(aspect.name, `not assessed: ${aspect.reasoning}`);
+  }
+}
+
+function review(flow: PageFlow, content: ReportContent): void {
+  const r = content.verification.review;
+  if (!r) return;
+  flow.heading("Review");
+  flow.field("Decision", r.decision.replaceAll("_", " "));
+  if (!content.redacted) flow.field("Reviewer", content.reviewer ?? "a former member");
+  flow.field("Reviewed", when(r.at));
+  if (r.note) flow.field("Note", r.note);
+}
+
+function caseAnalysis(flow: PageFlow, content: ReportContent): void {
+  const { narrative, case_analysis: analysis } = content.verification;
+  if (!narrative && !analysis) return;
+  flow.heading("Case analysis");
+  if (narrative) flow.field("Narrative", narrative);
+  if (!analysis) {
+    flow.paragraph("The case analysis has not been written yet.", { size: 9, color: MUTED });
+    return;
+  }
+  flow.field("Overall risk", `${analysis.overall_risk_score.toFixed(2)} (confidence ${analysis.confidence.toFixed(2)}), review priority ${analysis.review_priority}`);
+  const dimensions: Array<[string, { score: number; evidence: string; concerns?: string[] } | undefined]> = [
+    ["Narrative and images", analysis.dimensions.narrative_image_match],
+    ["Across the images", analysis.dimensions.cross_image_consistency],
+    ["Physical plausibility", analysis.dimensions.physical_plausibility],
+  ];
+  for (const [label, dimension] of dimensions) {
+    if (!dimension) continue;
+    flow.field(label, `${dimension.score.toFixed(2)}: ${dimension.evidence}${dimension.concerns?.length ? ` Concerns: ${dimension.concerns.join("; ")}` : ""}`);
+  }
+  if (analysis.uncertainty_areas.length > 0) flow.field("Uncertain", analysis.uncertainty_areas.join("; "));
+  if (analysis.text_analysis) flow.field("Text analysis", analysis.text_analysis);
+  flow.field("Model", analysis.model);
+}
+
+function certificate(flow: PageFlow, content: ReportContent): void {
+  if (!content.certificateLinkUrl) return;
+  const url = content.certificateLinkUrl;
+  flow.heading("Certificate");
+  flow.paragraph("The signed certificate of this verification, for anyone this report is shared with: open the link or scan the code. It works until the link is revoked.", { size: 9 });
+  flow.block(110, (x, bottom) => drawQrCode(flow.page, url, x, bottom, 110));
+  flow.paragraph(url, { size: 8 });
+}
+
+function seal(flow: PageFlow, content: ReportContent): void {
+  const s = content.verification.record_seal;
+  if (!s) return;
+  flow.heading("Record seal");
+  flow.field(s.algorithm.toUpperCase(), s.hash, { size: 8.5 });
+  flow.paragraph("The hash of the sealed record as the API serves it (GET /v1/verifications/{id}, record_seal): a later change to the record would not match it.", { size: 8.5, color: MUTED });
+}
+
+function timeline(flow: PageFlow, content: ReportContent): void {
+  flow.heading("Timeline");
+  for (const event of content.timeline) flow.field(when(event.occurredAt), event.name, { size: 8.5 });
+}

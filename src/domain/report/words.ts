@@ -1,0 +1,109 @@
+import type { CertifiedSignal } from "../certificates/signals";
+
+/*
+ * The report's wording of codes: signals, the methods that decided them, verdict reasons and
+ * per-signal outcomes, for a reader who has not read the API reference. Unknown codes read as
+ * themselves, never as something they are not.
+ */
+
+export const SIGNAL_NAMES: Readonly<Record<string, string>> = {
+  screen_detection: "Photo of a screen",
+  ai_detection: "AI-generated image",
+  reverse_search: "Image reuse (seen before or online)",
+  depth: "Flat or injected image (depth)",
+  context_match: "Matches the case context",
+};
+
+const METHODS: Readonly<Record<string, string>> = {
+  pixels: "the service's analysis of the pixels",
+  provenance: "provenance metadata (C2PA, XMP, EXIF)",
+  depth_map: "the device's depth map",
+  capture_burst: "frames recorded around the shutter on the capture page",
+  perceptual_hash: "the service's image history (perceptual hash)",
+};
+
+const REASONS: Readonly<Record<string, string>> = {
+  screen_detected: "a capture looks like a photo of a screen",
+  ai_generated: "a capture looks AI-generated",
+  context_mismatch: "the captures do not match the case context",
+  reverse_search_match: "a capture was seen before or found online",
+  depth_anomaly: "a capture looks flat or injected",
+  not_assessed: "a required check could not be made",
+};
+
+const ASSESSMENTS: Readonly<Record<string, string>> = {
+  complete: "every required check was made",
+  partial: "some required checks could not be made",
+  none: "no check could be made",
+};
+
+const NOT_ASSESSED_REASONS: Readonly<Record<string, string>> = {
+  uploaded_content: "not applicable to uploaded images",
+};
+
+export function signalName(key: string): string {
+  return SIGNAL_NAMES[key] ?? key;
+}
+
+/** `pixels, provenance` → words; `provider:sightengine` → "the provider sightengine"; `a+b` → "a and b". */
+export function methodWords(method: string | undefined): string {
+  if (!method) return "not recorded";
+  return method
+    .split(", ")
+    .map((one) =>
+      one
+        .split("+")
+        .map((part) => (part.startsWith("provider:") ? `the provider ${part.slice("provider:".length)}` : (METHODS[part] ?? part)))
+        .join(" and "),
+    )
+    .join("; ");
+}
+
+export function reasonWords(code: string | undefined): string | null {
+  return code ? (REASONS[code] ?? code) : null;
+}
+
+export function assessmentWords(assessment: string): string {
+  return ASSESSMENTS[assessment] ?? assessment;
+}
+
+export function statusWords(signal: CertifiedSignal | undefined): string {
+  if (!signal) return "not required";
+  if (signal.status === "assessed") return "checked";
+  return signal.status === "not_applicable" ? "not applicable (uploads only)" : "could not be checked";
+}
+
+const percent = (x: unknown) => (typeof x === "number" ? `${Math.round(x * 100)} %` : "?");
+
+/** What a verdict or capture signal concluded, in words (its stored shape varies by signal). */
+export function outcomeWords(key: string, value: unknown): string {
+  if (typeof value !== "object" || value === null) return "not recorded";
+  const v = value as Record<string, unknown>;
+  if (v.status === "not_applicable") return NOT_ASSESSED_REASONS[String(v.reason)] ?? "not applicable";
+  if (v.status === "not_assessed") return `not assessed (${String(v.reason ?? "no reason recorded").replaceAll("_", " ")})`;
+  const confidence = typeof v.confidence === "number" ? `, confidence ${percent(v.confidence)}` : "";
+  switch (key) {
+    case "screen_detection":
+      return typeof v.screen_detected === "boolean" ? `${v.screen_detected ? "screen detected" : "no screen detected"}${confidence}` : generic(v);
+    case "ai_detection":
+      return typeof v.label === "string" ? `${v.label.replaceAll("_", " ")}${confidence}` : generic(v);
+    case "reverse_search":
+      if (typeof v.match_count === "number") return `${v.found_online ? "found online" : "not found online"}, ${v.match_count} earlier match${v.match_count === 1 ? "" : "es"}`;
+      if (typeof v.found_online === "boolean") return v.found_online ? "found online" : "not found online";
+      return generic(v);
+    case "depth":
+      if (typeof v.anomaly === "boolean") return `${v.anomaly ? "anomaly" : "no anomaly"}${typeof v.source === "string" ? ` (${v.source.replaceAll("_", " ")})` : ""}${confidence}`;
+      return typeof v.source === "string" ? `assessed from ${v.source.replaceAll("_", " ")}${confidence}` : generic(v);
+    case "context_match":
+      return typeof v.status === "string" ? `${v.status}${confidence}` : generic(v);
+    default:
+      return generic(v);
+  }
+}
+
+function generic(v: Record<string, unknown>): string {
+  const parts = Object.entries(v)
+    .filter(([, x]) => typeof x === "string" || typeof x === "number" || typeof x === "boolean")
+    .map(([k, x]) => `${k.replaceAll("_", " ")}: ${String(x)}`);
+  return parts.length > 0 ? parts.join(", ") : "recorded";
+}

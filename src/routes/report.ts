@@ -1,0 +1,67 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { access } from "../auth/access";
+import { createDb } from "../db/client";
+import { REPORT_LIMITS, enforceLimit } from "../domain/public-limits";
+import { gatherReport } from "../domain/report/gather";
+import { renderReport } from "../domain/report/render";
+import type { AppEnv } from "../env";
+import { validationHook } from "../lib/validation";
+import { pickErrors } from "../schemas/common";
+
+/** The evidence report (domain/report): one verification as a PDF an adjuster files with the claim. */
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+const report = createRoute({
+  method: "get",
+  path: "/v1/verifications/{id}/report.pdf",
+  operationId: "getVerificationReport",
+  tags: ["Evidence"],
+  summary: "The evidence report as a PDF",
+  description:
+    "The verdict and each required check with what decided it; every capture (its thumbnail, step, received time, SHA-256 and signals); the answers; " +
+    "the location check with a map drawn from its coordinates, the object and condition checks; the review; the case analysis; the record seal and the timeline. " +
+    "A redacted verification's report shows no image and no personal field, and says it was redacted. " +
+    "Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: " +
+    "its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). " +
+    "60 reports per minute per tenant (429).",
+  ...access({ apiKey: "full", session: "viewer" }),
+  request: {
+    params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) }),
+    query: z.object({
+      certificate_link: z
+        .string()
+        .max(100)
+        .optional()
+        .openapi({ param: { name: "certificate_link", in: "query" }, description: "A certificate link's token (`cert_…`) to print with its QR code.", example: "cert_3kTMd9Xw0sLq2b7YpVn4Rz8HfJ1cGa6uE5oQiW0mN2B" }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The report",
+      headers: z.object({ "Content-Disposition": z.string().openapi({ example: 'attachment; filename="evidence-report-vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z.pdf"' }) }),
+      content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+    ...pickErrors(400, 401, 403, 404, 429, 500),
+  },
+});
+
+app.openapi(report, async (c) => {
+  const principal = c.get("principal");
+  const { id } = c.req.valid("param");
+  await enforceLimit(c.env, REPORT_LIMITS.perTenant, principal.tenantId);
+  const content = await gatherReport(c.env, createDb(c.env.DB), {
+    tenantId: principal.tenantId,
+    verificationId: id,
+    audience: principal.kind === "session" ? "operator" : "tenant",
+    ...(c.req.valid("query").certificate_link !== undefined ? { certificateLink: c.req.valid("query").certificate_link } : {}),
+    now: Date.now(),
+  });
+  const pdf = await renderReport(content);
+  return c.body(pdf as Uint8Array<ArrayBuffer>, 200, {
+    "Content-Type": "application/pdf",
+    "Content-Disposition": `attachment; filename="evidence-report-${content.verification.id}.pdf"`,
+    "Cache-Control": "no-store",
+  });
+});
+
+export default app;

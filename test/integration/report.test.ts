@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { call, callJson, createVerification, seedTenant } from "../helpers/api";
+import { inlineCapture, pollVerification } from "../helpers/capture";
+import { assessableJpeg } from "../helpers/certificates";
+
+/*
+ * GET /v1/verifications/{id}/report.pdf as a back-end calls it: a PDF for the tenant's own
+ * verification (its thumbnail embedded), 404 for another tenant's, the certificate link printed only
+ * when the caller holds an active one, and the per-tenant limit. What the pages show is checked by
+ * rendering them (test/browser/report.test.ts).
+ */
+
+const imagesIn = (pdf: Uint8Array) => new TextDecoder("latin1").decode(pdf).split("/Subtype /Image").length - 1;
+
+async function completedVerification(key: string): Promise<string> {
+  const v = await createVerification(key, { max_captures: 1, signals_required: ["screen"] });
+  expect((await inlineCapture(v.id, {}, assessableJpeg())).status).toBe(201);
+  const done = await pollVerification(key, v.id, (x) => x?.verdict !== undefined, 40_000);
+  expect(done.status).toBe("completed");
+  return v.id;
+}
+
+describe("the evidence report", () => {
+  it("is a PDF of the tenant's own verification, with its photo; another tenant's id is 404, no key 401, a publishable key 403", async () => {
+    const t = await seedTenant("Report Owner");
+    const other = await seedTenant("Report Stranger");
+    const id = await completedVerification(t.key);
+
+    const res = await call(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/pdf");
+    expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="evidence-report-${id}.pdf"`);
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    expect(new TextDecoder().decode(pdf.subarray(0, 5))).toBe("%PDF-");
+    expect(imagesIn(pdf)).toBe(1);
+
+    const foreign = await callJson(`/v1/verifications/${id}/report.pdf`, { key: other.key });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe("not_found");
+    expect((await callJson(`/v1/verifications/${id}/report.pdf`)).status).toBe(401);
+    expect((await callJson(`/v1/verifications/${id}/report.pdf`, { key: t.publishableKey })).status).toBe(403);
+  });
+
+  it("prints a certificate link only while it is active and this verification's", async () => {
+    const t = await seedTenant("Report Links");
+    const id = await completedVerification(t.key);
+    const otherId = await completedVerification(t.key);
+    const link = await callJson(`/v1/verifications/${id}/certificate-link`, { key: t.key, method: "POST" });
+    expect(link.status).toBe(201);
+    const token = new URL(link.body.url).pathname.split("/").pop()!;
+
+    const withLink = await call(`/v1/verifications/${id}/report.pdf?certificate_link=${token}`, { key: t.key });
+    expect(withLink.status).toBe(200);
+    await withLink.arrayBuffer();
+    // Another verification's link, a malformed token, then the same link once revoked: 400 naming the field, nothing printed.
+    for (const [path, why] of [
+      [`/v1/verifications/${otherId}/report.pdf?certificate_link=${token}`, "another verification's link"],
+      [`/v1/verifications/${id}/report.pdf?certificate_link=not-a-token`, "a malformed token"],
+    ] as const) {
+      const refused = await callJson(path, { key: t.key });
+      expect(refused.status, why).toBe(400);
+      expect(refused.body.error.fields.certificate_link, why).toMatch(/active certificate link/);
+    }
+    expect((await callJson(`/v1/certificate-links/${link.body.id}`, { key: t.key, method: "DELETE" })).status).toBe(200);
+    expect((await callJson(`/v1/verifications/${id}/report.pdf?certificate_link=${token}`, { key: t.key })).status).toBe(400);
+  });
+
+  it("answers 429 past 60 reports a minute for one tenant, and other tenants are not held up", async () => {
+    const t = await seedTenant("Report Flood");
+    const other = await seedTenant("Report Neighbour");
+    const id = await completedVerification(t.key);
+    const otherId = await completedVerification(other.key);
+    for (let i = 0; i < 60; i++) {
+      const res = await call(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const limited = await callJson(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("too_many_requests");
+    const neighbour = await call(`/v1/verifications/${otherId}/report.pdf`, { key: other.key });
+    expect(neighbour.status).toBe(200);
+    await neighbour.arrayBuffer();
+  });
+});

@@ -3,7 +3,6 @@ import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { REPORT_LIMITS, enforceLimit } from "../domain/public-limits";
 import { gatherReport } from "../domain/report/gather";
-import { renderReport } from "../domain/report/render";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
 import { pickErrors } from "../schemas/common";
@@ -56,6 +55,9 @@ app.openapi(report, async (c) => {
     ...(c.req.valid("query").certificate_link !== undefined ? { certificateLink: c.req.valid("query").certificate_link } : {}),
     now: Date.now(),
   });
+  // Loaded on the first report, not at every start of the isolate: pdf-lib and fontkit take ~100 ms
+  // to evaluate, which would otherwise be paid by every cold capture link (bench/PERF-RESULTS.md).
+  const { renderReport } = await import("../domain/report/render");
   const pdf = await renderReport(content);
   return c.body(pdf as Uint8Array<ArrayBuffer>, 200, {
     "Content-Type": "application/pdf",

@@ -1,0 +1,91 @@
+import fontkit from "@pdf-lib/fontkit";
+import { PDFDocument } from "pdf-lib";
+import { describe, expect, it } from "vitest";
+import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "../../src/domain/report/fonts/dejavu-sans";
+import { offsetMetres, scaleBarMetres } from "../../src/domain/report/location-map";
+import { CONTENT_WIDTH, PageFlow } from "../../src/domain/report/page-flow";
+import { renderReport } from "../../src/domain/report/render";
+import { methodWords, outcomeWords, statusWords } from "../../src/domain/report/words";
+import type { ReportContent } from "../../src/domain/report/content";
+
+/* The evidence report's pure parts: the map's arithmetic, the wording of codes, text flow with hostile text. */
+
+const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+
+async function flow(): Promise<PageFlow> {
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  return new PageFlow(doc, { regular: await doc.embedFont(bytes(DEJAVU_SANS), { subset: true }), bold: await doc.embedFont(bytes(DEJAVU_SANS_BOLD), { subset: true }) });
+}
+
+describe("the location map's arithmetic", () => {
+  it("places a point 0.001° north about 111 m up, and 0.001° east at 48° about 74 m right", () => {
+    const origin = { lat: 48, lng: 11 };
+    const north = offsetMetres(origin, { lat: 48.001, lng: 11 });
+    expect(north.x).toBeCloseTo(0, 6);
+    expect(north.y).toBeCloseTo(111.19, 1);
+    expect(offsetMetres(origin, { lat: 48, lng: 11.001 }).x).toBeCloseTo(74.4, 0);
+  });
+
+  it("draws a round scale bar near a quarter of the span", () => {
+    expect([90, 400, 1000, 2300, 40_000].map(scaleBarMetres)).toEqual([20, 100, 200, 500, 10_000]);
+  });
+});
+
+describe("the report's words", () => {
+  it("says what decided a signal, the service's methods and providers alike", () => {
+    expect(methodWords("pixels")).toBe("the service's analysis of the pixels");
+    expect(methodWords("perceptual_hash+provider:google, pixels")).toBe("the service's image history (perceptual hash) and the provider google; the service's analysis of the pixels");
+    expect(methodWords(undefined)).toBe("not recorded");
+    expect(statusWords({ status: "not_assessed" })).toBe("could not be checked");
+  });
+
+  it("words each signal's outcome, and never reads an unassessed one as a result", () => {
+    expect(outcomeWords("screen_detection", { screen_detected: true, confidence: 0.87 })).toBe("screen detected, confidence 87 %");
+    expect(outcomeWords("ai_detection", { label: "likely_ai", confidence: 0.9, method: "pixels" })).toBe("likely ai, confidence 90 %");
+    expect(outcomeWords("reverse_search", { found_online: false, match_count: 2 })).toBe("not found online, 2 earlier matches");
+    expect(outcomeWords("depth", { status: "not_assessed", reason: "no_capture_integrity" })).toBe("not assessed (no capture integrity)");
+    expect(outcomeWords("context_match", { status: "not_applicable", reason: "uploaded_content" })).toBe("not applicable to uploaded images");
+    expect(outcomeWords("depth", undefined)).toBe("not recorded");
+  });
+});
+
+describe("text flow", () => {
+  it("prints control characters as nothing, line breaks as spaces and characters the fonts lack as ?", async () => {
+    const f = await flow();
+    expect(f.clean("Ünïcødé Ελλάς Кириллица\nline\ttab\u0007bell 漢字 😀")).toBe("Ünïcødé Ελλάς Кириллица line tabbell ?? ?");
+  });
+
+  it("cuts a 2 000-character token into lines that fit, losing nothing", async () => {
+    const f = await flow();
+    const token = "A1b2".repeat(500);
+    const lines = f.wrap(token, CONTENT_WIDTH, f.fonts.regular, 9);
+    expect(lines.length).toBeGreaterThan(10);
+    expect(lines.join("")).toBe(token);
+    for (const line of lines) expect(f.fonts.regular.widthOfTextAtSize(line, 9)).toBeLessThanOrEqual(CONTENT_WIDTH);
+    // Cut where it must: each line but the last is full (one more character would not fit).
+    for (const [i, line] of lines.slice(0, -1).entries()) expect(f.measure(line + token[(lines.slice(0, i + 1).join("")).length]!, f.fonts.regular, 9)).toBeGreaterThan(CONTENT_WIDTH);
+  });
+
+  it("renders a verification with no verdict and no capture, and one full of hostile text, as readable PDFs", async () => {
+    const base = {
+      generatedAt: "2026-11-27T09:00:00.000Z",
+      issuer: "https://verify.example.com",
+      tenant: { id: "tnt_1", displayName: "Ａｃｍｅ\u0000 保険", verifiedDomain: null },
+      verification: { id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", status: "pending", capture_url: "x", created_at: "2026-11-27T09:00:00.000Z", expires_at: "2026-11-28T09:00:00.000Z", captures_count: 0, captures: [], config: { max_captures: 1, steps: [], signals_required: ["screen"] } },
+      signals: {},
+      captures: [],
+      reviewer: null,
+      timeline: [],
+      certificateLinkUrl: null,
+      redacted: false,
+    } as unknown as ReportContent;
+    const hostile = { ...base, verification: { ...base.verification, answers: { a: { value: "\u202e".repeat(50) + "x".repeat(2000), answered_at: "2026-11-27T09:00:00.000Z" } } } } as ReportContent;
+    for (const content of [base, hostile]) {
+      const pdf = await renderReport(content);
+      const doc = await PDFDocument.load(pdf);
+      expect(doc.getPageCount()).toBeGreaterThanOrEqual(1);
+      expect(doc.getTitle()).toBe("Evidence report vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z");
+    }
+  });
+});

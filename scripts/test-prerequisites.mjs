@@ -5,7 +5,8 @@
 //    package's photographs (scripts/real-photos.ts);
 //  - ffmpeg turns a Debian package's videos into the browser suite's camera fixtures
 //    (scripts/capture-fixtures/build.ts);
-//  - poppler's pdftoppm, pdftotext and pdfimages render and read the evidence reports (test/browser/report.test.ts).
+//  - poppler's pdftoppm, pdftotext and pdfimages render and read the evidence reports, and zbar's
+//    zbarimg reads their QR code back (test/browser/report.test.ts).
 // Missing ones are installed with apt-get when this runs as root on Debian (as in CI); otherwise it
 // stops at once with the one command to run, instead of failing minutes later inside a test.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -20,6 +21,7 @@ const REQUIREMENTS = [
   { pkg: "webp", what: "cwebp for the WebP test inputs", present: () => onPath("cwebp") },
   { pkg: "ffmpeg", what: "ffmpeg for the browser suite's camera fixtures", present: () => onPath("ffmpeg") && onPath("ffprobe") },
   { pkg: "poppler-utils", what: "pdftoppm and pdftotext for the evidence report's rendering test", present: () => onPath("pdftoppm") && onPath("pdftotext") && onPath("pdfimages") },
+  { pkg: "zbar-tools", what: "zbarimg to read the evidence report's QR code back", present: () => onPath("zbarimg") },
 ];
 
 function output(cmd, args) {

@@ -13,7 +13,8 @@ import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/
  * answers, a location check, a review and a certificate link; the operator downloads its report from
  * the console with the link printed on it, and a back-end downloads one with its API key. Each PDF is
  * rendered to page images (poppler's pdftoppm) under test-results/report/ to be looked at, and its
- * text (pdftotext) is checked for the verdict, the ids and every SHA-256. A redacted verification's
+ * text (pdftotext) is checked for the verdict, the ids and every SHA-256, and its QR code is read back
+ * (zbarimg) as the certificate link. A redacted verification's
  * report is checked for what it must not carry: no image, no answer, no note, no coordinates.
  */
 
@@ -138,6 +139,17 @@ describe("the evidence report", () => {
     expect(flat).toContain(NOTE);
     expect(flat).toContain("Decision approved");
     expect(flat).toContain(linkUrl);
+    // The QR code reads back as the link (zbar, on the page drawn at print resolution).
+    const qrPage = path.join(OUT, "console-qr");
+    for (let n = 1; n <= pages; n++) {
+      await run("pdftoppm", ["-r", "200", "-png", "-f", String(n), "-l", String(n), "-singlefile", path.join(OUT, "console.pdf"), qrPage]);
+      const scanned = await run("zbarimg", ["-q", "--raw", `${qrPage}.png`]).catch(() => ({ stdout: "" }));
+      if (scanned.stdout.trim() !== "") {
+        expect(scanned.stdout.trim()).toBe(linkUrl);
+        break;
+      }
+      expect(n, "no page carries a readable QR code").toBeLessThan(pages);
+    }
     expect(flat).toContain("CLM-REPORT-1");
     expect(flat).toContain("verification.reviewed");
     // Three photos and nothing else drawn as an image (the map and the QR code are vector drawings).

@@ -18,6 +18,7 @@ const LEAST_ROLE: Record<string, Role | "anyone"> = {
   getVerification: "viewer",
   listVerificationEvents: "viewer",
   listCaptures: "viewer",
+  getVerificationReport: "viewer",
   getCapture: "viewer",
   listWebhookDeliveries: "viewer",
   listRecentWebhookDeliveries: "viewer",

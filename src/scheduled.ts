@@ -23,7 +23,7 @@ export async function handleScheduled(controller: ScheduledController, env: Env,
   if (controller.cron === MINUTELY_CRON) {
     const results = await Promise.allSettled([
       sweepUnarmed(env, db, controller.scheduledTime).then((swept) => {
-        if (swept.overdue + swept.unsent > 0) log.info({ msg: "armed verifications the sweep found", cron: controller.cron, ...swept });
+        if (swept.ahead + swept.overdue + swept.unsent > 0) log.info({ msg: "armed verifications the sweep found", cron: controller.cron, ...swept });
       }),
       sweepStragglers(env, db, controller.scheduledTime).then((stragglers) => {
         if (stragglers.redriven + stragglers.failed + stragglers.errors > 0) log.info({ msg: "straggler sweep: re-drove late verifications", cron: controller.cron, ...stragglers });

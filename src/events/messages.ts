@@ -20,6 +20,9 @@ export const QueueMessageSchema = z.discriminatedUnion("type", [
     // Whether the verification's config names a `webhook_url` (fixed at creation), as the publisher
     // knew it: the consumer then needs no read to decide. Absent (re-drives): the consumer reads it.
     webhook: z.boolean().optional(),
+    // When the verification expires (ms), as the publisher knew it: the consumer arms a new
+    // verification's object at creation only when the minutely sweep might not arm it in time.
+    expiresAt: z.int().optional(),
   }),
   // Analysis jobs name their tenant for the lane they take (events/analysis-jobs.ts); absent on jobs
   // sent before lanes existed, which take the fast lane.

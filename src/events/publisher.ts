@@ -6,6 +6,8 @@ import { sendAll } from "./send-all";
 export interface EventHints {
   /** The verification's config names a `webhook_url`. */
   webhook?: boolean;
+  /** When the verification expires (ms; fixed at creation). */
+  expiresAt?: number;
 }
 
 /** Puts outbox events on the events queue. Replaceable so tests can inject a failing queue. */
@@ -29,8 +31,8 @@ export function toDomainEvent(row: EventRow): DomainEvent {
  * The hints of a verification's events. Exact for every event of the verification: its config
  * (and so its `webhook_url`) is fixed at creation; redaction keeps the `webhook_url`.
  */
-export function eventHints(record: { row: { config: { webhook_url?: string } } }): EventHints {
-  return { webhook: Boolean(record.row.config.webhook_url) };
+export function eventHints(record: { row: { config: { webhook_url?: string }; expiresAt: number } }): EventHints {
+  return { webhook: Boolean(record.row.config.webhook_url), expiresAt: record.row.expiresAt };
 }
 
 export function queuePublisher(queue: Queue<QueueMessage>): EventPublisher {

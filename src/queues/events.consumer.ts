@@ -1,5 +1,6 @@
 import { createDb } from "../db/client";
 import { CERTIFIED_EVENT_NAMES } from "../domain/certificates/events";
+import { armsAtCreation } from "../domain/verification/sweep";
 import { currentCertificate } from "../domain/certificates/issue";
 import { markDispatched } from "../db/verifications";
 import { log } from "../lib/log";
@@ -29,8 +30,11 @@ type Subscriber = (event: DomainEvent, env: Env, ctx: EventContext) => Promise<u
  * and the queue itself both deliver at least once.
  */
 const subscribers: Record<string, Subscriber[]> = {
-  // The Worker creates a verification without its Durable Object; this arms the expiry alarm.
-  "verification.created": [(event, env) => verificationObject(env, event.verification_id).arm(event.verification_id)],
+  // The Worker creates a verification without its Durable Object; this arms its expiry alarm when the
+  // minutely sweep would come too late for it (domain/verification/sweep.ts `armsAtCreation`).
+  "verification.created": [
+    (event, env, ctx) => (armsAtCreation(ctx.hints.expiresAt, Date.now()) ? verificationObject(env, event.verification_id).arm(event.verification_id) : undefined),
+  ],
   "verification.capture.persisted": [
     (event, _env, ctx) => {
       const job = captureAnalysisJob(event);

@@ -150,7 +150,12 @@ function safeJson(body: unknown): string {
 async function dispatchApi(message: QueueMessage, env: Env, _ctx: ExecutionContext, attempts: number, analysisJobs: AnalysisJob[]): Promise<Outcome | void> {
   switch (message.type) {
     case "domain_event":
-      return handleDomainEvent(message.event, env, message.webhook === undefined ? {} : { webhook: message.webhook }, analysisJobs);
+      return handleDomainEvent(
+        message.event,
+        env,
+        { ...(message.webhook !== undefined ? { webhook: message.webhook } : {}), ...(message.expiresAt !== undefined ? { expiresAt: message.expiresAt } : {}) },
+        analysisJobs,
+      );
     case "deliver_webhook":
       return deliverWebhook(message.delivery_id, env, attempts);
     case "analyze_capture":

@@ -8,7 +8,7 @@ import { verificationObject } from "../../src/durable-objects/verification-clien
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
 import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
-import { OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
+import { ARM_AHEAD_MS, OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
 import { newId } from "../../src/lib/ids";
 import { MINUTELY_CRON } from "../../src/scheduled";
 import worker from "../../src/index";
@@ -17,8 +17,9 @@ import { persisted } from "../helpers/snapshot";
 
 /*
  * The Worker creates a verification without its Durable Object (domain/verification/service.ts):
- * the events consumer arms the object, a capture-flow call arms it first if it comes first, and the
- * minutely sweep arms one nothing armed. Every guarantee create used to get from the object is
+ * a capture-flow call arms the object; the events consumer arms it at once only when it expires within
+ * ARM_AHEAD_MS; otherwise the minutely sweep arms it in the minute before its expiry, and arms any
+ * overdue one nothing armed. Every guarantee create used to get from the object is
  * checked here against the real D1, queues and objects.
  */
 
@@ -56,6 +57,21 @@ describe("create without the Durable Object on the request path", () => {
     expect(p.events.map((e) => e.name)).toEqual(["verification.created", "verification.expired"]);
     // The consumer marked the created event dispatched; the object published and marked the expiry.
     await eventually(async () => (await persisted(v.id)).events.every((e) => e.dispatchedAt !== null), "events dispatched");
+  });
+
+  it("one with time to spare gets no object at creation: the sweep arms it in the run before its expiry, alarm at expires_at", async () => {
+    const v = await createVerification(t.key, { max_captures: 2, expires_in_seconds: 3600 });
+    const expiresAt = Date.parse(v.expires_at);
+    // The consumer handled the created event (it marks it dispatched) and left the object alone.
+    await eventually(async () => (await persisted(v.id)).events.every((e) => e.dispatchedAt !== null), "the created event consumed");
+    expect(await alarmOf(v.id)).toBeNull();
+    // Two runs before: its expiry is past this run's window (now + 1 min, now + 2 min].
+    await runMinutely(expiresAt - ARM_AHEAD_MS - 30_000);
+    expect(await alarmOf(v.id)).toBeNull();
+    // The run before it: armed for exactly its expiry, which its own alarm then carries out.
+    await runMinutely(expiresAt - ARM_AHEAD_MS + 30_000);
+    expect(await alarmOf(v.id)).toBe(expiresAt);
+    expect((await persisted(v.id)).row.status).toBe("pending");
   });
 
   it("the first capture-flow call finds the Worker's row and arms the alarm, whoever comes first", async () => {

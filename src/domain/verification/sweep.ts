@@ -12,56 +12,59 @@ export const OVERDUE_GRACE_MS = 60_000;
  * publishes it again: well beyond the consumer's normal lag, so a backlog is not published twice.
  */
 export const UNSENT_GRACE_MS = 10 * 60_000;
+/**
+ * How far ahead of its expiry the sweep arms a verification nothing armed yet. The cron runs every
+ * minute, and each run arms the verifications expiring in the minute (now + 1 min, now + 2 min], so
+ * consecutive runs cover every expiry once and the object's alarm is set before `expires_at` comes.
+ */
+export const ARM_AHEAD_MS = 2 * 60_000;
+const SWEEP_INTERVAL_MS = 60_000;
 /** Rows per read; a run reads on until a short page or MAX_PAGES (2 000 arms a minute per kind). */
 export const SWEEP_PAGE = 100;
 const MAX_PAGES = 20;
 
 export interface SweepResult {
+  /** armed ahead of an expiry in the coming minute's window */
+  ahead: number;
   overdue: number;
   unsent: number;
   failed: number;
 }
 
 /**
- * The backstop for the Worker-side create (service.ts `createVerification`): the verification's
- * Durable Object is armed by the events consumer or the first capture-flow call, and this minutely
- * run arms any whose expiry is overdue (the consumer gave up, the queue lost the event) or whose
- * outbox still holds an event nobody published (the isolate died after the commit). Arming an
- * overdue verification sets its alarm in the past, so it still expires by its own alarm, through
- * its own object. Both reads walk a partial index that holds only open (or unsent) rows.
+ * Whether the events consumer arms a new verification's object at once: only when its expiry comes
+ * before the sweep's window would reach it (or the publisher did not say when it expires). Any other
+ * verification's object is made by its first capture-flow call, or by the sweep a minute or two before
+ * its expiry: a link nobody opens costs no object until then (creating one is the costliest part of a
+ * create's deferred work; bench/PERF-RESULTS.md).
+ */
+export function armsAtCreation(expiresAt: number | undefined, now: number): boolean {
+  return expiresAt === undefined || expiresAt - now <= ARM_AHEAD_MS;
+}
+
+/**
+ * The backstop and the scheduler for the Worker-side create (service.ts `createVerification`): a
+ * verification's Durable Object is armed by its first capture-flow call, by the events consumer when
+ * it expires within ARM_AHEAD_MS of its creation, and otherwise by this minutely run shortly before it
+ * expires. The same run arms any whose expiry is overdue (a missed run, an object that failed to arm)
+ * or whose outbox still holds an event nobody published (the isolate died after the commit). Arming
+ * an overdue verification sets its alarm in the past, so it still expires by its own alarm, through
+ * its own object. Every read walks a partial index that holds only open (or unsent) rows.
  *
  * Each run pages on past the rows it has tried (keyset, not offset): a verification whose object
  * keeps failing to arm stays overdue and would otherwise fill the first page every minute and hide
  * every row behind it.
  */
 export async function sweepUnarmed(env: Env, db: Db, now: number): Promise<SweepResult> {
-  const result: SweepResult = { overdue: 0, unsent: 0, failed: 0 };
+  const result: SweepResult = { ahead: 0, overdue: 0, unsent: 0, failed: 0 };
   const arm = async (ids: string[], redrive: boolean) => {
     const failures = await eachLimited(ids, 8, (id) => verificationObject(env, id).arm(id, { redrive }));
     for (const { item, error } of failures) log.error({ msg: "sweep could not arm a verification", verification_id: item, redrive, error: String(error) });
     result.failed += failures.length;
   };
 
-  let after: { expiresAt: number; id: string } | null = null;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const rows: Array<{ id: string; expiresAt: number }> = await db
-      .select({ id: verifications.id, expiresAt: verifications.expiresAt })
-      .from(verifications)
-      .where(
-        and(
-          // The condition of verifications_open_expiry_idx, verbatim, so SQLite uses it.
-          sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL`,
-          lte(verifications.expiresAt, now - OVERDUE_GRACE_MS),
-          after ? sql`(${verifications.expiresAt}, ${verifications.id}) > (${after.expiresAt}, ${after.id})` : undefined,
-        ),
-      )
-      .orderBy(asc(verifications.expiresAt), asc(verifications.id))
-      .limit(SWEEP_PAGE);
-    await arm(rows.map((r) => r.id), false);
-    result.overdue += rows.length;
-    if (rows.length < SWEEP_PAGE) break;
-    after = rows[rows.length - 1]!;
-  }
+  result.ahead = await eachOpenExpiring(db, { after: now + ARM_AHEAD_MS - SWEEP_INTERVAL_MS, until: now + ARM_AHEAD_MS }, (ids) => arm(ids, false));
+  result.overdue = await eachOpenExpiring(db, { after: null, until: now - OVERDUE_GRACE_MS }, (ids) => arm(ids, false));
 
   let afterId: string | null = null;
   for (let page = 0; page < MAX_PAGES; page += 1) {
@@ -77,4 +80,34 @@ export async function sweepUnarmed(env: Env, db: Db, now: number): Promise<Sweep
     afterId = rows[rows.length - 1]!.id;
   }
   return result;
+}
+
+/**
+ * Pages through open verifications (not completed, expired or failed, evidence not complete) whose
+ * expiry is in (after, until], earliest first, handing each page's ids to `visit`; how many it saw.
+ */
+async function eachOpenExpiring(db: Db, window: { after: number | null; until: number }, visit: (ids: string[]) => Promise<void>): Promise<number> {
+  let seen = 0;
+  let cursor: { expiresAt: number; id: string } | null = null;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const rows: Array<{ id: string; expiresAt: number }> = await db
+      .select({ id: verifications.id, expiresAt: verifications.expiresAt })
+      .from(verifications)
+      .where(
+        and(
+          // The condition of verifications_open_expiry_idx, verbatim, so SQLite uses it.
+          sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL`,
+          lte(verifications.expiresAt, window.until),
+          window.after !== null ? gt(verifications.expiresAt, window.after) : undefined,
+          cursor ? sql`(${verifications.expiresAt}, ${verifications.id}) > (${cursor.expiresAt}, ${cursor.id})` : undefined,
+        ),
+      )
+      .orderBy(asc(verifications.expiresAt), asc(verifications.id))
+      .limit(SWEEP_PAGE);
+    await visit(rows.map((r) => r.id));
+    seen += rows.length;
+    if (rows.length < SWEEP_PAGE) break;
+    cursor = rows[rows.length - 1]!;
+  }
+  return seen;
 }

@@ -6,7 +6,10 @@
 //     /v1/auth/dev/login) and the trial tenant (TRIAL_TENANT_ID), all idempotent;
 //  4. runs `wrangler dev` on http://localhost:8787 (its [build] step builds the capture page) with
 //     both Workers: the API Worker (wrangler.toml) and the analysis Worker (wrangler.analysis.toml),
-//     which consumes the analysis queue. Both read the secrets from .dev.vars (one directory).
+//     which consumes the analysis queue. Both read the secrets from .dev.vars (one directory);
+//  5. runs the minutely cron at each minute, as Cloudflare does in production (wrangler dev runs no
+//     cron by itself): it arms the objects of verifications about to expire, and the backstops
+//     (src/scheduled.ts). The daily one stays manual: /__scheduled?cron=17+3+*+*+*.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -64,6 +67,18 @@ console.log(`
 // On another port, upload URLs must point there too, or the capture page would PUT to :8787.
 const baseUrl = port === "8787" ? [] : ["--var", `PUBLIC_BASE_URL:http://localhost:${port}`];
 const configs = ["-c", "wrangler.toml", "-c", "wrangler.analysis.toml"];
-const child = spawn(wrangler, ["dev", ...configs, "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...process.argv.slice(2)], { cwd: root, env: wranglerEnv, stdio: "inherit" });
+const extra = process.argv.slice(2);
+const scheduled = extra.includes("--test-scheduled") ? [] : ["--test-scheduled"];
+const child = spawn(wrangler, ["dev", ...configs, "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...scheduled, ...extra], { cwd: root, env: wranglerEnv, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));
+
+// The minutely cron, on the minute (its sweep arms the expiries of the minute after next).
+const MINUTE = 60_000;
+function minutely() {
+  fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`)
+    .then((res) => res.arrayBuffer())
+    .catch(() => undefined); // not up yet, or restarting: the next minute runs it
+  setTimeout(minutely, MINUTE - (Date.now() % MINUTE));
+}
+setTimeout(minutely, MINUTE - (Date.now() % MINUTE));

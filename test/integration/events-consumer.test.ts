@@ -47,7 +47,7 @@ function recordHints(id: string, seen: EventHints[]): Promise<void> {
 }
 
 describe("event hints: whether a webhook is configured travels with the event", () => {
-  it("the verification's object tells, on every event it publishes, whether the verification has a webhook", async () => {
+  it("the verification's object tells, on every event it publishes, whether the verification has a webhook and when it expires", async () => {
     const t = await seedTenant();
     const r = receiver();
     const withHook = await createVerification(t.key, { max_captures: 2, webhook_url: r.url });
@@ -58,8 +58,8 @@ describe("event hints: whether a webhook is configured travels with the event", 
     await recordHints(without.id, seenWithout);
     expect((await inlineCapture(withHook.id)).status).toBe(201);
     expect((await inlineCapture(without.id)).status).toBe(201);
-    expect(seenWith).toEqual([{ webhook: true }]);
-    expect(seenWithout).toEqual([{ webhook: false }]);
+    expect(seenWith).toEqual([{ webhook: true, expiresAt: Date.parse(withHook.expires_at) }]);
+    expect(seenWithout).toEqual([{ webhook: false, expiresAt: Date.parse(without.expires_at) }]);
     // And the capture's webhook is delivered where one is configured.
     await waitFor(async () => ((await received(r.id)).some((h) => JSON.parse(h.body).type === "verification.capture.persisted") ? true : undefined), { what: "the capture's webhook" });
   });

@@ -47,12 +47,13 @@ const report = createRoute({
 app.openapi(report, async (c) => {
   const principal = c.get("principal");
   const { id } = c.req.valid("param");
+  const { certificate_link: certificateLink } = c.req.valid("query");
   await enforceLimit(c.env, REPORT_LIMITS.perTenant, principal.tenantId);
   const content = await gatherReport(c.env, createDb(c.env.DB), {
     tenantId: principal.tenantId,
     verificationId: id,
     audience: principal.kind === "session" ? "operator" : "tenant",
-    ...(c.req.valid("query").certificate_link !== undefined ? { certificateLink: c.req.valid("query").certificate_link } : {}),
+    ...(certificateLink !== undefined ? { certificateLink } : {}),
     now: Date.now(),
   });
   // Loaded on the first report, not at every start of the isolate: pdf-lib and fontkit take ~100 ms

@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { ContractViolation } from "../helpers/openapi-contract";
-import { checkedFetch, servedContract, tenantClient, workerLogTail } from "./helpers/api";
+import { checkedFetch, keyedApi as api, servedContract, tenantClient, workerLogTail } from "./helpers/api";
 import { BASE_FLAGS, checkPageResponse, CHROMIUM, jpegFromPage } from "./helpers/browser";
 
 /*
@@ -32,15 +32,6 @@ let linkId: string;
 const violations: string[] = [];
 const checks: Array<Promise<void>> = [];
 const pageErrors: string[] = [];
-
-async function api(pathname: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${inject("apiKey")}`);
-  if (init.body) headers.set("Content-Type", "application/json");
-  const res = await checkedFetch(new Request(`${base()}${pathname}`, { ...init, headers }));
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
 
 async function axeClean(name: string): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();

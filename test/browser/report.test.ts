@@ -4,7 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { checkedFetch, tenantClient, workerLogTail } from "./helpers/api";
+import { checkedFetch, keyedApi as api, tenantClient, workerLogTail } from "./helpers/api";
 import { jpegFromPage } from "./helpers/browser";
 import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 
@@ -30,15 +30,6 @@ let ui: ConsoleBrowser;
 let verificationId: string;
 let captureIds: string[];
 let digests: string[];
-
-async function api(pathname: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${inject("apiKey")}`);
-  if (init.body) headers.set("Content-Type", "application/json");
-  const res = await checkedFetch(new Request(`${base()}${pathname}`, { ...init, headers }));
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
 
 /** The PDF's text (pdftotext, layout kept) and its pages as PNGs in test-results/report/<name>-<n>.png. */
 async function rendered(name: string, pdf: Buffer): Promise<{ text: string; pages: number; images: number }> {

@@ -1,6 +1,6 @@
 import { isUploaded } from "./uploaded";
 import { SIGNAL_KEYS } from "../../analysis/verdict";
-import { analysesOf } from "../../db/analyses";
+import { analysesOf, type CaptureAnalysisRow } from "../../db/analyses";
 import { captureOwner, depthMapDigests } from "../../db/captures";
 import type { Db } from "../../db/client";
 import { loadTenantRecord, type CaptureRow, type VerificationRecord } from "../../db/verifications";
@@ -39,20 +39,12 @@ export interface ReportedCapture {
 
 /** The record's captures in capture order for the evidence report (no URL is signed: the report embeds the thumbnails). */
 export async function capturesForReport(db: Db, record: VerificationRecord): Promise<ReportedCapture[]> {
-  const analyses = await analysesOf(db, record.row.id);
-  const byCapture = new Map(analyses.map((a) => [a.captureId, a]));
-  const signalKeys = record.row.config.signals_required.map((name) => SIGNAL_KEYS[name]);
+  const byCapture = new Map((await analysesOf(db, record.row.id)).map((a) => [a.captureId, a]));
   return record.captures.map((capture) => {
     const analysis = byCapture.get(capture.id);
     const result = analysis?.result as { signals?: Record<string, unknown> } | null | undefined;
     return {
-      view: presentCapture(capture, {
-        source: isUploaded(record, capture) ? "upload" : "live",
-        analysis: presentAnalysis(analysis, signalKeys),
-        result: analysis?.result,
-        urls: {},
-        redactedAt: record.row.redactedAt,
-      }),
+      view: captureView(record, capture, analysis, {}),
       thumbnail: record.row.redactedAt === null ? ((analysis?.thumbnail as StoredThumbnail | null | undefined) ?? null) : null,
       signals: result?.signals ?? null,
     };
@@ -66,7 +58,6 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
     captures.some((c) => c.forensicBufferKey) ? depthMapDigests(db, row.id) : Promise.resolve(new Map<string, string>()),
   ]);
   const byCapture = new Map(analyses.map((a) => [a.captureId, a]));
-  const signalKeys = row.config.signals_required.map((name) => SIGNAL_KEYS[name]);
   const { baseUrl } = settings(env);
   const key = await signingKey(env, "evidence_urls");
   const sign = (captureId: string, variant: EvidenceVariant, sha256: string) => signEvidenceUrl(key, baseUrl, { captureId, variant, sha256 }, now);
@@ -83,13 +74,18 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
         const depthDigest = capture.forensicBufferKey ? depthDigests.get(capture.forensicBufferKey) : undefined;
         if (depthDigest) urls.depthMap = await sign(capture.id, "depth_map", depthDigest);
       }
-      return presentCapture(capture, {
-        source: isUploaded(record, capture) ? "upload" : "live",
-        analysis: presentAnalysis(analysis, signalKeys),
-        result: analysis?.result,
-        urls,
-        redactedAt: row.redactedAt,
-      });
+      return captureView(record, capture, analysis, urls);
     }),
   );
+}
+
+/** One capture in its wire shape: its source, its analysis limited to the required signals, these URLs. */
+function captureView(record: VerificationRecord, capture: CaptureRow, analysis: CaptureAnalysisRow | undefined, urls: CaptureUrls): CaptureView {
+  return presentCapture(capture, {
+    source: isUploaded(record, capture) ? "upload" : "live",
+    analysis: presentAnalysis(analysis, record.row.config.signals_required.map((name) => SIGNAL_KEYS[name])),
+    result: analysis?.result,
+    urls,
+    redactedAt: record.row.redactedAt,
+  });
 }

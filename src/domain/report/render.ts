@@ -1,5 +1,6 @@
 import fontkit from "@pdf-lib/fontkit";
 import { PDFDocument, type PDFImage } from "pdf-lib";
+import { SIGNAL_KEYS } from "../../analysis/verdict";
 import type { ReportCapture, ReportContent } from "./content";
 import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "./fonts/dejavu-sans";
 import { drawLocationMap, MAP_LEGEND } from "./location-map";
@@ -101,7 +102,7 @@ function verdict(flow: PageFlow, content: ReportContent): void {
   flow.paragraph("Each required check, what it concluded and what decided it:", { size: 9, color: MUTED });
   const signals = verdict.signals as Record<string, unknown>;
   for (const name of content.verification.config.signals_required) {
-    const key = Object.keys(content.signals).find((k) => signalKeyOf(k) === name) ?? name;
+    const key = SIGNAL_KEYS[name];
     const certified = content.signals[key];
     const method = certified?.status === "assessed" ? `; decided by ${methodWords(certified.method)}` : "";
     flow.field(signalName(key), `${statusWords(certified)}: ${outcomeWords(key, signals[key])}${method}`);
@@ -114,9 +115,6 @@ const LOCATION_WORDS: Readonly<Record<string, string>> = {
   ungeocoded: "not compared (the address could not be found, or the capture had no location)",
   rejected: "the device reported a mock location",
 };
-
-const KEY_OF: Readonly<Record<string, string>> = { screen_detection: "screen", ai_detection: "ai", reverse_search: "reverse", context_match: "context", depth: "depth" };
-const signalKeyOf = (key: string) => KEY_OF[key] ?? key;
 
 async function captures(flow: PageFlow, content: ReportContent): Promise<void> {
   const steps = new Map(content.verification.config.steps.map((s) => [s.key, s.description]));

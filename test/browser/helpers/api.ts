@@ -24,6 +24,16 @@ export async function checkedFetch(request: Request): Promise<Response> {
   return new Response(res.status === 204 ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
+/** A call with the dev tenant's API key (JSON body when given), checked against the document; the body parsed. */
+export async function keyedApi(pathname: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${inject("apiKey")}`);
+  if (init.body) headers.set("Content-Type", "application/json");
+  const res = await checkedFetch(new Request(`${inject("baseUrl")}${pathname}`, { ...init, headers }));
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
 /** The tenant API of the Worker under test through the generated client (dev tenant's key). */
 export function tenantClient(): VerificationClient {
   return createClient({ baseUrl: inject("baseUrl"), apiKey: inject("apiKey"), fetch: checkedFetch });

@@ -9,18 +9,9 @@
  *  - a still with fresh noise on every frame and no motion (a virtual camera behind a noise
  *    filter): a known miss, measured to say so.
  */
+import { rng } from "../../test/helpers/synth";
 import { HEIGHT, WIDTH, type GreyVideo } from "./video";
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A standard normal variate (Box–Muller). */
 function gaussian(random: () => number): number {
@@ -38,7 +29,7 @@ export function looping(video: GreyVideo, loopSeconds: number, seconds: number, 
 }
 
 export function noisyStill(frame: Uint8Array, fps: number, seconds: number, seed: number, sigma = 1.5): GreyVideo {
-  const random = mulberry32(seed);
+  const random = rng(seed);
   const frames = Array.from({ length: Math.round(fps * seconds) }, () => frame.map((v) => Math.max(0, Math.min(255, Math.round(v + sigma * gaussian(random))))));
   return { fps, width: WIDTH, height: HEIGHT, frames };
 }
@@ -58,7 +49,7 @@ function mul(a: number[], b: number[]): number[] {
  * and gets fresh Gaussian noise.
  */
 export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number, sigma = 1.5): GreyVideo {
-  const random = mulberry32(seed);
+  const random = rng(seed);
   const wave = (amplitude: number) => {
     const parts = [0, 1, 2].map(() => ({ a: amplitude * (0.3 + random()), f: 0.5 + 3 * random(), p: 2 * Math.PI * random() }));
     return (t: number) => parts.reduce((s, q) => s + q.a * Math.sin(2 * Math.PI * q.f * t + q.p), 0) / 2;

@@ -20,7 +20,7 @@ else {
   const text = readFileSync(join(OUT, bundle), "utf8");
   for (const [, dynamic, fixed] of text.matchAll(/import\("\.\/([^"]+\.wasm)"\)|from "\.\/([^"]+\.wasm)"/g)) problems.push(`${dynamic ?? fixed}: a WebAssembly module in the API Worker`);
   for (const module of FORBIDDEN) if (text.includes(`// ${module}`)) problems.push(`${module} is bundled into the API Worker`);
-  // The evidence report's PDF libraries take ~100 ms to evaluate: only a report may pay it (routes/report.ts
+  // The evidence report's PDF libraries take ~110-130 ms to evaluate (npm run bench:report-startup): only a report may pay it (routes/report.ts
   // imports the renderer dynamically, which esbuild wraps in a lazy initializer), never every cold start.
   // Every call of its initializer must be a dynamic import's (a static import adds a bare `init_render();`).
   const calls = text.match(/init_render\(\)/g)?.length ?? 0;

@@ -56,7 +56,7 @@ app.openapi(report, async (c) => {
     ...(certificateLink !== undefined ? { certificateLink } : {}),
     now: Date.now(),
   });
-  // Loaded on the first report, not at every start of the isolate: pdf-lib and fontkit take ~100 ms
+  // Loaded on the first report, not at every start of the isolate: pdf-lib and fontkit take ~110-130 ms
   // to evaluate, which would otherwise be paid by every cold capture link (bench/PERF-RESULTS.md).
   const { renderReport } = await import("../domain/report/render");
   const pdf = await renderReport(content);

@@ -2,8 +2,9 @@
  * Rebuilds the camera fixtures the browser suite feeds Chromium
  * (`--use-file-for-fake-video-capture`) into .cache/capture-fixtures/browser/ (gitignored):
  *
- *   genuine-box.y4m   10 s of a real camera's video (OpenCV's box.mp4, Debian's opencv-doc): longer than
- *                     a test's preview, as Chromium loops the file (a loop is itself a cue)
+ *   genuine-cockatoo.y4m  10 s of a phone's video held by hand (imageio's cockatoo.mp4, Debian's
+ *                     python3-imageio): longer than a test's preview, as Chromium loops the file (a
+ *                     loop is itself a cue)
  *   still.y4m         one frame of a real photograph (opencv-doc's building.jpg): a still fed as the camera
  *   still-2.y4m       another photograph (home.jpg): each test's photo is new to the tenant's history
  *   screen.y4m        the same photograph on a plane moving under a hand-held camera (simulated, with
@@ -21,7 +22,7 @@ import { CACHE, debianFile, readPhotoGrey, sourceFile, videoToY4m, writeGreyY4m 
 
 export const BROWSER_FIXTURES = path.join(CACHE, "browser");
 export const FIXTURES = {
-  genuine: path.join(BROWSER_FIXTURES, "genuine-box.y4m"),
+  genuine: path.join(BROWSER_FIXTURES, `genuine-${BROWSER_GENUINE}.y4m`),
   still: path.join(BROWSER_FIXTURES, "still.y4m"),
   still2: path.join(BROWSER_FIXTURES, "still-2.y4m"),
   screen: path.join(BROWSER_FIXTURES, "screen.y4m"),
@@ -30,8 +31,8 @@ export const FIXTURES = {
 export function buildFixtures(): typeof FIXTURES {
   mkdirSync(BROWSER_FIXTURES, { recursive: true });
   if (!existsSync(FIXTURES.genuine)) {
-    const box = GENUINE.find((g) => g.name === BROWSER_GENUINE)!;
-    videoToY4m(sourceFile(box)!, FIXTURES.genuine, { start: 2, seconds: 10 });
+    const genuine = GENUINE.find((g) => g.name === BROWSER_GENUINE)!;
+    videoToY4m(sourceFile(genuine), FIXTURES.genuine, { start: 2, seconds: 10 });
   }
   const photo = debianFile(SCREEN_PHOTOS[0]!);
   if (!existsSync(FIXTURES.still)) videoToY4m(photo, FIXTURES.still, { seconds: 1, frames: 1 });

@@ -1,9 +1,8 @@
 /*
  * Where the camera fixtures come from (scripts/capture-fixtures/MANIFEST.md says the same for
- * people): real videos from a Debian package (fetched with `apt-get download`, unpacked with
- * `dpkg -x`, nothing installed) and, when a local snapshot of it is at hand, a public GitHub
- * repository. Nothing fetched is committed: `npm run capture-fixtures` rebuilds them into
- * .cache/capture-fixtures/ (gitignored).
+ * people): real videos from Debian packages (fetched with `apt-get download`, unpacked with
+ * `dpkg -x`, nothing installed; CI reaches Debian). Nothing fetched is committed:
+ * `npm run capture-fixtures` rebuilds them into .cache/capture-fixtures/ (gitignored).
  */
 
 export interface DebianSource {
@@ -14,18 +13,9 @@ export interface DebianSource {
   path: string;
 }
 
-export interface GitSource {
-  kind: "git";
-  repository: string;
-  commit: string;
-  path: string;
-  /** Where a snapshot of the repository may be (a bare git directory); the source is skipped without it. */
-  mirror: string;
-}
-
 export interface VideoSource {
   name: string;
-  source: DebianSource | GitSource;
+  source: DebianSource;
   licence: string;
   /** What the video shows and how the camera moves (by eye). */
   camera: "hand-held" | "static";
@@ -34,7 +24,10 @@ export interface VideoSource {
 
 export const OPENCV_DOC: Omit<DebianSource, "path"> = { kind: "debian", package: "opencv-doc", version: "4.6.0+dfsg-12" };
 const OPENCV_LICENCE = "Apache-2.0 (OpenCV 4.6, debian/copyright of opencv-doc)";
-const IMAGEIO_BINARIES = { kind: "git", repository: "imageio/imageio-binaries", commit: "f8f64710ea88e7e4a352c0f7d8c0deac9f5fd685", mirror: "/work/.mirror/imageio+imageio-binaries/repo" } as const;
+/** imageio's test videos, as Debian ships them (the same files as GitHub's imageio/imageio-binaries). */
+const IMAGEIO: Omit<DebianSource, "path"> = { kind: "debian", package: "python3-imageio", version: "2.4.1-5" };
+const IMAGEIO_LICENCE = "BSD-2-Clause (debian/copyright of python3-imageio, Files: *)";
+const FORENSICS_SAMPLES: Omit<DebianSource, "path"> = { kind: "debian", package: "forensics-samples-files", version: "1.1.4-5" };
 
 export const GENUINE: VideoSource[] = [
   {
@@ -67,17 +60,24 @@ export const GENUINE: VideoSource[] = [
   },
   {
     name: "cockatoo",
-    source: { ...IMAGEIO_BINARIES, path: "images/cockatoo.mp4" },
-    licence: "not stated in the repository",
+    source: { ...IMAGEIO, path: "usr/lib/python3/dist-packages/imageio/resources/images/cockatoo.mp4" },
+    licence: IMAGEIO_LICENCE,
     camera: "hand-held",
     description: "a cockatoo walking up to a phone held by hand, 1280×720, 20 fps, 14 s",
   },
   {
     name: "realshort",
-    source: { ...IMAGEIO_BINARIES, path: "images/realshort.mp4" },
-    licence: "not stated in the repository",
+    source: { ...IMAGEIO, path: "usr/lib/python3/dist-packages/imageio/resources/images/realshort.mp4" },
+    licence: IMAGEIO_LICENCE,
     camera: "hand-held",
     description: "an office window sill panned by a phone held by hand, 320×240, 30 fps, 1.2 s",
+  },
+  {
+    name: "dog",
+    source: { ...FORENSICS_SAMPLES, path: "usr/share/forensics-samples/original-files/movie1/VID_20191220_170832.mp4" },
+    licence: "CC-BY-SA-4.0 (debian/copyright of forensics-samples-files, original-files/*)",
+    camera: "hand-held",
+    description: "a dog lying on a tiled floor, an Android phone's video held by hand, 1920×1080, 27 fps, 1.6 s",
   },
 ];
 
@@ -87,5 +87,5 @@ export const SCREEN_PHOTOS: DebianSource[] = ["building.jpg", "home.jpg", "baboo
   path: `usr/share/doc/opencv-doc/examples/data/${f}`,
 }));
 
-/** The genuine video the browser suite feeds Chromium as its camera (it must come from Debian: CI reaches apt only). */
-export const BROWSER_GENUINE = "box";
+/** The genuine video the browser suite feeds Chromium as its camera: a phone held by hand. */
+export const BROWSER_GENUINE = "cockatoo";

@@ -45,16 +45,9 @@ export function debianFile(source: DebianSource): string {
   return file;
 }
 
-/** The source video's file in the cache, or null when it cannot be had here (a repository without a local snapshot). */
-export function sourceFile(video: VideoSource): string | null {
-  const { source } = video;
-  if (source.kind === "debian") return debianFile(source);
-  const out = path.join(CACHE, "git", source.repository.replace("/", "+"), source.path);
-  if (existsSync(out)) return out;
-  if (!existsSync(source.mirror)) return null;
-  mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, execFileSync("git", ["--git-dir", source.mirror, "show", `${source.commit}:${source.path}`], { maxBuffer: 256 << 20 }));
-  return out;
+/** The source video's file in the cache. */
+export function sourceFile(video: VideoSource): string {
+  return debianFile(video.source);
 }
 
 function frameRate(file: string): number {

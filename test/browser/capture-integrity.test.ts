@@ -10,9 +10,9 @@ import { openPhone, screenshot, type Phone } from "./helpers/browser";
  * Issue 32 in Chromium: what is fed to the page as its camera decides the verdict's `depth`. A
  * still photo fed as the camera ends not verified with depth_anomaly, named by the device's own
  * name (Chromium names a file device by its path, a virtual camera by its product) and, renamed to
- * "Back Camera", by its frames alone. A real camera's video (OpenCV's box.mp4 from Debian's
- * opencv-doc, a fixed webcam filming a hand moving a box) ends verified; it is renamed "Back Camera"
- * because Chromium would otherwise name it by its file path, which is itself a virtual-camera cue.
+ * "Back Camera", by its frames alone. A phone's video held by hand (imageio's cockatoo.mp4 from
+ * Debian's python3-imageio) ends verified; it is renamed "Back Camera" because Chromium would
+ * otherwise name it by its file path, which is itself a virtual-camera cue.
  * Every verification uses the default signals (hosted page: screen, ai, reverse, depth).
  */
 
@@ -91,7 +91,7 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
     expect(codes(capture), why).not.toContain("repeated_frames");
   });
 
-  it("a real camera's video fed as the camera (named as a phone's): verified, depth from the capture burst", async () => {
+  it("a real hand-held phone video fed as the camera (named as a phone's): verified, depth from the capture burst", async () => {
     const { done, capture, why } = await captureWith("genuine", { video: fixtures.genuine, renameCamera: "Back Camera" });
     expect(done.verdict, why).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     expect(capture.capture_integrity.burst.identical_pairs).toBe(0);

@@ -105,7 +105,7 @@ describe("depth from the capture burst (decision)", () => {
     const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
     const still = record(frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch })));
     const result = assessCaptureBurst(still);
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/1" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/2" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -135,6 +135,19 @@ describe("depth from the capture burst (decision)", () => {
     expect(flat).toMatchObject({ anomaly: true, confidence: 0.2 });
     expect(CAPTURE_BURST_THRESHOLDS.flatnessTrips).toBe(true);
     expect(codes(flat)).toContain("planar_motion");
+  });
+
+  it("over a longer baseline the plane's resampling residual still reads flat, a genuine scene's share of it does not", () => {
+    const withParallax = (residual_px: number, baseline_px: number): CaptureIntegrity => {
+      const live = record(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 2));
+      return { ...live, burst: { ...live.burst, parallax: { blocks: 40, baseline_px, residual_px } } };
+    };
+    // The browser suite's moving plane as Chromium resampled it (2026-11-27): 0.326 px over 4.83 px.
+    expect(codes(assessCaptureBurst(withParallax(0.326, 4.83)))).toContain("planar_motion");
+    // The lowest share any genuine press showed in the evaluation: 0.088 of its baseline.
+    const genuine = assessCaptureBurst(withParallax(0.088 * 4.83, 4.83));
+    expect(genuine).toMatchObject({ anomaly: false });
+    expect(codes(genuine)).toContain("parallax");
   });
 
   it("a live sensor that barely moved (on a table) is clean: too little motion to judge depth", () => {

@@ -4,15 +4,20 @@
 //  2. applies the D1 migrations to the local database;
 //  3. seeds the dev tenant and its pk_test_ key, the dashboard user dev@localhost (sign in at
 //     /v1/auth/dev/login) and the trial tenant (TRIAL_TENANT_ID), all idempotent;
-//  4. runs `wrangler dev` on http://localhost:8787 (its [build] step builds the capture page) with
-//     both Workers: the API Worker (wrangler.toml) and the analysis Worker (wrangler.analysis.toml),
-//     which consumes the analysis queue. Both read the secrets from .dev.vars (one directory);
-//  5. runs the minutely cron at each minute, as Cloudflare does in production (wrangler dev runs no
-//     cron by itself): it arms the objects of verifications about to expire, and the backstops
-//     (src/scheduled.ts). The daily one stays manual: /__scheduled?cron=17+3+*+*+*.
+//  4. bundles both Workers as `wrangler deploy` would (the API Worker's [build] step builds the
+//     capture page) and runs each in a workerd process of its own (scripts/local-runtime.mjs): the
+//     API Worker (wrangler.toml) on http://localhost:8787, and the analysis Worker
+//     (wrangler.analysis.toml), which consumes the analysis queue, so its decoding never runs on the
+//     thread that answers the capture links. Both get the secrets of .dev.vars;
+//  5. runs the minutely cron at each minute, as Cloudflare does in production: it arms the objects
+//     of verifications about to expire, and the backstops (src/scheduled.ts). The daily one stays
+//     manual: /cdn-cgi/local/scheduled?cron=17+3+*+*+*.
+// `npm run dev` is the editing loop instead: one `wrangler dev` session with both Workers (one
+// thread), rebuilt when a source changes.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { startLocalRuntime } from "./local-runtime.mjs";
 import { applyMigrations, root, SECRET_GENERATORS, seedDevTenant, wrangler, wranglerEnv } from "./local-worker.mjs";
 
 const varsPath = path.join(root, ".dev.vars");
@@ -65,20 +70,34 @@ console.log(`
   curl -H "Authorization: Bearer ${vars.DEV_API_KEY}" -H 'Content-Type: application/json' -d '{"max_captures":2}' localhost:${port}/v1/verifications
 `);
 // On another port, upload URLs must point there too, or the capture page would PUT to :8787.
-const baseUrl = port === "8787" ? [] : ["--var", `PUBLIC_BASE_URL:http://localhost:${port}`];
-const configs = ["-c", "wrangler.toml", "-c", "wrangler.analysis.toml"];
-const extra = process.argv.slice(2);
-const scheduled = extra.includes("--test-scheduled") ? [] : ["--test-scheduled"];
-const child = spawn(wrangler, ["dev", ...configs, "--port", port, "--ip", "127.0.0.1", ...baseUrl, ...scheduled, ...extra], { cwd: root, env: wranglerEnv, stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code) => process.exit(code ?? 0));
+const baseUrl = port === "8787" ? {} : { PUBLIC_BASE_URL: `http://localhost:${port}` };
+const onStop = [];
+const runCron = process.argv.includes("--watch") ? startWranglerDev() : await startRuntime();
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => Promise.all(onStop.map((stop) => stop(signal))).finally(() => process.exit(0)));
+
+/** `npm start`: each Worker in a workerd process of its own; returns how to run a cron. */
+async function startRuntime() {
+  console.log("Bundling the Workers (as wrangler deploy would) and starting them…");
+  const runtime = await startLocalRuntime({ persistDir: path.join(root, ".wrangler", "state"), port: Number(port), vars: { ...vars, ...baseUrl } });
+  onStop.push(() => runtime.dispose());
+  console.log(`Ready on http://localhost:${port} (the analysis Worker runs in a process of its own)`);
+  return (cron) => runtime.scheduled(cron);
+}
+
+/** `npm run dev`: one `wrangler dev` session with both Workers, rebuilt on every change. */
+function startWranglerDev() {
+  const configs = ["-c", "wrangler.toml", "-c", "wrangler.analysis.toml"];
+  const flags = Object.entries(baseUrl).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const child = spawn(wrangler, ["dev", ...configs, "--port", port, "--ip", "127.0.0.1", "--test-scheduled", ...flags], { cwd: root, env: wranglerEnv, stdio: "inherit" });
+  onStop.push((signal) => child.kill(signal));
+  child.on("exit", (code) => process.exit(code ?? 0));
+  return (cron) => fetch(`http://127.0.0.1:${port}/__scheduled?cron=${encodeURIComponent(cron).replaceAll("%20", "+")}`).then((res) => res.arrayBuffer());
+}
 
 // The minutely cron, on the minute (its sweep arms the expiries of the minute after next).
 const MINUTE = 60_000;
 function minutely() {
-  fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`)
-    .then((res) => res.arrayBuffer())
-    .catch(() => undefined); // not up yet, or restarting: the next minute runs it
+  runCron("* * * * *").catch(() => undefined); // not up yet, or restarting: the next minute runs it
   setTimeout(minutely, MINUTE - (Date.now() % MINUTE));
 }
 setTimeout(minutely, MINUTE - (Date.now() % MINUTE));

@@ -1,9 +1,10 @@
 /**
  * The benchmarks' runtime: the project as Cloudflare runs it, on local workerd, with its floors.
  *
- * workerd runs every Worker of one process on one thread, so a single `wrangler dev` session (what
- * `npm start` runs) would put the analysis Worker's decode on the thread that serves the capture
- * links, which Cloudflare never does (separate Workers run in separate isolates). Here the API
+ * workerd runs every Worker of one process on one thread, so a single `wrangler dev` session would
+ * put the analysis Worker's decode on the thread that serves the capture links, which Cloudflare
+ * never does (separate Workers run in separate isolates; `npm start` runs the analysis Worker in a
+ * process of its own too, scripts/local-runtime.mjs, whose pieces this uses). Here the API
  * Worker and the floors share process A, the analysis Worker runs in process B, and process S
  * holds the local D1 and R2 (Miniflare's shared storage), which on Cloudflare are services of their
  * own too. The processes find each other (storage, the analysis queue, the Durable Object
@@ -13,13 +14,12 @@
  * Every Worker is the bundle `wrangler deploy --dry-run` produces from its own configuration, with
  * the bindings that configuration declares.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
-import { applyMigrations, freePort, generateSecrets, root, seedDevTenant, wrangler, wranglerEnv } from "../../scripts/local-worker.mjs";
+import { LogLevel, type Miniflare } from "miniflare";
+import { workerdInstance, workerOptions } from "../../scripts/local-runtime.mjs";
+import { applyMigrations, freePort, generateSecrets, seedDevTenant } from "../../scripts/local-worker.mjs";
 
 export { freePort };
 
@@ -47,40 +47,6 @@ export interface Runtime {
   dispose(): Promise<void>;
 }
 
-/** `wrangler deploy --dry-run` of one configuration: the exact modules a deploy would upload. */
-function bundle(config: string, outDir: string) {
-  const result = spawnSync(wrangler, ["deploy", "--dry-run", "-c", config, "--outdir", outDir], { cwd: root, env: wranglerEnv, encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`bundling ${config} failed:\n${result.stdout}${result.stderr}`);
-  const files = readdirSync(outDir);
-  const main = files.find((f) => f.endsWith(".js"));
-  if (!main) throw new Error(`no bundle for ${config} in ${outDir}`);
-  const wasm = files.filter((f) => f.endsWith(".wasm"));
-  return {
-    modulesRoot: outDir,
-    modules: [
-      { type: "ESModule" as const, path: path.join(outDir, main) },
-      ...wasm.map((f) => ({ type: "CompiledWasm" as const, path: path.join(outDir, f) })),
-    ],
-  };
-}
-
-function workerOptions(spec: WorkerSpec, outDir: string, port: number | null) {
-  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(path.join(root, spec.config));
-  // The capture page's static assets are not part of these benchmarks (bench/page.ts uses wrangler dev).
-  const { assets: _assets, modulesRules: _rules, ...rest } = options as typeof options & { assets?: unknown };
-  return {
-    ...rest,
-    name: workerName(spec.config),
-    ...bundle(spec.config, outDir),
-    bindings: { ...(rest.bindings ?? {}), ...(spec.vars ?? {}) },
-    ...(port !== null ? { unsafeDirectSockets: [{ host: "127.0.0.1", port }] } : {}),
-  };
-}
-
-function workerName(config: string): string {
-  return unstable_readConfig({ config: path.join(root, config) }, { hideWarnings: true }).name ?? config;
-}
-
 export interface StartOptions {
   /** Workers of process A besides the API Worker (the floors), each reachable on its own port */
   floors: WorkerSpec[];
@@ -95,12 +61,10 @@ export interface StartOptions {
 
 export async function startRuntime(options: StartOptions): Promise<Runtime> {
   const persistDir = mkdtempSync(path.join(tmpdir(), "vfy-bench-"));
-  const registry = path.join(persistDir, "registry");
-  mkdirSync(registry);
   const secrets = generateSecrets();
   applyMigrations(persistDir);
   const { tenantId } = seedDevTenant(secrets, persistDir);
-  const log = new Log(options.quiet === false ? LogLevel.INFO : LogLevel.WARN);
+  const logLevel = options.quiet === false ? LogLevel.INFO : LogLevel.WARN;
 
   const specs: WorkerSpec[] = [
     {
@@ -117,32 +81,18 @@ export async function startRuntime(options: StartOptions): Promise<Runtime> {
     const port = await freePort();
     // The API Worker's links (upload URLs, capture links) point at its own socket.
     const own = i === 0 ? { ...spec, vars: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...spec.vars } } : spec;
-    const worker = workerOptions(own, path.join(persistDir, "bundles", String(i)), port);
+    // The capture page's static assets are not part of these benchmarks (bench/page.ts uses wrangler dev).
+    const worker = workerOptions(own.config, path.join(persistDir, "bundles", String(i)), { vars: own.vars, assets: false, socket: port });
     urls[worker.name] = `http://127.0.0.1:${port}`;
     workersA.push(worker);
   }
   const analysisWorker = options.analysis
-    ? workerOptions(
-        { config: "wrangler.analysis.toml", vars: { SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET } },
-        path.join(persistDir, "bundles", "analysis"),
-        null,
-      )
+    ? workerOptions("wrangler.analysis.toml", path.join(persistDir, "bundles", "analysis"), {
+        vars: { SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET },
+        assets: false,
+      })
     : null;
-  const instance = (name: string, workers: unknown[], inspectorPort?: number) =>
-    new Miniflare({
-      ...convertV4MiniflareOptions({
-        log,
-        ...(inspectorPort ? { inspectorPort } : {}),
-        host: "127.0.0.1",
-        port: 0,
-        resourcePersistencePath: path.join(persistDir, "v3"),
-        isolatedResourcePersistencePath: path.join(persistDir, `isolated-${name}`),
-        unsafeDevRegistryPath: registry,
-        workers,
-      } as never),
-      // (not carried over by the v4 option converter)
-      unsafeEnableSharedStorage: true,
-    });
+  const instance = (name: string, workers: unknown[], inspectorPort?: number) => workerdInstance({ name, workers, persistDir, logLevel, inspectorPort });
   const before = workerdPids();
   // Process S owns the storage (the earliest instance of a shared scope does): D1 and R2 are
   // services of their own, as on Cloudflare, not work on the API Worker's thread.

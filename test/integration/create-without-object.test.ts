@@ -62,8 +62,8 @@ describe("create without the Durable Object on the request path", () => {
   it("one with time to spare gets no object at creation: the sweep arms it in the run before its expiry, alarm at expires_at", async () => {
     const v = await createVerification(t.key, { max_captures: 2, expires_in_seconds: 3600 });
     const expiresAt = Date.parse(v.expires_at);
-    // The consumer handled the created event (it marks it dispatched) and left the object alone.
-    await eventually(async () => (await persisted(v.id)).events.every((e) => e.dispatchedAt !== null), "the created event consumed");
+    // Its created event has no subscriber (no webhook): recorded dispatched, and the object left alone.
+    await eventually(async () => (await persisted(v.id)).events.every((e) => e.dispatchedAt !== null), "the created event dispatched");
     expect(await alarmOf(v.id)).toBeNull();
     // Two runs before: its expiry is past this run's window (now + 1 min, now + 2 min].
     await runMinutely(expiresAt - ARM_AHEAD_MS - 30_000);
@@ -139,7 +139,8 @@ describe("create without the Durable Object on the request path", () => {
 
   it("a failed publish hands the created event to the object, whose alarm re-drives it", async () => {
     const failingQueue = { sendBatch: () => Promise.reject(new Error("queue unavailable (injected)")) };
-    const outcome = await createInWorker({ ...env, EVENTS_QUEUE: failingQueue } as unknown as Env, db(), { tenantId: t.id, input: { max_captures: 2 } as never });
+    // Expiring within ARM_AHEAD_MS: its created event has a subscriber (the arming), so it is published.
+    const outcome = await createInWorker({ ...env, EVENTS_QUEUE: failingQueue } as unknown as Env, db(), { tenantId: t.id, input: { max_captures: 2, expires_in_seconds: 90 } as never });
     expect(outcome.kind).toBe("created");
     const id = outcome.kind === "created" ? outcome.record.row.id : "";
     let p = await persisted(id);
@@ -151,6 +152,24 @@ describe("create without the Durable Object on the request path", () => {
     p = await persisted(id);
     expect(p.events[0]!.dispatchedAt).not.toBeNull();
     expect(await alarmOf(id)).toBe(p.row.expiresAt);
+  });
+
+  it("a created event nobody waits for (no webhook, an expiry the sweep will reach) is recorded dispatched and never sent", async () => {
+    const sent: unknown[] = [];
+    const recordingQueue = { sendBatch: (messages: unknown[]) => void sent.push(...messages) };
+    const inWorker = (input: object) => createInWorker({ ...env, EVENTS_QUEUE: recordingQueue } as unknown as Env, db(), { tenantId: t.id, input: input as never, localRequest: true });
+    const quiet = await inWorker({ max_captures: 2, expires_in_seconds: 3600 });
+    const id = quiet.kind === "created" ? quiet.record.row.id : "";
+    const p = await persisted(id);
+    expect(p.events.map((e) => [e.name, e.dispatchedAt])).toEqual([["verification.created", p.row.createdAt]]);
+    expect(sent).toEqual([]);
+    // One with a webhook, or expiring before the sweep's window, has a subscriber: its event goes out.
+    await inWorker({ max_captures: 2, expires_in_seconds: 3600, webhook_url: "http://127.0.0.1:9/hook" });
+    await inWorker({ max_captures: 2, expires_in_seconds: 90 });
+    expect(sent.map((m) => (m as { body: { event: { name: string } } }).body.event.name)).toEqual(["verification.created", "verification.created"]);
+    // The sweep's unsent backstop leaves the recorded one alone.
+    await runMinutely(Date.now() + UNSENT_GRACE_MS + 60_000);
+    expect((await persisted(id)).events).toEqual(p.events);
   });
 
   it("verifications whose object keeps failing to arm do not hide the overdue ones behind them", async () => {

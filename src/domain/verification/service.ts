@@ -5,7 +5,7 @@ import type { Db } from "../../db/client";
 import { answers, captures, events, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
 import { eventRow, isUniqueViolation, newVerificationRow, type EventRow, type VerificationRecord } from "../../db/verifications";
 import { verificationObject } from "../../durable-objects/verification-client";
-import { eventHints, queuePublisher } from "../../events/publisher";
+import { eventHints, queuePublisher, type EventHints } from "../../events/publisher";
 import { log } from "../../lib/log";
 import { settings } from "../../env";
 import { signingKey } from "../../lib/signing-keys";
@@ -19,6 +19,7 @@ import { normalizeConfig } from "../../model/verification/config";
 import { DEFAULT_CHANNEL } from "../../analysis/capabilities";
 import { assertAssessable } from "../capabilities";
 import { reserveNotifyEmail } from "../notifications/email-quota";
+import { armsAtCreation } from "./sweep";
 import { assertWebhookUrlAllowed } from "../webhooks/url-guard";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -90,6 +91,8 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
   });
   const record: VerificationRecord = { row, captures: [], answers: [] };
   const created = eventRow(row.id, row.tenantId, { name: "verification.created" }, now);
+  const hints = eventHints(record);
+  const publish = createdHasSubscribers(hints, now);
   const statements: BatchItem<"sqlite">[] = [];
   if (idempotency) {
     // Stored in the same batch as the verification, so a replay always finds a finished response.
@@ -101,7 +104,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
       db.insert(idempotencyKeys).values({ tenantId: row.tenantId, key: idempotency.key, fingerprint: idempotency.fingerprint, statusCode: 201, responseBody, createdAt: now }),
     );
   }
-  statements.push(db.insert(verifications).values(row), db.insert(events).values(created));
+  statements.push(db.insert(verifications).values(row), db.insert(events).values(publish ? created : { ...created, dispatchedAt: now }));
   try {
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
@@ -111,8 +114,20 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
     if (replay) return replay;
     throw new ApiError("idempotency_conflict", "Another request with this Idempotency-Key won the race.");
   }
-  await publishCreated(env, created, record);
+  if (publish) await publishCreated(env, created, hints);
   return { kind: "created", record };
+}
+
+/**
+ * Whether `verification.created` has anyone to reach on the events queue. Its subscribers
+ * (queues/events.consumer.ts) are the verification's webhook (`verification.created` is a webhook
+ * type) and, for one expiring within ARM_AHEAD_MS, the arming of its object (sweep.ts). Without
+ * either, the create records the event as dispatched and sends nothing: the timeline has it and
+ * nobody waits for it. That saves each such create a queue send and the consumer's mark
+ * (bench/PERF-RESULTS.md, "Issue 34"). A new subscriber of the event must be added here.
+ */
+export function createdHasSubscribers(hints: EventHints, now: number): boolean {
+  return hints.webhook === true || armsAtCreation(hints.expiresAt, now);
 }
 
 /**
@@ -121,9 +136,9 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
  * failed publish hands the event to the verification's Durable Object, whose alarm re-drives it; the
  * minutely sweep re-drives one nobody handed over (the isolate died right after the commit).
  */
-async function publishCreated(env: Env, event: EventRow, record: VerificationRecord): Promise<void> {
+async function publishCreated(env: Env, event: EventRow, hints: EventHints): Promise<void> {
   try {
-    await queuePublisher(env.EVENTS_QUEUE).publish([event], eventHints(record));
+    await queuePublisher(env.EVENTS_QUEUE).publish([event], hints);
   } catch (err) {
     log.error({ msg: "event publish failed; the verification's object will re-drive it", verification_id: event.verificationId, error: String(err) });
     await verificationObject(env, event.verificationId).arm(event.verificationId, { redrive: true });

@@ -3,7 +3,9 @@
  * load is one person on one verification (its own client address), capturing one photo after the
  * other until the verification is full, then moving on to a new one. Before every phase each
  * client gets the captures it can make in it: for the project, upload URLs minted through the API
- * (direct mode) and the 1.5 MB JPEG put where they point, as the browser's PUT to R2 would; for the
+ * and the 1.5 MB JPEG put where they point: into R2 from here, as the browser's PUT to R2 would
+ * (`direct`), or by a PUT to the Worker's upload URL, as on a deployment without R2 credentials and
+ * on `npm start` (`proxied`); for the
  * floor, the same bytes put under the client's own floor verification (floor and project never
  * touch the same verification). Verifications are created through the API.
  */
@@ -19,6 +21,12 @@ export const DIRECT_MODE = { UPLOAD_MODE: "direct", R2_ACCOUNT_ID: "bench", R2_A
 
 export type Side = "project" | "floor";
 
+/** How the photo's bytes reach R2 before the capture: straight (presigned URL) or through the Worker. */
+export type UploadPath = "direct" | "proxied";
+
+/** The API Worker's vars for an upload path. */
+export const UPLOAD_VARS: Record<UploadPath, Record<string, string>> = { direct: DIRECT_MODE, proxied: {} };
+
 interface Person {
   id: string;
   ip: string;
@@ -26,7 +34,7 @@ interface Person {
   used: number;
 }
 
-export async function captureJobs(rt: Runtime) {
+export async function captureJobs(rt: Runtime, upload: UploadPath = "direct") {
   const photo = benchPhoto();
   const sha256 = createHash("sha256").update(photo.bytes).digest("hex");
   const api = rt.urls[API_WORKER]!;
@@ -35,7 +43,7 @@ export async function captureJobs(rt: Runtime) {
   const people: Record<Side, Person[]> = { project: [], floor: [] };
   let addresses = 0;
 
-  async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ id: string; image_key: string }> {
+  async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ id: string; image_key: string; upload_url: string }> {
     const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
     const text = await res.text();
     if (!res.ok) throw new Error(`${url}: ${res.status} ${text}`);
@@ -52,11 +60,19 @@ export async function captureJobs(rt: Runtime) {
   async function stage(side: Side, person: Person): Promise<Job> {
     let key: string;
     if (side === "project") {
-      key = (await post(`${api}/v1/verifications/${person.id}/captures/upload-url`, { content_type: "image/jpeg" }, { "CF-Connecting-IP": person.ip })).image_key;
+      const minted = await post(`${api}/v1/verifications/${person.id}/captures/upload-url`, { content_type: "image/jpeg" }, { "CF-Connecting-IP": person.ip });
+      key = minted.image_key;
+      if (upload === "proxied") {
+        const put = await fetch(minted.upload_url, { method: "PUT", headers: { "Content-Type": "image/jpeg", "CF-Connecting-IP": person.ip }, body: photo.bytes });
+        await put.arrayBuffer();
+        if (!put.ok) throw new Error(`PUT ${minted.upload_url}: ${put.status}`);
+      } else {
+        await bucket.put(key, photo.bytes, { httpMetadata: { contentType: "image/jpeg" } });
+      }
     } else {
       key = `verifications/${person.id}/flr_${randomBytes(8).toString("hex")}`;
+      await bucket.put(key, photo.bytes, { httpMetadata: { contentType: "image/jpeg" } });
     }
-    await bucket.put(key, photo.bytes, { httpMetadata: { contentType: "image/jpeg" } });
     person.used += 1;
     return {
       url: `${bases[side]}/v1/verifications/${person.id}/captures`,

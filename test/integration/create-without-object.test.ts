@@ -7,6 +7,9 @@ import { eventRow, newVerificationRow } from "../../src/db/verifications";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import type { VerificationObject } from "../../src/durable-objects/verification-object";
 import { CONTRACT_DEFAULTS, normalizeConfig } from "../../src/model/verification/config";
+import { CERTIFIED_EVENT_NAMES } from "../../src/domain/certificates/events";
+import { NOTIFY_EMAIL_EVENT_NAMES, TRIAL_VERDICT_EVENT_NAMES } from "../../src/domain/notifications/subscribers";
+import { WEBHOOK_EVENT_NAMES } from "../../src/domain/webhooks/events";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
 import { ARM_AHEAD_MS, OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
 import { newId } from "../../src/lib/ids";
@@ -170,6 +173,12 @@ describe("create without the Durable Object on the request path", () => {
     // The sweep's unsent backstop leaves the recorded one alone.
     await runMinutely(Date.now() + UNSENT_GRACE_MS + 60_000);
     expect((await persisted(id)).events).toEqual(p.events);
+  });
+
+  it("createdHasSubscribers knows every subscriber of verification.created: its webhook and the arming, nothing else", () => {
+    // A failure here means the event gained a subscriber: add it to createdHasSubscribers (service.ts).
+    expect(WEBHOOK_EVENT_NAMES).toContain("verification.created");
+    for (const names of [CERTIFIED_EVENT_NAMES, NOTIFY_EMAIL_EVENT_NAMES, TRIAL_VERDICT_EVENT_NAMES]) expect(names).not.toContain("verification.created");
   });
 
   it("verifications whose object keeps failing to arm do not hide the overdue ones behind them", async () => {

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { movingScreen } from "./attacks";
 import { BROWSER_GENUINE, GENUINE, SCREEN_PHOTOS } from "./sources";
-import { CACHE, debianFile, readPhotoGrey, sourceFile, videoToY4m, writeGreyY4m } from "./video";
+import { CACHE, debianFile, readPhotoGrey, videoToY4m, writeGreyY4m } from "./video";
 
 export const BROWSER_FIXTURES = path.join(CACHE, "browser");
 export const FIXTURES = {
@@ -32,7 +32,7 @@ export function buildFixtures(): typeof FIXTURES {
   mkdirSync(BROWSER_FIXTURES, { recursive: true });
   if (!existsSync(FIXTURES.genuine)) {
     const genuine = GENUINE.find((g) => g.name === BROWSER_GENUINE)!;
-    videoToY4m(sourceFile(genuine), FIXTURES.genuine, { start: 2, seconds: 10 });
+    videoToY4m(debianFile(genuine.source), FIXTURES.genuine, { start: 2, seconds: 10 });
   }
   const photo = debianFile(SCREEN_PHOTOS[0]!);
   if (!existsSync(FIXTURES.still)) videoToY4m(photo, FIXTURES.still, { seconds: 1, frames: 1 });

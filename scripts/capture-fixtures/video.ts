@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { DebianSource, VideoSource } from "./sources";
+import type { DebianSource } from "./sources";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const CACHE = path.join(ROOT, ".cache", "capture-fixtures");
@@ -43,11 +43,6 @@ export function debianFile(source: DebianSource): string {
     return plain;
   }
   return file;
-}
-
-/** The source video's file in the cache. */
-export function sourceFile(video: VideoSource): string {
-  return debianFile(video.source);
 }
 
 function frameRate(file: string): number {

@@ -15,7 +15,7 @@ import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
 import { looping, movingScreen, noisyStill, still } from "../capture-fixtures/attacks";
 import { pageFrames, PHONE_CAMERA, recordAt } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
-import { debianFile, readGrey, readPhotoGrey, ROOT, sourceFile, type GreyVideo } from "../capture-fixtures/video";
+import { debianFile, readGrey, readPhotoGrey, ROOT, type GreyVideo } from "../capture-fixtures/video";
 import { rate, wilson } from "./stats";
 
 const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, sweep: { type: "boolean", default: false } } });
@@ -46,7 +46,7 @@ const notAssessed = (r: CaptureIntegrity) => "status" in assessCaptureBurst(r);
 
 const started = Date.now();
 const cases: Case[] = [];
-const videos: Array<{ source: VideoSource; video: GreyVideo }> = GENUINE.map((source) => ({ source, video: readGrey(sourceFile(source), 20) }));
+const videos: Array<{ source: VideoSource; video: GreyVideo }> = GENUINE.map((source) => ({ source, video: readGrey(debianFile(source.source), 20) }));
 const group = (s: VideoSource) => (s.name === "tree" ? "static camera, a compressed file whose frames repeat (duplicated at encoding)" : s.camera === "hand-held" ? "hand-held phone" : "static camera, things moving in view");
 for (const { source, video } of videos) {
   cases.push({ group: `genuine: ${group(source)}: ${source.name}`, positive: false, records: records(video, PHONE_CAMERA) });

@@ -15,10 +15,11 @@ export function workerdInstance(options: {
   logLevel?: number;
   inspectorPort?: number;
   triggerHandlers?: boolean;
+  onLog?: (message: string) => void;
 }): Miniflare;
 export interface LocalRuntime {
   url: string;
   scheduled(cron: string): Promise<unknown>;
   dispose(): Promise<void>;
 }
-export function startLocalRuntime(options: { persistDir: string; port: number; vars?: Record<string, string>; apiVars?: Record<string, string>; logLevel?: number }): Promise<LocalRuntime>;
+export function startLocalRuntime(options: { persistDir: string; port: number; vars?: Record<string, string>; apiVars?: Record<string, string>; logLevel?: number; onLog?: (message: string) => void }): Promise<LocalRuntime>;

@@ -45,27 +45,42 @@ export function workerName(config) {
  */
 export function workerOptions(config, outDir, { vars = {}, assets = true, socket } = {}) {
   const { workerOptions: options } = unstable_getMiniflareWorkerOptions(path.join(root, config));
-  const { assets: assetOptions, modulesRules: _rules, ...rest } = options;
+  const { assets: assetOptions, modulesRules: _rules, bindings = {}, ...rest } = options;
+  // Only the configuration's own [vars]: wrangler also reads the repository's .dev.vars, which a
+  // caller passes in `vars` when it means to (npm start), and which must not reach a test's Workers.
+  const declared = unstable_readConfig({ config: path.join(root, config) }, { hideWarnings: true }).vars ?? {};
   return {
     ...rest,
     ...(assets && assetOptions ? { assets: assetOptions } : {}),
     name: workerName(config),
     ...bundle(config, outDir),
-    bindings: { ...(rest.bindings ?? {}), ...vars },
+    bindings: { ...Object.fromEntries(Object.entries(bindings).filter(([k]) => k in declared)), ...vars },
     ...(socket ? { unsafeDirectSockets: [{ host: "127.0.0.1", port: socket }] } : {}),
   };
+}
+
+/** Miniflare's own messages to a function instead of the console. */
+class LogTo extends Log {
+  constructor(write, level) {
+    super(level);
+    this.write = write;
+  }
+  log(message) {
+    this.write(message);
+  }
 }
 
 /**
  * One workerd process. The first instance made over a `persistDir` owns its storage
  * (`unsafeEnableSharedStorage`); the others reach it through the registry.
  */
-export function workerdInstance({ name, workers, persistDir, port = 0, logLevel = LogLevel.WARN, inspectorPort, triggerHandlers = false }) {
+export function workerdInstance({ name, workers, persistDir, port = 0, logLevel = LogLevel.WARN, inspectorPort, triggerHandlers = false, onLog }) {
   const registry = path.join(persistDir, "registry");
   mkdirSync(registry, { recursive: true });
   return new Miniflare({
     ...convertV4MiniflareOptions({
-      log: new Log(logLevel),
+      log: onLog ? new LogTo(onLog, logLevel) : new Log(logLevel),
+      ...(onLog ? { handleStructuredLogs: ({ message }) => onLog(message) } : {}),
       ...(inspectorPort ? { inspectorPort } : {}),
       host: "127.0.0.1",
       port,
@@ -84,17 +99,18 @@ export function workerdInstance({ name, workers, persistDir, port = 0, logLevel 
 
 /**
  * The API Worker on `port` (process A, which owns the storage) and the analysis Worker beside it
- * (process B). `vars` go to both Workers (what `.dev.vars` is to `wrangler dev`).
+ * (process B). `vars` go to both Workers (what `.dev.vars` is to `wrangler dev`); `onLog` takes what
+ * they and Miniflare print, which otherwise goes to the console.
  */
-export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars = {}, logLevel = LogLevel.INFO }) {
+export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars = {}, logLevel = LogLevel.INFO, onLog }) {
   const bundles = path.join(persistDir, "bundles");
   // Both bundled before either process starts: an instance keeps its registry entry alive from this
   // event loop, which a synchronous bundle would block for seconds.
   const api = workerOptions("wrangler.toml", path.join(bundles, "api"), { vars: { ...vars, ...apiVars } });
   const analysis = workerOptions("wrangler.analysis.toml", path.join(bundles, "analysis"), { vars, assets: false });
-  const a = workerdInstance({ name: "api", workers: [api], persistDir, port, logLevel, triggerHandlers: true });
+  const a = workerdInstance({ name: "api", workers: [api], persistDir, port, logLevel, triggerHandlers: true, onLog });
   await a.ready;
-  const b = workerdInstance({ name: "analysis", workers: [analysis], persistDir, logLevel });
+  const b = workerdInstance({ name: "analysis", workers: [analysis], persistDir, logLevel, onLog });
   await b.ready;
   return {
     url: `http://127.0.0.1:${port}`,

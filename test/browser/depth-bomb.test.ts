@@ -7,8 +7,8 @@ import { checkedFetch, eventually, workerLogTail } from "./helpers/api";
 
 /*
  * Issue 33, from outside the process: a crafted depth map (a 16-bit grey PNG claiming 8192 × 8192,
- * about 130 KB that inflate to 128 MiB) sent over HTTP to the running Workers (`wrangler dev`: the
- * API Worker and the analysis Worker, as `npm start` runs them) the way an app integrating the
+ * about 130 KB that inflate to 128 MiB) sent over HTTP to the running Workers (as `npm start` runs them: the
+ * API Worker and the analysis Worker, each in a workerd process of its own) the way an app integrating the
  * capture API sends a forensic buffer: upload-url, PUT, capture with `forensic_buffer_key`. The
  * analysis refuses it from its header; the verification gets its verdict, and the evidence API says
  * why its depth was not assessed.

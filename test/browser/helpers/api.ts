@@ -40,7 +40,7 @@ export function tenantClient(): VerificationClient {
 }
 
 /** The capture page of a verification, on the Worker under test. */
-/** The last lines the Workers printed (wrangler dev), for a failing test's message. */
+/** The last lines the Workers printed, for a failing test's message. */
 export function workerLogTail(lines = 60): string {
   try {
     const log = readFileSync(inject("workerLog"), "utf8");

@@ -20,6 +20,9 @@ from sklearn.preprocessing import StandardScaler
 
 ROOT = Path(__file__).resolve().parents[3]
 POSITIVE = {"ai": "generated", "screen": "recapture"}
+# The best on `val` (the AI set); its scores go to .cache/backbone-probe/<set>-scores.json, which
+# scripts/eval/ai-train/npr.py combines with its own.
+KEPT = ("both", 0.01)
 
 
 def wilson(k, n, z=1.96):
@@ -59,6 +62,9 @@ def main():
             val = f"val AUC {roc_auc_score(y[split == 'val'], score[split == 'val']):.2f} | " if np.any(split == "val") else ""
             print(f"{view:6s} C={c:<5} | {val}test AUC {roc_auc_score(y[test], score[test]):.2f} | "
                   f"caught {rate(caught, int(np.sum(test & (y == 1))))} | false alarms {rate(false, int(np.sum(test & (y == 0))))}")
+            if (view, c) == KEPT:
+                kept = {Path(r["file"]).name: float(v) for r, v in zip(rows, score)}
+                (ROOT / f".cache/backbone-probe/{which}-scores.json").write_text(json.dumps(kept))
 
 
 if __name__ == "__main__":

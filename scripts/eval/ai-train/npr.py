@@ -40,6 +40,9 @@ from sklearn.metrics import roc_auc_score
 ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / ".cache/ai-data"
 SIDE, CROPS, EPOCHS, BATCH = 64, 16, 4, 128
+# NPR_UPSCALE=0.3: that share of real crops is upscaled (1.25–4×, four interpolations) in training,
+# as hard negatives for the upscaled genuine photographs (README.md: it did not help).
+UPSCALE = float(os.environ.get("NPR_UPSCALE", "0"))
 Image.MAX_IMAGE_PIXELS = None
 
 
@@ -99,6 +102,12 @@ class Net(nn.Module):
         return self.head(self.features(npr * 4).mean((2, 3))).squeeze(1)
 
 
+def upscaled(crop, rng):
+    side = max(8, int(SIDE / rng.uniform(1.25, 4.0)))
+    method = (Image.BILINEAR, Image.BICUBIC, Image.LANCZOS, Image.NEAREST)[int(rng.integers(4))]
+    return np.asarray(Image.fromarray(np.ascontiguousarray(crop[:side, :side])).resize((SIDE, SIDE), method))
+
+
 def tensor(batch):
     return torch.from_numpy(np.ascontiguousarray(np.stack(batch))).permute(0, 3, 1, 2).float() / 255
 
@@ -123,6 +132,8 @@ def train(x, y, source, rows):
             batch = []
             for i, k in picked:
                 a = x[i, k]
+                if UPSCALE and not y[i] and rng.random() < UPSCALE:
+                    a = upscaled(a, rng)
                 if rng.random() < 0.5:
                     a = np.asarray(jpeg(Image.fromarray(a), int(rng.integers(70, 96))))
                 batch.append(a[:, ::-1] if rng.random() < 0.5 else a)

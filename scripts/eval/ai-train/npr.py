@@ -38,6 +38,8 @@ from PIL import Image
 from sklearn.metrics import roc_auc_score
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "scripts/eval"))
+from wilson import rate  # noqa: E402
 DATA = ROOT / ".cache/ai-data"
 SIDE, CROPS, EPOCHS, BATCH = 64, 16, 4, 128
 # NPR_UPSCALE=0.3: that share of real crops is upscaled (1.25–4×, four interpolations) in training,
@@ -144,13 +146,6 @@ def train(x, y, source, rows):
             total += loss.item()
         print(f"epoch {epoch}: loss {total / steps:.3f}", file=sys.stderr)
     return net
-
-
-def rate(k, n, z=1.96):
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return f"{k}/{n}, {100 * p:.1f} % ({100 * max(0, centre - half):.1f}–{100 * min(1, centre + half):.1f})"
 
 
 def main():

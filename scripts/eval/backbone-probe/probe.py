@@ -19,24 +19,12 @@ from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "scripts/eval"))
+from wilson import rate  # noqa: E402
 POSITIVE = {"ai": "generated", "screen": "recapture"}
 # The best on `val` (the AI set); its scores go to .cache/backbone-probe/<set>-scores.json, which
 # scripts/eval/ai-train/npr.py combines with its own.
 KEPT = ("both", 0.01)
-
-
-def wilson(k, n, z=1.96):
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def rate(k, n):
-    lo, hi = wilson(k, n)
-    return f"{k}/{n} ({100 * k / n:.1f} %, {100 * lo:.1f}-{100 * hi:.1f})"
 
 
 def main():

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A linear probe on the features extract.mjs wrote (research: nothing ships; README.md here).
+"""A linear probe on the features extract.ts wrote (research: nothing ships; README.md here).
 
     scripts/eval/backbone-probe/probe.py ai|screen
 

@@ -1,7 +1,7 @@
 // Features of a small pretrained image network for every image of the AI set or the real-recapture
 // set (research: nothing here ships; README.md beside this file).
 //
-//   node scripts/eval/backbone-probe/extract.mjs ai|screen
+//   npx tsx scripts/eval/backbone-probe/extract.ts ai|screen
 //
 // The network is nsfwjs's MobileNetV2 (ImageNet-initialised, fine-tuned on five photo/drawing
 // classes; MIT), run by TensorFlow.js's WebAssembly backend. Both come from npm into
@@ -10,10 +10,11 @@
 // and its centre 224 × 224 at native resolution (its pixel-level texture), read by ImageMagick.
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cachePath, readManifest } from "../screen-data/files";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const CACHE = join(ROOT, ".cache/backbone-probe");
@@ -21,7 +22,7 @@ const PACKAGES = ["nsfwjs@4.3.0", "@tensorflow/tfjs@4.22.0", "@tensorflow/tfjs-b
 const SIDE = 224;
 
 const set = process.argv[2];
-if (set !== "ai" && set !== "screen") throw new Error("usage: extract.mjs ai|screen");
+if (set !== "ai" && set !== "screen") throw new Error("usage: extract.ts ai|screen");
 
 if (!existsSync(join(CACHE, "node_modules/nsfwjs"))) {
   execFileSync("npm", ["install", "--prefix", CACHE, "--no-save", "--ignore-scripts", ...PACKAGES], { stdio: "inherit" });
@@ -31,7 +32,7 @@ const tf = require("@tensorflow/tfjs");
 require("@tensorflow/tfjs-backend-wasm");
 
 /** `split:class:source` and path of every image, from the folders build.ts filled. */
-function images() {
+function images(): Array<{ label: string; file: string }> {
   if (set === "ai") {
     const base = join(ROOT, ".cache/ai-data");
     return ["train", "val", "test"].flatMap((split) =>
@@ -40,16 +41,10 @@ function images() {
       ),
     );
   }
-  const rows = readFileSync(join(ROOT, "scripts/eval/screen-data/manifest.tsv"), "utf8").trim().split("\n").slice(1);
-  return rows.map((row) => {
-    const [repo, , path, sha256, , cls, , , split] = row.split("\t");
-    const extension = path.match(/\.[a-z]+$/i)?.[0].toLowerCase() ?? "";
-    const folder = repo.replace("/", "+");
-    return { label: `${split}:${cls}:${folder}`, file: join(ROOT, ".cache/screen-data", folder, sha256.slice(0, 16) + extension) };
-  });
+  return readManifest().map((e) => ({ label: `${e.split}:${e.cls}:${e.repo.replace("/", "+")}`, file: fileURLToPath(cachePath(e)) }));
 }
 
-function pixels(file, view) {
+function pixels(file: string, view: string): Uint8Array {
   const crop = view === "crop" ? ["-gravity", "center", "-crop", `${SIDE}x${SIDE}+0+0`, "+repage"] : [];
   const args = [`${file}[0]`, "-auto-orient", "-colorspace", "sRGB", "-alpha", "off", ...crop, "-resize", `${SIDE}x${SIDE}!`, "-depth", "8", "rgb:-"];
   return new Uint8Array(execFileSync("convert", args, { maxBuffer: 1 << 26, stdio: ["ignore", "pipe", "ignore"] }));
@@ -71,11 +66,11 @@ const net = await network();
 const list = images();
 const lines = [];
 for (const [i, { label, file }] of list.entries()) {
-  const row = { label, file: file.slice(ROOT.length + 1) };
+  const row: Record<string, unknown> = { label, file: file.slice(ROOT.length + 1) };
   for (const view of ["squash", "crop"]) {
     const input = tf.tidy(() => tf.tensor3d(pixels(file, view), [SIDE, SIDE, 3], "int32").toFloat().div(255).expandDims(0));
     const output = net.predict(input);
-    row[view] = Array.from(await output.data(), (x) => +x.toFixed(4));
+    row[view] = Array.from(await output.data(), (x: number) => +x.toFixed(4));
     tf.dispose([input, output]);
   }
   lines.push(JSON.stringify(row));

@@ -9,7 +9,7 @@ import { closeCamera } from "./camera";
 import type { ScreenContext } from "./context";
 import { Delivery, type SyncState } from "./delivery";
 import { h } from "./dom";
-import { applyReply, countOf, firstUnmet, isTerminal, resumeIndex, type VerifyView } from "./flow";
+import { applyReply, countOf, firstUnmet, isTerminal, nextToSend, resumeIndex, type VerifyView } from "./flow";
 import type { I18n } from "./i18n";
 import { JobQueue, type Job } from "./jobs";
 import { currentFix } from "./location";
@@ -70,6 +70,8 @@ export class App {
       accepted: (job, reply) => this.accepted(job, reply),
       refused: (job, failure) => this.refused(job, failure),
       state: (state) => this.renderSync(state),
+      // Steps from here on are still ahead of the end user; once finishing, none are.
+      pick: (jobs) => this.nextToSend(jobs),
       attestationToken: () => this.attestation.token(),
     });
     if (this.view.attestation?.site_key) this.attestation = loadAttestation(this.view.attestation.site_key, this.widget);
@@ -105,6 +107,8 @@ export class App {
     if (index !== this.index) this.notice = "";
     this.index = index;
     if (index >= this.reached) this.remember(index);
+    // Moving on may release work held for the questions ahead (flow.ts `nextToSend`).
+    this.delivery.kick();
     const step = this.view.steps[index]!;
     if (step.type !== "image") closeCamera();
     const ctx = this.context();
@@ -161,6 +165,7 @@ export class App {
     this.remember(this.view.steps.length);
     this.progress.stepReached("uploading");
     if (!this.view.submitted && !this.queue.pending().submit) void this.queue.add({ kind: "submit" }).then(() => this.delivery.kick());
+    else this.delivery.kick();
     this.finishedIfDone();
   }
 
@@ -224,16 +229,24 @@ export class App {
     }, Math.max(0, ms));
   }
 
-  /** The status line under the screen: uploads waiting, offline/retrying, or the last refusal. */
+  /** Steps from the one on screen on are still ahead of the end user; once finishing, none are. */
+  private nextToSend(jobs: readonly Job[]): Job | undefined {
+    return nextToSend(jobs, this.view, this.phase === "finishing" || this.phase === "done" ? this.view.steps.length : this.index);
+  }
+
+  /** The status line under the screen: uploads waiting (or kept until the end), offline/retrying, or the last refusal. */
   private renderSync(state?: SyncState): void {
     if (state) this.syncState = state;
-    const waiting = this.queue.list().filter((j) => j.kind !== "submit").length;
+    const jobs = this.queue.list();
+    const waiting = jobs.filter((j) => j.kind !== "submit").length;
+    const held = waiting > 0 && this.view !== undefined && this.nextToSend(jobs) === undefined;
     const parts: string[] = [];
     if (this.syncState.kind === "waiting") {
       const seconds = Math.max(1, Math.round((this.syncState.retryAt - Date.now()) / 1000));
       parts.push(this.syncState.offline ? this.i18n.t("offline") : this.i18n.t("retrying", { seconds }));
     }
-    if (waiting > 0) parts.push(`${this.i18n.plural("pending", waiting)}${this.syncState.kind === "sending" ? ` · ${this.i18n.t("uploading")}` : ""}`);
+    if (held) parts.push(this.i18n.plural("held", waiting));
+    else if (waiting > 0) parts.push(`${this.i18n.plural("pending", waiting)}${this.syncState.kind === "sending" ? ` · ${this.i18n.t("uploading")}` : ""}`);
     if (this.notice) parts.push(this.notice);
     this.sync.textContent = parts.join(" ");
     this.sync.classList.toggle("visible", parts.length > 0);

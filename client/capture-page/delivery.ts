@@ -1,5 +1,6 @@
 /*
- * Sends queued work to the server, one job at a time in the order it was captured, and keeps
+ * Sends queued work to the server, one job at a time in the order the page picks (the order it was
+ * captured, but the job that completes the evidence last: flow.ts `nextToSend`), and keeps
  * retrying with backoff through bad connections. Every step is safe to repeat after a reload:
  * a minted upload is reused until it expires, a PUT that already landed is detected, and a capture
  * whose image_key is already persisted is an idempotent retry on the server.
@@ -16,6 +17,8 @@ export interface DeliveryHooks {
   /** The server refused a job for good (the job is dropped): expired, full, invalid. */
   refused(job: Job, failure: ApiFailure): void;
   state(state: SyncState): void;
+  /** The queued job to send next (flow.ts `nextToSend`), or none for now. */
+  pick(jobs: readonly Job[]): Job | undefined;
   /** A fresh attestation token for a capture, when the widget is on the page. */
   attestationToken(): Promise<string | undefined>;
 }
@@ -49,7 +52,7 @@ export class Delivery {
   }
 
   private async run(): Promise<void> {
-    for (let job = this.queue.first(); job; job = this.queue.first()) {
+    for (let job = this.hooks.pick(this.queue.list()); job; job = this.hooks.pick(this.queue.list())) {
       this.hooks.state({ kind: "sending" });
       try {
         const reply = await this.deliver(job);

@@ -59,6 +59,38 @@ export function evidenceComplete(steps: readonly StepView[]): boolean {
   return steps.every((s) => (s.type === "text" ? !s.required || s.answered : s.captured >= s.max));
 }
 
+/** A queued job as the sending order sees it. */
+export interface QueuedWork {
+  kind: "capture" | "answer" | "submit";
+  step_key?: string;
+}
+
+/** Whether the server would call the evidence complete once `job` is accepted, and not before. */
+function completesEvidence(view: VerifyView, job: QueuedWork): boolean {
+  if (job.kind === "submit" || evidenceComplete(view.steps)) return false;
+  const after = view.steps.map((s): StepView => {
+    if (s.key !== job.step_key) return s;
+    return s.type === "text" ? { ...s, answered: true } : { ...s, captured: s.captured + 1 };
+  });
+  return evidenceComplete(after);
+}
+
+/**
+ * The queued job to send next, in the order it was queued, except for the one that would complete
+ * the evidence: the server's readiness rule does not wait for optional questions, so once it is
+ * accepted the verdict may close the verification within seconds, and a later answer is refused. That
+ * job goes after everything else, and is kept on this device while an optional question at `from` or
+ * later (the step the end user is on, and the ones ahead) is still unanswered. Submit goes last.
+ */
+export function nextToSend<J extends QueuedWork>(jobs: readonly J[], view: VerifyView, from: number): J | undefined {
+  const quiet = jobs.find((j) => j.kind !== "submit" && !completesEvidence(view, j));
+  if (quiet) return quiet;
+  const questionAhead = view.steps.some((s, i) => i >= from && s.type === "text" && !s.required && !s.answered);
+  const completing = jobs.find((j) => j.kind !== "submit");
+  if (completing) return questionAhead ? undefined : completing;
+  return jobs[0];
+}
+
 /** Folds a mutation's reply into the view (counts, answers, status) without another round trip. */
 export function applyReply(view: VerifyView, reply: VerificationReply): VerifyView {
   const counts = new Map<string, number>();

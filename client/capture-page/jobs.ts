@@ -104,10 +104,6 @@ export class JobQueue {
     return this.jobs;
   }
 
-  first(): Job | undefined {
-    return this.jobs[0];
-  }
-
   /** What is queued, per step, for the flow rules. */
   pending(): Pending {
     const captures: Record<string, number> = {};

@@ -243,6 +243,40 @@ describe("capture page in Chromium", () => {
     expect(await page.getByRole("button", { name: "Take photo" }).count()).toBe(0);
   });
 
+  it("an optional question after the last required step is not lost to the verdict", async () => {
+    // The server's readiness rule does not wait for optional questions: the page keeps the answer
+    // that completes the evidence until the end user is past them (client/capture-page/flow.ts).
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "order", type: "text", required: true, description: "Order number", validation: { max_length: 20, format: "free_text" } },
+        { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await takeLivePhoto(page);
+    await page.getByLabel("Order number").fill("A-1001");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByLabel("Anything else?").waitFor();
+    await eventually("the photo to be accepted", () => tenant.getVerification(v.id), (body) => body.captures.length === 1);
+    // A person reading and typing: longer than an analysis takes once the evidence is complete.
+    await page.waitForTimeout(5_000);
+    const meanwhile = await tenant.getVerification(v.id);
+    expect(meanwhile.status).toBe("partially_captured");
+    expect(meanwhile.answers?.order).toBeUndefined();
+    await page.getByText("1 item will be sent when you finish").waitFor();
+    await screenshot(page, "13-optional-question");
+    await page.getByLabel("Anything else?").fill("The rear bumper was already scratched.");
+    await page.getByRole("button", { name: "Finish" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const done = await eventually("the verification to complete", () => tenant.getVerification(v.id), (body) => body.status === "completed", 60_000);
+    expect(done.answers?.order?.value).toBe("A-1001");
+    expect(done.answers?.notes?.value).toBe("The rear bumper was already scratched.");
+  });
+
   it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
     const v = await tenant.createVerification({
       steps: [

@@ -4,6 +4,7 @@ import {
   backoffMs,
   fileMediaType,
   firstUnmet,
+  nextToSend,
   NOTHING_PENDING,
   resumeIndex,
   type Pending,
@@ -96,5 +97,54 @@ describe("fileMediaType", () => {
     expect(fileMediaType("a.jpg", "image/jpg")).toBe("image/jpeg");
     expect(fileMediaType("IMG_1.HEIC", "")).toBe("image/heic");
     expect(fileMediaType("notes.txt", "")).toBe("");
+  });
+});
+
+describe("nextToSend", () => {
+  // The helper's scenario: a photo, a required question, then an optional one.
+  const claim = (answered: { order?: boolean; notes?: boolean } = {}, captured = 0) =>
+    view({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1, captured },
+        { key: "order", type: "text", required: true, validation: { max_length: 20, format: "free_text" }, answered: answered.order ?? false },
+        { key: "notes", type: "text", required: false, validation: { max_length: 200, format: "free_text" }, answered: answered.notes ?? false },
+      ],
+    });
+  const capture = { kind: "capture", step_key: "front" } as const;
+  const order = { kind: "answer", step_key: "order" } as const;
+  const notes = { kind: "answer", step_key: "notes" } as const;
+  const submit = { kind: "submit" } as const;
+
+  it("sends in queue order what does not complete the evidence", () => {
+    expect(nextToSend([capture, order], claim(), 1)).toBe(capture);
+    expect(nextToSend([notes, order], claim({}, 1), 2)).toBe(notes);
+  });
+
+  it("keeps the job that completes the evidence while an optional question is at or after the end user's step", () => {
+    expect(nextToSend([order], claim({}, 1), 1)).toBeUndefined();
+    expect(nextToSend([order], claim({}, 1), 2)).toBeUndefined();
+    // The optional answer overtakes it.
+    expect(nextToSend([order, notes], claim({}, 1), 2)).toBe(notes);
+  });
+
+  it("releases it once the end user is past the optional questions, or they are answered", () => {
+    expect(nextToSend([order], claim({}, 1), 3)).toBe(order);
+    expect(nextToSend([order], claim({ notes: true }, 1), 2)).toBe(order);
+    // An optional question the end user skipped earlier holds nothing back.
+    const skippedFirst = view({
+      steps: [
+        { key: "notes", type: "text", required: false, validation: { max_length: 200, format: "free_text" }, answered: false },
+        { key: "front", type: "image", description: "Front", min: 1, max: 1, captured: 0 },
+      ],
+    });
+    expect(nextToSend([capture], skippedFirst, 1)).toBe(capture);
+  });
+
+  it("a completing capture is held like an answer; submit goes last", () => {
+    expect(nextToSend([capture], claim({ order: true }), 0)).toBeUndefined();
+    expect(nextToSend([capture, submit], claim({ order: true }), 3)).toBe(capture);
+    expect(nextToSend([submit], claim({ order: true }, 1), 3)).toBe(submit);
+    // Nothing completes an evidence already complete: plain queue order.
+    expect(nextToSend([notes, submit], claim({ order: true }, 1), 2)).toBe(notes);
   });
 });

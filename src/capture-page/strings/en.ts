@@ -62,6 +62,8 @@ export const en = {
   answer_alphanumeric_id: "Use letters, digits and hyphens only.",
   pending_one: "1 item waiting to upload",
   pending_other: "{n} items waiting to upload",
+  held_one: "1 item will be sent when you finish",
+  held_other: "{n} items will be sent when you finish",
   uploading: "Uploading…",
   offline: "You're offline. What you captured is kept on this device and will be sent when you're back online.",
   retrying: "Connection problem. Retrying in {seconds} s.",

@@ -59,6 +59,8 @@ export const es: Strings = {
   answer_alphanumeric_id: "Usa solo letras, dígitos y guiones.",
   pending_one: "1 elemento pendiente de enviar",
   pending_other: "{n} elementos pendientes de enviar",
+  held_one: "1 elemento se enviará al terminar",
+  held_other: "{n} elementos se enviarán al terminar",
   uploading: "Enviando…",
   offline: "Estás sin conexión. Lo que capturaste se guarda en este dispositivo y se enviará cuando vuelvas a tener conexión.",
   retrying: "Problema de conexión. Reintentando en {seconds} s.",

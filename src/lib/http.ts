@@ -53,7 +53,8 @@ function pathPattern(path: string): RegExp {
     .split("/")
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
-  return new RegExp(`^${source}/?$`);
+  // Exact, as the router matches (strict): `/v1/verifications/` is no route, so 404, not a 405 naming the methods it refused.
+  return new RegExp(`^${source}$`);
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);

@@ -91,6 +91,7 @@ const list = createRoute({
 app.openapi(list, async (c) => {
   const principal = c.get("principal");
   const q = c.req.valid("query");
+  const now = Date.now();
   const { records, nextCursor } = await listVerifications(c.env, createDb(c.env.DB), principal.tenantId, {
     limit: q.limit ?? 20,
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
@@ -101,9 +102,9 @@ app.openapi(list, async (c) => {
     ...(q.has_review !== undefined ? { hasReview: q.has_review === "true" } : {}),
     ...(q.created_gte ? { createdGte: Date.parse(q.created_gte) } : {}),
     ...(q.created_lt ? { createdLt: Date.parse(q.created_lt) } : {}),
-  });
+  }, now);
   const baseUrl = settings(c.env).baseUrl;
-  const items = records.map((r) => presentVerification(r, { baseUrl, audience: audienceOf(principal.kind) }));
+  const items = records.map((r) => presentVerification(r, { baseUrl, audience: audienceOf(principal.kind), now }));
   return c.json({ items, ...(nextCursor ? { next_cursor: nextCursor } : {}) } as z.infer<typeof VerificationListSchema>, 200);
 });
 

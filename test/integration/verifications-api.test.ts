@@ -82,6 +82,14 @@ describe("listing", () => {
     const before = await callJson(`/v1/verifications?created_lt=${encodeURIComponent(b.created_at)}`, { key: tenant.key });
     expect(before.body.items.map((v: any) => v.id)).toEqual([a.id]);
 
+    // Lapsed before its alarm wrote `expired`: listed as it reads, under `expired` and not under the stored status.
+    const lapsed = await createVerification(tenant.key, { max_captures: 1 });
+    await env.DB.prepare("UPDATE verifications SET expires_at = ?, version = version + 1 WHERE id = ?").bind(Date.now() - 1, lapsed.id).run();
+    const ids = async (query: string) => (await callJson(`/v1/verifications?${query}`, { key: tenant.key })).body.items.map((v: any) => [v.id, v.status]);
+    expect(await ids("status=pending")).toEqual([[a.id, "pending"]]);
+    expect(await ids("status=expired")).toEqual([[lapsed.id, "expired"]]);
+    expect(await ids("status=partially_captured")).toEqual([[b.id, "partially_captured"]]);
+
     for (const query of ["limit=0", "limit=101", "limit=abc", "status=done", "created_gte=yesterday"]) {
       const res = await callJson(`/v1/verifications?${query}`, { key: tenant.key });
       expect(res.status, query).toBe(400);
@@ -262,6 +270,13 @@ describe("routing and documentation", () => {
     expect((await wrong.json() as any).error.code).toBe("method_not_allowed");
     const wrongOnItem = await callJson("/v1/verifications/vfy_01M82BB9AB26PZRT0D1PRV3Y8W/public", { method: "POST" });
     expect(wrongOnItem.status).toBe(405);
+    // A trailing slash is another path, which no operation has: 404, never a 405 whose Allow lists the method asked.
+    for (const method of ["GET", "POST"]) {
+      const slashed = await call("/v1/verifications/", { method, key: t.key });
+      expect(slashed.status).toBe(404);
+      expect(slashed.headers.get("Allow")).toBeNull();
+      expect((await slashed.json() as any).error.code).toBe("not_found");
+    }
   });
 
   it("serves the OpenAPI 3.1 document generated from the validating schemas, and /docs", async () => {

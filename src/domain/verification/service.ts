@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, not, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
 import { answers, captures, events, idempotencyKeys, verifications, verificationSearchTerms } from "../../db/schema";
@@ -14,7 +14,7 @@ import { ApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { presentVerification, type Audience } from "../../model/verification/present";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
-import type { VerificationStatus } from "../../model/verification/state";
+import { isTerminal, type VerificationStatus } from "../../model/verification/state";
 import { normalizeConfig } from "../../model/verification/config";
 import { DEFAULT_CHANNEL } from "../../analysis/capabilities";
 import { assertAssessable } from "../capabilities";
@@ -176,7 +176,7 @@ export interface ListFilters {
  * an equality on an index that ends in `id` (status, verdict label, template, reviewed), or a lookup
  * that yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
  */
-export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
+export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters, now: number): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
   const secret = await signingKey(env, "cursors");
   const conditions: SQL[] = [eq(verifications.tenantId, tenantId)];
   if (filters.cursor !== undefined) {
@@ -186,7 +186,7 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
     }
     conditions.push(lt(verifications.id, decoded.after));
   }
-  if (filters.status) conditions.push(eq(verifications.status, filters.status));
+  if (filters.status) conditions.push(statusCondition(filters.status, now));
   // The same expression as the index verifications_tenant_verdict_idx, so SQLite uses it.
   if (filters.verdict) conditions.push(sql`(${verifications.verdict} ->> '$.label') = ${filters.verdict}`);
   if (filters.templateId) conditions.push(eq(verifications.templateId, filters.templateId));
@@ -209,6 +209,20 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
   }
   return { records };
 }
+
+/**
+ * `status` as readers see it (`effectiveStatus`): a verification whose `expires_at` passed before its
+ * evidence was complete reads `expired` before its alarm writes that down, so it is listed under
+ * `expired` and no longer under the status still stored.
+ */
+function statusCondition(status: VerificationStatus, now: number): SQL {
+  if (isTerminal(status) && status !== "expired") return eq(verifications.status, status);
+  const lapsed = and(isNull(verifications.readyAt), lte(verifications.expiresAt, now))!;
+  if (status !== "expired") return and(eq(verifications.status, status), not(lapsed))!;
+  return and(inArray(verifications.status, ["expired", ...OPEN_STATUSES]), or(eq(verifications.status, "expired"), lapsed))!;
+}
+
+const OPEN_STATUSES: readonly VerificationStatus[] = ["pending", "partially_captured", "abandoned"];
 
 /** Highest code point: `prefix || MAX` bounds every string that starts with `prefix`. */
 const AFTER_EVERY_SUFFIX = String.fromCodePoint(0x10ffff);

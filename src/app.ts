@@ -17,7 +17,7 @@ import certificates from "./routes/certificates";
 import evidence from "./routes/evidence";
 import invitations from "./routes/invitations";
 import members from "./routes/members";
-import captureFlow from "./routes/capture-flow";
+import captureFlow, { deadLinkFirst } from "./routes/capture-flow";
 import capturePage from "./routes/capture-page";
 import consoleRoutes from "./routes/console";
 import devRoutes from "./routes/dev";
@@ -59,6 +59,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Raw byte uploads first: they stream their body and must not pass through the JSON handling.
   app.route("/", uploads);
 
+  // A dead capture link answers 410 whatever its body: outside the body checks below, to see their refusals.
+  app.use("/v1/verifications/:token/*", deadLinkFirst);
   // Inline captures carry up to 6 MB of image as base64; every other JSON body is small.
   app.use("/v1/verifications/:token/captures", bodyLimit({ maxSize: 9 * MB, onError: tooLarge }));
   app.use("/v1/*", async (c, next) => {

@@ -98,6 +98,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** A capture-flow route looked its verification up (routes/capture-flow.ts, `deadLinkFirst`). */
+    linkLookedUp?: boolean;
   };
 };
 

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import { cors } from "hono/cors";
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
@@ -15,7 +16,9 @@ import { unwrap, verificationObject } from "../durable-objects/verification-clie
 import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
-import { ApiError } from "../lib/errors";
+import { ApiError, toApiError } from "../lib/errors";
+import { handleError } from "../lib/http";
+import { guardLive } from "../model/verification/transitions";
 import { validationHook } from "../lib/validation";
 import { attestationVerifier } from "../providers/attestation";
 import {
@@ -59,11 +62,34 @@ function writable(c: Context<AppEnv>, token: string) {
 
 /** `lookup`, run at once with the client's rate limit; the limit answers first, then the lookup (404). */
 async function limited<T>(c: Context<AppEnv>, lookup: Promise<T>): Promise<T> {
+  c.set("linkLookedUp", true);
   const [client, found] = await Promise.allSettled([enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP"))), lookup]);
   if (client.status === "rejected") throw client.reason;
   if (found.status === "rejected") throw found.reason;
   return found.value;
 }
+
+/** The capture-flow writes that carry a body, and the verification id in their path. */
+const BODY_WRITE = /^\/v1\/verifications\/([^/]+)\/(?:captures|captures\/upload-url|answers|progress)$/;
+const BODY_REFUSALS = new Set([400, 413, 415]);
+
+/**
+ * A dead link answers 410 (or 404) whatever its body (docs/api.md): a write refused for its body
+ * before its handler looked the verification up (malformed JSON, validation, size, content type) is
+ * answered with the link's own refusal when it has one. Registered before the body limit and the
+ * JSON check (app.ts), so it sees their refusals too; costs a lookup only on those refusals.
+ */
+export const deadLinkFirst = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const token = c.req.method === "POST" ? BODY_WRITE.exec(c.req.path)?.[1] : undefined;
+  if (token === undefined || !BODY_REFUSALS.has(c.res.status) || c.get("linkLookedUp")) return;
+  try {
+    const dead = guardLive(await writable(c, token), Date.now());
+    if (dead) c.res = handleError(toApiError(dead), c);
+  } catch (err) {
+    c.res = handleError(err as Error, c);
+  }
+});
 
 function captureView(c: { env: Env }, record: CaptureFlowRecord) {
   return presentVerification(record, { baseUrl: settings(c.env).baseUrl, audience: "capture" }) as z.infer<typeof CaptureVerificationSchema>;

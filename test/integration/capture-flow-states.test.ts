@@ -97,6 +97,35 @@ describe("expires_at ends the capture flow whatever the evidence state", () => {
   });
 });
 
+describe("a dead link answers 410 whatever its body", () => {
+  const writes = ["captures", "captures/upload-url", "answers", "progress"];
+  const badBodies: Array<{ what: string; rawBody: string; contentType: string }> = [
+    { what: "an unknown field", rawBody: JSON.stringify({ foo: 1 }), contentType: "application/json" },
+    { what: "malformed JSON", rawBody: "{", contentType: "application/json" },
+    { what: "not JSON", rawBody: "hello", contentType: "text/plain" },
+    { what: "over the body limit", rawBody: JSON.stringify({ value: "x".repeat(10 * 1024 * 1024) }), contentType: "application/json" },
+  ];
+  const send = (id: string, write: string, bad: (typeof badBodies)[number]) =>
+    callJson(`/v1/verifications/${id}/${write}`, { method: "POST", rawBody: bad.rawBody, headers: { "Content-Type": bad.contentType } });
+
+  it("expired: 410 before the body is read; live: the body's own 4xx; unknown: 404", async () => {
+    const t = await seedTenant();
+    const live = await createVerification(t.key, { max_captures: 1 });
+    const lapsed = await createVerification(t.key, { max_captures: 1, expires_in_seconds: 1 });
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(lapsed.expires_at) - Date.now()) + 50));
+    for (const write of writes) {
+      for (const bad of badBodies) {
+        const dead = await send(lapsed.id, write, bad);
+        expect(dead.status, `${write}, ${bad.what}`).toBe(410);
+        expect(dead.body.error).toEqual({ code: "expired", message: expect.any(String) });
+        expect([400, 413, 415], `${write}, ${bad.what}`).toContain((await send(live.id, write, bad)).status);
+        const unknown = await send("vfy_01M82BB9AB26PZRT0D1PRV3Y8W", write, bad);
+        expect(unknown.status, `${write}, ${bad.what}`).toBe(404);
+      }
+    }
+  });
+});
+
 describe("abandoned comes back before it completes", () => {
   it("an answer that completes the evidence moves abandoned → partially_captured, then the verdict completes it", async () => {
     const t = await seedTenant();

@@ -1,5 +1,5 @@
 import type { CaptureAnalysisResult } from "./analyze-image";
-import { aiMethodOf, clamp01, round2 } from "./evidence";
+import { aiMethodOf, clamp01, round2, type DepthResult } from "./evidence";
 import { haversineMeters } from "./signals/location";
 import { FINGERPRINT_ALGORITHM, regionsMatch } from "./signals/perceptual-hash";
 
@@ -9,8 +9,9 @@ import { FINGERPRINT_ALGORITHM, regionsMatch } from "./signals/perceptual-hash";
  * Scores run 0..1 (0 nothing suspicious, 1 grounds to reject on its own). Rubric in docs/signals.md.
  */
 
-export const CASE_RUBRIC_VERSION = 1;
-export const CASE_MODEL = "deterministic-case-rules/1";
+/** 2: depth is what the verdict read (the hosted page's capture burst too, not only depth maps), over live captures. */
+export const CASE_RUBRIC_VERSION = 2;
+export const CASE_MODEL = "deterministic-case-rules/2";
 
 /** Captures further apart than this (km) in one case are a concern. */
 const GPS_SPREAD_KM = 1;
@@ -136,11 +137,23 @@ function crossImage(captures: CaseCapture[], uncertain: string[]): Dimension {
   return { score, evidence, ...(concerns.length ? { concerns } : {}) };
 }
 
+/**
+ * A live capture's depth evidence as its verdict read it: the hosted page's capture burst or the API's
+ * depth map (`observed.depth` holds the map alone, so it is the fallback when depth was not required).
+ * Null when there is none; uploads never have any.
+ */
+function depthOf(c: CaseCapture): DepthResult | null {
+  if (c.analysis.uploaded) return null;
+  const signal = c.analysis.signals.depth;
+  if (signal && !("status" in signal)) return signal as DepthResult;
+  return c.analysis.observed.depth.source !== "unavailable" ? c.analysis.observed.depth : null;
+}
+
 function physical(captures: CaseCapture[], uncertain: string[]): Dimension {
   const findings: Finding[] = [];
   let screens = 0;
   let ai = 0;
-  let flat = 0;
+  let anomalies = 0;
   let withDepth = 0;
   for (const c of captures) {
     const o = c.analysis.observed;
@@ -153,20 +166,26 @@ function physical(captures: CaseCapture[], uncertain: string[]): Dimension {
       const how = aiMethodOf(o.ai_detection) === "provenance" ? "carries generator provenance" : "shows generator traces in its pixels";
       findings.push({ score: o.ai_detection.confidence, concern: `Capture ${c.capture_id} ${how} (${o.ai_detection.evidence.map((e) => e.code).join(", ")}).`, note: "ai" });
     }
-    if (o.depth.source !== "unavailable") {
+    const depth = depthOf(c);
+    if (depth) {
       withDepth += 1;
-      if (o.depth.anomaly) {
-        flat += 1;
-        findings.push({ score: 0.5, concern: `Capture ${c.capture_id} has a flat depth map (a screen or a print?).`, note: "flat" });
+      if (depth.anomaly) {
+        anomalies += 1;
+        const what =
+          depth.source === "capture_burst"
+            ? `came from frames no live camera over a real scene gives (${depth.evidence.map((e) => e.code).join(", ")})`
+            : "has a flat depth map (a screen or a print?)";
+        findings.push({ score: 0.5, concern: `Capture ${c.capture_id} ${what}.`, note: "depth" });
       }
     }
   }
-  if (withDepth < captures.length) uncertain.push(`${plural(captures.length - withDepth, "capture")} of ${captures.length} have no usable depth map.`);
+  const live = captures.filter((c) => !c.analysis.uploaded).length;
+  if (withDepth < live) uncertain.push(`${plural(live - withDepth, "live capture")} of ${live} ${live - withDepth === 1 ? "has" : "have"} no depth evidence (a depth map, or the capture page's camera record).`);
   const score = round2(noisyOr(findings.map((f) => f.score)));
   const concerns = findings.map((f) => f.concern!.slice(0, 300)).slice(0, 12);
   return {
     score,
-    evidence: `${screens} screen recapture(s), ${ai} with generator provenance, ${flat} flat of ${withDepth} depth map(s), over ${captures.length} capture(s).`,
+    evidence: `${screens} screen recapture(s), ${ai} with generator provenance, ${anomalies} depth anomal${anomalies === 1 ? "y" : "ies"} in ${withDepth} live capture(s) with depth evidence, over ${captures.length} capture(s).`,
     ...(concerns.length ? { concerns } : {}),
   };
 }
@@ -215,7 +234,7 @@ export function analyzeCase(
     captures.some((c) => c.analysis.metadata.date_time_original),
     captures.some((c) => c.analysis.metadata.make || c.analysis.metadata.model),
     captures.some((c) => c.analysis.location),
-    captures.some((c) => c.analysis.observed.depth.source !== "unavailable"),
+    captures.some((c) => depthOf(c) !== null),
     captures.every((c) => c.analysis.phash),
     Boolean(story),
   ];

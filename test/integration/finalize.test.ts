@@ -26,7 +26,7 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     expect(res.body.status).toBe("completed");
     expect(res.body.narrative).toBe(narrative);
     const ca = res.body.case_analysis;
-    expect(ca).toMatchObject({ model: "deterministic-case-rules/1", rubric_version: 1, review_priority: "low" });
+    expect(ca).toMatchObject({ model: "deterministic-case-rules/2", rubric_version: 2, review_priority: "low" });
     expect(ca.overall_risk_score).toBeGreaterThanOrEqual(0);
     expect(ca.dimensions.cross_image_consistency.evidence).toMatch(/2 capture/);
     expect(ca.dimensions.physical_plausibility.score).toBe(0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
 import { analyzeCase, type CaseCapture } from "../../src/analysis/case-analysis";
+import { frozenRecord, genuineRecord } from "../helpers/capture-integrity";
 import { encodeJpeg, encodePngRgb, exifTiff, naturalScene, recapture, type ExifFields } from "../helpers/synth";
 
 const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
@@ -39,7 +40,7 @@ describe("case analysis (deterministic dimensions)", () => {
     expect(result.review_priority).toBe("low");
     expect(result.dimensions.narrative_image_match).toBeUndefined();
     expect(result.uncertainty_areas).toEqual(expect.arrayContaining([expect.stringMatching(/No vision provider configured/)]));
-    expect(result).toMatchObject({ model: "deterministic-case-rules/1", rubric_version: 1, consistency_level: 1 });
+    expect(result).toMatchObject({ model: "deterministic-case-rules/2", rubric_version: 2, consistency_level: 1 });
     expect(result.analysis).toEqual([
       { capture_id: "cap_1", ai: "low", screen: false },
       { capture_id: "cap_2", ai: "low", screen: false },
@@ -96,7 +97,27 @@ describe("case analysis (deterministic dimensions)", () => {
       webSearched: true,
     });
     expect(result.dimensions.narrative_image_match).toMatchObject({ score: 0.8, concerns: ["Capture cap_1: the car in the photo is undamaged"] });
-    expect(result.model).toBe("deterministic-case-rules/1 + workers-ai:@cf/meta/llama-3.2-11b-vision-instruct");
+    expect(result.model).toBe("deterministic-case-rules/2 + workers-ai:@cf/meta/llama-3.2-11b-vision-instruct");
     expect(result.review_priority).toBe("high");
+  });
+
+  it("depth is what the verdict read: the capture page's camera record counts, and uploads are not missing depth", async () => {
+    const hosted = { channel: "hosted_page" as const, required: ["screen", "ai", "depth"] as const };
+    const frozen = await capture(1, jpegWith(11, pixel), { ...hosted, required: [...hosted.required], captureIntegrity: frozenRecord() });
+    const genuine = await capture(2, jpegWith(12, pixel), { ...hosted, required: [...hosted.required], captureIntegrity: genuineRecord() });
+    const receipt = await capture(3, jpegWith(13, pixel), { ...hosted, required: [...hosted.required], uploaded: true });
+    const result = analyzeCase({ captures: [frozen, genuine, receipt], narrative: null, narrativeModel: null, webSearched: false });
+    const physical = result.dimensions.physical_plausibility;
+    expect(physical.score).toBe(0.5);
+    expect(physical.concerns).toEqual([expect.stringMatching(/^Capture cap_1 came from frames no live camera over a real scene gives \(.+\)\.$/)]);
+    expect(physical.evidence).toContain("1 depth anomaly in 2 live capture(s) with depth evidence, over 3 capture(s)");
+    expect(result.uncertainty_areas.join(" ")).not.toMatch(/depth/);
+    expect(result.review_priority).toBe("medium");
+
+    // A live capture without the record is missing depth; the upload still is not.
+    const bare = await capture(4, jpegWith(14, pixel), { ...hosted, required: [...hosted.required] });
+    const partial = analyzeCase({ captures: [genuine, bare, receipt], narrative: null, narrativeModel: null, webSearched: false });
+    expect(partial.dimensions.physical_plausibility.score).toBe(0);
+    expect(partial.uncertainty_areas).toContain("1 live capture of 2 has no depth evidence (a depth map, or the capture page's camera record).");
   });
 });

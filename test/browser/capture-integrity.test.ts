@@ -1,10 +1,8 @@
-import AxeBuilder from "@axe-core/playwright";
 import { inject } from "vitest";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
 import { buildFixtures, type FIXTURES } from "../../scripts/capture-fixtures/build";
 import { checkedFetch, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
-import { openPhone, screenshot, type Phone } from "./helpers/browser";
+import { axeClean, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 /*
  * Issue 32 in Chromium: what is fed to the page as its camera decides the verdict's `depth`. A
@@ -29,12 +27,6 @@ afterEach(async ({ task }) => {
   await phone?.close();
   phone = undefined;
 });
-
-async function axeClean(page: Page, name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${name}: ${v.id} ${v.help}`)).toEqual([]);
-}
 
 /** One live photo through the page with `video` as the camera; the finished verification and its capture. */
 async function captureWith(name: string, options: { video?: string; renameCamera?: string }) {

@@ -4,7 +4,7 @@ import type { Page, Request } from "playwright-core";
 import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
 import { inject } from "vitest";
 import { checkedFetch, eventually, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
-import { jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
+import { axeClean, jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 const tenant = tenantClient();
 
@@ -80,6 +80,7 @@ describe("capture page in Chromium", () => {
       "1 image file — Repair invoice",
     ]);
     await screenshot(page, "01-landing");
+    await axeClean(page, "landing");
     await page.getByRole("button", { name: "Start" }).click();
 
     await page.getByText("Step 1 of 4").waitFor();
@@ -106,6 +107,7 @@ describe("capture page in Chromium", () => {
     await picker.setInputFiles({ name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(2_000_001, 0xff) });
     await page.getByText("“huge.jpg” is 2,000,001 B; the limit is 2,000,000 B.").waitFor();
     await screenshot(page, "05-upload-checked");
+    await axeClean(page, "upload refused");
     await picker.setInputFiles({ name: "invoice.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page) });
 
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
@@ -157,6 +159,23 @@ describe("capture page in Chromium", () => {
     await page.goto(pageUrl(v.id));
     await page.getByRole("heading", { name: "Already done" }).waitFor();
     await screenshot(page, "07-already-completed");
+  });
+
+  it("a tenant's long word or URL wraps: the page never grows wider than the phone", async () => {
+    const url = "https://example.com/claims/instructions/vehicle-photos-guide-2026-with-a-very-long-name.pdf";
+    const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: `See ${url}`, min: 1, max: 1 }] });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "A few photos are needed" }).waitFor();
+    const widths = () => page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+    let seen = await widths();
+    expect(seen.page, JSON.stringify(seen)).toBeLessThanOrEqual(seen.viewport);
+    await screenshot(page, "14-long-description");
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.getByRole("button", { name: "Take photo" }).waitFor();
+    seen = await widths();
+    expect(seen.page, JSON.stringify(seen)).toBeLessThanOrEqual(seen.viewport);
   });
 
   it("camera denied: explains how to allow it and falls back to the camera app", async () => {

@@ -1,4 +1,3 @@
-import AxeBuilder from "@axe-core/playwright";
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { ContractViolation } from "../helpers/openapi-contract";
 import { checkedFetch, keyedApi as api, servedContract, tenantClient, workerLogTail } from "./helpers/api";
-import { BASE_FLAGS, checkPageResponse, CHROMIUM, jpegFromPage } from "./helpers/browser";
+import { axeClean, BASE_FLAGS, checkPageResponse, CHROMIUM, jpegFromPage } from "./helpers/browser";
 
 /*
  * The certificate page and the verification-certificate command (issue 27), against the real Worker:
@@ -33,19 +32,13 @@ const violations: string[] = [];
 const checks: Array<Promise<void>> = [];
 const pageErrors: string[] = [];
 
-async function axeClean(name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${name}: ${v.id} ${v.help} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
 async function shoot(name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   for (const [label, size] of [["1280x900", { width: 1280, height: 900 }], ["390x844", { width: 390, height: 844 }]] as const) {
     await page.setViewportSize(size);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
-    await axeClean(`${name} @${label}`);
+    await axeClean(page, `${name} @${label}`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }

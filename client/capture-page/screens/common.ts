@@ -40,5 +40,6 @@ export function filePicker(label: string, attrs: Record<string, unknown>, onFile
 
 export function errorList(messages: string[]): HTMLElement | null {
   if (messages.length === 0) return null;
-  return h("ul", { class: "errors", role: "alert" }, ...messages.map((m) => h("li", null, m)));
+  // The alert role on a wrapper: on the list itself it would take away the list's meaning (axe `listitem`).
+  return h("div", { role: "alert" }, h("ul", { class: "errors" }, ...messages.map((m) => h("li", null, m))));
 }

@@ -1,8 +1,9 @@
+import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page, type Response } from "playwright-core";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { ContractViolation, type Contract } from "../../helpers/openapi-contract";
 import { servedContract } from "./api";
 
@@ -164,4 +165,11 @@ export async function jpegFromPage(page: Page, color = "#c0392b"): Promise<Buffe
     return canvas.toDataURL("image/jpeg", 0.9).split(",")[1]!;
   }, color);
   return Buffer.from(base64, "base64");
+}
+
+/** axe on what `page` shows: no serious or critical violation (named with `name` and the elements). */
+export async function axeClean(page: Page, name: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${name}: ${v.id} ${v.help} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }

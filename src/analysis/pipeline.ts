@@ -11,7 +11,7 @@ import { analyzeImage, type CaptureAnalysisResult } from "./analyze-image";
 import { storeEvidenceThumbnail, type StoredThumbnail } from "./thumbnail";
 import { aggregateCondition, aggregateObjectMatch } from "./independent-checks";
 import { matchLocation, type GeocodedPoint, type ObservedFix } from "./signals/location";
-import { aggregateVerdict } from "./verdict";
+import { aggregateVerdict, unreadableEvidence } from "./verdict";
 import { failVerification } from "../domain/verification/fail";
 import { isUploaded } from "../domain/evidence/uploaded";
 import { DEFAULT_CHANNEL } from "./capabilities";
@@ -122,6 +122,10 @@ async function settleFrom(env: Env, verificationId: string, settling: SettlingCo
     return;
   }
   const results = record.captures.map((c) => byCapture.get(c.id)!.result as CaptureAnalysisResult);
+  if (unreadableEvidence(results.map((r) => ({ capture_id: r.capture_id, uploaded: r.uploaded, signals: r.signals })))) {
+    await failVerification(env, verificationId, "unreadable_evidence: no live capture is an image any decoder can read");
+    return;
+  }
   const outcome = await verdictAndChecks(env, db, record, results, options);
   const result = await verificationObject(env, verificationId).complete(verificationId, outcome);
   if (!result.ok && result.error.code !== "invalid_state") throw new Error(`complete refused: ${result.error.message}`);

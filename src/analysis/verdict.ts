@@ -71,6 +71,23 @@ interface Trip {
 }
 
 /**
+ * No live capture is an image any decoder can read (every signal of every one `undecodable_image`):
+ * nothing can be evaluated, and nothing evaluated is never a verdict (CONTRACT), so the verification
+ * ends `failed`, the contract's own example ("analysis could not produce a verdict ... e.g.
+ * unreadable evidence"), instead of a `suspicious` verdict about no photograph at all.
+ */
+export function unreadableEvidence(captures: readonly CaptureSignals[]): boolean {
+  const live = captures.filter((c) => !c.uploaded);
+  return (
+    live.length > 0 &&
+    live.every((c) => {
+      const values = Object.values(c.signals);
+      return values.length > 0 && values.every((v) => isNotAssessed(v) && v.reason === "undecodable_image");
+    })
+  );
+}
+
+/**
  * Aggregates per-capture signals into the verification's verdict. Each required signal is combined
  * over the live captures (uploads and audit content are `not_applicable` and never fail anything);
  * a signal with no live capture is `not_applicable`.

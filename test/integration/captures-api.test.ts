@@ -186,7 +186,7 @@ describe("captures and their analysis", () => {
 });
 
 describe("captures whose pixels cannot be decoded", () => {
-  it("have no thumbnail, say why in the notes, and their pixel signals never read as a clean result", async () => {
+  it("have no thumbnail, say why in the notes, and a verification whose every live capture is unreadable ends failed, with no verdict", async () => {
     const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "reverse"] });
     // A JPEG header followed by noise: sniffed as JPEG, undecodable by any decoder.
     const broken = new Uint8Array(4096);
@@ -194,7 +194,12 @@ describe("captures whose pixels cannot be decoded", () => {
     broken.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
     await captureInline(v.id, broken);
     const done = await pollVerification(t.key, v.id, hasVerdict);
-    expect(done.status).toBe("completed");
+    expect(done.status).toBe("failed");
+    expect(done.failure_reason).toBe("unreadable_evidence: no live capture is an image any decoder can read");
+    expect(done.verdict).toBeUndefined();
+    const timeline = (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body.events.map((e: any) => e.event_name);
+    expect(timeline).toContain("verification.failed");
+    expect(timeline).not.toContain("verification.completed");
     const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
     expect(capture.analysis.status).toBe("completed");
     expect(capture.thumbnail_url).toBeUndefined();
@@ -206,6 +211,17 @@ describe("captures whose pixels cannot be decoded", () => {
       expect(capture.analysis.signals[key], key).toMatchObject({ status: "not_assessed", reason: "undecodable_image" });
       expect(capture.analysis.notes, key).toContainEqual(expect.objectContaining({ code: "undecodable_image" }));
     }
-    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", assessment: "none", not_assessed: ["screen_detection", "reverse_search"] });
+  });
+
+  it("one readable live capture beside an unreadable one: a verdict, never verified, naming what was not assessed", async () => {
+    const v = await createVerification(t.key, { max_captures: 2, signals_required: ["screen", "reverse"] });
+    const broken = new Uint8Array(4096);
+    crypto.getRandomValues(broken);
+    broken.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
+    await captureInline(v.id, broken);
+    await captureInline(v.id, encodeJpeg(naturalScene(96, 64, 7401)));
+    const done = await pollVerification(t.key, v.id, hasVerdict);
+    expect(done.status).toBe("completed");
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", assessment: "partial", not_assessed: ["screen_detection", "reverse_search"] });
   });
 });

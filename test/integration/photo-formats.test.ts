@@ -89,7 +89,7 @@ describe("photos people send, decoded in the Worker", () => {
     PREPARE_MS,
   );
 
-  it("a file that is no image at all is not evidence: every signal not assessed (metadata-based ai included), suspicious, assessment none", async () => {
+  it("a file that is no image at all is not evidence: every signal not assessed (metadata-based ai included), and the verification fails", async () => {
     const t = await seedTenant();
     const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "ai"] });
     // A WebP header over bytes that are no VP8 stream: the type sniffs, the pixels do not decode.
@@ -98,15 +98,10 @@ describe("photos people send, decoded in the Worker", () => {
     for (let i = 20; i < broken.length; i += 1) broken[i] = (i * 37) & 255;
     await captureInline(v.id, broken);
     const done = await pollVerification(t.key, v.id, hasVerdict);
-    expect(done.verdict).toEqual({
-      label: "suspicious",
-      score: 0,
-      reason_code: "not_assessed",
-      signals: { screen_detection: { status: "not_assessed", reason: "undecodable_image" }, ai_detection: { status: "not_assessed", reason: "undecodable_image" } },
-      assessment: "none",
-      not_assessed: ["screen_detection", "ai_detection"],
-    });
+    expect(done).toMatchObject({ status: "failed", failure_reason: expect.stringMatching(/^unreadable_evidence: /) });
+    expect(done.verdict).toBeUndefined();
     const result = await analysisOf(v.id);
+    expect(result.signals).toMatchObject({ screen_detection: { status: "not_assessed", reason: "undecodable_image" }, ai_detection: { status: "not_assessed", reason: "undecodable_image" } });
     expect(result.notes).toEqual(expect.arrayContaining([expect.objectContaining({ code: "undecodable_image" }), { code: "undecodable_image", signal: "screen_detection" }]));
   });
 });

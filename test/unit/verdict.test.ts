@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NOT_APPLICABLE, notAssessed, type AiMethod, type Evidence, type VerdictSignals } from "../../src/analysis/evidence";
 import { aggregateCondition, aggregateObjectMatch, conditionLabel } from "../../src/analysis/independent-checks";
-import { aggregateVerdict, type CaptureSignals } from "../../src/analysis/verdict";
+import { aggregateVerdict, unreadableEvidence, type CaptureSignals } from "../../src/analysis/verdict";
 import { presentVerdict } from "../../src/model/verification/present";
 
 const meta = { provider: "test", method_version: "t/1", evidence: [] };
@@ -223,6 +223,20 @@ describe("fail closed: signals that could not be assessed", () => {
     expect(presentVerdict(unassessed)).toEqual(unassessed);
     const fresh = aggregateVerdict(["ai"], [capture({ ai_detection: ai("unknown", 0.3, "pixels") })]);
     expect(presentVerdict(fresh)).toEqual(fresh);
+  });
+});
+
+describe("unreadable evidence", () => {
+  const unreadable = { screen_detection: notAssessed("undecodable_image"), ai_detection: notAssessed("undecodable_image") };
+  it("is when every live capture is no image: uploads beside them do not count", () => {
+    expect(unreadableEvidence([capture(unreadable, false, "a"), capture(unreadable, false, "b")])).toBe(true);
+    expect(unreadableEvidence([capture(unreadable, false, "a"), capture({ screen_detection: NOT_APPLICABLE }, true, "u")])).toBe(true);
+  });
+  it("is not when one live capture was read, a signal failed otherwise, or nothing is live", () => {
+    expect(unreadableEvidence([capture(unreadable, false, "a"), capture({ screen_detection: screen(false, 0.2), ai_detection: ai("unknown", 0.3) }, false, "b")])).toBe(false);
+    expect(unreadableEvidence([capture({ screen_detection: notAssessed("image_too_large"), ai_detection: ai("unknown", 0.3) }, false, "a")])).toBe(false);
+    expect(unreadableEvidence([capture({ screen_detection: NOT_APPLICABLE }, true, "u")])).toBe(false);
+    expect(unreadableEvidence([])).toBe(false);
   });
 });
 

@@ -97,4 +97,30 @@ describe("captures racing for the last slots", () => {
     expect(p.captures).toHaveLength(1);
     expect(p.events.filter((e) => e.name === "verification.capture.persisted")).toHaveLength(1);
   });
+
+  it("a retry that names another step is refused, not answered as if it had filled that step", async () => {
+    const v = await createVerification(t.key, {
+      steps: [
+        { key: "a", type: "image", description: "A", min: 1, max: 1 },
+        { key: "b", type: "image", description: "B", min: 1, max: 1 },
+        { key: "note", type: "text", required: false, validation: { max_length: 20, format: "free_text" } },
+      ],
+    });
+    const { upload, res } = await keyedCapture(v.id, { step_key: "a" });
+    expect(res.status).toBe(201);
+    const retry = (stepKey?: string) =>
+      callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: upload.image_key, image_sha256: upload.sha256, ...(stepKey ? { step_key: stepKey } : {}) } });
+    expect((await retry("a")).status).toBe(201);
+    expect((await retry()).status).toBe(201);
+    const other = await retry("b");
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe("idempotency_conflict");
+    for (const key of ["nope", "note"]) {
+      const unknown = await retry(key);
+      expect(unknown.status, key).toBe(400);
+      expect(unknown.body.error.code).toBe("unknown_step");
+    }
+    const p = await persisted(v.id);
+    expect(p.captures.map((c) => c.stepKey)).toEqual(["a"]);
+  });
 });

@@ -17,7 +17,8 @@ import { noChange, type Decide } from "./commit";
 
 export function capturePlan(id: string, input: CaptureInput): Decide {
   return (state, record, now) => {
-    if (record.captures.some((c) => c.imageKey === input.imageKey)) return { transition: noChange(state), noop: true, replayed: true };
+    const earlier = record.captures.find((c) => c.imageKey === input.imageKey);
+    if (earlier) return machine.checkRetry(state.config, earlier.stepKey, input.stepKey) ?? { transition: noChange(state), noop: true, replayed: true };
     const decision = machine.acceptCapture(state, input, now);
     if (!decision.ok) return decision;
     const row = captureRow({ verificationId: id, tenantId: state.tenantId }, input, decision, now);

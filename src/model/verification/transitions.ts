@@ -123,6 +123,19 @@ export function evidenceStepNamed(config: VerificationState["config"], stepKey: 
   return { step };
 }
 
+/**
+ * A capture of an `image_key` already persisted in step `capturedIn` is a retry (CONTRACT: the current
+ * Verification again, no capacity used) only when it asks for nothing else: a `step_key` naming no
+ * evidence step is 400 `unknown_step` as on any capture, one naming another step 409
+ * `idempotency_conflict` (the retry would otherwise answer 201 without filling the step it named).
+ */
+export function checkRetry(config: VerificationState["config"], capturedIn: string, stepKey: string | undefined): ErrorResult | null {
+  if (stepKey === undefined || stepKey === capturedIn) return null;
+  const named = evidenceStepNamed(config, stepKey);
+  if ("ok" in named) return named;
+  return errorResult("idempotency_conflict", `This image_key was already captured into step ${JSON.stringify(capturedIn)}; a retry names the same step_key or none.`);
+}
+
 /** Chooses the step a capture lands in (spec rules 1-4), or the error that refuses it. */
 export function chooseStep(state: VerificationState, stepKey: string | undefined): { step: EvidenceStep } | ErrorResult {
   if (stepKey === undefined) {

@@ -156,7 +156,8 @@ describe("operator console in Chromium", () => {
     await reviewPanel.getByLabel("Approve").check();
     await reviewPanel.getByLabel("Note").fill("Plate matches the policy; photos consistent.");
     await reviewPanel.getByRole("button", { name: "Record the review" }).click();
-    await page.getByRole("region", { name: "Timeline" }).getByText("approved: “Plate matches the policy; photos consistent.”", { exact: false }).waitFor();
+    await page.getByRole("region", { name: "Timeline" }).getByText("approved: “Plate matches the policy; photos consistent.” (by you)").waitFor();
+    await reviewPanel.getByText(/^by you, /).waitFor();
     await page.getByRole("region", { name: "Summary" }).getByText("Approved").waitFor();
     expect((await tenant.getVerification(id)).review).toMatchObject({ decision: "approved", note: "Plate matches the policy; photos consistent." });
     await shoot(ui, "06c-reviewed");
@@ -164,6 +165,11 @@ describe("operator console in Chromium", () => {
     // Finalize with a narrative: the case analysis arrives.
     await page.getByLabel("Narrative").fill("Rear-ended at a junction; the front plate is bent.");
     await page.getByRole("button", { name: "Finalize and analyse the case" }).click();
+    // Once only: the page asks first.
+    const confirm = page.getByRole("dialog", { name: "Finalize this case?" });
+    await confirm.waitFor();
+    await shoot(ui, "06d-finalize-confirm");
+    await confirm.getByRole("button", { name: "Finalize" }).click();
     await page.getByText("Review priority").waitFor({ timeout: 60_000 });
     await page.getByRole("region", { name: "Timeline" }).getByText("Finalized with a narrative").waitFor();
     await shoot(ui, "07-case-analysis");

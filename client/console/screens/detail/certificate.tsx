@@ -5,6 +5,7 @@ import { ListTable } from "../../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, LoadState, Notice, Progress } from "../../components/ui";
 import { formatDateTime, VERDICT_LABEL } from "../../lib/format";
 import { useAction, useLoad } from "../../lib/hooks";
+import { useWho } from "../../lib/people";
 import { useCan } from "../../lib/roles";
 
 type Certificate = Schemas["Certificate"];
@@ -132,6 +133,7 @@ const reportWithLink = (id: string, url: string): string => `/v1/verifications/$
 
 /** Share links of the certificate: a URL is shown once, at creation (only its hash is stored). */
 function CertificateLinks(props: { verification: Verification }) {
+  const who = useWho();
   const v = props.verification;
   const path = { params: { path: { id: v.id } } };
   const links = useLoad(() => ok(api.GET("/v1/verifications/{id}/certificate-links", path)), [v.id]);
@@ -189,7 +191,7 @@ function CertificateLinks(props: { verification: Verification }) {
           rowKey={(l) => l.id}
           columns={[
             { label: "Created", cell: (l) => formatDateTime(l.created_at) },
-            { label: "By", cell: (l) => <span class="mono">{l.created_by}</span> },
+            { label: "By", cell: (l) => who(l.created_by) },
             { label: "Status", cell: (l) => (l.revoked_at ? <Badge tone="neutral">revoked {formatDateTime(l.revoked_at)}</Badge> : <Badge tone="good">active</Badge>) },
             {
               label: "Actions",

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, ok, type Schemas, type Verification } from "../../api";
-import { Badge, ErrorNotice, Field, Progress } from "../../components/ui";
+import { Badge, ConfirmDialog, ErrorNotice, Field, Progress } from "../../components/ui";
 import { useAction, usePolling } from "../../lib/hooks";
 
 type CaseAnalysis = Schemas["CaseAnalysis"];
@@ -13,7 +13,11 @@ const PRIORITY_TONE = { low: "good", medium: "warn", high: "bad" } as const;
 export function FinalizePanel(props: { verification: Verification; canFinalize: boolean; onChange: (v: Verification) => void }) {
   const v = props.verification;
   const [narrative, setNarrative] = useState("");
-  const finalize = useAction(async () => props.onChange(await ok(api.POST("/v1/verifications/{id}/finalize", { params: { path: { id: v.id } }, body: { narrative: narrative.trim() } }))));
+  const [confirming, setConfirming] = useState(false);
+  const finalize = useAction(async () => {
+    props.onChange(await ok(api.POST("/v1/verifications/{id}/finalize", { params: { path: { id: v.id } }, body: { narrative: narrative.trim() } })));
+    setConfirming(false);
+  });
   const waiting = v.narrative !== undefined && v.case_analysis === undefined;
   usePolling(
     async () => {
@@ -44,9 +48,21 @@ export function FinalizePanel(props: { verification: Verification; canFinalize: 
       class="stack"
       onSubmit={(e) => {
         e.preventDefault();
-        void finalize.run();
+        setConfirming(true);
       }}
     >
+      {/* Finalizing happens once: the narrative cannot be edited or the analysis run again. */}
+      <ConfirmDialog
+        open={confirming}
+        title="Finalize this case?"
+        body="The narrative is recorded once and cannot be changed, and the case analysis runs on it. A verification is finalized only once."
+        confirm="Finalize"
+        tone="primary"
+        busy={finalize.busy}
+        error={finalize.error}
+        onConfirm={() => void finalize.run()}
+        onClose={() => setConfirming(false)}
+      />
       <Field label="Narrative" hint="The claimant's own account (up to 2000 characters): the case analysis checks the photos against it. Once only." error={finalize.error?.fields.narrative}>
         {(c) => <textarea {...c} required maxLength={2000} rows={4} value={narrative} onInput={(e) => setNarrative(e.currentTarget.value)} />}
       </Field>

@@ -4,6 +4,7 @@ import { ReviewBadge } from "../../components/badges";
 import { announce, ErrorNotice, Field, Notice, Progress } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
 import { useAction } from "../../lib/hooks";
+import { useWho } from "../../lib/people";
 
 type Decision = "approved" | "rejected" | "needs_more";
 const DECISIONS: Array<[Decision, string, string]> = [
@@ -15,6 +16,7 @@ const DECISIONS: Array<[Decision, string, string]> = [
 /** The operator's decision beside the machine verdict (which never changes); each one is on the timeline. */
 export function ReviewPanel(props: { verification: Verification; onChange: (v: Verification) => void }) {
   const v = props.verification;
+  const who = useWho();
   const [decision, setDecision] = useState<Decision | undefined>(undefined);
   const [note, setNote] = useState("");
   const submit = useAction(async () => {
@@ -28,7 +30,7 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
     <div class="stack">
       {v.review ? (
         <Notice>
-          Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“{v.review.note}”</> : null} <span class="meta">by {v.review.by}, {formatDateTime(v.review.at)}</span>
+          Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“{v.review.note}”</> : null} <span class="meta">by {who(v.review.by)}, {formatDateTime(v.review.at)}</span>
         </Notice>
       ) : null}
       {v.redacted_at ? (

@@ -1,6 +1,7 @@
 import type { AuditEvent } from "../../api";
 import { Empty } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
+import { useWho } from "../../lib/people";
 
 const NAMES: Record<string, string> = {
   "verification.created": "Created",
@@ -21,10 +22,10 @@ const NAMES: Record<string, string> = {
 const DECISIONS: Record<string, string> = { approved: "approved", rejected: "rejected", needs_more: "needs more evidence" };
 
 /** The words of one payload, for the entries whose payload says something to a person. */
-function detail(e: AuditEvent): string | undefined {
+function detail(e: AuditEvent, who: (id: string) => string): string | undefined {
   const p = (e.payload ?? {}) as Record<string, unknown>;
   if (e.event_name === "verification.reviewed" && typeof p.decision === "string") {
-    return `${DECISIONS[p.decision] ?? p.decision}${typeof p.note === "string" ? `: “${p.note}”` : ""}${typeof p.by === "string" ? ` (by ${p.by})` : ""}`;
+    return `${DECISIONS[p.decision] ?? p.decision}${typeof p.note === "string" ? `: “${p.note}”` : ""}${typeof p.by === "string" ? ` (by ${who(p.by)})` : ""}`;
   }
   if (e.event_name === "verification.case.completed" && typeof p.narrative === "string") return `“${p.narrative}”`;
   if (e.event_name === "verification.capture.persisted" && typeof p.step_key === "string") return `step ${p.step_key}`;
@@ -35,11 +36,12 @@ function detail(e: AuditEvent): string | undefined {
 }
 
 export function Timeline(props: { events: AuditEvent[] }) {
+  const who = useWho();
   if (props.events.length === 0) return <Empty>Nothing recorded yet.</Empty>;
   return (
     <ol class="timeline">
       {props.events.map((e) => {
-        const words = detail(e);
+        const words = detail(e, who);
         return (
           <li key={e.event_id}>
             <time dateTime={e.occurred_at}>{formatDateTime(e.occurred_at)}</time>

@@ -39,6 +39,7 @@ const METHOD: Record<string, string> = {
   pixels: "from the image's pixels",
   provenance: "from the file's provenance data",
   depth_map: "from the depth map",
+  capture_burst: "from the frames the capture page recorded around the shutter",
   perceptual_hash: "compared with earlier photos",
 };
 const DECISION: Record<string, string> = { approved: "Approved", rejected: "Rejected", needs_more: "More evidence asked for" };

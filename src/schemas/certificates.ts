@@ -30,7 +30,7 @@ export const CertifiedSignalSchema = z
     }),
     method: z.string().optional().openapi({
       description:
-        "What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `perceptual_hash` " +
+        "What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames the capture page recorded around the shutter, measured by the end user's browser), `perceptual_hash` " +
         "(compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.",
       example: "pixels",
     }),

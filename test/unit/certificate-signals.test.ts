@@ -29,6 +29,7 @@ describe("the method of a stored signal result", () => {
     expect(methodOf(moire)).toBe("pixels");
     expect(methodOf({ provider: "offline-provenance" })).toBe("provenance");
     expect(methodOf({ provider: "offline-depth-plane" })).toBe("depth_map");
+    expect(methodOf({ source: "capture_burst", provider: "capture-burst", method_version: "capture-burst/1" })).toBe("capture_burst");
     expect(methodOf({ provider: "internal-phash" })).toBe("perceptual_hash");
     expect(methodOf({ provider: "internal-phash+google-web-detection" })).toBe("perceptual_hash+provider:google-web-detection");
     expect(methodOf({ provider: "workers-ai" })).toBe("provider:workers-ai");

@@ -1898,7 +1898,7 @@ export interface components {
              */
             status: "assessed" | "not_assessed" | "not_applicable";
             /**
-             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
+             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames the capture page recorded around the shutter, measured by the end user's browser), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
              * @example pixels
              */
             method?: string;

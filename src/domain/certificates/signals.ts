@@ -1,4 +1,5 @@
 import { isNotApplicable, isNotAssessed } from "../../analysis/evidence";
+import { CAPTURE_BURST_PROVIDER } from "../../analysis/signals/capture-burst";
 import { SIGNAL_KEYS } from "../../analysis/verdict";
 import type { VerificationRecord } from "../../db/verifications";
 import type { SignalName } from "../../schemas/verification-create";
@@ -32,6 +33,8 @@ const METHOD_OF_PROVIDER: Readonly<Record<string, string>> = {
   "offline-moire": "pixels",
   "offline-provenance": "provenance",
   "offline-depth-plane": "depth_map",
+  // The capture page's record of the camera: the end user's browser measured it, no provider did.
+  [CAPTURE_BURST_PROVIDER]: "capture_burst",
   "internal-phash": "perceptual_hash",
 };
 

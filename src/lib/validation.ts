@@ -3,7 +3,8 @@ import { ApiError, type FieldErrors } from "./errors";
 
 /** Zod issues as `{dotted.path: message}`; the first message per path wins. */
 export function zodFields(error: ZodError): FieldErrors {
-  const fields: FieldErrors = {};
+  // No prototype: a body's `__proto__` key is named like any other unknown field, not swallowed by the setter.
+  const fields: FieldErrors = Object.create(null) as FieldErrors;
   const put = (path: PropertyKey[], message: string) => {
     const key = path.map(String).join(".") || "body";
     if (!(key in fields)) fields[key] = message;

@@ -128,6 +128,8 @@ describe("steps", () => {
   it("unknown step type, and unknown fields, are refused", async () => {
     await rejects({ steps: [{ key: "v", type: "video", min: 1, max: 1 }] }, "steps.0.type");
     await rejects({ steps: [image({ colour: "red" })] }, "steps.0.colour");
+    // A `__proto__` key is named like any other (it once vanished into the error map's prototype, leaving fields empty).
+    await rejects(JSON.parse('{"max_captures": 1, "__proto__": {"x": 1}}'), "__proto__");
   });
 
   it("the image and upload steps hold 1..20 captures in total, and at least one exists", async () => {

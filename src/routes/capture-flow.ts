@@ -74,7 +74,7 @@ const BODY_WRITE = /^\/v1\/verifications\/([^/]+)\/(?:captures|captures\/upload-
 const BODY_REFUSALS = new Set([400, 413, 415]);
 
 /**
- * A dead link answers 410 (or 404) whatever its body (docs/api.md): a write refused for its body
+ * A dead link answers 410 whatever its body (docs/api.md): a write refused for its body
  * before its handler looked the verification up (malformed JSON, validation, size, content type) is
  * answered with the link's own refusal when it has one. Registered before the body limit and the
  * JSON check (app.ts), so it sees their refusals too; costs a lookup only on those refusals.
@@ -83,12 +83,11 @@ export const deadLinkFirst = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const token = c.req.method === "POST" ? BODY_WRITE.exec(c.req.path)?.[1] : undefined;
   if (token === undefined || !BODY_REFUSALS.has(c.res.status) || c.get("linkLookedUp")) return;
-  try {
-    const dead = guardLive(await writable(c, token), Date.now());
-    if (dead) c.res = handleError(toApiError(dead), c);
-  } catch (err) {
-    c.res = handleError(err as Error, c);
-  }
+  // Only a link known dead overrides the body's refusal: an unknown id (404) or the client's rate
+  // limit (429) leaves it as it was, so a guess at an id learns nothing more from a bad body.
+  const row = await writable(c, token).catch(() => null);
+  const dead = row && guardLive(row, Date.now());
+  if (dead) c.res = handleError(toApiError(dead), c);
 });
 
 function captureView(c: { env: Env }, record: CaptureFlowRecord) {

@@ -49,6 +49,7 @@ function document(locale: string, strings: Strings, body: string): string {
 <meta name="color-scheme" content="light">
 <title>${escapeHtml(strings.page_title)}</title>
 <link rel="stylesheet" href="${PAGE_ASSETS.stylesheet}">
+<link rel="icon" href="data:,">
 </head>
 <body>
 ${body}

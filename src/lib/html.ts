@@ -9,6 +9,7 @@ export function htmlPage(title: string, message: string, form?: { action: string
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <style>
   body { font-family: system-ui, sans-serif; margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f6f7f9; color: #1d2430; }
   main { max-width: 28rem; padding: 2rem; text-align: center; }

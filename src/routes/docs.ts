@@ -15,6 +15,7 @@ const DOCS_PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Verification Service API</title>
 <link rel="stylesheet" href="/docs/reference.css">
+<link rel="icon" href="data:,">
 </head>
 <body>
 <div id="reference"></div>

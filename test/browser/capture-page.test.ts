@@ -73,6 +73,7 @@ describe("capture page in Chromium", () => {
 
     await page.getByRole("heading", { name: "A few photos are needed" }).waitFor();
     await page.getByText("Requested by Dev Tenant").waitFor();
+    expect(await page.locator('link[rel="icon"]').count()).toBe(1);
     expect(await page.locator(".checklist li").allTextContents()).toEqual([
       "1 photo — Front of the car, whole plate visible",
       "1 photo — The odometer",
@@ -163,11 +164,24 @@ describe("capture page in Chromium", () => {
 
   it("a tenant's long word or URL wraps: the page never grows wider than the phone", async () => {
     const url = "https://example.com/claims/instructions/vehicle-photos-guide-2026-with-a-very-long-name.pdf";
-    const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: `See ${url}`, min: 1, max: 1 }] });
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: `See ${url}`, min: 1, max: 1 },
+        { key: "extra", type: "upload", description: "Anything else", min: 0, max: 3, accept: ["image/jpeg"], max_size_bytes: 2_000_000 },
+      ],
+    });
     phone = await openPhone();
     const { page } = phone;
+    // Nothing the page asks for is missing; it names its icon, so a headed browser asks for no
+    // /favicon.ico (which answered 404, an error in the console of every page).
+    const missing: string[] = [];
+    page.on("response", (res) => {
+      if (res.status() === 404) missing.push(res.url());
+    });
     await page.goto(pageUrl(v.id));
     await page.getByRole("heading", { name: "A few photos are needed" }).waitFor();
+    expect(await page.locator('link[rel="icon"]').count()).toBe(1);
+    expect(await page.locator(".checklist li").allTextContents()).toEqual([`1 photo — See ${url}`, "Up to 3 image files — Anything else (optional)"]);
     const widths = () => page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
     let seen = await widths();
     expect(seen.page, JSON.stringify(seen)).toBeLessThanOrEqual(seen.viewport);
@@ -176,6 +190,7 @@ describe("capture page in Chromium", () => {
     await page.getByRole("button", { name: "Take photo" }).waitFor();
     seen = await widths();
     expect(seen.page, JSON.stringify(seen)).toBeLessThanOrEqual(seen.viewport);
+    expect(missing).toEqual([]);
   });
 
   it("camera denied: explains how to allow it and falls back to the camera app", async () => {

@@ -3,7 +3,9 @@ import type { StepView, VerifyView } from "../flow";
 import type { I18n } from "../i18n";
 
 function amount(i18n: I18n, base: "landing_item_photos" | "landing_item_files", min: number, max: number): string {
-  if (min === max || min === 0) return i18n.plural(base, max);
+  if (min === max || (min === 0 && max === 1)) return i18n.plural(base, max);
+  // An optional step of several: "up to 3 photos", not "3 photos (optional)", which reads as all or none.
+  if (min === 0) return i18n.t(`${base}_upto`, { max });
   return i18n.t(`${base}_range`, { min, max });
 }
 

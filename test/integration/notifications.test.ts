@@ -193,6 +193,20 @@ describe("trial verdict over WhatsApp", () => {
     expect(await messagesOf(ordinary.id)).toHaveLength(0);
   });
 
+  it("a trial verification that fails (its only photo unreadable) says so instead of staying silent", async () => {
+    const t = await seedTenant();
+    const trial = await trialVerification(t.id);
+    const unreadable = new Uint8Array(4096);
+    crypto.getRandomValues(unreadable);
+    unreadable.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
+    expect((await callJson(`/v1/verifications/${trial.id}/captures`, { body: { image_base64: toBase64(unreadable) } })).status).toBe(201);
+    const [message] = await waitForMessages(trial.id, 1);
+    expect(message).toMatchObject({ channel: "whatsapp", recipient: env.TRIAL_WHATSAPP_NUMBER });
+    expect(message!.body).toBe(
+      `Your photo verification could not be completed: the photo could not be read as an image. Start a new one to try again with another photo.\nReference: ${trial.id}`,
+    );
+  });
+
   it("only the server-set trial origin sends: a tenant's metadata.origin_channel = wa does not", async () => {
     const t = await seedTenant();
     const lookalike = await createVerification(t.key, { max_captures: 1, metadata: { origin_channel: "wa", source: "landing" } });

@@ -42,15 +42,16 @@ export async function notifyByEmail(env: Env, db: Db, event: DomainEvent): Promi
   });
 }
 
-export const TRIAL_VERDICT_EVENT_NAMES = ["verification.completed"];
+export const TRIAL_VERDICT_EVENT_NAMES = ["verification.completed", "verification.failed"];
 
 /**
- * Trial verifications send their verdict to the configured trial number. Only the server-set
+ * Trial verifications send their verdict (or that there is none: `failed`) to the configured trial number. Only the server-set
  * origin counts (the `origin_channel` column, written by the trial start alone): `metadata` is the
  * tenant's, and would let any tenant message the operator's trial number.
  */
 export async function sendTrialVerdict(env: Env, db: Db, event: DomainEvent): Promise<boolean> {
-  if (event.name !== "verification.completed") return false;
+  // A failed one (its photo unreadable, its analysis lost) says so: the trial user waits for an answer.
+  if (!TRIAL_VERDICT_EVENT_NAMES.includes(event.name)) return false;
   const record = await loadRecord(db, event.verification_id);
   if (!record || record.row.originChannel !== TRIAL_ORIGIN_CHANNEL) return false;
   const recipient = env.TRIAL_WHATSAPP_NUMBER;

@@ -86,6 +86,12 @@ export function verificationEmail(record: VerificationRecord, kind: EmailKind, b
 
 /** The verdict as a short chat message, for trial verifications started from WhatsApp. */
 export function trialVerdictMessage(record: VerificationRecord): string {
+  if (record.row.status === "failed") {
+    const why = record.row.failureReason?.startsWith("unreadable_evidence")
+      ? "the photo could not be read as an image"
+      : "the photo could not be analysed";
+    return `Your photo verification could not be completed: ${why}. Start a new one to try again with another photo.\nReference: ${record.row.id}`;
+  }
   const verdict = verdictOf(record);
   const label = verdict?.label;
   const confidence = typeof verdict?.score === "number" ? ` (confidence ${Math.round(verdict.score * 100)}%)` : "";

@@ -57,8 +57,12 @@ export class Delivery {
       try {
         const reply = await this.deliver(job);
         this.failures = 0;
-        await this.queue.remove(job.id);
+        // Out of the queue and into the view with no await between: a step chosen in between (the
+        // job gone, its capture not yet counted) sent the end user back to a photo step they had
+        // filled (seen in CI). The list drops the job at once; the store follows.
+        const removed = this.queue.remove(job.id);
         this.hooks.accepted(job, reply);
+        await removed;
       } catch (err) {
         if (isRetryable(err)) {
           await this.pause();

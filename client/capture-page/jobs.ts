@@ -135,6 +135,7 @@ export class JobQueue {
     await this.persist((s) => s.put(job));
   }
 
+  /** Drops the job from the list before it returns (synchronously); the promise is the store's delete. */
   async remove(id: string): Promise<void> {
     this.jobs = this.jobs.filter((j) => j.id !== id);
     await this.persist((s) => s.delete(id));

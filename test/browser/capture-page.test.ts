@@ -359,6 +359,63 @@ describe("capture page in Chromium", () => {
  * A slow device store: while `window.holdStore` is set, the IndexedDB write that queues a new photo
  * reports completion only when the test calls `window.releaseStore()`.
  */
+/** A slow device store for deletes: while `window.holdDeletes` is set, a job's removal completes only on `window.releaseDeletes()`. */
+const HOLD_DELETES_IN_STORE = `
+(() => {
+  const held = [];
+  const slow = new WeakSet();
+  window.holdDeletes = false;
+  window.releaseDeletes = () => {
+    window.holdDeletes = false;
+    held.splice(0).forEach((complete) => complete());
+  };
+  const del = IDBObjectStore.prototype.delete;
+  IDBObjectStore.prototype.delete = function (...args) {
+    if (window.holdDeletes) slow.add(this.transaction);
+    return del.apply(this, args);
+  };
+  const oncomplete = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+  Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
+    configurable: true,
+    get() { return oncomplete.get.call(this); },
+    set(handler) {
+      if (!slow.has(this) || typeof handler !== "function") return oncomplete.set.call(this, handler);
+      oncomplete.set.call(this, (event) => held.push(() => handler.call(this, event)));
+    },
+  });
+})();
+`;
+
+describe("a slow device store", () => {
+  it("a photo accepted while its removal from the store is still pending counts at once: the next step follows, not the photo step again", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "order", type: "text", required: true, description: "Order number", validation: { max_length: 20, format: "free_text" } },
+        { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.addInitScript(HOLD_DELETES_IN_STORE);
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.evaluate(() => ((window as unknown as { holdDeletes: boolean }).holdDeletes = true));
+    await takeLivePhoto(page);
+    // The server has the photo; the page's store has not finished forgetting it.
+    await eventually("the photo to be accepted", () => tenant.getVerification(v.id), (body) => body.captures.length === 1);
+    await page.getByLabel("Order number").fill("A-1001");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByLabel("Anything else?").waitFor();
+    await page.evaluate(() => (window as unknown as { releaseDeletes: () => void }).releaseDeletes());
+    await page.getByRole("button", { name: "Finish" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const done = await eventually("the verification to complete", () => tenant.getVerification(v.id), (body) => body.status === "completed", 60_000);
+    expect(done.captures).toHaveLength(1);
+    expect(done.answers?.order?.value).toBe("A-1001");
+  });
+});
+
 const HOLD_NEW_CAPTURES_IN_STORE = `
 (() => {
   const held = [];

@@ -15,6 +15,13 @@ const FOUR_STEPS: CreateVerificationRequest["steps"] = [
   { key: "invoice", type: "upload", description: "Repair invoice", min: 1, max: 1, accept: ["image/jpeg", "image/png"], max_size_bytes: 2_000_000 },
 ];
 
+/** A photo, a required question, then an optional one: the evidence is complete before the end user is done. */
+const PHOTO_THEN_QUESTIONS: CreateVerificationRequest["steps"] = [
+  { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+  { key: "order", type: "text", required: true, description: "Order number", validation: { max_length: 20, format: "free_text" } },
+  { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
+];
+
 let phone: Phone | undefined;
 afterEach(async ({ task }) => {
   if (task.result?.state === "fail" && phone) console.error(`${task.name}: what the phone showed\n${await phone.diagnostics()}\n${workerLogTail()}`);
@@ -280,13 +287,7 @@ describe("capture page in Chromium", () => {
   it("an optional question after the last required step is not lost to the verdict", async () => {
     // The server's readiness rule does not wait for optional questions: the page keeps the answer
     // that completes the evidence until the end user is past them (client/capture-page/flow.ts).
-    const v = await tenant.createVerification({
-      steps: [
-        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
-        { key: "order", type: "text", required: true, description: "Order number", validation: { max_length: 20, format: "free_text" } },
-        { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
-      ],
-    });
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
     phone = await openPhone();
     const { page } = phone;
     await page.goto(pageUrl(v.id));
@@ -356,23 +357,23 @@ describe("capture page in Chromium", () => {
 });
 
 /**
- * A slow device store: while `window.holdStore` is set, the IndexedDB write that queues a new photo
- * reports completion only when the test calls `window.releaseStore()`.
+ * A slow device store: while `window[flag]` is set, an IndexedDB transaction that `method` marks
+ * (`marks(value)` of its argument) reports completion only when the test calls `window[release]()`.
  */
-/** A slow device store for deletes: while `window.holdDeletes` is set, a job's removal completes only on `window.releaseDeletes()`. */
-const HOLD_DELETES_IN_STORE = `
+function holdStoreScript(flag: string, release: string, method: "put" | "delete", marks: string): string {
+  return `
 (() => {
   const held = [];
   const slow = new WeakSet();
-  window.holdDeletes = false;
-  window.releaseDeletes = () => {
-    window.holdDeletes = false;
+  window.${flag} = false;
+  window.${release} = () => {
+    window.${flag} = false;
     held.splice(0).forEach((complete) => complete());
   };
-  const del = IDBObjectStore.prototype.delete;
-  IDBObjectStore.prototype.delete = function (...args) {
-    if (window.holdDeletes) slow.add(this.transaction);
-    return del.apply(this, args);
+  const original = IDBObjectStore.prototype.${method};
+  IDBObjectStore.prototype.${method} = function (value, ...rest) {
+    if (window.${flag} && (${marks})(value)) slow.add(this.transaction);
+    return original.call(this, value, ...rest);
   };
   const oncomplete = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
   Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
@@ -385,16 +386,16 @@ const HOLD_DELETES_IN_STORE = `
   });
 })();
 `;
+}
+
+/** Holds the write that queues a new photo (`holdStore` / `releaseStore`). */
+const HOLD_NEW_CAPTURES_IN_STORE = holdStoreScript("holdStore", "releaseStore", "put", "(value) => value && value.kind === 'capture' && !value.image_key");
+/** Holds a job's removal (`holdDeletes` / `releaseDeletes`). */
+const HOLD_DELETES_IN_STORE = holdStoreScript("holdDeletes", "releaseDeletes", "delete", "() => true");
 
 describe("a slow device store", () => {
   it("a photo accepted while its removal from the store is still pending counts at once: the next step follows, not the photo step again", async () => {
-    const v = await tenant.createVerification({
-      steps: [
-        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
-        { key: "order", type: "text", required: true, description: "Order number", validation: { max_length: 20, format: "free_text" } },
-        { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
-      ],
-    });
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
     phone = await openPhone();
     const { page } = phone;
     await page.addInitScript(HOLD_DELETES_IN_STORE);
@@ -415,29 +416,3 @@ describe("a slow device store", () => {
     expect(done.answers?.order?.value).toBe("A-1001");
   });
 });
-
-const HOLD_NEW_CAPTURES_IN_STORE = `
-(() => {
-  const held = [];
-  const slow = new WeakSet();
-  window.holdStore = false;
-  window.releaseStore = () => {
-    window.holdStore = false;
-    held.splice(0).forEach((complete) => complete());
-  };
-  const put = IDBObjectStore.prototype.put;
-  IDBObjectStore.prototype.put = function (value, ...rest) {
-    if (window.holdStore && value && value.kind === "capture" && !value.image_key) slow.add(this.transaction);
-    return put.call(this, value, ...rest);
-  };
-  const oncomplete = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
-  Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
-    configurable: true,
-    get() { return oncomplete.get.call(this); },
-    set(handler) {
-      if (!slow.has(this) || typeof handler !== "function") return oncomplete.set.call(this, handler);
-      oncomplete.set.call(this, (event) => held.push(() => handler.call(this, event)));
-    },
-  });
-})();
-`;

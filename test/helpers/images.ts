@@ -17,6 +17,14 @@ export function uniqueJpeg(padding = 16): Uint8Array {
   return out;
 }
 
+/** A JPEG header over noise: sniffed as JPEG, undecodable by any decoder (unreadable evidence). */
+export function unreadableJpeg(): Uint8Array {
+  const out = new Uint8Array(4096);
+  crypto.getRandomValues(out);
+  out.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
+  return out;
+}
+
 export function pngSignatureBytes(extra = 32): Uint8Array {
   const out = new Uint8Array(8 + extra);
   out.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -6,7 +6,7 @@ import { settings } from "../../src/env";
 import { signEvidenceUrl } from "../../src/storage/evidence-urls";
 import { call, callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
 import { captureByKey, captureInline, hasVerdict, pollVerification, uploadDepthMap } from "../helpers/capture";
-import { sha256Hex } from "../helpers/images";
+import { sha256Hex, unreadableJpeg } from "../helpers/images";
 import { signIn } from "../helpers/session";
 import { encodeDepthPng, encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
 import { signingKey } from "../../src/lib/signing-keys";
@@ -188,11 +188,7 @@ describe("captures and their analysis", () => {
 describe("captures whose pixels cannot be decoded", () => {
   it("have no thumbnail, say why in the notes, and a verification whose every live capture is unreadable ends failed, with no verdict", async () => {
     const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen", "reverse"] });
-    // A JPEG header followed by noise: sniffed as JPEG, undecodable by any decoder.
-    const broken = new Uint8Array(4096);
-    crypto.getRandomValues(broken);
-    broken.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
-    await captureInline(v.id, broken);
+    await captureInline(v.id, unreadableJpeg());
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.status).toBe("failed");
     expect(done.failure_reason).toBe("unreadable_evidence: no live capture is an image any decoder can read");
@@ -215,10 +211,7 @@ describe("captures whose pixels cannot be decoded", () => {
 
   it("one readable live capture beside an unreadable one: a verdict, never verified, naming what was not assessed", async () => {
     const v = await createVerification(t.key, { max_captures: 2, signals_required: ["screen", "reverse"] });
-    const broken = new Uint8Array(4096);
-    crypto.getRandomValues(broken);
-    broken.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
-    await captureInline(v.id, broken);
+    await captureInline(v.id, unreadableJpeg());
     await captureInline(v.id, encodeJpeg(naturalScene(96, 64, 7401)));
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.status).toBe("completed");

@@ -9,7 +9,7 @@ import type { DomainEvent } from "../../src/events/messages";
 import { newId } from "../../src/lib/ids";
 import { callJson, createVerification, db, eventually, seedTenant, withVision } from "../helpers/api";
 import { proveDomain } from "../helpers/dns";
-import { toBase64, uniqueJpeg } from "../helpers/images";
+import { toBase64, uniqueJpeg, unreadableJpeg } from "../helpers/images";
 import { signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 
@@ -196,10 +196,7 @@ describe("trial verdict over WhatsApp", () => {
   it("a trial verification that fails (its only photo unreadable) says so instead of staying silent", async () => {
     const t = await seedTenant();
     const trial = await trialVerification(t.id);
-    const unreadable = new Uint8Array(4096);
-    crypto.getRandomValues(unreadable);
-    unreadable.set([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
-    expect((await callJson(`/v1/verifications/${trial.id}/captures`, { body: { image_base64: toBase64(unreadable) } })).status).toBe(201);
+    expect((await callJson(`/v1/verifications/${trial.id}/captures`, { body: { image_base64: toBase64(unreadableJpeg()) } })).status).toBe(201);
     const [message] = await waitForMessages(trial.id, 1);
     expect(message).toMatchObject({ channel: "whatsapp", recipient: env.TRIAL_WHATSAPP_NUMBER });
     expect(message!.body).toBe(

@@ -15,6 +15,7 @@ import { isId, newId } from "../../lib/ids";
 import { presentVerification, type Audience } from "../../model/verification/present";
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateVerificationInput } from "../../schemas/verification-create";
 import { isTerminal, type VerificationStatus } from "../../model/verification/state";
+import { STATUSES } from "../../schemas/verification";
 import { normalizeConfig } from "../../model/verification/config";
 import { DEFAULT_CHANNEL } from "../../analysis/capabilities";
 import { assertAssessable } from "../capabilities";
@@ -222,7 +223,7 @@ function statusCondition(status: VerificationStatus, now: number): SQL {
   return and(inArray(verifications.status, ["expired", ...OPEN_STATUSES]), or(eq(verifications.status, "expired"), lapsed))!;
 }
 
-const OPEN_STATUSES: readonly VerificationStatus[] = ["pending", "partially_captured", "abandoned"];
+const OPEN_STATUSES: readonly VerificationStatus[] = STATUSES.filter((s) => !isTerminal(s));
 
 /** Highest code point: `prefix || MAX` bounds every string that starts with `prefix`. */
 const AFTER_EVERY_SUFFIX = String.fromCodePoint(0x10ffff);

@@ -19,12 +19,15 @@ export interface GreyVideo {
   frames: Uint8Array[];
 }
 
-/** A file of a Debian package, unpacked into the cache (apt-get download + dpkg -x; nothing installed). */
-export function debianFile(source: DebianSource): string {
-  const dir = path.join(CACHE, "deb", `${source.package}_${source.version}`);
+/**
+ * A file (or folder) of a Debian package, unpacked under `cache`/deb (apt-get download + dpkg -x;
+ * nothing installed).
+ */
+export function debianFile(source: DebianSource, cache: string = CACHE): string {
+  const dir = path.join(cache, "deb", `${source.package}_${source.version}`);
   if (!existsSync(path.join(dir, ".unpacked"))) {
     mkdirSync(dir, { recursive: true });
-    const debs = path.join(CACHE, "deb");
+    const debs = path.join(cache, "deb");
     if (!readdirSync(debs).some((f) => f.startsWith(`${source.package}_`) && f.endsWith(".deb"))) {
       try {
         execFileSync("apt-get", ["download", `${source.package}=${source.version}`], { cwd: debs, stdio: "ignore" });

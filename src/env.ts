@@ -19,6 +19,7 @@ export interface Secrets {
   SIGNING_SECRET_UPLOAD_URLS?: string;
   SIGNING_SECRET_CURSORS?: string;
   SIGNING_SECRET_OTP_CODES?: string;
+  SIGNING_SECRET_BURST_NONCES?: string;
   /** HS256 key of dashboard session JWTs. */
   SESSION_SECRET?: string;
   /**

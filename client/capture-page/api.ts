@@ -1,5 +1,5 @@
 import type { VerificationReply, VerifyView } from "./flow";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import type { CaptureIntegrityRequest } from "../../src/schemas/capture-integrity";
 
 /** The server refused (a 4xx/5xx with the standard error body). */
 export class ApiFailure extends Error {
@@ -70,7 +70,7 @@ export interface CaptureBody {
   client_captured_at?: number;
   location?: { lat: number; lng: number; accuracy_m?: number };
   attestation_token?: string;
-  capture_integrity?: CaptureIntegrity;
+  capture_integrity?: CaptureIntegrityRequest;
 }
 
 /** The capture-flow API for one verification (its id is the credential; no cookies are sent). */
@@ -95,6 +95,11 @@ export class CaptureApi {
    */
   async upload(url: string, contentType: string, bytes: ArrayBuffer): Promise<void> {
     await parse(await send(url, { method: "PUT", headers: { "Content-Type": contentType, "If-None-Match": "*" }, body: bytes }));
+  }
+
+  /** A burst nonce for the next live capture (single use). */
+  async burstNonce(): Promise<string> {
+    return (await parse<{ nonce: string }>(await send(`${this.base}/captures/burst-nonce`, { method: "POST" }))).nonce;
   }
 
   async capture(body: CaptureBody): Promise<VerificationReply> {

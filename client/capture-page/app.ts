@@ -20,7 +20,7 @@ import { landingScreen } from "./screens/landing";
 import { textStep } from "./screens/text-step";
 import { uploadStep } from "./screens/upload-step";
 import { sha256Hex } from "./sha256";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
 
 type Phase = "loading" | "landing" | "step" | "finishing" | "done";
 const FRAGMENT = "reached";
@@ -72,7 +72,7 @@ export class App {
       state: (state) => this.renderSync(state),
       // Steps from here on are still ahead of the end user; once finishing, none are.
       pick: (jobs) => this.nextToSend(jobs),
-      attestationToken: () => this.attestation.token(),
+      attestationToken: (binding) => this.attestation.token(binding),
     });
     if (this.view.attestation?.site_key) this.attestation = loadAttestation(this.view.attestation.site_key, this.widget);
     addEventListener("pagehide", () => {
@@ -140,7 +140,7 @@ export class App {
     };
   }
 
-  private async addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number, integrity?: CaptureIntegrity): Promise<void> {
+  private async addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number, integrity?: PendingIntegrity): Promise<void> {
     const bytes = await blob.arrayBuffer();
     const location = currentFix();
     await this.queue.add({

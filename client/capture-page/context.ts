@@ -1,7 +1,7 @@
 import type { I18n } from "./i18n";
 import type { Pending, StepView, VerifyView } from "./flow";
 import type { Progress } from "./progress";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
 
 /** What a step screen may use: the state it renders, and the ways it can move the flow on. */
 export interface ScreenContext {
@@ -19,7 +19,7 @@ export interface ScreenContext {
   /** Index of the step on screen. */
   index: number;
   /** Queues a photo or file for a step (hashed and stored on this device first), with the camera's record for a live photo. */
-  addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number, integrity?: CaptureIntegrity): Promise<void>;
+  addCapture(stepKey: string, blob: Blob, contentType: string, capturedAt: number, integrity?: PendingIntegrity): Promise<void>;
   addAnswer(stepKey: string, value: string): Promise<void>;
   /** Leaves this step for the next one (or finishing after the last). */
   next(): void;

@@ -19,8 +19,8 @@ export interface DeliveryHooks {
   state(state: SyncState): void;
   /** The queued job to send next (flow.ts `nextToSend`), or none for now. */
   pick(jobs: readonly Job[]): Job | undefined;
-  /** A fresh attestation token for a capture, when the widget is on the page. */
-  attestationToken(): Promise<string | undefined>;
+  /** A fresh attestation token for a capture, bound to its burst nonce, when the widget is on the page. */
+  attestationToken(binding?: string): Promise<string | undefined>;
 }
 
 /** Leave this much of an upload URL's lifetime for the PUT itself. */
@@ -133,9 +133,15 @@ export class Delivery {
     throw new NetworkFailure("The upload did not arrive; retrying.");
   }
 
-  /** The capture by key; null when the server has no bytes under that key (upload again). */
+  /**
+   * The capture by key; null when the server has no bytes under that key (upload again). A burst
+   * goes with a nonce asked for now (single use: a retry asks again), and the attestation token is
+   * bound to it.
+   */
   private async tryCapture(job: CaptureJob): Promise<VerificationReply | null> {
-    const token = await this.hooks.attestationToken();
+    const integrity = job.capture_integrity;
+    const nonce = integrity?.schema_version === 2 ? await this.api.burstNonce() : undefined;
+    const token = await this.hooks.attestationToken(nonce);
     try {
       return await this.api.capture({
         image_key: job.image_key!,
@@ -143,7 +149,7 @@ export class Delivery {
         step_key: job.step_key,
         client_captured_at: job.client_captured_at,
         ...(job.location ? { location: job.location } : {}),
-        ...(job.capture_integrity ? { capture_integrity: job.capture_integrity } : {}),
+        ...(integrity ? { capture_integrity: integrity.schema_version === 2 ? { ...integrity, nonce: nonce! } : integrity } : {}),
         ...(token ? { attestation_token: token } : {}),
       });
     } catch (err) {

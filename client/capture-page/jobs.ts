@@ -4,7 +4,7 @@
  * may refuse storage: then the queue lives in memory only, and the server's state is what resumes.
  */
 import type { Pending } from "./flow";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import type { CaptureIntegrityV1, PendingIntegrity } from "../../src/schemas/capture-integrity";
 
 interface JobBase {
   id: string;
@@ -20,8 +20,11 @@ export interface CaptureJob extends JobBase {
   sha256: string;
   client_captured_at: number;
   location?: { lat: number; lng: number; accuracy_m?: number };
-  /** What the preview showed of the camera around the shutter (live photos only). */
-  capture_integrity?: CaptureIntegrity;
+  /**
+   * The burst around the shutter (live photos only), without its nonce until it is sent. A job an
+   * earlier version of the page queued may hold that version's record.
+   */
+  capture_integrity?: PendingIntegrity | CaptureIntegrityV1;
   /** Set once an upload URL was minted; `uploaded` once its PUT succeeded. */
   image_key?: string;
   upload_url?: string;

@@ -39,7 +39,8 @@ const METHOD: Record<string, string> = {
   pixels: "from the image's pixels",
   provenance: "from the file's provenance data",
   depth_map: "from the depth map",
-  capture_burst: "from the frames the capture page recorded around the shutter",
+  capture_burst: "from the frames around the shutter that the service received and measured",
+  capture_burst_flat_scene: "from the frames around the shutter that the service received and measured: a flat scene",
   perceptual_hash: "compared with earlier photos",
 };
 const DECISION: Record<string, string> = { approved: "Approved", rejected: "Rejected", needs_more: "More evidence asked for" };

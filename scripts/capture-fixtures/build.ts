@@ -9,6 +9,8 @@
  *   still-2.y4m       another photograph (home.jpg): each test's photo is new to the tenant's history
  *   screen.y4m        the same photograph on a plane moving under a hand-held camera (simulated, with
  *                     noise), 10 s: longer than a test's preview, so its loop is not what gives it away
+ *   near3d-bobot.y4m  dlib's example video frames (Debian's libdlib19.1: the BoBoT tracking dataset, a
+ *                     table of boxes and mugs walked around by hand), 6 s at 25 fps
  *
  * Sources are fetched with `apt-get download` (nothing installed; CI reaches Debian), converted by
  * ffmpeg. Idempotent. `npm run capture-fixtures`; the evaluation (scripts/eval/capture-burst.ts)
@@ -18,7 +20,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { movingScreen } from "./attacks";
 import { BROWSER_GENUINE, GENUINE, SCREEN_PHOTOS } from "./sources";
-import { CACHE, debianFile, readPhotoGrey, videoToY4m, writeGreyY4m } from "./video";
+import { CACHE, debianFile, readPhotoGrey, sequenceToY4m, videoToY4m, writeGreyY4m } from "./video";
 
 export const BROWSER_FIXTURES = path.join(CACHE, "browser");
 export const FIXTURES = {
@@ -26,7 +28,11 @@ export const FIXTURES = {
   still: path.join(BROWSER_FIXTURES, "still.y4m"),
   still2: path.join(BROWSER_FIXTURES, "still-2.y4m"),
   screen: path.join(BROWSER_FIXTURES, "screen.y4m"),
+  near3d: path.join(BROWSER_FIXTURES, "near3d-bobot.y4m"),
 };
+
+/** dlib's example frames (scripts/eval/capture-footage/manifest.tsv, `dlib-bobot-table`). */
+const BOBOT = { source: { kind: "debian" as const, package: "libdlib19.1", version: "19.24+dfsg-1", path: "usr/share/doc/libdlib19.1/examples/video_frames" }, pattern: "*.jpg", fps: 25 };
 
 export function buildFixtures(): typeof FIXTURES {
   mkdirSync(BROWSER_FIXTURES, { recursive: true });
@@ -38,6 +44,7 @@ export function buildFixtures(): typeof FIXTURES {
   if (!existsSync(FIXTURES.still)) videoToY4m(photo, FIXTURES.still, { seconds: 1, frames: 1 });
   if (!existsSync(FIXTURES.still2)) videoToY4m(debianFile(SCREEN_PHOTOS[1]!), FIXTURES.still2, { seconds: 1, frames: 1 });
   if (!existsSync(FIXTURES.screen)) writeGreyY4m(FIXTURES.screen, movingScreen(readPhotoGrey(photo, 640, 480), 640, 480, 30, 10, 32));
+  if (!existsSync(FIXTURES.near3d)) sequenceToY4m(debianFile(BOBOT.source), BOBOT.pattern, BOBOT.fps, FIXTURES.near3d);
   return FIXTURES;
 }
 

@@ -1,15 +1,15 @@
 /*
- * What the capture page reads of a video, reproduced in Node: each frame reduced to 160 × 120 (2×2
+ * What the capture page sends of a video, reproduced in Node: each frame reduced to 160 × 120 (2×2
  * means of the 320 × 240 fixture, as the page's canvas scales it) plus the native 64 × 64 centre
- * patch (the page reads those only for the NOISE_PATCHES frames after the shutter), timed by the
- * frame rate; the preview's repeat watch and the burst around a shutter press run the page's own
- * code (client/capture-page/integrity/measures.ts).
+ * patch, timed by the frame rate. For a shutter pressed at a time: the preview's repeat watch and the
+ * burst around the press run the page's own code (client/capture-page/integrity/frames.ts); the frame
+ * on screen at the press is the photo, and leads the native patches (monitor.ts).
  */
-import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, measureBurst, NOISE_PATCHES, PATCH_SIDE, RepeatWatch, type GreyFrame } from "../../client/capture-page/integrity/measures";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, NOISE_PATCHES, PATCH_SIDE, RepeatWatch, type GreyFrame } from "../../client/capture-page/integrity/frames";
+import type { CaptureDevice, CapturePreview } from "../../src/schemas/capture-integrity";
 import type { GreyVideo } from "./video";
 
-export type PageFrame = GreyFrame & { patch: Uint8Array };
+export type PageFrame = GreyFrame & { patch: Uint8Array; native: Uint8Array };
 
 export function pageFrames(video: GreyVideo): PageFrame[] {
   const { width: w, height: h } = video;
@@ -27,26 +27,39 @@ export function pageFrames(video: GreyVideo): PageFrame[] {
     }
     const patch = new Uint8Array(PATCH_SIDE * PATCH_SIDE);
     for (let y = 0; y < PATCH_SIDE; y += 1) patch.set(f.subarray((py + y) * w + px, (py + y) * w + px + PATCH_SIDE), y * PATCH_SIDE);
-    return { t: (1000 * i) / video.fps, width: rw, height: rh, luma, patch };
+    return { t: (1000 * i) / video.fps, width: rw, height: rh, luma, patch, native: f };
   });
 }
 
-/** The record the page would send for a shutter pressed at `shutterAt` ms, its device reported as `device`. */
-export function recordAt(frames: PageFrame[], shutterAt: number, device: CaptureIntegrity["device"]): CaptureIntegrity | null {
+/** One shutter press as the page sends it: the burst (times from the press), the patches, the photo's native pixels, and the claims. */
+export interface Press {
+  device: CaptureDevice;
+  preview: CapturePreview;
+  frames: GreyFrame[];
+  patches: Uint8Array[];
+  photo: { width: number; height: number; data: Uint8Array };
+}
+
+/** The press at `shutterAt` ms, its device reported as `device`; null when the video ends too soon. */
+export function pressAt(frames: PageFrame[], shutterAt: number, device: CaptureDevice, nativeSize: { width: number; height: number }): Press | null {
   const watch = new RepeatWatch();
   const seen = frames.filter((f) => f.t <= shutterAt);
+  const onScreen = seen.at(-1);
+  if (!onScreen) return null;
   for (const f of seen) watch.add(fingerprint(f), frameStd(f.luma) < FLAT_FRAME_STD);
   const burst = burstAround(frames, shutterAt);
   if (!burst) return null;
+  const after = frames.filter((f) => f.t > shutterAt).slice(0, NOISE_PATCHES - 1);
   return {
-    schema_version: 1,
     device,
-    burst: measureBurst(burst, frames.filter((f) => f.t > shutterAt).slice(0, NOISE_PATCHES).map((f) => f.patch)),
-    preview: { frames: watch.frames, duration_ms: Math.round(seen.at(-1)?.t ?? 0), repeated_frames: watch.repeated },
+    preview: { frames: watch.frames, duration_ms: Math.round(onScreen.t), repeated_frames: watch.repeated },
+    frames: burst.map((f) => ({ t: Math.round((f.t - shutterAt) * 10) / 10, width: f.width, height: f.height, luma: f.luma })),
+    patches: [onScreen, ...after].map((f) => f.patch),
+    photo: { ...nativeSize, data: onScreen.native },
   };
 }
 
-export const PHONE_CAMERA: CaptureIntegrity["device"] = {
+export const PHONE_CAMERA: CaptureDevice = {
   label: "Back Camera",
   kind: "videoinput",
   facing_mode: "environment",

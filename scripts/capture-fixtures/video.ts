@@ -85,6 +85,14 @@ export function videoToY4m(file: string, out: string, options: { start?: number;
   ]);
 }
 
+/** Converts an image sequence (`folder`'s files matching `pattern`, in name order, at `fps`) to Y4M as videoToY4m does. */
+export function sequenceToY4m(folder: string, pattern: string, fps: number, out: string): void {
+  execFileSync("ffmpeg", [
+    "-v", "error", "-y", "-framerate", String(fps), "-pattern_type", "glob", "-i", path.join(folder, pattern),
+    "-vf", `scale=${WIDTH}:${HEIGHT}:force_original_aspect_ratio=increase,crop=${WIDTH}:${HEIGHT}`, "-pix_fmt", "yuv420p", "-an", out,
+  ]);
+}
+
 /** Writes grey frames as a Y4M file (neutral chroma). */
 export function writeGreyY4m(out: string, video: GreyVideo): void {
   const { width, height } = video;

@@ -1,107 +1,150 @@
 /**
- * The capture-integrity cues measured both ways (`npm run eval:capture -- [--write]`): genuine camera
- * videos must not read as injected; injected stills, looping clips and a photo on a moving plane
- * (simulated) must, with the device's own name and renamed to "Back Camera". Each video is read as
- * the capture page reads its camera (scripts/capture-fixtures/page-frames.ts: the page's own
- * measuring code), a shutter pressed every 250 ms from 1 s on, and each record decided by
- * src/analysis/signals/capture-burst.ts. `--write` replaces the block between the capture-eval
- * markers in docs/signals.md; `--sweep` prints the flatness thresholds' trade-off.
+ * The live capture measured both ways (`npm run eval:capture -- [--write]`): genuine camera videos
+ * must not read as injected; each rung of the attack ladder (docs/signals.md, "Threat model") is
+ * counted. Each video is read as the capture page reads its camera (scripts/capture-fixtures/
+ * page-frames.ts: the page's own frame code), a shutter pressed every 250 ms from 1 s on, and each
+ * press decided as the service decides it (scripts/eval/burst-press.ts: the service's measures,
+ * agreement and decision). `--write` replaces the block between the capture-eval markers in
+ * docs/signals.md; `--sweep` prints the photo-agreement and flatness distributions.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } from "../../src/analysis/signals/capture-burst";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import type { CaptureDevice } from "../../src/schemas/capture-integrity";
 import { looping, movingScreen, noisyStill, still } from "../capture-fixtures/attacks";
-import { pageFrames, PHONE_CAMERA, recordAt } from "../capture-fixtures/page-frames";
+import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
-import { debianFile, readGrey, readPhotoGrey, ROOT, type GreyVideo } from "../capture-fixtures/video";
-import { rate, wilson } from "./stats";
+import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
+import { codesOf, decidePress, isAnomaly, isUnassessed, type Decision } from "./burst-press";
+import { rate } from "./stats";
 
 const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, sweep: { type: "boolean", default: false } } });
 
 interface Case {
   group: string;
+  /** The rung of the ladder (docs/signals.md), or "genuine". */
+  rung: string;
   positive: boolean;
-  records: CaptureIntegrity[];
+  decisions: Decision[];
+  /** The noise's spatial correlation of each press (null where not measured). */
+  spread?: Array<number | null>;
 }
 
-const OWN_NAME: CaptureIntegrity["device"] = { label: "OBS Virtual Camera", kind: "videoinput", settings: { width: 1920, height: 1080, frame_rate: 30 }, controls: [] };
+const OWN_NAME: CaptureDevice = { label: "OBS Virtual Camera", kind: "videoinput", settings: { width: 1920, height: 1080, frame_rate: 30 }, controls: [] };
+const NATIVE = { width: WIDTH, height: HEIGHT };
 
-function records(video: GreyVideo, device: CaptureIntegrity["device"], fromMs = 1000, stepMs = 250): CaptureIntegrity[] {
+function presses(video: GreyVideo, device: CaptureDevice, fromMs = 1000, stepMs = 250): Press[] {
   const frames = pageFrames(video);
-  const out: CaptureIntegrity[] = [];
+  const out: Press[] = [];
   for (let t = fromMs; t <= frames.at(-1)!.t - 150; t += stepMs) {
-    const r = recordAt(frames, t, device);
-    if (r) out.push(r);
+    const p = pressAt(frames, t, device, NATIVE);
+    if (p) out.push(p);
   }
   return out;
 }
 
-const flagged = (r: CaptureIntegrity) => {
-  const d = assessCaptureBurst(r);
-  return "anomaly" in d && (d.anomaly || d.confidence < 0.25);
-};
-const notAssessed = (r: CaptureIntegrity) => "status" in assessCaptureBurst(r);
+async function decideAll(ps: Press[]): Promise<Pick<Case, "decisions" | "spread">> {
+  const out = await Promise.all(ps.map((p) => decidePress(p)));
+  return { decisions: out.map((o) => o.decision), spread: out.map((o) => o.measures.noise_correlation) };
+}
 
 const started = Date.now();
 const cases: Case[] = [];
 const videos: Array<{ source: VideoSource; video: GreyVideo }> = GENUINE.map((source) => ({ source, video: readGrey(debianFile(source.source), 20) }));
 const group = (s: VideoSource) => (s.name === "tree" ? "static camera, a compressed file whose frames repeat (duplicated at encoding)" : s.camera === "hand-held" ? "hand-held phone" : "static camera, things moving in view");
+const genuinePresses = new Map<string, Press[]>();
 for (const { source, video } of videos) {
-  cases.push({ group: `genuine: ${group(source)}: ${source.name}`, positive: false, records: records(video, PHONE_CAMERA) });
+  const ps = presses(video, PHONE_CAMERA);
+  genuinePresses.set(source.name, ps);
+  cases.push({ group: `genuine: ${group(source)}: ${source.name}`, rung: "genuine", positive: false, ...(await decideAll(ps)) });
 }
+
+// Rung 1: a record typed by a script, no frames (the issue's: 12 frames, noise 1.4, parallax 0.9 px over 3 px).
+const typed = assessCaptureBurst({
+  record: {
+    schema_version: 1,
+    device: PHONE_CAMERA,
+    burst: { frames: 12, duration_ms: 400, width: 160, height: 120, identical_pairs: 0, repeated_frames: 0, temporal_noise: 1.4, changed_fraction: 0.5, motion_px: 1, parallax: { blocks: 40, baseline_px: 3, residual_px: 0.9 } },
+    preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 },
+  },
+  burst: null,
+  measures: null,
+  agreement: null,
+  screenCue: null,
+});
+cases.push({ group: "1. a made-up record, no frames (by construction: a version 1 record is a claim)", rung: "1", positive: true, decisions: [typed] });
+
 const photos = SCREEN_PHOTOS.map((p) => readPhotoGrey(debianFile(p), 640, 480));
 const photo320 = SCREEN_PHOTOS.map((p) => readPhotoGrey(debianFile(p), 320, 240));
+const loopable = videos.filter(({ source }) => source.name !== "tree");
 for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], ['renamed "Back Camera"', PHONE_CAMERA]] as const) {
   const stills = [...photo320.map((p) => still(p, 30, 3)), ...videos.map(({ video }) => still(video.frames[Math.floor(video.frames.length / 2)]!, 30, 3))];
-  cases.push({ group: `injected still photo, ${label}`, positive: true, records: stills.flatMap((v) => records(v, device, 1000, 1000)) });
-  // Loops are made from videos whose own frames never repeat (tree's do: it reads frozen by itself).
-  const loopable = videos.filter(({ source }) => source.name !== "tree");
+  cases.push({ group: `2. an injected still photo, ${label}`, rung: "2", positive: true, ...(await decideAll(stills.flatMap((v) => presses(v, device, 1000, 1000)))) });
+  const noisy = photo320.map((p, i) => noisyStill(p, 30, 3, 900 + i));
+  cases.push({ group: `2. the photo repeated with fresh noise (σ 1.5) on every frame, no motion, ${label}`, rung: "2", positive: true, ...(await decideAll(noisy.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const screens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed)));
+  cases.push({ group: `3. frames made by 2-D warps of the photo (a plane under hand shake) with fresh noise, ${label}`, rung: "3", positive: true, ...(await decideAll(screens.flatMap((v) => presses(v, device, 1000, 500)))) });
   for (const loop of [0.5, 1, 2]) {
     const clips = loopable.filter(({ video }) => video.frames.length / video.fps >= loop + 1).map(({ video }) => looping(video, loop, 6, 0.5));
-    cases.push({ group: `looping ${loop} s clip of a real video, shutter after ≥ 1 loop, ${label}`, positive: true, records: clips.flatMap((v) => records(v, device, (loop + 0.2) * 1000, 500)) });
-  }
-  const screens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed)));
-  cases.push({ group: `photo on a moving screen (simulated plane + noise), ${label}`, positive: true, records: screens.flatMap((v) => records(v, device, 1000, 500)) });
-  if (device === PHONE_CAMERA) {
-    const noisy = photo320.map((p, i) => noisyStill(p, 30, 3, 900 + i));
-    cases.push({ group: `known miss: still photo with fresh noise on every frame, no motion, ${label}`, positive: true, records: noisy.flatMap((v) => records(v, device, 1000, 500)) });
-    const early = loopable.filter(({ video }) => video.frames.length / video.fps >= 3).map(({ video }) => looping(video, 2, 6, 0.5));
-    cases.push({ group: `known miss: looping 2 s clip, shutter before it looped (at 1 s), ${label}`, positive: true, records: early.flatMap((v) => records(v, device, 1000, 10_000)) });
+    cases.push({ group: `looping ${loop} s clip of a real video, shutter after ≥ 1 loop, ${label}`, rung: "loop", positive: true, ...(await decideAll(clips.flatMap((v) => presses(v, device, (loop + 0.2) * 1000, 500)))) });
   }
 }
 
-const rows = cases.map((c) => ({ ...c, n: c.records.length, flagged: c.records.filter(flagged).length, unassessed: c.records.filter(notAssessed).length }));
-const genuineHand = rows.filter((r) => r.group.startsWith("genuine: hand-held"));
-// tree's frames were duplicated and denoised at encoding: no live camera delivers that (docs/signals.md says why it is left out).
+// Rung 4: real frames of another scene sent beside the photo: each genuine press with the photo of another video's press, and of its own video 2 s later.
+const agreements = { genuine: [] as number[], mismatched: [] as number[] };
+const mismatch: { other: Decision[]; later: Decision[] } = { other: [], later: [] };
+const hand = [...genuinePresses.entries()].filter(([name]) => name !== "tree");
+for (const [name, ps] of hand) {
+  const others = hand.filter(([n]) => n !== name).flatMap(([, q]) => q);
+  for (let i = 0; i < ps.length; i += 1) {
+    const own = await decidePress(ps[i]!);
+    if (own.agreement !== null) agreements.genuine.push(own.agreement);
+    const other = others[(i * 7) % Math.max(1, others.length)]?.photo;
+    if (other) {
+      const { decision, agreement } = await decidePress(ps[i]!, { photo: other });
+      if (agreement !== null) agreements.mismatched.push(agreement);
+      mismatch.other.push(decision);
+    }
+    const later = ps[i + 8]?.photo;
+    if (later) mismatch.later.push((await decidePress(ps[i]!, { photo: later })).decision);
+  }
+}
+cases.push({ group: "4. real frames of another scene (another video) sent beside the photo", rung: "4", positive: true, decisions: mismatch.other });
+cases.push({ group: "4'. frames of the same video 2 s earlier sent beside the photo (a static camera's scene barely changes: the same scene)", rung: "4", positive: true, decisions: mismatch.later });
+
+// Rung 5: a burst already received. Frame digests match exactly (by construction): one press sent twice.
+const replayed = (await decidePress(hand[0]![1][0]!, { burst: { replayOf: ["cap_earlier"] } })).decision;
+cases.push({ group: "5. a burst already received, sent again (by construction: exact frame digests)", rung: "5", positive: true, decisions: [replayed] });
+
+const rows = cases.map((c) => ({ ...c, n: c.decisions.length, flagged: c.decisions.filter(isAnomaly).length, unassessed: c.decisions.filter(isUnassessed).length, flat: c.decisions.filter((d) => codesOf(d).includes("planar_motion")).length }));
+const notVerified = (r: (typeof rows)[number]) => r.flagged + r.unassessed;
 const genuineAll = rows.filter((r) => !r.positive && !r.group.includes("duplicated at encoding"));
+const genuineHand = rows.filter((r) => r.group.startsWith("genuine: hand-held"));
 const sum = (rs: typeof rows, k: "n" | "flagged" | "unassessed") => rs.reduce((a, r) => a + r[k], 0);
 const lines = [
-  "| case | should read injected | n (shutter presses) | read injected (`depth_anomaly`) | rate (95% CI) | not assessed |",
-  "|---|---|---:|---:|---:|---:|",
-  ...rows.map((r) => `| ${r.group} | ${r.positive ? "yes" : "no"} | ${r.n} | ${r.flagged} | ${rate(r.flagged, r.n)} | ${r.unassessed} |`),
+  "| case | should read injected | n (shutter presses) | `depth_anomaly` | not assessed | not verified: rate (95% CI) | read one moving plane |",
+  "|---|---|---:|---:|---:|---:|---:|",
+  ...rows.map((r) => `| ${r.group} | ${r.positive ? "yes" : "no"} | ${r.n} | ${r.flagged} | ${r.unassessed} | ${rate(notVerified(r), r.n)} | ${r.flat} |`),
   "",
-  `False positives, genuine hand-held (${genuineHand.map((r) => r.group.split(": ").at(-1)).join(", ")}): ${rate(sum(genuineHand, "flagged"), sum(genuineHand, "n"))}, n=${sum(genuineHand, "n")}; every genuine video but tree: ${rate(sum(genuineAll, "flagged"), sum(genuineAll, "n"))}, n=${sum(genuineAll, "n")}. Presses of one video are not independent: the intervals are narrower than the videos' variety warrants.`,
+  `False alarms (anomaly or not assessed) on genuine hand-held presses (${genuineHand.map((r) => r.group.split(": ").at(-1)).join(", ")}): ${rate(sum(genuineHand, "flagged") + sum(genuineHand, "unassessed"), sum(genuineHand, "n"))}, n=${sum(genuineHand, "n")}; every genuine video but tree: ${rate(sum(genuineAll, "flagged") + sum(genuineAll, "unassessed"), sum(genuineAll, "n"))}, n=${sum(genuineAll, "n")}. Presses of one video are not independent: the intervals are narrower than the videos' variety warrants.`,
   "",
-  `_Generated by \`npm run eval:capture\` (scripts/eval/capture-burst.ts), run of ${new Date().toISOString().slice(0, 10)}, in ${Math.round((Date.now() - started) / 1000)} s, thresholds of ${CAPTURE_BURST_VERSION}._`,
+  `Photo agreement (best correlation with a frame within 150 ms of the shutter; threshold ${CAPTURE_BURST_THRESHOLDS.minPhotoAgreement}): genuine presses min ${Math.min(...agreements.genuine).toFixed(3)} (n=${agreements.genuine.length}); mismatched pairs max ${Math.max(...agreements.mismatched).toFixed(3)} (n=${agreements.mismatched.length}).`,
+  "",
+  `_Generated by \`npm run eval:capture\` (scripts/eval/capture-burst.ts), run of ${new Date().toISOString().slice(0, 10)}, in ${Math.round((Date.now() - started) / 1000)} s, rules of ${CAPTURE_BURST_VERSION}._`,
 ];
 console.log(lines.join("\n"));
 
 if (args.sweep) {
-  const parallax = (rs: typeof rows) => rs.flatMap((r) => r.records.map((x) => x.burst.parallax)).filter((p): p is NonNullable<typeof p> => p !== null);
-  const genuine = parallax(genuineAll);
-  const screens = parallax(rows.filter((r) => r.group.startsWith("photo on a moving screen") && r.group.includes("renamed")));
-  const ratios = genuine.filter((p) => p.blocks >= CAPTURE_BURST_THRESHOLDS.parallaxMinBlocks && p.baseline_px >= 1.5).map((p) => p.residual_px / p.baseline_px);
-  console.log(`genuine residual / baseline (baseline ≥ 1.5 px): min ${Math.min(...ratios).toFixed(3)}, 1st percentile ${ratios.sort((a, b) => a - b)[Math.floor(ratios.length / 100)]!.toFixed(3)}, n=${ratios.length}`);
-  for (const baseline of [1, 1.5, 2, 3]) {
-    for (const residual of [0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
-      for (const perBaseline of [0.05, 0.08, 0.1]) {
-        const flat = (p: (typeof genuine)[number]) =>
-          p.blocks >= CAPTURE_BURST_THRESHOLDS.parallaxMinBlocks && p.baseline_px >= baseline && p.residual_px <= Math.max(residual, perBaseline * p.baseline_px);
-        console.log(`baseline ≥ ${baseline} px, residual ≤ max(${residual} px, ${perBaseline} × baseline): genuine flat ${genuine.filter(flat).length}/${genuine.length}, screens flat ${screens.filter(flat).length}/${screens.length} [${wilson(screens.filter(flat).length, screens.length).map((x) => x.toFixed(2)).join("–")}]`);
-      }
-    }
+  const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
+  console.log(`agreement, genuine: min ${Math.min(...agreements.genuine)}, p1 ${q(agreements.genuine, 0.01)}, p50 ${q(agreements.genuine, 0.5)}`);
+  console.log(`agreement, mismatched: p50 ${q(agreements.mismatched, 0.5)}, p99 ${q(agreements.mismatched, 0.99)}, max ${Math.max(...agreements.mismatched)}`);
+  for (const r of rows) {
+    const spread = (r.spread ?? []).filter((x): x is number => x !== null);
+    if (spread.length > 0) console.log(`${r.group}: noise correlation min ${Math.min(...spread).toFixed(3)}, p10 ${q(spread, 0.1).toFixed(3)}, p50 ${q(spread, 0.5).toFixed(3)}, max ${Math.max(...spread).toFixed(3)}; below 0.05/0.1/0.15/0.2: ${[0.05, 0.1, 0.15, 0.2].map((c) => spread.filter((x) => x < c).length).join("/")} of ${spread.length}`);
+    const why = new Map<string, number>();
+    for (const d of r.decisions) for (const c of codesOf(d)) why.set(c, (why.get(c) ?? 0) + 1);
+    console.log(`${r.group}: ${[...why.entries()].map(([c, n]) => `${c} ${n}`).join(", ")}`);
   }
 }
 

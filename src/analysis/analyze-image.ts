@@ -6,6 +6,7 @@ import { testMarker, testMarkerJudge } from "../providers/vision/test-markers";
 import type { SignalName } from "../schemas/verification-create";
 import {
   NOT_APPLICABLE,
+  round2,
   isNotAssessed,
   notAssessed,
   type AiResult,
@@ -23,8 +24,11 @@ import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from ".
 import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
 import { detectAiProvenance } from "./signals/ai-provenance";
 import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
-import { assessCaptureBurst } from "./signals/capture-burst";
+import { assessCaptureBurst, type DepthNotAssessed } from "./signals/capture-burst";
 import type { CaptureIntegrity } from "../schemas/capture-integrity";
+import { measureBurst } from "./burst/measures";
+import { photoAgreement } from "./burst/agreement";
+import type { ReceivedBurst } from "./burst/received";
 import type { CaptureChannel } from "../schemas/verification-create";
 import { observedFix, type ObservedFix } from "./signals/location";
 import { imageFingerprint, type Fingerprint } from "./signals/perceptual-hash";
@@ -52,6 +56,8 @@ export interface ImageInput {
   channel: CaptureChannel;
   /** The capture page's capture-integrity record, when the capture came with one. */
   captureIntegrity: CaptureIntegrity | null;
+  /** A version 2 record's burst, read back and checked (analysis/burst/received.ts); null otherwise. */
+  burst?: ReceivedBurst | null;
   /** Device-reported fix from the capture request. */
   location: unknown;
   clientCapturedAt: number | null;
@@ -192,7 +198,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
     signals.ai_detection = wantsAiProvider
       ? await time("ai_provider", () => aiSignal(deps.aiProvider!, provenance, aiPixels, pixels?.thumbnail ? providerJpeg(pixels.thumbnail) : null, pixelsMissing))
       : observed.ai_detection;
-    signals.depth = input.channel === "hosted_page" ? assessCaptureBurst(input.captureIntegrity) : depthMapSignal(depth);
+    signals.depth = input.channel === "hosted_page" ? await time("burst", () => liveDepth(input, pixels, observed.screen_detection)) : depthMapSignal(depth);
     const thumbnail = pixels?.thumbnail;
     const web =
       deps.web && wantsWebSearch && fingerprint && thumbnail ? { provider: deps.web.name, outcome: await time("web_search", () => deps.web!.search(providerJpeg(thumbnail), "image/jpeg")) } : null;
@@ -268,6 +274,19 @@ async function aiSignal(
   const combined = combineAiDetection({ provenance, pixels, provider: { name: provider.name, outcome } });
   if (isNotAssessed(combined) && !jpeg && pixelsMissing) return { ...combined, reason: pixelsMissing };
   return combined;
+}
+
+/** `depth` of a hosted-page live capture: the service's measures of its burst, checked against the photo. */
+function liveDepth(input: ImageInput, pixels: DecodedImage | null, screen: ScreenResult): DepthResult | DepthNotAssessed {
+  const burst = input.burst ?? null;
+  const readable = burst && !burst.unreadable && burst.frames.length > 0 ? burst : null;
+  return assessCaptureBurst({
+    record: input.captureIntegrity,
+    burst,
+    measures: readable ? measureBurst(readable.frames, readable.patches) : null,
+    agreement: readable && pixels ? photoAgreement(pixels.overview, readable.frames) : null,
+    screenCue: screen.screen_detected ? { code: "screen_in_photo", value: round2(screen.confidence), detail: "the photo's moiré reads as a screen" } : null,
+  });
 }
 
 function depthMapSignal(depth: DepthResult): DepthResult | NotAssessed {

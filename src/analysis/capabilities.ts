@@ -62,7 +62,7 @@ const NO_VISION = "No vision provider is configured.";
 const DEPTH_ON_THE_PAGE: ChannelSupport = {
   available: true,
   reason:
-    "Assessed from the capture page's capture-integrity record (source capture_burst): the camera device and a burst of frames around the shutter, as the browser reported them: client-reported cues, never proof. A live capture sent without the record reads depth not assessed.",
+    "Assessed from the frames around the shutter that the capture page sends with each live photo (source capture_burst): the service measures them itself, checks the nonce it issued, replays and that the photo is the frame at the shutter. What the page reports (its camera's name, its preview) counts only against the capture. A live capture without frames reads depth not assessed.",
 };
 const DEPTH_OVER_THE_API: ChannelSupport = {
   available: true,

@@ -180,7 +180,7 @@ function physical(captures: CaseCapture[], uncertain: string[]): Dimension {
     }
   }
   const live = captures.filter((c) => !c.analysis.uploaded).length;
-  if (withDepth < live) uncertain.push(`${plural(live - withDepth, "live capture")} of ${live} ${live - withDepth === 1 ? "has" : "have"} no depth evidence (a depth map, or the capture page's camera record).`);
+  if (withDepth < live) uncertain.push(`${plural(live - withDepth, "live capture")} of ${live} ${live - withDepth === 1 ? "has" : "have"} no depth evidence (a depth map, or the frames the capture page sent).`);
   const score = round2(noisyOr(findings.map((f) => f.score)));
   const concerns = findings.map((f) => f.concern!.slice(0, 300)).slice(0, 12);
   return {

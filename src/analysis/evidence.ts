@@ -66,6 +66,16 @@ export const NOT_ASSESSED_REASONS = [
   "no_capture_integrity",
   /** The record's burst held too few frames, or too short a time, to measure (a stalled camera). */
   "capture_burst_incomplete",
+  /** The record carried the page's own measures (version 1), not the frames: a claim, never read for the signal. */
+  "no_burst_frames",
+  /** The burst's strips could not be read back as the capture recorded them. */
+  "burst_unreadable",
+  /** The burst's nonce was not issued by this service for this verification (or its key was rotated since). */
+  "burst_nonce_invalid",
+  /** The burst's nonce was issued more than 30 minutes before the capture arrived. */
+  "burst_nonce_expired",
+  /** No frame of the burst is at the shutter, so the photo cannot be compared with it. */
+  "burst_photo_unmatched",
 ] as const;
 export type NotAssessedReason = (typeof NOT_ASSESSED_REASONS)[number];
 
@@ -147,6 +157,8 @@ export interface DepthResult extends Provenance {
   confidence: number;
   /** A flat scene (a screen or a print held to the camera), or for `capture_burst` frames no camera over a real scene gives. */
   anomaly: boolean;
+  /** What decided it, for certificates, where the provider alone does not say (`capture_burst_flat_scene`: it passed as one moving plane). */
+  method?: string;
 }
 export interface ContextResult extends Provenance {
   status: MatchStatus;

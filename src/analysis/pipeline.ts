@@ -16,6 +16,7 @@ import { failVerification } from "../domain/verification/fail";
 import { isUploaded } from "../domain/evidence/uploaded";
 import { DEFAULT_CHANNEL } from "./capabilities";
 import type { CaptureIntegrity } from "../schemas/capture-integrity";
+import { receivedBurst } from "./burst/received";
 
 /** Evidence that is missing from storage: retried by the queue, then the verification fails. */
 export class EvidenceUnreadable extends Error {
@@ -57,6 +58,10 @@ async function runAnalysis(
   const { config } = record.row;
   const now = Date.now();
   const providers = analysisProviders(env);
+  const channel = config.capture_channel ?? DEFAULT_CHANNEL;
+  const integrity = (capture.captureIntegrity as CaptureIntegrity | null) ?? null;
+  // The burst is read only where it decides something: a live capture of a hosted-page verification.
+  const burst = channel === "hosted_page" && integrity?.schema_version === 2 && !isUploaded(record, capture) ? await receivedBurst({ env, db, capture, captures: record.captures, now }, integrity) : null;
   let thumbnail: StoredThumbnail | null = null;
   const result = await analyzeImage(
     {
@@ -66,8 +71,9 @@ async function runAnalysis(
       mediaType: capture.contentType,
       uploaded: isUploaded(record, capture),
       depthPng,
-      channel: config.capture_channel ?? DEFAULT_CHANNEL,
-      captureIntegrity: (capture.captureIntegrity as CaptureIntegrity | null) ?? null,
+      channel,
+      captureIntegrity: integrity,
+      burst,
       location: capture.location,
       clientCapturedAt: capture.clientCapturedAt,
       required: config.signals_required,

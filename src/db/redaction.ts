@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client";
-import { answers, captureAnalyses, captures, events, idempotencyKeys, imageHashes, outboundMessages, webhookDeliveries } from "./schema";
+import { answers, burstFrames, captureAnalyses, captures, events, idempotencyKeys, imageHashes, outboundMessages, webhookDeliveries } from "./schema";
 
 const REDACTED = "[redacted]";
 
@@ -76,7 +76,9 @@ function rewriteAnalyses(db: Db, rows: Array<{ captureId: string; result: unknow
   return rows.map((r) => db.update(captureAnalyses).set({ result: r.result, thumbnail: null }).where(eq(captureAnalyses.captureId, r.captureId)));
 }
 
-/** Takes captures out of the reuse (near-duplicate) index. */
+/** Takes captures out of the reuse (near-duplicate) index and the burst replay index. */
 function dropHashes(db: Db, captureIds: string[]): BatchItem<"sqlite">[] {
-  return captureIds.length > 0 ? [db.delete(imageHashes).where(inArray(imageHashes.captureId, captureIds))] : [];
+  return captureIds.length > 0
+    ? [db.delete(imageHashes).where(inArray(imageHashes.captureId, captureIds)), db.delete(burstFrames).where(inArray(burstFrames.captureId, captureIds))]
+    : [];
 }

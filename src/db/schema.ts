@@ -361,6 +361,22 @@ export const imageHashes = sqliteTable("image_hashes", {
   index("image_hashes_band3_idx").on(t.algorithm, t.region, t.band3),
 ]);
 
+/**
+ * The burst replay index: a digest of each frame of every live capture's burst (flat frames left
+ * out), so a burst sent again, whole or in part, is found among the tenant's captures
+ * (analysis/burst/replay.ts). A camera's noise never lets two genuine frames match.
+ */
+export const burstFrames = sqliteTable("burst_frames", {
+  tenantId: text("tenant_id").notNull(),
+  digest: text("digest").notNull(),
+  captureId: text("capture_id").notNull(),
+  verificationId: text("verification_id").notNull(),
+  createdAt: ms("created_at").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.tenantId, t.digest, t.captureId] }),
+  index("burst_frames_capture_idx").on(t.captureId),
+]);
+
 export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   id: text("id").primaryKey(),
   /** One delivery per event: the event id is the `webhook-id` on every attempt. */

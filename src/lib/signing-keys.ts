@@ -10,13 +10,16 @@ import { toHex } from "./crypto";
  * What a rotation breaks is the values signed under the old key that are still in flight: evidence
  * URLs (5 minutes; a client reads the capture again for a fresh one), upload URLs (5 minutes; the
  * page mints another), list cursors (a client starts the listing again) and one-time codes not yet
- * entered (10 minutes; the user asks for another). None is kept longer, so no old key is honoured.
+ * entered (10 minutes; the user asks for another) and burst nonces not yet used (30 minutes: the
+ * capture that carries one reads `depth` not assessed, `burst_nonce_invalid`). None is kept longer,
+ * so no old key is honoured.
  */
 export const SIGNING_PURPOSES = {
   evidence_urls: "SIGNING_SECRET_EVIDENCE_URLS",
   upload_urls: "SIGNING_SECRET_UPLOAD_URLS",
   cursors: "SIGNING_SECRET_CURSORS",
   otp_codes: "SIGNING_SECRET_OTP_CODES",
+  burst_nonces: "SIGNING_SECRET_BURST_NONCES",
 } as const;
 
 export type SigningPurpose = keyof typeof SIGNING_PURPOSES;

@@ -1,6 +1,21 @@
 import type { ZodError } from "zod";
 import { ApiError, type FieldErrors } from "./errors";
 
+type Issue = ZodError["issues"][number];
+
+/**
+ * A union that matched no option is explained by the option it came closest to (the fewest issues,
+ * the first on a tie): a version 2 capture-integrity record with one bad field names that field,
+ * not every field of version 1 as well.
+ */
+function closest(issue: Issue): Issue[] {
+  if (issue.code !== "invalid_union" || !("errors" in issue) || !Array.isArray(issue.errors) || issue.errors.length === 0) return [issue];
+  const options = issue.errors as Issue[][];
+  const best = options.reduce((a, b) => (b.length < a.length ? b : a));
+  if (best.length === 0) return [issue];
+  return best.flatMap((nested) => closest({ ...nested, path: [...issue.path, ...nested.path] } as Issue));
+}
+
 /** Zod issues as `{dotted.path: message}`; the first message per path wins. */
 export function zodFields(error: ZodError): FieldErrors {
   // No prototype: a body's `__proto__` key is named like any other unknown field, not swallowed by the setter.
@@ -9,7 +24,7 @@ export function zodFields(error: ZodError): FieldErrors {
     const key = path.map(String).join(".") || "body";
     if (!(key in fields)) fields[key] = message;
   };
-  for (const issue of error.issues) {
+  for (const issue of error.issues.flatMap(closest)) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) put([...issue.path, key], "Unknown field.");
     } else {

@@ -5,6 +5,8 @@ export interface Attestation {
   provider: string;
   hostname?: string;
   action?: string;
+  /** The `cData` the widget was rendered with (the capture page binds it to the capture's burst nonce). */
+  cdata?: string;
   error_codes?: string[];
 }
 
@@ -27,7 +29,7 @@ export function siteverifyVerifier(options: { secret: string; url: string; fetch
       try {
         const res = await doFetch(options.url, { method: "POST", body: form, signal: AbortSignal.timeout(TIMEOUT_MS) });
         if (!res.ok) return { verdict: "error", checked_at, provider: "siteverify", error_codes: [`http_${res.status}`] };
-        const body = (await res.json()) as { success?: unknown; hostname?: unknown; action?: unknown; "error-codes"?: unknown };
+        const body = (await res.json()) as { success?: unknown; hostname?: unknown; action?: unknown; cdata?: unknown; "error-codes"?: unknown };
         if (typeof body.success !== "boolean") return { verdict: "error", checked_at, provider: "siteverify", error_codes: ["malformed_response"] };
         const codes = Array.isArray(body["error-codes"]) ? body["error-codes"].filter((c): c is string => typeof c === "string") : [];
         return {
@@ -36,6 +38,7 @@ export function siteverifyVerifier(options: { secret: string; url: string; fetch
           provider: "siteverify",
           ...(typeof body.hostname === "string" ? { hostname: body.hostname } : {}),
           ...(typeof body.action === "string" ? { action: body.action } : {}),
+          ...(typeof body.cdata === "string" && body.cdata ? { cdata: body.cdata.slice(0, 255) } : {}),
           ...(codes.length > 0 ? { error_codes: codes } : {}),
         };
       } catch (err) {

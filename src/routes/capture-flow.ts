@@ -31,6 +31,8 @@ import {
   VerifyViewSchema,
 } from "../schemas/capture-flow";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { BurstNonceSchema } from "../schemas/capture-integrity";
+import { issueNonce } from "../domain/capture/burst-nonce";
 import { signingKey } from "../lib/signing-keys";
 
 /*
@@ -155,6 +157,30 @@ app.openapi(uploadUrl, async (c) => {
     now,
   });
   return c.json(minted, 200);
+});
+
+const burstNonce = createRoute({
+  method: "post",
+  path: "/v1/verifications/{token}/captures/burst-nonce",
+  operationId: "createBurstNonce",
+  tags,
+  security,
+  summary: "A burst nonce for the next live capture",
+  description:
+    "The hosted capture page asks for one before it sends each live capture, and sends it back in `capture_integrity.nonce` with the burst. The analysis checks it was issued for this verification, at most 30 minutes before the capture arrived, and carried by no other capture (`burst_nonce_invalid`, `burst_nonce_expired`, `burst_nonce_reused`). " +
+    "410 once the link is dead.",
+  request: { params: TokenParam },
+  responses: { 200: jsonContent(BurstNonceSchema, "The nonce and when it lapses"), ...pickErrors(404, 410, 429, 500) },
+});
+
+app.openapi(burstNonce, async (c) => {
+  const now = Date.now();
+  const row = await writable(c, c.req.valid("param").token);
+  const dead = guardLive(row, now);
+  if (dead) throw toApiError(dead);
+  const issued = await issueNonce(await signingKey(c.env, "burst_nonces"), row.id, now);
+  c.header("Cache-Control", "no-store");
+  return c.json({ nonce: issued.nonce, expires_at: new Date(issued.expiresAt).toISOString() }, 200);
 });
 
 const capture = createRoute({

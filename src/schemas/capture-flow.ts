@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CaptureIntegritySchema } from "./capture-integrity";
+import { CaptureIntegrityRequestSchema } from "./capture-integrity";
 import { DateTime } from "./common";
 import { StepSchema } from "./steps";
 import { VerificationSchema } from "./verification";
@@ -42,10 +42,10 @@ export const CaptureRequestSchema = z
     attestation_token: z.string().min(1).max(4096).optional(),
     location: LocationSchema.optional(),
     forensic_buffer_key: z.string().min(1).max(512).optional(),
-    capture_integrity: CaptureIntegritySchema.optional().openapi({
+    capture_integrity: CaptureIntegrityRequestSchema.optional().openapi({
       description:
-        "Sent by the hosted capture page with each live capture: the camera and a burst of frames around the shutter, as the browser reported them (client-reported: a cue, never proof). " +
-        "On a `hosted_page` verification the `depth` signal is assessed from it; a live capture without it reads `depth` not assessed (`no_capture_integrity`).",
+        "Sent by the hosted capture page with each live capture: the frames around the shutter (reduced, greyscale) and native patches of their centre, which the service measures, with the burst nonce it issued. " +
+        "On a `hosted_page` verification the `depth` signal is decided from those frames; a live capture without them (no record, or a version 1 record of the page's own measures) reads `depth` not assessed.",
     }),
   })
   .superRefine((body, ctx) => {

@@ -1,14 +1,40 @@
 import { z } from "@hono/zod-openapi";
+import { DateTime } from "./common";
 
 /*
- * The capture-integrity record (CONTRACT.md, "Decisions of the fourth release"): what the hosted
- * capture page saw of the camera and of a short burst of frames around the shutter, sent with each
- * live capture. Everything in it is client-reported: a cue, never proof. Every field is bounded so
- * the whole record stays under about 2 KB of JSON (docs/signals.md, "depth from the capture burst").
+ * The capture-integrity record (CONTRACT.md, "Decisions of the fifth release"): what the hosted
+ * capture page sends with each live capture. Version 2 carries the burst itself, the reduced video
+ * frames around the shutter and native-resolution patches of their centre, as two greyscale PNG
+ * film strips, with a nonce the service issued to the page: the service measures the frames itself
+ * (analysis/burst/), and what the page reports (its device, its preview's counters) is kept as the
+ * client's claim, which never decides a signal in the client's favour. Version 1 (measures the page
+ * computed) is still accepted and served, as a claim only. Every field is bounded
+ * (docs/signals.md, "`depth` from the capture burst").
  */
+
+/** The burst's bounds: the page sends within them, the capture endpoint refuses anything outside (400). */
+export const BURST_LIMITS = {
+  /** Each reduced frame's longest side (the page reduces the preview to it) and its shortest allowed side. */
+  frameMaxSide: 160,
+  frameMinSide: 16,
+  /** Fewer frames or patches than the measures need are still accepted: the service then says the burst was too short. */
+  minFrames: 2,
+  maxFrames: 16,
+  /** The native-resolution centre patches: side, and how many. */
+  patchSide: 64,
+  minPatches: 1,
+  maxPatches: 8,
+  /** PNG bytes of each strip (before base64). 16 frames of 160 × 120 are 300 KiB raw; a camera's compress to about half. */
+  maxFramesBytes: 224 * 1024,
+  maxPatchesBytes: 40 * 1024,
+  /** Frame times are milliseconds from the shutter press, within this much of it. */
+  maxOffsetMs: 2000,
+} as const;
 
 const count = (max: number) => z.int().min(0).max(max);
 const measure = (max: number) => z.number().min(0).max(max);
+const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const SettingsSchema = z
   .strictObject({
@@ -34,34 +60,7 @@ const DeviceSchema = z
       .max(24)
       .openapi({ description: "The names of the controls the track offers (`getCapabilities()`), e.g. `focusMode`, `exposureMode`, `zoom`, `torch`." }),
   })
-  .openapi("CaptureIntegrityDevice");
-
-const ParallaxSchema = z
-  .strictObject({
-    blocks: count(1024).openapi({ description: "Textured blocks whose motion was measured between the burst's first and last frames." }),
-    baseline_px: measure(1000).openapi({ description: "Their mean displacement, in pixels of the reduced frame." }),
-    residual_px: measure(1000).openapi({
-      description: "The RMS distance of their motion from the single homography that best explains it: about 0 for a flat screen or print, larger for a scene with depth.",
-    }),
-  })
-  .openapi("CaptureIntegrityParallax");
-
-const BurstSchema = z
-  .strictObject({
-    frames: count(120).openapi({ description: "Distinct video frames the page read around the shutter." }),
-    duration_ms: measure(10_000).openapi({ description: "Time from the first to the last of them." }),
-    width: count(1024).openapi({ description: "The reduced frame the page measured motion on (its longest side at most 160 px)." }),
-    height: count(1024),
-    identical_pairs: count(119).openapi({ description: "Consecutive reduced frames with exactly the same pixels." }),
-    repeated_frames: count(120).openapi({ description: "Frames exactly equal to an earlier, non-adjacent frame of the burst (a looping clip)." }),
-    temporal_noise: measure(255).openapi({
-      description: "Noise between consecutive native-resolution patches of the picture's centre read just after the shutter, once aligned (σ, grey levels): 0 for an injected still.",
-    }),
-    changed_fraction: measure(1).openapi({ description: "Median share of the reduced frame's pixels that changed by more than 2 grey levels between consecutive frames." }),
-    motion_px: measure(1000).openapi({ description: "Median motion of the whole frame between consecutive frames, in pixels of the reduced frame." }),
-    parallax: ParallaxSchema.nullable().openapi({ description: "What the motion says about depth; null when too few blocks had texture to measure." }),
-  })
-  .openapi("CaptureIntegrityBurst");
+  .openapi("CaptureIntegrityDevice", { description: "The camera as the browser described it: a claim of the client." });
 
 const PreviewSchema = z
   .strictObject({
@@ -71,19 +70,152 @@ const PreviewSchema = z
       description: "Frames whose fingerprint equals one seen earlier, with different frames between (a looping clip repeats its frames exactly; a camera never does).",
     }),
   })
-  .openapi("CaptureIntegrityPreview");
+  .openapi("CaptureIntegrityPreview", { description: "What the page counted while its preview ran: a claim of the client, which can count against it only." });
 
-export const CaptureIntegritySchema = z
+// ---- Version 1: the page's own measures (a claim) ----
+
+const ParallaxSchema = z
+  .strictObject({
+    blocks: count(1024).openapi({ description: "Textured blocks whose motion was measured between the burst's first and last frames." }),
+    baseline_px: measure(1000).openapi({ description: "Their mean displacement, in pixels of the reduced frame." }),
+    residual_px: measure(1000).openapi({ description: "The RMS distance of their motion from the single homography that best explains it." }),
+  })
+  .openapi("CaptureIntegrityParallax");
+
+const BurstMeasuresSchema = z
+  .strictObject({
+    frames: count(120),
+    duration_ms: measure(10_000),
+    width: count(1024),
+    height: count(1024),
+    identical_pairs: count(119),
+    repeated_frames: count(120),
+    temporal_noise: measure(255),
+    changed_fraction: measure(1),
+    motion_px: measure(1000),
+    parallax: ParallaxSchema.nullable(),
+  })
+  .openapi("CaptureIntegrityBurstMeasures", { description: "Version 1: measures the page computed of its burst. A claim: never read for a signal." });
+
+export const CaptureIntegrityV1Schema = z
   .strictObject({
     schema_version: z.literal(1),
     device: DeviceSchema,
-    burst: BurstSchema,
+    burst: BurstMeasuresSchema,
     preview: PreviewSchema,
   })
-  .openapi("CaptureIntegrity", {
+  .openapi("CaptureIntegrityV1", {
     description:
-      "What the hosted capture page saw of the camera and of a burst of frames around the shutter, sent with a live capture. Client-reported: a cue, never proof. " +
-      "On `hosted_page` verifications the `depth` signal is assessed from it (`source: capture_burst`).",
+      "The record of capture pages before the fifth release: the page's own measures of its burst. Accepted and served as the client's claim: `depth` reads not assessed (`no_burst_frames`), or `depth_anomaly` where the claim counts against the client (a virtual camera's name, repeated frames).",
   });
 
+// ---- Version 2: the frames themselves ----
+
+/** Milliseconds from the shutter press, strictly increasing. */
+const FrameTimes = (min: number, max: number) =>
+  z
+    .array(z.number().min(-BURST_LIMITS.maxOffsetMs).max(BURST_LIMITS.maxOffsetMs))
+    .min(min)
+    .max(max)
+    .refine((times) => times.every((t, i) => i === 0 || t > times[i - 1]!), "Must be strictly increasing.");
+
+const strip = (maxBytes: number) =>
+  z
+    .string()
+    .max(base64Length(maxBytes))
+    .regex(BASE64, "Must be base64.")
+    .openapi({ description: `A greyscale 8-bit PNG (base64, at most ${maxBytes} bytes decoded).` });
+
+const FramesRequestSchema = z
+  .strictObject({
+    width: z.int().min(BURST_LIMITS.frameMinSide).max(BURST_LIMITS.frameMaxSide).openapi({ description: "One reduced frame's width." }),
+    height: z.int().min(BURST_LIMITS.frameMinSide).max(BURST_LIMITS.frameMaxSide),
+    times_ms: FrameTimes(BURST_LIMITS.minFrames, BURST_LIMITS.maxFrames).openapi({
+      description: "Each frame's time, in milliseconds from the shutter press (the frame on screen at the press is at 0). Its length is the frame count.",
+    }),
+    png_base64: strip(BURST_LIMITS.maxFramesBytes).openapi({
+      description: `The frames, oldest first, stacked top to bottom in one greyscale 8-bit PNG of \`width\` × \`height\`·count pixels (base64, at most ${BURST_LIMITS.maxFramesBytes} bytes decoded).`,
+    }),
+  })
+  .openapi("CaptureBurstFramesUpload");
+
+const PatchesRequestSchema = z
+  .strictObject({
+    side: z.literal(BURST_LIMITS.patchSide).openapi({ description: "Each patch's side, in the camera's native pixels." }),
+    times_ms: FrameTimes(BURST_LIMITS.minPatches, BURST_LIMITS.maxPatches).openapi({ description: "Each patch's frame time, from the shutter press; its length is the patch count." }),
+    png_base64: strip(BURST_LIMITS.maxPatchesBytes).openapi({
+      description: `The centre of consecutive frames at the camera's native resolution, stacked top to bottom in one greyscale 8-bit PNG of \`side\` × \`side\`·count pixels (at most ${BURST_LIMITS.maxPatchesBytes} bytes decoded).`,
+    }),
+  })
+  .openapi("CaptureBurstPatchesUpload");
+
+const Nonce = z
+  .string()
+  .min(16)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/)
+  .openapi({ description: "The burst nonce the service issued to the page (`POST /v1/verifications/{token}/captures/burst-nonce`), once per capture." });
+
+export const CaptureIntegrityUploadSchema = z
+  .strictObject({
+    schema_version: z.literal(2),
+    nonce: Nonce,
+    device: DeviceSchema,
+    preview: PreviewSchema,
+    frames: FramesRequestSchema,
+    patches: PatchesRequestSchema,
+  })
+  .openapi("CaptureIntegrityUpload", {
+    description:
+      "What the hosted capture page sends with a live capture: the frames around the shutter, reduced and greyscale, and native-resolution patches of their centre, which the service measures itself; the nonce it issued for this capture; and the camera and preview as the page reported them (claims).",
+  });
+
+const StoredStrip = {
+  sha256: z.string().length(64).openapi({ description: "SHA-256 of the PNG as received." }),
+  bytes: z.int().min(0),
+};
+
+const FramesStoredSchema = z
+  .strictObject({ width: z.int(), height: z.int(), count: z.int(), times_ms: z.array(z.number()), ...StoredStrip })
+  .openapi("CaptureBurstFrames", { description: "The reduced frames the service received (the PNG itself is evidence: deleted with the capture)." });
+
+const PatchesStoredSchema = z.strictObject({ side: z.int(), count: z.int(), times_ms: z.array(z.number()), ...StoredStrip }).openapi("CaptureBurstPatches");
+
+export const CaptureIntegrityV2Schema = z
+  .strictObject({
+    schema_version: z.literal(2),
+    nonce: z.string(),
+    device: DeviceSchema,
+    preview: PreviewSchema,
+    frames: FramesStoredSchema,
+    patches: PatchesStoredSchema,
+  })
+  .openapi("CaptureIntegrityV2", { description: "The burst as received: what the service measured is in the capture's `analysis.signals.depth`." });
+
+/** What a capture request may carry. */
+// Plain unions, not discriminated ones: OpenAPI's discriminator needs a string property, `schema_version` is a number.
+export const CaptureIntegrityRequestSchema = z.union([CaptureIntegrityUploadSchema, CaptureIntegrityV1Schema]).openapi("CaptureIntegrityRequest", {
+  description:
+    "Sent by the hosted capture page with each live capture (version 2: the frames themselves). On a `hosted_page` verification the `depth` signal is decided from the frames the service measures; a live capture without them reads `depth` not assessed.",
+});
+
+/** What a capture stores and the evidence API serves. */
+export const CaptureIntegritySchema = z.union([CaptureIntegrityV2Schema, CaptureIntegrityV1Schema]).openapi("CaptureIntegrity", {
+  description: "The capture page's record as stored: version 2 describes the burst the service received and measured; version 1 is a claim of the page.",
+});
+
+export type CaptureIntegrityV1 = z.infer<typeof CaptureIntegrityV1Schema>;
+export type CaptureIntegrityUpload = z.infer<typeof CaptureIntegrityUploadSchema>;
+/** The record as the capture page's shutter leaves it: the nonce is asked for when the capture is sent. */
+export type PendingIntegrity = Omit<CaptureIntegrityUpload, "nonce">;
+export type CaptureIntegrityV2 = z.infer<typeof CaptureIntegrityV2Schema>;
+export type CaptureIntegrityRequest = z.infer<typeof CaptureIntegrityRequestSchema>;
 export type CaptureIntegrity = z.infer<typeof CaptureIntegritySchema>;
+export type CaptureDevice = z.infer<typeof DeviceSchema>;
+export type CapturePreview = z.infer<typeof PreviewSchema>;
+export type BurstMeasuresV1 = z.infer<typeof BurstMeasuresSchema>;
+
+/** The burst nonce the capture page asks for before a live capture. */
+export const BurstNonceSchema = z
+  .object({ nonce: Nonce, expires_at: DateTime })
+  .openapi("BurstNonce", { description: "Carried in the next live capture's `capture_integrity.nonce`; valid for one capture until `expires_at`." });

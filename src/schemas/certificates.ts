@@ -30,7 +30,7 @@ export const CertifiedSignalSchema = z
     }),
     method: z.string().optional().openapi({
       description:
-        "What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames the capture page recorded around the shutter, measured by the end user's browser), `perceptual_hash` " +
+        "What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` " +
         "(compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.",
       example: "pixels",
     }),

@@ -172,6 +172,9 @@ export const AttestationSchema = z
     provider: z.string().openapi({ description: "`siteverify` (a Turnstile-compatible endpoint) or `none`." }),
     hostname: z.string().optional(),
     action: z.string().optional(),
+    cdata: z.string().optional().openapi({
+      description: "The widget's `cData` as siteverify returned it: the capture page binds it to the capture's burst nonce, which the analysis compares (`attestation_not_bound`).",
+    }),
     error_codes: z.array(z.string()).optional(),
   })
   .openapi("Attestation", { description: "The browser attestation token's check, recorded on the capture (a signal, not a gate)." });

@@ -18,6 +18,24 @@ export function thumbnailKeyFor(verificationId: string, captureId: string): stri
   return `${verificationPrefix(verificationId)}${captureId}.thumb.jpg`;
 }
 
+/**
+ * A live capture's burst strips (the reduced frames, the native patches), keyed by their digests, so
+ * a retry carrying other bytes never replaces what the capture recorded (the extra objects are
+ * orphans, which the sweep removes).
+ */
+export function burstKeysFor(verificationId: string, captureId: string, digests: { frames: string; patches: string }): { frames: string; patches: string } {
+  const base = `${verificationPrefix(verificationId)}${captureId}`;
+  return { frames: `${base}.frames.${digests.frames.slice(0, 16)}.png`, patches: `${base}.patches.${digests.patches.slice(0, 16)}.png` };
+}
+
+/** The burst strips a capture recorded (its capture-integrity record of version 2), if any. */
+export function burstKeysOf(verificationId: string, capture: { id: string; captureIntegrity: unknown }): string[] {
+  const r = capture.captureIntegrity as { schema_version?: unknown; frames?: { sha256?: unknown }; patches?: { sha256?: unknown } } | null;
+  if (r?.schema_version !== 2 || typeof r.frames?.sha256 !== "string" || typeof r.patches?.sha256 !== "string") return [];
+  const keys = burstKeysFor(verificationId, capture.id, { frames: r.frames.sha256, patches: r.patches.sha256 });
+  return [keys.frames, keys.patches];
+}
+
 /** Whether an `image_key` is shaped like one this service mints for that verification. */
 export function belongsTo(objectKey: string, verificationId: string): boolean {
   return objectKey.startsWith(verificationPrefix(verificationId));

@@ -2,7 +2,8 @@ import type { FakeHandler } from "./server";
 
 /**
  * Turnstile-style siteverify. The token decides the answer: `pass…` succeeds, `fail…` is rejected,
- * `error…` is a 500, `garbage…` a non-JSON body, `slow…` answers after the Worker's timeout.
+ * `error…` is a 500, `garbage…` a non-JSON body, `slow…` answers after the Worker's timeout. What
+ * follows a `~` in a passing token is the widget's `cData`, returned as `cdata` (as Turnstile does).
  */
 export const siteverify: FakeHandler = (req) => {
   const form = new URLSearchParams(req.body.toString("utf8"));
@@ -11,7 +12,8 @@ export const siteverify: FakeHandler = (req) => {
     return { status: 200, body: JSON.stringify({ success: false, "error-codes": ["invalid-input-secret"] }) };
   }
   if (token.startsWith("pass")) {
-    return { status: 200, body: JSON.stringify({ success: true, hostname: "localhost", challenge_ts: new Date().toISOString(), action: "capture" }) };
+    const cdata = token.includes("~") ? token.slice(token.indexOf("~") + 1) : "";
+    return { status: 200, body: JSON.stringify({ success: true, hostname: "localhost", challenge_ts: new Date().toISOString(), action: "capture", ...(cdata ? { cdata } : {}) }) };
   }
   if (token.startsWith("fail")) return { status: 200, body: JSON.stringify({ success: false, "error-codes": ["invalid-input-response"] }) };
   if (token.startsWith("error")) return { status: 500, body: "upstream exploded" };

@@ -38,9 +38,9 @@ describe("GET /v1/capabilities", () => {
     expect(c.signals.ai).toEqual({ available: true, provider: "offline-provenance", methods: ["provenance"], reason: expect.stringMatching(/provenance metadata only/), enable: expect.stringContaining("SIGHTENGINE_API_USER") });
     expect(c.signals.reverse).toMatchObject({ available: true, sources: ["service_history"], reason: expect.stringMatching(/own history/), enable: expect.stringContaining("GOOGLE_VISION_API_KEY") });
     expect(c.signals.context).toEqual({ available: false, reason: "No vision provider is configured.", enable: expect.stringContaining("VISION_API_URL") });
-    // Depth is assessed on both channels (issue 32): from the capture-integrity record on the hosted page, from a depth map over the API.
+    // Depth is assessed on both channels (issues 32, 41): from the frames the page sends on the hosted page, from a depth map over the API.
     expect(c.signals.depth).toMatchObject({ available: true, provider: "offline-depth-plane+capture-burst", channels: { hosted_page: { available: true }, api: { available: true } } });
-    expect(c.signals.depth.channels.hosted_page.reason).toMatch(/capture-integrity record.*never proof.*without the record reads depth not assessed/);
+    expect(c.signals.depth.channels.hosted_page.reason).toMatch(/frames around the shutter.*the service measures them itself.*counts only against the capture.*without frames reads depth not assessed/);
     expect(c.signals.depth.channels.api.reason).toMatch(/depth map/);
     expect(c.signals.depth.channels.api.enable).toMatch(/forensic_buffer_key/);
     expect(c.checks.object_match).toMatchObject({ available: false, enable: expect.stringContaining("VISION_API_URL") });

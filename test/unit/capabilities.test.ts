@@ -20,7 +20,7 @@ describe("capabilities from the analysis providers", () => {
     expect(Object.values(full.checks).every((c) => c.available && !c.reason)).toBe(true);
     expect(full.signals.reverse.sources).toEqual(["service_history", "shared_history", "web"]);
     // depth is assessed on both channels, from different evidence, whatever is configured.
-    expect(full.signals.depth.channels?.hosted_page).toMatchObject({ available: true, reason: expect.stringContaining("capture-integrity record") });
+    expect(full.signals.depth.channels?.hosted_page).toMatchObject({ available: true, reason: expect.stringContaining("the service measures them itself") });
     expect(full.signals.depth.channels?.api).toMatchObject({ available: true, reason: expect.stringContaining("depth map") });
   });
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { fingerprint, measureBurst, PATCH_SIDE, RepeatWatch, type GreyFrame } from "../../client/capture-page/integrity/measures";
-import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, virtualCameraOf } from "../../src/analysis/signals/capture-burst";
+import { burstAround, fingerprint, RepeatWatch } from "../../client/capture-page/integrity/frames";
+import { measureBurst, PATCH_SIDE, type BurstMeasures, type GreyFrame } from "../../src/analysis/burst/measures";
+import type { ReceivedBurst } from "../../src/analysis/burst/received";
+import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, FLAT_SCENE_METHOD, virtualCameraOf, type LiveCaptureFindings } from "../../src/analysis/signals/capture-burst";
 import { aggregateVerdict } from "../../src/analysis/verdict";
-import type { CaptureIntegrity } from "../../src/schemas/capture-integrity";
+import type { CaptureIntegrityV1, CaptureIntegrityV2 } from "../../src/schemas/capture-integrity";
 import { rng } from "../helpers/synth";
 
 /** A smooth, non-periodic texture defined everywhere, so a shifted view of it is exact. */
@@ -13,42 +15,95 @@ function texture(seed: number): (x: number, y: number) => number {
 }
 
 /**
+ * A frame's noise field of σ about `sigma`: `white` draws each pixel on its own (noise added to a
+ * picture), otherwise each pixel averages four neighbouring draws, as a camera's pipeline spreads
+ * its noise (a correlation of about 0.5 with the next pixel).
+ */
+function noiseField(width: number, height: number, sigma: number, r: () => number, white = false): Float32Array {
+  const draw = () => (r() + r() + r() - 1.5) * 2 * sigma;
+  const raw = Float32Array.from({ length: (width + 1) * (height + 1) }, draw);
+  if (white) return raw;
+  const out = new Float32Array((width + 1) * (height + 1));
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = y * (width + 1) + x;
+      out[i] = (raw[i]! + raw[i + 1]! + raw[i + width + 1]! + raw[i + width + 2]!) / 2;
+    }
+  }
+  return out;
+}
+
+/**
  * Frames of a scene seen through a camera: frame k moves by `shift(k, x)` (which may depend on
- * where in the frame, for depth), with Gaussian-ish sensor noise of `noise` grey levels.
+ * where in the frame, for depth), with a camera's (spatially correlated) noise of about `noise`
+ * grey levels, or white noise added pixel by pixel.
  */
 type Frame = GreyFrame & { patch: Uint8Array };
-function scene(count: number, shift: (k: number, x: number) => { dx: number; dy: number }, noise: number, seed = 1): Frame[] {
+function scene(count: number, shift: (k: number, x: number) => { dx: number; dy: number }, noise: number, seed = 1, white = false): Frame[] {
   const tex = texture(seed);
   const fine = texture(seed + 1);
   const r = rng(seed + 2);
-  const n = () => (noise > 0 ? (r() + r() + r() - 1.5) * 2 * noise : 0);
   return Array.from({ length: count }, (_, k) => {
+    const field = noiseField(160, 120, noise, r, white);
+    const patchField = noiseField(PATCH_SIDE, PATCH_SIDE, noise, r, white);
+    const n = (f: Float32Array, w: number, x: number, y: number) => f[y * (w + 1) + x]!;
     const luma = new Uint8Array(160 * 120);
     for (let y = 0; y < 120; y += 1) {
       for (let x = 0; x < 160; x += 1) {
         const s = shift(k, x);
-        luma[y * 160 + x] = Math.max(0, Math.min(255, Math.round(tex(x + s.dx, y + s.dy) + n())));
+        luma[y * 160 + x] = Math.max(0, Math.min(255, Math.round(tex(x + s.dx, y + s.dy) + n(field, 160, x, y))));
       }
     }
     const patch = new Uint8Array(PATCH_SIDE * PATCH_SIDE);
     const s = shift(k, 80);
-    for (let y = 0; y < PATCH_SIDE; y += 1) for (let x = 0; x < PATCH_SIDE; x += 1) patch[y * PATCH_SIDE + x] = Math.max(0, Math.min(255, Math.round(fine(x + 4 * s.dx, y + 4 * s.dy) + n())));
+    for (let y = 0; y < PATCH_SIDE; y += 1) for (let x = 0; x < PATCH_SIDE; x += 1) patch[y * PATCH_SIDE + x] = Math.max(0, Math.min(255, Math.round(fine(x + 4 * s.dx, y + 4 * s.dy) + n(patchField, PATCH_SIDE, x, y))));
     return { t: k * 33.3, width: 160, height: 120, luma, patch };
   });
 }
 
-const PHONE: CaptureIntegrity["device"] = { label: "Back Camera", kind: "videoinput", facing_mode: "environment", settings: { width: 1920, height: 1440, frame_rate: 30 }, controls: ["focusMode", "zoom"] };
-/** The burst as the page measures it: the reduced frames, and the native patches of the last five (after the shutter). */
+const PHONE: CaptureIntegrityV2["device"] = { label: "Back Camera", kind: "videoinput", facing_mode: "environment", settings: { width: 1920, height: 1440, frame_rate: 30 }, controls: ["focusMode", "zoom"] };
+/** The burst as the service measures it: the reduced frames, and the native patches of the last five (after the shutter). */
 const burstOf = (frames: Frame[]) => measureBurst(frames, frames.slice(-5).map((f) => f.patch));
-const record = (frames: Frame[], device = PHONE, previewRepeats = 0): CaptureIntegrity => ({
-  schema_version: 1,
-  device,
-  burst: burstOf(frames),
-  preview: { frames: 90, duration_ms: 3000, repeated_frames: previewRepeats },
-});
 const codes = (r: unknown) => (r as { evidence: Array<{ code: string }> }).evidence.map((e) => e.code);
 
-describe("capture burst measures (the page's code)", () => {
+/** The stored version 2 record of a burst (what the decision reads of it: the device and preview claims). */
+function v2(device = PHONE, previewRepeats = 0): CaptureIntegrityV2 {
+  const times = Array.from({ length: 12 }, (_, i) => Math.round(i * 33.3 - 366));
+  return {
+    schema_version: 2,
+    nonce: "n".repeat(51),
+    device,
+    preview: { frames: 90, duration_ms: 3000, repeated_frames: previewRepeats },
+    frames: { width: 160, height: 120, count: 12, times_ms: times, sha256: "0".repeat(64), bytes: 1 },
+    patches: { side: 64, count: 5, times_ms: times.slice(-5), sha256: "1".repeat(64), bytes: 1 },
+  };
+}
+
+/** What the analysis found of a burst of `frames` whose checks all passed, with `over` replacing any part. */
+function findings(frames: Frame[], over: { record?: CaptureIntegrityV2; burst?: Partial<ReceivedBurst>; measures?: BurstMeasures; finding?: Partial<LiveCaptureFindings> } = {}): LiveCaptureFindings {
+  const record = over.record ?? v2();
+  const burst: ReceivedBurst = {
+    record,
+    frames,
+    patches: frames.slice(-5).map((f) => f.patch),
+    unreadable: null,
+    nonce: { ok: true, issuedAt: 0 },
+    nonceReusedBy: [],
+    attestationUnbound: null,
+    replayOf: [],
+    ...over.burst,
+  };
+  return { record, burst, measures: over.measures ?? burstOf(frames), agreement: { measured: true, score: 0.98, offsetMs: 0 }, screenCue: null, ...over.finding };
+}
+
+const depthScene = (noise = 2) => scene(12, (k, x) => ({ dx: (x < 80 ? 0.12 : 0.45) * k, dy: 0.05 * k }), noise);
+const planeScene = () => scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 2);
+const frozenScene = () => {
+  const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
+  return frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch }));
+};
+
+describe("capture burst measures (the service's code)", () => {
   it("an injected still: every frame identical, no noise, no motion", () => {
     const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
     const burst = burstOf(frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch })));
@@ -88,59 +143,93 @@ describe("capture burst measures (the page's code)", () => {
   });
 });
 
-describe("depth from the capture burst (decision)", () => {
+describe("the burst the page picks around the shutter", () => {
+  it("a 60 fps camera read frame by frame: at most 16 frames, thinned evenly, the span and the frames at the shutter kept", () => {
+    const frames = Array.from({ length: 60 }, (_, i) => ({ t: i * 16.7, width: 4, height: 3, luma: new Uint8Array(12).fill(i) }));
+    const burst = burstAround(frames, 600)!;
+    expect(burst.length).toBeLessThanOrEqual(16);
+    expect(burst.at(-1)!.t).toBeGreaterThan(600);
+    expect(burst.at(-1)!.t - burst[0]!.t).toBeGreaterThanOrEqual(350);
+    expect(burst.some((f) => Math.abs(f.t - 600) <= 50)).toBe(true);
+    // At 30 fps nothing is dropped.
+    const slow = Array.from({ length: 30 }, (_, i) => ({ t: i * 33.3, width: 4, height: 3, luma: new Uint8Array(12).fill(i) }));
+    expect(burstAround(slow, 600)!.map((f) => f.t)).toEqual(slow.filter((f) => f.t >= 200 && f.t <= 600 + 33.4).map((f) => f.t));
+  });
+});
+
+describe("depth from the capture burst (decision, capture-burst/3)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
-    expect(assessCaptureBurst(null)).toEqual({ status: "not_assessed", reason: "no_capture_integrity" });
+    expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
 
-  it("a burst too short to measure is not assessed, unless the label already names a virtual camera", () => {
-    const short = record(scene(3, (k) => ({ dx: k, dy: 0 }), 2));
-    expect(assessCaptureBurst(short)).toEqual({ status: "not_assessed", reason: "capture_burst_incomplete" });
-    const obs = assessCaptureBurst({ ...short, device: { ...PHONE, label: "OBS Virtual Camera" } });
-    expect(obs).toMatchObject({ source: "capture_burst", anomaly: true });
+  it("a made-up version 1 record (a hand-held phone over a 3-D scene, typed by a script) is a claim: not assessed, never verified", () => {
+    // The issue's record: 12 frames over 400 ms, temporal noise 1.4, parallax residual 0.9 px over 3 px, "Back Camera".
+    const typed: CaptureIntegrityV1 = {
+      schema_version: 1,
+      device: PHONE,
+      burst: { frames: 12, duration_ms: 400, width: 160, height: 120, identical_pairs: 0, repeated_frames: 0, temporal_noise: 1.4, changed_fraction: 0.5, motion_px: 1, parallax: { blocks: 40, baseline_px: 3, residual_px: 0.9 } },
+      preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 },
+    };
+    const depth = assessCaptureBurst({ record: typed, burst: null, measures: null, agreement: null, screenCue: null });
+    expect(depth).toMatchObject({ status: "not_assessed", reason: "no_burst_frames" });
+    expect(codes(depth)).toEqual(["client_claim_only"]);
+    const verdict = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth } }]);
+    expect(verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", not_assessed: ["depth"] });
+    // A claim that counts against the client still counts.
+    const obs = assessCaptureBurst({ record: { ...typed, device: { ...PHONE, label: "OBS Virtual Camera" } }, burst: null, measures: null, agreement: null, screenCue: null });
+    expect(obs).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05 });
     expect(codes(obs)).toEqual(["virtual_camera"]);
   });
 
-  it("a frozen stream renamed to an ordinary camera is an anomaly by its frames alone", () => {
-    const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
-    const still = record(frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch })));
-    const result = assessCaptureBurst(still);
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/2" });
+  it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
+    const result = assessCaptureBurst(findings(frozenScene()));
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/3" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
 
   it("identical reduced frames with a live sensor's noise in the native patches (a denoised, still scene) are not frozen", () => {
     const frames = scene(12, () => ({ dx: 0, dy: 0 }), 2);
-    const burst = measureBurst(frames.map((f) => ({ ...f, luma: frames[0]!.luma })), frames.slice(-5).map((f) => f.patch));
-    expect(burst.identical_pairs).toBe(11);
-    expect(burst.temporal_noise).toBeGreaterThan(1);
-    const result = assessCaptureBurst({ schema_version: 1, device: PHONE, burst, preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 } });
+    const denoised = frames.map((f) => ({ ...f, luma: frames[0]!.luma }));
+    const f = findings(denoised);
+    expect(f.measures!.identical_pairs).toBe(11);
+    expect(f.measures!.temporal_noise).toBeGreaterThan(1);
+    const result = assessCaptureBurst(f);
     expect(result).toMatchObject({ anomaly: false });
     expect(codes(result)).not.toContain("frozen_stream");
   });
 
-  it("repeated frames in the preview (a loop) are an anomaly even when the burst itself looks live", () => {
-    const result = assessCaptureBurst(record(scene(12, (k, x) => ({ dx: (x < 80 ? 0.12 : 0.45) * k, dy: 0 }), 2), PHONE, 4));
+  it("a preview the page says repeated itself (a loop) is an anomaly even when the burst looks live: a claim against the client", () => {
+    const result = assessCaptureBurst(findings(depthScene(), { record: v2(PHONE, 4) }));
     expect(result).toMatchObject({ anomaly: true });
-    expect(codes(result)).toContain("repeated_frames");
+    expect(codes(result)).toContain("repeated_frames_reported");
   });
 
-  it("a live scene with depth is clean with a confidence that says why; a flat plane trips", () => {
-    const live = assessCaptureBurst(record(scene(12, (k, x) => ({ dx: (x < 80 ? 0.12 : 0.45) * k, dy: 0.05 * k }), 2)));
+  it("a live scene with depth, its photo agreeing with the frames at the shutter, is clean with a confidence that says why", () => {
+    const live = assessCaptureBurst(findings(depthScene()));
     expect(live).toMatchObject({ source: "capture_burst", anomaly: false });
     expect((live as { confidence: number }).confidence).toBeGreaterThan(0.7);
-    expect(codes(live)).toEqual(["sensor_noise", "camera_motion", "parallax"]);
-    const flat = assessCaptureBurst(record(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 2)));
-    expect(flat).toMatchObject({ anomaly: true, confidence: 0.2 });
-    expect(CAPTURE_BURST_THRESHOLDS.flatnessTrips).toBe(true);
+    expect((live as { method?: string }).method).toBeUndefined();
+    expect(codes(live)).toEqual(["burst_photo_agreement", "sensor_noise", "camera_motion", "noise_correlation", "parallax"]);
+  });
+
+  it("one moving plane alone passes as a flat scene (a document, a wall, a distant street); with a screen cue it trips", () => {
+    const flat = assessCaptureBurst(findings(planeScene()));
+    expect(flat).toMatchObject({ source: "capture_burst", anomaly: false, method: FLAT_SCENE_METHOD });
+    expect((flat as { confidence: number }).confidence).toBeLessThanOrEqual(CAPTURE_BURST_THRESHOLDS.flatSceneConfidence);
+    expect((flat as { confidence: number }).confidence).toBeGreaterThanOrEqual(0.3);
     expect(codes(flat)).toContain("planar_motion");
+    const screen = assessCaptureBurst(findings(planeScene(), { finding: { screenCue: { code: "screen_in_photo", value: 0.8 } } }));
+    expect(screen).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(screen)).toEqual(expect.arrayContaining(["flat_screen", "screen_in_photo", "planar_motion"]));
+    // A screen cue with depth in the frames is the screen signal's to judge, not depth's.
+    expect(assessCaptureBurst(findings(depthScene(), { finding: { screenCue: { code: "screen_in_photo", value: 0.8 } } }))).toMatchObject({ anomaly: false });
   });
 
   it("over a longer baseline the plane's resampling residual still reads flat, a genuine scene's share of it does not", () => {
-    const withParallax = (residual_px: number, baseline_px: number): CaptureIntegrity => {
-      const live = record(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 2));
-      return { ...live, burst: { ...live.burst, parallax: { blocks: 40, baseline_px, residual_px } } };
+    const withParallax = (residual_px: number, baseline_px: number) => {
+      const frames = planeScene();
+      return findings(frames, { measures: { ...burstOf(frames), parallax: { blocks: 40, baseline_px, residual_px } } });
     };
     // The browser suite's moving plane as Chromium resampled it (2026-11-27): 0.326 px over 4.83 px.
     expect(codes(assessCaptureBurst(withParallax(0.326, 4.83)))).toContain("planar_motion");
@@ -150,11 +239,59 @@ describe("depth from the capture burst (decision)", () => {
     expect(codes(genuine)).toContain("parallax");
   });
 
+  it("noise added pixel by pixel to a moving picture (a forged burst) is white_noise; a camera's spread noise is not", () => {
+    const camera = findings(planeScene());
+    expect(camera.measures!.noise_correlation).toBeGreaterThan(0.3);
+    expect(codes(assessCaptureBurst(camera))).not.toContain("white_noise");
+    const forged = findings(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 2, 1, true));
+    expect(forged.measures!.noise_correlation).toBeLessThan(0.1);
+    const result = assessCaptureBurst(forged);
+    expect(result).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(result)).toContain("white_noise");
+    // Without noise to speak of, its structure says nothing (a frozen stream is caught as frozen).
+    expect(codes(assessCaptureBurst(findings(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 0.2, 1, true))))).not.toContain("white_noise");
+  });
+
   it("a live sensor that barely moved (on a table) is clean: too little motion to judge depth", () => {
-    const result = assessCaptureBurst(record(scene(12, () => ({ dx: 0, dy: 0 }), 2)));
+    const result = assessCaptureBurst(findings(scene(12, () => ({ dx: 0, dy: 0 }), 2)));
     expect(result).toMatchObject({ anomaly: false });
     expect(codes(result)).toContain("parallax_not_measured");
     expect((result as { confidence: number }).confidence).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it("a burst too short to measure is not assessed, unless a claim already names a virtual camera", () => {
+    const short = scene(3, (k) => ({ dx: k, dy: 0 }), 2);
+    expect(assessCaptureBurst(findings(short))).toMatchObject({ status: "not_assessed", reason: "capture_burst_incomplete" });
+    const obs = assessCaptureBurst(findings(short, { record: v2({ ...PHONE, label: "OBS Virtual Camera" }) }));
+    expect(obs).toMatchObject({ source: "capture_burst", anomaly: true });
+    expect(codes(obs)).toContain("virtual_camera");
+  });
+
+  it.each<[string, Partial<ReceivedBurst>, "anomaly" | "not_assessed", string]>([
+    ["a nonce this service did not issue", { nonce: { ok: false, code: "burst_nonce_invalid", detail: "x" } }, "not_assessed", "burst_nonce_invalid"],
+    ["a nonce issued more than 30 minutes before", { nonce: { ok: false, code: "burst_nonce_expired", detail: "x" } }, "not_assessed", "burst_nonce_expired"],
+    ["a nonce another capture already carried", { nonceReusedBy: ["cap_1"] }, "anomaly", "burst_nonce_reused"],
+    ["an attestation token bound to another burst", { attestationUnbound: { cdata: "other" } }, "anomaly", "attestation_not_bound"],
+    ["frames the tenant's earlier capture already sent (a replay)", { replayOf: ["cap_0"] }, "anomaly", "burst_replayed"],
+    ["strips that cannot be read back", { unreadable: "gone", frames: [], patches: [] }, "not_assessed", "burst_unreadable"],
+  ])("%s: never a pass (%s, %s)", (_what, burst, outcome, code) => {
+    const result = assessCaptureBurst(findings(depthScene(), { burst }));
+    if (outcome === "anomaly") expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05 });
+    else expect(result).toMatchObject({ status: "not_assessed", reason: code });
+    expect(codes(result)).toContain(code);
+  });
+
+  it("a photo that does not agree with the frames at the shutter (real footage of another scene beside it) is an anomaly", () => {
+    const mismatch = assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: true, score: 0.31, offsetMs: 0 } } }));
+    expect(mismatch).toMatchObject({ anomaly: true });
+    expect(codes(mismatch)).toContain("burst_photo_mismatch");
+    const aspect = assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "aspect", detail: "photo 1000x1000" } } }));
+    expect(codes(aspect)).toContain("burst_photo_mismatch");
+    expect(assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "no_frame", detail: "x" } } }))).toMatchObject({ status: "not_assessed", reason: "burst_photo_unmatched" });
+    // Too plain to compare (a white wall): said, and not held against it.
+    const plain = assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "plain", detail: "x" } } }));
+    expect(plain).toMatchObject({ anomaly: false });
+    expect(codes(plain)).toContain("burst_photo_agreement_not_measured");
   });
 
   it.each([
@@ -177,12 +314,13 @@ describe("depth from the capture burst (decision)", () => {
     expect(virtualCameraOf(label)).toBeNull();
   });
 
-  it("in the verdict a capture-burst anomaly is suspicious with depth_anomaly, and the record's absence keeps it from verified", () => {
-    const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
-    const depth = assessCaptureBurst(record(frames.map((f) => ({ ...f, luma: frames[0]!.luma, patch: frames[0]!.patch }))));
+  it("in the verdict a capture-burst anomaly is suspicious with depth_anomaly, and a record's absence keeps it from verified", () => {
+    const depth = assessCaptureBurst(findings(frozenScene()));
     const tripped = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth } }]);
     expect(tripped).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
-    const missing = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth: assessCaptureBurst(null) } }]);
+    const missing = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth: assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null }) } }]);
     expect(missing).toMatchObject({ label: "suspicious", reason_code: "not_assessed", not_assessed: ["depth"], signals: { depth: { status: "not_assessed", reason: "no_capture_integrity" } } });
+    const flat = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth: assessCaptureBurst(findings(planeScene())) } }]);
+    expect(flat).toMatchObject({ label: "verified" });
   });
 });

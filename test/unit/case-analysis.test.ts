@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeImage, type ImageInput } from "../../src/analysis/analyze-image";
 import { analyzeCase, type CaseCapture } from "../../src/analysis/case-analysis";
-import { frozenRecord, genuineRecord } from "../helpers/capture-integrity";
+import { receivedOf, syntheticCapture } from "../helpers/bursts";
 import { encodeJpeg, encodePngRgb, exifTiff, naturalScene, recapture, type ExifFields } from "../helpers/synth";
 
 const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
@@ -101,10 +101,12 @@ describe("case analysis (deterministic dimensions)", () => {
     expect(result.review_priority).toBe("high");
   });
 
-  it("depth is what the verdict read: the capture page's camera record counts, and uploads are not missing depth", async () => {
+  it("depth is what the verdict read: the frames the capture page sent count, and uploads are not missing depth", async () => {
     const hosted = { channel: "hosted_page" as const, required: ["screen", "ai", "depth"] as const };
-    const frozen = await capture(1, jpegWith(11, pixel), { ...hosted, required: [...hosted.required], captureIntegrity: frozenRecord() });
-    const genuine = await capture(2, jpegWith(12, pixel), { ...hosted, required: [...hosted.required], captureIntegrity: genuineRecord() });
+    const still = await syntheticCapture("still", 11);
+    const live = await syntheticCapture("scene3d", 12);
+    const frozen = await capture(1, still.photo, { ...hosted, required: [...hosted.required], ...receivedOf(still) });
+    const genuine = await capture(2, live.photo, { ...hosted, required: [...hosted.required], ...receivedOf(live) });
     const receipt = await capture(3, jpegWith(13, pixel), { ...hosted, required: [...hosted.required], uploaded: true });
     const result = analyzeCase({ captures: [frozen, genuine, receipt], narrative: null, narrativeModel: null, webSearched: false });
     const physical = result.dimensions.physical_plausibility;
@@ -118,6 +120,6 @@ describe("case analysis (deterministic dimensions)", () => {
     const bare = await capture(4, jpegWith(14, pixel), { ...hosted, required: [...hosted.required] });
     const partial = analyzeCase({ captures: [genuine, bare, receipt], narrative: null, narrativeModel: null, webSearched: false });
     expect(partial.dimensions.physical_plausibility.score).toBe(0);
-    expect(partial.uncertainty_areas).toContain("1 live capture of 2 has no depth evidence (a depth map, or the capture page's camera record).");
+    expect(partial.uncertainty_areas).toContain("1 live capture of 2 has no depth evidence (a depth map, or the frames the capture page sent).");
   });
 });

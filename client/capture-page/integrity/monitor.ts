@@ -2,17 +2,20 @@
  * Watches the live preview for the capture-integrity record (no new permission: the stream the page
  * already shows). New video frames are reduced to at most 160 px and fingerprinted (a looping clip
  * repeats a frame exactly, a camera never does); the last few are kept for the burst around the
- * shutter. Just after the shutter a few 64 px patches of the full-resolution frame's centre are
- * read for the sensor noise.
+ * shutter. At the shutter and just after it, 64 px patches of the full-resolution frame's centre are
+ * read for the sensor noise. The record carries the frames themselves (two greyscale PNG strips):
+ * the service measures them; the page only counts its preview's repeats.
  *
  * Reading a frame costs what the browser charges to turn it into pixels: about 1-3 ms where the
  * canvas is drawn on a GPU, 30-60 ms in Chromium without one (bench:page, 2026-11-27). So the page
  * reads as many frames as it can while spending at most about a sixth of the main thread on them
  * (MAX_SHARE), and after the shutter reads every frame until the burst is complete.
  */
-import type { CaptureIntegrity } from "../../../src/schemas/capture-integrity";
-import { BURST_BEFORE_MS, BURST_RING, burstAround, fingerprint, FLAT_FRAME_STD, frameStd, lumaOf, measureBurst, NOISE_PATCHES, PATCH_SIDE, REDUCED_MAX_SIDE, RepeatWatch, type GreyFrame } from "./measures";
+import { BURST_LIMITS, type PendingIntegrity } from "../../../src/schemas/capture-integrity";
+import { BURST_BEFORE_MS, BURST_RING, burstAround, fingerprint, FLAT_FRAME_STD, frameStd, lumaOf, NOISE_PATCHES, PATCH_SIDE, REDUCED_MAX_SIDE, RepeatWatch, thin, type GreyFrame } from "./frames";
 import { deviceOf } from "./device";
+import { greyStripPng, toBase64 } from "./png-strip";
+
 
 type FrameCallback = (now: number, meta: { mediaTime: number }) => void;
 type FrameVideo = HTMLVideoElement & { requestVideoFrameCallback?: (cb: FrameCallback) => number };
@@ -25,8 +28,8 @@ const MAX_SHARE = 1 / 6;
 const AFTER_SHUTTER_WAIT_MS = 1000;
 
 export interface IntegrityMonitor {
-  /** The record for a shutter pressed now: waits for frames after it (at most a second). */
-  record(): Promise<CaptureIntegrity>;
+  /** The record for a shutter pressed now: waits for frames after it (at most a second); null when the camera gave almost none. */
+  record(): Promise<PendingIntegrity | null>;
   stop(): void;
 }
 
@@ -34,7 +37,7 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
   const device = deviceOf(stream.getVideoTracks()[0]);
   const watch = new RepeatWatch();
   const recent: GreyFrame[] = [];
-  const patches: Uint8Array[] = [];
+  const patches: Array<{ t: number; luma: Uint8Array }> = [];
   const reduced = document.createElement("canvas").getContext("2d");
   const patch = document.createElement("canvas").getContext("2d");
   let started = 0;
@@ -46,11 +49,9 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
   let wake: (() => void) | null = null;
   let lastMediaTime = -1;
 
-  const read = (now: number, mediaTime: number) => {
-    if (!reduced || !patch || video.videoWidth === 0 || mediaTime === lastMediaTime) return;
-    if (shutterAt === null && now < nextAt) return;
-    lastMediaTime = mediaTime;
-    const begun = performance.now();
+  /** The frame on screen now, reduced, and (when asked) the centre patch at native resolution. */
+  const grab = (now: number, withPatch: boolean): { frame: GreyFrame; patch: Uint8Array | null } | null => {
+    if (!reduced || !patch || video.videoWidth === 0) return null;
     const scale = Math.min(1, REDUCED_MAX_SIDE / Math.max(video.videoWidth, video.videoHeight));
     const w = Math.max(1, Math.round(video.videoWidth * scale));
     const h = Math.max(1, Math.round(video.videoHeight * scale));
@@ -59,16 +60,29 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
     reduced.imageSmoothingQuality = "medium";
     reduced.drawImage(video, 0, 0, w, h);
     const frame: GreyFrame = { t: now, width: w, height: h, luma: lumaOf(reduced.getImageData(0, 0, w, h).data) };
-    if (started === 0) started = now;
+    if (!withPatch) return { frame, patch: null };
+    const side = Math.min(PATCH_SIDE, video.videoWidth, video.videoHeight);
+    [patch.canvas.width, patch.canvas.height] = [PATCH_SIDE, PATCH_SIDE];
+    patch.drawImage(video, (video.videoWidth - side) >> 1, (video.videoHeight - side) >> 1, side, side, 0, 0, PATCH_SIDE, PATCH_SIDE);
+    return { frame, patch: lumaOf(patch.getImageData(0, 0, PATCH_SIDE, PATCH_SIDE).data) };
+  };
+
+  const keep = (frame: GreyFrame) => {
+    if (started === 0) started = frame.t;
     watch.add(fingerprint(frame), frameStd(frame.luma) < FLAT_FRAME_STD);
     recent.push(frame);
     if (recent.length > BURST_RING) recent.shift();
-    if (shutterAt !== null && now > shutterAt && patches.length < NOISE_PATCHES) {
-      const side = Math.min(PATCH_SIDE, video.videoWidth, video.videoHeight);
-      [patch.canvas.width, patch.canvas.height] = [PATCH_SIDE, PATCH_SIDE];
-      patch.drawImage(video, (video.videoWidth - side) >> 1, (video.videoHeight - side) >> 1, side, side, 0, 0, PATCH_SIDE, PATCH_SIDE);
-      patches.push(lumaOf(patch.getImageData(0, 0, PATCH_SIDE, PATCH_SIDE).data));
-    }
+  };
+
+  const read = (now: number, mediaTime: number) => {
+    if (mediaTime === lastMediaTime) return;
+    if (shutterAt === null && now < nextAt) return;
+    const begun = performance.now();
+    const got = grab(now, shutterAt !== null && now > shutterAt && patches.length < NOISE_PATCHES);
+    if (!got) return;
+    lastMediaTime = mediaTime;
+    keep(got.frame);
+    if (got.patch) patches.push({ t: now, luma: got.patch });
     const took = performance.now() - begun;
     cost = cost === 0 ? took : 0.8 * cost + 0.2 * took;
     nextAt = now + Math.max(MIN_FRAME_GAP_MS, cost / MAX_SHARE);
@@ -96,6 +110,13 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
       const pressed = performance.now();
       shutterAt = pressed;
       patches.length = 0;
+      // The frame on screen at the press is the photo's (camera.ts#snapshot draws it): it leads the patches and, unless just read, joins the frames.
+      const now = grab(pressed, true);
+      if (now) {
+        const last = recent.at(-1);
+        if (!last || !sameLuma(last.luma, now.frame.luma)) keep(now.frame);
+        patches.push({ t: pressed, luma: now.patch! });
+      }
       const deadline = pressed + AFTER_SHUTTER_WAIT_MS;
       let burst = burstAround(recent, pressed);
       while ((!burst || patches.length < NOISE_PATCHES) && performance.now() < deadline && !stopped) {
@@ -107,17 +128,44 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
         burst ??= burstAround(recent, pressed);
       }
       shutterAt = null;
-      // A camera that delivered too little after the shutter: measure what there is (the server then says the burst was too short).
-      burst ??= recent.filter((f) => f.t >= pressed - BURST_BEFORE_MS);
-      return {
-        schema_version: 1,
-        device: await device,
-        burst: measureBurst(burst, [...patches]),
-        preview: { frames: watch.frames, duration_ms: Math.round(started ? (recent.at(-1)?.t ?? started) - started : 0), repeated_frames: watch.repeated },
-      };
+      // A camera that delivered too little after the shutter: send what there is (the service then says the burst was too short).
+      burst ??= thin(recent.filter((f) => f.t >= pressed - BURST_BEFORE_MS), BURST_LIMITS.maxFrames);
+      if (burst.length < BURST_LIMITS.minFrames || patches.length < BURST_LIMITS.minPatches) return null;
+      return pendingRecord(await device, burst, patches.slice(0, NOISE_PATCHES), pressed, {
+        frames: watch.frames,
+        duration_ms: Math.round(started ? (recent.at(-1)?.t ?? started) - started : 0),
+        repeated_frames: watch.repeated,
+      });
     },
     stop() {
       stopped = true;
     },
+  };
+}
+
+function sameLuma(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const offset = (t: number, pressed: number) => Math.round((t - pressed) * 10) / 10;
+
+/** The record without its nonce: frames and patches as PNG strips, times from the press. */
+async function pendingRecord(
+  device: PendingIntegrity["device"],
+  frames: GreyFrame[],
+  patches: Array<{ t: number; luma: Uint8Array }>,
+  pressed: number,
+  preview: PendingIntegrity["preview"],
+): Promise<PendingIntegrity> {
+  const { width, height } = frames[0] ?? { width: 0, height: 0 };
+  const [framesPng, patchesPng] = await Promise.all([greyStripPng(frames.map((f) => f.luma), width, height), greyStripPng(patches.map((p) => p.luma), PATCH_SIDE, PATCH_SIDE)]);
+  return {
+    schema_version: 2,
+    device,
+    preview,
+    frames: { width, height, times_ms: frames.map((f) => offset(f.t, pressed)), png_base64: toBase64(framesPng) },
+    patches: { side: PATCH_SIDE as 64, times_ms: patches.map((p) => offset(p.t, pressed)), png_base64: toBase64(patchesPng) },
   };
 }

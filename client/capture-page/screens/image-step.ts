@@ -4,7 +4,7 @@ import { h, show } from "../dom";
 import type { ImageStepView, MediaType } from "../flow";
 import { watchLocation } from "../location";
 import { watchPreview } from "../integrity/monitor";
-import type { CaptureIntegrity } from "../../../src/schemas/capture-integrity";
+import type { PendingIntegrity } from "../../../src/schemas/capture-integrity";
 import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 
 const SERVER_TYPES: readonly string[] = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] satisfies MediaType[];
@@ -25,7 +25,7 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
   const leave = leaveButton(ctx, step);
   show(ctx.root, ...stepHeader(ctx, step.description || i18n.t("image_heading")), counter, stage, actions, leave);
 
-  const review = (blob: Blob, contentType: string, capturedAt: number, integrity?: CaptureIntegrity) => {
+  const review = (blob: Blob, contentType: string, capturedAt: number, integrity?: PendingIntegrity) => {
     ctx.progress.stepReached("reviewing", ctx.index);
     const url = URL.createObjectURL(blob);
     const done = () => URL.revokeObjectURL(url);
@@ -117,7 +117,7 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
             const capturedAt = Date.now();
             const [photo, integrity] = await Promise.all([snapshot(video), monitor.record()]);
             monitor.stop();
-            review(photo, "image/jpeg", capturedAt, integrity);
+            review(photo, "image/jpeg", capturedAt, integrity ?? undefined);
           } catch {
             shutter.disabled = false;
           }

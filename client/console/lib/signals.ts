@@ -14,7 +14,7 @@ export const SIGNAL_CHECKS: Record<string, { name: string; checks: string }> = {
   depth: {
     name: "Depth",
     checks:
-      "whether a real scene was in front of a real camera: for the capture link, from the frames around the shutter (a virtual camera, a frozen or repeating stream, one moving plane); for API captures, from the depth map",
+      "whether a real scene was in front of a real camera: for the capture link, from the frames around the shutter that the page sent and the service measured (a frozen, repeating or noise-added stream, frames of another photo or sent before, one moving plane with a screen in view); for API captures, from the depth map",
   },
   context_match: { name: "Context match", checks: "whether the photo shows what the verification's context describes (vision model)" },
 };
@@ -30,8 +30,13 @@ export const NOT_ASSESSED_WORDS: Record<string, string> = {
   ai_provider_error: "the AI-detection provider failed, timed out or answered malformed, and nothing else found generator traces",
   no_depth_map: "no depth map came with the photo",
   depth_map_unreadable: "the depth map could not be read",
-  no_capture_integrity: "the photo came without the capture page's record of the camera (sent by a script, or chosen in the camera app), so nothing says it was taken live",
+  no_capture_integrity: "the photo came without the capture page's frames (sent by a script, or chosen in the camera app), so nothing says it was taken live",
   capture_burst_incomplete: "the camera delivered too few frames around the shutter to measure",
+  no_burst_frames: "the photo came with numbers about its frames but not the frames themselves (an older capture page, or a script): a claim the service does not take",
+  burst_unreadable: "the frames sent with the photo could not be read back as received",
+  burst_nonce_invalid: "the frames came with a nonce this service did not issue for this verification",
+  burst_nonce_expired: "the frames reached the service more than 30 minutes after their nonce was issued",
+  burst_photo_unmatched: "none of the frames is at the shutter, so the photo could not be compared with them",
   uploaded_content: "the file was uploaded, not captured live, so live-capture checks do not apply",
 };
 
@@ -62,14 +67,26 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   depth_planar_corroborates: "the depth map is flat, like a screen or a print",
   depth_median_mm: "the median distance in the depth map (mm)",
   depth_valid_fraction: "the share of the depth map with valid readings",
-  virtual_camera: "the camera's name is that of a virtual camera, which can show any image or video",
+  virtual_camera: "the page reported a camera name that is a virtual camera's, which can show any image or video",
   frozen_stream: "the frames around the shutter were identical: no sensor noise and no motion, as when a still image is fed as the camera",
   repeated_frames: "frames repeated exactly after different ones, as a looping video does (a camera's noise never repeats)",
+  repeated_frames_reported: "the page reported that its preview repeated frames exactly, as a looping video does",
+  white_noise: "the noise between frames is uncorrelated from pixel to pixel, as when noise is added to a picture; a camera's pipeline spreads its noise",
+  noise_correlation: "how much the noise between frames spreads to neighbouring pixels (a camera's: 0.3 to 0.9; noise added to a picture: about 0)",
   sensor_noise: "the noise between frames, in grey levels (a live sensor shows some)",
   camera_motion: "how far the picture moved between frames, in pixels of a 160 px frame",
   parallax: "near and far things moved differently between frames: a scene with depth",
-  planar_motion: "everything moved as one flat plane, like a photo or a screen moved in front of the camera (or a flat subject)",
+  planar_motion: "everything moved as one flat plane: a flat subject (a document, a wall), a scene far away, or a photo or screen moved in front of the camera",
+  flat_screen: "the frames moved as one plane and a screen shows in the photo: a screen filmed, not a scene",
+  screen_in_photo: "the photo's moiré reads as a screen",
   parallax_not_measured: "too little motion or texture to tell depth from the frames",
+  client_claim_only: "the page sent its own measures of the frames, not the frames: a claim, not read for the signal",
+  burst_photo_agreement: "how closely the photo matches the frame at the shutter (1: the same picture)",
+  burst_photo_mismatch: "the photo is not the picture the frames show at the shutter: frames of something else were sent beside it",
+  burst_photo_agreement_not_measured: "the photo is too plain to compare with the frames",
+  burst_nonce_reused: "another photo of this verification came with the same nonce: frames sent twice",
+  burst_replayed: "the same frames came with an earlier photo of yours: a replayed recording",
+  attestation_not_bound: "the browser attestation token was issued for other frames",
   pixels_unavailable: "the pixels could not be decoded, so pixel-based checks did not run",
   web_search_not_configured: "the web search is not configured",
   web_search_error: "the web search failed",
@@ -107,8 +124,9 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
       if (value.source === "capture_burst") {
         // A capture's result says `anomaly`; the verdict's {source, confidence} trips below 0.25.
         const anomaly = typeof value.anomaly === "boolean" ? value.anomaly : typeof value.confidence === "number" && value.confidence < 0.25;
-        return anomaly
-          ? { text: `Frames no live camera over a real scene gives${confidence}`, tone: "bad" }
+        if (anomaly) return { text: `Frames no live camera over a real scene gives${confidence}`, tone: "bad" };
+        return value.method === "capture_burst_flat_scene"
+          ? { text: `Frames as a live camera gives them, of a flat scene (one moving plane)${confidence}`, tone: "good" }
           : { text: `Frames as a live camera gives them${confidence}`, tone: "good" };
       }
       return { text: `Depth from ${String(value.source)}${value.anomaly ? ": flat, implausible" : ""}${confidence}`, tone: value.anomaly ? "bad" : "neutral" };

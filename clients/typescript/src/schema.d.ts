@@ -162,6 +162,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/verifications/{token}/captures/burst-nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A burst nonce for the next live capture
+         * @description The hosted capture page asks for one before it sends each live capture, and sends it back in `capture_integrity.nonce` with the burst. The analysis checks it was issued for this verification, at most 30 minutes before the capture arrived, and carried by no other capture (`burst_nonce_invalid`, `burst_nonce_expired`, `burst_nonce_reused`). 410 once the link is dead.
+         */
+        post: operations["createBurstNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/verifications/{token}/captures": {
         parameters: {
             query?: never;
@@ -1532,6 +1552,8 @@ export interface components {
             provider: string;
             hostname?: string;
             action?: string;
+            /** @description The widget's `cData` as siteverify returned it: the capture page binds it to the capture's burst nonce, which the analysis compares (`attestation_not_bound`). */
+            cdata?: string;
             error_codes?: string[];
         };
         Verdict: {
@@ -1604,7 +1626,7 @@ export interface components {
             /** @enum {string} */
             status: "not_assessed";
             /** @enum {string} */
-            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable" | "no_capture_integrity" | "capture_burst_incomplete";
+            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable" | "no_capture_integrity" | "capture_burst_incomplete" | "no_burst_frames" | "burst_unreadable" | "burst_nonce_invalid" | "burst_nonce_expired" | "burst_photo_unmatched";
         };
         AiDetection: {
             /** @enum {string} */
@@ -1898,7 +1920,7 @@ export interface components {
              */
             status: "assessed" | "not_assessed" | "not_applicable";
             /**
-             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames the capture page recorded around the shutter, measured by the end user's browser), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
+             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
              * @example pixels
              */
             method?: string;
@@ -2369,6 +2391,16 @@ export interface components {
              */
             kind?: "image" | "forensic_buffer";
         };
+        /** @description Carried in the next live capture's `capture_integrity.nonce`; valid for one capture until `expires_at`. */
+        BurstNonce: {
+            /** @description The burst nonce the service issued to the page (`POST /v1/verifications/{token}/captures/burst-nonce`), once per capture. */
+            nonce: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+        };
         CaptureVerification: {
             /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
@@ -2439,7 +2471,7 @@ export interface components {
             attestation_token?: string;
             location?: components["schemas"]["DeviceLocation"];
             forensic_buffer_key?: string;
-            capture_integrity?: components["schemas"]["CaptureIntegrity"];
+            capture_integrity?: components["schemas"]["CaptureIntegrityRequest"];
         };
         DeviceLocation: {
             lat: number;
@@ -2447,14 +2479,20 @@ export interface components {
             accuracy_m?: number;
             is_mock?: boolean;
         };
-        /** @description Sent by the hosted capture page with each live capture: the camera and a burst of frames around the shutter, as the browser reported them (client-reported: a cue, never proof). On a `hosted_page` verification the `depth` signal is assessed from it; a live capture without it reads `depth` not assessed (`no_capture_integrity`). */
-        CaptureIntegrity: {
+        /** @description Sent by the hosted capture page with each live capture: the frames around the shutter (reduced, greyscale) and native patches of their centre, which the service measures, with the burst nonce it issued. On a `hosted_page` verification the `depth` signal is decided from those frames; a live capture without them (no record, or a version 1 record of the page's own measures) reads `depth` not assessed. */
+        CaptureIntegrityRequest: components["schemas"]["CaptureIntegrityUpload"] | components["schemas"]["CaptureIntegrityV1"];
+        /** @description What the hosted capture page sends with a live capture: the frames around the shutter, reduced and greyscale, and native-resolution patches of their centre, which the service measures itself; the nonce it issued for this capture; and the camera and preview as the page reported them (claims). */
+        CaptureIntegrityUpload: {
             /** @enum {number} */
-            schema_version: 1;
+            schema_version: 2;
+            /** @description The burst nonce the service issued to the page (`POST /v1/verifications/{token}/captures/burst-nonce`), once per capture. */
+            nonce: string;
             device: components["schemas"]["CaptureIntegrityDevice"];
-            burst: components["schemas"]["CaptureIntegrityBurst"];
             preview: components["schemas"]["CaptureIntegrityPreview"];
+            frames: components["schemas"]["CaptureBurstFramesUpload"];
+            patches: components["schemas"]["CaptureBurstPatchesUpload"];
         };
+        /** @description The camera as the browser described it: a claim of the client. */
         CaptureIntegrityDevice: {
             /** @description The video device's label as the browser reports it (e.g. `Back Camera`, `camera2 0, facing back`, `OBS Virtual Camera`). It can name a person's device, so redaction removes it. */
             label?: string;
@@ -2472,35 +2510,7 @@ export interface components {
             /** @description The names of the controls the track offers (`getCapabilities()`), e.g. `focusMode`, `exposureMode`, `zoom`, `torch`. */
             controls: string[];
         };
-        CaptureIntegrityBurst: {
-            /** @description Distinct video frames the page read around the shutter. */
-            frames: number;
-            /** @description Time from the first to the last of them. */
-            duration_ms: number;
-            /** @description The reduced frame the page measured motion on (its longest side at most 160 px). */
-            width: number;
-            height: number;
-            /** @description Consecutive reduced frames with exactly the same pixels. */
-            identical_pairs: number;
-            /** @description Frames exactly equal to an earlier, non-adjacent frame of the burst (a looping clip). */
-            repeated_frames: number;
-            /** @description Noise between consecutive native-resolution patches of the picture's centre read just after the shutter, once aligned (σ, grey levels): 0 for an injected still. */
-            temporal_noise: number;
-            /** @description Median share of the reduced frame's pixels that changed by more than 2 grey levels between consecutive frames. */
-            changed_fraction: number;
-            /** @description Median motion of the whole frame between consecutive frames, in pixels of the reduced frame. */
-            motion_px: number;
-            parallax: components["schemas"]["CaptureIntegrityParallax"];
-        };
-        /** @description What the motion says about depth; null when too few blocks had texture to measure. */
-        CaptureIntegrityParallax: {
-            /** @description Textured blocks whose motion was measured between the burst's first and last frames. */
-            blocks: number;
-            /** @description Their mean displacement, in pixels of the reduced frame. */
-            baseline_px: number;
-            /** @description The RMS distance of their motion from the single homography that best explains it: about 0 for a flat screen or print, larger for a scene with depth. */
-            residual_px: number;
-        } | null;
+        /** @description What the page counted while its preview ran: a claim of the client, which can count against it only. */
         CaptureIntegrityPreview: {
             /** @description Frames the page fingerprinted while the preview ran. */
             frames: number;
@@ -2508,6 +2518,55 @@ export interface components {
             /** @description Frames whose fingerprint equals one seen earlier, with different frames between (a looping clip repeats its frames exactly; a camera never does). */
             repeated_frames: number;
         };
+        CaptureBurstFramesUpload: {
+            /** @description One reduced frame's width. */
+            width: number;
+            height: number;
+            /** @description Each frame's time, in milliseconds from the shutter press (the frame on screen at the press is at 0). Its length is the frame count. */
+            times_ms: number[];
+            /** @description The frames, oldest first, stacked top to bottom in one greyscale 8-bit PNG of `width` × `height`·count pixels (base64, at most 229376 bytes decoded). */
+            png_base64: string;
+        };
+        CaptureBurstPatchesUpload: {
+            /**
+             * @description Each patch's side, in the camera's native pixels.
+             * @enum {number}
+             */
+            side: 64;
+            /** @description Each patch's frame time, from the shutter press; its length is the patch count. */
+            times_ms: number[];
+            /** @description The centre of consecutive frames at the camera's native resolution, stacked top to bottom in one greyscale 8-bit PNG of `side` × `side`·count pixels (at most 40960 bytes decoded). */
+            png_base64: string;
+        };
+        /** @description The record of capture pages before the fifth release: the page's own measures of its burst. Accepted and served as the client's claim: `depth` reads not assessed (`no_burst_frames`), or `depth_anomaly` where the claim counts against the client (a virtual camera's name, repeated frames). */
+        CaptureIntegrityV1: {
+            /** @enum {number} */
+            schema_version: 1;
+            device: components["schemas"]["CaptureIntegrityDevice"];
+            burst: components["schemas"]["CaptureIntegrityBurstMeasures"];
+            preview: components["schemas"]["CaptureIntegrityPreview"];
+        };
+        /** @description Version 1: measures the page computed of its burst. A claim: never read for a signal. */
+        CaptureIntegrityBurstMeasures: {
+            frames: number;
+            duration_ms: number;
+            width: number;
+            height: number;
+            identical_pairs: number;
+            repeated_frames: number;
+            temporal_noise: number;
+            changed_fraction: number;
+            motion_px: number;
+            parallax: components["schemas"]["CaptureIntegrityParallax"];
+        };
+        CaptureIntegrityParallax: {
+            /** @description Textured blocks whose motion was measured between the burst's first and last frames. */
+            blocks: number;
+            /** @description Their mean displacement, in pixels of the reduced frame. */
+            baseline_px: number;
+            /** @description The RMS distance of their motion from the single homography that best explains it. */
+            residual_px: number;
+        } | null;
         AnswerRequest: {
             step_key: string;
             value: string;
@@ -3121,7 +3180,7 @@ export interface components {
                 is_mock: boolean;
             };
             attestation?: components["schemas"]["Attestation"];
-            capture_integrity?: components["schemas"]["CaptureIntegrity"] & unknown;
+            capture_integrity?: components["schemas"]["CaptureIntegrity"];
             /**
              * Format: uri
              * @description The stored image; absent once redacted: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
@@ -3143,6 +3202,36 @@ export interface components {
              */
             redacted_at?: string;
             analysis: components["schemas"]["CaptureAnalysis"];
+        };
+        /** @description What the hosted capture page reported of the camera and of a burst of frames around the shutter (client-reported: a cue, never proof). Absent for captures sent without it; its device label is removed by redaction. */
+        CaptureIntegrity: components["schemas"]["CaptureIntegrityV2"] | components["schemas"]["CaptureIntegrityV1"];
+        /** @description The burst as received: what the service measured is in the capture's `analysis.signals.depth`. */
+        CaptureIntegrityV2: {
+            /** @enum {number} */
+            schema_version: 2;
+            nonce: string;
+            device: components["schemas"]["CaptureIntegrityDevice"];
+            preview: components["schemas"]["CaptureIntegrityPreview"];
+            frames: components["schemas"]["CaptureBurstFrames"];
+            patches: components["schemas"]["CaptureBurstPatches"];
+        };
+        /** @description The reduced frames the service received (the PNG itself is evidence: deleted with the capture). */
+        CaptureBurstFrames: {
+            width: number;
+            height: number;
+            count: number;
+            times_ms: number[];
+            /** @description SHA-256 of the PNG as received. */
+            sha256: string;
+            bytes: number;
+        };
+        CaptureBurstPatches: {
+            side: number;
+            count: number;
+            times_ms: number[];
+            /** @description SHA-256 of the PNG as received. */
+            sha256: string;
+            bytes: number;
         };
         CaptureAnalysis: {
             /** @enum {string} */
@@ -4118,6 +4207,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A backing service (D1, R2, a Durable Object, the webhook URL guard's DNS resolver) could not answer; nothing to fix in the request: retry. Codes: `storage_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    createBurstNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification id */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The nonce and when it lapses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BurstNonce"];
+                };
+            };
+            /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */

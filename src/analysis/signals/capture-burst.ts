@@ -1,14 +1,22 @@
+import type { Agreement } from "../burst/agreement";
+import type { BurstMeasures } from "../burst/measures";
+import type { ReceivedBurst } from "../burst/received";
 import type { CaptureIntegrity } from "../../schemas/capture-integrity";
-import { clamp01, notAssessed, round2, type DepthResult, type Evidence, type NotAssessed } from "../evidence";
+import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReason } from "../evidence";
 
 /*
- * The `depth` signal of a hosted-page capture, decided from its capture-integrity record: did the
- * frames around the shutter come from a camera looking at a real scene? A pure function of the
- * record (client-reported: a cue, never proof; docs/signals.md, "depth from the capture burst").
+ * The `depth` signal of a hosted-page live capture (CONTRACT.md, fifth release): did the frames
+ * around the shutter come from a camera looking at a real scene, and do they belong to this photo?
+ * Decided from what the service measured of the frames the capture page sent (analysis/burst/),
+ * never from numbers the page reported: those are its claim, and a claim can count only against
+ * the one making it (a virtual camera's name, a preview that repeated itself). A pure function of
+ * its inputs (docs/signals.md, "`depth` from the capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/2";
+export const CAPTURE_BURST_VERSION = "capture-burst/3";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
+/** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
+export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
 
 /** Every threshold of the decision, in one place (docs/signals.md lists them with how they were chosen). */
 export const CAPTURE_BURST_THRESHOLDS = {
@@ -39,30 +47,30 @@ export const CAPTURE_BURST_THRESHOLDS = {
   /** Fewer textured blocks than this and the parallax is not measured. */
   parallaxMinBlocks: 12,
   /**
-   * Residual (px) at or below which the motion is that of one plane, and at which a scene counts as
-   * clearly 3-D (for the confidence). Chosen with scripts/eval/capture-burst.ts --sweep (run of
-   * 2026-11-27, with flatResidualPerBaseline below): at 0.3 px over a 1.5 px baseline no genuine
-   * video's press read flat (0 of 213 with a parallax measured) and 138 of 144 presses over a photo
-   * on a moving plane did; 0.2 px caught 118, 0.5 px 139; a 1 px baseline let one genuine press in.
+   * Residual (px) at or below which the motion is that of one plane, or this share of the baseline
+   * over a longer one (resampling a moving plane leaves a residual that grows with how far it moved),
+   * and the residual at which a scene counts as clearly 3-D (for the confidence). Chosen with
+   * `npm run eval:capture -- --sweep` (docs/signals.md).
    */
   flatResidualPx: 0.3,
-  /**
-   * …or, over a longer baseline, this share of it: resampling a moving plane leaves a residual that
-   * grows with how far it moved (0.34 px over 8.4 px and 0.326 px over 4.83 px in Chromium's
-   * pipeline, browser suite of 2026-11-27: the second read 3-D at 0.05), while no genuine press's
-   * residual fell below 0.088 of its baseline (the lowest of 122 with a baseline ≥ 1.5 px, three
-   * hand-held videos among them; --sweep, run of 2026-11-27). 0.08 is the largest share under it:
-   * genuine 0 of 215 flat, the moving plane 139 of 144 (138 at 0.05).
-   */
   flatResidualPerBaseline: 0.08,
   sceneResidualPx: 0.8,
   /**
-   * Whether flatness alone trips `depth_anomaly`: yes, as measured on genuine videos (0 %, docs/signals.md);
-   * but a genuine photo of a flat subject (a document, a wall) taken while the phone moves is flat
-   * too, and only two hand-held videos were measured: a reviewer reads `planar_motion` as a reason to
-   * look, never as proof (the trip is `suspicious` at most).
+   * The photo reduced to the burst's frame size must correlate at least this well with a frame at
+   * the shutter (analysis/burst/agreement.ts). Chosen on genuine captures and mismatched pairs
+   * (docs/signals.md, "The photo belongs to the burst").
    */
-  flatnessTrips: true,
+  minPhotoAgreement: 0.9,
+  /**
+   * White noise: noise between the native patches (at least `whiteNoiseMin` σ) whose pixels are
+   * uncorrelated with their neighbours (below `whiteNoiseBelow`) was added pixel by pixel to a
+   * picture; a camera's pipeline spreads its noise (analysis/burst/measures.ts#noiseCorrelation).
+   * Chosen with `npm run eval:capture -- --sweep` (docs/signals.md).
+   */
+  whiteNoiseMin: 0.5,
+  whiteNoiseBelow: 0.1,
+  /** A flat scene that passes reads at most this confident: one plane says nothing about depth. */
+  flatSceneConfidence: 0.4,
 } as const;
 
 /** Virtual cameras by the label they give their device, and what each is. */
@@ -100,58 +108,139 @@ export function virtualCameraOf(label: string | undefined): string | null {
   return VIRTUAL_CAMERAS.find((v) => v.pattern.test(label))?.name ?? null;
 }
 
-/** A result in the depth signal's shape. */
-function result(confidence: number, anomaly: boolean, evidence: Evidence[]): DepthResult {
-  return { source: "capture_burst", confidence: round2(confidence), anomaly, provider: CAPTURE_BURST_PROVIDER, method_version: CAPTURE_BURST_VERSION, evidence };
+/** What the analysis found of one live capture's burst (everything the decision reads). */
+export interface LiveCaptureFindings {
+  /** The stored capture-integrity record (null: the capture came without one). */
+  record: CaptureIntegrity | null;
+  /** A version 2 record's burst as received and checked (null for version 1). */
+  burst: ReceivedBurst | null;
+  /** What the service measured of the burst's frames (null: none to measure). */
+  measures: BurstMeasures | null;
+  /** The photo against the frames at the shutter (null: the photo's pixels could not be read). */
+  agreement: Agreement | null;
+  /** A screen cue measured on the photo or the burst: what makes one moving plane an anomaly. */
+  screenCue: Evidence | null;
+}
+
+/** The depth signal's not-assessed shape, with what was seen. */
+export interface DepthNotAssessed {
+  status: "not_assessed";
+  reason: NotAssessedReason;
+  evidence: Evidence[];
+  provider: string;
+  method_version: string;
+}
+
+function result(confidence: number, anomaly: boolean, evidence: Evidence[], method?: string): DepthResult {
+  return {
+    source: "capture_burst",
+    confidence: round2(confidence),
+    anomaly,
+    provider: CAPTURE_BURST_PROVIDER,
+    method_version: CAPTURE_BURST_VERSION,
+    ...(method ? { method } : {}),
+    evidence,
+  };
+}
+
+function unassessed(reason: NotAssessedReason, evidence: Evidence[]): DepthNotAssessed {
+  return { status: "not_assessed", reason, evidence, provider: CAPTURE_BURST_PROVIDER, method_version: CAPTURE_BURST_VERSION };
+}
+
+/** What the page claimed that counts against it: a virtual camera's name, a preview (or v1 burst) that repeated frames. */
+function claimsAgainst(record: CaptureIntegrity): Evidence[] {
+  const out: Evidence[] = [];
+  const virtual = virtualCameraOf(record.device.label);
+  if (virtual) out.push({ code: "virtual_camera", detail: virtual });
+  const repeats = record.preview.repeated_frames + (record.schema_version === 1 ? record.burst.repeated_frames : 0);
+  if (repeats > 0) out.push({ code: "repeated_frames_reported", value: repeats, detail: "the page reported frames exactly equal to earlier ones: a looping clip" });
+  return out;
+}
+
+/** The burst's own integrity: the nonce, its single use, the attestation's binding, replays, and the photo's agreement. */
+function integrity(burst: ReceivedBurst, agreement: Agreement | null): { against: Evidence[]; unknown: Array<{ reason: NotAssessedReason; evidence: Evidence }>; seen: Evidence[] } {
+  const against: Evidence[] = [];
+  const unknown: Array<{ reason: NotAssessedReason; evidence: Evidence }> = [];
+  const seen: Evidence[] = [];
+  if (!burst.nonce.ok) unknown.push({ reason: burst.nonce.code, evidence: { code: burst.nonce.code, detail: burst.nonce.detail } });
+  if (burst.nonceReusedBy.length > 0) against.push({ code: "burst_nonce_reused", detail: `also carried by ${burst.nonceReusedBy.join(", ")}` });
+  if (burst.attestationUnbound) against.push({ code: "attestation_not_bound", detail: burst.attestationUnbound.cdata ? "the attestation token was issued for another burst" : "the attestation token carries no burst nonce" });
+  if (burst.replayOf.length > 0) against.push({ code: "burst_replayed", value: burst.replayOf.length, detail: `frames already received with ${burst.replayOf.slice(0, 3).join(", ")}` });
+  if (agreement) {
+    if (agreement.measured) {
+      const code = agreement.score >= CAPTURE_BURST_THRESHOLDS.minPhotoAgreement ? "burst_photo_agreement" : "burst_photo_mismatch";
+      (code === "burst_photo_mismatch" ? against : seen).push({ code, value: agreement.score, detail: `frame at ${agreement.offsetMs} ms from the shutter` });
+    } else if (agreement.why === "aspect") {
+      against.push({ code: "burst_photo_mismatch", detail: agreement.detail });
+    } else if (agreement.why === "no_frame") {
+      unknown.push({ reason: "burst_photo_unmatched", evidence: { code: "burst_photo_unmatched", detail: agreement.detail } });
+    } else {
+      seen.push({ code: "burst_photo_agreement_not_measured", detail: agreement.detail });
+    }
+  }
+  return { against, unknown, seen };
 }
 
 /**
- * The depth signal of a hosted-page live capture from its record. `confidence` is the confidence
- * that the frames came from a camera over a real scene. Without a record (a script posting to the
- * capture endpoint, or the camera-app fallback, which shows the page no stream) or with a burst too
- * short to measure, it is not assessed: never assumed live.
+ * The depth signal of a hosted-page live capture. `confidence` is the confidence that the frames
+ * came from a camera over a real scene. Anything that counts against the capture is an anomaly
+ * (`suspicious` at most, in the verdict); anything that leaves it unknown is not assessed; neither
+ * ever reads as a pass.
  */
-export function assessCaptureBurst(record: CaptureIntegrity | null | undefined): DepthResult | NotAssessed {
-  if (!record) return notAssessed("no_capture_integrity");
+export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthNotAssessed {
   const t = CAPTURE_BURST_THRESHOLDS;
-  const { burst, preview, device } = record;
-  const evidence: Evidence[] = [];
-
-  const virtual = virtualCameraOf(device.label);
-  if (virtual) evidence.push({ code: "virtual_camera", detail: virtual });
-  const repeats = burst.repeated_frames + preview.repeated_frames;
-  if (repeats > 0) evidence.push({ code: "repeated_frames", value: repeats, detail: "frames exactly equal to earlier ones: a looping clip" });
-  const measured = burst.frames >= t.minFrames && burst.duration_ms >= t.minDurationMs;
-  if (!measured) {
-    if (evidence.length > 0) return result(0.05, true, evidence);
-    return notAssessed("capture_burst_incomplete");
+  if (!f.record) return unassessed("no_capture_integrity", []);
+  const against = claimsAgainst(f.record);
+  if (f.record.schema_version === 1 || !f.burst) {
+    if (against.length > 0) return result(0.05, true, against);
+    return unassessed("no_burst_frames", [{ code: "client_claim_only", detail: "the page sent its own measures, not the frames: a claim, not read for the signal" }]);
+  }
+  const checks = integrity(f.burst, f.agreement);
+  against.push(...checks.against);
+  const evidence: Evidence[] = [...checks.seen];
+  const unknown = [...checks.unknown];
+  const m = f.measures;
+  if (f.burst.unreadable || !m) {
+    unknown.push({ reason: "burst_unreadable", evidence: { code: "burst_unreadable", detail: f.burst.unreadable ?? "no frames" } });
+  } else if (m.frames < t.minFrames || m.duration_ms < t.minDurationMs) {
+    unknown.push({ reason: "capture_burst_incomplete", evidence: { code: "capture_burst_incomplete", detail: `${m.frames} frames over ${m.duration_ms} ms` } });
   }
 
-  // No sensor noise, and either every frame the same or nothing moving or changing in them.
-  const allIdentical = burst.identical_pairs >= burst.frames - 1;
-  const still = burst.motion_px < t.frozenMotionBelow && burst.changed_fraction < t.frozenChangedBelow;
-  const frozen = burst.temporal_noise < t.frozenNoiseBelow && (allIdentical || still);
-  if (frozen) evidence.push({ code: "frozen_stream", value: burst.identical_pairs, detail: "no sensor noise and no motion between frames" });
-  evidence.push({ code: "sensor_noise", value: round2(burst.temporal_noise) }, { code: "camera_motion", value: round2(burst.motion_px) });
-
-  // What the motion says about depth, when it moved enough to say anything.
-  let depthTerm = 0;
   let flat = false;
-  const p = burst.parallax;
-  if (p && p.blocks >= t.parallaxMinBlocks && p.baseline_px >= t.parallaxMinBaselinePx) {
-    const flatBelow = Math.max(t.flatResidualPx, t.flatResidualPerBaseline * p.baseline_px);
-    flat = p.residual_px <= flatBelow;
-    depthTerm = clamp01((p.residual_px - flatBelow) / Math.max(0.1, t.sceneResidualPx - flatBelow));
-    evidence.push({ code: flat ? "planar_motion" : "parallax", value: round2(p.residual_px), detail: `homography residual over ${p.blocks} blocks, baseline ${round2(p.baseline_px)} px` });
-  } else {
-    evidence.push({ code: "parallax_not_measured", detail: p ? `baseline ${round2(p.baseline_px)} px over ${p.blocks} blocks` : "too little texture" });
+  let depthTerm = 0;
+  if (m && !f.burst.unreadable) {
+    if (m.repeated_frames > 0) against.push({ code: "repeated_frames", value: m.repeated_frames, detail: "frames of the burst exactly equal to earlier ones: a looping clip" });
+    const allIdentical = m.identical_pairs >= m.frames - 1;
+    const still = m.motion_px < t.frozenMotionBelow && m.changed_fraction < t.frozenChangedBelow;
+    if (m.frames >= 2 && m.temporal_noise < t.frozenNoiseBelow && (allIdentical || still)) {
+      against.push({ code: "frozen_stream", value: m.identical_pairs, detail: "no sensor noise and no motion between frames" });
+    }
+    if (m.temporal_noise >= t.whiteNoiseMin && m.noise_correlation !== null && m.noise_correlation < t.whiteNoiseBelow) {
+      against.push({ code: "white_noise", value: round2(m.noise_correlation), detail: "noise uncorrelated between neighbouring pixels: added to a picture, not a camera's" });
+    }
+    evidence.push({ code: "sensor_noise", value: round2(m.temporal_noise) }, { code: "camera_motion", value: round2(m.motion_px) });
+    if (m.noise_correlation !== null) evidence.push({ code: "noise_correlation", value: round2(m.noise_correlation) });
+    const p = m.parallax;
+    if (p && p.blocks >= t.parallaxMinBlocks && p.baseline_px >= t.parallaxMinBaselinePx) {
+      const flatBelow = Math.max(t.flatResidualPx, t.flatResidualPerBaseline * p.baseline_px);
+      flat = p.residual_px <= flatBelow;
+      depthTerm = clamp01((p.residual_px - flatBelow) / Math.max(0.1, t.sceneResidualPx - flatBelow));
+      evidence.push({
+        code: flat ? "planar_motion" : "parallax",
+        value: round2(p.residual_px),
+        detail: `${flat ? "one moving plane (a flat subject, a scene far away, or a screen or print)" : "the scene moved with depth"}: homography residual over ${p.blocks} blocks, baseline ${round2(p.baseline_px)} px`,
+      });
+    } else {
+      evidence.push({ code: "parallax_not_measured", detail: p ? `baseline ${round2(p.baseline_px)} px over ${p.blocks} blocks` : "too little texture" });
+    }
   }
+  // One moving plane is a question, not an answer: it trips only with a screen measured in the photo or the frames.
+  if (flat && f.screenCue) against.push({ code: "flat_screen", detail: "one moving plane, and a screen cue" }, f.screenCue);
 
-  if (virtual || repeats > 0 || frozen) return result(0.05, true, evidence);
-  // One moving plane: below the verdict's 0.25, so the verdict's {source, confidence} alone says it tripped.
-  if (flat && t.flatnessTrips) return result(0.2, true, evidence);
-  const confidence =
-    0.3 + 0.25 * clamp01(burst.temporal_noise / t.noiseFull) + 0.2 * clamp01(burst.motion_px / t.motionFull) + 0.2 * depthTerm - (flat ? 0.1 : 0);
+  if (against.length > 0) return result(0.05, true, [...against, ...evidence, ...unknown.map((u) => u.evidence)]);
+  if (unknown.length > 0) return unassessed(unknown[0]!.reason, [...unknown.map((u) => u.evidence), ...evidence]);
+  const confidence = 0.3 + 0.25 * clamp01(m!.temporal_noise / t.noiseFull) + 0.2 * clamp01(m!.motion_px / t.motionFull) + 0.2 * depthTerm;
   // A clean burst never reads below 0.3: the verdict takes a depth confidence under 0.25 as an anomaly.
+  if (flat) return result(Math.min(t.flatSceneConfidence, Math.max(0.3, confidence)), false, evidence, FLAT_SCENE_METHOD);
   return result(Math.min(0.95, Math.max(0.3, confidence)), false, evidence);
 }

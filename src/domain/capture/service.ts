@@ -15,6 +15,7 @@ import type { CaptureFlowRecord } from "../../model/verification/present";
 import { checkUploadMint, evidenceStepNamed, guardLive } from "../../model/verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
 import { readUpload, resolveUpload } from "./uploads";
+import { dropBurst, receiveBurst, storeBurst, type ReceivedBurst } from "./burst";
 import type { UploadSlot } from "../../model/verification/upload-slots";
 
 /** The verification row behind a capture token, or 404 for malformed and unknown ids alike. */
@@ -80,7 +81,7 @@ export interface CaptureContext {
  * The Durable Object decides the step, capacity and status.
  */
 export async function captureUpload(ctx: CaptureContext, verificationId: string, body: CaptureRequest, slot: UploadSlot): Promise<CaptureFlowAnswer> {
-  const common = await commonFields(ctx, verificationId, body);
+  const { fields: common, burst } = await commonFields(ctx, verificationId, body);
   const upload = await readUpload(ctx.env.EVIDENCE, slot, { verificationId, kind: "image", field: "image_key", now: ctx.now });
   if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
     throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256 (the digest sent with the capture).");
@@ -90,6 +91,7 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
     throw new ApiError("unsupported_media_type", `The uploaded bytes are ${mediaType}, not the declared ${slot.contentType}.`);
   }
   const inspected = [...(common.uploads ?? []), ...(upload.inspected ? [upload.inspected] : [])];
+  const burstKeys = burst ? await storeBurst(ctx.env.EVIDENCE, verificationId, slot.id, burst) : [];
   const result = await verificationObject(ctx.env, verificationId).addCapture(verificationId, {
     ...common,
     captureId: slot.id,
@@ -99,6 +101,8 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
     sha256: upload.sha256,
     ...(inspected.length > 0 ? { uploads: inspected } : {}),
   });
+  // A replay keeps what the first capture stored (its strips are keyed by their digests).
+  if (!result.ok && burstKeys.length > 0) await dropBurst(ctx.env.EVIDENCE, burstKeys);
   return unwrap(result);
 }
 
@@ -110,7 +114,7 @@ export async function captureInline(ctx: CaptureContext, row: VerificationRow, b
   const verificationId = row.id;
   const bucket = ctx.env.EVIDENCE;
   assertLiveStep(row, body.step_key, ctx.now);
-  const common = await commonFields(ctx, verificationId, body);
+  const { fields: common, burst } = await commonFields(ctx, verificationId, body);
   const text = body.image_base64!;
   if (text.length > base64LengthLimit(INLINE_MAX_BYTES)) {
     throw new ApiError("payload_too_large", `Inline images are limited to ${INLINE_MAX_BYTES} bytes; use captures/upload-url.`);
@@ -126,7 +130,9 @@ export async function captureInline(ctx: CaptureContext, row: VerificationRow, b
   const imageKey = objectKeyFor(verificationId, captureId, "image");
   const sha256 = await sha256Hex(bytes);
   await putEvidence(bucket, imageKey, bytes, mediaType, sha256);
+  const stored = [imageKey];
   try {
+    if (burst) stored.push(...(await storeBurst(bucket, verificationId, captureId, burst)));
     const result = await verificationObject(ctx.env, verificationId).addCapture(verificationId, {
       ...common,
       captureId,
@@ -135,10 +141,10 @@ export async function captureInline(ctx: CaptureContext, row: VerificationRow, b
       sizeBytes: bytes.length,
       sha256,
     });
-    if (!result.ok) await deleteEvidence(bucket, [imageKey]);
+    if (!result.ok) await deleteEvidence(bucket, stored);
     return unwrap(result);
   } catch (err) {
-    await deleteEvidence(bucket, [imageKey]);
+    await deleteEvidence(bucket, stored);
     throw err;
   }
 }
@@ -148,15 +154,24 @@ function mediaTypeOf(sniffed: string | null): MediaType {
   return sniffed as MediaType;
 }
 
-async function commonFields(ctx: CaptureContext, verificationId: string, body: CaptureRequest): Promise<Omit<CaptureInput, "captureId" | "imageKey" | "mediaType" | "sizeBytes" | "sha256">> {
-  const out: Omit<CaptureInput, "captureId" | "imageKey" | "mediaType" | "sizeBytes" | "sha256"> = {};
+type CommonFields = Omit<CaptureInput, "captureId" | "imageKey" | "mediaType" | "sizeBytes" | "sha256">;
+
+/** What a capture carries besides its image, checked; a burst's strips come back to be stored once the capture's id is known. */
+async function commonFields(ctx: CaptureContext, verificationId: string, body: CaptureRequest): Promise<{ fields: CommonFields; burst: ReceivedBurst | null }> {
+  const out: CommonFields = {};
+  let burst: ReceivedBurst | null = null;
   if (body.step_key !== undefined) out.stepKey = body.step_key;
   if (body.surface !== undefined) out.surface = body.surface;
   if (body.client_captured_at !== undefined) {
     out.clientCapturedAt = typeof body.client_captured_at === "number" ? body.client_captured_at : Date.parse(body.client_captured_at);
   }
   if (body.location !== undefined) out.location = body.location;
-  if (body.capture_integrity !== undefined) out.captureIntegrity = body.capture_integrity;
+  if (body.capture_integrity?.schema_version === 2) {
+    burst = await receiveBurst(body.capture_integrity);
+    out.captureIntegrity = burst.record;
+  } else if (body.capture_integrity !== undefined) {
+    out.captureIntegrity = body.capture_integrity;
+  }
   if (body.forensic_buffer_key !== undefined) {
     if (!belongsTo(body.forensic_buffer_key, verificationId)) {
       throw ApiError.invalid({ forensic_buffer_key: "Unknown forensic_buffer_key for this verification." });
@@ -177,5 +192,5 @@ async function commonFields(ctx: CaptureContext, verificationId: string, body: C
   if (body.attestation_token !== undefined) {
     out.attestation = await ctx.verifier.verify(body.attestation_token, ctx.remoteIp, ctx.now);
   }
-  return out;
+  return { fields: out, burst };
 }

@@ -33,7 +33,7 @@ const METHOD_OF_PROVIDER: Readonly<Record<string, string>> = {
   "offline-moire": "pixels",
   "offline-provenance": "provenance",
   "offline-depth-plane": "depth_map",
-  // The capture page's record of the camera: the end user's browser measured it, no provider did.
+  // The frames the capture page sent, measured by the service (a flat scene names its own method).
   [CAPTURE_BURST_PROVIDER]: "capture_burst",
   "internal-phash": "perceptual_hash",
 };

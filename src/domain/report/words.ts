@@ -18,7 +18,8 @@ const METHODS: Readonly<Record<string, string>> = {
   pixels: "the service's analysis of the pixels",
   provenance: "provenance metadata (C2PA, XMP, EXIF)",
   depth_map: "the device's depth map",
-  capture_burst: "frames recorded around the shutter on the capture page",
+  capture_burst: "the frames around the shutter the capture page sent, measured by the service",
+  capture_burst_flat_scene: "the frames around the shutter the capture page sent, measured by the service: a flat scene (one moving plane)",
   perceptual_hash: "the service's image history (perceptual hash)",
 };
 

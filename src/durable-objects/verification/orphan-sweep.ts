@@ -3,7 +3,7 @@ import type { VerificationRecord } from "../../db/verifications";
 import { settings } from "../../env";
 import { planSweep } from "../../model/verification/orphan-sweep";
 import { isTerminal } from "../../model/verification/state";
-import { deleteEvidence, listEvidence, thumbnailKeyFor } from "../../storage/evidence";
+import { burstKeysOf, deleteEvidence, listEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import type { ObjectContext } from "./context";
 import { reapplyTombstone, scrubAgain, type RedactionSteps } from "./redaction";
 import { mintedUploads, type UploadSlots } from "./upload-slots";
@@ -18,6 +18,7 @@ export async function sweepOrphans(bucket: R2Bucket, db: Db, id: string, record:
     referenced.add(c.imageKey);
     referenced.add(thumbnailKeyFor(id, c.id));
     if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
+    for (const key of burstKeysOf(id, c)) referenced.add(key);
   }
   const [objects, minted] = await Promise.all([listEvidence(bucket, id), mintedUploads(db, id)]);
   const plan = planSweep({ now, terminal: isTerminal(record.row.status), objects, referenced, uploads: minted });

@@ -132,15 +132,19 @@ function renameCameraScript(name: string): void {
   });
 }
 
-/** Turnstile's explicit-render API, issuing a fresh single-use token per render/reset. */
+/**
+ * Turnstile's explicit-render API, issuing a fresh single-use token per render/reset; the token
+ * carries the widget's cData after a "~" (test/fakes/siteverify.ts returns it as siteverify does).
+ */
 const FAKE_WIDGET = `
 (() => {
   let n = 0;
   const widgets = {};
-  const issue = (id) => setTimeout(() => widgets[id].callback("pass-" + (++n)), 50);
+  const issue = (id) => setTimeout(() => widgets[id] && widgets[id].callback("pass-" + (++n) + "~" + (widgets[id].cData || "")), 50);
   window.turnstile = {
     render(el, options) { const id = "w" + (++n); widgets[id] = options; issue(id); return id; },
     reset(id) { issue(id); },
+    remove(id) { delete widgets[id]; },
   };
 })();
 `;

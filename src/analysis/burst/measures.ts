@@ -1,17 +1,16 @@
 /*
- * What a burst of video frames says about where they came from, measured on the device from small
- * grey frames (no DOM here: the evaluation script runs the same code on fixture videos in Node).
- * Each frame is the whole picture reduced to at most REDUCED_MAX_SIDE px; a few PATCH_SIDE² patches
- * of the centre at the camera's native resolution, read just after the shutter, carry the sensor
- * noise that the reduction averages away. Measures:
- * identical and repeated frames, temporal noise, whole-frame motion, and parallax: how far the
- * motion of textured blocks between the first and last frames is from one homography (a flat
- * screen or print moves as one plane; a scene with depth does not).
+ * What a burst of video frames says about where they came from, measured by the service on the
+ * frames the capture page sent (analysis/burst/read.ts decodes them): each frame the whole picture
+ * reduced to at most 160 px, and a few native-resolution patches of the centre, which carry the
+ * sensor noise the reduction averages away. Measures: identical and repeated frames, temporal
+ * noise, whole-frame motion, and parallax: how far the motion of textured blocks between the first
+ * and last frames is from one homography (a flat screen or print moves as one plane; a scene with
+ * depth does not). The evaluation (scripts/eval/capture-burst.ts) runs the same code in Node.
  */
-import type { CaptureIntegrity } from "../../../src/schemas/capture-integrity";
+import type { BurstMeasuresV1 } from "../../schemas/capture-integrity";
+import { BURST_LIMITS } from "../../schemas/capture-integrity";
 
-export const REDUCED_MAX_SIDE = 160;
-export const PATCH_SIDE = 64;
+export const PATCH_SIDE: number = BURST_LIMITS.patchSide;
 
 export interface GreyFrame {
   /** Milliseconds (any clock, the same for every frame). */
@@ -22,25 +21,11 @@ export interface GreyFrame {
   luma: Uint8Array;
 }
 
-export type BurstMeasures = CaptureIntegrity["burst"];
-
-/** Rec. 601 luma of RGBA pixels (what canvas getImageData gives), into `out`. */
-export function lumaOf(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array = new Uint8Array(rgba.length / 4)): Uint8Array {
-  for (let i = 0, j = 0; j < out.length; i += 4, j += 1) out[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
-  return out;
-}
-
-/** A 64-bit fingerprint (two independent 32-bit FNV-1a variants) of a frame's bytes, as a string key. */
-export function fingerprint(frame: Pick<GreyFrame, "luma">): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  const bytes = frame.luma;
-  for (let i = 0; i < bytes.length; i += 1) {
-    a = Math.imul(a ^ bytes[i]!, 0x01000193);
-    b = Math.imul(b ^ bytes[i]!, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
-}
+/**
+ * The measures: those version 1 records carried (the page computed them then), and the noise's
+ * spatial correlation (the median over consecutive patch pairs; null when no pair could say).
+ */
+export type BurstMeasures = BurstMeasuresV1 & { noise_correlation: number | null };
 
 /** Standard deviation of a frame's reduced pixels: under FLAT_FRAME_STD it shows nothing (lens covered, blown out). */
 export const FLAT_FRAME_STD = 1.5;
@@ -63,37 +48,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 const same = (a: GreyFrame, b: GreyFrame) => sameBytes(a.luma, b.luma);
 
-/**
- * Watches the preview's frames for exact repeats: a looping clip shows the same frame again after
- * different ones; a camera's sensor noise never lets two frames match. Keeps the last `window`
- * fingerprints only. Flat frames (nothing in view) are not compared.
- */
-export class RepeatWatch {
-  frames = 0;
-  repeated = 0;
-  private readonly seen = new Map<string, number>();
-  private readonly order: string[] = [];
-  private previous = "";
-  /** Index of the last frame that differed from the one before it. */
-  private lastChange = -1;
-
-  constructor(private readonly window = 1800) {}
-
-  add(key: string, flat: boolean): void {
-    const index = this.frames;
-    this.frames += 1;
-    if (key !== this.previous) this.lastChange = index;
-    this.previous = key;
-    if (flat) return;
-    const earlier = this.seen.get(key);
-    // Seen before, and a different frame came in between: a repeat, not a frozen run.
-    if (earlier !== undefined && earlier < index - 1 && this.lastChange > earlier + 1) this.repeated += 1;
-    if (earlier === undefined) this.order.push(key);
-    this.seen.set(key, index);
-    if (this.order.length > this.window) this.seen.delete(this.order.shift()!);
-  }
-}
-
 /** Median of numbers (0 for none). */
 function median(values: number[]): number {
   if (values.length === 0) return 0;
@@ -102,13 +56,9 @@ function median(values: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/**
- * Temporal noise of two native patches: the best integer alignment (±8 px), then the mean of the
- * lowest 80 % of the absolute differences, scaled to σ of one frame's noise (for Gaussian noise the
- * trimmed mean of |d| is 0.5586 σ_d and σ_d = √2 σ). Edges left by sub-pixel motion are the top 20 %.
- */
-export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): number {
-  const r = 8;
+/** The integer shift (±8 px) that best aligns patch `b` with patch `a` (sum of absolute differences on every other pixel). */
+function alignPatches(a: Uint8Array, b: Uint8Array, side: number): { dx: number; dy: number } {
+  const r = PATCH_MARGIN;
   let best = Infinity;
   let bx = 0;
   let by = 0;
@@ -123,6 +73,19 @@ export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): num
       if (sad < best) [best, bx, by] = [sad, dx, dy];
     }
   }
+  return { dx: bx, dy: by };
+}
+
+const PATCH_MARGIN = 8;
+
+/**
+ * Temporal noise of two native patches: the best integer alignment (±8 px), then the mean of the
+ * lowest 80 % of the absolute differences, scaled to σ of one frame's noise (for Gaussian noise the
+ * trimmed mean of |d| is 0.5586 σ_d and σ_d = √2 σ). Edges left by sub-pixel motion are the top 20 %.
+ */
+export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): number {
+  const r = PATCH_MARGIN;
+  const { dx: bx, dy: by } = alignPatches(a, b, side);
   const histogram = new Uint32Array(256);
   let n = 0;
   for (let y = r; y < side - r; y += 1) {
@@ -140,6 +103,60 @@ export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): num
     sum += take * d;
   }
   return keep > 0 ? (sum / keep) * 1.2659 : 0;
+}
+
+/** Pixels whose neighbours differ by more than this (summed over both axes) are edges, not flat areas. */
+const FLAT_GRADIENT = 12;
+/** Fewer flat pixels than this in a pair and its noise structure is not measured. */
+const MIN_FLAT_PIXELS = 200;
+
+/**
+ * How the noise between two native patches is spread: the correlation of the aligned difference
+ * with itself one pixel across and one down, over the patch's flat areas (edges left by sub-pixel
+ * motion are no noise). A camera's noise passes through demosaicking, denoising and the video
+ * encoder, which spread each pixel's error to its neighbours (0.3–0.9 in the evaluation's videos);
+ * noise added pixel by pixel to a picture is white (about 0). Null when the pair holds too few flat
+ * pixels or no difference at all.
+ */
+export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): number | null {
+  const r = PATCH_MARGIN + 1;
+  const { dx, dy } = alignPatches(a, b, side);
+  const d = new Float64Array(side * side);
+  const flat = new Uint8Array(side * side);
+  let mean = 0;
+  let n = 0;
+  for (let y = r; y < side - r; y += 1) {
+    for (let x = r; x < side - r; x += 1) {
+      const i = y * side + x;
+      const gradient = Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!);
+      d[i] = b[(y + dy) * side + x + dx]! - a[i]!;
+      if (gradient < FLAT_GRADIENT) {
+        flat[i] = 1;
+        mean += d[i]!;
+        n += 1;
+      }
+    }
+  }
+  if (n < MIN_FLAT_PIXELS) return null;
+  mean /= n;
+  let cross = 0;
+  let power = 0;
+  for (let y = r; y < side - r; y += 1) {
+    for (let x = r; x < side - r; x += 1) {
+      const i = y * side + x;
+      if (!flat[i]) continue;
+      const v = d[i]! - mean;
+      if (x + 1 < side - r && flat[i + 1]) {
+        cross += v * (d[i + 1]! - mean);
+        power += v * v;
+      }
+      if (y + 1 < side - r && flat[i + side]) {
+        cross += v * (d[i + side]! - mean);
+        power += v * v;
+      }
+    }
+  }
+  return power > 0 ? cross / power : null;
 }
 
 interface BlockMatch {
@@ -297,12 +314,9 @@ export function parallaxOf(first: GreyFrame, last: GreyFrame, predicted: { dx: n
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-/** Native patches read after the shutter: enough consecutive pairs for the noise, few enough to stay cheap. */
-export const NOISE_PATCHES = 5;
-
 /**
- * The record's `burst` from consecutive distinct reduced frames (oldest first) and consecutive
- * native patches (NOISE_PATCHES, read just after the shutter).
+ * The measures of consecutive reduced frames (oldest first, `t` in ms) and consecutive native
+ * patches of their centre.
  */
 export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstMeasures {
   const n = frames.length;
@@ -318,12 +332,18 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     changed_fraction: 0,
     motion_px: 0,
     parallax: null,
+    noise_correlation: null,
   };
   if (n < 2 || !first) return empty;
   let identical = 0;
   let repeated = 0;
   const noise: number[] = [];
-  for (let i = 1; i < patches.length; i += 1) noise.push(patchNoise(patches[i - 1]!, patches[i]!));
+  const spread: number[] = [];
+  for (let i = 1; i < patches.length; i += 1) {
+    noise.push(patchNoise(patches[i - 1]!, patches[i]!));
+    const c = noiseCorrelation(patches[i - 1]!, patches[i]!);
+    if (c !== null) spread.push(c);
+  }
   const changed: number[] = [];
   const motion: number[] = [];
   let total = { dx: 0, dy: 0 };
@@ -349,29 +369,6 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     changed_fraction: round3(median(changed)),
     motion_px: round3(median(motion)),
     parallax: parallaxOf(first, frames[n - 1]!, total),
+    noise_correlation: spread.length > 0 ? round3(median(spread)) : null,
   };
-}
-
-/** The burst is the frames of the last BURST_BEFORE_MS before the shutter and the first one after it. */
-export const BURST_BEFORE_MS = 400;
-/** The page keeps at most this many recent frames (enough for BURST_BEFORE_MS at 60 fps). */
-export const BURST_RING = 28;
-
-/** A burst is complete with this many frames over this long (a little over the decision's 5 and 300 ms). */
-export const BURST_MIN_FRAMES = 6;
-export const BURST_MIN_SPAN_MS = 350;
-
-/**
- * The burst around a shutter pressed at `shutterAt`, from recent frames (oldest first): the frames
- * from BURST_BEFORE_MS before it on, once at least one came after it and they are BURST_MIN_FRAMES
- * over BURST_MIN_SPAN_MS (a page that read the preview sparingly reads on after the shutter); null
- * until then.
- */
-export function burstAround(recent: readonly GreyFrame[], shutterAt: number): GreyFrame[] | null {
-  const burst = recent.filter((f) => f.t >= shutterAt - BURST_BEFORE_MS);
-  const after = burst.findIndex((f) => f.t > shutterAt);
-  if (after === -1) return null;
-  const enough = (n: number) => n >= BURST_MIN_FRAMES && burst[n - 1]!.t - burst[0]!.t >= BURST_MIN_SPAN_MS;
-  for (let n = after + 1; n <= burst.length; n += 1) if (enough(n)) return burst.slice(0, n);
-  return null;
 }

@@ -1,0 +1,95 @@
+import { AreaReducer } from "../decoders/frame";
+import type { Luma } from "../decoders/types";
+import type { GreyFrame } from "./measures";
+
+/*
+ * Does the photo belong to the burst? The capture page's photo is the video frame on screen at the
+ * shutter (client/capture-page/camera.ts#snapshot), and that frame leads the burst's patches and is
+ * among its frames, so the photo reduced to the burst's frame size matches the burst's frames at the
+ * shutter. Real footage of another scene sent beside a photo does not. The score is the best
+ * normalised cross-correlation of the reduced photo with a frame within SHUTTER_WINDOW_MS of the
+ * press, over integer shifts of up to SHIFT px (the two reductions differ by a fraction of a pixel).
+ */
+
+export const SHUTTER_WINDOW_MS = 150;
+const SHIFT = 2;
+/** A reduced photo whose pixels vary less than this (std, grey levels) has too little in it to compare. */
+export const MIN_AGREEMENT_STD = 4;
+/** Aspect ratios further apart than this are different pictures. */
+const MAX_ASPECT_DIFFERENCE = 0.03;
+
+export type Agreement =
+  | { measured: true; score: number; offsetMs: number }
+  | { measured: false; why: "aspect" | "plain" | "no_frame"; detail: string };
+
+/** The photo (its overview) against the burst's frames (`t`: ms from the press). */
+export function photoAgreement(photo: Luma, frames: readonly GreyFrame[]): Agreement {
+  const near = frames.filter((f) => Math.abs(f.t) <= SHUTTER_WINDOW_MS);
+  if (near.length === 0) return { measured: false, why: "no_frame", detail: `no frame within ${SHUTTER_WINDOW_MS} ms of the shutter` };
+  const { width, height } = near[0]!;
+  const photoAspect = photo.width / photo.height;
+  const frameAspect = width / height;
+  if (Math.abs(photoAspect / frameAspect - 1) > MAX_ASPECT_DIFFERENCE) {
+    return { measured: false, why: "aspect", detail: `photo ${photo.width}x${photo.height}, frames ${width}x${height}` };
+  }
+  const reducer = new AreaReducer(photo.width, photo.height, Math.max(width, height), 1);
+  reducer.add({ x: 0, y: 0, width: photo.width, height: photo.height, channels: 1, data: photo.data, stride: photo.width });
+  const reduced = reducer.result();
+  if (reduced.width !== width || reduced.height !== height) {
+    return { measured: false, why: "aspect", detail: `photo reduces to ${reduced.width}x${reduced.height}, frames are ${width}x${height}` };
+  }
+  if (std(reduced.data) < MIN_AGREEMENT_STD) return { measured: false, why: "plain", detail: "the photo is too plain to compare" };
+  let best = -1;
+  let at = 0;
+  for (const frame of near) {
+    const score = bestCorrelation(reduced.data, frame.luma, width, height);
+    if (score > best) [best, at] = [score, frame.t];
+  }
+  return { measured: true, score: Math.round(best * 1000) / 1000, offsetMs: at };
+}
+
+function std(data: Uint8Array): number {
+  let s = 0;
+  let q = 0;
+  for (const v of data) {
+    s += v;
+    q += v * v;
+  }
+  const m = s / data.length;
+  return Math.sqrt(Math.max(0, q / data.length - m * m));
+}
+
+/** The largest normalised cross-correlation of `a` with `b` shifted by up to SHIFT px, on the region both cover. */
+function bestCorrelation(a: Uint8Array, b: Uint8Array, width: number, height: number): number {
+  let best = -1;
+  for (let dy = -SHIFT; dy <= SHIFT; dy += 1) {
+    for (let dx = -SHIFT; dx <= SHIFT; dx += 1) {
+      let n = 0;
+      let sa = 0;
+      let sb = 0;
+      let saa = 0;
+      let sbb = 0;
+      let sab = 0;
+      for (let y = SHIFT; y < height - SHIFT; y += 1) {
+        const ra = y * width;
+        const rb = (y + dy) * width + dx;
+        for (let x = SHIFT; x < width - SHIFT; x += 1) {
+          const va = a[ra + x]!;
+          const vb = b[rb + x]!;
+          sa += va;
+          sb += vb;
+          saa += va * va;
+          sbb += vb * vb;
+          sab += va * vb;
+          n += 1;
+        }
+      }
+      const cov = sab / n - (sa / n) * (sb / n);
+      const varA = saa / n - (sa / n) ** 2;
+      const varB = sbb / n - (sb / n) ** 2;
+      const r = varA > 0 && varB > 0 ? cov / Math.sqrt(varA * varB) : -1;
+      if (r > best) best = r;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,178 @@
+import { greyStripPng, toBase64 } from "../../client/capture-page/integrity/png-strip";
+import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
+import type { ReceivedBurst } from "../../src/analysis/burst/received";
+import { readGreyStrip } from "../../src/analysis/burst/strip";
+import type { CaptureDevice, CaptureIntegrityV2 } from "../../src/schemas/capture-integrity";
+import { callJson } from "./api";
+import { encodeJpeg, rng } from "./synth";
+
+/*
+ * Live captures the tests build themselves, as the capture page would send them: a camera moving
+ * over a synthetic scene, rendered at a native 480 × 360, the photo the frame at the shutter (a
+ * JPEG), the burst its frames from 400 ms before to 100 ms after reduced to 160 × 120 (4 × 4
+ * averages, as the page's canvas reduces them) and the native centre patches of the shutter frame
+ * and the next ones, written by the page's own PNG strip encoder. Made here, so they exercise the
+ * plumbing and the rules, never the evidence figures (those are measured on footage nobody here
+ * filmed: docs/signals.md).
+ *
+ * `scene3d`: a near object over a far background, moving at different speeds (parallax).
+ * `plane`: one textured plane moving (a document, a wall, or a screen held to the camera).
+ * `still`: the same picture in every frame with no noise (an injected still).
+ */
+
+export type BurstScene = "scene3d" | "plane" | "still";
+
+const W = 480;
+const H = 360;
+const SCALE = 3;
+const FRAME_MS = 1000 / 30;
+const PATCH = 64;
+
+export const PHONE: CaptureDevice = {
+  label: "Back Camera",
+  kind: "videoinput",
+  facing_mode: "environment",
+  settings: { width: W, height: H, frame_rate: 30, aspect_ratio: 1.333 },
+  controls: ["exposureMode", "focusMode", "torch", "whiteBalanceMode", "zoom"],
+};
+
+/** Value noise: random values on a grid `cell` px apart, bilinearly interpolated, defined everywhere. */
+function texture(seed: number, cell: number, amplitude: number): (x: number, y: number) => number {
+  const r = rng(seed);
+  const n = 256;
+  const grid = Float32Array.from({ length: n * n }, () => (r() - 0.5) * 2 * amplitude);
+  return (x, y) => {
+    const gx = x / cell;
+    const gy = y / cell;
+    const x0 = Math.floor(gx);
+    const y0 = Math.floor(gy);
+    const fx = gx - x0;
+    const fy = gy - y0;
+    const at = (i: number, j: number) => grid[(((j % n) + n) % n) * n + (((i % n) + n) % n)]!;
+    const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
+    const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
+    return top * (1 - fy) + bottom * fy;
+  };
+}
+
+/** Native frames at `times` (ms from the shutter). */
+function render(scene: BurstScene, seed: number, times: number[]): Uint8Array[] {
+  const far = texture(seed, 7, 55);
+  const near = texture(seed + 1, 5, 60);
+  const r = rng(seed + 2);
+  const draw = () => (r() + r() + r() + r() - 2) * 1.7;
+  // Hand shake: native px per ms, with a little curvature.
+  const vx = 0.012 + r() * 0.006;
+  const vy = 0.006 + r() * 0.004;
+  return times.map((t) => {
+    const frame = new Uint8Array(W * H);
+    // A camera's noise is spread over neighbouring pixels (demosaicking, denoising): each pixel averages four draws.
+    const raw = Float32Array.from({ length: (W + 1) * (H + 1) }, draw);
+    const noise = (x: number, y: number) => (raw[y * (W + 1) + x]! + raw[y * (W + 1) + x + 1]! + raw[(y + 1) * (W + 1) + x]! + raw[(y + 1) * (W + 1) + x + 1]!) / 2;
+    const k = scene === "still" ? 0 : t + 400;
+    const bx = vx * k + 0.00001 * k * k;
+    const by = vy * k;
+    for (let y = 0; y < H; y += 1) {
+      for (let x = 0; x < W; x += 1) {
+        const inside = scene === "scene3d" && x > W * 0.3 && x < W * 0.7 && y > H * 0.25 && y < H * 0.75;
+        // The near object moves 2.2 times as far as the background: parallax.
+        const v = inside ? 120 + near(x + 2.2 * bx + 1000, y + 2.2 * by) : 128 + far(x + bx, y + by);
+        frame[y * W + x] = Math.max(0, Math.min(255, Math.round(v + (scene === "still" ? 0 : noise(x, y)))));
+      }
+    }
+    return frame;
+  });
+}
+
+function reduce(frame: Uint8Array): Uint8Array {
+  const w = W / SCALE;
+  const h = H / SCALE;
+  const out = new Uint8Array(w * h);
+  for (let y = 0; y < h; y += 1) {
+    for (let x = 0; x < w; x += 1) {
+      let s = 0;
+      for (let dy = 0; dy < SCALE; dy += 1) for (let dx = 0; dx < SCALE; dx += 1) s += frame[(y * SCALE + dy) * W + x * SCALE + dx]!;
+      out[y * w + x] = Math.round(s / (SCALE * SCALE));
+    }
+  }
+  return out;
+}
+
+function centre(frame: Uint8Array): Uint8Array {
+  const out = new Uint8Array(PATCH * PATCH);
+  const x0 = (W - PATCH) >> 1;
+  const y0 = (H - PATCH) >> 1;
+  for (let y = 0; y < PATCH; y += 1) out.set(frame.subarray((y0 + y) * W + x0, (y0 + y) * W + x0 + PATCH), y * PATCH);
+  return out;
+}
+
+const grey = (frame: Uint8Array) => ({ width: W, height: H, data: Uint8Array.from({ length: W * H * 3 }, (_, i) => frame[Math.floor(i / 3)]!) });
+
+export interface SyntheticCapture {
+  /** The photo: the native frame at the shutter, as a JPEG. */
+  photo: Uint8Array;
+  /** The record as the page leaves it at the shutter (the nonce is added when it is sent). */
+  integrity: PendingIntegrity;
+}
+
+/** A live capture of `scene`, `seed` choosing its textures, noise and shake. */
+export async function syntheticCapture(scene: BurstScene, seed: number, device: CaptureDevice = PHONE): Promise<SyntheticCapture> {
+  const times = Array.from({ length: 16 }, (_, i) => Math.round((i * FRAME_MS - 400) * 10) / 10).filter((t) => t <= 100);
+  const frames = render(scene, seed, times);
+  const shutter = times.findIndex((t) => t >= 0);
+  const patchFrames = frames.slice(shutter, shutter + 6);
+  const [framesPng, patchesPng] = await Promise.all([greyStripPng(frames.map(reduce), W / SCALE, H / SCALE), greyStripPng(patchFrames.map(centre), PATCH, PATCH)]);
+  return {
+    photo: encodeJpeg(grey(frames[shutter]!), 92),
+    integrity: {
+      schema_version: 2,
+      device,
+      preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 },
+      frames: { width: W / SCALE, height: H / SCALE, times_ms: times, png_base64: toBase64(framesPng) },
+      patches: { side: PATCH, times_ms: times.slice(shutter, shutter + 6), png_base64: toBase64(patchesPng) },
+    },
+  };
+}
+
+/** A burst nonce, as the capture page asks for one before it sends a live capture. */
+export async function burstNonce(verificationId: string): Promise<string> {
+  const res = await callJson(`/v1/verifications/${verificationId}/captures/burst-nonce`, { method: "POST" });
+  if (res.status !== 200) throw new Error(`burst-nonce failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.nonce as string;
+}
+
+/** The capture request's `capture_integrity` for `capture`, with a fresh nonce of `verificationId` (or the one given). */
+export async function sentIntegrity(verificationId: string, capture: SyntheticCapture, nonce?: string) {
+  return { ...capture.integrity, nonce: nonce ?? (await burstNonce(verificationId)) };
+}
+
+/**
+ * What the analysis holds for `capture` once its strips were stored, read back and every check
+ * passed (analysis/burst/received.ts), for calling analyzeImage directly: the stored record and the
+ * received burst, `over` replacing any part of it.
+ */
+export function receivedOf(capture: SyntheticCapture, over: Partial<ReceivedBurst> = {}): { captureIntegrity: CaptureIntegrityV2; burst: ReceivedBurst } {
+  const { frames, patches } = capture.integrity;
+  const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const record: CaptureIntegrityV2 = {
+    schema_version: 2,
+    nonce: "n".repeat(51),
+    device: capture.integrity.device,
+    preview: capture.integrity.preview,
+    frames: { width: frames.width, height: frames.height, count: frames.times_ms.length, times_ms: frames.times_ms, sha256: "0".repeat(64), bytes: 0 },
+    patches: { side: patches.side, count: patches.times_ms.length, times_ms: patches.times_ms, sha256: "1".repeat(64), bytes: 0 },
+  };
+  const luma = readGreyStrip(bytes(frames.png_base64), frames.width, frames.height, frames.times_ms.length);
+  const burst: ReceivedBurst = {
+    record,
+    frames: luma.map((l, i) => ({ t: frames.times_ms[i]!, width: frames.width, height: frames.height, luma: l })),
+    patches: readGreyStrip(bytes(patches.png_base64), patches.side, patches.side, patches.times_ms.length),
+    unreadable: null,
+    nonce: { ok: true, issuedAt: 0 },
+    nonceReusedBy: [],
+    attestationUnbound: null,
+    replayOf: [],
+    ...over,
+  };
+  return { captureIntegrity: record, burst };
+}

@@ -12,6 +12,8 @@ let reportedPermission = false;
 
 /** A live photo: camera preview → shutter → review (retake or use) → queued; repeated up to the step's max. */
 export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
+  // Asked for before anything else here: the preview waits on it, and its prompt comes before the location's.
+  const camera = liveCameraSupported() ? openCamera() : null;
   watchLocation();
   const { i18n } = ctx;
   const n = ctx.count(step.key);
@@ -91,9 +93,9 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
     }
   };
 
-  if (!liveCameraSupported()) return blocked("unavailable");
+  if (!camera) return blocked("unavailable");
   stage.replaceChildren(h("p", { class: "status", role: "status" }, i18n.t("camera_starting")));
-  void openCamera().then(async (outcome) => {
+  void camera.then(async (outcome) => {
     if (!stage.isConnected) return; // the user moved on meanwhile
     if (!outcome.ok) return blocked(outcome.reason);
     if (!reportedPermission) ctx.progress.camera("granted", ctx.index);

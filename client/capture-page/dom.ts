@@ -34,3 +34,8 @@ export function show(root: HTMLElement, ...children: Child[]): void {
   const target = root.querySelector<HTMLElement>("h1, button, input");
   target?.focus({ preventScroll: false });
 }
+
+/** Resolves once the browser has rendered what is on the page now (the next frame, then a task). */
+export function nextPaint(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}

@@ -1,6 +1,6 @@
 import { closeCamera, liveCameraSupported, openCamera, reencodeAsJpeg, snapshot } from "../camera";
 import type { ScreenContext } from "../context";
-import { h, show } from "../dom";
+import { h, nextPaint, show } from "../dom";
 import type { ImageStepView, MediaType } from "../flow";
 import { watchLocation } from "../location";
 import { watchPreview } from "../integrity/monitor";
@@ -105,6 +105,9 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
     video.srcObject = outcome.stream;
     stage.replaceChildren(video);
     await video.play().catch(() => undefined);
+    // Reading a frame can hold the main thread for a few hundred ms where canvases are drawn without
+    // a GPU: the watch starts once the preview has been rendered, not in front of it.
+    await nextPaint();
     // What the preview shows of the camera, for the capture-integrity record sent with the photo.
     const monitor = watchPreview(video, outcome.stream);
     ctx.progress.stepReached("capturing", ctx.index);

@@ -159,6 +159,12 @@ export class Delivery {
         await this.queue.update(job);
         return null;
       }
+      // A burst the server refuses must not cost the end user the photo: it goes without (its depth is then not assessed).
+      if (integrity && err instanceof ApiFailure && err.code === "invalid_request" && Object.keys(err.fields).some((f) => f.startsWith("capture_integrity"))) {
+        job.capture_integrity = undefined;
+        await this.queue.update(job);
+        return this.tryCapture(job);
+      }
       throw err;
     }
   }

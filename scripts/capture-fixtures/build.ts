@@ -7,8 +7,8 @@
  *                     loop is itself a cue)
  *   still.y4m         one frame of a real photograph (opencv-doc's building.jpg): a still fed as the camera
  *   still-2.y4m       another photograph (home.jpg): each test's photo is new to the tenant's history
- *   screen.y4m        the same photograph on a plane moving under a hand-held camera (simulated, with
- *                     noise), 10 s: longer than a test's preview, so its loop is not what gives it away
+ *   noisy.y4m         another photograph (fruits.jpg) with fresh noise (σ 1.5) on every frame, 10 s: a
+ *                     still behind a noise filter (the attack ladder's rung 2)
  *   near3d-bobot.y4m  dlib's example video frames (Debian's libdlib19.1: the BoBoT tracking dataset, a
  *                     table of boxes and mugs walked around by hand), 6 s at 25 fps
  *
@@ -18,16 +18,16 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { movingScreen } from "./attacks";
+import { noisyStill } from "./attacks";
 import { BROWSER_GENUINE, GENUINE, SCREEN_PHOTOS } from "./sources";
-import { CACHE, debianFile, readPhotoGrey, sequenceToY4m, videoToY4m, writeGreyY4m } from "./video";
+import { CACHE, debianFile, HEIGHT, readPhotoGrey, sequenceToY4m, videoToY4m, WIDTH, writeGreyY4m } from "./video";
 
 export const BROWSER_FIXTURES = path.join(CACHE, "browser");
 export const FIXTURES = {
   genuine: path.join(BROWSER_FIXTURES, `genuine-${BROWSER_GENUINE}.y4m`),
   still: path.join(BROWSER_FIXTURES, "still.y4m"),
   still2: path.join(BROWSER_FIXTURES, "still-2.y4m"),
-  screen: path.join(BROWSER_FIXTURES, "screen.y4m"),
+  noisy: path.join(BROWSER_FIXTURES, "noisy.y4m"),
   near3d: path.join(BROWSER_FIXTURES, "near3d-bobot.y4m"),
 };
 
@@ -43,7 +43,8 @@ export function buildFixtures(): typeof FIXTURES {
   const photo = debianFile(SCREEN_PHOTOS[0]!);
   if (!existsSync(FIXTURES.still)) videoToY4m(photo, FIXTURES.still, { seconds: 1, frames: 1 });
   if (!existsSync(FIXTURES.still2)) videoToY4m(debianFile(SCREEN_PHOTOS[1]!), FIXTURES.still2, { seconds: 1, frames: 1 });
-  if (!existsSync(FIXTURES.screen)) writeGreyY4m(FIXTURES.screen, movingScreen(readPhotoGrey(photo, 640, 480), 640, 480, 30, 10, 32));
+  // A photograph of its own: the reuse index would otherwise find the still tests' photo in it.
+  if (!existsSync(FIXTURES.noisy)) writeGreyY4m(FIXTURES.noisy, noisyStill(readPhotoGrey(debianFile(SCREEN_PHOTOS[3]!), WIDTH, HEIGHT), 30, 10, 32));
   if (!existsSync(FIXTURES.near3d)) sequenceToY4m(debianFile(BOBOT.source), BOBOT.pattern, BOBOT.fps, FIXTURES.near3d);
   return FIXTURES;
 }

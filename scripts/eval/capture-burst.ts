@@ -17,6 +17,7 @@ import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtur
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
 import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
 import { codesOf, decidePress, isAnomaly, isUnassessed, type Decision } from "./burst-press";
+import { sweepLines, type Spread } from "./noise-rules";
 import { rate } from "./stats";
 
 const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, sweep: { type: "boolean", default: false } } });
@@ -27,8 +28,8 @@ interface Case {
   rung: string;
   positive: boolean;
   decisions: Decision[];
-  /** The noise's spatial correlation of each press (null where not measured). */
-  spread?: Array<number | null>;
+  /** The noise's spatial correlations of each press, where measured. */
+  spread?: Spread[];
 }
 
 const OWN_NAME: CaptureDevice = { label: "OBS Virtual Camera", kind: "videoinput", settings: { width: 1920, height: 1080, frame_rate: 30 }, controls: [] };
@@ -46,7 +47,7 @@ function presses(video: GreyVideo, device: CaptureDevice, fromMs = 1000, stepMs 
 
 async function decideAll(ps: Press[]): Promise<Pick<Case, "decisions" | "spread">> {
   const out = await Promise.all(ps.map((p) => decidePress(p)));
-  return { decisions: out.map((o) => o.decision), spread: out.map((o) => o.measures.noise_correlation) };
+  return { decisions: out.map((o) => o.decision), spread: out.flatMap(({ measures: m }) => (m.noise_correlation !== null && m.noise_correlation_far !== null ? [{ near: m.noise_correlation, far: m.noise_correlation_far }] : [])) };
 }
 
 const started = Date.now();
@@ -139,9 +140,15 @@ if (args.sweep) {
   const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
   console.log(`agreement, genuine: min ${Math.min(...agreements.genuine)}, p1 ${q(agreements.genuine, 0.01)}, p50 ${q(agreements.genuine, 0.5)}`);
   console.log(`agreement, mismatched: p50 ${q(agreements.mismatched, 0.5)}, p99 ${q(agreements.mismatched, 0.99)}, max ${Math.max(...agreements.mismatched)}`);
+  const spreads = (f: (r: (typeof rows)[number]) => boolean) => rows.filter(f).flatMap((r) => r.spread ?? []);
+  console.log(
+    sweepLines([
+      { name: "genuine (not tree)", spreads: spreads((r) => !r.positive && !r.group.includes("duplicated at encoding")) },
+      { name: "rung 2 noisy still", spreads: spreads((r) => r.group.startsWith("2. the photo repeated")) },
+      { name: "rung 3 warps", spreads: spreads((r) => r.rung === "3") },
+    ]).join("\n"),
+  );
   for (const r of rows) {
-    const spread = (r.spread ?? []).filter((x): x is number => x !== null);
-    if (spread.length > 0) console.log(`${r.group}: noise correlation min ${Math.min(...spread).toFixed(3)}, p10 ${q(spread, 0.1).toFixed(3)}, p50 ${q(spread, 0.5).toFixed(3)}, max ${Math.max(...spread).toFixed(3)}; below 0.05/0.1/0.15/0.2: ${[0.05, 0.1, 0.15, 0.2].map((c) => spread.filter((x) => x < c).length).join("/")} of ${spread.length}`);
     const why = new Map<string, number>();
     for (const d of r.decisions) for (const c of codesOf(d)) why.set(c, (why.get(c) ?? 0) + 1);
     console.log(`${r.group}: ${[...why.entries()].map(([c, n]) => `${c} ${n}`).join(", ")}`);

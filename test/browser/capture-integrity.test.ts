@@ -30,11 +30,12 @@ afterEach(async ({ task }) => {
 });
 
 /** One live photo through the page with `video` as the camera; the finished verification and its capture. */
-async function captureWith(name: string, options: { video?: string; renameCamera?: string }) {
+async function captureWith(name: string, options: { video?: string; renameCamera?: string; beforeStart?: (page: Phone["page"]) => Promise<unknown> }) {
   const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: "The front of the parcel", min: 1, max: 1 }] });
   expect(v.config.signals_required).toEqual(["screen", "ai", "reverse", "depth"]);
   phone = await openPhone(options);
   const { page } = phone;
+  await options.beforeStart?.(page);
   await page.goto(pageUrl(v.id));
   await page.getByRole("button", { name: "Start" }).click();
   const shutter = page.getByRole("button", { name: "Take photo" });
@@ -83,8 +84,8 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(300);
   });
 
-  it('a photo on a moving plane with noise added to every frame (rung 3), renamed "Back Camera": white noise, depth_anomaly', async () => {
-    const { done, capture, why } = await captureWith("screen-renamed", { video: fixtures.screen, renameCamera: "Back Camera" });
+  it('a still photo with noise added to every frame (rung 2), renamed "Back Camera": white noise, depth_anomaly', async () => {
+    const { done, capture, why } = await captureWith("noisy-renamed", { video: fixtures.noisy, renameCamera: "Back Camera" });
     expect(valueOf(capture, "sensor_noise"), why).toBeGreaterThan(0.5);
     expect(done.verdict, why).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly" });
     expect(codes(capture), why).toContain("white_noise");
@@ -94,7 +95,7 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
   it.each([
     ["genuine", "a phone's hand-held video of a cockatoo (near 3-D)"],
     ["near3d", "a table of boxes and mugs walked around by hand (BoBoT)"],
-  ] as const)("a real hand-held video fed as the camera, named as a phone's (%s: %s): verified, measured by the service", async (fixture) => {
+  ] as const)("a real hand-held video fed as the camera, named as a phone's (%s: %s): verified, measured by the service", async (fixture, _what) => {
     const { done, capture, why } = await captureWith(fixture, { video: fixtures[fixture], renameCamera: "Back Camera" });
     expect(done.verdict, why).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     expect(capture.capture_integrity.preview.repeated_frames).toBe(0);
@@ -103,5 +104,27 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
     expect(valueOf(capture, "burst_photo_agreement"), why).toBeGreaterThanOrEqual(0.9);
     expect(codes(capture)).not.toEqual(expect.arrayContaining(["frozen_stream", "white_noise", "burst_nonce_invalid"]));
     console.log(`${fixture}: agreement ${valueOf(capture, "burst_photo_agreement")}, noise correlation ${valueOf(capture, "noise_correlation")}, strips ${capture.capture_integrity.frames.bytes} + ${capture.capture_integrity.patches.bytes} bytes`);
+  });
+
+  it("a burst the server refuses does not cost the end user the photo: it is sent again without, and depth reads not assessed", async () => {
+    let refused = 0;
+    const { done, capture, why } = await captureWith("burst-refused", {
+      video: fixtures.near3d,
+      renameCamera: "Back Camera",
+      // As a server would answer a burst it cannot take (the page's own bug, a budget it outgrew): once.
+      beforeStart: (page) =>
+        page.route("**/v1/verifications/*/captures", async (route) => {
+          const body = route.request().postDataJSON() as { capture_integrity?: unknown } | null;
+          if (body?.capture_integrity && refused === 0) {
+            refused += 1;
+            await route.fulfill({ status: 400, contentType: "application/json", body: JSON.stringify({ error: { code: "invalid_request", message: "The request is invalid.", fields: { "capture_integrity.frames.png_base64": "At most 229376 bytes decoded." } } }) });
+            return;
+          }
+          await route.continue();
+        }),
+    });
+    expect(refused).toBe(1);
+    expect(capture.capture_integrity, why).toBeUndefined();
+    expect(done.verdict, why).toMatchObject({ label: "suspicious", reason_code: "not_assessed", signals: { depth: { status: "not_assessed", reason: "no_capture_integrity" } } });
   });
 });

@@ -5,7 +5,7 @@
  * match), and the frames around the shutter picked out. The service measures the frames; the page
  * only counts repeats in its preview, which it reports as its claim.
  */
-import { BURST_LIMITS } from "../../../src/schemas/capture-integrity";
+import { BURST_LIMITS } from "../../../src/schemas/burst-limits";
 
 export const REDUCED_MAX_SIDE: number = BURST_LIMITS.frameMaxSide;
 export const PATCH_SIDE: number = BURST_LIMITS.patchSide;

@@ -11,7 +11,8 @@
  * reads as many frames as it can while spending at most about a sixth of the main thread on them
  * (MAX_SHARE), and after the shutter reads every frame until the burst is complete.
  */
-import { BURST_LIMITS, type PendingIntegrity } from "../../../src/schemas/capture-integrity";
+import { BURST_LIMITS } from "../../../src/schemas/burst-limits";
+import type { PendingIntegrity } from "../../../src/schemas/capture-integrity";
 import { BURST_BEFORE_MS, BURST_RING, burstAround, fingerprint, FLAT_FRAME_STD, frameStd, lumaOf, NOISE_PATCHES, PATCH_SIDE, REDUCED_MAX_SIDE, RepeatWatch, thin, type GreyFrame } from "./frames";
 import { deviceOf } from "./device";
 import { greyStripPng, toBase64 } from "./png-strip";
@@ -68,6 +69,10 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
   };
 
   const keep = (frame: GreyFrame) => {
+    // Frames are kept in the order they were on screen; a video frame callback's time can fall just
+    // before the shutter's own reading of the frame then on screen, so times are made to increase.
+    const last = recent.at(-1);
+    if (last && frame.t <= last.t) frame.t = last.t + 1;
     if (started === 0) started = frame.t;
     watch.add(fingerprint(frame), frameStd(frame.luma) < FLAT_FRAME_STD);
     recent.push(frame);

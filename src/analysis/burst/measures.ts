@@ -23,9 +23,10 @@ export interface GreyFrame {
 
 /**
  * The measures: those version 1 records carried (the page computed them then), and the noise's
- * spatial correlation (the median over consecutive patch pairs; null when no pair could say).
+ * spatial correlation with near and farther neighbours (medians over consecutive patch pairs; null
+ * when no pair could say).
  */
-export type BurstMeasures = BurstMeasuresV1 & { noise_correlation: number | null };
+export type BurstMeasures = BurstMeasuresV1 & { noise_correlation: number | null; noise_correlation_far: number | null };
 
 /** Standard deviation of a frame's reduced pixels: under FLAT_FRAME_STD it shows nothing (lens covered, blown out). */
 export const FLAT_FRAME_STD = 1.5;
@@ -112,13 +113,14 @@ const MIN_FLAT_PIXELS = 200;
 
 /**
  * How the noise between two native patches is spread: the correlation of the aligned difference
- * with itself one pixel across and one down, over the patch's flat areas (edges left by sub-pixel
- * motion are no noise). A camera's noise passes through demosaicking, denoising and the video
- * encoder, which spread each pixel's error to its neighbours (0.3–0.9 in the evaluation's videos);
- * noise added pixel by pixel to a picture is white (about 0). Null when the pair holds too few flat
- * pixels or no difference at all.
+ * with itself one pixel across and one down (`near`), and two pixels across and down (`far`), over
+ * the patch's flat areas (edges left by sub-pixel motion are no noise). A camera's noise passes
+ * through demosaicking, denoising and the video encoder, which spread each pixel's error to its
+ * near neighbours (`near` 0.3–0.9 in the evaluations' videos, and above `far`); noise added pixel by
+ * pixel to a picture is white (about 0), and what sub-pixel motion leaves of the picture's texture
+ * is smooth (`near` about `far`). Null when the pair holds too few flat pixels or no difference.
  */
-export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): number | null {
+export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): { near: number; far: number } | null {
   const r = PATCH_MARGIN + 1;
   const { dx, dy } = alignPatches(a, b, side);
   const d = new Float64Array(side * side);
@@ -139,24 +141,29 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
   }
   if (n < MIN_FLAT_PIXELS) return null;
   mean /= n;
-  let cross = 0;
-  let power = 0;
-  for (let y = r; y < side - r; y += 1) {
-    for (let x = r; x < side - r; x += 1) {
-      const i = y * side + x;
-      if (!flat[i]) continue;
-      const v = d[i]! - mean;
-      if (x + 1 < side - r && flat[i + 1]) {
-        cross += v * (d[i + 1]! - mean);
-        power += v * v;
-      }
-      if (y + 1 < side - r && flat[i + side]) {
-        cross += v * (d[i + side]! - mean);
-        power += v * v;
+  const lag = (step: number): number | null => {
+    let cross = 0;
+    let power = 0;
+    for (let y = r; y < side - r; y += 1) {
+      for (let x = r; x < side - r; x += 1) {
+        const i = y * side + x;
+        if (!flat[i]) continue;
+        const v = d[i]! - mean;
+        if (x + step < side - r && flat[i + step]) {
+          cross += v * (d[i + step]! - mean);
+          power += v * v;
+        }
+        if (y + step < side - r && flat[i + step * side]) {
+          cross += v * (d[i + step * side]! - mean);
+          power += v * v;
+        }
       }
     }
-  }
-  return power > 0 ? cross / power : null;
+    return power > 0 ? cross / power : null;
+  };
+  const near = lag(1);
+  const far = lag(2);
+  return near === null || far === null ? null : { near, far };
 }
 
 interface BlockMatch {
@@ -333,16 +340,21 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     motion_px: 0,
     parallax: null,
     noise_correlation: null,
+    noise_correlation_far: null,
   };
   if (n < 2 || !first) return empty;
   let identical = 0;
   let repeated = 0;
   const noise: number[] = [];
-  const spread: number[] = [];
+  const near: number[] = [];
+  const far: number[] = [];
   for (let i = 1; i < patches.length; i += 1) {
     noise.push(patchNoise(patches[i - 1]!, patches[i]!));
     const c = noiseCorrelation(patches[i - 1]!, patches[i]!);
-    if (c !== null) spread.push(c);
+    if (c) {
+      near.push(c.near);
+      far.push(c.far);
+    }
   }
   const changed: number[] = [];
   const motion: number[] = [];
@@ -369,6 +381,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     changed_fraction: round3(median(changed)),
     motion_px: round3(median(motion)),
     parallax: parallaxOf(first, frames[n - 1]!, total),
-    noise_correlation: spread.length > 0 ? round3(median(spread)) : null,
+    noise_correlation: near.length > 0 ? round3(median(near)) : null,
+    noise_correlation_far: far.length > 0 ? round3(median(far)) : null,
   };
 }

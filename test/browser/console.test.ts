@@ -135,9 +135,10 @@ describe("operator console in Chromium", () => {
     await viewer.waitFor();
     await viewer.getByText("What was checked").waitFor();
     await viewer.getByText("Screen detection").first().waitFor();
-    // How it was captured, in words that claim no more than the page reported.
+    // How it was captured: what the page reported as its claim, and the frames the service measured.
     await viewer.getByText("How it was captured").waitFor();
-    await viewer.getByText(/Reported by the capture page \(a cue, not proof\): the camera “fake_device_0”/).waitFor();
+    await viewer.getByText(/The camera, as the capture page reported it: “fake_device_0”/).waitFor();
+    await viewer.getByText(/\d+ frames of 160 × 120 over \d+ ms around the shutter, and \d+ patches of 64 × 64 .* The service measured them/).waitFor();
     await viewer.getByText(/through the capture link, for a photo step/).waitFor();
     await viewer.getByText("Frames no live camera over a real scene gives (confidence 5 %)").waitFor();
     await page.keyboard.press("ArrowRight");

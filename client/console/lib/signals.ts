@@ -70,7 +70,7 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   virtual_camera: "the page reported a camera name that is a virtual camera's, which can show any image or video",
   frozen_stream: "the frames around the shutter were identical: no sensor noise and no motion, as when a still image is fed as the camera",
   repeated_frames: "frames repeated exactly after different ones, as a looping video does (a camera's noise never repeats)",
-  repeated_frames_reported: "the page reported that its preview repeated frames exactly, as a looping video does",
+  repeated_frames_reported: "the page reported that its preview repeated frames exactly, as a looping video does (its claim, not a check)",
   white_noise: "the noise between frames is uncorrelated from pixel to pixel, as when noise is added to a picture; a camera's pipeline spreads its noise",
   noise_correlation: "how much the noise between frames spreads to neighbouring pixels (a camera's: 0.3 to 0.9; noise added to a picture: about 0)",
   sensor_noise: "the noise between frames, in grey levels (a live sensor shows some)",

@@ -8,9 +8,10 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * The `depth` signal of a hosted-page live capture (CONTRACT.md, fifth release): did the frames
  * around the shutter come from a camera looking at a real scene, and do they belong to this photo?
  * Decided from what the service measured of the frames the capture page sent (analysis/burst/),
- * never from numbers the page reported: those are its claim, and a claim can count only against
- * the one making it (a virtual camera's name, a preview that repeated itself). A pure function of
- * its inputs (docs/signals.md, "`depth` from the capture burst").
+ * never from numbers the page reported: those are its claim and decide nothing. The one thing the
+ * page says that counts is a virtual camera's name, and only against the capture: nobody forges a
+ * cue against themselves. A pure function of its inputs (docs/signals.md, "`depth` from the
+ * capture burst").
  */
 
 export const CAPTURE_BURST_VERSION = "capture-burst/3";
@@ -150,14 +151,17 @@ function unassessed(reason: NotAssessedReason, evidence: Evidence[]): DepthNotAs
   return { status: "not_assessed", reason, evidence, provider: CAPTURE_BURST_PROVIDER, method_version: CAPTURE_BURST_VERSION };
 }
 
-/** What the page claimed that counts against it: a virtual camera's name, a preview (or v1 burst) that repeated frames. */
-function claimsAgainst(record: CaptureIntegrity): Evidence[] {
-  const out: Evidence[] = [];
+/**
+ * What the page claimed: a virtual camera's name counts against the capture; the numbers it reported
+ * (its preview's repeats) are shown to the reviewer as its claim and decide nothing (CONTRACT.md).
+ */
+function claims(record: CaptureIntegrity): { against: Evidence[]; noted: Evidence[] } {
   const virtual = virtualCameraOf(record.device.label);
-  if (virtual) out.push({ code: "virtual_camera", detail: virtual });
   const repeats = record.preview.repeated_frames + (record.schema_version === 1 ? record.burst.repeated_frames : 0);
-  if (repeats > 0) out.push({ code: "repeated_frames_reported", value: repeats, detail: "the page reported frames exactly equal to earlier ones: a looping clip" });
-  return out;
+  return {
+    against: virtual ? [{ code: "virtual_camera", detail: virtual }] : [],
+    noted: repeats > 0 ? [{ code: "repeated_frames_reported", value: repeats, detail: "the page reported frames exactly equal to earlier ones (a looping clip?): a claim, not a check" }] : [],
+  };
 }
 
 /** The burst's own integrity: the nonce, its single use, the attestation's binding, replays, and the photo's agreement. */
@@ -193,14 +197,15 @@ function integrity(burst: ReceivedBurst, agreement: Agreement | null): { against
 export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthNotAssessed {
   const t = CAPTURE_BURST_THRESHOLDS;
   if (!f.record) return unassessed("no_capture_integrity", []);
-  const against = claimsAgainst(f.record);
+  const claimed = claims(f.record);
+  const against = [...claimed.against];
   if (f.record.schema_version === 1 || !f.burst) {
-    if (against.length > 0) return result(0.05, true, against);
-    return unassessed("no_burst_frames", [{ code: "client_claim_only", detail: "the page sent its own measures, not the frames: a claim, not read for the signal" }]);
+    if (against.length > 0) return result(0.05, true, [...against, ...claimed.noted]);
+    return unassessed("no_burst_frames", [{ code: "client_claim_only", detail: "the page sent its own measures, not the frames: a claim, not read for the signal" }, ...claimed.noted]);
   }
   const checks = integrity(f.burst, f.agreement);
   against.push(...checks.against);
-  const evidence: Evidence[] = [...checks.seen];
+  const evidence: Evidence[] = [...checks.seen, ...claimed.noted];
   const unknown = [...checks.unknown];
   const m = f.measures;
   if (f.burst.unreadable || !m) {

@@ -8,60 +8,20 @@
  *
  *   npx tsx scripts/eval/capture-footage/evaluate.ts [--write] [--split train|test]
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, NOISE_PATCHES, PATCH_SIDE, REDUCED_MAX_SIDE, RepeatWatch } from "../../../client/capture-page/integrity/frames";
-import { AreaReducer } from "../../../src/analysis/decoders/frame";
+import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, NOISE_PATCHES, RepeatWatch } from "../../../client/capture-page/integrity/frames";
 import { CAPTURE_BURST_VERSION } from "../../../src/analysis/signals/capture-burst";
 import { PHONE_CAMERA, type PageFrame, type Press } from "../../capture-fixtures/page-frames";
 import { codesOf, decidePress, isAnomaly, isUnassessed } from "../burst-press";
 import { sweepLines, type Spread } from "../noise-rules";
 import { rate } from "../stats";
+import { pageFramesOf, readClip } from "./frames";
 import { cachePath, readManifest, ROOT, sequence, type Clip } from "./sources";
 
 const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, split: { type: "string" }, seconds: { type: "string", default: "8" } } });
-const MAX_SIDE = 960;
 const SECONDS = Number(args.seconds);
-
-interface Video {
-  width: number;
-  height: number;
-  fps: number;
-  frames: Uint8Array[];
-}
-
-function readClip(clip: Clip): Video {
-  const [w0, h0] = clip.resolution.split("x").map(Number) as [number, number];
-  const scale = Math.min(1, MAX_SIDE / Math.max(w0, h0));
-  const width = Math.round((w0 * scale) / 2) * 2;
-  const height = Math.round((h0 * scale) / 2) * 2;
-  const file = cachePath(clip);
-  const seq = sequence(clip);
-  const input = seq
-    ? ["-framerate", String(clip.fps), "-pattern_type", "glob", "-i", path.join(file, `*${path.extname(clip.path)}`)]
-    : ["-i", file];
-  const raw = execFileSync("ffmpeg", ["-v", "error", ...input, "-t", String(SECONDS), "-vf", `scale=${width}:${height},format=gray`, "-r", String(clip.fps), "-f", "rawvideo", "-"], { maxBuffer: 1 << 30 });
-  const size = width * height;
-  const frames: Uint8Array[] = [];
-  for (let o = 0; o + size <= raw.length; o += size) frames.push(new Uint8Array(raw.buffer, raw.byteOffset + o, size));
-  return { width, height, fps: clip.fps, frames };
-}
-
-function pageFramesOf(video: Video): PageFrame[] {
-  const { width: w, height: h } = video;
-  const px = (w - PATCH_SIDE) >> 1;
-  const py = (h - PATCH_SIDE) >> 1;
-  return video.frames.map((f, i) => {
-    const reducer = new AreaReducer(w, h, REDUCED_MAX_SIDE, 1);
-    reducer.add({ x: 0, y: 0, width: w, height: h, channels: 1, data: f, stride: w });
-    const reduced = reducer.result();
-    const patch = new Uint8Array(PATCH_SIDE * PATCH_SIDE);
-    for (let y = 0; y < PATCH_SIDE; y += 1) patch.set(f.subarray((py + y) * w + px, (py + y) * w + px + PATCH_SIDE), y * PATCH_SIDE);
-    return { t: (1000 * i) / video.fps, width: reduced.width, height: reduced.height, luma: reduced.data, patch, native: f };
-  });
-}
 
 function pressAt(frames: PageFrame[], shutterAt: number, native: { width: number; height: number }): Press | null {
   const watch = new RepeatWatch();
@@ -100,7 +60,7 @@ for (const clip of clips) {
     console.error(`missing ${clip.name}: run scripts/eval/capture-footage/build.ts`);
     continue;
   }
-  const video = readClip(clip);
+  const video = readClip(clip, SECONDS);
   const frames = pageFramesOf(video);
   const r: Result = { clip, n: 0, anomaly: 0, unassessed: 0, flat: 0, codes: new Map(), spread: [] };
   for (let t = 1000; t <= frames.at(-1)!.t - 150; t += 500) {

@@ -1,0 +1,54 @@
+/*
+ * A footage clip read as the capture page reads a camera (scripts/eval/capture-footage/evaluate.ts
+ * and screen-cues.ts): grey frames at the clip's own rate and resolution (capped at MAX_SIDE px),
+ * each reduced to 160 px on its longest side with its native 64 px centre patch.
+ */
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { PATCH_SIDE, REDUCED_MAX_SIDE } from "../../../client/capture-page/integrity/frames";
+import { AreaReducer } from "../../../src/analysis/decoders/frame";
+import type { PageFrame } from "../../capture-fixtures/page-frames";
+import { cachePath, sequence, type Clip } from "./sources";
+
+const MAX_SIDE = 960;
+
+export interface Video {
+  width: number;
+  height: number;
+  fps: number;
+  frames: Uint8Array[];
+}
+
+/** The clip's first `seconds` as grey frames at its own rate, scaled to at most MAX_SIDE px (ffmpeg). */
+export function readClip(clip: Clip, seconds: number): Video {
+  const [w0, h0] = clip.resolution.split("x").map(Number) as [number, number];
+  const scale = Math.min(1, MAX_SIDE / Math.max(w0, h0));
+  const width = Math.round((w0 * scale) / 2) * 2;
+  const height = Math.round((h0 * scale) / 2) * 2;
+  const file = cachePath(clip);
+  const seq = sequence(clip);
+  const input = seq
+    ? ["-framerate", String(clip.fps), "-pattern_type", "glob", "-i", path.join(file, `*${path.extname(clip.path)}`)]
+    : ["-i", file];
+  const raw = execFileSync("ffmpeg", ["-v", "error", ...input, "-t", String(seconds), "-vf", `scale=${width}:${height},format=gray`, "-r", String(clip.fps), "-f", "rawvideo", "-"], { maxBuffer: 1 << 30 });
+  const size = width * height;
+  const frames: Uint8Array[] = [];
+  for (let o = 0; o + size <= raw.length; o += size) frames.push(new Uint8Array(raw.buffer, raw.byteOffset + o, size));
+  return { width, height, fps: clip.fps, frames };
+}
+
+/** Each frame as the capture page keeps it: reduced to 160 px, its native centre patch, the native frame. */
+export function pageFramesOf(video: Video): PageFrame[] {
+  const { width: w, height: h } = video;
+  const px = (w - PATCH_SIDE) >> 1;
+  const py = (h - PATCH_SIDE) >> 1;
+  return video.frames.map((f, i) => {
+    const reducer = new AreaReducer(w, h, REDUCED_MAX_SIDE, 1);
+    reducer.add({ x: 0, y: 0, width: w, height: h, channels: 1, data: f, stride: w });
+    const reduced = reducer.result();
+    const patch = new Uint8Array(PATCH_SIDE * PATCH_SIDE);
+    for (let y = 0; y < PATCH_SIDE; y += 1) patch.set(f.subarray((py + y) * w + px, (py + y) * w + px + PATCH_SIDE), y * PATCH_SIDE);
+    return { t: (1000 * i) / video.fps, width: reduced.width, height: reduced.height, luma: reduced.data, patch, native: f };
+  });
+}
+

@@ -1,3 +1,5 @@
+import { greyStripPng } from "../../client/capture-page/integrity/png-strip";
+import { readGreyStrip } from "../../src/analysis/burst/strip";
 import { readC2pa } from "../../src/analysis/c2pa";
 import { decodeImage, DecodeFailure, type DecodeRequest } from "../../src/analysis/decoders";
 import { frameLayout } from "../../src/analysis/decoders/header";
@@ -21,7 +23,7 @@ import { deflate } from "pako";
  * measured per input inside workerd).
  */
 
-export const FUZZ_TARGETS = ["jpeg", "progressive-jpeg", "png", "webp-lossy", "webp-lossless", "heif", "depth-map", "exif", "png-chunks", "webp-chunks", "c2pa"] as const;
+export const FUZZ_TARGETS = ["jpeg", "progressive-jpeg", "png", "webp-lossy", "webp-lossless", "heif", "depth-map", "burst-strip", "exif", "png-chunks", "webp-chunks", "c2pa"] as const;
 export type FuzzTarget = (typeof FUZZ_TARGETS)[number];
 
 const MEDIA_TYPES: Record<FuzzTarget, string> = {
@@ -32,6 +34,7 @@ const MEDIA_TYPES: Record<FuzzTarget, string> = {
   "webp-lossless": "image/webp",
   heif: "image/heic",
   "depth-map": "image/png",
+  "burst-strip": "image/png",
   exif: "image/jpeg",
   "png-chunks": "image/png",
   "webp-chunks": "image/webp",
@@ -100,12 +103,24 @@ export async function fuzzSeeds(sample: (name: string) => Promise<Uint8Array>): 
       encodeDepthPng(128, 96, (x, y) => 900 - Math.max(0, 80 - Math.hypot(x - 64, y - 48) * 3)),
       encodeDepthPng(64, 48, (x, y) => (x < 20 ? 0 : 600 + y)),
     ],
+    // A live capture's burst as the capture page writes it: STRIP_TILES frames of STRIP_WIDTH × STRIP_HEIGHT.
+    "burst-strip": await Promise.all([1, 2].map((seed) => greyStripPng(stripTiles(seed), STRIP_WIDTH, STRIP_HEIGHT))),
     exif: [encodeJpeg(scene, 90, tiff), encodeJpeg(scene, 90, exifTiff({ make: "Canon", model: "EOS R5" }))],
     "png-chunks": [concat(png.subarray(0, 33), textChunks, png.subarray(33)), ...(await load("png-chunks"))],
     "webp-chunks": [webpWithChunks(await sample("dune.webp"), tiff, xmpWithSourceType("http://cv.iptc.org/newscodes/digitalsourcetype/compositeSynthetic"))],
     // A signed JPEG (JUMBF in APP11), and the containers c2pa-ts also parses looking for one (PNG, ISOBMFF).
     c2pa: [await signJpeg(encodeJpeg(scene, 90, tiff), signer, DigitalSourceType.TrainedAlgorithmicMedia), await sample("dune.png"), await sample("dune.heic")],
   };
+}
+
+const [STRIP_WIDTH, STRIP_HEIGHT, STRIP_TILES] = [64, 48, 6];
+
+/** Grey tiles of a natural-looking scene moving a pixel a frame. */
+function stripTiles(seed: number): Uint8Array[] {
+  const scene = naturalScene(STRIP_WIDTH + STRIP_TILES, STRIP_HEIGHT, seed);
+  return Array.from({ length: STRIP_TILES }, (_, k) =>
+    Uint8Array.from({ length: STRIP_WIDTH * STRIP_HEIGHT }, (_, i) => scene.data[((Math.floor(i / STRIP_WIDTH) * (STRIP_WIDTH + STRIP_TILES)) + (i % STRIP_WIDTH) + k) * 3]!),
+  );
 }
 
 /** xorshift32: a seeded stream of [0, 1). */
@@ -263,6 +278,8 @@ export async function runFuzzTarget(target: FuzzTarget, bytes: Uint8Array): Prom
       return decoded(() => decodeImage(bytes, mediaType, FUZZ_REQUEST));
     case "depth-map":
       return decoded(() => analyzeDepthPng(bytes));
+    case "burst-strip":
+      return decoded(() => readGreyStrip(bytes, STRIP_WIDTH, STRIP_HEIGHT, STRIP_TILES));
     case "exif":
     case "png-chunks":
     case "webp-chunks":

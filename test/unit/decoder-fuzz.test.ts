@@ -24,6 +24,7 @@ const ALLOWED: Record<FuzzTarget, string[]> = {
   "webp-lossless": ["decoded", "undecodable_image", "image_too_large"],
   heif: ["decoded", "undecodable_image", "image_too_large"],
   "depth-map": ["decoded", "undecodable_image", "image_too_large"],
+  "burst-strip": ["decoded", "undecodable_image"],
   exif: ["read"],
   "png-chunks": ["read"],
   "webp-chunks": ["read"],

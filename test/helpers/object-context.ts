@@ -82,7 +82,7 @@ export async function seedEvents(row: Pick<VerificationRow, "id" | "tenantId">, 
 }
 
 /** A capture of `row` that took the bytes at `imageKey` (seq 1), as the capture's commit writes it. */
-export async function seedCapture(row: Pick<VerificationRow, "id" | "tenantId">, capture: { id: string; imageKey: string; location?: unknown }, now: number): Promise<void> {
+export async function seedCapture(row: Pick<VerificationRow, "id" | "tenantId">, capture: { id: string; imageKey: string; location?: unknown; captureIntegrity?: unknown }, now: number): Promise<void> {
   await createDb(env.DB)
     .insert(captures)
     .values({
@@ -97,6 +97,7 @@ export async function seedCapture(row: Pick<VerificationRow, "id" | "tenantId">,
       sizeBytes: 1,
       sha256: "0".repeat(64),
       location: capture.location ?? null,
+      captureIntegrity: capture.captureIntegrity ?? null,
       createdAt: now,
     });
 }

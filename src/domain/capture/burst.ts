@@ -3,7 +3,7 @@ import { DecodeFailure } from "../../analysis/decoders/types";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { BURST_LIMITS, type CaptureIntegrityUpload, type CaptureIntegrityV2 } from "../../schemas/capture-integrity";
-import { burstKeysFor, deleteEvidence, putEvidence } from "../../storage/evidence";
+import { burstKeysFor, putEvidence } from "../../storage/evidence";
 import { decodeBase64Image } from "./media";
 
 /*
@@ -56,7 +56,7 @@ export async function receiveBurst(upload: CaptureIntegrityUpload): Promise<Rece
   };
 }
 
-/** Stores the strips beside the capture's photo; returns their keys (for a rollback). */
+/** Stores the strips beside the capture's photo; returns their keys (an inline capture refused deletes them). */
 export async function storeBurst(bucket: R2Bucket, verificationId: string, captureId: string, burst: ReceivedBurst): Promise<string[]> {
   const keys = burstKeysFor(verificationId, captureId, { frames: burst.record.frames.sha256, patches: burst.record.patches.sha256 });
   await Promise.all([
@@ -64,8 +64,4 @@ export async function storeBurst(bucket: R2Bucket, verificationId: string, captu
     putEvidence(bucket, keys.patches, burst.patches, "image/png", burst.record.patches.sha256),
   ]);
   return [keys.frames, keys.patches];
-}
-
-export async function dropBurst(bucket: R2Bucket, keys: string[]): Promise<void> {
-  await deleteEvidence(bucket, keys);
 }

@@ -15,7 +15,7 @@ import type { CaptureFlowRecord } from "../../model/verification/present";
 import { checkUploadMint, evidenceStepNamed, guardLive } from "../../model/verification/transitions";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "./media";
 import { readUpload, resolveUpload } from "./uploads";
-import { dropBurst, receiveBurst, storeBurst, type ReceivedBurst } from "./burst";
+import { receiveBurst, storeBurst, type ReceivedBurst } from "./burst";
 import type { UploadSlot } from "../../model/verification/upload-slots";
 
 /** The verification row behind a capture token, or 404 for malformed and unknown ids alike. */
@@ -91,7 +91,10 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
     throw new ApiError("unsupported_media_type", `The uploaded bytes are ${mediaType}, not the declared ${slot.contentType}.`);
   }
   const inspected = [...(common.uploads ?? []), ...(upload.inspected ? [upload.inspected] : [])];
-  const burstKeys = burst ? await storeBurst(ctx.env.EVIDENCE, verificationId, slot.id, burst) : [];
+  // Keyed by the slot's capture id and their digests: a retry of a capture already held writes the
+  // same objects again. Strips of a refused capture are not deleted here (they may be the held
+  // capture's): unreferenced, they are orphans the sweep the upload booked removes.
+  if (burst) await storeBurst(ctx.env.EVIDENCE, verificationId, slot.id, burst);
   const result = await verificationObject(ctx.env, verificationId).addCapture(verificationId, {
     ...common,
     captureId: slot.id,
@@ -101,8 +104,6 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
     sha256: upload.sha256,
     ...(inspected.length > 0 ? { uploads: inspected } : {}),
   });
-  // A replay keeps what the first capture stored (its strips are keyed by their digests).
-  if (!result.ok && burstKeys.length > 0) await dropBurst(ctx.env.EVIDENCE, burstKeys);
   return unwrap(result);
 }
 

@@ -10,7 +10,7 @@ import { newId } from "../../../src/lib/ids";
 import { CAPTURE_WINDOW_MS, SWEEP_GRACE_MS } from "../../../src/model/verification/orphan-sweep";
 import { redactedColumns } from "../../../src/model/verification/redaction";
 import { UPLOAD_TTL_MS, type UploadSlot } from "../../../src/model/verification/upload-slots";
-import { objectKeyFor, thumbnailKeyFor, verificationPrefix } from "../../../src/storage/evidence";
+import { burstKeysFor, objectKeyFor, thumbnailKeyFor, verificationPrefix } from "../../../src/storage/evidence";
 import { db, seedTenant, type TestTenant } from "../../helpers/api";
 import { commitSteps, inFreshObject, moduleContext, seedCapture, seedVerification } from "../../helpers/object-context";
 
@@ -83,6 +83,24 @@ describe("the orphan sweep", () => {
       expect(slots.kept(open.objectKey)).toBeUndefined();
       expect(await sweepDue(state.storage)).toBeUndefined();
       expect([purger.purged, calls.apply]).toEqual([[], 0]);
+    }));
+
+  it("a capture's burst strips are kept with it; strips no capture recorded (a refused or retried capture's) go after the grace", () =>
+    inFreshObject(async (state) => {
+      const { cx } = moduleContext(state.storage);
+      const now = Date.now() + SWEEP_GRACE_MS + 60_000;
+      const v = await seedVerification(t.id, now);
+      const taken = await uploaded(v, now - UPLOAD_TTL_MS);
+      const digests = { frames: "a".repeat(64), patches: "b".repeat(64) };
+      const record = { schema_version: 2, frames: { sha256: digests.frames }, patches: { sha256: digests.patches } };
+      await seedCapture(v, { id: taken.id, imageKey: taken.objectKey, captureIntegrity: record }, now);
+      const kept = burstKeysFor(v.id, taken.id, digests);
+      const stray = burstKeysFor(v.id, taken.id, { frames: "c".repeat(64), patches: "d".repeat(64) });
+      for (const key of [kept.frames, kept.patches, stray.frames, stray.patches]) await env.EVIDENCE.put(key, "strip");
+
+      await runSweep(cx, new UploadSlots(state.storage.kv), commitSteps(cx, v.id).steps, v.id, (await loadRecord(db(), v.id))!, now);
+
+      expect(await storedKeys(v)).toEqual([taken.objectKey, kept.frames, kept.patches].sort());
     }));
 
   it("once the verification is over, unreferenced bytes go after the grace even under an open URL, and the sweep comes back when that URL expired", () =>

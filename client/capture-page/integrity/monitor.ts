@@ -87,7 +87,7 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
     if (!got) return;
     lastMediaTime = mediaTime;
     keep(got.frame);
-    if (got.patch) patches.push({ t: now, luma: got.patch });
+    if (got.patch) patches.push({ t: Math.max(now, (patches.at(-1)?.t ?? -Infinity) + 1), luma: got.patch });
     const took = performance.now() - begun;
     cost = cost === 0 ? took : 0.8 * cost + 0.2 * took;
     nextAt = now + Math.max(MIN_FRAME_GAP_MS, cost / MAX_SHARE);
@@ -164,7 +164,9 @@ async function pendingRecord(
   pressed: number,
   preview: PendingIntegrity["preview"],
 ): Promise<PendingIntegrity> {
-  const { width, height } = frames[0] ?? { width: 0, height: 0 };
+  // A strip holds frames of one size: those of the shutter's (a camera that changed its resolution mid-burst leaves the others out).
+  const { width, height } = frames.at(-1) ?? { width: 0, height: 0 };
+  frames = frames.filter((f) => f.width === width && f.height === height);
   const [framesPng, patchesPng] = await Promise.all([greyStripPng(frames.map((f) => f.luma), width, height), greyStripPng(patches.map((p) => p.luma), PATCH_SIDE, PATCH_SIDE)]);
   return {
     schema_version: 2,

@@ -217,6 +217,18 @@ describe("the live capture measured by the service", () => {
     expect(stored.objects.filter((o) => o.key.endsWith(".png"))).toHaveLength(0);
   });
 
+  it("a strip whose header is right but whose data does not inflate: accepted (no decoder at the door), depth not assessed (burst_unreadable)", async () => {
+    const capture = await syntheticCapture("scene3d", 4117);
+    const png = Uint8Array.from(atob(capture.integrity.frames.png_base64), (c) => c.charCodeAt(0));
+    png.fill(0xff, 60, Math.min(png.length - 20, 400));
+    let bin = "";
+    for (const b of png) bin += String.fromCharCode(b);
+    const { v, done } = await liveOnce({ photo: capture.photo, integrity: { ...capture.integrity, frames: { ...capture.integrity.frames, png_base64: btoa(bin) } } });
+    expect(done.verdict).toMatchObject({ label: "suspicious", signals: { depth: { status: "not_assessed", reason: "burst_unreadable" } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toContain("burst_unreadable");
+  });
+
   it("fuzzed records (seeded): every answer is 201 or a 400 naming a capture_integrity field, never a 500", async () => {
     const v = await createVerification(t.key, { max_captures: 20 });
     const random = rng(41);

@@ -1,5 +1,3 @@
-import { readGreyStrip } from "../../analysis/burst/strip";
-import { DecodeFailure } from "../../analysis/decoders/types";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { BURST_LIMITS, type CaptureIntegrityUpload, type CaptureIntegrityV2 } from "../../schemas/capture-integrity";
@@ -8,10 +6,12 @@ import { decodeBase64Image } from "./media";
 
 /*
  * A live capture's burst at the door (CONTRACT.md, fifth release): both PNG strips decoded from
- * base64 within their byte budgets and read whole (their size is the declared frame size times the
- * frame count, so reading them is bounded), or 400 naming the field; then stored beside the photo
- * (R2, keyed by digest) and recorded on the capture without their bytes. What they show is the
- * analysis's to measure (analysis/burst/).
+ * base64 within their byte budgets, their header the declared shape (8-bit greyscale, not
+ * interlaced, the declared frame size times the frame count), or 400 naming the field; then stored
+ * beside the photo (R2, keyed by digest) and recorded on the capture without their bytes. Their
+ * pixels are the analysis's to read and measure (analysis/burst/: a strip whose data does not
+ * inflate reads `burst_unreadable`), as a photo's are: no decoder runs in the Worker that serves
+ * capture links (scripts/check-bundle.ts).
  */
 
 export interface ReceivedBurst {
@@ -27,13 +27,24 @@ async function strip(text: string, field: string, maxBytes: number, width: numbe
   const bytes = decodeBase64Image(text);
   if (!bytes || bytes.length === 0) throw ApiError.invalid({ [field]: "Not valid base64." });
   if (bytes.length > maxBytes) throw ApiError.invalid({ [field]: `At most ${maxBytes} bytes decoded.` });
-  try {
-    readGreyStrip(bytes, width, height, count);
-  } catch (err) {
-    if (err instanceof DecodeFailure) throw ApiError.invalid({ [field]: `Not a readable burst strip: ${err.message}.` });
-    throw err;
-  }
+  const refused = stripShapeProblem(bytes, width, height * count);
+  if (refused) throw ApiError.invalid({ [field]: `Not a burst strip: ${refused}.` });
   return { bytes, sha256: await sha256Hex(bytes) };
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** Why `bytes` is not a PNG whose first chunk declares an 8-bit greyscale, non-interlaced `width` × `height` image (null: it is). */
+function stripShapeProblem(bytes: Uint8Array, width: number, height: number): string | null {
+  if (bytes.length < 33 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b)) return "not a PNG";
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const type = String.fromCharCode(...bytes.subarray(12, 16));
+  if (view.getUint32(8) !== 13 || type !== "IHDR") return "its first chunk is not a PNG header";
+  // IHDR: width, height, bit depth, colour type, compression, filter, interlace.
+  const [w, h, depth, colour, compression, filter, interlace] = [view.getUint32(16), view.getUint32(20), bytes[24], bytes[25], bytes[26], bytes[27], bytes[28]];
+  if (depth !== 8 || colour !== 0 || compression !== 0 || filter !== 0 || interlace !== 0) return `not 8-bit greyscale and not interlaced (depth ${depth}, colour type ${colour}, interlace ${interlace})`;
+  if (w !== width || h !== height) return `${w}x${h}, not the ${width}x${height} its frames declare`;
+  return null;
 }
 
 export async function receiveBurst(upload: CaptureIntegrityUpload): Promise<ReceivedBurst> {

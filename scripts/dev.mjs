@@ -8,7 +8,8 @@
 //     capture page) and runs each in a workerd process of its own (scripts/local-runtime.mjs): the
 //     API Worker (wrangler.toml) on http://localhost:8787, and the analysis Worker
 //     (wrangler.analysis.toml), which consumes the analysis queue, so its decoding never runs on the
-//     thread that answers the capture links. Both get the secrets of .dev.vars;
+//     thread that answers the capture links. Both get the secrets of .dev.vars. The port answers only
+//     once the analysis Worker consumes its queues (a first capture is analysed at once);
 //  5. runs the minutely cron at each minute, as Cloudflare does in production: it arms the objects
 //     of verifications about to expire, and the backstops (src/scheduled.ts). The daily one stays
 //     manual: /cdn-cgi/local/scheduled?cron=17+3+*+*+*.

@@ -16,6 +16,8 @@ export function workerdInstance(options: {
   inspectorPort?: number;
   triggerHandlers?: boolean;
   onLog?: (message: string) => void;
+  /** The process's view of the dev registry, each time it changes. */
+  onRegistry?: (view: Record<string, { debugPortAddress?: string; queueConsumers?: string[] }>) => void;
 }): Miniflare;
 export interface LocalRuntime {
   url: string;

@@ -12,7 +12,7 @@
 // A's storage, queues and objects through a dev registry of their own. Each Worker is the bundle
 // `wrangler deploy --dry-run` makes from its configuration, with the bindings it declares.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
@@ -71,13 +71,14 @@ class LogTo extends Log {
 }
 
 /**
- * One workerd process. The first instance made over a `persistDir` owns its storage
- * (`unsafeEnableSharedStorage`); the others reach it through the registry.
+ * One workerd process's options. The first instance made over a `persistDir` owns its storage
+ * (`unsafeEnableSharedStorage`); the others reach it through the registry. `onRegistry` gets the
+ * process's view of the registry each time it changes.
  */
-export function workerdInstance({ name, workers, persistDir, port = 0, logLevel = LogLevel.WARN, inspectorPort, triggerHandlers = false, onLog }) {
+function instanceOptions({ name, workers, persistDir, port = 0, logLevel = LogLevel.WARN, inspectorPort, triggerHandlers = false, onLog, onRegistry }) {
   const registry = path.join(persistDir, "registry");
   mkdirSync(registry, { recursive: true });
-  return new Miniflare({
+  return {
     ...convertV4MiniflareOptions({
       log: onLog ? new LogTo(onLog, logLevel) : new Log(logLevel),
       ...(onLog ? { handleStructuredLogs: ({ message }) => onLog(message) } : {}),
@@ -94,7 +95,27 @@ export function workerdInstance({ name, workers, persistDir, port = 0, logLevel 
     }),
     // (not carried over by the v4 option converter)
     unsafeEnableSharedStorage: true,
-  });
+    ...(onRegistry ? { unsafeHandleDevRegistryUpdate: onRegistry } : {}),
+  };
+}
+
+/** One workerd process (see `instanceOptions`). */
+export function workerdInstance(options) {
+  return new Miniflare(instanceOptions(options));
+}
+
+/** Resolves once `test()` holds, checked every 50 ms. */
+async function until(test, what, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`local runtime: timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The queues a registry view has a consumer for. */
+function consumedQueues(view) {
+  return new Set(Object.values(view).flatMap((entry) => entry.queueConsumers ?? []));
 }
 
 /**
@@ -108,10 +129,24 @@ export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars =
   // event loop, which a synchronous bundle would block for seconds.
   const api = workerOptions("wrangler.toml", path.join(bundles, "api"), { vars: { ...vars, ...apiVars } });
   const analysis = workerOptions("wrangler.analysis.toml", path.join(bundles, "analysis"), { vars, assets: false });
-  const a = workerdInstance({ name: "api", workers: [api], persistDir, port, logLevel, triggerHandlers: true, onLog });
+  const analysisQueues = unstable_readConfig({ config: path.join(root, "wrangler.analysis.toml") }, { hideWarnings: true }).queues.consumers.map((c) => c.queue);
+  // Ready means ready: Miniflare drops (and answers as sent) a message for a queue whose consumer
+  // the producing process does not know yet, so nothing may reach the API Worker before it knows
+  // the analysis Worker. A starts first (it must own the storage) on a port nobody knows, B starts,
+  // and once A has seen B's consumers, A restarts on the public port: from its first request its
+  // queues deliver to B. Then B is given time to see A's new address (B reaches A's storage and
+  // objects through it).
+  let aView = {};
+  let bView = {};
+  const aOptions = (listen) => instanceOptions({ name: "api", workers: [api], persistDir, port: listen, logLevel, triggerHandlers: true, onLog, onRegistry: (view) => (aView = view) });
+  const a = new Miniflare(aOptions(0));
   await a.ready;
-  const b = workerdInstance({ name: "analysis", workers: [analysis], persistDir, logLevel, onLog });
+  const b = workerdInstance({ name: "analysis", workers: [analysis], persistDir, logLevel, onLog, onRegistry: (view) => (bView = view) });
   await b.ready;
+  await until(() => analysisQueues.every((q) => consumedQueues(aView).has(q)), "the API Worker sees the analysis Worker's queue consumers");
+  await a.setOptions(aOptions(port));
+  const apiEntry = () => readRegistryEntry(persistDir, api.name);
+  await until(() => bView[api.name]?.debugPortAddress !== undefined && bView[api.name].debugPortAddress === apiEntry()?.debugPortAddress, "the analysis Worker sees the API Worker's new address");
   return {
     url: `http://127.0.0.1:${port}`,
     /** Runs the API Worker's scheduled handler for `cron` (the triggers Cloudflare fires). */
@@ -124,4 +159,13 @@ export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars =
       await a.dispose();
     },
   };
+}
+
+/** A Worker's entry in the registry as its process last wrote it (undefined while there is none). */
+function readRegistryEntry(persistDir, workerName) {
+  try {
+    return JSON.parse(readFileSync(path.join(persistDir, "registry", workerName), "utf8"));
+  } catch {
+    return undefined;
+  }
 }

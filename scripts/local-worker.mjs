@@ -26,7 +26,7 @@ export const SECRET_GENERATORS = {
   DEV_API_KEY: () => `pk_test_${base62(43)}`,
   SIGNING_SECRET: () => base62(48),
   SESSION_SECRET: () => base62(48),
-  // The Ed25519 key that signs certificates: PKCS#8 DER as one line of base64 (README "Certificate keys").
+  // The Ed25519 key that signs certificates: PKCS#8 DER as one line of base64 (docs/certificates.md, "Certificate keys").
   CERTIFICATE_SIGNING_KEY: () => generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "der" }).toString("base64"),
   BOT_SECRET: () => base62(48),
   TRIAL_TENANT_ID: () => `tnt_${stableUlidBody("trial-tenant")}`,

@@ -24,7 +24,7 @@ export interface Secrets {
   SESSION_SECRET?: string;
   /**
    * The Ed25519 private key that signs certificates (PKCS#8, PEM or one-line base64). The API Worker
-   * only: the analysis Worker signs nothing and never holds it. Rotation: README "Certificate keys".
+   * only: the analysis Worker signs nothing and never holds it. Rotation: docs/certificates.md, "Certificate keys".
    */
   CERTIFICATE_SIGNING_KEY?: string;
   /** Browser attestation (Turnstile-compatible siteverify). */

@@ -18,7 +18,7 @@ import { ApiError } from "../lib/errors";
  *    ("permissive, eventually consistent"), with no round trip on the request. For the capture
  *    flow's doors per client, which every capture passes: a flood from one client is still cut
  *    within a minute at each location it reaches, which is what these limits are for; the exact
- *    counts are not (ARCHITECTURE.md "Rate limits").
+ *    counts are not (docs/operations.md "Rate limits").
  *  - in the verification's own Durable Object (model/verification/write-window.ts): the
  *    capture-flow writes into one verification. Every such write is a call to that object anyway
  *    (it is their single writer), and there is one object per verification, so it counts exactly

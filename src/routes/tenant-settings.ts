@@ -36,7 +36,7 @@ const update = createRoute({
     "Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. " +
     "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
     "days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the " +
-    "other tenants that opted in (reverse search's `shared_history`; README, privacy notes).",
+    "other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes).",
   ...access({ session: "admin" }),
   request: { body: jsonBody(TenantSettingsPatchSchema, { display_name: "Acme Insurance", retention_days: 365 }) },
   responses: { 200: jsonContent(TenantSettingsSchema, "The settings now"), ...pickErrors(400, 401, 403, 404, 413, 500) },

@@ -89,7 +89,7 @@ describe("certificate keys", () => {
     expect(link.body.certificate.kid).toBe(leakedKid);
 
     await db().update(certificateKeys).set({ withdrawnAt: Date.now() }).where(eq(certificateKeys.kid, leakedKid)).run();
-    // Published within the minute each isolate keeps the key set (README "Certificate keys").
+    // Published within the minute each isolate keeps the key set (docs/certificates.md, "Certificate keys").
     expect(await keySetAfterAMinute()).not.toContain(leakedKid);
     const jwks = await publishedJwks();
     expect(jwks.keys.map((k) => k.kid)).not.toContain(leakedKid);

@@ -71,7 +71,7 @@ describe("the evidence report", () => {
     const other = await seedTenant("Report Neighbour");
     const id = await completedVerification(t.key);
     const otherId = await completedVerification(other.key);
-    // The limit counts in clock-aligned minutes (README "Rate limits"): the 61 requests must fall in
+    // The limit counts in clock-aligned minutes (docs/operations.md, "Rate limits"): the 61 requests must fall in
     // one, so they start in a minute's first half (a run that crossed into the next minute once got
     // its 61st report).
     const intoMinute = Date.now() % 60_000;

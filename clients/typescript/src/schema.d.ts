@@ -1239,7 +1239,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; README, privacy notes). A dashboard session needs the `admin` role or higher.
+         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;

@@ -12,7 +12,7 @@ import { CERTIFICATE_ALGORITHM } from "./content";
  * rotating the secret never leaves an issued certificate without its key. A compromised key is
  * taken out of the JWKS by setting its `withdrawn_at`; this service then refuses to sign with it,
  * and certificates it signed are signed again with the current key when next served
- * (README "Certificate keys").
+ * (docs/certificates.md, "Certificate keys").
  */
 
 export interface PublicJwk {

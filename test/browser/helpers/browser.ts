@@ -7,7 +7,7 @@ import { expect, inject } from "vitest";
 import { ContractViolation, type Contract } from "../../helpers/openapi-contract";
 import { servedContract } from "./api";
 
-/** Where the phone-sized screenshots of every screen go (README: "Capture page"). */
+/** Where the phone-sized screenshots of every screen go (docs/development.md, "Capture page"). */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "../../../test-results/capture-page");
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

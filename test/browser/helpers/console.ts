@@ -7,7 +7,7 @@ import { ContractViolation } from "../../helpers/openapi-contract";
 import { servedContract } from "./api";
 import { BASE_FLAGS, checkPageResponse, CHROMIUM } from "./browser";
 
-/** Screenshots of every console screen at both viewports (README: "Operator console"). */
+/** Screenshots of every console screen at both viewports (docs/console.md, "Operator console"). */
 export const CONSOLE_SHOTS = path.resolve(import.meta.dirname, "../../../test-results/console");
 export const DESKTOP = { width: 1440, height: 900 } as const;
 export const PHONE = { width: 390, height: 844 } as const;

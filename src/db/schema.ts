@@ -271,6 +271,8 @@ export const answers = sqliteTable("answers", {
   stepKey: text("step_key").notNull(),
   value: text("value").notNull(),
   answeredAt: ms("answered_at").notNull(),
+  /** How many different values the step has been given (model/verification/answers.ts bounds it). */
+  revisions: integer("revisions").notNull().default(1),
 }, (t) => [primaryKey({ columns: [t.verificationId, t.stepKey] })]);
 
 /** An upload URL minted for a verification: the capability a signed PUT consumes exactly once. */

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   step_full: 409,
   invalid_state: 409,
   already_finalized: 409,
+  /** A text step's answer was changed as often as it may be (model/verification/transitions.ts). */
+  answer_limit: 409,
   idempotency_conflict: 409,
   expired: 410,
   /** The verification's evidence was erased (POST /redact or tenant retention): nothing can be added. */

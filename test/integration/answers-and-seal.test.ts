@@ -59,6 +59,23 @@ describe("answers and the record seal", () => {
     expect(Object.keys(fetched3.answers).sort()).toEqual(["note", "vin"]);
   });
 
+  it("the timeline a text step can grow is bounded: the same value adds nothing, and a step's answer changes at most 10 times", async () => {
+    const v = await createVerification(t.key, { steps });
+    const answer = (value: string) => callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "note", value } });
+    expect((await answer("first")).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await answer("first")).status).toBe(200);
+    for (let i = 2; i <= 10; i++) expect((await answer(`change ${i}`)).status).toBe(200);
+    const refused = await answer("change 11");
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("answer_limit");
+    // The answer held is the tenth; a retry of it is still answered.
+    const retry = await answer("change 10");
+    expect(retry.status).toBe(200);
+    expect(retry.body.answers.note.value).toBe("change 10");
+    const recorded = (await persisted(v.id)).events.filter((e) => e.name === "verification.answer.recorded");
+    expect(recorded.map((e) => (e.payload as { revision: number }).revision)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
   it("no seal when sealing is off", async () => {
     const v = await createVerification(t.key, { steps, seal: false });
     const res = await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "vin", value: "ABC123" } });

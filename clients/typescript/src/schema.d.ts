@@ -2029,7 +2029,7 @@ export interface components {
                  * @example invalid_request
                  * @enum {string}
                  */
-                code: "invalid_request" | "unknown_step" | "checksum_mismatch" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "step_full" | "invalid_state" | "already_finalized" | "idempotency_conflict" | "expired" | "redacted" | "payload_too_large" | "unsupported_media_type" | "too_many_requests" | "internal_error" | "storage_unavailable";
+                code: "invalid_request" | "unknown_step" | "checksum_mismatch" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "step_full" | "invalid_state" | "already_finalized" | "answer_limit" | "idempotency_conflict" | "expired" | "redacted" | "payload_too_large" | "unsupported_media_type" | "too_many_requests" | "internal_error" | "storage_unavailable";
                 /** @description Human-readable English: everything about the error but its code. */
                 message: string;
                 /**
@@ -2082,11 +2082,11 @@ export interface components {
                 message: string;
             };
         };
-        /** @description Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+        /** @description Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
         Error409: {
             error: {
                 /** @enum {string} */
-                code: "step_full" | "invalid_state" | "already_finalized" | "idempotency_conflict";
+                code: "step_full" | "invalid_state" | "already_finalized" | "answer_limit" | "idempotency_conflict";
                 /** @description Human-readable English: everything about the error but its code. */
                 message: string;
             };
@@ -3514,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3751,7 +3751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,7 +4182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4458,7 +4458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4576,7 +4576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4675,7 +4675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4785,7 +4785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,7 +4970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6439,7 +6439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6544,7 +6544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6719,7 +6719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6826,7 +6826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6924,7 +6924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7439,7 +7439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7994,7 +7994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8351,7 +8351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8933,7 +8933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9011,7 +9011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9725,7 +9725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;

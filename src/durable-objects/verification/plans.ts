@@ -36,15 +36,17 @@ export function answerPlan(id: string, stepKey: string, value: string): Decide {
   return async (state, _record, now) => {
     const decision = machine.recordAnswer(state, stepKey, value, now);
     if (!decision.ok) return decision;
-    const sealHash = await computeSealHash({ ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } });
+    if (decision.unchanged) return { transition: noChange(state), noop: true };
+    const { revisions } = decision;
+    const sealHash = await computeSealHash({ ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now, revisions } } });
     return {
       transition: decision.transition,
       columns: { sealHash },
       statements: (db) => [
         db
           .insert(answers)
-          .values({ verificationId: id, stepKey, value, answeredAt: now })
-          .onConflictDoUpdate({ target: [answers.verificationId, answers.stepKey], set: { value, answeredAt: now } }),
+          .values({ verificationId: id, stepKey, value, answeredAt: now, revisions })
+          .onConflictDoUpdate({ target: [answers.verificationId, answers.stepKey], set: { value, answeredAt: now, revisions } }),
       ],
     };
   };

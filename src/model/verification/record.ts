@@ -24,6 +24,6 @@ export function toState(record: VerificationRecord): VerificationState {
     finalizedAt: row.finalizedAt,
     redactedAt: row.redactedAt,
     captures: record.captures.map((c) => ({ id: c.id, stepKey: c.stepKey, imageKey: c.imageKey })),
-    answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt }])),
+    answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt, revisions: a.revisions }])),
   };
 }

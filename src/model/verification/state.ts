@@ -12,6 +12,8 @@ export interface CaptureRef {
 export interface AnswerValue {
   value: string;
   answeredAt: number;
+  /** How many different values the step has been given, this one included. */
+  revisions: number;
 }
 
 /** What the state machine needs to know about a verification: loaded from D1 before each decision. */

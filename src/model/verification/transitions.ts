@@ -194,7 +194,18 @@ export function acceptCapture(
   return { ok: true, step, seq, transition: withReadiness(state, after, t, now) };
 }
 
-export function recordAnswer(state: VerificationState, stepKey: string, value: string, now: number): Decision {
+/**
+ * How many different values one text step may be given. Each is an event on the timeline, so this
+ * bounds what one end user can append to it (with the step count, MAX_TEXT_STEPS × this).
+ */
+export const ANSWER_REVISIONS_PER_STEP = 10;
+
+/**
+ * An answer. The same value again changes nothing (`unchanged`: no event, unless it brings an
+ * abandoned verification back); a step's answer can change at most ANSWER_REVISIONS_PER_STEP times
+ * in all (409 `answer_limit` after).
+ */
+export function recordAnswer(state: VerificationState, stepKey: string, value: string, now: number): Decision<{ revisions: number; unchanged: boolean }> {
   const closed = guardOpen(state, now);
   if (closed) return closed;
   const step = findStep(state.config, stepKey);
@@ -204,9 +215,17 @@ export function recordAnswer(state: VerificationState, stepKey: string, value: s
   }
   const problem = validateAnswer(step, value);
   if (problem) return invalidResult({ value: problem }, problem);
-  const after: VerificationState = { ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now } } };
-  const t = transition(state, resumed(state), [{ name: "verification.answer.recorded", payload: { step_key: stepKey } }]);
-  return { ok: true, transition: withReadiness(state, after, t, now) };
+  const previous = state.answers[stepKey];
+  if (previous?.value === value && resumed(state) === state.status) {
+    return { ok: true, transition: transition(state, state.status, []), revisions: previous.revisions, unchanged: true };
+  }
+  const revisions = previous === undefined ? 1 : previous.value === value ? previous.revisions : previous.revisions + 1;
+  if (revisions > ANSWER_REVISIONS_PER_STEP) {
+    return errorResult("answer_limit", `The answer to step ${JSON.stringify(stepKey)} was changed ${ANSWER_REVISIONS_PER_STEP - 1} times already and cannot be changed again.`);
+  }
+  const after: VerificationState = { ...state, answers: { ...state.answers, [stepKey]: { value, answeredAt: now, revisions } } };
+  const t = transition(state, resumed(state), [{ name: "verification.answer.recorded", payload: { step_key: stepKey, revision: revisions } }]);
+  return { ok: true, transition: withReadiness(state, after, t, now), revisions, unchanged: false };
 }
 
 export function submit(state: VerificationState, now: number): Decision<{ alreadySubmitted: boolean }> {

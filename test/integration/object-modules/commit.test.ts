@@ -22,7 +22,7 @@ function plan(record: VerificationRecord, now: number, after?: Plan["after"]): P
   return {
     transition: { ...noChange(toState(record)), events: [{ name: "verification.test.committed" }] },
     columns: { narrative: "written by the commit" },
-    statements: (d) => [d.insert(answers).values({ verificationId: record.row.id, stepKey: "plate", value: "B-XY 1", answeredAt: now })],
+    statements: (d) => [d.insert(answers).values({ verificationId: record.row.id, stepKey: "plate", value: "B-XY 1", answeredAt: now, revisions: 1 })],
     ...(after ? { after } : {}),
   };
 }
@@ -57,7 +57,7 @@ describe("the commit", () => {
     const now = Date.now();
     const v = await seedVerification(t.id, now);
     const before = (await loadRecord(db(), v.id))!;
-    const knows: Plan["after"] = (record, row) => ({ ...record, row, answers: [{ verificationId: v.id, stepKey: "plate", value: "B-XY 1", answeredAt: now }] });
+    const knows: Plan["after"] = (record, row) => ({ ...record, row, answers: [{ verificationId: v.id, stepKey: "plate", value: "B-XY 1", answeredAt: now, revisions: 1 }] });
 
     const { batch, after } = await commit(before, plan(before, now, knows), now);
 

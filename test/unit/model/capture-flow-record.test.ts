@@ -53,8 +53,8 @@ function wholeRecord(): VerificationRecord {
     row: { ...row, capturesCount: 2, sealHash: "cd".repeat(32), verdict: { label: "pass" }, progress: { kind: "step_reached" }, version: 4 },
     captures: [capture(1), capture(2)],
     answers: [
-      { verificationId: "vfy_1", stepKey: "plate", value: "AB-123", answeredAt: NOW - 500 },
-      { verificationId: "vfy_1", stepKey: "colour", value: "red", answeredAt: NOW - 400 },
+      { verificationId: "vfy_1", stepKey: "plate", value: "AB-123", answeredAt: NOW - 500, revisions: 1 },
+      { verificationId: "vfy_1", stepKey: "colour", value: "red", answeredAt: NOW - 400, revisions: 1 },
     ],
   };
 }

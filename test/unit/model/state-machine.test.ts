@@ -136,7 +136,7 @@ describe("acceptCapture", () => {
         { id: "b", stepKey: "front", imageKey: "2" },
         { id: "c", stepKey: "back", imageKey: "3" },
       ],
-      answers: { plate: { value: "AB1", answeredAt: NOW - 5 } },
+      answers: { plate: { value: "AB1", answeredAt: NOW - 5, revisions: 1 } },
     });
     const d = m.acceptCapture(s, capture("docs", { mediaType: "image/png", sizeBytes: 5 }), NOW);
     expect(d).toMatchObject({ ok: true, transition: { patch: { readyAt: NOW } } });
@@ -161,6 +161,19 @@ describe("recordAnswer", () => {
     else expect(d).toMatchObject({ ok: true, transition: { status } });
   });
 
+  it("the same value again changes nothing; a step's answer changes at most ANSWER_REVISIONS_PER_STEP times", () => {
+    const answered = (value: string, revisions: number) => state({ answers: { plate: { value, answeredAt: NOW - 1, revisions } } });
+    expect(m.recordAnswer(state(), "plate", "AB12", NOW)).toMatchObject({ ok: true, revisions: 1, unchanged: false, transition: { events: [{ name: "verification.answer.recorded", payload: { step_key: "plate", revision: 1 } }] } });
+    expect(m.recordAnswer(answered("AB12", 3), "plate", "AB12", NOW)).toMatchObject({ ok: true, revisions: 3, unchanged: true, transition: { events: [] } });
+    expect(m.recordAnswer(answered("AB12", 3), "plate", "AB13", NOW)).toMatchObject({ ok: true, revisions: 4, transition: { events: [{ payload: { revision: 4 } }] } });
+    const last = m.ANSWER_REVISIONS_PER_STEP;
+    expect(m.recordAnswer(answered("AB12", last - 1), "plate", "AB13", NOW)).toMatchObject({ ok: true, revisions: last });
+    expect(m.recordAnswer(answered("AB12", last), "plate", "AB13", NOW)).toMatchObject({ ok: false, error: { code: "answer_limit" } });
+    // The value it holds may still be sent again (a retry), and another step is untouched.
+    expect(m.recordAnswer(answered("AB12", last), "plate", "AB12", NOW)).toMatchObject({ ok: true, unchanged: true });
+    expect(m.recordAnswer(answered("AB12", last), "note", "hello", NOW)).toMatchObject({ ok: true, revisions: 1 });
+  });
+
   it("an answer brings an abandoned verification back (partially_captured with captures, else pending) before it can complete", () => {
     const capturesDone = [{ id: "a", stepKey: "front", imageKey: "1" }, { id: "b", stepKey: "front", imageKey: "2" }, { id: "c", stepKey: "back", imageKey: "3" }, { id: "d", stepKey: "docs", imageKey: "4" }];
     const d = m.recordAnswer(state({ status: "abandoned", captures: capturesDone }), "plate", "AB12", NOW);
@@ -175,14 +188,14 @@ describe("submit", () => {
     expect(m.submit(state(), NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     const s = state({ status: "partially_captured", captures: [{ id: "a", stepKey: "front", imageKey: "1" }] });
     expect(m.submit(s, NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
-    const ready = { ...s, answers: { plate: { value: "X1", answeredAt: NOW } } };
+    const ready = { ...s, answers: { plate: { value: "X1", answeredAt: NOW, revisions: 1 } } };
     const d = m.submit(ready, NOW);
     expect(d).toMatchObject({ ok: true, alreadySubmitted: false, transition: { patch: { submittedAt: NOW, readyAt: NOW } } });
     expect(m.submit({ ...ready, submittedAt: NOW, readyAt: NOW }, NOW + 1)).toMatchObject({ ok: true, alreadySubmitted: true });
   });
 
   it("a submit brings an abandoned verification back to partially_captured", () => {
-    const abandoned = state({ status: "abandoned", captures: [{ id: "a", stepKey: "front", imageKey: "1" }], answers: { plate: { value: "X1", answeredAt: NOW } } });
+    const abandoned = state({ status: "abandoned", captures: [{ id: "a", stepKey: "front", imageKey: "1" }], answers: { plate: { value: "X1", answeredAt: NOW, revisions: 1 } } });
     expect(m.submit(abandoned, NOW)).toMatchObject({ ok: true, transition: { status: "partially_captured", patch: { submittedAt: NOW, readyAt: NOW } } });
   });
 });

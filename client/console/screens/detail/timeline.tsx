@@ -29,7 +29,9 @@ function detail(e: AuditEvent, who: (id: string) => string): string | undefined 
   }
   if (e.event_name === "verification.case.completed" && typeof p.narrative === "string") return `“${p.narrative}”`;
   if (e.event_name === "verification.capture.persisted" && typeof p.step_key === "string") return `step ${p.step_key}`;
-  if (e.event_name === "verification.answer.recorded" && typeof p.step_key === "string") return `step ${p.step_key}`;
+  if (e.event_name === "verification.answer.recorded" && typeof p.step_key === "string") {
+    return `step ${p.step_key}${typeof p.revision === "number" && p.revision > 1 ? ` (answer changed, version ${p.revision})` : ""}`;
+  }
   if (e.event_name === "verification.completed" && typeof p.label === "string") return `verdict ${p.label}`;
   if (e.event_name === "verification.failed" && typeof p.reason === "string") return p.reason;
   return undefined;

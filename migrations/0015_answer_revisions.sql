@@ -1,0 +1,1 @@
+ALTER TABLE `answers` ADD `revisions` integer DEFAULT 1 NOT NULL;

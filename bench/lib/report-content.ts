@@ -1,4 +1,5 @@
 import type { ReportContent } from "../../src/domain/report/content";
+import { TIMELINE_ENDS } from "../../src/domain/report/gather";
 
 /**
  * A fully populated report of `photos` captures, each with `thumbnail` as its image: every section
@@ -98,7 +99,12 @@ export function benchReportContent(photos: number, thumbnail: { jpeg: Uint8Array
       image: thumbnail,
     })),
     reviewer: "adjuster@bench.example",
-    timeline: Array.from({ length: photos + 8 }, (_, i) => ({ name: i < photos ? "verification.capture.persisted" : "verification.reviewed", occurredAt: at(i) })),
+    // The most a printed timeline holds (src/domain/report/gather.ts): its ends, whatever lies between.
+    timeline: {
+      first: Array.from({ length: TIMELINE_ENDS }, (_, i) => ({ name: i < photos ? "verification.capture.persisted" : "verification.answer.recorded", occurredAt: at(i) })),
+      between: 500,
+      last: Array.from({ length: TIMELINE_ENDS }, (_, i) => ({ name: "verification.reviewed", occurredAt: at(TIMELINE_ENDS + 500 + i) })),
+    },
     certificateLinkUrl: "https://verify.example.com/v1/certificates/cert_3kTMd9Xw0sLq2b7YpVn4Rz8HfJ1cGa6uE5oQiW0mN2B",
     redacted: false,
   };

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { decodeRows } from "./statements";
 import { answers, captures, events, verifications } from "./schema";
@@ -181,6 +181,27 @@ export function markDispatchedStatements(d1: D1Database, ids: string[], now: num
 
 export async function timeline(db: Db, verificationId: string): Promise<EventRow[]> {
   return db.select().from(events).where(eq(events.verificationId, verificationId)).orderBy(asc(events.id));
+}
+
+/**
+ * The first and the last `each` events of a verification, oldest first, and how many lie between
+ * (the whole timeline when it holds at most 2 × `each`): what a printed timeline shows.
+ */
+export async function timelineEnds(db: Db, verificationId: string, each: number): Promise<{ head: EventRow[]; tail: EventRow[]; between: number }> {
+  const mine = eq(events.verificationId, verificationId);
+  const head = await db.select().from(events).where(mine).orderBy(asc(events.id)).limit(2 * each + 1);
+  if (head.length <= 2 * each) return { head, tail: [], between: 0 };
+  const [tail, total] = await Promise.all([
+    db.select().from(events).where(mine).orderBy(desc(events.id)).limit(each),
+    db.select({ n: count() }).from(events).where(mine).get(),
+  ]);
+  return { head: head.slice(0, each), tail: tail.reverse(), between: (total?.n ?? 0) - 2 * each };
+}
+
+/** At most `limit` events of a verification after the event id `after`, oldest first. */
+export async function timelinePage(db: Db, verificationId: string, page: { limit: number; after?: string }): Promise<EventRow[]> {
+  const where = page.after === undefined ? eq(events.verificationId, verificationId) : and(eq(events.verificationId, verificationId), gt(events.id, page.after));
+  return db.select().from(events).where(where).orderBy(asc(events.id)).limit(page.limit);
 }
 
 /**

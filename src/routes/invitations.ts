@@ -30,7 +30,8 @@ import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
 import { deadLinkResponse, htmlContent, jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { prefersJson } from "../lib/http";
-import { InvitationListSchema, InvitationParam, InvitationSchema, InvitationTokenParam, InviteSchema, PageQuery } from "../schemas/teams";
+import { PageQuery } from "../schemas/common";
+import { InvitationListSchema, InvitationParam, InvitationSchema, InvitationTokenParam, InviteSchema } from "../schemas/teams";
 import type { Context } from "hono";
 
 /** Invitations to join a tenant: sent by admins and owners, followed by the invitee (its page and button). */

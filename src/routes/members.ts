@@ -11,7 +11,8 @@ import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
-import { ChangeRoleSchema, MemberListSchema, MemberParam, MemberSchema, PageQuery } from "../schemas/teams";
+import { PageQuery } from "../schemas/common";
+import { ChangeRoleSchema, MemberListSchema, MemberParam, MemberSchema } from "../schemas/teams";
 
 /** A tenant's members and their roles (dashboard session). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -4,7 +4,9 @@ import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import { tenants } from "../db/schema";
-import { loadRecord, loadTenantRecord, timeline } from "../db/verifications";
+import { loadRecord, loadTenantRecord } from "../db/verifications";
+import { listTimeline } from "../domain/verification/timeline";
+import { signingKey } from "../lib/signing-keys";
 import { presentPublic, presentVerification, type Audience } from "../model/verification/present";
 import { assertPublishableMaySet, createVerification, listVerifications, presentCreated } from "../domain/verification/service";
 import type { AppEnv } from "../env";
@@ -13,7 +15,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { IdempotencyHeaders, jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { IdempotencyHeaders, jsonBody, jsonContent, PageQuery, pickErrors } from "../schemas/common";
 import {
   AuditEventSchema,
   ListQuerySchema,
@@ -158,21 +160,34 @@ const events = createRoute({
   operationId: "listVerificationEvents",
   tags: ["Verifications"],
   summary: "Audit timeline, oldest first",
+  description:
+    "Keyset-paginated: up to `limit` events (default and most 100), and `next_cursor` while more follow; pass it back as `cursor` for the next page. " +
+    "A timeline is bounded by design: captures by `max_captures`, answers by at most 10 different values per text step (409 `answer_limit` after), the rest by the verification's own transitions.",
   ...access({ apiKey: "full", session: "viewer" }),
-  request: { params: IdParam },
+  request: { params: IdParam, query: PageQuery },
   responses: {
-    200: jsonContent(z.object({ events: z.array(AuditEventSchema) }), "The timeline"),
-    ...pickErrors(401, 403, 404, 500),
+    200: jsonContent(
+      z.object({
+        events: z.array(AuditEventSchema),
+        next_cursor: z.string().optional().openapi({ description: "Present while more events follow: pass it back as `cursor`." }),
+      }),
+      "One page of the timeline",
+    ),
+    ...pickErrors(400, 401, 403, 404, 500),
   },
 });
 
 app.openapi(events, async (c) => {
   const principal = c.get("principal");
   const { id } = c.req.valid("param");
+  const query = c.req.valid("query");
   const db = createDb(c.env.DB);
   const record = isId("verification", id) ? await loadTenantRecord(db, principal.tenantId, id) : null;
   if (!record) throw ApiError.notFound("verification");
-  const rows = await timeline(db, id);
+  const { rows, nextCursor } = await listTimeline(db, await signingKey(c.env, "cursors"), id, {
+    limit: query.limit,
+    ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+  });
   return c.json(
     {
       events: rows.map((e) => ({
@@ -181,6 +196,7 @@ app.openapi(events, async (c) => {
         occurred_at: iso(e.occurredAt),
         ...(e.payload ? { payload: e.payload } : {}),
       })),
+      ...(nextCursor ? { next_cursor: nextCursor } : {}),
     },
     200,
   );

@@ -102,3 +102,9 @@ export const VerificationId = z.string().openapi({ example: "vfy_01JD2Y4N9M6Q8R0
 export const IdempotencyHeaders = z.object({
   "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
 });
+
+/** A keyset page: `limit` and the `next_cursor` of the previous page passed back as `cursor`. */
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(100).openapi({ description: "1..100, default 100" }),
+  cursor: z.string().max(500).optional(),
+});

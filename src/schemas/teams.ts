@@ -28,10 +28,6 @@ export const MemberParam = z.object({
 
 export const ChangeRoleSchema = z.strictObject({ role: RoleSchema }).openapi("ChangeRoleRequest");
 
-export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(100).openapi({ description: "1..100, default 100" }),
-  cursor: z.string().max(500).optional(),
-});
 
 export const InviteSchema = z
   .strictObject({

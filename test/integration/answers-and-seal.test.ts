@@ -146,6 +146,35 @@ describe("the audit timeline", () => {
     expect(JSON.stringify(events)).not.toContain("PRIVATE");
     expect((await callJson("/v1/verifications/vfy_01M82BB9AB26PZRT0D1PRV3Y8W/events", { key: t.key })).status).toBe(404);
   });
+
+  it("is paginated: pages of `limit` follow one another by next_cursor, and a cursor works for its own verification only", async () => {
+    const v = await createVerification(t.key, { steps });
+    for (let i = 1; i <= 6; i++) await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "note", value: `note ${i}` } });
+    const whole = (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body;
+    expect(whole.events).toHaveLength(7);
+    expect(whole.next_cursor).toBeUndefined();
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await callJson(`/v1/verifications/${v.id}/events?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { key: t.key });
+      expect(page.status).toBe(200);
+      expect(page.body.events.length).toBeLessThanOrEqual(3);
+      seen.push(...page.body.events.map((e: any) => e.event_id));
+      cursor = page.body.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(whole.events.map((e: any) => e.event_id));
+
+    const other = await createVerification(t.key, { steps });
+    const first = (await callJson(`/v1/verifications/${v.id}/events?limit=2`, { key: t.key })).body.next_cursor as string;
+    const foreign = await callJson(`/v1/verifications/${other.id}/events?cursor=${encodeURIComponent(first)}`, { key: t.key });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.fields).toHaveProperty("cursor");
+    expect((await callJson(`/v1/verifications/${v.id}/events?limit=101`, { key: t.key })).status).toBe(400);
+  });
 });
 
 describe("optional capture fields", () => {

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { gatherReport, TIMELINE_ENDS } from "../../src/domain/report/gather";
 import { call, callJson, createVerification, seedTenant } from "../helpers/api";
 import { inlineCapture, pollVerification } from "../helpers/capture";
 import { assessableJpeg } from "../helpers/certificates";
@@ -87,5 +90,34 @@ describe("the evidence report", () => {
     const neighbour = await call(`/v1/verifications/${otherId}/report.pdf`, { key: other.key });
     expect(neighbour.status).toBe(200);
     await neighbour.arrayBuffer();
+  }, 120_000);
+
+  it("prints a bounded timeline: its first and last entries and how many lie between", async () => {
+    const t = await seedTenant("Report Timeline");
+    const steps = [
+      { key: "photo", type: "image", description: "", min: 0, max: 1 },
+      ...Array.from({ length: 10 }, (_, i) => ({ key: `q${i}`, type: "text", required: false, validation: { max_length: 20, format: "free_text" } })),
+    ];
+    const v = await createVerification(t.key, { steps });
+    // 10 steps × 10 values: 100 answers, the most these steps allow, plus the creation.
+    for (let step = 0; step < 10; step++) {
+      for (let value = 1; value <= 10; value++) expect((await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: `q${step}`, value: `v${value}` } })).status).toBe(200);
+    }
+    const content = await gatherReport(env, createDb(env.DB), { tenantId: t.id, verificationId: v.id, audience: "tenant", now: Date.now() });
+    expect(content.timeline.first).toHaveLength(TIMELINE_ENDS);
+    expect(content.timeline.last).toHaveLength(TIMELINE_ENDS);
+    expect(content.timeline.between).toBe(101 - 2 * TIMELINE_ENDS);
+    expect(content.timeline.first[0]!.name).toBe("verification.created");
+    const all = [...content.timeline.first, ...content.timeline.last].map((e) => e.occurredAt);
+    expect([...all].sort()).toEqual(all);
+
+    const short = await createVerification(t.key, { steps });
+    const whole = await gatherReport(env, createDb(env.DB), { tenantId: t.id, verificationId: short.id, audience: "tenant", now: Date.now() });
+    expect(whole.timeline).toMatchObject({ between: 0, last: [] });
+    expect(whole.timeline.first.map((e) => e.name)).toEqual(["verification.created"]);
+
+    const pdf = await call(`/v1/verifications/${v.id}/report.pdf`, { key: t.key });
+    expect(pdf.status).toBe(200);
+    await pdf.arrayBuffer();
   }, 120_000);
 });

@@ -76,7 +76,7 @@ describe("text flow", () => {
       signals: {},
       captures: [],
       reviewer: null,
-      timeline: [],
+      timeline: { first: [], between: 0, last: [] },
       certificateLinkUrl: null,
       redacted: false,
     } as unknown as ReportContent;

@@ -14,12 +14,24 @@ import { ReviewPanel } from "./detail/review";
 import { CertificatePanel } from "./detail/certificate";
 import { Timeline } from "./detail/timeline";
 
+/** Every page of the timeline (bounded by design: a few pages at most). */
+async function wholeTimeline(id: string) {
+  const events = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ok(api.GET("/v1/verifications/{id}/events", { params: { path: { id }, query: cursor === undefined ? {} : { cursor } } }));
+    events.push(...page.events);
+    cursor = page.next_cursor;
+  } while (cursor !== undefined);
+  return { events };
+}
+
 export function VerificationDetailScreen(props: { id: string }) {
   useTitle(props.id);
   const can = useCan();
   const path = { params: { path: { id: props.id } } };
   const verification = useLoad(() => ok(api.GET("/v1/verifications/{id}", path)), [props.id]);
-  const events = useLoad(() => ok(api.GET("/v1/verifications/{id}/events", path)), [props.id]);
+  const events = useLoad(() => wholeTimeline(props.id), [props.id]);
   const deliveries = useLoad(() => ok(api.GET("/v1/verifications/{id}/webhook-deliveries", path)), [props.id]);
   const captures = useLoad(() => ok(api.GET("/v1/verifications/{token}/captures", { params: { path: { token: props.id } } })), [props.id]);
   const v = verification.data;

@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Audit timeline, oldest first
-         * @description A dashboard session needs the `viewer` role or higher.
+         * @description Keyset-paginated: up to `limit` events (default and most 100), and `next_cursor` while more follow; pass it back as `cursor` for the next page. A timeline is bounded by design: captures by `max_captures`, answers by at most 10 different values per text step (409 `answer_limit` after), the rest by the verification's own transitions. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listVerificationEvents"];
         put?: never;
@@ -3944,7 +3944,11 @@ export interface operations {
     };
     listVerificationEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1..100, default 100 */
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -3953,7 +3957,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The timeline */
+            /** @description One page of the timeline */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3961,7 +3965,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         events: components["schemas"]["AuditEvent"][];
+                        /** @description Present while more events follow: pass it back as `cursor`. */
+                        next_cursor?: string;
                     };
+                };
+            };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */

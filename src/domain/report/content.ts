@@ -41,7 +41,8 @@ export interface ReportContent {
   captures: ReportCapture[];
   /** The reviewer's email or phone, when the review's author is still a user. */
   reviewer: string | null;
-  timeline: ReportEvent[];
+  /** The timeline's first and last entries (all of it when short), and how many lie between. */
+  timeline: { first: ReportEvent[]; between: number; last: ReportEvent[] };
   /** A certificate link the caller holds and asked to print (URL and QR code). */
   certificateLinkUrl: string | null;
   redacted: boolean;

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { tenants } from "../../db/schema";
-import { loadTenantRecord, timeline } from "../../db/verifications";
+import { loadTenantRecord, timelineEnds } from "../../db/verifications";
 import { readEvidence } from "../../storage/evidence";
 import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
@@ -13,6 +13,9 @@ import { isActiveLinkOf } from "../certificates/links";
 import { certificateLinkUrl } from "../certificates/present";
 import { capturesForReport, type ReportedCapture } from "../evidence/captures";
 import { reportEvents, type ReportCapture, type ReportContent, type VerificationView } from "./content";
+
+/** A printed timeline shows its first and last this many entries, and how many lie between. */
+export const TIMELINE_ENDS = 40;
 
 export interface ReportRequest {
   tenantId: string;
@@ -47,7 +50,7 @@ export async function gatherReport(env: Env, db: Db, request: ReportRequest): Pr
   const [tenant, captures, events, reviewer] = await Promise.all([
     db.select({ id: tenants.id, displayName: tenants.displayName, verifiedDomain: tenants.verifiedDomain }).from(tenants).where(eq(tenants.id, tenantId)).get(),
     capturesForReport(db, record),
-    timeline(db, verificationId),
+    timelineEnds(db, verificationId, TIMELINE_ENDS),
     stored?.by && !redacted ? findUser(db, stored.by) : Promise.resolve(undefined),
   ]);
   const view = presentVerification(record, { baseUrl, audience: request.audience, now }) as VerificationView;
@@ -61,7 +64,7 @@ export async function gatherReport(env: Env, db: Db, request: ReportRequest): Pr
     signals: view.verdict ? certifiedSignals(record, verdictSignals, captures.map((c) => ({ captureId: c.view.id, signals: c.signals }))) : {},
     captures: await Promise.all(captures.map((c) => reportCapture(env, c, redacted))),
     reviewer: reviewer ? userLabel(reviewer) : null,
-    timeline: reportEvents(events),
+    timeline: { first: reportEvents(events.head), between: events.between, last: reportEvents(events.tail) },
     certificateLinkUrl: certificateLink,
     redacted,
   };

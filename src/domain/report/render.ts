@@ -268,5 +268,8 @@ function seal(flow: PageFlow, content: ReportContent): void {
 
 function timeline(flow: PageFlow, content: ReportContent): void {
   flow.heading("Timeline");
-  for (const event of content.timeline) flow.field(when(event.occurredAt), event.name, { size: 8.5 });
+  const { first, between, last } = content.timeline;
+  for (const event of first) flow.field(when(event.occurredAt), event.name, { size: 8.5 });
+  if (between > 0) flow.paragraph(`… ${between} more ${between === 1 ? "entry" : "entries"} between (the whole timeline: GET /v1/verifications/{id}/events) …`, { size: 8.5, color: MUTED });
+  for (const event of last) flow.field(when(event.occurredAt), event.name, { size: 8.5 });
 }

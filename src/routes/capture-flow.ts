@@ -193,7 +193,9 @@ const capture = createRoute({
   description:
     "In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; " +
     "400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, " +
-    "every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.",
+    "every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted. " +
+    "An `image_key` whose upload URL expired more than an hour ago is 409 `upload_expired` (upload the image again; 410 is for a dead link only). " +
+    "A retry of an `image_key` a capture already holds answers 201 with the current Verification, whenever it comes (also after that hour, and after submit or the verdict), as long as the link is live.",
   request: {
     params: TokenParam,
     body: jsonBody(CaptureRequestSchema, {
@@ -246,6 +248,9 @@ const submit = createRoute({
   tags,
   security,
   summary: "Declare the evidence complete",
+  description:
+    "Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`; a second submit answers the same. " +
+    "With no capture at all (every evidence step optional) nothing can be evaluated: the verification ends `failed` with `failure_reason: no_evidence` (webhook `verification.failed`), never with a verdict.",
   request: { params: TokenParam },
   responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 429, 500) },
 });

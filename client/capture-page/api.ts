@@ -8,6 +8,8 @@ export class ApiFailure extends Error {
     readonly code: string,
     message: string,
     readonly fields: Record<string, string> = {},
+    /** `Retry-After` in seconds, when the answer carried one (a 429, a 503). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -15,6 +17,13 @@ export class ApiFailure extends Error {
   /** Worth trying again later: the server or the network path hiccupped, not a refusal of the request. */
   get retryable(): boolean {
     return this.status >= 500 || this.status === 408 || this.status === 429;
+  }
+}
+
+/** The server says submit would not be taken now (`ready_for_submit: false`): nothing was sent. */
+export class NotReadyForSubmit extends ApiFailure {
+  constructor() {
+    super(409, "not_ready_for_submit", "Something is still missing before this can be sent.");
   }
 }
 
@@ -51,7 +60,8 @@ async function parse<T>(res: Response): Promise<T> {
   }
   if (res.ok) return body as T;
   const error = (body as { error?: { code?: string; message?: string; fields?: Record<string, string> } } | undefined)?.error;
-  throw new ApiFailure(res.status, error?.code ?? `http_${res.status}`, error?.message ?? res.statusText, error?.fields ?? {});
+  const retryAfter = Number(res.headers.get("Retry-After") ?? NaN);
+  throw new ApiFailure(res.status, error?.code ?? `http_${res.status}`, error?.message ?? res.statusText, error?.fields ?? {}, Number.isFinite(retryAfter) ? retryAfter : undefined);
 }
 
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });

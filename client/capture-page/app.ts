@@ -14,7 +14,17 @@ import type { I18n } from "./i18n";
 import { JobQueue, type Job } from "./jobs";
 import { currentFix } from "./location";
 import { Progress } from "./progress";
-import { completedScreen, errorScreen, expiredScreen, finishingScreen, notFoundScreen, successScreen } from "./screens/outcome";
+import {
+  completedScreen,
+  errorScreen,
+  expiredScreen,
+  finishingScreen,
+  noEvidenceScreen,
+  notFoundScreen,
+  notSentScreen,
+  stalledScreen,
+  successScreen,
+} from "./screens/outcome";
 import { imageStep } from "./screens/image-step";
 import { landingScreen } from "./screens/landing";
 import { textStep } from "./screens/text-step";
@@ -69,7 +79,10 @@ export class App {
     this.delivery = new Delivery(this.api, this.queue, {
       accepted: (job, reply) => this.accepted(job, reply),
       refused: (job, failure) => this.refused(job, failure),
-      state: (state) => this.renderSync(state),
+      state: (state) => this.syncChanged(state),
+      viewed: (view) => {
+        this.view = view;
+      },
       // Steps from here on are still ahead of the end user; once finishing, none are.
       pick: (jobs) => this.nextToSend(jobs),
       attestationToken: (binding) => this.attestation.token(binding),
@@ -171,10 +184,24 @@ export class App {
 
   private finishedIfDone(): void {
     if (this.phase !== "finishing") return;
-    if (this.queue.list().length > 0 || !this.view.submitted) return finishingScreen(this.screen, this.i18n);
-    this.phase = "done";
-    this.progress.stepReached("success");
-    successScreen(this.screen, this.i18n);
+    if (this.queue.list().length > 0 || !this.view.submitted) {
+      // Sending stopped until the end user acts (too many 429s): say so, with the action, not "Sending…".
+      if (this.syncState.kind === "stalled") return stalledScreen(this.screen, this.i18n, () => this.retrySending());
+      return finishingScreen(this.screen, this.i18n);
+    }
+    this.end("success");
+  }
+
+  /** The end user asks to try again after sending stopped. */
+  private retrySending(): void {
+    this.syncChanged({ kind: "sending" });
+    this.delivery.kick();
+  }
+
+  private syncChanged(state: SyncState): void {
+    const was = this.syncState.kind;
+    this.renderSync(state);
+    if (this.phase === "finishing" && (state.kind === "stalled" || was === "stalled")) this.finishedIfDone();
   }
 
   private accepted(_job: Job, reply: Parameters<typeof applyReply>[1]): void {
@@ -186,6 +213,8 @@ export class App {
     // A redacted verification is over for the end user just like an expired link.
     if (failure.code === "expired" || failure.code === "redacted") return this.end("expired");
     if (failure.status === 404) return this.end("not_found");
+    // The photo waited on this device past its upload's hour: the link is fine, the photo goes again.
+    if (job.kind === "capture" && failure.code === "upload_expired") return this.retake(job.step_key);
     // The server's state moved (another tab, a full step, a completed verification): reload it.
     try {
       this.view = await this.api.view();
@@ -194,10 +223,13 @@ export class App {
     }
     const status = this.view.status;
     if (status === "completed" || status === "expired" || status === "failed") {
-      // Completed while this page was finishing is this end user's own success.
-      return this.end(this.phase === "finishing" && status === "completed" ? "success" : status);
+      // Ended by this end user's own submit (a lost answer, then a retry): their success.
+      const own = this.phase === "finishing" && (status === "completed" || this.view.submitted);
+      return this.end(own ? "success" : status);
     }
-    if (job.kind !== "submit" && failure.code !== "step_full") {
+    // Submit refused (the server would not take it, or did not): never queued again on its own.
+    if (job.kind === "submit") return this.submitRefused();
+    if (failure.code !== "step_full") {
       this.notice = this.i18n.t("capture_refused", { reason: failure.message });
       this.renderSync();
     }
@@ -206,6 +238,36 @@ export class App {
       const unmet = firstUnmet(this.view, this.queue.pending());
       this.goTo(unmet !== -1 && unmet < this.index ? unmet : this.index);
     }
+  }
+
+  /**
+   * The server would not take submit: back to the first step it still needs, with a word of what
+   * to do; or, when every step looks done here (this page and the server disagree), a screen that
+   * says so with the one action left. Either way nothing is sent until the end user acts.
+   */
+  private submitRefused(): void {
+    const unmet = firstUnmet(this.view, this.queue.pending());
+    if (unmet !== -1) {
+      this.goTo(unmet);
+      this.notice = this.i18n.t("submit_needs_step");
+      this.renderSync();
+      return;
+    }
+    this.phase = "step";
+    this.renderSync({ kind: "idle" });
+    notSentScreen(this.screen, this.i18n, () => this.goTo(0));
+  }
+
+  /**
+   * A photo the server no longer takes by its upload (`upload_expired`): back to its step to take or
+   * choose it again. A queued submit goes too, so nothing is sent without it behind the end user's back.
+   */
+  private async retake(stepKey: string): Promise<void> {
+    for (const j of this.queue.list()) if (j.kind === "submit") await this.queue.remove(j.id);
+    const index = this.view.steps.findIndex((s) => s.key === stepKey);
+    this.goTo(Math.max(0, index));
+    this.notice = this.i18n.t("upload_expired");
+    this.renderSync();
   }
 
   private end(how: "expired" | "not_found" | "success" | "completed" | "failed"): void {
@@ -217,8 +279,12 @@ export class App {
     this.renderSync({ kind: "idle" });
     if (how === "expired") expiredScreen(this.screen, this.i18n);
     else if (how === "not_found") notFoundScreen(this.screen, this.i18n);
-    else if (how === "success") successScreen(this.screen, this.i18n);
-    else completedScreen(this.screen, this.i18n);
+    else if (how === "success") {
+      this.progress.stepReached("success");
+      // Submitted with nothing to evaluate (every step optional, all skipped): said as it is.
+      if (this.view.captures_count === 0) noEvidenceScreen(this.screen, this.i18n);
+      else successScreen(this.screen, this.i18n);
+    } else completedScreen(this.screen, this.i18n);
   }
 
   private watchExpiry(): void {
@@ -245,6 +311,7 @@ export class App {
       const seconds = Math.max(1, Math.round((this.syncState.retryAt - Date.now()) / 1000));
       parts.push(this.syncState.offline ? this.i18n.t("offline") : this.i18n.t("retrying", { seconds }));
     }
+    if (this.syncState.kind === "stalled" && waiting > 0) parts.push(this.i18n.t("stalled_notice"));
     if (held) parts.push(this.i18n.plural("held", waiting));
     else if (waiting > 0) parts.push(`${this.i18n.plural("pending", waiting)}${this.syncState.kind === "sending" ? ` · ${this.i18n.t("uploading")}` : ""}`);
     if (this.notice) parts.push(this.notice);

@@ -3,13 +3,20 @@
  * captured, but the job that completes the evidence last: flow.ts `nextToSend`), and keeps
  * retrying with backoff through bad connections. Every step is safe to repeat after a reload:
  * a minted upload is reused until it expires, a PUT that already landed is detected, and a capture
- * whose image_key is already persisted is an idempotent retry on the server.
+ * whose image_key is already persisted is an idempotent retry on the server. Submit goes only once the
+ * server says it would take it (`ready_for_submit`), and a 429 is waited out per its Retry-After a
+ * few times, then sending stops until the end user acts (flow.ts `throttleDelayMs`).
  */
-import { ApiFailure, type CaptureApi, isRetryable, NetworkFailure } from "./api";
-import { backoffMs, type VerificationReply } from "./flow";
+import { ApiFailure, type CaptureApi, isRetryable, NetworkFailure, NotReadyForSubmit } from "./api";
+import { backoffMs, throttleDelayMs, type VerificationReply, type VerifyView } from "./flow";
 import type { CaptureJob, Job, JobQueue } from "./jobs";
 
-export type SyncState = { kind: "idle" } | { kind: "sending" } | { kind: "waiting"; retryAt: number; offline: boolean };
+export type SyncState =
+  | { kind: "idle" }
+  | { kind: "sending" }
+  | { kind: "waiting"; retryAt: number; offline: boolean }
+  /** Refused with 429 too many times in a row: nothing is sent until `kick()` (the end user's action). */
+  | { kind: "stalled" };
 
 export interface DeliveryHooks {
   /** The server accepted a job; its reply is the verification after the write. */
@@ -17,6 +24,8 @@ export interface DeliveryHooks {
   /** The server refused a job for good (the job is dropped): expired, full, invalid. */
   refused(job: Job, failure: ApiFailure): void;
   state(state: SyncState): void;
+  /** The view the server answered just before a submit (whether it would take it). */
+  viewed(view: VerifyView): void;
   /** The queued job to send next (flow.ts `nextToSend`), or none for now. */
   pick(jobs: readonly Job[]): Job | undefined;
   /** A fresh attestation token for a capture, bound to its burst nonce, when the widget is on the page. */
@@ -29,6 +38,8 @@ const URL_MARGIN_MS = 30_000;
 export class Delivery {
   private running = false;
   private failures = 0;
+  /** 429s in a row. */
+  private throttled = 0;
   private wake: (() => void) | null = null;
 
   constructor(
@@ -57,6 +68,7 @@ export class Delivery {
       try {
         const reply = await this.deliver(job);
         this.failures = 0;
+        this.throttled = 0;
         // Out of the queue and into the view with no await between: a step chosen in between (the
         // job gone, its capture not yet counted) sent the end user back to a photo step they had
         // filled (seen in CI). The list drops the job at once; the store follows.
@@ -64,6 +76,18 @@ export class Delivery {
         this.hooks.accepted(job, reply);
         await removed;
       } catch (err) {
+        if (err instanceof ApiFailure && err.status === 429) {
+          this.throttled += 1;
+          const delay = throttleDelayMs(err.retryAfter, this.throttled);
+          if (delay === null) {
+            // The job stays queued; the end user's next action sends it again.
+            this.throttled = 0;
+            this.hooks.state({ kind: "stalled" });
+            return;
+          }
+          await this.pause(delay);
+          continue;
+        }
         if (isRetryable(err)) {
           await this.pause();
           continue;
@@ -76,9 +100,12 @@ export class Delivery {
     this.hooks.state({ kind: "idle" });
   }
 
-  private async pause(): Promise<void> {
-    this.failures += 1;
-    const delay = backoffMs(this.failures);
+  /** Waits `delay` (a Retry-After), or the backoff of one more failure; `online` or `kick()` cut it short. */
+  private async pause(delay?: number): Promise<void> {
+    if (delay === undefined) {
+      this.failures += 1;
+      delay = backoffMs(this.failures);
+    }
     this.hooks.state({ kind: "waiting", retryAt: Date.now() + delay, offline: navigator.onLine === false });
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, delay);
@@ -93,7 +120,13 @@ export class Delivery {
 
   private async deliver(job: Job): Promise<VerificationReply> {
     if (job.kind === "answer") return this.api.answer(job.step_key, job.value);
-    if (job.kind === "submit") return this.api.submit();
+    if (job.kind === "submit") {
+      // "Ready to send" is the server's word alone: asked just before, so nothing is sent it would refuse.
+      const view = await this.api.view();
+      this.hooks.viewed(view);
+      if (!view.ready_for_submit) throw new NotReadyForSubmit();
+      return this.api.submit();
+    }
     return this.deliverCapture(job);
   }
 

@@ -151,6 +151,20 @@ export function backoffMs(attempt: number, random: number = Math.random()): numb
   return Math.round(base * (0.8 + 0.4 * random));
 }
 
+/** 429s in a row the page waits out on its own; after that the end user decides when to try again. */
+export const MAX_THROTTLED = 3;
+
+/**
+ * How long to wait after the `attempt`-th 429 in a row: what its `Retry-After` says (at least 1 s,
+ * at most a minute; 5 s without one), or null once MAX_THROTTLED were waited out: sending stops and
+ * the page shows a state the end user can act on, never an endless "Sending…".
+ */
+export function throttleDelayMs(retryAfterSeconds: number | undefined, attempt: number): number | null {
+  if (attempt > MAX_THROTTLED) return null;
+  const seconds = retryAfterSeconds === undefined ? 5 : Math.min(60, Math.max(1, retryAfterSeconds));
+  return Math.round(seconds * 1000);
+}
+
 /** Media type of a picked file: its declared type, or one inferred from the name when the browser gives none. */
 export function fileMediaType(name: string, declared: string): string {
   const type = declared.toLowerCase();

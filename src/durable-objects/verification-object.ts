@@ -159,11 +159,13 @@ export class VerificationObject extends DurableObject<Env> {
 
   /**
    * The upload an `image_key` names, for a capture about to read its bytes: 404 without the
-   * verification, 400/410 from `checkSlot`. A direct upload is answered from what this object keeps
-   * (the record, its slots, its captures' digests), so its capture reads nothing in D1 before the
-   * bytes; any other is read from D1. Counts and writes nothing: a guessed id leaves no trace.
+   * verification, 410 for a dead link, 400/409 from `checkSlot`. A direct upload is answered from what
+   * this object keeps (the record, its slots, its captures' digests), so its capture reads nothing in
+   * D1 before the bytes; any other is read from D1. A key a capture already holds is a retry, answered
+   * whenever it comes (`retryOf`: the capture's forensic buffer, which its retry may name again).
+   * Counts and writes nothing: a guessed id leaves no trace.
    */
-  async uploadFor(id: string, objectKey: string): Promise<{ ok: true; upload: UploadSlot } | ErrorResult> {
+  async uploadFor(id: string, objectKey: string): Promise<{ ok: true; upload: UploadSlot; retryOf?: { forensicBufferKey: string | null } } | ErrorResult> {
     const record = this.#cached(id) ?? (await loadRecord(this.#db, id));
     if (!record) return errorResult("not_found", "No such verification.");
     // Nothing cached yet: keep it for the capture that follows (a stale copy only costs #apply a retry).
@@ -174,8 +176,12 @@ export class VerificationObject extends DurableObject<Env> {
     if (dead) return dead;
     if (!belongsTo(objectKey, id)) return checkSlot(null, use)!;
     const kept = this.#slots.kept(objectKey);
-    const slot = kept ? withDigest(kept, record) : await findUpload(this.#db, objectKey);
-    return checkSlot(slot, use) ?? { ok: true, upload: slot! };
+    const found = kept ?? (await findUpload(this.#db, objectKey));
+    const slot = found && withDigest(found, record);
+    const held = record.captures.find((c) => c.imageKey === objectKey);
+    const refused = checkSlot(slot, { ...use, persisted: held !== undefined });
+    if (refused) return refused;
+    return { ok: true, upload: slot!, ...(held ? { retryOf: { forensicBufferKey: held.forensicBufferKey } } : {}) };
   }
 
   /**

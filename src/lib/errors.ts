@@ -16,6 +16,11 @@ export const ERROR_STATUS = {
   /** A text step's answer was changed as often as it may be (model/verification/transitions.ts). */
   answer_limit: 409,
   idempotency_conflict: 409,
+  /**
+   * A key-reference capture names an upload whose capture window (an hour after its URL expired)
+   * has passed: upload the image again. The link itself is still valid (a dead link is 410).
+   */
+  upload_expired: 409,
   expired: 410,
   /** The verification's evidence was erased (POST /redact or tenant retention): nothing can be added. */
   redacted: 410,

@@ -133,7 +133,7 @@ const uploadUrl = createRoute({
   security,
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
   description:
-    "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry. " +
+    "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry (later, a capture naming them is 409 `upload_expired`: upload again). " +
     "A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.",
   request: { params: TokenParam, body: jsonBody(UploadUrlRequestSchema, { content_type: "image/jpeg" }) },
   responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500) },
@@ -193,7 +193,9 @@ const capture = createRoute({
   description:
     "In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; " +
     "400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, " +
-    "every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.",
+    "every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted. " +
+    "An `image_key` whose upload URL expired more than an hour ago is 409 `upload_expired` (upload the image again; 410 is for a dead link only). " +
+    "A retry of an `image_key` a capture already holds answers 201 with the current Verification, whenever it comes (also after that hour, and after submit or the verdict), as long as the link is live.",
   request: {
     params: TokenParam,
     body: jsonBody(CaptureRequestSchema, {
@@ -246,6 +248,9 @@ const submit = createRoute({
   tags,
   security,
   summary: "Declare the evidence complete",
+  description:
+    "Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`; a second submit answers the same. " +
+    "With no capture at all (every evidence step optional) nothing can be evaluated: the verification ends `failed` with `failure_reason: no_evidence` (webhook `verification.failed`), never with a verdict.",
   request: { params: TokenParam },
   responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 429, 500) },
 });

@@ -101,7 +101,10 @@ export const VerifyViewSchema = z
     captures_count: z.int(),
     max_captures: z.int(),
     submitted: z.boolean(),
-    ready_for_submit: z.boolean(),
+    ready_for_submit: z.boolean().openapi({
+      description:
+        "Whether `submit` would be taken now: the link is live, the verification is not finished, every evidence step holds its `min` and every required text step is answered (also with no capture at all: such a verification then ends `failed` with `failure_reason: no_evidence`). The capture page decides \"ready to send\" from this alone.",
+    }),
     limits: z.object({ inline_max_bytes: z.int(), upload_url_ttl_seconds: z.int(), image_max_bytes: z.int() }),
     attestation: z.object({ site_key: z.string() }).optional(),
   })

@@ -204,7 +204,11 @@ export const VerificationSchema = z
     captures: z.array(z.object({ id: z.string(), step_key: z.string(), created_at: DateTime, attestation: AttestationSchema.optional() })),
     submitted_at: DateTime.optional(),
     completed_at: DateTime.optional(),
-    failure_reason: z.string().optional().openapi({ description: "Why the verification failed (status `failed`), e.g. the evidence could not be analysed." }),
+    failure_reason: z.string().optional().openapi({
+      description:
+        "Why the verification failed (status `failed`): a code, then for some a `: ` and a detail. `no_evidence`: submitted with no capture (every evidence step optional), so nothing was evaluated; `unreadable_evidence`: no live capture is an image any decoder can read; `analysis_failed`: the evidence could not be analysed (after retries).",
+      example: "no_evidence",
+    }),
     verdict: VerdictSchema.optional(),
     narrative: z.string().min(1).max(2000).optional(),
     case_analysis: CaseAnalysisSchema.optional(),

@@ -235,17 +235,17 @@ describe("direct uploads: the verification's object keeps their slots", () => {
     await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.kv.delete(`upload:${key}`));
     const res = await capture(v.id, key, bytes);
     expect(res.status, res.text).toBe(201);
-    // And so is its expiry: past the capture window, 410.
+    // And so is its expiry: past the capture window, 409 upload_expired (410 is the dead link's).
     const late = pngSignatureBytes(900);
     const lateKey = (await directUpload(v, late)).image_key;
     await runInDurableObject(verificationObject(env, v.id), (_i: VerificationObject, state) => state.storage.kv.delete(`upload:${lateKey}`));
     await db().update(uploads).set({ expiresAt: Date.now() - CAPTURE_WINDOW_MS - 1 }).where(eq(uploads.objectKey, lateKey)).run();
     const refused = await capture(v.id, lateKey, late);
-    expect(refused.status).toBe(410);
-    expect(refused.body.error.code).toBe("expired");
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("upload_expired");
   });
 
-  it("refuses from the kept slot as from the row: another verification's key 400, past the window 410, unknown id 404", async () => {
+  it("refuses from the kept slot as from the row: another verification's key 400, past the window 409 upload_expired, unknown id 404", async () => {
     const v = await createVerification(t.key, { max_captures: 3 });
     const other = await createVerification(t.key, { max_captures: 3 });
     const bytes = pngSignatureBytes(600);
@@ -260,8 +260,8 @@ describe("direct uploads: the verification's object keeps their slots", () => {
     const slot = (await slotOf(v.id, key))!;
     await setClock(v.id, slot.expiresAt + CAPTURE_WINDOW_MS);
     const expired = await capture(v.id, key, bytes);
-    expect(expired.status).toBe(410);
-    expect(expired.body.error.code).toBe("expired");
+    expect(expired.status).toBe(409);
+    expect(expired.body.error.code).toBe("upload_expired");
     // The sweep then forgets the slot (and deletes the bytes).
     await runDurableObjectAlarm(verificationObject(env, v.id));
     expect(await slotOf(v.id, key)).toBeUndefined();
@@ -346,10 +346,10 @@ describe("orphan sweeps", () => {
     expect((await persisted(v.id)).row.status).toBe("pending"); // still open
     await setClock(v.id, null);
 
-    // A capture naming an upload past its window is refused as expired.
+    // A capture naming an upload past its window is refused: 409 upload_expired (the link is live).
     await db().update(uploads).set({ expiresAt: Date.now() - CAPTURE_WINDOW_MS - 1 }).where(eq(uploads.id, row.id)).run();
     const late = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: kept.image_key, image_sha256: kept.sha256 } });
-    expect(late.status).toBe(410);
-    expect(late.body.error.code).toBe("expired");
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe("upload_expired");
   });
 });

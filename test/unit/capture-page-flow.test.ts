@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   applyReply,
   backoffMs,
+  MAX_THROTTLED,
+  throttleDelayMs,
   fileMediaType,
   firstUnmet,
   nextToSend,
@@ -80,6 +82,17 @@ describe("applyReply", () => {
     const reply = { status: "partially_captured" as const, captures_count: 1, captures: [{ step_key: "front" }] };
     expect(applyReply(view(), reply).submitted).toBe(false);
     expect(applyReply(view(), { ...reply, submitted_at: "2030-01-01T00:00:00Z" }).submitted).toBe(true);
+  });
+});
+
+describe("throttleDelayMs", () => {
+  it("waits what Retry-After says (1 s to 60 s; 5 s without one), MAX_THROTTLED times, then hands over to the end user", () => {
+    expect([1, 2, 3].map((n) => throttleDelayMs(2, n))).toEqual([2000, 2000, 2000]);
+    expect(throttleDelayMs(0, 1)).toBe(1000);
+    expect(throttleDelayMs(3600, 1)).toBe(60_000);
+    expect(throttleDelayMs(undefined, 1)).toBe(5000);
+    expect(MAX_THROTTLED).toBe(3);
+    expect(throttleDelayMs(1, MAX_THROTTLED + 1)).toBeNull();
   });
 });
 

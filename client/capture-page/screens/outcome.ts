@@ -16,5 +16,13 @@ export const notFoundScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i
 export const successScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("success_heading"), i18n.t("success_body"), undefined, "done");
 export const errorScreen = (root: HTMLElement, i18n: I18n) =>
   outcome(root, i18n.t("error_heading"), i18n.t("error_body"), { label: i18n.t("reload"), run: () => location.reload() }, "muted");
+/** Submitted with no photo or file (every step optional, all skipped): received, and nothing to check. */
+export const noEvidenceScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("no_evidence_heading"), i18n.t("no_evidence_body"), undefined, "done");
+/** The server would not take submit and this page sees nothing missing: the way back through the steps. */
+export const notSentScreen = (root: HTMLElement, i18n: I18n, review: () => void) =>
+  outcome(root, i18n.t("not_sent_heading"), i18n.t("not_sent_body"), { label: i18n.t("review_steps"), run: review }, "muted");
+/** Sending stopped after repeated "too many requests": the end user says when to try again. */
+export const stalledScreen = (root: HTMLElement, i18n: I18n, retry: () => void) =>
+  outcome(root, i18n.t("stalled_heading"), i18n.t("stalled_body"), { label: i18n.t("try_again"), run: retry }, "muted");
 export const finishingScreen = (root: HTMLElement, i18n: I18n) =>
   show(root, h("div", { class: "outcome" }, heading(i18n.t("finishing_heading")), h("div", { class: "spinner", "aria-hidden": "true" }), h("p", null, i18n.t("finishing_body"))));

@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a single-use upload URL (5 minutes, one media type)
-         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry. A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.
+         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry (later, a capture naming them is 409 `upload_expired`: upload again). A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -197,7 +197,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a capture (inline base64 or an uploaded image_key)
-         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; 400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted.
+         * @description In this order: 410 `redacted`; 410 `expired` from `expires_at` on, whatever the evidence state, before the body's size, type or checksum is looked at; 400 `unknown_step` when `step_key` names a text step or no step, whatever the capacity; 409 `step_full` when the step (or, without `step_key`, every image step) holds its `max`, also once the verdict made the verification `completed`; 409 `invalid_state` when completed, failed or submitted. An `image_key` whose upload URL expired more than an hour ago is 409 `upload_expired` (upload the image again; 410 is for a dead link only). A retry of an `image_key` a capture already holds answers 201 with the current Verification, whenever it comes (also after that hour, and after submit or the verdict), as long as the link is live.
          */
         post: operations["createCapture"];
         delete?: never;
@@ -232,7 +232,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Declare the evidence complete */
+        /**
+         * Declare the evidence complete
+         * @description Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`; a second submit answers the same. With no capture at all (every evidence step optional) nothing can be evaluated: the verification ends `failed` with `failure_reason: no_evidence` (webhook `verification.failed`), never with a verdict.
+         */
         post: operations["submitVerification"];
         delete?: never;
         options?: never;
@@ -1432,7 +1435,10 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             completed_at?: string;
-            /** @description Why the verification failed (status `failed`), e.g. the evidence could not be analysed. */
+            /**
+             * @description Why the verification failed (status `failed`): a code, then for some a `: ` and a detail. `no_evidence`: submitted with no capture (every evidence step optional), so nothing was evaluated; `unreadable_evidence`: no live capture is an image any decoder can read; `analysis_failed`: the evidence could not be analysed (after retries).
+             * @example no_evidence
+             */
             failure_reason?: string;
             verdict?: components["schemas"]["Verdict"];
             narrative?: string;
@@ -2029,7 +2035,7 @@ export interface components {
                  * @example invalid_request
                  * @enum {string}
                  */
-                code: "invalid_request" | "unknown_step" | "checksum_mismatch" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "step_full" | "invalid_state" | "already_finalized" | "answer_limit" | "idempotency_conflict" | "expired" | "redacted" | "payload_too_large" | "unsupported_media_type" | "too_many_requests" | "internal_error" | "storage_unavailable";
+                code: "invalid_request" | "unknown_step" | "checksum_mismatch" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "step_full" | "invalid_state" | "already_finalized" | "answer_limit" | "idempotency_conflict" | "upload_expired" | "expired" | "redacted" | "payload_too_large" | "unsupported_media_type" | "too_many_requests" | "internal_error" | "storage_unavailable";
                 /** @description Human-readable English: everything about the error but its code. */
                 message: string;
                 /**
@@ -2082,11 +2088,11 @@ export interface components {
                 message: string;
             };
         };
-        /** @description Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+        /** @description Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
         Error409: {
             error: {
                 /** @enum {string} */
-                code: "step_full" | "invalid_state" | "already_finalized" | "answer_limit" | "idempotency_conflict";
+                code: "step_full" | "invalid_state" | "already_finalized" | "answer_limit" | "idempotency_conflict" | "upload_expired";
                 /** @description Human-readable English: everything about the error but its code. */
                 message: string;
             };
@@ -2322,6 +2328,7 @@ export interface components {
             captures_count: number;
             max_captures: number;
             submitted: boolean;
+            /** @description Whether `submit` would be taken now: the link is live, the verification is not finished, every evidence step holds its `min` and every required text step is answered (also with no capture at all: such a verification then ends `failed` with `failure_reason: no_evidence`). The capture page decides "ready to send" from this alone. */
             ready_for_submit: boolean;
             limits: {
                 inline_max_bytes: number;
@@ -3514,7 +3521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3751,7 +3758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4473,7 +4480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4591,7 +4598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4690,7 +4697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4800,7 +4807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4985,7 +4992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6454,7 +6461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6559,7 +6566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6734,7 +6741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6841,7 +6848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6939,7 +6946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7454,7 +7461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8009,7 +8016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8366,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8948,7 +8955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9026,7 +9033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9740,7 +9747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`. */
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -83,6 +83,16 @@ export const en = {
   error_body: "Please reload the page. What you captured is kept.",
   reload: "Reload",
   capture_refused: "A photo could not be used: {reason}",
+  upload_expired: "A photo waited too long on this device before it could be sent. Please take or choose it again.",
+  submit_needs_step: "Something is still needed here before you can finish.",
+  not_sent_heading: "Not sent yet",
+  not_sent_body: "Something is still missing. Go through the steps again, then tap Finish.",
+  review_steps: "Review the steps",
+  stalled_heading: "Too many attempts",
+  stalled_body: "The service is busy right now. What you captured is kept on this device. Wait a moment, then try again.",
+  stalled_notice: "Sending is paused for a moment; it goes on when you continue.",
+  no_evidence_heading: "Sent",
+  no_evidence_body: "What you sent has no photo or file, so there is nothing to check. You can close this page now.",
 } as const;
 
 export type StringKey = keyof typeof en;

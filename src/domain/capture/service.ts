@@ -28,14 +28,21 @@ export async function findByToken(db: Db, token: string): Promise<VerificationRo
 }
 
 /**
- * The upload a key-reference capture names, asked of the verification's Durable Object, which
- * keeps what it minted (`VerificationObject#uploadFor`): 404 for malformed and unknown ids alike.
+ * The upload a key-reference capture names, and whether a capture already holds it (a retry), asked
+ * of the verification's Durable Object, which keeps what it minted (`VerificationObject#uploadFor`):
+ * 404 for malformed and unknown ids alike.
  */
-export async function findUploadFor(env: Env, token: string, imageKey: string): Promise<UploadSlot> {
+export interface FoundUpload {
+  slot: UploadSlot;
+  /** A capture already holds this image_key: the retry is answered whenever it comes. */
+  retryOf?: { forensicBufferKey: string | null };
+}
+
+export async function findUploadFor(env: Env, token: string, imageKey: string): Promise<FoundUpload> {
   if (!isId("verification", token)) throw ApiError.notFound("verification");
   const found = await verificationObject(env, token).uploadFor(token, imageKey);
   if (!found.ok) throw toApiError(found);
-  return found.upload;
+  return { slot: found.upload, ...(found.retryOf ? { retryOf: found.retryOf } : {}) };
 }
 
 /** Refuses an upload URL before anything is minted (`checkUploadMint`: 410 once dead, 409 `step_full` once every slot is used). */
@@ -76,12 +83,15 @@ export interface CaptureContext {
 }
 
 /**
- * A key-reference capture: the bytes were stored by an upload (`slot`, checked by `findUploadFor`),
+ * A key-reference capture: the bytes were stored by an upload (`found`, checked by `findUploadFor`),
  * and are only read (once, if the Worker has not seen them) and checked here: digest, sniffed type.
  * The Durable Object decides the step, capacity and status.
  */
-export async function captureUpload(ctx: CaptureContext, verificationId: string, body: CaptureRequest, slot: UploadSlot): Promise<CaptureFlowAnswer> {
-  const { fields: common, burst } = await commonFields(ctx, verificationId, body);
+export async function captureUpload(ctx: CaptureContext, verificationId: string, body: CaptureRequest, found: FoundUpload): Promise<CaptureFlowAnswer> {
+  const { slot, retryOf } = found;
+  // A retry naming the forensic buffer its capture holds takes it as it takes the image, whenever it comes.
+  const heldBuffer = retryOf?.forensicBufferKey ?? undefined;
+  const { fields: common, burst } = await commonFields(ctx, verificationId, body, heldBuffer);
   const upload = await readUpload(ctx.env.EVIDENCE, slot, { verificationId, kind: "image", field: "image_key", now: ctx.now });
   if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
     throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256 (the digest sent with the capture).");
@@ -158,7 +168,12 @@ function mediaTypeOf(sniffed: string | null): MediaType {
 type CommonFields = Omit<CaptureInput, "captureId" | "imageKey" | "mediaType" | "sizeBytes" | "sha256">;
 
 /** What a capture carries besides its image, checked; a burst's strips come back to be stored once the capture's id is known. */
-async function commonFields(ctx: CaptureContext, verificationId: string, body: CaptureRequest): Promise<{ fields: CommonFields; burst: ReceivedBurst | null }> {
+async function commonFields(
+  ctx: CaptureContext,
+  verificationId: string,
+  body: CaptureRequest,
+  heldBuffer?: string,
+): Promise<{ fields: CommonFields; burst: ReceivedBurst | null }> {
   const out: CommonFields = {};
   let burst: ReceivedBurst | null = null;
   if (body.step_key !== undefined) out.stepKey = body.step_key;
@@ -183,6 +198,7 @@ async function commonFields(ctx: CaptureContext, verificationId: string, body: C
       kind: "forensic_buffer",
       field: "forensic_buffer_key",
       now: ctx.now,
+      persisted: heldBuffer !== undefined && body.forensic_buffer_key === heldBuffer,
     });
     if (buffer.sniffedType !== "image/png") {
       throw new ApiError("unsupported_media_type", "A forensic buffer must be a 16-bit grayscale PNG depth map.");

@@ -54,7 +54,10 @@ export function answerPlan(id: string, stepKey: string, value: string): Decide {
 
 export const submitPlan: Decide = (state, _record, now) => {
   const decision = machine.submit(state, now);
-  return decision.ok ? { transition: decision.transition, noop: decision.alreadySubmitted } : decision;
+  if (!decision.ok) return decision;
+  // Submitted with no capture: failed in the same write, with its reason (machine.submit).
+  const columns = decision.failureReason !== undefined ? { failureReason: decision.failureReason } : undefined;
+  return { transition: decision.transition, noop: decision.alreadySubmitted, ...(columns ? { columns } : {}) };
 };
 
 export function progressPlan(kind: ProgressKind, snapshot: Record<string, unknown>): Decide {

@@ -3,7 +3,7 @@ import { iso } from "../../lib/time";
 import { IMAGE_STEP_MAX_BYTES } from "./config";
 import { toState } from "./record";
 import { effectiveStatus } from "./state";
-import { isReady } from "./transitions";
+import { guardOpen, isReady, submitBlockers } from "./transitions";
 
 /**
  * `GET /v1/verify/{token}`: what the capture page needs to render and resume, and nothing more:
@@ -21,14 +21,12 @@ export function presentCaptureFlow(
   const steps = row.config.steps.map((step) =>
     step.type === "text" ? { ...step, answered: answered.has(step.key) } : { ...step, captured: counts.get(step.key) ?? 0 },
   );
-  const minimumsMet =
-    record.captures.length > 0 &&
-    row.config.steps.every((s) =>
-      s.type === "text" ? !s.required || answered.has(s.key) : (counts.get(s.key) ?? 0) >= s.min,
-    );
+  const now = Date.now();
+  // The rule `submit` applies, and nothing else: the page decides "ready to send" from it alone.
+  const readyForSubmit = guardOpen(state, now) === null && submitBlockers(state).length === 0;
   return {
     id: row.id,
-    status: effectiveStatus(row, Date.now()),
+    status: effectiveStatus(row, now),
     expires_at: iso(row.expiresAt),
     tenant: { display_name: options.tenantName },
     mode: row.config.mode ?? "verification",
@@ -36,7 +34,7 @@ export function presentCaptureFlow(
     captures_count: row.capturesCount,
     max_captures: row.config.max_captures,
     submitted: row.submittedAt !== null || (row.readyAt !== null && isReady(state)),
-    ready_for_submit: minimumsMet,
+    ready_for_submit: readyForSubmit,
     limits: { ...options.limits, image_max_bytes: IMAGE_STEP_MAX_BYTES },
     ...(options.siteKey ? { attestation: { site_key: options.siteKey } } : {}),
   };

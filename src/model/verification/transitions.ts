@@ -228,12 +228,13 @@ export function recordAnswer(state: VerificationState, stepKey: string, value: s
   return { ok: true, transition: withReadiness(state, after, t, now), revisions, unchanged: false };
 }
 
-export function submit(state: VerificationState, now: number): Decision<{ alreadySubmitted: boolean }> {
-  const closed = guardOpen(state, now);
-  if (closed) return closed;
-  if (state.submittedAt !== null) {
-    return { ok: true, alreadySubmitted: true, transition: transition(state, state.status, []) };
-  }
+/**
+ * What still keeps the end user from submitting (CONTRACT: every evidence step holds its `min`,
+ * every required text step is answered), one sentence each; empty when submit would be taken. The
+ * one rule of "ready to send": `submit` applies it, and `GET /v1/verify` answers it as
+ * `ready_for_submit` for the capture page, which has none of its own.
+ */
+export function submitBlockers(state: Pick<VerificationState, "config" | "captures" | "answers">): string[] {
   const missing: string[] = [];
   for (const s of evidenceSteps(state.config)) {
     if (capturesInStep(state, s.key) < s.min) missing.push(`${s.key} needs at least ${s.min} capture(s)`);
@@ -241,9 +242,30 @@ export function submit(state: VerificationState, now: number): Decision<{ alread
   for (const s of textSteps(state.config)) {
     if (s.required && state.answers[s.key] === undefined) missing.push(`${s.key} needs an answer`);
   }
-  if (state.captures.length === 0) missing.push("at least one capture is required");
+  return missing;
+}
+
+/** Why a verification submitted with no capture ends `failed`: nothing was evaluated, so there is no verdict. */
+export const NO_EVIDENCE = "no_evidence";
+
+/**
+ * The end user is done. Taken once the rule above holds, also with no capture at all (every
+ * evidence step optional): then nothing can be evaluated and the verification ends `failed` with
+ * `failure_reason: "no_evidence"` in the same write (CONTRACT, fifth release), never with a verdict.
+ */
+export function submit(state: VerificationState, now: number): Decision<{ alreadySubmitted: boolean; failureReason?: string }> {
+  const closed = guardOpen(state, now);
+  if (closed) return closed;
+  if (state.submittedAt !== null) {
+    return { ok: true, alreadySubmitted: true, transition: transition(state, state.status, []) };
+  }
+  const missing = submitBlockers(state);
   if (missing.length > 0) {
     return errorResult("invalid_state", `The verification cannot be submitted yet: ${missing.join("; ")}.`);
+  }
+  if (state.captures.length === 0) {
+    const events = [{ name: "verification.submitted" }, { name: "verification.failed", payload: { reason: NO_EVIDENCE } }];
+    return { ok: true, alreadySubmitted: false, failureReason: NO_EVIDENCE, transition: transition(state, "failed", events, { submittedAt: now }) };
   }
   const after = { ...state, submittedAt: now };
   const t = transition(state, resumed(state), [{ name: "verification.submitted" }], { submittedAt: now });

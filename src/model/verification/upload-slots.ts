@@ -45,18 +45,21 @@ export interface UploadUse {
   kind: UploadKind;
   field: string;
   now: number;
+  /** A capture already holds this key: a retry, taken whenever it comes (the window does not apply). */
+  persisted?: boolean;
 }
 
 /**
  * Whether an upload key may be captured: it names an upload of this verification and kind (400
- * otherwise) whose bytes are not orphaned yet (`CAPTURE_WINDOW_MS` after its URL expired: 410).
+ * otherwise) whose bytes are not orphaned yet (`CAPTURE_WINDOW_MS` after its URL expired: 409
+ * `upload_expired`; 410 is the dead link's alone), unless a capture already holds it (a retry).
  */
 export function checkSlot(slot: UploadSlot | null, use: UploadUse): ErrorResult | null {
   if (!slot || slot.verificationId !== use.verificationId || slot.kind !== use.kind) {
     return invalidResult({ [use.field]: `Unknown ${use.field} for this verification; mint one with captures/upload-url.` });
   }
-  if (use.now >= slot.expiresAt + CAPTURE_WINDOW_MS) {
-    return errorResult("expired", `This ${use.field} was not captured in time; upload the image again.`);
+  if (!use.persisted && use.now >= slot.expiresAt + CAPTURE_WINDOW_MS) {
+    return errorResult("upload_expired", `This ${use.field} was not captured within an hour of its upload URL's expiry; upload the image again with a new upload URL.`);
   }
   return null;
 }

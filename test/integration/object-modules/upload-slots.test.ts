@@ -52,7 +52,7 @@ describe("the slots an object keeps", () => {
       expect(slots.kept(slot.objectKey)).toEqual(slot);
       expect(checkSlot(slots.kept(slot.objectKey)!, { ...use, now: lastMoment })).toBeNull();
 
-      expect(checkSlot(slot, { ...use, now: lastMoment + 1 })).toMatchObject({ ok: false, error: { code: "expired" } });
+      expect(checkSlot(slot, { ...use, now: lastMoment + 1 })).toMatchObject({ ok: false, error: { code: "upload_expired" } });
       slots.forget(lastMoment + 1);
       expect(slots.kept(slot.objectKey)).toBeUndefined();
     }));

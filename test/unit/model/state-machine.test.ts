@@ -184,7 +184,7 @@ describe("recordAnswer", () => {
 });
 
 describe("submit", () => {
-  it("needs every minimum and required answer, and at least one capture", () => {
+  it("needs every minimum and required answer", () => {
     expect(m.submit(state(), NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     const s = state({ status: "partially_captured", captures: [{ id: "a", stepKey: "front", imageKey: "1" }] });
     expect(m.submit(s, NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
@@ -192,6 +192,31 @@ describe("submit", () => {
     const d = m.submit(ready, NOW);
     expect(d).toMatchObject({ ok: true, alreadySubmitted: false, transition: { patch: { submittedAt: NOW, readyAt: NOW } } });
     expect(m.submit({ ...ready, submittedAt: NOW, readyAt: NOW }, NOW + 1)).toMatchObject({ ok: true, alreadySubmitted: true });
+  });
+
+  it("with no capture, taken once the rule holds (every min 0, required answers given) and failed at once: no_evidence, never ready", () => {
+    const optional = state({
+      config: {
+        ...state().config,
+        steps: [
+          { key: "front", type: "image", description: "Front", min: 0, max: 2 },
+          { key: "plate", type: "text", required: true, validation: { max_length: 10, format: "alphanumeric_id" } },
+        ],
+      },
+    });
+    expect(m.submitBlockers(optional)).toEqual(["plate needs an answer"]);
+    expect(m.submit(optional, NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    const answered = { ...optional, answers: { plate: { value: "X1", answeredAt: NOW, revisions: 1 } } };
+    expect(m.submitBlockers(answered)).toEqual([]);
+    const d = m.submit(answered, NOW);
+    expect(d).toEqual({
+      ok: true,
+      alreadySubmitted: false,
+      failureReason: "no_evidence",
+      transition: { status: "failed", patch: { submittedAt: NOW }, events: [{ name: "verification.submitted" }, { name: "verification.failed", payload: { reason: "no_evidence" } }] },
+    });
+    // Over: a second submit is refused like any write into a failed verification.
+    expect(m.submit({ ...answered, status: "failed", submittedAt: NOW }, NOW + 1)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
   });
 
   it("a submit brings an abandoned verification back to partially_captured", () => {

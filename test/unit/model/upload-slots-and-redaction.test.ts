@@ -49,10 +49,13 @@ describe("upload slots", () => {
     expect(openUploadCap({ max_captures: 3 } as never, 5)).toBe(0);
   });
 
-  it("accepts a slot of this verification and kind until its capture window closes, then 410", () => {
+  it("accepts a slot of this verification and kind until its capture window closes, then 409 upload_expired; a persisted key whenever it comes", () => {
     expect(checkSlot(slot, use)).toBeNull();
     expect(checkSlot(slot, { ...use, now: slot.expiresAt + CAPTURE_WINDOW_MS - 1 })).toBeNull();
-    expect(checkSlot(slot, { ...use, now: slot.expiresAt + CAPTURE_WINDOW_MS })).toMatchObject({ ok: false, error: { code: "expired" } });
+    expect(checkSlot(slot, { ...use, now: slot.expiresAt + CAPTURE_WINDOW_MS })).toMatchObject({ ok: false, error: { code: "upload_expired" } });
+    expect(checkSlot(slot, { ...use, now: slot.expiresAt + CAPTURE_WINDOW_MS * 24, persisted: true })).toBeNull();
+    // A persisted key still belongs to its verification and kind.
+    expect(checkSlot({ ...slot, verificationId: "vfy_2" }, { ...use, persisted: true })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
   });
 
   it("refuses a missing slot, another verification's and another kind's alike (400 on the field)", () => {

@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Page, Request } from "playwright-core";
+import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
+import { eventually, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
+import { axeClean, openPhone, screenshot, type Phone } from "./helpers/browser";
+
+/*
+ * No end user is ever stuck (issue 42): the page sends submit only when the server says it would
+ * take it (`ready_for_submit`), a refusal of submit or of a photo's upload ends on a screen the end
+ * user can act on, and 429s are waited out a bounded number of times. Never an endless "Sending…".
+ */
+
+const tenant = tenantClient();
+
+const ALL_OPTIONAL: CreateVerificationRequest["steps"] = [
+  { key: "front", type: "image", description: "Front", min: 0, max: 1 },
+  { key: "papers", type: "upload", description: "Papers", min: 0, max: 1, accept: ["image/jpeg"], max_size_bytes: 2_000_000 },
+  { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
+];
+
+let phone: Phone | undefined;
+afterEach(async ({ task }) => {
+  if (task.result?.state === "fail" && phone) console.error(`${task.name}: what the phone showed\n${await phone.diagnostics()}\n${workerLogTail()}`);
+  await phone?.close();
+  phone = undefined;
+});
+
+/** The POSTs the page made to a capture-flow path ending in `suffix`. */
+function posts(page: Page, suffix: string): string[] {
+  const seen: string[] = [];
+  page.on("request", (req: Request) => {
+    if (req.method() === "POST" && new URL(req.url()).pathname.endsWith(suffix)) seen.push(req.url());
+  });
+  return seen;
+}
+
+/** Through the three optional steps without giving anything, then Finish. */
+async function skipEverything(page: Page): Promise<void> {
+  await page.getByText("Step 1 of 3").waitFor();
+  await page.getByRole("button", { name: "Skip" }).click();
+  await page.getByText("Step 2 of 3").waitFor();
+  await page.getByRole("button", { name: "Skip" }).click();
+  await page.getByLabel("Anything else?").waitFor();
+  await page.getByRole("button", { name: "Finish" }).click();
+}
+
+async function takeLivePhoto(page: Page): Promise<void> {
+  const shutter = page.getByRole("button", { name: "Take photo" });
+  await shutter.waitFor();
+  await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
+  await shutter.click();
+  await page.getByRole("img", { name: "The photo you took" }).waitFor();
+  await page.getByRole("button", { name: "Use this photo" }).click();
+}
+
+describe("the capture page never leaves the end user on “Sending…”", () => {
+  it("every step optional and all skipped: submit is taken, the page says it was sent with nothing to check, the verification is failed (no_evidence)", async () => {
+    const v = await tenant.createVerification({ steps: ALL_OPTIONAL });
+    phone = await openPhone();
+    const { page } = phone;
+    const submits = posts(page, "/submit");
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await skipEverything(page);
+
+    await page.getByRole("heading", { name: "Sent" }).waitFor({ timeout: 30_000 });
+    await page.getByText("What you sent has no photo or file, so there is nothing to check.").waitFor();
+    expect(await page.getByRole("heading", { name: "Sending…" }).count()).toBe(0);
+    expect(submits).toHaveLength(1);
+    await screenshot(page, "15-sent-without-evidence");
+    await axeClean(page, "sent without evidence");
+
+    const done = await tenant.getVerification(v.id);
+    expect(done).toMatchObject({ status: "failed", failure_reason: "no_evidence", captures_count: 0 });
+    expect(done.submitted_at).toBeDefined();
+    expect(done.verdict).toBeUndefined();
+    // Nothing more went out after the end.
+    await page.waitForTimeout(1_500);
+    expect(submits).toHaveLength(1);
+  });
+
+  it("a refused submit is not sent again on its own: the page says it was not sent and leads back through the steps", async () => {
+    const v = await tenant.createVerification({ steps: ALL_OPTIONAL });
+    phone = await openPhone();
+    const { page } = phone;
+    const submits = posts(page, "/submit");
+    // The server refuses the first submit (as it did before the fifth release, when it required a capture).
+    let refusals = 1;
+    await page.route("**/v1/verifications/*/submit", async (route) => {
+      if (refusals-- <= 0) return route.continue();
+      await route.fulfill({
+        status: 409,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "invalid_state", message: "The verification cannot be submitted yet." } }),
+      });
+    });
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await skipEverything(page);
+
+    await page.getByRole("heading", { name: "Not sent yet" }).waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(3_000);
+    expect(submits).toHaveLength(1); // no loop: it waits for the end user
+    await screenshot(page, "16-not-sent");
+    await axeClean(page, "not sent");
+
+    await page.getByRole("button", { name: "Review the steps" }).click();
+    await skipEverything(page);
+    await page.getByRole("heading", { name: "Sent" }).waitFor({ timeout: 30_000 });
+    expect(submits).toHaveLength(2);
+    expect((await tenant.getVerification(v.id)).status).toBe("failed");
+  });
+
+  it("429 on submit: waited out per Retry-After a few times, then a screen with Try again; trying again sends it", async () => {
+    const v = await tenant.createVerification({ steps: ALL_OPTIONAL });
+    phone = await openPhone();
+    const { page } = phone;
+    const submits = posts(page, "/submit");
+    await page.route("**/v1/verifications/*/submit", (route) =>
+      route.fulfill({
+        status: 429,
+        contentType: "application/json",
+        headers: { "Retry-After": "1" },
+        body: JSON.stringify({ error: { code: "too_many_requests", message: "Too many writes into this verification; retry later." } }),
+      }),
+    );
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await skipEverything(page);
+
+    await page.getByRole("heading", { name: "Too many attempts" }).waitFor({ timeout: 30_000 });
+    // The first try and three waits of Retry-After (1 s each), then it stops.
+    expect(submits).toHaveLength(4);
+    await page.waitForTimeout(2_500);
+    expect(submits).toHaveLength(4);
+    await screenshot(page, "17-too-many-attempts");
+    await axeClean(page, "too many attempts");
+
+    await page.unroute("**/v1/verifications/*/submit");
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByRole("heading", { name: "Sent" }).waitFor({ timeout: 30_000 });
+    expect(submits).toHaveLength(5);
+    expect((await tenant.getVerification(v.id)).failure_reason).toBe("no_evidence");
+  });
+
+  it("a photo past its upload's window (409 upload_expired) goes back to its step to be taken again, never “link expired”", async () => {
+    const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: "Front", min: 1, max: 1 }] });
+    phone = await openPhone();
+    const { page } = phone;
+    // The Worker's clock cannot be moved from this suite: its answer past the window (the workers
+    // suite gets it from the server: test/integration/submit-and-upload-window.test.ts) is given to
+    // the page for the first capture; the upload before it is real.
+    let late = 1;
+    await page.route("**/v1/verifications/*/captures", async (route) => {
+      if (late-- <= 0) return route.continue();
+      await route.fulfill({
+        status: 409,
+        contentType: "application/json",
+        body: JSON.stringify({
+          error: { code: "upload_expired", message: "This image_key was not captured within an hour of its upload URL's expiry; upload the image again with a new upload URL." },
+        }),
+      });
+    });
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await takeLivePhoto(page);
+
+    await page.getByText("A photo waited too long on this device before it could be sent. Please take or choose it again.").waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Take photo" }).waitFor();
+    expect(await page.getByRole("heading", { name: "This link has expired" }).count()).toBe(0);
+    await screenshot(page, "18-upload-expired");
+    await axeClean(page, "upload expired");
+    expect((await tenant.getVerification(v.id)).submitted_at).toBeUndefined(); // the queued submit went with the photo
+
+    await takeLivePhoto(page);
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const after = await eventually("the photo to be accepted", () => tenant.getVerification(v.id), (body) => body.captures.length === 1);
+    expect(after.captures.map((c) => c.step_key)).toEqual(["front"]);
+  });
+});

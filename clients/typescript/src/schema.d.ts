@@ -1633,16 +1633,16 @@ export interface components {
             label: "likely_human" | "likely_ai" | "unknown";
             confidence: number;
             /**
-             * @description What decided it: `pixels` (the detector the service ships, on the decoded pixels), `provenance` (metadata: C2PA, XMP, generator chunks, EXIF), or `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`); of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
-             * @example pixels
+             * @description What decided it: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md). Of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
+             * @example provenance
              */
             method: string;
             /**
-             * @description What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md). `pixel_score` (the pixel detector's score), `ai_provider_score` (the provider's), or provenance codes such as `c2pa_generated_source_type`. Absent on verdicts written before it existed.
+             * @description What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md): provenance codes such as `c2pa_generated_source_type` or `no_generator_marker` (its value: how complete the camera metadata is), or a configured provider's `ai_provider_score`. Absent on verdicts written before it existed.
              * @example [
              *       {
-             *         "code": "pixel_score",
-             *         "value": 0.83
+             *         "code": "no_generator_marker",
+             *         "value": 0.4
              *       }
              *     ]
              */
@@ -1920,8 +1920,8 @@ export interface components {
              */
             status: "assessed" | "not_assessed" | "not_applicable";
             /**
-             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
-             * @example pixels
+             * @description What decided an assessed signal: `pixels` (measured on the image's pixels by the moiré detector of `screen_detection`, never for `ai_detection`, where `pixels` is reserved: no detector of generated images ships), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
+             * @example provenance
              */
             method?: string;
         };
@@ -2276,10 +2276,9 @@ export interface components {
             /** @description `reverse` only: what a reverse search searches for this tenant. */
             sources?: ("service_history" | "shared_history" | "web")[];
             /**
-             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take: `provenance` (always), `pixels` (the detector the service ships), `provider:<name>` (a configured detection provider; `enable` says how to add one).
+             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take (`enable` says how to add a provider). The methods: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md).
              * @example [
-             *       "provenance",
-             *       "pixels"
+             *       "provenance"
              *     ]
              */
             methods?: string[];
@@ -3261,7 +3260,7 @@ export interface components {
             /** @enum {string} */
             status: "assessed";
             /**
-             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: `pixels`, `provenance` or `provider:<name>`, what decided it), `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
+             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: what decided it, `provenance` or `provider:<name>`; `pixels` is reserved and no result carries it), `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
              * @example {
              *       "screen_detected": false
              *     }

@@ -884,7 +884,7 @@ export interface paths {
         };
         /**
          * List the tenant's link templates, newest first (dashboard session only)
-         * @description A storage failure answers 503 `{error: "storage_unavailable"}`: on this endpoint only, `error` is a plain string. A dashboard session needs the `viewer` role or higher.
+         * @description A storage failure answers 503 `{error: "storage_unavailable"}`: on this endpoint only, `error` is a plain string. This holds wherever the storage fails, the session check included. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listLinkTemplates"];
         put?: never;
@@ -1049,7 +1049,7 @@ export interface paths {
         };
         /**
          * Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)
-         * @description Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`; an object that is gone (the verification was redacted) is 404.
+         * @description Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; an object that is gone (the verification was redacted) is 404.
          */
         get: operations["downloadEvidence"];
         put?: never;
@@ -2306,7 +2306,8 @@ export interface components {
         };
         CaptureFlowView: {
             id: string;
-            status: string;
+            /** @enum {string} */
+            status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3125,7 +3126,10 @@ export interface components {
         TrialStarted: {
             /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             verification_id: string;
-            /** @example https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            /**
+             * Format: uri
+             * @example https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
+             */
             capture_url: string;
         };
         TrialStartRequest: {
@@ -8601,13 +8605,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Authenticated but not allowed. Codes: `forbidden`. */
-            403: {
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
@@ -8617,6 +8621,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */

@@ -1,7 +1,8 @@
 /*
  * The OpenAPI document and the client types generated from it.
  *
- *   npm run gen:client   writes clients/typescript/openapi.json and clients/typescript/src/schema.d.ts
+ *   npm run gen:client   writes clients/typescript/openapi.json and clients/typescript/src/schema.d.ts, and
+ *                        docs/api.md's table of input limits (scripts/lib/input-limits.ts)
  *   npm run check:openapi (part of npm test) checks both are current, validates the document against
  *                        the OpenAPI 3.1 JSON Schema, then lints it (redocly.yaml)
  *
@@ -17,10 +18,13 @@ import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { createApp } from "../src/app";
+import { inputLimits, limitsTable, withTable } from "./lib/input-limits";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DOCUMENT_FILE = path.join(root, "clients/typescript/openapi.json");
 const TYPES_FILE = path.join(root, "clients/typescript/src/schema.d.ts");
+/** docs/api.md's table of input limits is derived from the document too (scripts/lib/input-limits.ts). */
+const API_DOCS_FILE = path.join(root, "docs/api.md");
 /** The origin written into `servers` of the committed copy (the Worker uses the request's). */
 const ORIGIN = "http://localhost:8787";
 
@@ -46,6 +50,7 @@ async function artifacts(): Promise<Map<string, string>> {
   return new Map([
     [DOCUMENT_FILE, `${JSON.stringify(document, null, 2)}\n`],
     [TYPES_FILE, header + types],
+    [API_DOCS_FILE, withTable(readFileSync(API_DOCS_FILE, "utf8"), limitsTable(inputLimits(document)))],
   ]);
 }
 

@@ -74,7 +74,7 @@ type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial
 
 const AI_PROVIDER_ENABLE = "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine's AI-generated image detection) to add a detection provider.";
 
-/** `ai`: provenance metadata always, the shipped pixel detector when built in, a detection provider when configured. */
+/** `ai`: provenance metadata always, a detection provider when configured; a pixel detector only once one ships (schemas/ai-methods.ts). */
 function aiCapability(providers: Presence): Capability {
   const methods: AiMethod[] = ["provenance", ...(providers.aiPixels ? (["pixels"] as const) : []), ...(providers.aiProvider ? ([`provider:${providers.aiProvider.name}`] as const) : [])];
   const provider = ["offline-provenance", ...(providers.aiPixels ? ["offline-pixels"] : []), ...(providers.aiProvider ? [providers.aiProvider.name] : [])].join("+");

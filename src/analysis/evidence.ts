@@ -108,8 +108,9 @@ export interface ScreenResult extends Provenance {
   confidence: number;
 }
 /**
- * What decided an `ai_detection`: the image's pixels (the detector the service ships), its
- * provenance metadata, or a configured detection provider (`provider:sightengine`).
+ * What decided an `ai_detection`: its provenance metadata or a configured detection provider
+ * (`provider:sightengine`); `pixels` is reserved for a detector on the decoded pixels, which does not
+ * ship (schemas/ai-methods.ts says which methods run).
  */
 export type AiMethod = "pixels" | "provenance" | `provider:${string}`;
 export const AI_METHOD_PATTERN = /^(pixels|provenance|provider:[a-z0-9-]+)$/;

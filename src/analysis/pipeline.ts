@@ -85,7 +85,7 @@ async function runAnalysis(
       searchHistory: (fingerprint) => indexAndFindNearDuplicates(db, { captureId: capture.id, verificationId: record.row.id, tenantId: capture.tenantId, fingerprint, now }),
       vision: providers.vision,
       web: providers.web,
-      // The shipped pixel detector plugs in here (and providers/analysis.ts says `aiPixels: true`).
+      // A pixel detector would plug in here once `pixels` is no longer reserved (schemas/ai-methods.ts).
       aiPixels: null,
       aiProvider: providers.aiProvider,
       trustedSigners: providers.trustedSigners,

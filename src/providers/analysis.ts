@@ -1,6 +1,7 @@
 import type { AiDetectionProvider } from "../analysis/signals/ai-combine";
 import type { WebImageSearch } from "../analysis/signals/reverse-search";
 import { settings } from "../env";
+import { PIXEL_DETECTOR_SHIPS } from "../schemas/ai-methods";
 import { aiDetectionProvider } from "./ai-detection";
 import { geocoderFromEnv, type Geocoder } from "./geocoder";
 import { visionJudge, type VisionJudge } from "./vision";
@@ -18,9 +19,10 @@ export interface AnalysisProviders {
   /** Web reverse-image search (Google Cloud Vision web detection), or none: the service's own history still is searched. */
   web: WebImageSearch | null;
   /**
-   * Whether the analysis runs the pixel detector the service ships (no external service: it is here so
-   * the capabilities say so). The analysis Worker passes the detector itself (analysis/pipeline.ts,
-   * ImageDeps.aiPixels), never this module: the API Worker's bundle stays free of analysis code.
+   * Whether the analysis runs a pixel detector (no external service: it is here so the capabilities
+   * say so). None ships: `pixels` is reserved (schemas/ai-methods.ts, PIXEL_DETECTOR_SHIPS). The
+   * analysis Worker would pass the detector itself (analysis/pipeline.ts, ImageDeps.aiPixels), never
+   * this module: the API Worker's bundle stays free of analysis code.
    */
   aiPixels: boolean;
   /** A commercial AI-generated-image detector (Sightengine), or none. */
@@ -37,7 +39,7 @@ export function analysisProviders(env: Env): AnalysisProviders {
   return {
     vision: visionJudge(env),
     web: webImageSearch(env),
-    aiPixels: false,
+    aiPixels: PIXEL_DETECTOR_SHIPS,
     aiProvider: aiDetectionProvider(env),
     geocoder: geocoderFromEnv(env),
     trustedSigners: (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean),

@@ -23,14 +23,14 @@ const get = createRoute({
   summary: "Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)",
   description:
     "Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes " +
-    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`; " +
+    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; " +
     "an object that is gone (the verification was redacted) is 404.",
   security: [],
   request: { params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) }) },
   responses: {
     200: { description: "The stored bytes", content: image(["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"]) },
     304: { description: "Not modified (the ETag matched)" },
-    ...pickErrors(403, 404, 429, 500),
+    ...pickErrors(401, 404, 410, 429, 500),
   },
 });
 

@@ -10,7 +10,7 @@ import { findTenant } from "../domain/tenants/tenants";
 import { assertWebhookUrlAllowed } from "../domain/webhooks/url-guard";
 import type { AppEnv } from "../env";
 import { isLocalRequest, settings } from "../env";
-import { ApiError } from "../lib/errors";
+import { ApiError, isStorageFailure } from "../lib/errors";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import {
@@ -24,6 +24,7 @@ import {
 } from "../schemas/link-templates";
 import { log } from "../lib/log";
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 
 /** Link templates: publish, inspect, update (new version), revoke (full API key or session); list (session). */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -77,14 +78,35 @@ app.openapi(publish, async (c) => {
   return c.json(item!, 201);
 });
 
+/** The spec's quirk of the list: its storage failure answers `{error: "storage_unavailable"}`, with `error` a plain string. */
+const listStorageFailure = (c: Context<AppEnv>) => c.json({ error: "storage_unavailable" as const }, 503);
+
+/**
+ * The quirk holds wherever the request's storage fails, the session check included (it reads the
+ * user and the membership from D1 before the handler runs): the error handler has already answered
+ * with the standard body, which is replaced. Other errors of the session check (401, 403) keep it.
+ */
+const listQuirk = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  if (c.error && !(c.error instanceof ApiError) && isStorageFailure(c.error)) {
+    c.res = undefined;
+    c.res = listStorageFailure(c);
+  }
+});
+
+const listAccess = access({ session: "viewer" });
+
 const list = createRoute({
   method: "get",
   path: "/v1/link-templates",
   operationId: "listLinkTemplates",
   tags: ["Link templates"],
   summary: "List the tenant's link templates, newest first (dashboard session only)",
-  description: "A storage failure answers 503 `{error: \"storage_unavailable\"}`: on this endpoint only, `error` is a plain string.",
-  ...access({ session: "viewer" }),
+  description:
+    "A storage failure answers 503 `{error: \"storage_unavailable\"}`: on this endpoint only, `error` is a plain string. " +
+    "This holds wherever the storage fails, the session check included.",
+  ...listAccess,
+  middleware: [listQuirk, ...listAccess.middleware] as const,
   responses: {
     200: jsonContent(LinkTemplateListSchema, "The templates"),
     ...pickErrors(401, 500),
@@ -100,7 +122,7 @@ app.openapi(list, async (c) => {
   } catch (err) {
     if (err instanceof ApiError) throw err;
     log.error({ msg: "link templates list failed", request_id: c.get("requestId"), error: String(err) });
-    return c.json({ error: "storage_unavailable" as const }, 503);
+    return listStorageFailure(c);
   }
   return c.json({ items }, 200);
 });

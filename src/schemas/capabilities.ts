@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AI_METHOD_PATTERN, REVERSE_SOURCES } from "../analysis/evidence";
+import { aiMethodsInWords } from "./ai-methods";
 import { CAPTURE_CHANNELS, SIGNALS } from "./verification-create";
 
 const Reason = z.string().openapi({ description: "Why it is not available, or what limits it when it is." });
@@ -16,10 +17,8 @@ const CapabilitySchema = z
       .array(z.string().regex(AI_METHOD_PATTERN))
       .optional()
       .openapi({
-        description:
-          "`ai` only: the methods this deployment runs, each a value `ai_detection.method` can take: `provenance` (always), `pixels` (the detector the service ships), " +
-          "`provider:<name>` (a configured detection provider; `enable` says how to add one).",
-        example: ["provenance", "pixels"],
+        description: `\`ai\` only: the methods this deployment runs, each a value \`ai_detection.method\` can take (\`enable\` says how to add a provider). The methods: ${aiMethodsInWords()}.`,
+        example: ["provenance"],
       }),
     reason: Reason.optional(),
     enable: Enable.optional(),

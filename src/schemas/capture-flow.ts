@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { CaptureIntegrityRequestSchema } from "./capture-integrity";
 import { DateTime } from "./common";
 import { StepSchema } from "./steps";
-import { VerificationSchema } from "./verification";
+import { STATUSES, VerificationSchema } from "./verification";
 
 export const UploadUrlRequestSchema = z
   .strictObject({
@@ -93,7 +93,7 @@ const VerifyStep = z.discriminatedUnion("type", [
 export const VerifyViewSchema = z
   .object({
     id: z.string(),
-    status: z.string(),
+    status: z.enum(STATUSES),
     expires_at: DateTime,
     tenant: z.object({ display_name: z.string() }),
     mode: z.enum(["verification", "audit"]),

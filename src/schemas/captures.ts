@@ -22,7 +22,7 @@ export const CaptureSignalSchema = z
       status: z.literal("assessed"),
       value: z.record(z.string(), z.unknown()).openapi({
         description:
-          "The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: `pixels`, `provenance` or `provider:<name>`, what decided it), " +
+          "The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: what decided it, `provenance` or `provider:<name>`; `pixels` is reserved and no result carries it), " +
           "`reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.",
         example: { screen_detected: false },
       }),

@@ -9,6 +9,6 @@ export const TrialStartSchema = z
 export const TrialStartedSchema = z
   .object({
     verification_id: z.string().openapi({ example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
-    capture_url: z.string().openapi({ example: "https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+    capture_url: z.url().openapi({ example: "https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
   })
   .openapi("TrialStarted");

@@ -4,6 +4,7 @@ import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
 import { CAPTURE_CHANNELS, ContextSchema, SIGNALS } from "./verification-create";
 import { AI_METHOD_PATTERN, NOT_ASSESSED_REASONS, REVERSE_SOURCES } from "../analysis/evidence";
+import { aiMethodsInWords } from "./ai-methods";
 
 /* Response shapes, for the OpenAPI document. Handlers build these objects in model/verification/present.ts. */
 
@@ -52,19 +53,18 @@ const AiDetectionSchema = z
     confidence: Confidence,
     method: z.string().regex(AI_METHOD_PATTERN).openapi({
       description:
-        "What decided it: `pixels` (the detector the service ships, on the decoded pixels), `provenance` (metadata: C2PA, XMP, generator chunks, EXIF), " +
-        "or `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`); of the live capture the combined value comes from " +
+        `What decided it: ${aiMethodsInWords()}. Of the live capture the combined value comes from ` +
         "(the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.",
-      example: "pixels",
+      example: "provenance",
     }),
     evidence: z
       .array(z.object({ code: z.string(), value: z.union([z.number(), z.string(), z.boolean()]).optional() }))
       .optional()
       .openapi({
         description:
-          "What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md). `pixel_score` (the pixel detector's score), " +
-          "`ai_provider_score` (the provider's), or provenance codes such as `c2pa_generated_source_type`. Absent on verdicts written before it existed.",
-        example: [{ code: "pixel_score", value: 0.83 }],
+          "What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md): provenance codes such as `c2pa_generated_source_type` or " +
+          "`no_generator_marker` (its value: how complete the camera metadata is), or a configured provider's `ai_provider_score`. Absent on verdicts written before it existed.",
+        example: [{ code: "no_generator_marker", value: 0.4 }],
       }),
   })
   .openapi("AiDetection");

@@ -7,7 +7,8 @@ import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/
 
 /*
  * The verification page's AI-generation row says what decided `ai_detection` (issue 31): provenance
- * metadata, the built-in pixel detector, or a detection provider, with its score. The provenance case
+ * metadata or a detection provider, with its score; a result naming the reserved `pixels` method (no
+ * pixel detector ships, issue 42) is worded as reserved, never as a built-in detector. The provenance case
  * is a real verification analysed by the Workers. This deployment runs no pixel detector and no
  * provider (as `npm start`), so the other methods are shown by answering the console's
  * GET /v1/verifications/{id} with the real verification whose `ai_detection` is replaced by what the
@@ -55,7 +56,7 @@ async function showWith(
 }
 
 describe("console: what decided ai_detection, in words", () => {
-  it("provenance (real analysis), the built-in pixel detector, a provider, a disputed trip and a failed provider", async () => {
+  it("provenance (real analysis), the reserved pixels method, a provider, a disputed trip and a failed provider", async () => {
     const { page } = ui;
     const claim = `AI-${Date.now().toString().slice(-6)}`;
     const created = await tenant.createVerification({ max_captures: 1, signals_required: ["ai"], metadata: { claim_id: claim } });
@@ -78,7 +79,7 @@ describe("console: what decided ai_detection, in words", () => {
       reason_code: "ai_generated",
       ai_detection: { label: "likely_ai", confidence: 0.83, method: "pixels", evidence: [{ code: "pixel_score", value: 0.83 }, { code: "no_generator_marker", value: 0 }] },
     });
-    await aiRow(page).getByText("AI-generated content: decided from the pixels by the built-in detector (score 0.83, confidence 83 %)").waitFor();
+    await aiRow(page).getByText("AI-generated content: decided by a detector on its pixels, which is reserved: none ships (score 0.83, confidence 83 %)").waitFor();
     await shoot(ui, "ai-02-pixels");
 
     await showWith(page, created.id, {
@@ -102,7 +103,7 @@ describe("console: what decided ai_detection, in words", () => {
       },
     });
     await aiRow(page)
-      .getByText("AI-generated content: decided from the pixels by the built-in detector (score 0.90, confidence 55 %); the detection provider disagreed (its score 0.10), so it is only suspicious")
+      .getByText("AI-generated content: decided by a detector on its pixels, which is reserved: none ships (score 0.90, confidence 55 %); the detection provider disagreed (its score 0.10), so it is only suspicious")
       .waitFor();
     await shoot(ui, "ai-04-disputed");
 

@@ -95,6 +95,24 @@ describe("answers and the record seal", () => {
     expect((await answer("vin", "AB-C")).status).toBe(200);
   });
 
+  it("alphanumeric_id and numeric_id are ASCII: a non-ASCII letter or digit is refused (docs/api.md)", async () => {
+    const v = await createVerification(t.key, { steps });
+    const answer = (step_key: string, value: string) => callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key, value } });
+    // Latin letters with diacritics, a Cyrillic А that looks Latin, a fullwidth letter, Arabic-Indic and fullwidth digits.
+    for (const value of ["ÄBC-123", "SÃO-1", "\u0410BC-123", "\uFF21BC-123", "AB\u00AD123"]) {
+      const refused = await answer("vin", value);
+      expect(refused.status, value).toBe(400);
+      expect(refused.body.error.code).toBe("invalid_request");
+      expect(Object.keys(refused.body.error.fields)).toEqual(["value"]);
+    }
+    for (const value of ["\u0661\u0662\u0663", "\uFF11\uFF12\uFF13", "１２３"]) {
+      const refused = await answer("odometer", value);
+      expect(refused.status, value).toBe(400);
+      expect(Object.keys(refused.body.error.fields)).toEqual(["value"]);
+    }
+    expect((await answer("vin", "ABC-123")).status).toBe(200);
+  });
+
   it("completion readiness: the quota plus the required answer, or submit", async () => {
     const v = await createVerification(t.key, { steps });
     await inlineCapture(v.id);

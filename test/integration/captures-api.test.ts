@@ -152,13 +152,13 @@ describe("captures and their analysis", () => {
     expect(again.bytes.length).toBe(0);
   });
 
-  it("an expired or altered URL is 403 with the standard error body", async () => {
+  it("an expired URL is 410 expired, an altered one 401 unauthorized, with the standard error body (never 403)", async () => {
     const [front] = (await callJson(`/v1/verifications/${fixture.v.id}/captures`, { key: t.key })).body.items;
     const s = settings(env);
     const stale = await signEvidenceUrl(await signingKey(env, "evidence_urls"), s.baseUrl, { captureId: front.id, variant: "image", sha256: front.sha256 }, Date.now() - 5 * 60 * 1000 - 1);
     const expired = await fetchUrl(stale);
-    expect(expired.res.status).toBe(403);
-    expect(JSON.parse(new TextDecoder().decode(expired.bytes))).toEqual({ error: { code: "forbidden", message: expect.stringMatching(/expired/) } });
+    expect(expired.res.status).toBe(410);
+    expect(JSON.parse(new TextDecoder().decode(expired.bytes))).toEqual({ error: { code: "expired", message: expect.stringMatching(/expired/) } });
 
     const token = front.image_url.slice(front.image_url.lastIndexOf("/") + 1);
     const [body, sig] = token.split(".");
@@ -168,8 +168,8 @@ describe("captures and their analysis", () => {
     const otherBody = `${body.slice(0, payloadMid)}${body[payloadMid] === "A" ? "B" : "A"}${body.slice(payloadMid + 1)}.${sig}`;
     for (const bad of [flipped, otherBody, "garbage", `${body}.`]) {
       const res = await callJson(`/v1/evidence/${bad}`);
-      expect(res.status, bad).toBe(403);
-      expect(res.body.error.code).toBe("forbidden");
+      expect(res.status, bad).toBe(401);
+      expect(res.body.error).toEqual({ code: "unauthorized", message: "This evidence URL is not valid." });
     }
   });
 

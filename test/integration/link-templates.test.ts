@@ -270,4 +270,27 @@ describe("link templates", () => {
     const anonymous = await callJson("/v1/link-templates");
     expect(anonymous.body.error.code).toBe("unauthorized");
   });
+
+  it("keeps the string-shaped error when the storage fails in the session check, before the list is read", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    // The session check reads the user and their membership (auth/session.ts) before the handler runs.
+    await env.DB.exec("ALTER TABLE memberships RENAME TO memberships_unavailable");
+    try {
+      const failed = await op.read("/v1/link-templates");
+      expect(failed.status).toBe(503);
+      expect(failed.body).toEqual({ error: "storage_unavailable" });
+      // The quirk is the list's only: another route failing in the same check answers the standard body.
+      const other = await op.read("/v1/api-keys");
+      expect(other.status).toBe(503);
+      expect(other.body.error.code).toBe("storage_unavailable");
+    } finally {
+      await env.DB.exec("ALTER TABLE memberships_unavailable RENAME TO memberships");
+    }
+    expect((await op.read("/v1/link-templates")).status).toBe(200);
+    // A session the check refuses is still the standard 401 body.
+    const refused = await callJson("/v1/link-templates", { headers: { Cookie: "svc_session=not-a-jwt" } });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe("unauthorized");
+  });
 });

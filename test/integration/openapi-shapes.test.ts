@@ -48,4 +48,12 @@ describe("the OpenAPI document types the Verification to the spec", () => {
     expect(s.Config.properties.webhook_url).toMatchObject({ format: "uri" });
     expect(s.Config.properties.notify_email).toMatchObject({ format: "email" });
   });
+
+  it("the trial's capture_url is a URI and the capture-flow read's status is the status enum (issue 42, item 6)", async () => {
+    const s = (await callJson("/v1/openapi.json")).body.components.schemas;
+    expect(s.TrialStarted.properties.capture_url).toMatchObject({ type: "string", format: "uri" });
+    expect(s.Verification.properties.capture_url).toMatchObject({ type: "string", format: "uri" });
+    expect(s.CaptureFlowView.properties.status.enum).toEqual(["pending", "partially_captured", "completed", "expired", "failed", "abandoned"]);
+    expect(s.CaptureFlowView.properties.status.enum).toEqual(s.Verification.properties.status.enum);
+  });
 });

@@ -50,7 +50,8 @@ describe("signing keys per purpose", () => {
     // A URL or cursor signed with the root secret, as before the split, opens nothing.
     const { capture } = minted;
     const rootSigned = await signEvidenceUrl(env.SIGNING_SECRET!, settings(env).baseUrl, { captureId: capture.id, variant: "image", sha256: capture.sha256 }, Date.now());
-    expect((await callJson(new URL(rootSigned).pathname)).status).toBe(403);
+    // A signature that does not verify is a bad credential: 401 (issue 42, item 6; never 403).
+    expect((await callJson(new URL(rootSigned).pathname)).status).toBe(401);
     const rootCursor = await signToken(env.SIGNING_SECRET!, "list-cursor", { after: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" });
     expect((await callJson(`/v1/verifications?cursor=${encodeURIComponent(rootCursor)}`, { key: t.key })).status).toBe(400);
   });
@@ -59,8 +60,8 @@ describe("signing keys per purpose", () => {
     const rotated = { SIGNING_SECRET_EVIDENCE_URLS: ROTATED };
     expect((await evidence({})).status).toBe(200);
     const refused = await evidence(rotated);
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe("forbidden");
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe("unauthorized");
     expect((await nextPage(rotated)).status).toBe(200);
     const bytes = uniqueJpeg();
     const put = await callWithEnv(rotated, minted.uploadPath, { method: "PUT", body: bytes, headers: { "Content-Type": "image/jpeg", "Content-Length": String(bytes.length) } });

@@ -887,7 +887,7 @@ export interface paths {
         };
         /**
          * List the tenant's link templates, newest first (dashboard session only)
-         * @description A storage failure answers 503 `{error: "storage_unavailable"}`: on this endpoint only, `error` is a plain string. A dashboard session needs the `viewer` role or higher.
+         * @description A storage failure answers 503 `{error: "storage_unavailable"}`: on this endpoint only, `error` is a plain string. This holds wherever the storage fails, the session check included. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listLinkTemplates"];
         put?: never;
@@ -1052,7 +1052,7 @@ export interface paths {
         };
         /**
          * Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)
-         * @description Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired or altered URL is 403 `forbidden`; an object that is gone (the verification was redacted) is 404.
+         * @description Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; an object that is gone (the verification was redacted) is 404.
          */
         get: operations["downloadEvidence"];
         put?: never;
@@ -1639,16 +1639,16 @@ export interface components {
             label: "likely_human" | "likely_ai" | "unknown";
             confidence: number;
             /**
-             * @description What decided it: `pixels` (the detector the service ships, on the decoded pixels), `provenance` (metadata: C2PA, XMP, generator chunks, EXIF), or `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`); of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
-             * @example pixels
+             * @description What decided it: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md). Of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
+             * @example provenance
              */
             method: string;
             /**
-             * @description What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md). `pixel_score` (the pixel detector's score), `ai_provider_score` (the provider's), or provenance codes such as `c2pa_generated_source_type`. Absent on verdicts written before it existed.
+             * @description What that capture's methods saw, the deciding one first: codes and values, no free text (docs/signals.md): provenance codes such as `c2pa_generated_source_type` or `no_generator_marker` (its value: how complete the camera metadata is), or a configured provider's `ai_provider_score`. Absent on verdicts written before it existed.
              * @example [
              *       {
-             *         "code": "pixel_score",
-             *         "value": 0.83
+             *         "code": "no_generator_marker",
+             *         "value": 0.4
              *       }
              *     ]
              */
@@ -1926,8 +1926,8 @@ export interface components {
              */
             status: "assessed" | "not_assessed" | "not_applicable";
             /**
-             * @description What decided an assessed signal: `pixels` (measured on the image's pixels), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
-             * @example pixels
+             * @description What decided an assessed signal: `pixels` (measured on the image's pixels by the moiré detector of `screen_detection`, never for `ai_detection`, where `pixels` is reserved: no detector of generated images ships), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` (compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.
+             * @example provenance
              */
             method?: string;
         };
@@ -2282,10 +2282,9 @@ export interface components {
             /** @description `reverse` only: what a reverse search searches for this tenant. */
             sources?: ("service_history" | "shared_history" | "web")[];
             /**
-             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take: `provenance` (always), `pixels` (the detector the service ships), `provider:<name>` (a configured detection provider; `enable` says how to add one).
+             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take (`enable` says how to add a provider). The methods: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md).
              * @example [
-             *       "provenance",
-             *       "pixels"
+             *       "provenance"
              *     ]
              */
             methods?: string[];
@@ -2313,7 +2312,8 @@ export interface components {
         };
         CaptureFlowView: {
             id: string;
-            status: string;
+            /** @enum {string} */
+            status: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3133,7 +3133,10 @@ export interface components {
         TrialStarted: {
             /** @example vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             verification_id: string;
-            /** @example https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
+            /**
+             * Format: uri
+             * @example https://verify.example.com/c/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z
+             */
             capture_url: string;
         };
         TrialStartRequest: {
@@ -3268,7 +3271,7 @@ export interface components {
             /** @enum {string} */
             status: "assessed";
             /**
-             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: `pixels`, `provenance` or `provider:<name>`, what decided it), `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
+             * @description The signal's conclusion in its verdict shape: `screen_detection` `{screen_detected}`, `ai_detection` `{label, method}` (`method`: what decided it, `provenance` or `provider:<name>`; `pixels` is reserved and no result carries it), `reverse_search` `{found_online, match_count}`, `depth` `{source, anomaly}`, `context_match` `{status}`.
              * @example {
              *       "screen_detected": false
              *     }
@@ -8624,13 +8627,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Authenticated but not allowed. Codes: `forbidden`. */
-            403: {
+            /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
@@ -8640,6 +8643,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */

@@ -35,8 +35,8 @@ async function locate(db: Db, ref: EvidenceRef): Promise<{ key: string; contentT
 }
 
 /**
- * Serves the object behind a signed evidence URL (storage/evidence-urls.ts): 403 when the
- * signature does not verify or the URL expired, 404 when the object is gone (redacted), 304 when
+ * Serves the object behind a signed evidence URL (storage/evidence-urls.ts): 401 when the
+ * signature does not verify, 410 when the URL expired, 404 when the object is gone (redacted), 304 when
  * the client already holds these bytes (the ETag is their SHA-256).
  */
 export async function serveSignedEvidence(
@@ -48,11 +48,12 @@ export async function serveSignedEvidence(
   // Per client, an IPv6 one by its /64 (a subscriber holds the whole prefix), like every public door.
   await enforceLimit(env, PUBLIC_LIMITS.evidenceDownload, clientKey(request.clientIp));
   const opened = await openEvidenceToken(await signingKey(env, "evidence_urls"), token, request.now);
+  // The URL is the credential: one that has expired is 410 `expired` (as every dead link), one that
+  // does not verify is a bad credential, 401 `unauthorized` (never 403: nobody is authenticated).
   if (!opened.ok) {
-    throw new ApiError(
-      "forbidden",
-      opened.reason === "expired" ? "This evidence URL has expired; read the capture again for a fresh one." : "This evidence URL is not valid.",
-    );
+    throw opened.reason === "expired"
+      ? new ApiError("expired", "This evidence URL has expired; read the capture again for a fresh one.")
+      : new ApiError("unauthorized", "This evidence URL is not valid.");
   }
   const { ref, expiresAt } = opened;
   const etag = `"${ref.sha256}"`;

@@ -12,6 +12,7 @@ interface __BaseEnv_Env {
 	CAPTURE_READ_LIMITER: RateLimit;
 	CAPTURE_WRITE_LIMITER: RateLimit;
 	CERTIFICATE_READ_LIMITER: RateLimit;
+	PUBLISHABLE_CREATE_LIMITER: RateLimit;
 	AI?: Ai;
 	ENVIRONMENT: string;
 	PUBLIC_BASE_URL: string;
@@ -37,6 +38,7 @@ declare namespace Cloudflare {
 		CAPTURE_READ_LIMITER: RateLimit;
 		CAPTURE_WRITE_LIMITER: RateLimit;
 		CERTIFICATE_READ_LIMITER: RateLimit;
+		PUBLISHABLE_CREATE_LIMITER: RateLimit;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;
@@ -57,6 +59,7 @@ declare namespace Cloudflare {
 		CAPTURE_READ_LIMITER: RateLimit;
 		CAPTURE_WRITE_LIMITER: RateLimit;
 		CERTIFICATE_READ_LIMITER: RateLimit;
+		PUBLISHABLE_CREATE_LIMITER: RateLimit;
 		AI: Ai;
 		ENVIRONMENT: string;
 		PUBLIC_BASE_URL: string;

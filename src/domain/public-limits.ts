@@ -33,7 +33,7 @@ export interface RateLimitRule {
 }
 
 /** The Rate Limiting bindings (wrangler.toml `[[ratelimits]]`, one namespace each). */
-export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CERTIFICATE_READ_LIMITER";
+export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CERTIFICATE_READ_LIMITER" | "PUBLISHABLE_CREATE_LIMITER";
 
 export interface LocationRateLimitRule {
   binding: RateLimiterBinding;
@@ -108,8 +108,23 @@ export const CERTIFICATE_LIMITS = {
   certificateRead: { binding: "CERTIFICATE_READ_LIMITER", limit: 60, periodSeconds: 60, message: "Too many requests from this network; try again later." },
 } as const satisfies Record<string, LocationRateLimitRule>;
 
+/**
+ * `POST /v1/verifications` with a publishable key, per tenant: the key ships inside apps, so anyone
+ * may create with it, and each creation costs the tenant (and the service) a verification, its
+ * object's expiry and its events. A full key is the tenant's own server's credential and is not
+ * limited here (docs/operations.md, "Rate limits").
+ */
+export const CREATE_LIMITS = {
+  publishableCreate: {
+    binding: "PUBLISHABLE_CREATE_LIMITER",
+    limit: 60,
+    periodSeconds: 60,
+    message: "This tenant's publishable key created 60 verifications in the last minute; try again shortly.",
+  },
+} as const satisfies Record<string, LocationRateLimitRule>;
+
 /** Every per-location rule: wrangler.toml must bind each (npm run build:check). */
-export const LOCATION_LIMITS = { ...CAPTURE_FLOW_LIMITS, ...CERTIFICATE_LIMITS } as const satisfies Record<string, LocationRateLimitRule>;
+export const LOCATION_LIMITS = { ...CAPTURE_FLOW_LIMITS, ...CERTIFICATE_LIMITS, ...CREATE_LIMITS } as const satisfies Record<string, LocationRateLimitRule>;
 
 /**
  * The rate-limit identity of a client: its `CF-Connecting-IP` (set by Cloudflare on every request),

@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { access } from "../auth/access";
 import { createDb } from "../db/client";
-import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
+import { CAPTURE_FLOW_LIMITS, clientKey, CREATE_LIMITS, enforceLimit } from "../domain/public-limits";
 import { tenants } from "../db/schema";
 import { loadRecord, loadTenantRecord } from "../db/verifications";
 import { listTimeline } from "../domain/verification/timeline";
@@ -40,7 +40,8 @@ const create = createRoute({
   summary: "Create a verification",
   description:
     "A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). " +
-    "Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it).",
+    "Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it). " +
+    "A publishable key (it ships inside apps) creates at most 60 verifications a minute per tenant (per Cloudflare location; 429 with `Retry-After` beyond).",
   ...access({ apiKey: "any", session: "reviewer" }),
   request: {
     headers: IdempotencyHeaders,
@@ -64,7 +65,10 @@ const create = createRoute({
 app.openapi(create, async (c) => {
   const principal = c.get("principal");
   const input = c.req.valid("json");
-  if (principal.kind === "api_key" && principal.scope === "publishable") assertPublishableMaySet(input);
+  if (principal.kind === "api_key" && principal.scope === "publishable") {
+    assertPublishableMaySet(input);
+    await enforceLimit(c.env, CREATE_LIMITS.publishableCreate, principal.tenantId);
+  }
   const outcome = await createVerification(c.env, createDb(c.env.DB), {
     tenantId: principal.tenantId,
     input,

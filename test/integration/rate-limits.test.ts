@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uploads, verifications } from "../../src/db/schema";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
-import { CAPTURE_FLOW_LIMITS, clientKey, limitKey, PUBLIC_LIMITS, type LocationRateLimitRule, type RateLimitRule } from "../../src/domain/public-limits";
+import { CAPTURE_FLOW_LIMITS, clientKey, CREATE_LIMITS, limitKey, PUBLIC_LIMITS, type LocationRateLimitRule, type RateLimitRule } from "../../src/domain/public-limits";
 import { VERIFICATION_WRITE_LIMIT } from "../../src/model/verification/write-window";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
@@ -170,6 +170,23 @@ describe("capture flow", () => {
     const windowLeft = Math.ceil((rule.windowMs - (Date.now() % rule.windowMs)) / 1000);
     expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(windowLeft - 1);
     expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(windowLeft + 1);
+  });
+});
+
+describe("creation with a publishable key", () => {
+  it("POST /v1/verifications: 60 per minute per tenant with a publishable key; beyond, 429 and nothing created; the full key and other tenants go on", async () => {
+    await awayFromWindowEdge(CREATE_LIMITS.publishableCreate.periodSeconds * 1000);
+    const tenant = await seedTenant();
+    const other = await seedTenant();
+    await spendAtLocation(CREATE_LIMITS.publishableCreate, tenant.id);
+    const create = (key: string) => callJson("/v1/verifications", { key, body: { max_captures: 1 } });
+    expect((await create(tenant.publishableKey)).status).toBe(201);
+    const before = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
+    expectLimited(await create(tenant.publishableKey), CREATE_LIMITS.publishableCreate);
+    const after = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
+    expect(after).toHaveLength(before.length);
+    expect((await create(tenant.key)).status).toBe(201);
+    expect((await create(other.publishableKey)).status).toBe(201);
   });
 });
 

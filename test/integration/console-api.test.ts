@@ -11,7 +11,7 @@ import { endWindow } from "../helpers/limits";
 import { dashboard, signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 import { received, receiver } from "../helpers/webhooks";
-import { magicLinkLimitKey } from "../../src/domain/accounts/magic-links";
+import { magicLinkLimitKey, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
 
 /*
  * What the operator console needs from the public API (issue 12): list filters by verdict label,
@@ -296,6 +296,7 @@ describe("console sign-in", () => {
     expect(second.headers.get("Location")).toBe("/v1/me");
     await second.text();
     await endWindow(magicLinkLimitKey(address));
+    for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 
   it("a browser whose sign-in fails is sent to the console's sign-in page with a code; an API client gets the error", async () => {

@@ -448,7 +448,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use sign-in link (valid 15 minutes)
-         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
+         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`); an IPv6 client network is its /48. Whoever asks, one address is sent at most 10 sign-in emails an hour and 20 a day (UTC): beyond that the request answers exactly the same (200 `{sent: true}`) and no email is sent.
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone by email to join the tenant with a role
-         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
+         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`); and per invited address, whichever tenants invite it: 10 an hour and 20 a day (UTC; 429 with `Retry-After`, nothing written). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["inviteMember"];
         delete?: never;
@@ -704,7 +704,7 @@ export interface paths {
         put?: never;
         /**
          * Send an open invitation again: a new link, valid 7 days from now
-         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
+         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["resendInvitation"];
         delete?: never;

@@ -1489,6 +1489,7 @@ export interface components {
             condition_aspects?: string[];
         };
         Step: components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /** @enum {string} */
             type: "upload";
@@ -1501,6 +1502,7 @@ export interface components {
             max_size_bytes: number;
         };
         ImageStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1512,6 +1514,7 @@ export interface components {
             max: number;
         };
         TextStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2194,6 +2197,7 @@ export interface components {
             expires_in_seconds?: number;
         };
         UploadStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2333,6 +2337,7 @@ export interface components {
             };
         };
         CaptureFlowImageStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2345,6 +2350,7 @@ export interface components {
             captured: number;
         };
         CaptureFlowTextStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2357,6 +2363,7 @@ export interface components {
             answered: boolean;
         };
         CaptureFlowUploadStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3378,7 +3385,7 @@ export interface components {
         };
         TenantSettings: {
             /**
-             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.
              * @example Acme Insurance
              */
             display_name: string;
@@ -3395,7 +3402,7 @@ export interface components {
         };
         TenantSettingsPatch: {
             /**
-             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.
              * @example Acme Insurance
              */
             display_name?: string;

@@ -6,7 +6,8 @@ import { ApiError } from "../lib/errors";
  * Rate limits of the unauthenticated doors, 429 `too_many_requests` with Retry-After beyond them.
  * Each is set well above what a real person does: a capture flow has at most 20 captures, each one
  * upload-url + capture plus a few progress reports, about 150 writes end to end. Keys are per client
- * address (an IPv6 client by its /64, which one subscriber usually holds whole) and, for capture-flow
+ * address (an IPv6 client by its /64, which one subscriber usually holds whole; by its /48 on the
+ * sign-in link door, which mails whatever address it is given) and, for capture-flow
  * writes, per verification too. Three kinds of counter:
  *  - exact (`RateLimitRule`): a fixed window counted in RateLimiterObject, one Durable Object per key,
  *    global and exact, one Durable Object call per request. For doors whose requests cost something

@@ -1,12 +1,13 @@
 import ipaddr from "ipaddr.js";
-import { enforceRateLimit } from "../durable-objects/rate-limiter-client";
+import { enforceRateLimit, rateLimiterObject } from "../durable-objects/rate-limiter-client";
 import { ApiError } from "../lib/errors";
 
 /*
  * Rate limits of the unauthenticated doors, 429 `too_many_requests` with Retry-After beyond them.
  * Each is set well above what a real person does: a capture flow has at most 20 captures, each one
  * upload-url + capture plus a few progress reports, about 150 writes end to end. Keys are per client
- * address (an IPv6 client by its /64, which one subscriber usually holds whole) and, for capture-flow
+ * address (an IPv6 client by its /64, which one subscriber usually holds whole; by its /48 on the
+ * sign-in link door, which mails whatever address it is given) and, for capture-flow
  * writes, per verification too. Three kinds of counter:
  *  - exact (`RateLimitRule`): a fixed window counted in RateLimiterObject, one Durable Object per key,
  *    global and exact, one Durable Object call per request. For doors whose requests cost something
@@ -48,7 +49,7 @@ const MINUTE = 60_000;
 export const PUBLIC_LIMITS = {
   /** `GET /l/{org}/{slug}`: each start creates a verification (webhooks, emails) in the link's tenant. */
   linkStart: { name: "link-start", limit: 30, windowMs: 10 * MINUTE, message: "Too many verifications started from this network; try again later." },
-  /** `POST /v1/auth/magic-link` from one client, whatever the address (the per-address limit is separate). */
+  /** `POST /v1/auth/magic-link` from one client (an IPv6 one by its /48), whatever the address (the per-address limits are separate). */
   magicLinkClient: { name: "magic-link-client", limit: 20, windowMs: 60 * MINUTE, message: "Too many sign-in links requested from this network; try again later." },
   /** `GET`/`POST /v1/auth/invitation/{token}` (the invitation's page and its button) from one client. */
   invitationClient: { name: "invitation-client", limit: 30, windowMs: 10 * MINUTE, message: "Too many invitation requests from this network; try again later." },
@@ -80,6 +81,35 @@ export const INVITATION_EMAIL_LIMITS = {
   perTenantDaily: { name: "invitation-emails-daily", limit: 250, windowMs: DAY, message: "This tenant has sent its 250 invitation emails per day (UTC); try again tomorrow." },
   perTenant: { name: "invitation-emails", limit: 100, windowMs: 60 * MINUTE, message: "Too many invitation emails from this tenant this hour; try again later." },
   perInvitation: { name: "invitation-resends", limit: 5, windowMs: 60 * MINUTE, message: "This invitation was sent too often this hour; try again later." },
+} as const satisfies Record<string, RateLimitRule>;
+
+/**
+ * Emails to one address, whoever asks and from wherever: a sign-in link or an invitation must not
+ * become a way to flood someone's inbox (and the sender's reputation, on which every tenant's mail
+ * depends) from many networks or many tenants. Sign-in links and invitations count apart, so that
+ * an invitation refused for its address tells a tenant nothing of who asked to sign in with it.
+ * At most 10 an hour and 20 a day (UTC) of each kind (twice what one client network may ask for
+ * one address in 15 minutes, so one stranger's network alone never spends the owner's hour). Reaching the sign-in cap changes nothing in
+ * the answer (the link is simply not sent: the request still answers 200 `{sent: true}`, as it
+ * does for every address), so a stranger learns nothing from it; the cost is that a stranger can
+ * keep an address's owner from getting sign-in emails until the window ends (their other ways of
+ * signing in stay open).
+ */
+export const ADDRESS_EMAIL_LIMITS = {
+  signInHourly: { name: "sign-in-emails-address-hourly", limit: 10, windowMs: 60 * MINUTE, message: "" },
+  signInDaily: { name: "sign-in-emails-address-daily", limit: 20, windowMs: DAY, message: "" },
+  invitationHourly: {
+    name: "invitation-emails-address-hourly",
+    limit: 10,
+    windowMs: 60 * MINUTE,
+    message: "This address has been sent 10 invitation emails in this hour (by any tenant); try again later.",
+  },
+  invitationDaily: {
+    name: "invitation-emails-address-daily",
+    limit: 20,
+    windowMs: DAY,
+    message: "This address has been sent 20 invitation emails today (UTC, by any tenant); try again tomorrow.",
+  },
 } as const satisfies Record<string, RateLimitRule>;
 
 /**
@@ -128,21 +158,37 @@ export const LOCATION_LIMITS = { ...CAPTURE_FLOW_LIMITS, ...CERTIFICATE_LIMITS, 
 
 /**
  * The rate-limit identity of a client: its `CF-Connecting-IP` (set by Cloudflare on every request),
- * an IPv6 address reduced to its /64, an IPv4-mapped one to the IPv4 address. Without the header
- * (local development) every request shares one key.
+ * an IPv6 address reduced to its /64 (or, with `ipv6Prefix` 48, to its /48: the doors that send mail
+ * to an address someone names, where a /48 is what one site is commonly given and a sprayer holding
+ * it could otherwise act as 65,536 clients), an IPv4-mapped one to the IPv4 address. Without the
+ * header (local development) every request shares one key.
  */
-export function clientKey(connectingIp: string | undefined): string {
+export function clientKey(connectingIp: string | undefined, ipv6Prefix: 48 | 64 = 64): string {
   if (!connectingIp || !ipaddr.isValid(connectingIp)) return "unknown";
   const ip = ipaddr.parse(connectingIp);
   if (ip.kind() === "ipv4") return ip.toString();
   const v6 = ip as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  const prefix = new ipaddr.IPv6([...v6.parts.slice(0, 4), 0, 0, 0, 0]);
-  return `${prefix.toString()}/64`;
+  const kept = ipv6Prefix / 16;
+  const prefix = new ipaddr.IPv6([...v6.parts.slice(0, kept), ...new Array<number>(8 - kept).fill(0)]);
+  return `${prefix.toString()}/${ipv6Prefix}`;
 }
 
 export function limitKey(rule: RateLimitRule, subject: string): string {
   return `${rule.name}:${subject}`;
+}
+
+/**
+ * Counts one unit against each of `rules` for `subject`, in order, stopping at the first that is
+ * spent; true when every one had room. Never refuses: for the caps whose being reached must not
+ * show in the answer (emails to one address, ADDRESS_EMAIL_LIMITS). Put the shortest window first:
+ * the last rule then counts exactly what got through all of them.
+ */
+export async function withinLimits(env: Env, rules: readonly RateLimitRule[], subject: string): Promise<boolean> {
+  for (const rule of rules) {
+    if (!(await rateLimiterObject(env, limitKey(rule, subject)).hit(rule.limit, rule.windowMs)).allowed) return false;
+  }
+  return true;
 }
 
 /** Counts one request against `rule` for `subject` (a client key or a verification id); 429 beyond it. */

@@ -143,13 +143,15 @@ const magicLinkRequest = createRoute({
   security: [],
   summary: "Email a single-use sign-in link (valid 15 minutes)",
   description:
-    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).",
+    "Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`); an IPv6 client network is its /48. " +
+    "Whoever asks, one address is sent at most 10 sign-in emails an hour and 20 a day (UTC): beyond that the request answers exactly the same (200 `{sent: true}`) and no email is sent.",
   request: { body: jsonBody(MagicLinkRequestSchema, { email: "ops@example.com", return_to: "/console" }) },
   responses: { 200: jsonContent(MagicLinkSentSchema, "Sent"), ...pickErrors(400, 413, 429, 500) },
 });
 
 app.openapi(magicLinkRequest, async (c) => {
-  const client = clientKey(c.req.header("CF-Connecting-IP"));
+  // An IPv6 client by its /48 here: this door sends mail to whatever address it is given.
+  const client = clientKey(c.req.header("CF-Connecting-IP"), 48);
   await enforceLimit(c.env, PUBLIC_LIMITS.magicLinkClient, client);
   const body = c.req.valid("json");
   await requestMagicLink(c.env, createDb(c.env.DB), { email: body.email, client, returnTo: body.return_to !== undefined ? safeReturnTo(body.return_to) : null });

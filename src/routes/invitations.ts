@@ -72,7 +72,8 @@ const create = createRoute({
     "for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). " +
     "The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. " +
     "Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; " +
-    "an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`). " +
+    "an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`); " +
+    "and per invited address, whichever tenants invite it: 10 an hour and 20 a day (UTC; 429 with `Retry-After`, nothing written). " +
     "Recorded as `member.invited`.",
   ...access({ session: "admin" }),
   request: { body: jsonBody(InviteSchema, { email: "adjuster@example.com", role: "reviewer" }) },
@@ -120,7 +121,7 @@ const resend = createRoute({
   summary: "Send an open invitation again: a new link, valid 7 days from now",
   description:
     "The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. " +
-    "At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails (429). Recorded as `invitation.resent`.",
+    "At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`.",
   ...access({ session: "admin" }),
   request: { params: InvitationParam },
   responses: { 200: jsonContent(InvitationSchema, "Sent again"), ...pickErrors(401, 403, 404, 409, 429, 500) },

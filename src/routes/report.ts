@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { createDb } from "../db/client";
 import { REPORT_LIMITS, enforceLimit } from "../domain/public-limits";
+import { printedId } from "../domain/report/content";
 import { gatherReport } from "../domain/report/gather";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
@@ -20,6 +21,8 @@ const report = createRoute({
     "The verdict and each required check with what decided it; every capture (its thumbnail, step, received time, SHA-256 and signals); the answers; " +
     "the location check with a map drawn from its coordinates, the object and condition checks; the review; the case analysis; the record seal and the timeline. " +
     "A redacted verification's report shows no image and no personal field, and says it was redacted. " +
+    "A domain the tenant proved is printed on a line of its own, apart from the name the tenant declared. The reviewer is named by address only while still a member of the tenant (else \"a former member\"). " +
+    "While the verification can still take captures (pending or partially captured, unexpired), its id is the capture link's credential: the report, its title and the file name show only the id's time part (`vfy_` and 10 characters), and say why. " +
     "Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: " +
     "its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). " +
     "60 reports per minute per tenant (429).",
@@ -62,7 +65,7 @@ app.openapi(report, async (c) => {
   const pdf = await renderReport(content);
   return c.body(pdf as Uint8Array<ArrayBuffer>, 200, {
     "Content-Type": "application/pdf",
-    "Content-Disposition": `attachment; filename="evidence-report-${content.verification.id}.pdf"`,
+    "Content-Disposition": `attachment; filename="evidence-report-${printedId(content.verification, content.generatedAt).fileId}.pdf"`,
     "Cache-Control": "no-store",
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CONTROL_OR_LINE_BREAK } from "../lib/text";
 import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../lib/errors";
 
 const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
@@ -108,3 +109,10 @@ export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(100).openapi({ description: "1..100, default 100" }),
   cursor: z.string().max(500).optional(),
 });
+
+export const NO_CONTROL_MESSAGE = "Must be one line of text: control characters and line breaks (CR, LF, U+2028, U+2029) are not allowed.";
+
+/** A string refusing CONTROL_OR_LINE_BREAK (lib/text.ts) (400 `invalid_request` naming the field), checked before any trim. */
+export function singleLine(schema: z.ZodString = z.string()): z.ZodString {
+  return schema.refine((value) => !CONTROL_OR_LINE_BREAK.test(value), { message: NO_CONTROL_MESSAGE });
+}

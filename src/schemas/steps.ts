@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { singleLine } from "./common";
 
 export const MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -7,7 +8,10 @@ export const DEFAULT_MAX_SIZE_BYTES = 10 * 1024 * 1024;
 export const MAX_SIZE_BYTES_CAP = 26_214_400;
 export const TEXT_FORMATS = ["free_text", "numeric_id", "alphanumeric_id"] as const;
 
-const stepKey = z.string().min(1).max(64);
+const stepKey = singleLine()
+  .min(1)
+  .max(64)
+  .openapi({ description: "Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused)." });
 const description = z.string().max(500);
 
 export const ImageStepSchema = z

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK } from "jose";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
@@ -229,32 +230,48 @@ describe("the verification-certificate command", () => {
   }, 180_000);
 
   it("prints what a tenant typed as text: terminal escapes and other control characters in a certificate are shown, never sent to the terminal", async () => {
-    // A step key (tenant text, certified) carrying an OSC 8 hyperlink, a clear-screen, a bell, an 8-bit CSI and a bidi override.
+    // A step key carrying an OSC 8 hyperlink, a clear-screen, a bell, an 8-bit CSI and a bidi override.
     const hostile = "roof\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007\u001b[2J\u009b31m\u202eevil";
-    const v = await tenant.createVerification({ steps: [{ key: hostile, type: "image", description: "The roof", min: 1, max: 1 }], signals_required: ["screen"] });
-    const captured = await checkedFetch(
-      new Request(`${base()}/v1/verifications/${v.id}/captures`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ image_base64: photo.toString("base64"), step_key: hostile }),
-      }),
-    );
-    expect(captured.status, await captured.clone().text()).toBe(201);
-    await captured.text();
-    await tenant.waitForVerification(v.id, { until: (x) => x.verdict !== undefined, intervalMs: 500, timeoutMs: 60_000 });
-    const link = await api(`/v1/verifications/${v.id}/certificate-link`, { method: "POST" });
-    const json = await checkedFetch(new Request(link.body.url, { headers: { Accept: "application/json" } }));
+    // This service refuses such a key at input now (400): the command meets one only in a certificate
+    // signed before that, or by another issuer. Such a certificate, signed here with a key of our own.
+    const refused = await api("/v1/verifications", { method: "POST", body: JSON.stringify({ steps: [{ key: hostile, type: "image", description: "The roof", min: 1, max: 1 }] }) });
+    expect(refused.status).toBe(400);
+    expect(Object.keys(refused.body.error.fields)).toContain("steps.0.key");
+    const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const jwk: JWK = { ...(await exportJWK(pair.publicKey)), alg: "EdDSA", use: "sig" };
+    jwk.kid = await calculateJwkThumbprint(jwk);
+    const iat = Math.floor(Date.now() / 1000);
+    const signed = await new SignJWT({
+      iss: base(),
+      iat,
+      exp: iat + 7 * 24 * 3600,
+      sequence: 1,
+      schema_version: 2,
+      verification: {
+        id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+        tenant: { id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", display_name: "Acme" },
+        status: "completed",
+        created_at: new Date((iat - 60) * 1000).toISOString(),
+        completed_at: new Date(iat * 1000).toISOString(),
+        verdict: { label: "verified", assessment: "complete", signals: { screen: { status: "assessed", method: "pixels" } } },
+        captures: [{ id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", step_key: hostile, kind: "live", received_at: new Date(iat * 1000).toISOString(), sha256: "a".repeat(64) }],
+      },
+    })
+      .setProtectedHeader({ alg: "EdDSA", kid: jwk.kid, typ: "verification-certificate+jwt" })
+      .sign(pair.privateKey);
     const certificate = path.join(dir, "hostile.json");
-    writeFileSync(certificate, await json.text());
+    writeFileSync(certificate, JSON.stringify({ certificate: signed }));
+    const keys = path.join(dir, "hostile-keys.json");
+    writeFileSync(keys, JSON.stringify({ keys: [jwk] }));
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
     const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-    const text = await run(["verify", certificate, "--issuer", base()]);
+    const text = await run(["verify", certificate, "--jwks", keys, "--issuer", base()]);
     expect(text, text.stderr).toMatchObject({ code: 0 });
     expect(text.stdout).not.toMatch(controls);
     expect(text.stdout).toContain("step roof\\x1B]8;;https://evil.example\\x07click\\x1B]8;;\\x07\\x1B[2J\\x9B31m\\u202Eevil,");
 
-    const asJson = await run(["verify", certificate, "--issuer", base(), "--json"]);
+    const asJson = await run(["verify", certificate, "--jwks", keys, "--issuer", base(), "--json"]);
     expect(asJson.code, asJson.stderr).toBe(0);
     expect(asJson.stdout).not.toMatch(controls);
     expect(JSON.parse(asJson.stdout).payload.verification.captures[0].step_key).toBe(hostile);

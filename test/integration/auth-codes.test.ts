@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { consumeMagicLink, MAGIC_LINK_TTL_MS, magicLinkLimitKey, requestMagicLink } from "../../src/domain/accounts/magic-links";
+import { consumeMagicLink, MAGIC_LINK_TTL_MS, magicLinkLimitKey, requestMagicLink, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
 import { limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
 import { issueOtp, OTP_TTL_MS, verifyOtp } from "../../src/domain/accounts/otp";
 import { registerPhone } from "../../src/domain/accounts/phones";
@@ -168,6 +168,7 @@ describe("magic link (mlk_)", () => {
     const me2 = await callJson("/v1/me", { headers: { Cookie: setCookie(res2, "svc_session")!.pair } });
     expect(me2.body.user.id).toBe(me.body.user.id);
     await endWindow(magicLinkLimitKey(address));
+    for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 
   it("expires after 15 minutes and refuses unknown tokens", async () => {
@@ -192,6 +193,7 @@ describe("magic link (mlk_)", () => {
       }
     }
     await endWindow(magicLinkLimitKey(address));
+    for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 
   it("limits sign-in emails per address and client (429 with Retry-After): one client cannot lock the address out for another", async () => {
@@ -214,5 +216,6 @@ describe("magic link (mlk_)", () => {
       await endWindow(magicLinkLimitKey(address, ip));
       await endWindow(limitKey(PUBLIC_LIMITS.magicLinkClient, ip));
     }
+    for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 });

@@ -11,7 +11,8 @@ import { endWindow } from "../helpers/limits";
 import { dashboard, signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 import { received, receiver } from "../helpers/webhooks";
-import { magicLinkLimitKey } from "../../src/domain/accounts/magic-links";
+import { magicLinkLimitKey, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
+import { signInIdentity } from "../../src/domain/accounts/users";
 
 /*
  * What the operator console needs from the public API (issue 12): list filters by verdict label,
@@ -249,6 +250,27 @@ describe("tenant display name", () => {
       expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: bad, headers: dashboard(cookie) })).status, JSON.stringify(bad)).toBe(400);
     }
   });
+
+  it("is one line: control characters and line separators are refused (400 naming the field), and nothing changes", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const before = (await callJson("/v1/tenant/settings", { headers: dashboard(cookie) })).body;
+    const lines = ["Acme\nVerified by the service: example.com", "Acme\r\nX", "Acme\u2028Verified", "Acme\u2029Verified", "Acme\u0000", "Acme\u001b[31m", "Acme\u0085", "Acme\tInc", "Acme\n"];
+    for (const name of lines) {
+      const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: name, retention_days: 30 }, headers: dashboard(cookie) });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.code).toBe("invalid_request");
+      expect(res.body.error.fields.display_name).toMatch(/control characters and line breaks/);
+    }
+    expect((await callJson("/v1/tenant/settings", { headers: dashboard(cookie) })).body).toEqual(before);
+    expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "Zürich Versicherung — 東京" }, headers: dashboard(cookie) })).status).toBe(200);
+  });
+
+  it("a first sign-in names its new tenant after the identity provider's name claim kept to one line (it is not input the API validated)", async () => {
+    const subject = `ctl-${crypto.randomUUID()}`;
+    const signedIn = await signInIdentity(db(), { provider: "oidc", subject, displayName: "Evil\nVerified domain: bank.example\u2028\u0000Corp" }, { method: "oidc", client: { ip: null, userAgent: null } });
+    expect((await findTenant(db(), signedIn.tenantId))?.displayName).toBe("Evil Verified domain: bank.example Corp");
+  });
 });
 
 describe("console sign-in", () => {
@@ -296,6 +318,7 @@ describe("console sign-in", () => {
     expect(second.headers.get("Location")).toBe("/v1/me");
     await second.text();
     await endWindow(magicLinkLimitKey(address));
+    for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 
   it("a browser whose sign-in fails is sent to the console's sign-in page with a code; an API client gets the error", async () => {

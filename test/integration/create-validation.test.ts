@@ -86,6 +86,19 @@ describe("steps", () => {
     await rejects({ steps: [image(), text({ key: "photo" })] }, "steps.1.key");
   });
 
+  it("key is one line: control characters and line separators are refused with a message that says so", async () => {
+    for (const bad of ["a\nb", "a\rb", "a\u2028b", "a\u2029b", "a\tb", "\u0000", "a\u0085b", "a\u007fb", "photo\n"]) {
+      for (const [i, steps] of [[0, [image({ key: bad })]], [1, [image(), text({ key: bad })]], [1, [image(), upload({ key: bad })]]] as const) {
+        const res = await create({ steps });
+        expect(res.status, JSON.stringify(bad)).toBe(400);
+        expect(res.body.error.code).toBe("invalid_request");
+        expect(res.body.error.fields[`steps.${i}.key`]).toMatch(/control characters and line breaks/);
+      }
+    }
+    // Any other Unicode is a key like any other.
+    await accepts({ steps: [image({ key: "Fahrzeug-Schein_vorn (ß, é, 車)" })] });
+  });
+
   it("description is at most 500 characters", async () => {
     await accepts({ steps: [image({ description: str(500) })] });
     await rejects({ steps: [image({ description: str(501) })] }, "steps.0.description");

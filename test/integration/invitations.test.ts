@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { auditLog, invitations, outboundMessages, tenants, users } from "../../src/db/schema";
-import { acceptInvitation, INVITATION_TTL_MS } from "../../src/domain/accounts/invitations";
-import { INVITATION_EMAIL_LIMITS, limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
+import { acceptInvitation, invitationAddressLimitKeys, INVITATION_TTL_MS } from "../../src/domain/accounts/invitations";
+import { ADDRESS_EMAIL_LIMITS, INVITATION_EMAIL_LIMITS, limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
 import { call, callJson, db, seedTenant } from "../helpers/api";
 import { proveDomain } from "../helpers/dns";
@@ -337,6 +337,54 @@ describe("invitations", () => {
       expect(Number(daily.headers.get("Retry-After"))).toBeGreaterThan(0);
     } finally {
       for (const key of keys) await endWindow(key);
+    }
+  });
+
+  it("one address gets at most 10 invitation emails an hour and 20 a day, whichever tenants send them: 429 beyond, nothing written", async () => {
+    const [hourly, daily] = [ADDRESS_EMAIL_LIMITS.invitationHourly, ADDRESS_EMAIL_LIMITS.invitationDaily];
+    const email = address();
+    const keys = invitationAddressLimitKeys(email);
+    const tenantsUsed: string[] = [];
+    const admins = async () => {
+      const t = await seedTenant();
+      tenantsUsed.push(t.id);
+      return { ...(await signIn(t.id, "admin")), tenantId: t.id };
+    };
+    const mails = async () => (await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, email))).length;
+    try {
+      await awayFromWindowEdge(hourly.windowMs);
+      await awayFromWindowEdge(daily.windowMs);
+      // Two tenants: an invitation and four resends each (each one's own cap is 5 sends an hour).
+      for (const admin of [await admins(), await admins()]) {
+        const created = await invite(admin.cookie, email);
+        expect(created.status).toBe(201);
+        keys.push(limitKey(INVITATION_EMAIL_LIMITS.perInvitation, created.body.id));
+        for (let i = 0; i < 4; i += 1) expect((await callJson(`/v1/invitations/${created.body.id}/resend`, { method: "POST", headers: dashboard(admin.cookie) })).status).toBe(200);
+      }
+      expect(await mails()).toBe(hourly.limit);
+      const third = await admins();
+      const refused = await invite(third.cookie, email);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toEqual({ code: "too_many_requests", message: hourly.message });
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(hourly.windowMs / 1000);
+      expect(await db().select().from(invitations).where(eq(invitations.tenantId, third.tenantId))).toHaveLength(0);
+      expect(await mails()).toBe(hourly.limit);
+      // Another address is not held back.
+      expect((await invite(third.cookie, address())).status).toBe(201);
+
+      // The next hour, the day's cap: as if the address had been sent all but one of today's.
+      await endWindow(keys[0]!);
+      await rateLimiterObject(env, keys[1]!).take(daily.limit - hourly.limit - 1, daily.limit, daily.windowMs);
+      expect((await invite(third.cookie, email)).status).toBe(201);
+      const fourth = await admins();
+      const refusedDaily = await invite(fourth.cookie, email);
+      expect(refusedDaily.status).toBe(429);
+      expect(refusedDaily.body.error).toEqual({ code: "too_many_requests", message: daily.message });
+      expect(await mails()).toBe(hourly.limit + 1);
+    } finally {
+      for (const key of keys) await endWindow(key);
+      for (const id of tenantsUsed) for (const rule of Object.values(INVITATION_EMAIL_LIMITS)) await endWindow(limitKey(rule, id));
     }
   });
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { magicLinks, outboundMessages } from "../../src/db/schema";
-import { consumeMagicLink, magicLinkLimitKey, REDACTED_LINK } from "../../src/domain/accounts/magic-links";
+import { consumeMagicLink, magicLinkLimitKey, REDACTED_LINK, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
 import { db } from "../helpers/api";
 import { callConfigured } from "../helpers/configured";
 import { endWindow } from "../helpers/limits";
@@ -11,7 +11,7 @@ let n = 0;
 const address = () => `rest${Date.now().toString(36)}${(n += 1)}@example.test`;
 const used: string[] = [];
 afterEach(async () => {
-  for (const a of used.splice(0)) await endWindow(magicLinkLimitKey(a));
+  for (const a of used.splice(0)) for (const key of [magicLinkLimitKey(a), ...signInAddressLimitKeys(a)]) await endWindow(key);
 });
 
 async function inbox(path: string): Promise<Array<{ headers: Record<string, string>; body: string }>> {

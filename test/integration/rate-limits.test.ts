@@ -1,9 +1,10 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uploads, verifications } from "../../src/db/schema";
+import { magicLinks, uploads, verifications } from "../../src/db/schema";
+import { magicLinkLimitKey, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
-import { CAPTURE_FLOW_LIMITS, clientKey, CREATE_LIMITS, limitKey, PUBLIC_LIMITS, type LocationRateLimitRule, type RateLimitRule } from "../../src/domain/public-limits";
+import { ADDRESS_EMAIL_LIMITS, CAPTURE_FLOW_LIMITS, clientKey, CREATE_LIMITS, limitKey, PUBLIC_LIMITS, type LocationRateLimitRule, type RateLimitRule } from "../../src/domain/public-limits";
 import { VERIFICATION_WRITE_LIMIT } from "../../src/model/verification/write-window";
 import { verificationObject } from "../../src/durable-objects/verification-client";
 import { call, callJson, createVerification, db, seedTenant, type TestTenant } from "../helpers/api";
@@ -52,6 +53,14 @@ describe("client keys", () => {
     expect(clientKey("::ffff:203.0.113.9")).toBe("203.0.113.9");
     expect(clientKey(undefined)).toBe("unknown");
     expect(clientKey("not an address")).toBe("unknown");
+  });
+
+  it("by its /48 where a door asks for it (the doors that send mail to an address they are given)", () => {
+    expect(clientKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 48)).toBe("2001:db8:1::/48");
+    expect(clientKey("2001:db8:1:ffff::1", 48)).toBe("2001:db8:1::/48");
+    expect(clientKey("2001:db8:2::1", 48)).toBe("2001:db8:2::/48");
+    expect(clientKey("203.0.113.9", 48)).toBe("203.0.113.9");
+    expect(clientKey("::ffff:203.0.113.9", 48)).toBe("203.0.113.9");
   });
 });
 
@@ -254,6 +263,55 @@ describe("magic links", () => {
     expectLimited(await request(client, 99), PUBLIC_LIMITS.magicLinkClient);
     expect((await request(ip(), 100)).status).toBe(200);
     used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, client));
+  });
+
+  it("POST /v1/auth/magic-link: an IPv6 client is its /48, so its 65,536 /64s are one client", async () => {
+    await awayFromWindowEdge(PUBLIC_LIMITS.magicLinkClient.windowMs);
+    const stamp = Date.now().toString(36);
+    const site = `2001:db8:${(Date.now() % 0xffff).toString(16)}`;
+    const request = (from: string, i: number) => {
+      const email = `site${stamp}${i}@example.test`;
+      used.push(magicLinkLimitKey(email, clientKey(from, 48)), ...signInAddressLimitKeys(email));
+      return callJson("/v1/auth/magic-link", { headers: { "CF-Connecting-IP": from }, body: { email } });
+    };
+    // Each request from another /64 of the same /48.
+    for (let i = 0; i < PUBLIC_LIMITS.magicLinkClient.limit; i += 1) expect((await request(`${site}:${(i + 1).toString(16)}::1`, i)).status, `request ${i + 1}`).toBe(200);
+    expectLimited(await request(`${site}:ff00::1`, 98), PUBLIC_LIMITS.magicLinkClient);
+    expectLimited(await request(`${site}:ffff:1:2:3:4`, 99), PUBLIC_LIMITS.magicLinkClient);
+    used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, `${site}::/48`));
+  });
+
+  it("POST /v1/auth/magic-link: one address is mailed at most 10 times an hour and 20 a day, whoever asks; beyond, the same answer and no email", async () => {
+    const [hourly, daily] = [ADDRESS_EMAIL_LIMITS.signInHourly, ADDRESS_EMAIL_LIMITS.signInDaily];
+    await awayFromWindowEdge(hourly.windowMs);
+    await awayFromWindowEdge(daily.windowMs);
+    const email = `target${Date.now().toString(36)}@example.test`;
+    used.push(...signInAddressLimitKeys(email));
+    const box = `address-cap-${crypto.randomUUID()}`;
+    // A deployment that sends mail (through the loopback inbox), asked from many networks: every one a new client.
+    const deployed = { ...env, ENVIRONMENT: "production", EMAIL_API_URL: `${env.FAKES_URL}/inbox/${box}`, EMAIL_API_KEY: "test-email-key", EMAIL_FROM: "noreply@verify.example" } as Env;
+    let clients = 0;
+    const ask = async () => {
+      const from = `2001:db8:${(0xa000 + (clients += 1)).toString(16)}::${clients}`;
+      used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, clientKey(from, 48)), magicLinkLimitKey(email, clientKey(from, 48)));
+      const res = await callJson("/v1/auth/magic-link", { env: deployed, headers: { "CF-Connecting-IP": from }, body: { email } });
+      return { status: res.status, body: res.body, type: res.headers.get("Content-Type") };
+    };
+    const mailed = async () => ((await (await fetch(`${env.FAKES_URL}/inbox/${box}`)).json()) as unknown[]).length;
+    const answers = [];
+    for (let i = 0; i < hourly.limit + 3; i += 1) answers.push(await ask());
+    // Every answer the same, sent or not: nothing tells the asker the cap was reached.
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    expect(answers[0]).toEqual({ status: 200, body: { sent: true }, type: expect.stringMatching(/^application\/json/) });
+    expect(await mailed()).toBe(hourly.limit);
+    // Nor is a link stored that nobody was sent.
+    expect(await db().select().from(magicLinks).where(eq(magicLinks.email, email))).toHaveLength(hourly.limit);
+
+    // The next hour, the day's cap: as if the address had been sent all but one of today's emails.
+    await endWindow(limitKey(hourly, email));
+    await rateLimiterObject(env, limitKey(daily, email)).take(daily.limit - hourly.limit - 1, daily.limit, daily.windowMs);
+    for (let i = 0; i < 3; i += 1) expect(await ask()).toEqual(answers[0]);
+    expect(await mailed()).toBe(hourly.limit + 1);
   });
 
   it("GET and POST /v1/auth/magic-link/{token}: 60 per 10 minutes per client, the page and its button together", async () => {

@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { gatherReport, TIMELINE_ENDS } from "../../src/domain/report/gather";
-import { call, callJson, createVerification, seedTenant } from "../helpers/api";
+import { reportText } from "../../src/domain/report/render";
+import { call, callJson, createVerification, db, seedTenant } from "../helpers/api";
+import { dashboard, signIn } from "../helpers/session";
 import { inlineCapture, pollVerification } from "../helpers/capture";
 import { assessableJpeg } from "../helpers/certificates";
 
@@ -67,6 +69,31 @@ describe("the evidence report", () => {
     }
     expect((await callJson(`/v1/certificate-links/${link.body.id}`, { key: t.key, method: "DELETE" })).status).toBe(200);
     expect((await callJson(`/v1/verifications/${id}/report.pdf?certificate_link=${token}`, { key: t.key })).status).toBe(400);
+  });
+
+  it("names the reviewer by address only while they are a member of the tenant; once removed, a former member", async () => {
+    const t = await seedTenant("Report Reviewer");
+    const id = await completedVerification(t.key);
+    const owner = await signIn(t.id, "owner");
+    const reviewer = await signIn(t.id, "reviewer");
+    const reviewed = await callJson(`/v1/verifications/${id}/review`, { body: { decision: "approved", note: "Fine." }, headers: dashboard(reviewer.cookie) });
+    expect(reviewed.status).toBe(200);
+    const gather = () => gatherReport(env, db(), { tenantId: t.id, verificationId: id, audience: "tenant", now: Date.now() });
+
+    const before = await gather();
+    expect(before.reviewer).toBe(reviewer.email);
+    const named = await reportText(before);
+    expect(named[named.indexOf("Reviewer") + 1]).toBe(reviewer.email);
+
+    expect((await callJson(`/v1/members/${reviewer.userId}`, { method: "DELETE", headers: dashboard(owner.cookie) })).status).toBe(200);
+    const after = await gather();
+    expect(after.reviewer).toBeNull();
+    const text = await reportText(after);
+    expect(text[text.indexOf("Reviewer") + 1]).toBe("a former member");
+    expect(text.join("\n")).not.toContain(reviewer.email);
+    const pdf = await call(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+    expect(pdf.status).toBe(200);
+    await pdf.arrayBuffer();
   });
 
   it("answers 429 past 60 reports a minute for one tenant, and other tenants are not held up", async () => {

@@ -147,6 +147,35 @@ describe("a tenant's domain, proved by a DNS TXT record", () => {
     expect((await certificateWithSequence(t, v.id, 1)).payload.verification.tenant).toEqual({ id: t.id, display_name: expect.any(String) });
   });
 
+  it("a certificate stops naming the domain as soon as the proof lapses: the next one served, even of an unchanged verification, is signed without it", async () => {
+    const t = await seedTenant();
+    const { as, domain } = await verified(t);
+    const { v } = await completedVerification(t);
+    const first = await certificateWithSequence(t, v.id, 1);
+    expect(first.payload.verification.tenant.verified_domain).toBe(domain);
+    // Removed by an admin: the verification has not changed, its certificate must.
+    expect((await as("/v1/tenant/domain", { method: "DELETE" })).status).toBe(200);
+    const read = await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key });
+    expect(read.status).toBe(200);
+    expect(read.body.sequence).toBe(2);
+    expect(read.body.payload.verification.tenant).toEqual({ id: t.id, display_name: expect.any(String) });
+    // Served again: the same certificate, not a new one per read.
+    expect((await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key })).body.sequence).toBe(2);
+
+    // Proved again, then dropped by the re-check (record gone): the same, at the next serve.
+    const again = await as("/v1/tenant/domain/claim", { body: { domain } });
+    await publishTxt(again.body.claim.record.name, [again.body.claim.record.value]);
+    expect((await as("/v1/tenant/domain/check", { method: "POST" })).status).toBe(200);
+    expect((await certificateWithSequence(t, v.id, 3)).payload.verification.tenant.verified_domain).toBe(domain);
+    await unpublish(again.body.claim.record.name);
+    const due = Date.now() + DOMAIN_RECHECK_INTERVAL_MS + 60_000;
+    await recheckDomains(env, db(), due);
+    expect((await db().select().from(tenants).where(eq(tenants.id, t.id)).get())!.verifiedDomain).toBeNull();
+    const after = await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key });
+    expect(after.body.sequence).toBe(4);
+    expect(after.body.payload.verification.tenant.verified_domain).toBeUndefined();
+  });
+
   it("claims and checks are rationed per tenant (each check asks the resolver)", async () => {
     const t = await seedTenant();
     const { as } = await admin(t);

@@ -1,6 +1,7 @@
 import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { CertificateError, requesterOf, verifyCertificate } from "../../clients/typescript/src/certificate";
+import { describeCertificate, printable, printableValue } from "../../clients/typescript/src/cli";
 
 /*
  * The client's verifier (the certificate page and the `verification-certificate` command run it)
@@ -76,5 +77,36 @@ describe("the certificate verifier", () => {
       expect((refused as CertificateError).problem).toBe("malformed");
       expect((refused as CertificateError).message).toMatch(/schema_version 1 or 2/);
     }
+  });
+});
+
+describe("the command's text output", () => {
+  it("escapes newlines, U+2028/U+2029 and every other control character in what the certificate carries: no value prints a line of its own", async () => {
+    const { jwks, sign } = await issuer();
+    // A certificate signed before names and keys were refused at input (or by a careless issuer): values built to forge lines.
+    const forged = "Acme\nVALID: certificate #1 of vfy_other\r\n  Requested by:  bank.example (a domain it proved it controls)\u2028\u2029\u0085\u001b[2J";
+    const payload = {
+      ...v2,
+      verification: {
+        ...v2.verification,
+        tenant: { id: "tnt_1\n  Tenant:        tnt_bank", display_name: forged },
+        captures: [{ ...v2.verification.captures[0]!, step_key: "roof\n    cap_2  step front\u2028x" }],
+      },
+    };
+    const verified = await verifyCertificate(await sign(payload), { jwks, issuer: ISSUER }, { currentDate });
+    const lines = describeCertificate(verified, []);
+    // One line per statement, as for a certificate of plain values.
+    expect(lines).toHaveLength(describeCertificate(await verifyCertificate(await sign(v2), { jwks, issuer: ISSUER }, { currentDate }), []).length);
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(lines.filter((l) => l.startsWith("VALID:"))).toHaveLength(1);
+    expect(lines).toContain(
+      '  Requested by:  "Acme\\x0AVALID: certificate #1 of vfy_other\\x0D\\x0A  Requested by:  bank.example (a domain it proved it controls)\\u2028\\u2029\\x85\\x1B[2J" (the name as declared by the tenant; not checked by the issuer)',
+    );
+    expect(lines).toContain("  Tenant:        tnt_1\\x0A  Tenant:        tnt_bank");
+    expect(lines.some((l) => l.includes("step roof\\x0A    cap_2  step front\\u2028x,"))).toBe(true);
+    // The command's own multi-line text keeps its newlines; U+2028/U+2029 never reach the terminal.
+    expect(printable("usage\n  verify\u2028")).toBe("usage\n  verify\\u2028");
+    expect(printableValue("a\nb\u2029")).toBe("a\\x0Ab\\u2029");
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "../../src/domain/report/fonts/dejavu-sans";
 import { offsetMetres, scaleBarMetres } from "../../src/domain/report/location-map";
 import { CONTENT_WIDTH, PageFlow } from "../../src/domain/report/page-flow";
-import { renderReport } from "../../src/domain/report/render";
+import { renderReport, reportText } from "../../src/domain/report/render";
 import { methodWords, outcomeWords, statusWords } from "../../src/domain/report/words";
 import type { ReportContent } from "../../src/domain/report/content";
 
@@ -85,7 +85,73 @@ describe("text flow", () => {
       const pdf = await renderReport(content);
       const doc = await PDFDocument.load(pdf);
       expect(doc.getPageCount()).toBeGreaterThanOrEqual(1);
-      expect(doc.getTitle()).toBe("Evidence report vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z");
+      // Pending and unexpired: the id is the capture link's credential, so only its time part is shown (see below).
+      expect(doc.getTitle()).toBe("Evidence report vfy_01JD2Y4N9M…");
     }
+  });
+});
+
+describe("what the report says stays true", () => {
+  const content = (over: { tenant?: Partial<ReportContent["tenant"]>; verification?: Record<string, unknown>; reviewer?: string | null } = {}) =>
+    ({
+      generatedAt: "2026-11-27T09:00:00.000Z",
+      issuer: "https://verify.example.com",
+      tenant: { id: "tnt_1", displayName: "Acme", verifiedDomain: null, ...over.tenant },
+      verification: {
+        id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+        status: "completed",
+        capture_url: "x",
+        created_at: "2026-11-27T08:00:00.000Z",
+        completed_at: "2026-11-27T08:30:00.000Z",
+        expires_at: "2026-11-28T08:00:00.000Z",
+        captures_count: 0,
+        captures: [],
+        config: { max_captures: 1, steps: [], signals_required: ["screen"] },
+        ...over.verification,
+      },
+      signals: {},
+      captures: [],
+      reviewer: over.reviewer === undefined ? null : over.reviewer,
+      timeline: [],
+      certificateLinkUrl: null,
+      redacted: false,
+    }) as unknown as ReportContent;
+
+  it("prints a proved domain on a line of its own, never inside the name the tenant typed", async () => {
+    // A declared name built to pass for the service's own words about a domain.
+    const lines = await reportText(content({ tenant: { displayName: "Acme (domain proved: bank.example)", verifiedDomain: "acme.example" } }));
+    const at = lines.indexOf("acme.example");
+    expect(at, lines.join("\n")).toBeGreaterThan(0);
+    expect(lines[at - 1]).toBe("Proved domain");
+    for (const line of lines.filter((l) => l.includes("Acme"))) expect(line).not.toContain("acme.example");
+    expect(lines).toContain("Acme (domain proved: bank.example) (as the tenant typed it; not checked)");
+    // Without a proved domain there is no such line.
+    const plain = await reportText(content({ tenant: { displayName: "Acme" } }));
+    expect(plain).not.toContain("Proved domain");
+    expect(plain).toContain("Acme (name as the tenant declared it)");
+  });
+
+  it("does not print the capture credential of a verification that can still take captures, and says why", async () => {
+    const id = "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z";
+    for (const status of ["pending", "partially_captured"]) {
+      const lines = await reportText(content({ verification: { status, completed_at: undefined } }));
+      expect(lines.join("\n")).not.toContain(id);
+      expect(lines).toContain("vfy_01JD2Y4N9M…");
+      expect(lines.join(" ")).toMatch(/withheld: while captures can still be taken, the full id is the capture link's\s+credential/);
+    }
+    // Expired, completed or redacted: it takes no capture any more, and the id is printed whole.
+    for (const verification of [{ status: "pending", expires_at: "2026-11-27T08:59:00.000Z" }, { status: "completed" }, { status: "pending", redacted_at: "2026-11-27T08:40:00.000Z" }]) {
+      const lines = await reportText(content({ verification }));
+      expect(lines, JSON.stringify(verification)).toContain(id);
+      expect(lines.join(" ")).not.toMatch(/withheld/);
+    }
+  });
+
+  it("names a reviewer by address only while gathered as a member; otherwise a former member", async () => {
+    const review = { decision: "approved", by: "usr_1", at: "2026-11-27T08:45:00.000Z" };
+    const named = await reportText(content({ verification: { review }, reviewer: "ops@acme.example" }));
+    expect(named[named.indexOf("Reviewer") + 1]).toBe("ops@acme.example");
+    const former = await reportText(content({ verification: { review }, reviewer: null }));
+    expect(former[former.indexOf("Reviewer") + 1]).toBe("a former member");
   });
 });

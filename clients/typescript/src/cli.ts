@@ -58,22 +58,37 @@ export interface Io {
 }
 
 /**
- * Control characters a terminal acts on (C0 but the newline, DEL, C1, whose 0x9B is an 8-bit CSI)
- * and the bidirectional overrides and isolates that reorder what is shown: a certificate carries text
- * its tenant typed (the display name, step keys), and a JSON body is not trusted before it verifies.
+ * Control characters a terminal acts on (C0 but the newline, DEL, C1, whose 0x9B is an 8-bit CSI),
+ * the Unicode line and paragraph separators (U+2028, U+2029) and the bidirectional overrides and
+ * isolates that reorder what is shown: a certificate carries text its tenant typed (the display
+ * name, step keys), and a JSON body is not trusted before it verifies.
  */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** The same and the newline: within one value from the certificate, which must never start a line of its own. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROLS_AND_NEWLINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-/** What is printed: each such character shown as its escape (`\x1B`, `\u202E`), never sent to the terminal. */
-export function printable(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
-  });
+function escaped(c: string): string {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
-/** JSON for the terminal: what JSON.stringify leaves raw (DEL, C1, the bidi controls) as \u escapes; it parses to the same values. */
+/** What is printed: each such character shown as its escape (`\x1B`, `\u202E`), never sent to the terminal. Keeps the command's own newlines. */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, escaped);
+}
+
+/**
+ * One value from the certificate or the server as the command prints it: `printable`, and its
+ * newlines escaped too (`\x0A`), so a name or key cannot print a line that looks like the command's
+ * own ("VALID: …", "Requested by: …").
+ */
+export function printableValue(value: unknown): string {
+  return String(value).replace(CONTROLS_AND_NEWLINE, escaped);
+}
+
+/** JSON for the terminal: what JSON.stringify leaves raw (DEL, C1, U+2028, U+2029, the bidi controls) as \u escapes; it parses to the same values. */
 function terminalJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
@@ -200,34 +215,44 @@ function claimedIssuerHint(jws: string, err: CertificateError): string {
   if (err.problem !== "issuer") return "";
   try {
     const claimed = (JSON.parse(Buffer.from(jws.split(".")[1] ?? "", "base64url").toString("utf8")) as { iss?: unknown }).iss;
-    return typeof claimed === "string" ? `\nIt names ${claimed} as its issuer; check that with --issuer ${claimed} only if you trust that service.` : "";
+    return typeof claimed === "string" ? `\nIt names ${printableValue(claimed)} as its issuer; check that with --issuer ${printableValue(claimed)} only if you trust that service.` : "";
   } catch {
     return "";
   }
 }
 
-function describe({ payload, kid }: VerifiedCertificate, photos: PhotoResult[], io: Io): void {
+function describe(verified: VerifiedCertificate, photos: PhotoResult[], io: Io): void {
+  for (const line of describeCertificate(verified, photos)) io.out(line);
+}
+
+/** The lines `verify` prints for a valid certificate: every value it carries passed through `printableValue`. */
+export function describeCertificate({ payload, kid }: VerifiedCertificate, photos: PhotoResult[]): string[] {
+  const f = printableValue;
   const v = payload.verification;
-  io.out(`VALID: certificate #${payload.sequence} of ${v.id}, issued by ${payload.iss} on ${new Date(payload.iat * 1000).toISOString()} (key ${kid})`);
+  const lines: string[] = [];
+  lines.push(`VALID: certificate #${f(payload.sequence)} of ${f(v.id)}, issued by ${f(payload.iss)} on ${new Date(payload.iat * 1000).toISOString()} (key ${f(kid)})`);
   // Every certificate the verifier accepts carries `exp` (it is a required claim there).
-  io.out(`  Expires:       ${new Date((payload as { exp: number }).exp * 1000).toISOString()} (then ask for a current one)`);
+  lines.push(`  Expires:       ${new Date((payload as { exp: number }).exp * 1000).toISOString()} (then ask for a current one)`);
   const requester = requesterOf(payload);
-  io.out(`  Requested by:  ${requester.kind === "verified_domain" ? `${requester.name} (a domain it proved it controls)` : `"${requester.name}" (the name as declared by the tenant; not checked by the issuer)`}`);
-  if ("id" in v.tenant) io.out(`  Tenant:        ${v.tenant.id}`);
-  io.out(`  Status:        ${v.status}, completed ${v.completed_at}${v.redacted_at ? `; evidence erased ${v.redacted_at}` : ""}`);
-  io.out(`  Verdict:       ${v.verdict.label}${v.verdict.reason_code ? ` (${v.verdict.reason_code})` : ""}, assessment ${v.verdict.assessment}`);
+  lines.push(`  Requested by:  ${requester.kind === "verified_domain" ? `${f(requester.name)} (a domain it proved it controls)` : `"${f(requester.name)}" (the name as declared by the tenant; not checked by the issuer)`}`);
+  if ("id" in v.tenant) lines.push(`  Tenant:        ${f(v.tenant.id)}`);
+  lines.push(`  Status:        ${f(v.status)}, completed ${f(v.completed_at)}${v.redacted_at ? `; evidence erased ${f(v.redacted_at)}` : ""}`);
+  lines.push(`  Verdict:       ${f(v.verdict.label)}${v.verdict.reason_code ? ` (${f(v.verdict.reason_code)})` : ""}, assessment ${f(v.verdict.assessment)}`);
   if ("signals" in v.verdict) {
-    for (const [signal, { status, method }] of Object.entries(v.verdict.signals)) io.out(`    ${signal}: ${status.replace(/_/g, " ")}${method ? ` (${method})` : ""}`);
+    for (const [signal, { status, method }] of Object.entries(v.verdict.signals)) lines.push(`    ${f(signal)}: ${f(status.replace(/_/g, " "))}${method ? ` (${f(method)})` : ""}`);
   }
-  if (v.review) io.out(`  Review:        ${v.review.decision} on ${v.review.reviewed_at}`);
-  if (v.finalized_at) io.out(`  Finalized:     ${v.finalized_at}`);
-  io.out(`  Captures:      ${v.captures.length}`);
-  for (const c of v.captures) io.out(`    ${c.id}  step ${c.step_key}, ${c.kind === "live" ? "submitted through the capture link" : "uploaded file"}, received ${c.received_at}  sha256 ${c.sha256}`);
+  if (v.review) lines.push(`  Review:        ${f(v.review.decision)} on ${f(v.review.reviewed_at)}`);
+  if (v.finalized_at) lines.push(`  Finalized:     ${f(v.finalized_at)}`);
+  lines.push(`  Captures:      ${v.captures.length}`);
+  for (const c of v.captures) {
+    lines.push(`    ${f(c.id)}  step ${f(c.step_key)}, ${c.kind === "live" ? "submitted through the capture link" : "uploaded file"}, received ${f(c.received_at)}  sha256 ${f(c.sha256)}`);
+  }
   for (const p of photos) {
-    const name = path.basename(p.file);
-    io.out(p.capture ? `  MATCH      ${name}: capture ${p.capture.id} (step ${p.capture.step_key})` : `  NOT IN IT  ${name}: sha256 ${p.sha256} is not one of this certificate's photos`);
+    const name = f(path.basename(p.file));
+    lines.push(p.capture ? `  MATCH      ${name}: capture ${f(p.capture.id)} (step ${f(p.capture.step_key)})` : `  NOT IN IT  ${name}: sha256 ${p.sha256} is not one of this certificate's photos`);
   }
-  io.out("This says what the service saw and decided; it does not say what a photo shows is true.");
+  lines.push("This says what the service saw and decided; it does not say what a photo shows is true.");
+  return lines;
 }
 
 function isFileError(err: unknown): boolean {

@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use sign-in link (valid 15 minutes)
-         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`).
+         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`); an IPv6 client network is its /48. Whoever asks, one address is sent at most 10 sign-in emails an hour and 20 a day (UTC): beyond that the request answers exactly the same (200 `{sent: true}`) and no email is sent.
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -687,7 +687,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone by email to join the tenant with a role
-         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
+         * @description Sends an email with a single-use link valid 7 days (`GET /v1/auth/invitation/{token}`: a confirmation page whose button, for a new address, creates the account, adds the membership and signs in; for an address that already has an account, records the confirmation, and that person's next ordinary sign-in adds the membership). The email's wording is fixed: it names the tenant by its verified domain, else by the inviter's email address, never by its display name. Admins invite any role but owner; owners any. An address that is already a member, or has an open invitation (resend or revoke it), is 409 `invalid_state`; an expired one is replaced. Invitation emails (new and resent) per tenant: 100 an hour and 250 a day (UTC), 20 a day while the tenant is less than a day old (429 with `Retry-After`); and per invited address, whichever tenants invite it: 10 an hour and 20 a day (UTC; 429 with `Retry-After`, nothing written). Recorded as `member.invited`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["inviteMember"];
         delete?: never;
@@ -707,7 +707,7 @@ export interface paths {
         put?: never;
         /**
          * Send an open invitation again: a new link, valid 7 days from now
-         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
+         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["resendInvitation"];
         delete?: never;
@@ -1032,7 +1032,7 @@ export interface paths {
         };
         /**
          * The evidence report as a PDF
-         * @description The verdict and each required check with what decided it; every capture (its thumbnail, step, received time, SHA-256 and signals); the answers; the location check with a map drawn from its coordinates, the object and condition checks; the review; the case analysis; the record seal and the timeline. A redacted verification's report shows no image and no personal field, and says it was redacted. Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). 60 reports per minute per tenant (429). A dashboard session needs the `viewer` role or higher.
+         * @description The verdict and each required check with what decided it; every capture (its thumbnail, step, received time, SHA-256 and signals); the answers; the location check with a map drawn from its coordinates, the object and condition checks; the review; the case analysis; the record seal and the timeline. A redacted verification's report shows no image and no personal field, and says it was redacted. A domain the tenant proved is printed on a line of its own, apart from the name the tenant declared. The reviewer is named by address only while still a member of the tenant (else "a former member"). While the verification can still take captures (pending or partially captured, unexpired), its id is the capture link's credential: the report, its title and the file name show only the id's time part (`vfy_` and 10 characters), and say why. Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). 60 reports per minute per tenant (429). A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getVerificationReport"];
         put?: never;
@@ -1495,6 +1495,7 @@ export interface components {
             condition_aspects?: string[];
         };
         Step: components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /** @enum {string} */
             type: "upload";
@@ -1507,6 +1508,7 @@ export interface components {
             max_size_bytes: number;
         };
         ImageStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1518,6 +1520,7 @@ export interface components {
             max: number;
         };
         TextStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2200,6 +2203,7 @@ export interface components {
             expires_in_seconds?: number;
         };
         UploadStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2340,6 +2344,7 @@ export interface components {
             };
         };
         CaptureFlowImageStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2352,6 +2357,7 @@ export interface components {
             captured: number;
         };
         CaptureFlowTextStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2364,6 +2370,7 @@ export interface components {
             answered: boolean;
         };
         CaptureFlowUploadStep: {
+            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3388,7 +3395,7 @@ export interface components {
         };
         TenantSettings: {
             /**
-             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.
              * @example Acme Insurance
              */
             display_name: string;
@@ -3405,7 +3412,7 @@ export interface components {
         };
         TenantSettingsPatch: {
             /**
-             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console.
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.
              * @example Acme Insurance
              */
             display_name?: string;

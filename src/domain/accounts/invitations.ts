@@ -10,7 +10,7 @@ import { newId } from "../../lib/ids";
 import { emailTransport } from "../../providers/email";
 import { sendOnce } from "../../providers/outbound";
 import { auditInsert, auditRow, type AuditClient, type AuditEntry } from "../audit/log";
-import { enforceLimit, INVITATION_EMAIL_LIMITS } from "../public-limits";
+import { ADDRESS_EMAIL_LIMITS, enforceLimit, INVITATION_EMAIL_LIMITS, limitKey } from "../public-limits";
 import { isUniqueViolation } from "../tenants/tenants";
 import { invitationEmail, invitationSubject, type InvitationNaming } from "./invitation-texts";
 import { joinedEntry, normalizeEmail, signedInEntry, type SignedIn, type UserRow } from "./users";
@@ -82,16 +82,26 @@ async function sendInvitation(env: Env, db: Db, row: InvitationRow, token: strin
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The counters of one address's invitation emails, over every tenant. */
+export function invitationAddressLimitKeys(email: string): string[] {
+  return [ADDRESS_EMAIL_LIMITS.invitationHourly, ADDRESS_EMAIL_LIMITS.invitationDaily].map((rule) => limitKey(rule, normalizeEmail(email)));
+}
+
 /**
  * Counts one invitation email against the tenant's allowances, smallest first: a tenant less than a
- * day old has its own small daily one, every tenant a daily and an hourly one (429 with Retry-After).
+ * day old has its own small daily one, every tenant a daily and an hourly one; then against the
+ * address's own, whichever tenant invites it (ADDRESS_EMAIL_LIMITS). 429 with Retry-After beyond
+ * any, before anything is written.
  */
-async function reserveInvitationEmail(env: Env, db: Db, tenantId: string, now: number): Promise<void> {
+async function reserveInvitationEmail(env: Env, db: Db, tenantId: string, email: string, now: number): Promise<void> {
   const tenant = await db.select({ createdAt: tenants.createdAt }).from(tenants).where(eq(tenants.id, tenantId)).get();
   if (!tenant) throw ApiError.notFound("tenant");
   if (now - tenant.createdAt < DAY_MS) await enforceLimit(env, INVITATION_EMAIL_LIMITS.newTenantDaily, tenantId);
   await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenantDaily, tenantId);
   await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenant, tenantId);
+  // Last: a tenant past its own allowance cannot spend the address's for everyone else.
+  await enforceLimit(env, ADDRESS_EMAIL_LIMITS.invitationHourly, email);
+  await enforceLimit(env, ADDRESS_EMAIL_LIMITS.invitationDaily, email);
 }
 
 export interface Inviter {
@@ -133,7 +143,7 @@ export async function createInvitation(
     .get();
   if (open && open.claimedAt !== null) throw new ApiError("invalid_state", "This address confirmed an invitation already: the membership is added when that person next signs in (or revoke it).");
   if (open && open.expiresAt > now) throw new ApiError("invalid_state", "An invitation to this address is pending: resend or revoke it.");
-  await reserveInvitationEmail(env, db, inviter.tenantId, now);
+  await reserveInvitationEmail(env, db, inviter.tenantId, email, now);
   const token = newToken();
   const row: InvitationRow = {
     id: newId("invitation", now),
@@ -204,7 +214,7 @@ export async function resendInvitation(
   assertUnclaimed(row);
   assertMayInvite(input.inviter, row.role);
   await enforceLimit(env, INVITATION_EMAIL_LIMITS.perInvitation, row.id);
-  await reserveInvitationEmail(env, db, row.tenantId, now);
+  await reserveInvitationEmail(env, db, row.tenantId, row.email, now);
   const token = newToken();
   const tokenHash = await sha256Hex(token);
   const resent: InvitationRow = { ...row, tokenHash, expiresAt: now + INVITATION_TTL_MS, sentAt: now, sendCount: row.sendCount + 1, invitedBy: input.inviter.userId };

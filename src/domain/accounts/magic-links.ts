@@ -7,21 +7,32 @@ import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import { emailTransport } from "../../providers/email";
 import { sendOnce } from "../../providers/outbound";
+import { ADDRESS_EMAIL_LIMITS, limitKey, withinLimits } from "../public-limits";
 import { normalizeEmail } from "./users";
 
 export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
 /**
  * Sign-in emails per address and client per window: enough for a typo or two, useless for
  * mail-bombing from one network (which is also held to 20 requests an hour whatever the address,
- * PUBLIC_LIMITS.magicLinkClient). Counted per client too, so a stranger asking five times for
- * someone's address does not lock its owner out for 15 minutes.
+ * PUBLIC_LIMITS.magicLinkClient; an IPv6 network by its /48 on this door). Counted per client too,
+ * so a stranger asking five times for someone's address does not lock its owner out for 15 minutes
+ * with a 429; what every client together gets sent to one address is capped apart, silently
+ * (SIGN_IN_ADDRESS_LIMITS).
  */
 const REQUESTS_PER_WINDOW = 5;
 const REQUEST_WINDOW_MS = 15 * 60 * 1000;
 
-/** The counter of one address's sign-in emails asked for by one client (`clientKey`). */
+/** The counter of one address's sign-in emails asked for by one client (`clientKey`, an IPv6 one by its /48). */
 export function magicLinkLimitKey(email: string, client = "unknown"): string {
   return `magic-link:${normalizeEmail(email)}:${client}`;
+}
+
+/** The address's own caps, whoever asks (ADDRESS_EMAIL_LIMITS): the hour's first, then the day's. */
+export const SIGN_IN_ADDRESS_LIMITS = [ADDRESS_EMAIL_LIMITS.signInHourly, ADDRESS_EMAIL_LIMITS.signInDaily] as const;
+
+/** The counters of one address's sign-in emails, over every client. */
+export function signInAddressLimitKeys(email: string): string[] {
+  return SIGN_IN_ADDRESS_LIMITS.map((rule) => limitKey(rule, normalizeEmail(email)));
 }
 
 /** The credential in the link: `mlk_` + 256 bits (base62). Only its SHA-256 is stored. */
@@ -39,11 +50,16 @@ export interface MagicLinkRequest {
   returnTo?: string | null;
 }
 
-/** Stores a single-use 15-minute link for the address and sends it through the email provider. */
+/**
+ * Stores a single-use 15-minute link for the address and sends it through the email provider.
+ * Beyond the address's own caps (SIGN_IN_ADDRESS_LIMITS, whoever asks) nothing is stored or sent,
+ * and the caller answers exactly as if it had been: the answer never tells what happened.
+ */
 export async function requestMagicLink(env: Env, db: Db, request: MagicLinkRequest, now = Date.now()): Promise<void> {
   const email = normalizeEmail(request.email);
   const returnTo = request.returnTo ?? null;
   await enforceRateLimit(env, magicLinkLimitKey(email, request.client), REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address from this network; try again later.");
+  if (!(await withinLimits(env, SIGN_IN_ADDRESS_LIMITS, email))) return;
   const token = `mlk_${randomBase62(43)}`;
   const id = newId("magicLink", now);
   await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), returnTo, expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });

@@ -9,6 +9,7 @@ import { auditInsert, type AuditClient } from "../audit/log";
 import { attachClaimedInvitations } from "./claimed-invitations";
 import { joinedEntry, signedInEntry, type SignInMethod } from "./entries";
 import { isUniqueViolation, planTenant, type TenantRow } from "../tenants/tenants";
+import { oneLine } from "../../lib/text";
 
 export type UserRow = typeof users.$inferSelect;
 export type MembershipRow = typeof memberships.$inferSelect;
@@ -87,7 +88,8 @@ type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 /** A new tenant of the user's own, named after them, and their owner membership in it. */
 async function ownTenant(db: Db, user: Pick<UserRow, "id" | "displayName" | "email">, now: number, randomSlug: boolean): Promise<{ tenant: TenantRow; membership: MembershipRow }> {
   const tenant = await planTenant(db, {
-    displayName: user.displayName ?? user.email?.split("@")[0] ?? "My organisation",
+    // The name an identity provider gave is not input we validated: kept to one line like a typed one.
+    displayName: (user.displayName !== null ? oneLine(user.displayName).slice(0, 100) : "") || user.email?.split("@")[0] || "My organisation",
     now,
     randomSuffix: randomSlug,
   });

@@ -28,7 +28,10 @@ import { signingKey, type SigningKey } from "./keys";
  *  - a stored certificate is kept while it covers the content (same content hash) or a later state
  *    of the verification (its row `version`) than this snapshot, unless its key was withdrawn, it is
  *    of an earlier `schema_version`, or it has CERTIFICATE_RENEW_BEFORE_SECONDS or less before it
- *    expires (then the same state is signed again, as the next sequence);
+ *    expires (then the same state is signed again, as the next sequence). The content is compared,
+ *    not only the verification's version: what the certificate says of the tenant (its declared
+ *    name, the domain it proved) can change while the verification does not, and a domain whose
+ *    proof lapsed (removed, or dropped by the re-check) must stop being claimed at the next serve;
  *  - otherwise the next sequence is signed and inserted only if no certificate with that sequence or
  *    a later state exists (one conditional INSERT); a loser of that race reads again and finds the
  *    winner's. So sequences are gapless and unique, and the latest always covers the latest state
@@ -64,7 +67,7 @@ export async function currentCertificate(env: Env, db: Db, verificationId: strin
     if (!record || !isCertifiable(record.row)) return null;
     const content = certifiedContent(record, snapshot.tenant, snapshot.analyses, issuer);
     const contentSha256 = await sha256Hex(canonical(content));
-    if (latest && isCurrent(latest) && servable(latest.jws, now) && (latest.contentSha256 === contentSha256 || latest.stateVersion >= record.row.version)) {
+    if (latest && isCurrent(latest) && servable(latest.jws, now) && (latest.contentSha256 === contentSha256 || latest.stateVersion > record.row.version)) {
       return { record, certificate: issued(latest) };
     }
     if (snapshot.currentKeyWithdrawn) {

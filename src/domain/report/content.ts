@@ -39,7 +39,7 @@ export interface ReportContent {
   /** Each required signal with its status and the method that decided it (as certificates say it). */
   signals: Record<string, CertifiedSignal>;
   captures: ReportCapture[];
-  /** The reviewer's email or phone, when the review's author is still a user. */
+  /** The reviewer's email or phone while the review's author is still a member of the tenant; null: a former member. */
   reviewer: string | null;
   /** The timeline's first and last entries (all of it when short), and how many lie between. */
   timeline: { first: ReportEvent[]; between: number; last: ReportEvent[] };
@@ -50,4 +50,16 @@ export interface ReportContent {
 
 export function reportEvents(rows: readonly EventRow[]): ReportEvent[] {
   return rows.map((e) => ({ name: e.name, occurredAt: new Date(e.occurredAt).toISOString() }));
+}
+
+/**
+ * The verification's id as the report prints it. While the verification can still take captures
+ * (pending or partially captured, not expired, not redacted) its id is the capture link's credential
+ * (`/v1/verify/{id}`: whoever holds it may add captures), and a report is handed around: then only
+ * its time part is printed, the random rest withheld, and the report says why.
+ */
+export function printedId(v: Pick<VerificationView, "id" | "status" | "expires_at" | "redacted_at">, at: string): { id: string; fileId: string; withheld: boolean } {
+  const open = (v.status === "pending" || v.status === "partially_captured") && Date.parse(v.expires_at) > Date.parse(at) && !v.redacted_at;
+  const timePart = v.id.slice(0, "vfy_".length + 10);
+  return open ? { id: `${timePart}…`, fileId: timePart, withheld: true } : { id: v.id, fileId: v.id, withheld: false };
 }

@@ -1,13 +1,13 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { tenants } from "../../db/schema";
+import { memberships, tenants } from "../../db/schema";
 import { loadTenantRecord, timelineEnds } from "../../db/verifications";
 import { readEvidence } from "../../storage/evidence";
 import { settings } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { presentVerification } from "../../model/verification/present";
-import { findUser, userLabel } from "../accounts/users";
+import { findUser, userLabel, type UserRow } from "../accounts/users";
 import { certifiedSignals } from "../certificates/signals";
 import { isActiveLinkOf } from "../certificates/links";
 import { certificateLinkUrl } from "../certificates/present";
@@ -51,7 +51,7 @@ export async function gatherReport(env: Env, db: Db, request: ReportRequest): Pr
     db.select({ id: tenants.id, displayName: tenants.displayName, verifiedDomain: tenants.verifiedDomain }).from(tenants).where(eq(tenants.id, tenantId)).get(),
     capturesForReport(db, record),
     timelineEnds(db, verificationId, TIMELINE_ENDS),
-    stored?.by && !redacted ? findUser(db, stored.by) : Promise.resolve(undefined),
+    stored?.by && !redacted ? currentMember(db, tenantId, stored.by) : Promise.resolve(undefined),
   ]);
   const view = presentVerification(record, { baseUrl, audience: request.audience, now }) as VerificationView;
   const verdictSignals = (view.verdict?.signals ?? {}) as Record<string, unknown>;
@@ -68,6 +68,16 @@ export async function gatherReport(env: Env, db: Db, request: ReportRequest): Pr
     certificateLinkUrl: certificateLink,
     redacted,
   };
+}
+
+/**
+ * The review's author while they are still a member of the tenant, else undefined: a report names
+ * a reviewer by their address only while that person belongs to the tenant (one who left, or was
+ * removed, is "a former member").
+ */
+async function currentMember(db: Db, tenantId: string, userId: string): Promise<UserRow | undefined> {
+  const member = await db.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.tenantId, tenantId), eq(memberships.userId, userId))).get();
+  return member ? findUser(db, userId) : undefined;
 }
 
 async function reportCapture(env: Env, capture: ReportedCapture, redacted: boolean): Promise<ReportCapture> {

@@ -32,6 +32,8 @@ interface TextStyle {
 export class PageFlow {
   page!: PDFPage;
   y = 0;
+  /** Every line of text drawn, in order (a field's label and its value each a line of their own): what the report says, as a reader sees it. */
+  readonly printed: string[] = [];
   private readonly supported: Set<number>;
   /** Advance widths at size 1 per font and character: the fonts carry no kerning or ligatures, so a text's width is their sum. */
   private readonly advances = new Map<PDFFont, Map<string, number>>();
@@ -119,6 +121,7 @@ export class PageFlow {
       this.ensure(size * 1.4);
       this.y -= size * 1.15;
       this.page.drawText(line, { x: MARGIN + indent, y: this.y, size, font, color: style.color ?? INK });
+      this.printed.push(line);
       this.y -= size * 0.25;
     }
   }
@@ -144,6 +147,8 @@ export class PageFlow {
       this.y -= size * 1.15;
       if (labelLines[i]) this.page.drawText(labelLines[i]!, { x: MARGIN, y: this.y, size, font: this.fonts.bold, color: MUTED });
       if (lines[i]) this.page.drawText(lines[i]!, { x: MARGIN + LABEL_WIDTH, y: this.y, size, font: this.fonts.regular, color: INK });
+      if (labelLines[i]) this.printed.push(labelLines[i]!);
+      if (lines[i]) this.printed.push(lines[i]!);
       this.y -= size * 0.3;
     }
   }
@@ -172,6 +177,7 @@ export class PageFlow {
     pages.forEach((page, i) => {
       const text = this.clean(`${label} · page ${i + 1} of ${pages.length}`);
       page.drawText(text, { x: MARGIN, y: MARGIN - 14, size: 7.5, font: this.fonts.regular, color: MUTED });
+      this.printed.push(text);
     });
   }
 }

@@ -1,7 +1,7 @@
 import fontkit from "@pdf-lib/fontkit";
 import { PDFDocument, type PDFImage } from "pdf-lib";
 import { SIGNAL_KEYS } from "../../analysis/verdict";
-import type { ReportCapture, ReportContent } from "./content";
+import { printedId, type ReportCapture, type ReportContent } from "./content";
 import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "./fonts/dejavu-sans";
 import { drawLocationMap, MAP_LEGEND } from "./location-map";
 import { CONTENT_WIDTH, MUTED, PageFlow } from "./page-flow";
@@ -31,6 +31,16 @@ const when = (value: string | undefined | null) => (value ? value.replace("T", "
 const LABELS: Readonly<Record<string, string>> = { verified: "VERIFIED", suspicious: "SUSPICIOUS", failed: "FAILED" };
 
 export async function renderReport(content: ReportContent): Promise<Uint8Array> {
+  const { doc } = await layoutReport(content);
+  return doc.save({ useObjectStreams: true });
+}
+
+/** Every line of text the report prints, in order (its pages as a reader sees them). */
+export async function reportText(content: ReportContent): Promise<string[]> {
+  return (await layoutReport(content)).flow.printed;
+}
+
+async function layoutReport(content: ReportContent): Promise<{ doc: PDFDocument; flow: PageFlow }> {
   const doc = await PDFDocument.create();
   doc.registerFontkit(fontkit);
   const bytes = fonts();
@@ -38,9 +48,9 @@ export async function renderReport(content: ReportContent): Promise<Uint8Array> 
     regular: await doc.embedFont(bytes.regular, { subset: true }),
     bold: await doc.embedFont(bytes.bold, { subset: true }),
   });
-  const v = content.verification;
-  doc.setTitle(`Evidence report ${v.id}`);
-  doc.setSubject(`Verification ${v.id} of ${content.tenant.displayName}`);
+  const shown = printedId(content.verification, content.generatedAt).id;
+  doc.setTitle(`Evidence report ${shown}`);
+  doc.setSubject(`Verification ${shown} of ${content.tenant.displayName}`);
   doc.setProducer(content.issuer);
   doc.setCreator("verification service evidence report");
   doc.setCreationDate(new Date(content.generatedAt));
@@ -56,8 +66,8 @@ export async function renderReport(content: ReportContent): Promise<Uint8Array> 
   seal(flow, content);
   timeline(flow, content);
 
-  flow.footers(`Evidence report ${v.id} · generated ${when(content.generatedAt)}`);
-  return doc.save({ useObjectStreams: true });
+  flow.footers(`Evidence report ${shown} · generated ${when(content.generatedAt)}`);
+  return { doc, flow };
 }
 
 function header(flow: PageFlow, content: ReportContent): void {
@@ -72,8 +82,18 @@ function header(flow: PageFlow, content: ReportContent): void {
     );
     flow.gap(6);
   }
-  flow.field("Verification", v.id);
-  flow.field("Requested by", content.tenant.verifiedDomain ? `${content.tenant.displayName} (domain proved: ${content.tenant.verifiedDomain})` : `${content.tenant.displayName} (name as the tenant declared it)`);
+  const id = printedId(v, content.generatedAt);
+  flow.field("Verification", id.id);
+  if (id.withheld) {
+    flow.field("", "The rest of this id is withheld: while captures can still be taken, the full id is the capture link's credential (anyone holding it may add captures).");
+  }
+  // A proved domain on a line of its own, never inside the name the tenant typed (which could imitate it).
+  if (content.tenant.verifiedDomain) {
+    flow.field("Proved domain", content.tenant.verifiedDomain);
+    flow.field("Declared name", `${content.tenant.displayName} (as the tenant typed it; not checked)`);
+  } else {
+    flow.field("Requested by", `${content.tenant.displayName} (name as the tenant declared it)`);
+  }
   flow.field("Tenant id", content.tenant.id);
   flow.field("Status", v.status);
   flow.field("Created", when(v.created_at));

@@ -112,7 +112,7 @@ describe("what the report says stays true", () => {
       signals: {},
       captures: [],
       reviewer: over.reviewer === undefined ? null : over.reviewer,
-      timeline: [],
+      timeline: { first: [], between: 0, last: [] },
       certificateLinkUrl: null,
       redacted: false,
     }) as unknown as ReportContent;

@@ -53,7 +53,7 @@ describe("storage failures", () => {
     }
     expect(checked).toBeGreaterThan(100);
     expect(codesOf("Error400").sort()).toEqual(["checksum_mismatch", "invalid_request", "unknown_step"]);
-    expect(codesOf("Error409").sort()).toEqual(["already_finalized", "idempotency_conflict", "invalid_state", "step_full"]);
+    expect(codesOf("Error409").sort()).toEqual(["already_finalized", "answer_limit", "idempotency_conflict", "invalid_state", "step_full", "upload_expired"]);
     expect(codesOf("Error410").sort()).toEqual(["expired", "redacted"]);
     expect(codesOf("Error503")).toEqual(["storage_unavailable"]);
     // Only invalid_request carries fields.

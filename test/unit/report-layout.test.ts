@@ -133,7 +133,7 @@ describe("what the report says stays true", () => {
 
   it("does not print the capture credential of a verification that can still take captures, and says why", async () => {
     const id = "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z";
-    for (const status of ["pending", "partially_captured"]) {
+    for (const status of ["pending", "partially_captured", "abandoned"]) {
       const lines = await reportText(content({ verification: { status, completed_at: undefined } }));
       expect(lines.join("\n")).not.toContain(id);
       expect(lines).toContain("vfy_01JD2Y4N9M…");

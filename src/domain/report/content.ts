@@ -54,12 +54,13 @@ export function reportEvents(rows: readonly EventRow[]): ReportEvent[] {
 
 /**
  * The verification's id as the report prints it. While the verification can still take captures
- * (pending or partially captured, not expired, not redacted) its id is the capture link's credential
+ * (pending, partially captured or abandoned, not expired, not redacted) its id is the capture link's credential
  * (`/v1/verify/{id}`: whoever holds it may add captures), and a report is handed around: then only
  * its time part is printed, the random rest withheld, and the report says why.
  */
 export function printedId(v: Pick<VerificationView, "id" | "status" | "expires_at" | "redacted_at">, at: string): { id: string; fileId: string; withheld: boolean } {
-  const open = (v.status === "pending" || v.status === "partially_captured") && Date.parse(v.expires_at) > Date.parse(at) && !v.redacted_at;
+  // `abandoned` takes captures too: a capture or an answer brings it back.
+  const open = (v.status === "pending" || v.status === "partially_captured" || v.status === "abandoned") && Date.parse(v.expires_at) > Date.parse(at) && !v.redacted_at;
   const timePart = v.id.slice(0, "vfy_".length + 10);
   return open ? { id: `${timePart}…`, fileId: timePart, withheld: true } : { id: v.id, fileId: v.id, withheld: false };
 }

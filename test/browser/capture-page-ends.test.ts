@@ -25,6 +25,16 @@ afterEach(async ({ task }) => {
   phone = undefined;
 });
 
+/** The first request to `glob` gets the standard error body `error` with `status`; the rest reach the Worker. */
+async function refuseFirst(page: Page, glob: string, status: number, error: { code: string; message: string }): Promise<void> {
+  let refused = false;
+  await page.route(glob, async (route) => {
+    if (refused) return route.continue();
+    refused = true;
+    await route.fulfill({ status, contentType: "application/json", body: JSON.stringify({ error }) });
+  });
+}
+
 /** The POSTs the page made to a capture-flow path ending in `suffix`. */
 function posts(page: Page, suffix: string): string[] {
   const seen: string[] = [];
@@ -85,15 +95,7 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     const { page } = phone;
     const submits = posts(page, "/submit");
     // The server refuses the first submit (as it did before the fifth release, when it required a capture).
-    let refusals = 1;
-    await page.route("**/v1/verifications/*/submit", async (route) => {
-      if (refusals-- <= 0) return route.continue();
-      await route.fulfill({
-        status: 409,
-        contentType: "application/json",
-        body: JSON.stringify({ error: { code: "invalid_state", message: "The verification cannot be submitted yet." } }),
-      });
-    });
+    await refuseFirst(page, "**/v1/verifications/*/submit", 409, { code: "invalid_state", message: "The verification cannot be submitted yet." });
     await page.goto(pageUrl(v.id));
     await page.getByRole("button", { name: "Start" }).click();
     await skipEverything(page);
@@ -150,16 +152,9 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     // The Worker's clock cannot be moved from this suite: its answer past the window (the workers
     // suite gets it from the server: test/integration/submit-and-upload-window.test.ts) is given to
     // the page for the first capture; the upload before it is real.
-    let late = 1;
-    await page.route("**/v1/verifications/*/captures", async (route) => {
-      if (late-- <= 0) return route.continue();
-      await route.fulfill({
-        status: 409,
-        contentType: "application/json",
-        body: JSON.stringify({
-          error: { code: "upload_expired", message: "This image_key was not captured within an hour of its upload URL's expiry; upload the image again with a new upload URL." },
-        }),
-      });
+    await refuseFirst(page, "**/v1/verifications/*/captures", 409, {
+      code: "upload_expired",
+      message: "This image_key was not captured within an hour of its upload URL's expiry; upload the image again with a new upload URL.",
     });
     await page.goto(pageUrl(v.id));
     await page.getByRole("button", { name: "Start" }).click();

@@ -1,5 +1,5 @@
 import ipaddr from "ipaddr.js";
-import { enforceRateLimit, rateLimiterObject } from "../durable-objects/rate-limiter-client";
+import { enforceRateLimit, rateLimiterObject, withConcurrencySlot } from "../durable-objects/rate-limiter-client";
 import { ApiError } from "../lib/errors";
 
 /*
@@ -120,6 +120,23 @@ export const ADDRESS_EMAIL_LIMITS = {
 export const REPORT_LIMITS = {
   perTenant: { name: "report", limit: 60, windowMs: MINUTE, message: "This tenant asked for 60 evidence reports in the last minute; try again shortly." },
 } as const satisfies Record<string, RateLimitRule>;
+
+/**
+ * Report renders of one tenant in flight at once, across every isolate (one counter object per
+ * tenant): a render holds its thumbnails and the PDF it builds (a few MB at the worst case the limits
+ * allow, bench/PERF-RESULTS.md "Evidence report"), so one tenant's burst of reports cannot fill the
+ * isolates that serve everyone's capture links. A slot lapses after `leaseMs` if never given back.
+ */
+export const REPORT_RENDERS = {
+  limit: 3,
+  leaseMs: 2 * MINUTE,
+  message: "This tenant has 3 evidence reports rendering; try again in a second.",
+} as const;
+
+/** Runs one report render of `tenantId` in one of its `REPORT_RENDERS` slots (429 while all are held). */
+export function withReportRenderSlot<T>(env: Env, tenantId: string, render: () => Promise<T>): Promise<T> {
+  return withConcurrencySlot(env, `report-render:${tenantId}`, REPORT_RENDERS, render);
+}
 
 /** The capture flow's doors, per location (see the top of this file). */
 export const CAPTURE_FLOW_LIMITS = {

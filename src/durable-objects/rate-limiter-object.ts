@@ -40,6 +40,38 @@ export class RateLimiterObject extends DurableObject<Env> {
     return { within: Math.max(0, Math.min(n, limit - before)), count };
   }
 
+  /**
+   * Takes one of `limit` concurrent slots under this key (one tenant's report renders): a lease id,
+   * or null while every slot is held. A slot its holder never releases (the isolate died mid-render)
+   * lapses after `leaseMs`. No alarm: lapsed leases are dropped here, released ones by `release`.
+   */
+  async acquire(limit: number, leaseMs: number, now = Date.now()): Promise<string | null> {
+    const held = this.liveLeases(now);
+    if (Object.keys(held).length >= limit) return null;
+    const lease = crypto.randomUUID();
+    held[lease] = now + leaseMs;
+    this.ctx.storage.kv.put("leases", held);
+    return lease;
+  }
+
+  /** Gives a slot back (a second release of the same lease does nothing). */
+  async release(lease: string, now = Date.now()): Promise<void> {
+    const held = this.liveLeases(now);
+    delete held[lease];
+    if (Object.keys(held).length === 0) this.ctx.storage.kv.delete("leases");
+    else this.ctx.storage.kv.put("leases", held);
+  }
+
+  /** How many slots are held now (for tests and operators). */
+  async held(now = Date.now()): Promise<number> {
+    return Object.keys(this.liveLeases(now)).length;
+  }
+
+  private liveLeases(now: number): Record<string, number> {
+    const stored = this.ctx.storage.kv.get<Record<string, number>>("leases") ?? {};
+    return Object.fromEntries(Object.entries(stored).filter(([, until]) => until > now));
+  }
+
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }

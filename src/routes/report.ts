@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { createDb } from "../db/client";
-import { REPORT_LIMITS, enforceLimit } from "../domain/public-limits";
+import { REPORT_LIMITS, enforceLimit, withReportRenderSlot } from "../domain/public-limits";
 import { printedId } from "../domain/report/content";
 import { gatherReport } from "../domain/report/gather";
 import type { AppEnv } from "../env";
@@ -25,7 +25,7 @@ const report = createRoute({
     "While the verification can still take captures (pending or partially captured, unexpired), its id is the capture link's credential: the report, its title and the file name show only the id's time part (`vfy_` and 10 characters), and say why. " +
     "Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: " +
     "its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). " +
-    "60 reports per minute per tenant (429).",
+    "60 reports per minute per tenant, and at most 3 of a tenant's reports rendering at once (429, `Retry-After: 1`).",
   ...access({ apiKey: "full", session: "viewer" }),
   request: {
     params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) }),
@@ -52,17 +52,19 @@ app.openapi(report, async (c) => {
   const { id } = c.req.valid("param");
   const { certificate_link: certificateLink } = c.req.valid("query");
   await enforceLimit(c.env, REPORT_LIMITS.perTenant, principal.tenantId);
-  const content = await gatherReport(c.env, createDb(c.env.DB), {
-    tenantId: principal.tenantId,
-    verificationId: id,
-    audience: principal.kind === "session" ? "operator" : "tenant",
-    ...(certificateLink !== undefined ? { certificateLink } : {}),
-    now: Date.now(),
+  const { content, pdf } = await withReportRenderSlot(c.env, principal.tenantId, async () => {
+    const content = await gatherReport(c.env, createDb(c.env.DB), {
+      tenantId: principal.tenantId,
+      verificationId: id,
+      audience: principal.kind === "session" ? "operator" : "tenant",
+      ...(certificateLink !== undefined ? { certificateLink } : {}),
+      now: Date.now(),
+    });
+    // Loaded on the first report, not at every start of the isolate: pdf-lib and fontkit take ~110-130 ms
+    // to evaluate, which would otherwise be paid by every cold capture link (bench/PERF-RESULTS.md).
+    const { renderReport } = await import("../domain/report/render");
+    return { content, pdf: await renderReport(content) };
   });
-  // Loaded on the first report, not at every start of the isolate: pdf-lib and fontkit take ~110-130 ms
-  // to evaluate, which would otherwise be paid by every cold capture link (bench/PERF-RESULTS.md).
-  const { renderReport } = await import("../domain/report/render");
-  const pdf = await renderReport(content);
   return c.body(pdf as Uint8Array<ArrayBuffer>, 200, {
     "Content-Type": "application/pdf",
     "Content-Disposition": `attachment; filename="evidence-report-${printedId(content.verification, content.generatedAt).fileId}.pdf"`,

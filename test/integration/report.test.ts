@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
+import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
 import { gatherReport, TIMELINE_ENDS } from "../../src/domain/report/gather";
 import { reportText } from "../../src/domain/report/render";
 import { call, callJson, createVerification, db, seedTenant } from "../helpers/api";
@@ -118,6 +119,38 @@ describe("the evidence report", () => {
     expect(neighbour.status).toBe(200);
     await neighbour.arrayBuffer();
   }, 120_000);
+
+  it("renders at most 3 reports of one tenant at once: a fourth is 429 with Retry-After, a slot is given back after each render, a lapsed one never blocks", async () => {
+    const t = await seedTenant("Report Renders");
+    const other = await seedTenant("Report Renders Neighbour");
+    const id = await completedVerification(t.key);
+    const otherId = await completedVerification(other.key);
+    const slots = rateLimiterObject(env, `report-render:${t.id}`);
+    // Three renders in flight in other isolates hold the tenant's three slots.
+    const held = [await slots.acquire(3, 60_000), await slots.acquire(3, 60_000), await slots.acquire(3, 60_000)];
+    expect(held.every((lease) => typeof lease === "string")).toBe(true);
+
+    const refused = await callJson(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("too_many_requests");
+    expect(refused.headers.get("Retry-After")).toBe("1");
+    const neighbour = await call(`/v1/verifications/${otherId}/report.pdf`, { key: other.key });
+    expect(neighbour.status).toBe(200);
+    await neighbour.arrayBuffer();
+
+    await slots.release(held[0]!);
+    const served = await call(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+    expect(served.status).toBe(200);
+    await served.arrayBuffer();
+    expect(await slots.held()).toBe(2); // the render gave its slot back
+
+    // A render whose isolate died never releases: its slot lapses after the lease.
+    await slots.acquire(3, 60_000, Date.now() - 120_000);
+    expect(await slots.held()).toBe(2);
+    const again = await call(`/v1/verifications/${id}/report.pdf`, { key: t.key });
+    expect(again.status).toBe(200);
+    await again.arrayBuffer();
+  });
 
   it("prints a bounded timeline: its first and last entries and how many lie between", async () => {
     const t = await seedTenant("Report Timeline");

@@ -41,7 +41,7 @@ export default {
         // The body is the evidence thumbnail every capture of the report shows (bench/report.ts).
         const photos = Number(url.searchParams.get("photos") ?? "20");
         const size = { width: Number(url.searchParams.get("width") ?? "480"), height: Number(url.searchParams.get("height") ?? "360") };
-        const pdf = await renderReport(benchReportContent(photos, { jpeg: bytes, ...size }));
+        const pdf = await renderReport(benchReportContent(photos, { jpeg: bytes, ...size }, { worst: url.searchParams.get("worst") === "1" }));
         return Response.json({ bytes: pdf.length });
       }
       if (url.pathname === "/depth") {

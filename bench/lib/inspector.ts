@@ -18,6 +18,8 @@ export interface HeapUsage {
 export interface Inspector {
   /** The heap after a full garbage collection (a heap snapshot forces one; its contents are discarded). */
   heapAfterGc(): Promise<HeapUsage>;
+  /** The heap as it is now, garbage included (answered when the isolate next yields). */
+  heapNow(): Promise<HeapUsage>;
   close(): void;
 }
 
@@ -49,6 +51,7 @@ export async function connectInspector(port: number): Promise<Inspector> {
       await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
       return send<HeapUsage>("Runtime.getHeapUsage");
     },
+    heapNow: () => send<HeapUsage>("Runtime.getHeapUsage"),
     close: () => ws.close(),
   };
 }

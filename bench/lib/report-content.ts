@@ -6,7 +6,40 @@ import { TIMELINE_ENDS } from "../../src/domain/report/gather";
  * drawn (verdict with five signals, answers, the location map, object and condition checks, review,
  * case analysis, certificate link and QR code, seal, a timeline of every event).
  */
-export function benchReportContent(photos: number, thumbnail: { jpeg: Uint8Array; width: number; height: number }): ReportContent {
+export function benchReportContent(photos: number, thumbnail: { jpeg: Uint8Array; width: number; height: number }, options: { worst?: boolean } = {}): ReportContent {
+  const content = typicalContent(photos, thumbnail);
+  return options.worst ? worstCase(content) : content;
+}
+
+/** Every text field the report prints at the length its schema allows (src/schemas), and 50 steps. */
+function worstCase(content: ReportContent): ReportContent {
+  const text = (n: number, seed: string) => (seed + " ").repeat(Math.ceil(n / (seed.length + 1))).slice(0, n);
+  const v = content.verification;
+  const textSteps = Array.from({ length: 49 }, (_, i) => ({ key: `question_${String(i).padStart(2, "0")}`.padEnd(64, "x"), type: "text" as const, description: text(500, "Describe the damage to this part"), required: true, max_length: 2000 }));
+  const answers = Object.fromEntries(textSteps.map((step, i) => [step.key, { value: text(2000, `Answer ${i} with the longest words allowed`), answered_at: v.created_at }]));
+  return {
+    ...content,
+    tenant: { ...content.tenant, displayName: text(100, "Bench Mutual Insurance") },
+    verification: {
+      ...v,
+      config: {
+        ...v.config,
+        steps: [{ ...v.config.steps[0]!, description: text(500, "Every side of the vehicle") }, ...textSteps],
+        metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`key_${i}`.padEnd(40, "k"), text(500, `value ${i}`)])),
+      },
+      answers,
+      narrative: text(2000, "The holder reversed into the gate post"),
+      case_analysis: {
+        ...v.case_analysis!,
+        dimensions: Object.fromEntries(Object.entries(v.case_analysis!.dimensions).map(([k, d]) => [k, { ...d, evidence: text(1000, "The damage is where the narrative puts it") }])),
+      },
+      condition: { score: 6.5, label: "fair", aspects: Array.from({ length: 6 }, (_, i) => ({ name: `aspect ${i}`.padEnd(40, "a"), score: 5, reasoning: text(1000, "A dent and scratches at the rear left") })) },
+      review: { ...v.review!, note: text(2000, "Ask for the earlier claim's photos") },
+    } as ReportContent["verification"],
+  };
+}
+
+function typicalContent(photos: number, thumbnail: { jpeg: Uint8Array; width: number; height: number }): ReportContent {
   const at = (s: number) => new Date(Date.UTC(2026, 10, 27, 9, 0, s)).toISOString();
   const signals = ["screen_detection", "ai_detection", "reverse_search", "depth", "context_match"];
   return {

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import pLimit from "p-limit";
 import { enforceRateLimit, rateLimiterObject, withConcurrencySlot } from "../durable-objects/rate-limiter-client";
 import { ApiError } from "../lib/errors";
 
@@ -122,20 +123,35 @@ export const REPORT_LIMITS = {
 } as const satisfies Record<string, RateLimitRule>;
 
 /**
- * Report renders of one tenant in flight at once, across every isolate (one counter object per
- * tenant): a render holds its thumbnails and the PDF it builds (a few MB at the worst case the limits
- * allow, bench/PERF-RESULTS.md "Evidence report"), so one tenant's burst of reports cannot fill the
- * isolates that serve everyone's capture links. A slot lapses after `leaseMs` if never given back.
+ * Report renders in flight. A render at the worst case the input limits allow holds about 32 MB of
+ * live heap (its thumbnails, pdf-lib's objects, the PDF it builds), an isolate 22 MB before it, and a
+ * Worker has 128 MB: three at once in one isolate reached 112 MB (bench/PERF-RESULTS.md, "Evidence
+ * report at the worst case"). So one isolate renders one report at a time (rendering is CPU-bound:
+ * taking turns costs no throughput) with at most `queuedPerIsolate` waiting, and one tenant has at
+ * most `perTenant` in flight across every isolate (one counter object per tenant; a slot lapses
+ * after `leaseMs` if its isolate died), so its burst cannot hold every isolate's turn.
  */
 export const REPORT_RENDERS = {
   limit: 3,
   leaseMs: 2 * MINUTE,
   message: "This tenant has 3 evidence reports rendering; try again in a second.",
+  queuedPerIsolate: 4,
+  busyMessage: "Too many evidence reports are rendering; try again in a second.",
 } as const;
 
-/** Runs one report render of `tenantId` in one of its `REPORT_RENDERS` slots (429 while all are held). */
+const renderTurn = pLimit(1);
+
+/**
+ * Runs one report render of `tenantId` in one of its `REPORT_RENDERS` slots and its isolate's turn
+ * (429 with `Retry-After: 1` while the tenant's slots are held or the isolate's queue is full).
+ */
 export function withReportRenderSlot<T>(env: Env, tenantId: string, render: () => Promise<T>): Promise<T> {
-  return withConcurrencySlot(env, `report-render:${tenantId}`, REPORT_RENDERS, render);
+  return withConcurrencySlot(env, `report-render:${tenantId}`, REPORT_RENDERS, () => {
+    if (renderTurn.pendingCount >= REPORT_RENDERS.queuedPerIsolate) {
+      throw new ApiError("too_many_requests", REPORT_RENDERS.busyMessage, { headers: { "Retry-After": "1" } });
+    }
+    return renderTurn(render);
+  });
 }
 
 /** The capture flow's doors, per location (see the top of this file). */

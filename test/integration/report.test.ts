@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
+import { withReportRenderSlot } from "../../src/domain/public-limits";
 import { gatherReport, TIMELINE_ENDS } from "../../src/domain/report/gather";
 import { reportText } from "../../src/domain/report/render";
 import { call, callJson, createVerification, db, seedTenant } from "../helpers/api";
@@ -150,6 +151,36 @@ describe("the evidence report", () => {
     const again = await call(`/v1/verifications/${id}/report.pdf`, { key: t.key });
     expect(again.status).toBe(200);
     await again.arrayBuffer();
+  });
+
+  it("renders one report at a time in an isolate, with at most 4 waiting; a fifth waiting is 429", async () => {
+    const tenants = [await seedTenant("Turn A"), await seedTenant("Turn B")];
+    let active = 0;
+    let most = 0;
+    const order: number[] = [];
+    let finishFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (finishFirst = resolve));
+    const render = (i: number) => async () => {
+      active += 1;
+      most = Math.max(most, active);
+      order.push(i);
+      if (i === 0) await firstHeld;
+      await new Promise((r) => setTimeout(r, 5));
+      active -= 1;
+      return i;
+    };
+    const running = [withReportRenderSlot(env, tenants[0]!.id, render(0))];
+    await vi.waitFor(() => expect(order).toEqual([0]));
+    for (let i = 1; i <= 4; i++) running.push(withReportRenderSlot(env, tenants[i % 2]!.id, render(i)));
+    await vi.waitFor(async () => expect((await rateLimiterObject(env, `report-render:${tenants[0]!.id}`).held()) + (await rateLimiterObject(env, `report-render:${tenants[1]!.id}`).held())).toBe(5));
+    await expect(withReportRenderSlot(env, tenants[1]!.id, render(5))).rejects.toMatchObject({ code: "too_many_requests" });
+    finishFirst();
+    expect(await Promise.all(running)).toEqual([0, 1, 2, 3, 4]);
+    expect(most).toBe(1);
+    // Each ran once, the first before any other (the rest in the order their tenant's slot was granted).
+    expect(order[0]).toBe(0);
+    expect([...order].sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(await rateLimiterObject(env, `report-render:${tenants[0]!.id}`).held()).toBe(0);
   });
 
   it("prints a bounded timeline: its first and last entries and how many lie between", async () => {

@@ -229,15 +229,22 @@ export class App {
     }
     // Submit refused (the server would not take it, or did not): never queued again on its own.
     if (job.kind === "submit") return this.submitRefused();
-    if (failure.code !== "step_full") {
-      this.notice = this.i18n.t("capture_refused", { reason: failure.message });
-      this.renderSync();
-    }
-    if (this.phase === "finishing") return this.finish();
+    const notice =
+      job.kind === "answer" && failure.code === "answer_limit"
+        ? this.i18n.t("answer_limit")
+        : failure.code === "step_full"
+          ? ""
+          : this.i18n.t("capture_refused", { reason: failure.message });
     if (this.phase === "step") {
       const unmet = firstUnmet(this.view, this.queue.pending());
       this.goTo(unmet !== -1 && unmet < this.index ? unmet : this.index);
     }
+    // Said once the page is on the step it shows (moving to another step clears a notice).
+    if (notice) {
+      this.notice = notice;
+      this.renderSync();
+    }
+    if (this.phase === "finishing") return this.finish();
   }
 
   /**

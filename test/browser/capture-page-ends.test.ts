@@ -172,4 +172,29 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     const after = await eventually("the photo to be accepted", () => tenant.getVerification(v.id), (body) => body.captures.length === 1);
     expect(after.captures.map((c) => c.step_key)).toEqual(["front"]);
   });
+  it("an answer refused as changed too often (409 answer_limit) says so in the page's words, never as a photo refused", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "policy", type: "text", description: "Policy number", required: true, validation: { max_length: 40, format: "free_text" } },
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    // Ten revisions cannot be typed on this page (it has no way back to a step): the server's own
+    // refusal of an eleventh (test/integration/answers-and-seal.test.ts) is given to the page for its answer.
+    await refuseFirst(page, "**/v1/verifications/*/answers", 409, {
+      code: "answer_limit",
+      message: 'The answer to step "policy" was changed 9 times already and cannot be changed again.',
+    });
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.getByLabel("Policy number").fill("POL-1");
+    await page.getByRole("button", { name: "Continue" }).click();
+
+    await page.getByText("This answer was changed too many times, so the last one saved is kept.").waitFor({ timeout: 30_000 });
+    expect(await page.getByText("A photo could not be used").count()).toBe(0);
+    await screenshot(page, "19-answer-limit");
+    await axeClean(page, "answer limit");
+  });
 });

@@ -83,6 +83,7 @@ export const en = {
   error_body: "Please reload the page. What you captured is kept.",
   reload: "Reload",
   capture_refused: "A photo could not be used: {reason}",
+  answer_limit: "This answer was changed too many times, so the last one saved is kept.",
   upload_expired: "A photo waited too long on this device before it could be sent. Please take or choose it again.",
   submit_needs_step: "Something is still needed here before you can finish.",
   not_sent_heading: "Not sent yet",

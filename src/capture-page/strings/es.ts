@@ -80,6 +80,7 @@ export const es: Strings = {
   error_body: "Vuelve a cargar la página. Lo que capturaste se conserva.",
   reload: "Volver a cargar",
   capture_refused: "No se pudo usar una foto: {reason}",
+  answer_limit: "Esta respuesta se cambió demasiadas veces, así que se conserva la última guardada.",
   upload_expired: "Una foto esperó demasiado en este dispositivo antes de poder enviarse. Vuelve a tomarla o a elegirla.",
   submit_needs_step: "Aún falta algo aquí antes de que puedas terminar.",
   not_sent_heading: "Aún no se ha enviado",

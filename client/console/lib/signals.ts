@@ -156,7 +156,7 @@ const PROVENANCE_WORDS: Record<string, string> = {
   c2pa_trusted_capture: "a trusted camera's C2PA manifest declares a real capture",
 };
 /** Providers by their display names (the method says `provider:<name>`). */
-const PROVIDER_NAMES: Record<string, string> = { sightengine: "Sightengine" };
+const PROVIDER_NAMES: Record<string, string> = { sightengine: "Sightengine", hive: "Hive", "reality-defender": "Reality Defender" };
 
 const scoreOf = (evidence: Evidence[], code: string): string | null => {
   const value = evidence.find((e) => e.code === code)?.value;

@@ -1,9 +1,10 @@
 import type { AiProviderOutcome } from "../analysis/signals/ai-combine";
 
 /*
- * What the detection adapters share. The formats each is sent in: the three providers' pages list
- * JPEG, PNG and WebP among the images they take (Reality Defender: .jpg, .jpeg, .png, .gif, .webp);
- * HEIC is never sent as is (signals/ai-provider-input.ts sends the re-encoded JPEG instead).
+ * What the detection adapters share. The formats an original is sent in: Reality Defender lists
+ * .jpg, .jpeg, .png, .gif and .webp; the Sightengine and Hive pages read list none, and get the same
+ * three common web formats (a format one refused would answer an error, read as an error, never a
+ * score). HEIC is never sent as is (signals/ai-provider-input.ts sends the re-encoded JPEG instead).
  */
 export const PROVIDER_MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp"] as const;
 

@@ -76,12 +76,25 @@ export interface Secrets {
   GOOGLE_VISION_API_KEY?: string;
   GOOGLE_VISION_URL?: string;
   /**
-   * AI-generated image detection by Sightengine (model `genai`): both set, it is asked about each live
-   * capture that requires `ai` and carries no provenance marker. SIGHTENGINE_URL: tests only.
+   * AI-generated image detection by Sightengine (model `genai`): both set, it is configured; the
+   * chosen provider (AI_DETECTION_PROVIDER) is asked about each live capture that requires `ai` and
+   * carries no provenance marker. SIGHTENGINE_URL: tests only.
    */
   SIGHTENGINE_API_USER?: string;
   SIGHTENGINE_API_SECRET?: string;
   SIGHTENGINE_URL?: string;
+  /** Hive's AI-Generated Image and Video Detection (a V2 project's API key). HIVE_URL: tests only. */
+  HIVE_API_KEY?: string;
+  HIVE_URL?: string;
+  /** Reality Defender's detection API (upload, then poll). REALITY_DEFENDER_URL: tests only. */
+  REALITY_DEFENDER_API_KEY?: string;
+  REALITY_DEFENDER_URL?: string;
+  /**
+   * Which configured detection provider the analysis asks (`sightengine`, `hive`,
+   * `reality-defender`); unset: the first configured in that order. One provider is asked, never
+   * several (providers/ai-detection.ts).
+   */
+  AI_DETECTION_PROVIDER?: string;
 }
 
 declare global {

@@ -23,6 +23,7 @@ import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
 import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
 import { detectAiProvenance } from "./signals/ai-provenance";
+import { imageForProvider, type ProviderImage } from "./signals/ai-provider-input";
 import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
 import { assessCaptureBurst, type DepthNotAssessed } from "./signals/capture-burst";
 import type { CaptureIntegrity } from "../schemas/capture-integrity";
@@ -131,7 +132,10 @@ export interface CaptureAnalysisResult {
  * whole, base64 in JSON, took a 9.6 MB 50 MP photo's analysis from 62 to 155 MB in workerd (bench
  * run of 2026-11-25, bench/RESULTS.md), over a Worker's 128 MB, and a photo over the web search's 10 MB
  * was not searched at all. 1024 px is above what Google's Vision API recommends for its features
- * (640×480) and what reverse image search needs to find a copy.
+ * (640×480) and what reverse image search needs to find a copy. An AI-detection provider gets the
+ * original with its metadata stripped instead, when it fits the provider's documented limit (at most
+ * 10 MB, raw bytes in a multipart body or an upload, never base64): this JPEG is its fallback
+ * (signals/ai-provider-input.ts).
  */
 const PROVIDER_IMAGE_MAX_SIDE = 1024;
 
@@ -196,7 +200,11 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   } else {
     signals.screen_detection = screenSignal(observed.screen_detection, pixelsMissing);
     signals.ai_detection = wantsAiProvider
-      ? await time("ai_provider", () => aiSignal(deps.aiProvider!, provenance, aiPixels, pixels?.thumbnail ? providerJpeg(pixels.thumbnail) : null, pixelsMissing))
+      ? await time("ai_provider", () => {
+          const thumbnail = pixels?.thumbnail;
+          const image = thumbnail ? imageForProvider(deps.aiProvider!.accepts, input, () => providerJpeg(thumbnail)) : null;
+          return aiSignal(deps.aiProvider!, provenance, aiPixels, image, pixelsMissing);
+        })
       : observed.ai_detection;
     signals.depth = input.channel === "hosted_page" ? await time("burst", () => liveDepth(input, pixels, observed.screen_detection)) : depthMapSignal(depth);
     const thumbnail = pixels?.thumbnail;
@@ -260,20 +268,21 @@ function depthOf(png: Uint8Array | null): DepthResult {
 }
 
 /**
- * `ai_detection` with the configured provider asked (the combination: analysis/signals/ai-combine.ts).
+ * `ai_detection` with the configured provider asked (the combination: analysis/signals/ai-combine.ts),
+ * sent the image signals/ai-provider-input.ts chose (its `ai_provider_input` evidence says which).
  * An image too large to decode has no pixels to send: the provider part is not assessed for that reason.
  */
 async function aiSignal(
   provider: AiDetectionProvider,
   provenance: AiResult,
   pixels: AiResult | null,
-  jpeg: Uint8Array | null,
+  image: ProviderImage | null,
   pixelsMissing: NotAssessedReason | null,
 ): Promise<AiResult | AiNotAssessed | NotAssessed> {
-  const outcome = jpeg ? await provider.detect(jpeg, "image/jpeg") : { error: `no pixels to send (${pixelsMissing ?? "no thumbnail"})` };
+  const outcome = image ? await provider.detect(image.bytes, image.mediaType) : { error: `no pixels to send (${pixelsMissing ?? "no thumbnail"})` };
   const combined = combineAiDetection({ provenance, pixels, provider: { name: provider.name, outcome } });
-  if (isNotAssessed(combined) && !jpeg && pixelsMissing) return { ...combined, reason: pixelsMissing };
-  return combined;
+  if (isNotAssessed(combined) && !image && pixelsMissing) return { ...combined, reason: pixelsMissing };
+  return image ? { ...combined, evidence: [...combined.evidence, image.evidence] } : combined;
 }
 
 /** `depth` of a hosted-page live capture: the service's measures of its burst, checked against the photo. */

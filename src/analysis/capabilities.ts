@@ -70,15 +70,31 @@ const DEPTH_OVER_THE_API: ChannelSupport = {
   enable: 'Mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
 };
 
-type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvider">>;
+type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvider" | "aiProvidersConfigured">>;
 
-const AI_PROVIDER_ENABLE = "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine's AI-generated image detection) to add a detection provider.";
+const AI_PROVIDER_ENABLE =
+  "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine), HIVE_API_KEY (Hive) or REALITY_DEFENDER_API_KEY (Reality Defender) to add a detection provider; AI_DETECTION_PROVIDER chooses which one is asked when several are set.";
+const UNCALIBRATED = "Its score is read against 0.5, a threshold not calibrated on this service's photographs.";
 
 /** `ai`: provenance metadata always, a detection provider when configured; a pixel detector only once one ships (schemas/ai-methods.ts). */
 function aiCapability(providers: Presence): Capability {
   const methods: AiMethod[] = ["provenance", ...(providers.aiPixels ? (["pixels"] as const) : []), ...(providers.aiProvider ? ([`provider:${providers.aiProvider.name}`] as const) : [])];
   const provider = ["offline-provenance", ...(providers.aiPixels ? ["offline-pixels"] : []), ...(providers.aiProvider ? [providers.aiProvider.name] : [])].join("+");
-  if (providers.aiProvider) return { available: true, provider, methods };
+  const configured = providers.aiProvidersConfigured ?? (providers.aiProvider ? [providers.aiProvider.name] : []);
+  if (providers.aiProvider) {
+    const others = configured.filter((name) => name !== providers.aiProvider!.name);
+    const listed = others.length ? ` Also configured, not asked: ${others.join(", ")} (AI_DETECTION_PROVIDER chooses).` : "";
+    return { available: true, provider, methods, reason: `Detection provider asked: ${providers.aiProvider.name}.${listed} ${UNCALIBRATED}` };
+  }
+  if (configured.length) {
+    return {
+      available: true,
+      provider,
+      methods,
+      reason: `Detection providers configured: ${configured.join(", ")}; none is asked: AI_DETECTION_PROVIDER names none of them. Provenance metadata decides.`,
+      enable: "Set AI_DETECTION_PROVIDER to one of the configured providers, or unset it.",
+    };
+  }
   return {
     available: true,
     provider,

@@ -2,7 +2,7 @@ import type { AiDetectionProvider } from "../analysis/signals/ai-combine";
 import type { WebImageSearch } from "../analysis/signals/reverse-search";
 import { settings } from "../env";
 import { PIXEL_DETECTOR_SHIPS } from "../schemas/ai-methods";
-import { aiDetectionProvider } from "./ai-detection";
+import { aiDetectionProvider, configuredAiProviders, type AiDetectionProviderName } from "./ai-detection";
 import { geocoderFromEnv, type Geocoder } from "./geocoder";
 import { visionJudge, type VisionJudge } from "./vision";
 import { webImageSearch } from "./web-search";
@@ -25,8 +25,10 @@ export interface AnalysisProviders {
    * this module: the API Worker's bundle stays free of analysis code.
    */
   aiPixels: boolean;
-  /** A commercial AI-generated-image detector (Sightengine), or none. */
+  /** The commercial AI-generated-image detector the analysis asks (Sightengine, Hive or Reality Defender), or none. */
   aiProvider: AiDetectionProvider | null;
+  /** Every detection provider configured (the capabilities list them; one of them is asked). */
+  aiProvidersConfigured: AiDetectionProviderName[];
   /** Resolves `expected_location` addresses (Nominatim-compatible), or none: only coordinates resolve. */
   geocoder: Geocoder | null;
   /** SHA-256 fingerprints of C2PA signers trusted for `likely_human`. */
@@ -41,6 +43,7 @@ export function analysisProviders(env: Env): AnalysisProviders {
     web: webImageSearch(env),
     aiPixels: PIXEL_DETECTOR_SHIPS,
     aiProvider: aiDetectionProvider(env),
+    aiProvidersConfigured: configuredAiProviders(env),
     geocoder: geocoderFromEnv(env),
     trustedSigners: (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     testMarkers: settings(env).environment !== "production",

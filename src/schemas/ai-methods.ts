@@ -39,9 +39,9 @@ export const AI_METHODS: Readonly<Record<"provenance" | "provider" | "pixels", A
   provider: {
     value: "provider:<name>",
     presence: "when_configured",
-    words: "a configured detection provider, e.g. `provider:sightengine`",
+    words: "a configured detection provider: `provider:sightengine`, `provider:hive` or `provider:reality-defender`",
     plain: "a detection provider, where one is configured",
-    evidence: ["ai_provider_score", "ai_provider_request"],
+    evidence: ["ai_provider_score", "ai_provider_request", "ai_provider_input"],
   },
   pixels: {
     value: "pixels",

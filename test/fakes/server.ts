@@ -8,6 +8,8 @@ import { vision } from "./vision";
 import { webDetection } from "./web-detection";
 import { photos } from "./photos";
 import { sightengine } from "./sightengine";
+import { hive } from "./hive";
+import { realityDefender } from "./reality-defender";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -41,6 +43,8 @@ const fakes: Record<string, FakeHandler> = {
   "/web-detection": webDetection,
   "/photos": photos,
   "/sightengine": sightengine,
+  "/hive": hive,
+  "/reality-defender": realityDefender,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

@@ -1,3 +1,4 @@
+import { isLabelled } from "./recorded";
 import type { FakeHandler } from "./server";
 
 /**
@@ -7,6 +8,7 @@ import type { FakeHandler } from "./server";
  * The `api_user` picks the answer: `ai` a generated image, `human` a photo, `quota` a documented 429,
  * `failure` a 200 that says failure, `malformed` a success without a score, `not-json` an HTML page,
  * `slow` a photo after 1.5 s; an `api_secret` other than `secret` is the documented bad-credentials error.
+ * `media` must be the JPEG, PNG or WebP its part's type says.
  */
 export const sightengine: FakeHandler = async (req) => {
   if (req.method !== "POST" || req.path !== "/1.0/check.json") return failure(404, "argument_error", "unknown endpoint");
@@ -16,8 +18,8 @@ export const sightengine: FakeHandler = async (req) => {
   const media = form.get("media");
   if (form.get("models") !== "genai") return failure(400, "argument_error", "models must be genai");
   if (!(media instanceof Blob) || media.size === 0) return failure(400, "argument_error", "media is missing");
-  const head = new Uint8Array(await media.slice(0, 2).arrayBuffer());
-  if (media.type !== "image/jpeg" || head[0] !== 0xff || head[1] !== 0xd8) return failure(400, "media_error", "media is not the JPEG it claims");
+  const head = new Uint8Array(await media.slice(0, 12).arrayBuffer());
+  if (!isLabelled(head, media.type)) return failure(400, "media_error", `media is not the ${media.type || "image"} it claims`);
   if (form.get("api_secret") !== "secret") return failure(401, "argument_error", "Incorrect API user or API secret", 1);
   const success = (aiGenerated: number, delayMs?: number) => ({
     status: 200,

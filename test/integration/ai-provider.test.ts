@@ -54,12 +54,13 @@ describe("Sightengine genai (loopback fake)", () => {
     expect(await provider("slow").detect(jpeg, "image/jpeg")).toMatchObject({ score: 0.02 });
   });
 
-  it("the request is the documented multipart one: the fake refuses a body that is not the JPEG it claims", async () => {
+  it("the request is the documented multipart one: the fake refuses a body that is not the image it claims", async () => {
     const png = encodePngRgb(naturalScene(16, 16, 2));
-    expect(await provider("ai").detect(png, "image/jpeg")).toEqual({ error: "HTTP 400: media_error: media is not the JPEG it claims" });
+    expect(await provider("ai").detect(png, "image/jpeg")).toEqual({ error: "HTTP 400: media_error: media is not the image/jpeg it claims" });
+    expect(await provider("ai").detect(png, "image/png")).toMatchObject({ score: 0.97 });
   });
 
-  it("through a capture's analysis: the provider gets the analysis's JPEG, decides, and a failing one leaves the signal not assessed with a note", async () => {
+  it("through a capture's analysis: the provider gets the original without its metadata, decides, and a failing one leaves the signal not assessed with a note", async () => {
     const capture = (aiProvider: ReturnType<typeof provider>) =>
       analyzeImage(
         { captureId: "cap_1", tenantId: "tnt_a", bytes: encodeJpeg(naturalScene(640, 480, 3), 92), mediaType: "image/jpeg", uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["ai"], channel: "api", captureIntegrity: null },
@@ -68,6 +69,7 @@ describe("Sightengine genai (loopback fake)", () => {
     const generated = await capture(provider("ai"));
     expect(generated.signals.ai_detection).toMatchObject({ label: "likely_ai", confidence: 0.97, method: "provider:sightengine", provider: "sightengine" });
     expect(generated.timings_ms).toHaveProperty("ai_provider");
+    expect((generated.signals.ai_detection as { evidence: unknown[] }).evidence).toContainEqual({ code: "ai_provider_input", value: "original_stripped", detail: expect.stringMatching(/^the original image\/jpeg, \d+ bytes/) });
     expect((await capture(provider("human"))).signals.ai_detection).toMatchObject({ label: "unknown", method: "provider:sightengine" });
     const down = await capture(provider("quota"));
     expect(down.signals.ai_detection).toMatchObject({ status: "not_assessed", reason: "ai_provider_error" });

@@ -64,7 +64,20 @@ describe("GET /v1/capabilities", () => {
     expect(full.signals.context).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.checks.object_match).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.signals.reverse).toEqual({ available: true, provider: "internal-phash+google-web-detection", sources: ["service_history", "web"] });
-    expect(full.signals.ai).toEqual({ available: true, provider: "offline-provenance+sightengine", methods: ["provenance", "provider:sightengine"] });
+    expect(full.signals.ai).toEqual({ available: true, provider: "offline-provenance+sightengine", methods: ["provenance", "provider:sightengine"], reason: expect.stringMatching(/^Detection provider asked: sightengine\. .*not calibrated/) });
+    // Each configured detection provider is listed; one is asked (AI_DETECTION_PROVIDER, else the first configured).
+    const three = { ...everything(), HIVE_API_KEY: "ai", HIVE_URL: `${env.FAKES_URL}/hive`, REALITY_DEFENDER_API_KEY: "ai", REALITY_DEFENDER_URL: `${env.FAKES_URL}/reality-defender` } as Env;
+    expect((await capabilities(t.key, three)).signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance+sightengine",
+      methods: ["provenance", "provider:sightengine"],
+      reason: expect.stringContaining("Also configured, not asked: hive, reality-defender (AI_DETECTION_PROVIDER chooses)."),
+    });
+    const chosen = await capabilities(t.key, { ...three, AI_DETECTION_PROVIDER: "reality-defender" } as Env);
+    expect(chosen.signals.ai).toMatchObject({ provider: "offline-provenance+reality-defender", methods: ["provenance", "provider:reality-defender"], reason: expect.stringContaining("not asked: sightengine, hive") });
+    // Naming one that is not configured asks none, and says so.
+    const misnamed = await capabilities(t.key, { ...env, HIVE_API_KEY: "ai", AI_DETECTION_PROVIDER: "sightengine" } as Env);
+    expect(misnamed.signals.ai).toMatchObject({ provider: "offline-provenance", methods: ["provenance"], reason: expect.stringContaining("Detection providers configured: hive; none is asked") });
     const bare = await capabilities(t.key, noGeocoder());
     expect(bare.checks.location_match).toMatchObject({ available: true, provider: "coordinates", enable: expect.stringContaining("GEOCODER_URL") });
     // The tenant opts in to the shared reuse index (default off), from the dashboard.

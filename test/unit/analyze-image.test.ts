@@ -146,10 +146,11 @@ describe("one capture's analysis", () => {
 });
 
 /** A scripted detection provider that records what it was sent. */
-function scriptedProvider(outcome: AiProviderOutcome): AiDetectionProvider & { sent: Array<{ bytes: Uint8Array; type: string }> } {
+function scriptedProvider(outcome: AiProviderOutcome, maxBytes = 10 * 1024 * 1024): AiDetectionProvider & { sent: Array<{ bytes: Uint8Array; type: string }> } {
   const sent: Array<{ bytes: Uint8Array; type: string }> = [];
   return {
     name: "scripted",
+    accepts: { mediaTypes: ["image/jpeg", "image/png", "image/webp"], maxBytes },
     sent,
     detect: async (bytes, type) => {
       sent.push({ bytes, type });
@@ -177,16 +178,29 @@ describe("ai_detection in one capture's analysis", () => {
     expect((await analyzeImage(input(photo(), "image/jpeg", { required: ["ai"] }), deps)).signals.ai_detection).toMatchObject({ label: "unknown", method: "provenance" });
   });
 
-  it("a configured provider is sent the bounded JPEG of the decoded pixels and decides", async () => {
-    const original = encodeJpeg(naturalScene(1600, 1200, 9), 95);
+  it("a configured provider is sent the original with its metadata stripped (coded data unchanged) and decides", async () => {
+    const original = encodeJpeg(naturalScene(1600, 1200, 9), 95, exifTiff({ make: "Canon", model: "EOS R5", gps: { lat: 48.8566, lng: 2.3522 } }));
     const provider = scriptedProvider({ score: 0.91, evidence: [] });
     const result = await analyzeImage(input(original, "image/jpeg", { required: ["ai"] }), { ...deps, aiPixels: pixelDetector(0.1), aiProvider: provider });
     expect(result.signals.ai_detection).toMatchObject({ label: "likely_ai", confidence: 0.91, method: "provider:scripted" });
+    expect(codes(result.signals.ai_detection)).toContain("ai_provider_input");
     // The case analysis reads only what ran inside the service.
     expect(result.observed.ai_detection).toMatchObject({ label: "unknown", method: "pixels" });
     expect(provider.sent.map((s) => s.type)).toEqual(["image/jpeg"]);
+    const sent = provider.sent[0]!.bytes;
+    const copy = decodeRgb(sent, "image/jpeg");
+    expect([copy.width, copy.height]).toEqual([1600, 1200]);
+    expect(Buffer.from(sent).includes(Buffer.from("Exif"))).toBe(false);
+    expect(Buffer.from(sent.subarray(-4096)).equals(Buffer.from(original.subarray(-4096)))).toBe(true);
+  });
+
+  it("an original over the provider's limit is sent as the bounded JPEG of the decoded pixels, and the evidence says so", async () => {
+    const original = encodeJpeg(naturalScene(1600, 1200, 9), 95);
+    const provider = scriptedProvider({ score: 0.91, evidence: [] }, 50_000);
+    const result = await analyzeImage(input(original, "image/jpeg", { required: ["ai"] }), { ...deps, aiProvider: provider });
     const copy = decodeRgb(provider.sent[0]!.bytes, "image/jpeg");
-    expect({ original: provider.sent[0]!.bytes === original, longest: Math.max(copy.width, copy.height) }).toEqual({ original: false, longest: 1000 });
+    expect(Math.max(copy.width, copy.height)).toBe(1000);
+    expect((result.signals.ai_detection as { evidence: Array<{ code: string; value?: unknown }> }).evidence.find((e) => e.code === "ai_provider_input")?.value).toBe("reencoded_jpeg");
   });
 
   it("the provider is not asked when a provenance marker decides, for uploaded content, or when ai is not required", async () => {

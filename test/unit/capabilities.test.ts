@@ -30,7 +30,7 @@ describe("capabilities from the analysis providers", () => {
       provider: "offline-provenance",
       methods: ["provenance"],
       reason: expect.stringMatching(/provenance metadata only/),
-      enable: expect.stringContaining("SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET"),
+      enable: expect.stringMatching(/SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET .*HIVE_API_KEY .*REALITY_DEFENDER_API_KEY/),
     });
     expect(capabilitiesOf({ ...none, aiPixels: true }).signals.ai).toMatchObject({
       provider: "offline-provenance+offline-pixels",
@@ -38,12 +38,23 @@ describe("capabilities from the analysis providers", () => {
       reason: expect.stringMatching(/No detection provider/),
       enable: expect.stringContaining("SIGHTENGINE_API_SECRET"),
     });
-    const sightengine = { name: "sightengine", detect: async () => ({ error: "unused" }) };
+    const accepts = { mediaTypes: ["image/jpeg"], maxBytes: 1 };
+    const sightengine = { name: "sightengine", accepts, detect: async () => ({ error: "unused" }) };
     expect(capabilitiesOf({ ...none, aiPixels: true, aiProvider: sightengine }).signals.ai).toEqual({
       available: true,
       provider: "offline-provenance+offline-pixels+sightengine",
       methods: ["provenance", "pixels", "provider:sightengine"],
+      reason: "Detection provider asked: sightengine. Its score is read against 0.5, a threshold not calibrated on this service's photographs.",
     });
+    // Several configured: each is listed, the one asked is the only method.
+    const hive = { name: "hive", accepts, detect: async () => ({ error: "unused" }) };
+    expect(capabilitiesOf({ ...none, aiProvider: hive, aiProvidersConfigured: ["sightengine", "hive", "reality-defender"] }).signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance+hive",
+      methods: ["provenance", "provider:hive"],
+      reason: "Detection provider asked: hive. Also configured, not asked: sightengine, reality-defender (AI_DETECTION_PROVIDER chooses). Its score is read against 0.5, a threshold not calibrated on this service's photographs.",
+    });
+    expect(capabilitiesOf({ ...none, aiProvider: null, aiProvidersConfigured: ["hive"] }).signals.ai).toMatchObject({ methods: ["provenance"], reason: expect.stringContaining("Detection providers configured: hive; none is asked") });
   });
 
   it("the default set is limited to what the channel assesses, and says what it left out", () => {

@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
-import { ANALYSIS_JOB_CPU_MS, analysisCpuLimitProblems, analysisWiringProblems, configProblems, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
+import { ANALYSIS_JOB_CPU_MS, analysisCpuLimitProblems, analysisWiringProblems, configProblems, PROVIDER_VAR, rateLimitProblems, type RateLimitBindingConfig, type WorkerWiring } from "../../src/config-check";
 import { CAPTURE_FLOW_LIMITS, LOCATION_LIMITS } from "../../src/domain/public-limits";
 import { API_WORKER_SECRETS, REQUIRED_SECRETS } from "../../src/env";
 
@@ -65,6 +65,10 @@ describe("the analysis Worker's wiring to the API Worker (npm run build:check)",
       "staging: the two Workers configure the analysis provider GEOCODER_URL differently (the capabilities would not describe what the analysis runs)",
     ]);
     expect(analysisWiringProblems("staging", { ...api, providers: { AI: "AI" } }, { ...analysis, providers: { AI: "AI" } })).toEqual([]);
+    // Every detection provider's vars, and the choice among them, select what the analysis runs.
+    const providerVars = ["SIGHTENGINE_URL", "HIVE_URL", "REALITY_DEFENDER_URL", "AI_DETECTION_PROVIDER", "VISION_MODEL", "C2PA_TRUSTED_SIGNERS"];
+    expect(providerVars.filter((name) => PROVIDER_VAR.test(name))).toEqual(providerVars);
+    expect(["ENVIRONMENT", "HIVE", "AI_DETECTION_PROVIDERS"].filter((name) => PROVIDER_VAR.test(name))).toEqual([]);
     // The bulk lane is wired like the fast one.
     expect(analysisWiringProblems("staging", api, { ...analysis, consumers: [analysis.consumers[0]!] })).toEqual(["staging: the analysis Worker does not consume analysis-bulk"]);
   });

@@ -60,6 +60,7 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   pixel_score: `the score of ${AI_METHODS.pixels.plain} (0 to 1: higher looks more generated)`,
   ai_provider_score: "the detection provider's score (0 to 1: higher looks more generated)",
   ai_provider_request: "the detection provider's request id",
+  ai_provider_input: "what the detection provider was sent: the original without its metadata, or a smaller re-encoded copy (and why)",
   ai_provider_error: "the AI-detection provider failed",
   ai_detectors_disagree: `the detection provider scored the image below its threshold against the finding of ${AI_METHODS.pixels.plain}: that finding stands, as suspicious only`,
   near_duplicate: "a near-identical image exists in another verification",
@@ -155,7 +156,7 @@ const PROVENANCE_WORDS: Record<string, string> = {
   c2pa_trusted_capture: "a trusted camera's C2PA manifest declares a real capture",
 };
 /** Providers by their display names (the method says `provider:<name>`). */
-const PROVIDER_NAMES: Record<string, string> = { sightengine: "Sightengine" };
+const PROVIDER_NAMES: Record<string, string> = { sightengine: "Sightengine", hive: "Hive", "reality-defender": "Reality Defender" };
 
 const scoreOf = (evidence: Evidence[], code: string): string | null => {
   const value = evidence.find((e) => e.code === code)?.value;

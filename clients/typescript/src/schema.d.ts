@@ -1642,7 +1642,7 @@ export interface components {
             label: "likely_human" | "likely_ai" | "unknown";
             confidence: number;
             /**
-             * @description What decided it: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md). Of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
+             * @description What decided it: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider: `provider:sightengine`, `provider:hive` or `provider:reality-defender`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md). Of the live capture the combined value comes from (the strongest `likely_ai`, else the least confident). Verdicts written before it existed read `provenance`. Which methods a deployment runs: `GET /v1/capabilities`, `signals.ai.methods`.
              * @example provenance
              */
             method: string;
@@ -2286,7 +2286,7 @@ export interface components {
             /** @description `reverse` only: what a reverse search searches for this tenant. */
             sources?: ("service_history" | "shared_history" | "web")[];
             /**
-             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take (`enable` says how to add a provider). The methods: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider, e.g. `provider:sightengine`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md).
+             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take (`enable` says how to add a provider). The methods: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider: `provider:sightengine`, `provider:hive` or `provider:reality-defender`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md).
              * @example [
              *       "provenance"
              *     ]

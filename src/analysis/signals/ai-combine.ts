@@ -15,6 +15,11 @@ export const AI_PROVIDER_VERSION = "ai-provider/1";
 export interface AiDetectionProvider {
   /** Lowercase, e.g. `sightengine`: the method reads `provider:<name>`. */
   readonly name: string;
+  /**
+   * What it takes as documented: the original (metadata stripped) is sent when its format is listed
+   * and it fits; otherwise the analysis's bounded JPEG re-encode (signals/ai-provider-input.ts).
+   */
+  readonly accepts: { mediaTypes: readonly string[]; maxBytes: number };
   detect(image: Uint8Array, mediaType: string): Promise<AiProviderOutcome>;
 }
 

@@ -1,0 +1,42 @@
+import { env } from "cloudflare:workers";
+import { analyzeImage, type CaptureAnalysisResult } from "../../src/analysis/analyze-image";
+import type { AiDetectionProvider } from "../../src/analysis/signals/ai-combine";
+import type { AiResult } from "../../src/analysis/evidence";
+
+/* What the detection-provider tests share: a capture's analysis with one provider, and the fakes' request logs. */
+
+export const noMarker: AiResult = {
+  label: "unknown",
+  confidence: 0.1,
+  method: "provenance",
+  provider: "offline-provenance",
+  method_version: "ai-provenance/1",
+  evidence: [{ code: "no_generator_marker", value: 0 }],
+};
+
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  size: number;
+  sha256: string;
+}
+
+/** The requests a provider fake received with `key` (test/fakes/recorded.ts). */
+export async function requestsTo(fake: "hive" | "reality-defender", key: string): Promise<Recorded[]> {
+  const res = await fetch(`${env.FAKES_URL}/${fake}/_requests/${encodeURIComponent(key)}`);
+  return (await res.json()) as Recorded[];
+}
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** One live capture requiring `ai`, analysed with `aiProvider` as the only provider. */
+export function analyseWith(aiProvider: AiDetectionProvider, bytes: Uint8Array, mediaType: string): Promise<CaptureAnalysisResult> {
+  return analyzeImage(
+    { captureId: "cap_1", tenantId: "tnt_a", bytes, mediaType, uploaded: false, depthPng: null, location: null, clientCapturedAt: null, required: ["ai"], channel: "api", captureIntegrity: null },
+    { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], aiProvider },
+  );
+}

@@ -1,5 +1,6 @@
 /**
- * Where the API Worker's CPU goes on one request type (`npm run bench:profile -- capture|create`):
+ * Where the API Worker's CPU goes on one request type (`npm run bench:profile -- capture|create|upload`,
+ * `upload` being the upload URL's PUT of a Worker-proxied upload, as `npm start` serves it):
  * a V8 CPU profile of the Worker's isolate in process A (the Worker and its Durable Objects) over
  * a few seconds of load, summed by function (self time) and by module (node_modules package or
  * source file). No floor, no analysis: this is for finding work to remove, not for ratios.
@@ -31,7 +32,13 @@ const { values: args, positionals } = parseArgs({
 });
 const scenario = positionals[0] ?? "capture";
 const inspectorPort = await freePort();
-const rt = await startRuntime({ floors: [], analysis: args.perf, apiVars: DIRECT_MODE, ...(args.perf ? {} : { inspectorPort }) });
+const rt = await startRuntime({ floors: [], analysis: args.perf, apiVars: scenario === "upload" ? {} : DIRECT_MODE, ...(args.perf ? {} : { inspectorPort }) });
+const jobsFor = async (clients: number, perSecond: number): Promise<Jobs> => {
+  const perClient = Math.ceil(((Number(args.ms) / 1000) * perSecond) / clients) + 4;
+  if (scenario === "create") return createJobs(rt);
+  const captures = await captureJobs(rt, scenario === "upload" ? "proxied" : "direct");
+  return scenario === "upload" ? captures.prepareUploads(clients, perClient) : captures.prepare("project", clients, perClient);
+};
 
 interface CdpNode {
   id: number;
@@ -76,7 +83,7 @@ async function profileProcesses(clients: number, prepared: Jobs): Promise<void> 
   if (!perfAvailable()) throw new Error("perf is not installed");
   // A warm-up first (JIT, storage), then the recording.
   await closedLoop(clients, 2000, prepared);
-  const next = scenario === "create" ? prepared : await (await captureJobs(rt)).prepare("project", clients, Math.ceil(((Number(args.ms) / 1000) * 100) / clients) + 4);
+  const next = scenario === "create" ? prepared : await jobsFor(clients, 100);
   const processes = [["A (API Worker, Durable Objects, queue consumers)", rt.pids.api], ["S (D1, R2, queues, rate limiters)", rt.pids.storage]] as const;
   const recordings = processes.map(([, pid], i) => recordPerf(String(i), pid));
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -147,8 +154,7 @@ async function profileIsolate(clients: number, prepared: Jobs): Promise<void> {
 
 try {
   const clients = Number(args.clients);
-  const prepared =
-    scenario === "create" ? createJobs(rt) : await (await captureJobs(rt)).prepare("project", clients, Math.ceil(((Number(args.ms) / 1000) * 60) / clients) + 2);
+  const prepared = await jobsFor(clients, 60);
   await (args.perf ? profileProcesses(clients, prepared) : profileIsolate(clients, prepared));
 } finally {
   await rt.dispose();

@@ -81,7 +81,31 @@ export async function captureJobs(rt: Runtime, upload: UploadPath = "direct") {
     };
   }
 
+  /** One upload URL minted for `person` (untimed), and its PUT of the photo as the job. */
+  async function stageUpload(person: Person): Promise<Job> {
+    const minted = await post(`${api}/v1/verifications/${person.id}/captures/upload-url`, { content_type: "image/jpeg" }, { "CF-Connecting-IP": person.ip });
+    person.used += 1;
+    return { url: minted.upload_url, init: { method: "PUT", headers: { "Content-Type": "image/jpeg", "CF-Connecting-IP": person.ip }, body: photo.bytes }, expect: 200 };
+  }
+
   return {
+    /** The next `perClient` upload PUTs (Worker-proxied uploads) of each of `clients` people, their URLs minted beforehand. */
+    async prepareUploads(clients: number, perClient: number): Promise<(client: number) => Job | undefined> {
+      while (people.project.length < clients) people.project.push(await newPerson());
+      const queues = await Promise.all(
+        people.project.slice(0, clients).map(async (_, i) => {
+          const jobs: Job[] = [];
+          for (let n = 0; n < perClient; n += 1) {
+            // A verification holds at most twice its free capture slots in open upload URLs.
+            if (people.project[i]!.used >= CAPTURES_PER_VERIFICATION) people.project[i] = await newPerson();
+            jobs.push(await stageUpload(people.project[i]!));
+          }
+          return jobs;
+        }),
+      );
+      const next = queues.map(() => 0);
+      return (client) => queues[client]![next[client]!++];
+    },
     /**
      * The next `perClient` captures of each of `clients` people on `side`, in order; a person whose
      * verification is full moves to a new one (left-over staged uploads of a phase stay unused).

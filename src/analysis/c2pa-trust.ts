@@ -156,14 +156,34 @@ export async function stapledRevocation(ocspDer: readonly Uint8Array[], chainDer
       const when = (single?.certStatus as { valueBlock?: { value?: Array<{ toDate?: () => Date }> } } | undefined)?.valueBlock?.value?.[0]?.toDate?.();
       return { status: "revoked", detail: `signer revoked${when ? ` at ${when.toISOString()}` : ""} (stapled OCSP)` };
     }
-    if (status.status === 0) {
-      try {
-        if (await basic.verify({ trustedCerts: [issuer] })) sawGood = true;
-      } catch {
-        // An unverifiable "good" is no evidence.
-      }
-    }
+    if (status.status === 0 && (await signedByIssuer(basic, issuer))) sawGood = true;
   }
   if (sawGood) return { status: "good", detail: "stapled OCSP: not revoked" };
   return { status: "unknown", detail: "stapled OCSP response neither verifiable as good nor revoking the signer" };
+}
+
+/**
+ * The response is signed by the signer's issuer, or by a responder certificate (carried in the
+ * response, EKU OCSPSigning per RFC 6960 4.2.2.2) the issuer signed. pkijs's own `verify` wants a
+ * chain to a self-signed root, which a manifest's x5chain does not carry.
+ */
+async function signedByIssuer(basic: pkijs.BasicOCSPResponse, issuer: pkijs.Certificate): Promise<boolean> {
+  const engine = pkijs.getCrypto(true);
+  const responders = [issuer];
+  for (const cert of (basic.certs ?? []).slice(0, 4)) {
+    try {
+      const eku = cert.extensions?.find((e) => e.extnID === "2.5.29.37")?.parsedValue as pkijs.ExtKeyUsage | undefined;
+      if (eku?.keyPurposes.includes("1.3.6.1.5.5.7.3.9") && (await cert.verify(issuer))) responders.push(cert);
+    } catch {
+      // Not a responder this issuer delegated to.
+    }
+  }
+  for (const responder of responders) {
+    try {
+      if (await engine.verifyWithPublicKey(basic.tbsResponseData.tbsView as BufferSource, basic.signature, responder.subjectPublicKeyInfo, basic.signatureAlgorithm)) return true;
+    } catch {
+      // An unverifiable "good" is no evidence.
+    }
+  }
+  return false;
 }

@@ -22,13 +22,13 @@ export const SOURCE_TYPE_READING: Record<string, "generated" | "capture" | "scre
   compositeWithTrainedAlgorithmicMedia: "generated",
   algorithmicMedia: "generated",
   compositeSynthetic: "generated",
-  // "Augmentation or correction by algorithm" (AI upscaling, denoise, generative fill by some tools):
-  // the pixels were made by a model, not recorded; generated content, like the composite types.
-  algorithmicallyEnhanced: "generated",
   "c2pa.trainedAlgorithmicData": "generated",
   digitalCapture: "capture",
   computationalCapture: "capture",
   screenCapture: "screen",
+  // A recorded scene "enhanced, augmented or corrected by algorithm" (denoise, HDR, upscaling): not
+  // generated (every phone's night mode would read as AI), and not a plain camera capture either.
+  algorithmicallyEnhanced: "none",
   negativeFilm: "none",
   positiveFilm: "none",
   print: "none",

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readC2pa } from "../../src/analysis/c2pa";
 import { DEFAULT_TRUST, type C2paTrust } from "../../src/analysis/c2pa-trust";
@@ -183,5 +184,28 @@ describe("digital source types: every term decided", () => {
     const signer = await makeTestSigner("Unknown App");
     const signed = await signAsset(encodeJpeg(scene), signer, DigitalSourceType.DigitalCapture);
     expect(detectAiProvenance(await readMetadata(signed, "image/jpeg", [])).label).toBe("unknown");
+  });
+});
+
+describe("public C2PA files (scripts/c2pa-files/manifest.tsv, npm run c2pa-files)", async () => {
+  const rows = (await (await fetch(`${env.FAKES_URL}/photos/c2pa/manifest.json`)).json()) as Array<{ name: string; expect: string }>;
+  const fetchFile = async (name: string) => {
+    const res = await fetch(`${env.FAKES_URL}/photos/c2pa/${name}`);
+    return res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
+  };
+  const cached = (await fetchFile(rows[0]!.name)) !== null;
+
+  it.skipIf(!cached).each(rows.map((r) => [r.name, r.expect] as const))("%s: a generator's label read exactly when its manifests declare one (%s)", async (name, expect_) => {
+    const bytes = (await fetchFile(name))!;
+    const type = name.endsWith(".png") ? "image/png" : "image/jpeg";
+    const meta = await readMetadata(bytes, type, DEFAULT_TRUST);
+    expect(meta.c2pa).not.toBeNull();
+    expect(detectAiProvenance(meta).label).toBe(expect_ === "ai" ? "likely_ai" : "unknown");
+  });
+
+  it.skipIf(!cached)("OpenAI's gpt-image file chains to the shipped C2PA Trust List (its stapled OCSP read)", async () => {
+    const meta = await readMetadata((await fetchFile("openai-gpt-image.png"))!, "image/png", DEFAULT_TRUST);
+    expect(meta.c2pa).toMatchObject({ valid: true, trusted: true });
+    expect(meta.c2pa?.trust?.detail).toMatch(/^anchored at CN=/);
   });
 });

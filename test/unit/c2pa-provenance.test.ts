@@ -147,6 +147,14 @@ describe("C2PA in WebP (RIFF C2PA chunk)", () => {
     expect((await readMetadata(tampered, "image/webp", [])).c2pa?.failures).toContain("assertion.dataHash.mismatch");
   });
 
+  it("a HEIC's manifest (BMFF uuid box) is read too", async () => {
+    const signer = await makeTestSigner("Generator");
+    const signed = await signAsset(await samplePhoto("dune.heic"), signer, DigitalSourceType.TrainedAlgorithmicMedia);
+    const meta = await readMetadata(signed, "image/heic", []);
+    expect(meta.c2pa?.digital_source_types).toEqual([`${IPTC}trainedAlgorithmicMedia`]);
+    expect(detectAiProvenance(meta).label).toBe("likely_ai");
+  });
+
   it("a chunk stating more bytes than the file has, or too many chunks, is refused before looping on", async () => {
     const webp = (await samplePhoto("dune.webp")).slice();
     new DataView(webp.buffer).setUint32(16, 0x7fffffff, true);

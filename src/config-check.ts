@@ -61,7 +61,7 @@ export interface WorkerWiring {
 }
 
 /** Vars that choose an analysis provider: both Workers must agree on them (providers/analysis.ts). */
-export const PROVIDER_VAR = /^(VISION_|GEOCODER_|GOOGLE_VISION_|SIGHTENGINE_|HIVE_|REALITY_DEFENDER_|AI_DETECTION_PROVIDER$|C2PA_TRUSTED_SIGNERS$)/;
+export const PROVIDER_VAR = /^(VISION_|GEOCODER_|GOOGLE_VISION_|SIGHTENGINE_|HIVE_|REALITY_DEFENDER_|AI_DETECTION_PROVIDER$|C2PA_TRUSTED_SIGNERS$|C2PA_TRUST_ANCHORS$|C2PA_TRUST_LIST$)/;
 
 /**
  * Problems wiring the analysis Worker to the API Worker in one environment: it must reach the API

@@ -70,8 +70,12 @@ export interface Secrets {
   GEOCODER_USER_AGENT?: string;
   GEOCODER_EMAIL?: string;
   GEOCODER_RATE_PER_SECOND?: string;
-  /** Comma-separated SHA-256 fingerprints of C2PA signer (or issuing CA) certificates trusted for likely_human. */
+  /** Comma-separated SHA-256 fingerprints of C2PA signer (or CA) certificates pinned as trust anchors, beside the trust list. */
   C2PA_TRUSTED_SIGNERS?: string;
+  /** PEM certificates added to the C2PA trust anchors (signers' roots or intermediates, TSAs). */
+  C2PA_TRUST_ANCHORS?: string;
+  /** `official` (default): the shipped C2PA Trust List and TSA Trust List are anchors; `none`: only C2PA_TRUST_ANCHORS / C2PA_TRUSTED_SIGNERS. */
+  C2PA_TRUST_LIST?: string;
   /** Web reverse-image search (Google Cloud Vision WEB_DETECTION) filling `found_online`. */
   GOOGLE_VISION_API_KEY?: string;
   GOOGLE_VISION_URL?: string;

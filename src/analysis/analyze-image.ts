@@ -13,16 +13,18 @@ import {
   type AnalysisNote,
   type ContextResult,
   type DepthResult,
+  type Evidence,
   type NotAssessed,
   type NotAssessedReason,
   type ReverseResult,
   type ScreenResult,
   type VerdictSignals,
 } from "./evidence";
+import type { C2paTrust } from "./c2pa-trust";
 import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
 import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
-import { detectAiProvenance } from "./signals/ai-provenance";
+import { declaredScreenCapture, detectAiProvenance } from "./signals/ai-provenance";
 import { imageForProvider, type ProviderImage } from "./signals/ai-provider-input";
 import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
 import { assessCaptureBurst, type DepthNotAssessed } from "./signals/capture-burst";
@@ -83,7 +85,8 @@ export interface ImageDeps {
   aiPixels?: AiPixelDetector | null;
   /** A commercial AI-generated-image detector, asked about live captures that require `ai` (docs/signals.md). */
   aiProvider?: AiDetectionProvider | null;
-  trustedSigners: readonly string[];
+  /** The C2PA trust configuration, or pinned fingerprints beside the shipped trust list. */
+  trustedSigners: C2paTrust | readonly string[];
   /** Test environments only: honour the documented `vfy-test` marker (providers/vision/test-markers.ts). */
   testMarkers?: boolean;
   /** Receives the decoded pixels' RGB thumbnail once (the captures API's evidence thumbnail is made from it). */
@@ -181,7 +184,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const aiPixels = pixels && deps.aiPixels ? await time("ai_pixels", () => deps.aiPixels!(pixels!)) : null;
   const observed: ObservedSignals = {
     depth,
-    screen_detection: await time("screen", () => detectScreen(pixels, depth.source === "unavailable" ? null : depth)),
+    screen_detection: withDeclaredScreenCapture(await time("screen", () => detectScreen(pixels, depth.source === "unavailable" ? null : depth)), declaredScreenCapture(metadata)),
     ai_detection: offlineAi(provenance, aiPixels),
   };
   const signals: VerdictSignals = {};
@@ -301,6 +304,12 @@ function liveDepth(input: ImageInput, pixels: DecodedImage | null, screen: Scree
 function depthMapSignal(depth: DepthResult): DepthResult | NotAssessed {
   if (depth.source !== "unavailable") return depth;
   return notAssessed(depth.evidence[0]?.code === "no_depth_map" ? "no_depth_map" : "depth_map_unreadable");
+}
+
+/** The file declares itself a screenshot (IPTC `screenCapture`): that decides, whatever the pixels show. */
+function withDeclaredScreenCapture(result: ScreenResult, declared: Evidence | null): ScreenResult {
+  if (!declared) return result;
+  return { ...result, screen_detected: true, confidence: Math.max(result.confidence, 0.9), evidence: [declared, ...result.evidence] };
 }
 
 function screenSignal(result: ScreenResult, pixelsMissing: NotAssessedReason | null): ScreenResult | NotAssessed {

@@ -1,4 +1,5 @@
 import { readC2pa, type C2paSummary } from "./c2pa";
+import type { C2paTrust } from "./c2pa-trust";
 import exifr from "./exif-reader";
 import { pngMetadata, webpMetadata, type ContainerMetadata } from "./metadata-chunks";
 
@@ -39,7 +40,11 @@ const EXIF_OPTIONS = {
   reviveValues: false,
 } as const;
 
-export async function readMetadata(bytes: Uint8Array, mediaType: string, trustedSigners: readonly string[]): Promise<ImageMetadata> {
+/**
+ * `trust`: the deployment's C2PA trust configuration, or a list of pinned SHA-256 fingerprints added
+ * to the shipped C2PA Trust List.
+ */
+export async function readMetadata(bytes: Uint8Array, mediaType: string, trust: C2paTrust | readonly string[]): Promise<ImageMetadata> {
   const out: ImageMetadata = {
     make: null,
     model: null,
@@ -72,7 +77,7 @@ export async function readMetadata(bytes: Uint8Array, mediaType: string, trusted
   }
   if (container?.xmp) collectXmp(out, container.xmp);
   try {
-    out.c2pa = await readC2pa(bytes, trustedSigners);
+    out.c2pa = await readC2pa(bytes, trust);
   } catch (err) {
     out.errors.push(`c2pa: ${String(err)}`);
   }

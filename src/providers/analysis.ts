@@ -1,5 +1,6 @@
 import type { AiDetectionProvider } from "../analysis/signals/ai-combine";
 import type { WebImageSearch } from "../analysis/signals/reverse-search";
+import type { C2paTrust } from "../analysis/c2pa-trust";
 import { settings } from "../env";
 import { PIXEL_DETECTOR_SHIPS } from "../schemas/ai-methods";
 import { aiDetectionProvider, configuredAiProviders, type AiDetectionProviderName } from "./ai-detection";
@@ -31,10 +32,19 @@ export interface AnalysisProviders {
   aiProvidersConfigured: AiDetectionProviderName[];
   /** Resolves `expected_location` addresses (Nominatim-compatible), or none: only coordinates resolve. */
   geocoder: Geocoder | null;
-  /** SHA-256 fingerprints of C2PA signers trusted for `likely_human`. */
-  trustedSigners: string[];
+  /** Which C2PA signers are trusted for `likely_human` (docs/signals.md, "Provenance"). */
+  trustedSigners: C2paTrust;
   /** Test environments only: the documented `vfy-test` marker drives the vision judgements of the images that carry it. */
   testMarkers: boolean;
+}
+
+/** C2PA_TRUST_LIST=none drops the shipped C2PA Trust List; C2PA_TRUST_ANCHORS adds PEM anchors; C2PA_TRUSTED_SIGNERS pins fingerprints. */
+export function c2paTrust(env: Pick<Env, "C2PA_TRUST_LIST" | "C2PA_TRUST_ANCHORS" | "C2PA_TRUSTED_SIGNERS">): C2paTrust {
+  return {
+    officialList: (env.C2PA_TRUST_LIST ?? "official").trim().toLowerCase() !== "none",
+    anchorsPem: env.C2PA_TRUST_ANCHORS ?? "",
+    fingerprints: (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s: string) => s.trim()).filter(Boolean),
+  };
 }
 
 export function analysisProviders(env: Env): AnalysisProviders {
@@ -45,7 +55,7 @@ export function analysisProviders(env: Env): AnalysisProviders {
     aiProvider: aiDetectionProvider(env),
     aiProvidersConfigured: configuredAiProviders(env),
     geocoder: geocoderFromEnv(env),
-    trustedSigners: (env.C2PA_TRUSTED_SIGNERS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    trustedSigners: c2paTrust(env),
     testMarkers: settings(env).environment !== "production",
   };
 }

@@ -1,87 +1,191 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { JPEG } from "@trustnxt/c2pa-ts/asset";
+import { BMFF, JPEG, type Asset } from "@trustnxt/c2pa-ts/asset";
 import { CoseAlgorithmIdentifier, LocalSigner } from "@trustnxt/c2pa-ts/cose";
-import { ActionAssertion, ActionType, DataHashAssertion, DigitalSourceType, ManifestStore } from "@trustnxt/c2pa-ts/manifest";
+import { CBORBox } from "@trustnxt/c2pa-ts/jumbf";
+import {
+  ActionAssertion,
+  ActionType,
+  Assertion,
+  DataHashAssertion,
+  DigitalSourceType,
+  IngredientAssertion,
+  ManifestStore,
+  RelationshipType,
+} from "@trustnxt/c2pa-ts/manifest";
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
+import { WebP } from "../../src/analysis/c2pa-webp";
 
 x509.cryptoProvider.set(crypto);
 
 const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+const DAY = 24 * 3600_000;
 
 export interface TestSigner {
   signer: LocalSigner;
   /** SHA-256 fingerprints of the signing certificate and of its CA (hex). */
   leafFingerprint: string;
   caFingerprint: string;
+  /** The root CA, PEM (an anchor a deployment would configure). */
+  rootPem: string;
+  leaf: x509.X509Certificate;
+  /** The certificate that issued the leaf (the intermediate when there is one) and its key. */
+  issuer: x509.X509Certificate;
+  issuerKey: CryptoKey;
+}
+
+export interface SignerOptions {
+  /** A root → intermediate → signer chain; the manifest carries the signer and the intermediate. */
+  intermediate?: boolean;
+  /** The signer certificate's validity ended a year ago. */
+  expired?: boolean;
 }
 
 async function fingerprint(cert: x509.X509Certificate): Promise<string> {
   return [...new Uint8Array(await crypto.subtle.digest("SHA-256", cert.rawData))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+async function makeCa(name: string, issuer: { cert: x509.X509Certificate; key: CryptoKey } | null, notBefore: Date, notAfter: Date) {
+  const keys = (await crypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const extensions = [
+    new x509.BasicConstraintsExtension(true, issuer ? 0 : undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ...(issuer ? [await x509.AuthorityKeyIdentifierExtension.create(issuer.cert)] : []),
+  ];
+  const cert = issuer
+    ? await x509.X509CertificateGenerator.create({ serialNumber: "03", subject: `CN=${name}`, issuer: issuer.cert.subject, notBefore, notAfter, signingAlgorithm: ALG, publicKey: keys.publicKey, signingKey: issuer.key, extensions })
+    : await x509.X509CertificateGenerator.createSelfSigned({ serialNumber: "01", name: `CN=${name}`, notBefore, notAfter, signingAlgorithm: ALG, keys, extensions });
+  return { cert, key: keys.privateKey };
+}
+
 /**
- * A test CA and a C2PA-profile signing certificate under it (key usage digitalSignature, EKU
- * emailProtection, authority key identifier), made at test time with WebCrypto P-256.
+ * A test CA (and, asked, an intermediate under it) and a C2PA-profile signing certificate (key usage
+ * digitalSignature, EKU emailProtection, authority key identifier), made at test time with WebCrypto P-256.
  */
-export async function makeTestSigner(name = "Test Capture App"): Promise<TestSigner> {
+export async function makeTestSigner(name = "Test Capture App", options: SignerOptions = {}): Promise<TestSigner> {
   const now = Date.now();
-  const notBefore = new Date(now - 24 * 3600_000);
-  const notAfter = new Date(now + 365 * 24 * 3600_000);
-  const caKeys = (await crypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: "01",
-    name: `CN=${name} Test CA`,
-    notBefore,
-    notAfter,
-    signingAlgorithm: ALG,
-    keys: caKeys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
+  const root = await makeCa(`${name} Test CA`, null, new Date(now - 3 * 365 * DAY), new Date(now + 5 * 365 * DAY));
+  const issuer = options.intermediate ? await makeCa(`${name} Intermediate CA`, root, new Date(now - 2 * 365 * DAY), new Date(now + 4 * 365 * DAY)) : root;
   const leafKeys = (await crypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
   const leaf = await x509.X509CertificateGenerator.create({
     serialNumber: "02",
     subject: `CN=${name}`,
-    issuer: ca.subject,
-    notBefore,
-    notAfter,
+    issuer: issuer.cert.subject,
+    notBefore: options.expired ? new Date(now - 2 * 365 * DAY) : new Date(now - DAY),
+    notAfter: options.expired ? new Date(now - 365 * DAY) : new Date(now + 365 * DAY),
     signingAlgorithm: ALG,
     publicKey: leafKeys.publicKey,
-    signingKey: caKeys.privateKey,
+    signingKey: issuer.key,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection]),
-      await x509.AuthorityKeyIdentifierExtension.create(ca),
+      await x509.AuthorityKeyIdentifierExtension.create(issuer.cert),
       await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey),
     ],
   });
   const pkcs8 = new Uint8Array((await crypto.subtle.exportKey("pkcs8", leafKeys.privateKey)) as ArrayBuffer);
   return {
-    signer: new LocalSigner(pkcs8, CoseAlgorithmIdentifier.ES256, leaf, [ca]),
+    signer: new LocalSigner(pkcs8, CoseAlgorithmIdentifier.ES256, leaf, options.intermediate ? [issuer.cert] : [root.cert]),
     leafFingerprint: await fingerprint(leaf),
-    caFingerprint: await fingerprint(ca),
+    caFingerprint: await fingerprint(root.cert),
+    rootPem: root.cert.toString("pem"),
+    leaf,
+    issuer: issuer.cert,
+    issuerKey: issuer.key,
   };
 }
 
-/** Embeds a signed C2PA manifest (a `c2pa.created` action with `sourceType`, plus the data hash). */
-export async function signJpeg(jpegBytes: Uint8Array, signer: TestSigner, sourceType: DigitalSourceType): Promise<Uint8Array> {
-  const asset = new JPEG(jpegBytes);
+/** `c2pa.certificate-status` (C2PA 2.x): stapled OCSP responses about the signer. */
+class CertificateStatusAssertion extends Assertion {
+  constructor(private readonly ocspVals: Uint8Array[]) {
+    super();
+    this.label = "c2pa.certificate-status";
+    this.uuid = new Uint8Array([0x63, 0x62, 0x6f, 0x72, 0x00, 0x11, 0x00, 0x10, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71]);
+  }
+  readContentFromJUMBF(): void {}
+  generateJUMBFBoxForContent() {
+    const box = new CBORBox();
+    box.content = { ocspVals: this.ocspVals };
+    return box;
+  }
+}
+
+/** An OCSP response from the signer's issuer saying the signer is revoked (or good). */
+export async function ocspResponse(signer: TestSigner, status: "revoked" | "good"): Promise<Uint8Array> {
+  const leaf = pkijs.Certificate.fromBER(signer.leaf.rawData);
+  const issuer = pkijs.Certificate.fromBER(signer.issuer.rawData);
+  const certID = new pkijs.CertID();
+  await certID.createForCertificate(leaf, { hashAlgorithm: "SHA-256", issuerCertificate: issuer });
+  const now = new Date();
+  const certStatus =
+    status === "revoked"
+      ? new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 1 }, value: [new asn1js.GeneralizedTime({ valueDate: new Date(now.getTime() - DAY) })] })
+      : new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 0 } });
+  const basic = new pkijs.BasicOCSPResponse();
+  basic.tbsResponseData.responderID = issuer.subject;
+  basic.tbsResponseData.producedAt = now;
+  basic.tbsResponseData.responses.push(new pkijs.SingleResponse({ certID, certStatus, thisUpdate: now }));
+  basic.certs = [issuer];
+  await basic.sign(signer.issuerKey, "SHA-256");
+  const response = new pkijs.OCSPResponse({
+    responseStatus: new asn1js.Enumerated({ value: 0 }),
+    responseBytes: new pkijs.ResponseBytes({ responseType: "1.3.6.1.5.5.7.48.1.1", response: new asn1js.OctetString({ valueHex: basic.toSchema().toBER() }) }),
+  });
+  return new Uint8Array(response.toSchema().toBER());
+}
+
+export interface SignOptions {
+  /** The active manifest's action (default `c2pa.created`). */
+  action?: ActionType;
+  /** A manifest before the active one, whose `c2pa.created` declares this source type, referenced as an ingredient. */
+  ingredientSourceType?: DigitalSourceType;
+  ingredientSigner?: TestSigner;
+  /** The active action's `softwareAgent`. */
+  agent?: string;
+  /** Stapled OCSP responses (a `c2pa.certificate-status` assertion in the active manifest). */
+  ocsp?: Uint8Array[];
+}
+
+/** Embeds a signed C2PA manifest (an action with `sourceType`, plus the data hash) in a JPEG, WebP or HEIC. */
+export async function signAsset(bytes: Uint8Array, signer: TestSigner, sourceType: DigitalSourceType | undefined, options: SignOptions = {}): Promise<Uint8Array> {
+  const asset: Asset = WebP.canRead(bytes) ? new WebP(bytes) : BMFF.canRead(bytes) ? new BMFF(bytes) : new JPEG(bytes);
   const store = new ManifestStore();
-  const manifest = store.createManifest({ assetFormat: "image/jpeg", instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: "SHA-256", signer: signer.signer });
+  const format = asset.mimeType;
+  let ingredientLabel: string | undefined;
+  if (options.ingredientSourceType) {
+    const ingredientSigner = options.ingredientSigner ?? signer;
+    const parent = store.createManifest({ assetFormat: format, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: "SHA-256", signer: ingredientSigner.signer });
+    const created = new ActionAssertion();
+    created.actions = [{ action: ActionType.C2paCreated, digitalSourceType: options.ingredientSourceType }];
+    parent.addAssertion(created);
+    ingredientLabel = parent.label;
+  }
+  const manifest = store.createManifest({ assetFormat: format, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: "SHA-256", signer: signer.signer });
   const actions = new ActionAssertion();
-  actions.actions = [{ action: ActionType.C2paCreated, digitalSourceType: sourceType }];
+  actions.actions = [{ action: options.action ?? ActionType.C2paCreated, ...(sourceType ? { digitalSourceType: sourceType } : {}), ...(options.agent ? { softwareAgent: { name: options.agent } } : {}) }];
   manifest.addAssertion(actions);
+  if (ingredientLabel) {
+    const ingredient = IngredientAssertion.create("generated.jpg", format, `xmp:iid:${crypto.randomUUID()}`);
+    ingredient.relationship = RelationshipType.ParentOf;
+    ingredient.c2pa_manifest = { uri: `self#jumbf=/c2pa/${ingredientLabel}`, hash: new Uint8Array(32), algorithm: "SHA-256" };
+    manifest.addAssertion(ingredient);
+  }
+  if (options.ocsp) manifest.addAssertion(new CertificateStatusAssertion(options.ocsp));
   const dataHash = DataHashAssertion.create("SHA-256");
   manifest.addAssertion(dataHash);
   await asset.ensureManifestSpace(store.measureSize());
   await dataHash.updateWithAsset(asset);
-  await manifest.sign(signer.signer);
+  for (const m of store.manifests) await m.sign(m === manifest ? signer.signer : (options.ingredientSigner ?? signer).signer);
   await asset.writeManifestJUMBF(store.getBytes());
   return asset.getDataRange();
 }
 
-export { DigitalSourceType };
+/** Embeds a signed C2PA manifest (a `c2pa.created` action with `sourceType`, plus the data hash). */
+export async function signJpeg(jpegBytes: Uint8Array, signer: TestSigner, sourceType: DigitalSourceType): Promise<Uint8Array> {
+  return signAsset(jpegBytes, signer, sourceType);
+}
+
+export { ActionType, DigitalSourceType };

@@ -4,7 +4,7 @@ import type { DecodedImage } from "../../src/analysis/decoders";
 import type { AiResult } from "../../src/analysis/evidence";
 import type { AiDetectionProvider, AiProviderOutcome } from "../../src/analysis/signals/ai-combine";
 import { jpegBomb } from "../helpers/bombs";
-import { decodeRgb, encodeJpeg, encodePngRgb, exifTiff, naturalScene } from "../helpers/synth";
+import { decodeRgb, encodeJpeg, encodePngRgb, exifTiff, insertSegment, naturalScene, xmpSegment, xmpWithSourceType } from "../helpers/synth";
 
 const deps = { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [] };
 const input = (bytes: Uint8Array, mediaType: string, extra: Partial<ImageInput> = {}): ImageInput => ({
@@ -60,6 +60,13 @@ describe("one capture's analysis", () => {
     const result = await analyzeImage(input(broken, "image/jpeg"), deps);
     expect(result.decode_error).toBeTruthy();
     expect(result.signals.screen_detection).toEqual({ status: "not_assessed", reason: "undecodable_image" });
+  });
+
+  it("a photo whose XMP declares IPTC screenCapture reads as a screen, the declaration named in the evidence", async () => {
+    const shot = insertSegment(encodeJpeg(naturalScene(256, 192, 5)), 0xe1, xmpSegment(xmpWithSourceType("http://cv.iptc.org/newscodes/digitalsourcetype/screenCapture")));
+    const result = await analyzeImage(input(shot, "image/jpeg", { required: ["screen"] }), deps);
+    expect(result.signals.screen_detection).toMatchObject({ screen_detected: true, confidence: 0.9, provider: "offline-moire" });
+    expect(codes(result.observed.screen_detection)[0]).toBe("provenance_screen_capture");
   });
 
   it("a malformed depth map is not assessed depth, not a failure", async () => {

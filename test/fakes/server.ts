@@ -8,6 +8,7 @@ import { vision } from "./vision";
 import { webDetection } from "./web-detection";
 import { photos } from "./photos";
 import { sightengine } from "./sightengine";
+import { c2paReference } from "./c2pa-reference";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -41,6 +42,7 @@ const fakes: Record<string, FakeHandler> = {
   "/web-detection": webDetection,
   "/photos": photos,
   "/sightengine": sightengine,
+  "/c2pa-reference": c2paReference,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

@@ -9,7 +9,8 @@ import { call, callJson, createVerification, seedTenant, type TestTenant } from 
 import { sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
 import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { sha256Hex } from "../helpers/images";
-import { encodePngRgb, naturalScene } from "../helpers/synth";
+import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
+import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
 
 /*
  * Content Credentials on what the capture link received (issue 43, item 3): each capture's
@@ -152,6 +153,20 @@ describe("Content Credentials (credentials_url)", () => {
     const bad = await fetchUrl(altered);
     expect(bad.res.status).toBe(401);
     expect(JSON.parse(new TextDecoder().decode(bad.bytes))).toMatchObject({ error: { code: "unauthorized" } });
+  });
+
+  it("a file that arrived with a C2PA manifest of its own gets none (its manifest is never overwritten), and a URL minted for it anyway is 404", async () => {
+    const signed = await signJpeg(encodeJpeg(naturalScene(200, 150, 4303), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture);
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    await captureByKey(v.id, signed, "image/jpeg", { step_key: "docs" });
+    await pollVerification(t.key, v.id, hasVerdict);
+    const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+    expect(capture.analysis.status).toBe("completed");
+    expect(capture.image_url).toBeDefined();
+    expect(capture.credentials_url).toBeUndefined();
+    const minted = await signEvidenceUrl(await signingKey(env, "evidence_urls"), settings(env).baseUrl, { captureId: capture.id, variant: "credentials", sha256: capture.sha256 }, Date.now());
+    expect((await fetchUrl(minted)).res.status).toBe(404);
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
   });
 
   it("redaction removes it: no credentials_url afterwards, the stored signed copy is deleted, the old URL is 404", async () => {

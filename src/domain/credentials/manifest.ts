@@ -29,6 +29,10 @@ class CaptureAssertion extends Assertion {
   }
 }
 
+export class AlreadySignedError extends Error {
+  override name = "AlreadySignedError";
+}
+
 function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
   return mediaType === "image/jpeg" ? new JPEG(bytes) : new PNG(bytes);
 }
@@ -41,6 +45,8 @@ function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
  */
 export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMediaType, facts: CaptureFacts, signer: Signer, softwareAgent: { name: string; version: string }): Promise<Uint8Array> {
   const asset = assetOf(bytes, mediaType);
+  // Never overwrite a manifest the file arrived with (domain/credentials/offer.ts offers none for such a file).
+  if (asset.getManifestJUMBF()) throw new AlreadySignedError();
   const store = new ManifestStore();
   const manifest = store.createManifest({ assetFormat: mediaType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: "SHA-256", signer });
   manifest.claim!.claimGeneratorName = softwareAgent.name;

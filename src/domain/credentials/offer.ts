@@ -22,8 +22,15 @@ export function isSignable(mediaType: string): mediaType is SignableMediaType {
   return (SIGNABLE_MEDIA_TYPES as readonly string[]).includes(mediaType);
 }
 
-export function credentialsOffered(capture: Pick<CaptureRow, "contentType" | "sizeBytes">): boolean {
-  return isSignable(capture.contentType) && capture.sizeBytes <= CREDENTIALS_MAX_BYTES;
+/**
+ * A JPEG or PNG within the bound, whose analysis completed and found no C2PA manifest of its own
+ * (`result.metadata.c2pa`): a file that arrived signed by someone else would need that manifest kept
+ * as the parent of this one, which is not built yet, and is never overwritten.
+ */
+export function credentialsOffered(capture: Pick<CaptureRow, "contentType" | "sizeBytes">, analysis: { status: string; result: unknown } | undefined): boolean {
+  if (!analysis || analysis.status !== "completed") return false;
+  const metadata = (analysis.result as { metadata?: { c2pa?: unknown } } | null)?.metadata;
+  return isSignable(capture.contentType) && capture.sizeBytes <= CREDENTIALS_MAX_BYTES && metadata?.c2pa == null;
 }
 
 /** The signer's key id: SHA-256 of its certificate, 16 hex digits (names the stored copies it signed). */

@@ -1,4 +1,5 @@
 import canonicalize from "canonicalize";
+import { analysesOf } from "../../db/analyses";
 import { captureOwner } from "../../db/captures";
 import type { Db } from "../../db/client";
 import { loadTenantRecord } from "../../db/verifications";
@@ -11,7 +12,7 @@ import type { EvidenceRef } from "../../storage/evidence-urls";
 import { capturesForReport } from "../evidence/captures";
 import { captureFacts } from "./facts";
 import { credentialsOffered, deploymentName, isSignable, signerKid } from "./offer";
-import { embedCredentials } from "./manifest";
+import { AlreadySignedError, embedCredentials } from "./manifest";
 import { credentialsSigner } from "./signer";
 
 export const SOFTWARE_AGENT = { name: "verification-service", version: "0.1.0" };
@@ -36,10 +37,11 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   const record = owner ? await loadTenantRecord(db, owner.tenantId, owner.verificationId) : null;
   const capture = record?.captures.find((c) => c.id === ref.captureId);
   if (!config || !owner || !record || !capture || record.row.redactedAt !== null || capture.sha256 !== ref.sha256) throw ApiError.notFound("evidence object");
-  const reported = (await capturesForReport(db, { ...record, captures: [capture] }))[0]!;
+  const [reported, analyses] = await Promise.all([capturesForReport(db, { ...record, captures: [capture] }), analysesOf(db, owner.verificationId)]);
+  const analysis = analyses.find((a) => a.captureId === capture.id);
   const { baseUrl } = settings(env);
-  const facts = captureFacts(reported.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
-  if (!facts || !credentialsOffered(capture) || !isSignable(capture.contentType)) throw ApiError.notFound("evidence object");
+  const facts = captureFacts(reported[0]!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
+  if (!facts || !credentialsOffered(capture, analysis) || !isSignable(capture.contentType)) throw ApiError.notFound("evidence object");
 
   const kid = await signerKid(config);
   const factsDigest = await sha256Hex(`${kid}\n${canonicalize(facts)}`);
@@ -70,7 +72,13 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   }
   const bytes = new Uint8Array(await original.arrayBuffer());
   const { signer } = await credentialsSigner(config, kid);
-  const signed = await embedCredentials(bytes, capture.contentType, facts, signer, SOFTWARE_AGENT);
+  let signed: Uint8Array;
+  try {
+    signed = await embedCredentials(bytes, capture.contentType, facts, signer, SOFTWARE_AGENT);
+  } catch (err) {
+    if (err instanceof AlreadySignedError) throw ApiError.notFound("evidence object");
+    throw err;
+  }
   const sha256 = await sha256Hex(signed);
   await env.EVIDENCE.put(key, signed, { httpMetadata: { contentType: capture.contentType }, sha256 });
   if (notModified(sha256)) return { status: 304, headers: { ETag: `"${sha256}"`, "Cache-Control": request.cacheControl }, body: null };

@@ -77,7 +77,7 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
         const depthDigest = capture.forensicBufferKey ? depthDigests.get(capture.forensicBufferKey) : undefined;
         if (depthDigest) urls.depthMap = await sign(capture.id, "depth_map", depthDigest);
         // The signed copy states the signals: offered once the analysis completed.
-        if (signsCredentials && analysis && analysis.status !== "failed" && credentialsOffered(capture)) urls.credentials = await sign(capture.id, "credentials", capture.sha256);
+        if (signsCredentials && credentialsOffered(capture, analysis)) urls.credentials = await sign(capture.id, "credentials", capture.sha256);
       }
       return captureView(record, capture, analysis, urls);
     }),

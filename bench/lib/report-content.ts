@@ -97,6 +97,7 @@ export function benchReportContent(photos: number, thumbnail: { jpeg: Uint8Array
         },
       },
       image: thumbnail,
+      credentials: true,
     })),
     reviewer: "adjuster@bench.example",
     // The most a printed timeline holds (src/domain/report/gather.ts): its ends, whatever lies between.

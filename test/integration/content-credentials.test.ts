@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
+import { gatherReport } from "../../src/domain/report/gather";
+import { reportText } from "../../src/domain/report/render";
 import { settings } from "../../src/env";
 import { signingKey } from "../../src/lib/signing-keys";
 import { credentialsPrefixFor } from "../../src/storage/evidence";
@@ -169,6 +172,19 @@ describe("Content Credentials (credentials_url)", () => {
     expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
   });
 
+  it("the evidence report names the signed copy and how to get it, never its URL (which dies within minutes)", async () => {
+    const { v } = await liveCaptured();
+    const content = await gatherReport(env, createDb(env.DB), { tenantId: t.id, verificationId: v.id, audience: "tenant", now: Date.now() });
+    expect(content.captures.map((c) => c.credentials)).toEqual([true]);
+    const text = await reportText(content);
+    const at = text.indexOf("Content Credentials");
+    expect(at).toBeGreaterThan(-1);
+    const said = text.slice(at + 1, at + 6).join(" ");
+    expect(said).toMatch(/A copy of this file with a C2PA manifest signed by http:\/\/localhost:8787/);
+    expect(said).toMatch(/console or through the captures API \(credentials_url\)/);
+    expect(text.join("\n")).not.toContain("/v1/evidence/");
+  });
+
   it("redaction removes it: no credentials_url afterwards, the stored signed copy is deleted, the old URL is 404", async () => {
     const { v, capture } = await liveCaptured();
     expect((await fetchUrl(capture.credentials_url)).res.status).toBe(200);
@@ -179,5 +195,8 @@ describe("Content Credentials (credentials_url)", () => {
     expect(after.body.credentials_url).toBeUndefined();
     expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
     expect((await fetchUrl(capture.credentials_url)).res.status).toBe(404);
+    const report = await gatherReport(env, createDb(env.DB), { tenantId: t.id, verificationId: v.id, audience: "tenant", now: Date.now() });
+    expect(report.captures.map((c) => c.credentials)).toEqual([false]);
+    expect((await reportText(report)).join("\n")).not.toContain("Content Credentials");
   });
 });

@@ -1,5 +1,4 @@
 import canonicalize from "canonicalize";
-import { analysesOf } from "../../db/analyses";
 import { captureOwner } from "../../db/captures";
 import type { Db } from "../../db/client";
 import { loadTenantRecord } from "../../db/verifications";
@@ -11,7 +10,7 @@ import { credentialsKeyFor, openEvidence } from "../../storage/evidence";
 import type { EvidenceRef } from "../../storage/evidence-urls";
 import { capturesForReport } from "../evidence/captures";
 import { captureFacts } from "./facts";
-import { credentialsOffered, deploymentName, isSignable, signerKid } from "./offer";
+import { deploymentName, isSignable, signerKid } from "./offer";
 import { AlreadySignedError, embedCredentials } from "./manifest";
 import { credentialsSigner } from "./signer";
 
@@ -37,11 +36,10 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   const record = owner ? await loadTenantRecord(db, owner.tenantId, owner.verificationId) : null;
   const capture = record?.captures.find((c) => c.id === ref.captureId);
   if (!config || !owner || !record || !capture || record.row.redactedAt !== null || capture.sha256 !== ref.sha256) throw ApiError.notFound("evidence object");
-  const [reported, analyses] = await Promise.all([capturesForReport(db, { ...record, captures: [capture] }), analysesOf(db, owner.verificationId)]);
-  const analysis = analyses.find((a) => a.captureId === capture.id);
+  const [reported] = await capturesForReport(db, { ...record, captures: [capture] });
   const { baseUrl } = settings(env);
-  const facts = captureFacts(reported[0]!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
-  if (!facts || !credentialsOffered(capture, analysis) || !isSignable(capture.contentType)) throw ApiError.notFound("evidence object");
+  const facts = captureFacts(reported!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
+  if (!facts || !reported!.credentialsOffered || !isSignable(capture.contentType)) throw ApiError.notFound("evidence object");
 
   const kid = await signerKid(config);
   const factsDigest = await sha256Hex(`${kid}\n${canonicalize(facts)}`);

@@ -37,6 +37,8 @@ export interface ReportedCapture {
   view: CaptureView;
   thumbnail: StoredThumbnail | null;
   signals: Record<string, unknown> | null;
+  /** A signed copy (Content Credentials) is offered for it when the deployment has a C2PA signer (domain/credentials/offer.ts). */
+  credentialsOffered: boolean;
 }
 
 /** The record's captures in capture order for the evidence report (no URL is signed: the report embeds the thumbnails). */
@@ -49,6 +51,7 @@ export async function capturesForReport(db: Db, record: VerificationRecord): Pro
       view: captureView(record, capture, analysis, {}),
       thumbnail: record.row.redactedAt === null ? ((analysis?.thumbnail as StoredThumbnail | null | undefined) ?? null) : null,
       signals: result?.signals ?? null,
+      credentialsOffered: record.row.redactedAt === null && credentialsOffered(capture, analysis),
     };
   });
 }

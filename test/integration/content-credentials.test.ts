@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { gatherReport } from "../../src/domain/report/gather";
 import { reportText } from "../../src/domain/report/render";
@@ -9,6 +9,7 @@ import { credentialsPrefixFor } from "../../src/storage/evidence";
 import { signEvidenceUrl } from "../../src/storage/evidence-urls";
 import type { ReferenceValidation } from "../fakes/c2pa-reference";
 import { call, callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
+import { callWithEnv } from "../helpers/app";
 import { sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
 import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { sha256Hex } from "../helpers/images";
@@ -30,6 +31,10 @@ let live: SyntheticCapture;
 beforeAll(async () => {
   t = await seedTenant();
   live = await syntheticCapture("scene3d", 4301);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 async function fetchUrl(url: string, headers: Record<string, string> = {}) {
@@ -183,6 +188,17 @@ describe("Content Credentials (credentials_url)", () => {
     expect(said).toMatch(/A copy of this file with a C2PA manifest signed by http:\/\/localhost:8787/);
     expect(said).toMatch(/console or through the captures API \(credentials_url\)/);
     expect(text.join("\n")).not.toContain("/v1/evidence/");
+  });
+
+  it("a key that is not the certificate's signs nothing: the download is 500 and the log names the mismatch", async () => {
+    const { v, capture } = await liveCaptured();
+    const stranger = (await makeTestSigner("Someone Else")).signer.certificate.toString("pem");
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = await callWithEnv({ C2PA_SIGNING_CERTS: stranger }, new URL(capture.credentials_url).pathname);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } });
+    expect(spy.mock.calls.map((args) => args.map(String).join(" ")).join("\n")).toMatch(/C2PA_SIGNING_KEY is not the key of the first certificate in C2PA_SIGNING_CERTS/);
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
   });
 
   it("redaction removes it: no credentials_url afterwards, the stored signed copy is deleted, the old URL is 404", async () => {

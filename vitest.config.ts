@@ -4,6 +4,7 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { analysisWorker } from "./test/setup/analysis-worker";
+import { generateDevC2paSigner } from "./scripts/dev-c2pa-signer.mjs";
 
 // Tests run inside workerd against the real local D1, R2, Durable Objects and Queues declared in
 // wrangler.toml (top-level = local environment); migrations are applied by test/setup/migrations.ts.
@@ -28,10 +29,19 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The analysis Worker's bindings: no test migrations, and never the certificate signing key (it signs nothing). */
-function forAnalysisWorker<T extends { TEST_MIGRATIONS: unknown; CERTIFICATE_SIGNING_KEY: string }>({ TEST_MIGRATIONS: _m, CERTIFICATE_SIGNING_KEY: _k, ...rest }: T) {
+/** The analysis Worker's bindings: no test migrations, and never a signing key (it signs nothing). */
+function forAnalysisWorker<T extends { TEST_MIGRATIONS: unknown; CERTIFICATE_SIGNING_KEY: string; C2PA_SIGNING_KEY: string; C2PA_SIGNING_CERTS: string }>({
+  TEST_MIGRATIONS: _m,
+  CERTIFICATE_SIGNING_KEY: _k,
+  C2PA_SIGNING_KEY: _c,
+  C2PA_SIGNING_CERTS: _cc,
+  ...rest
+}: T) {
   return rest;
 }
+
+/** The name the test deployment signs Content Credentials under (its signing certificate's subject). */
+export const TEST_DEPLOYMENT_NAME = "Verification Service Test Deployment";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
@@ -39,6 +49,9 @@ export default defineConfig(async () => {
   const fakes = `http://127.0.0.1:${process.env.FAKES_PORT}`;
   // A real OpenID Connect provider on loopback for the dashboard sign-in (test/fakes/oidc.ts).
   process.env.OIDC_PORT ??= String(await freePort());
+  // A fresh C2PA signer per run, as `npm start` makes one; its root is the reference validator's trust anchor (test/fakes/c2pa-reference.ts).
+  const c2pa = await generateDevC2paSigner(TEST_DEPLOYMENT_NAME, { days: 30 });
+  process.env.C2PA_TEST_ROOT_PEM = c2pa.rootPem;
   const bindings = {
     TEST_MIGRATIONS: migrations,
     SIGNING_SECRET: "test-signing-secret-0123456789abcdef0123456789",
@@ -61,6 +74,9 @@ export default defineConfig(async () => {
     BOT_SECRET: "test-bot-secret-0123456789abcdef0123456789",
     TRIAL_TENANT_ID: "tnt_01JTR1A1TENANT000000000000",
     GEOCODER_URL: `${fakes}/geocoder`,
+    C2PA_SIGNING_KEY: c2pa.C2PA_SIGNING_KEY,
+    C2PA_SIGNING_CERTS: c2pa.C2PA_SIGNING_CERTS,
+    DEPLOYMENT_NAME: TEST_DEPLOYMENT_NAME,
   };
   return {
     plugins: [

@@ -48,10 +48,10 @@ const wiring = (configPath: string, env?: string): WorkerWiring => {
 };
 
 const problems: string[] = [];
-// The API Worker signs certificates; the analysis Worker (untrusted image bytes, WASM decoders) must never hold the key.
+// The API Worker signs certificates and Content Credentials; the analysis Worker (untrusted image bytes, WASM decoders) must never hold either key.
 const SECRETS: Array<{ configPath: string; required: readonly string[]; forbidden: readonly string[] }> = [
   { configPath: API, required: API_WORKER_SECRETS, forbidden: [] },
-  { configPath: ANALYSIS, required: REQUIRED_SECRETS, forbidden: ["CERTIFICATE_SIGNING_KEY"] },
+  { configPath: ANALYSIS, required: REQUIRED_SECRETS, forbidden: ["CERTIFICATE_SIGNING_KEY", "C2PA_SIGNING_KEY"] },
 ];
 for (const { configPath, required, forbidden } of SECRETS) {
   const configs = { local: deployable(configPath), ...Object.fromEntries(DEPLOYABLE.map((env) => [env, deployable(configPath, env)])) };

@@ -19,6 +19,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startLocalRuntime } from "./local-runtime.mjs";
+import { generateDevC2paSigner } from "./dev-c2pa-signer.mjs";
 import { applyMigrations, root, SECRET_GENERATORS, seedDevTenant, wrangler, wranglerEnv } from "./local-worker.mjs";
 
 const varsPath = path.join(root, ".dev.vars");
@@ -35,11 +36,20 @@ function readVars() {
   );
 }
 
-function ensureVars() {
+/** The name the dev deployment signs Content Credentials under (.dev.vars DEPLOYMENT_NAME, editable). */
+const DEV_DEPLOYMENT_NAME = "Verification service (local development)";
+
+async function ensureVars() {
   const vars = readVars();
   const missing = Object.keys(SECRET_GENERATORS).filter((k) => !vars[k]);
-  if (missing.length > 0) {
-    const lines = missing.map((k) => `${k}="${(vars[k] = SECRET_GENERATORS[k]())}"`);
+  const lines = missing.map((k) => `${k}="${(vars[k] = SECRET_GENERATORS[k]())}"`);
+  if (!vars.DEPLOYMENT_NAME) lines.push(`DEPLOYMENT_NAME="${(vars.DEPLOYMENT_NAME = DEV_DEPLOYMENT_NAME)}"`);
+  // The dev C2PA signer (Content Credentials): a root made here and a signing certificate under it, named after the deployment.
+  if (!vars.C2PA_SIGNING_KEY || !vars.C2PA_SIGNING_CERTS) {
+    const signer = await generateDevC2paSigner(vars.DEPLOYMENT_NAME);
+    for (const k of ["C2PA_SIGNING_KEY", "C2PA_SIGNING_CERTS"]) lines.push(`${k}="${(vars[k] = signer[k])}"`);
+  }
+  if (lines.length > 0) {
     const header = existsSync(varsPath) ? "" : "# Local development secrets, written by `npm start` on first run. Not committed.\n";
     writeFileSync(varsPath, `${header}${existsSync(varsPath) ? readFileSync(varsPath, "utf8").replace(/\n?$/, "\n") : ""}${lines.join("\n")}\n`);
   }
@@ -55,7 +65,7 @@ function step(what, fn) {
   }
 }
 
-const vars = ensureVars();
+const vars = await ensureVars();
 console.log("Applying D1 migrations to the local database…");
 step("Applying migrations", () => applyMigrations());
 const { tenantId } = step("Seeding the dev tenant", () => seedDevTenant(vars));

@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import type { Principal } from "./auth/principal";
+import { c2paSignerProblems } from "./lib/c2pa-signer-config";
 import { ed25519Pkcs8 } from "./lib/pkcs8";
 import { SIGNING_PURPOSES, type SigningOverride } from "./lib/signing-keys";
 
@@ -27,6 +28,15 @@ export interface Secrets {
    * only: the analysis Worker signs nothing and never holds it. Rotation: docs/certificates.md, "Certificate keys".
    */
   CERTIFICATE_SIGNING_KEY?: string;
+  /**
+   * The deployment's C2PA signer (Content Credentials on received captures, docs/certificates.md
+   * "Content Credentials signer"): an ECDSA P-256 private key (PKCS#8, PEM or one-line base64) and its
+   * certificate chain (PEM, the signer's certificate first). Both unset: no capture has a `credentials_url`.
+   */
+  C2PA_SIGNING_KEY?: string;
+  C2PA_SIGNING_CERTS?: string;
+  /** The deployment's name in the manifests it signs (default "Verification service"). */
+  DEPLOYMENT_NAME?: string;
   /** Browser attestation (Turnstile-compatible siteverify). */
   ATTESTATION_SECRET?: string;
   ATTESTATION_VERIFY_URL?: string;
@@ -189,10 +199,13 @@ export function apiSettings(env: Env): Settings & { certificateKey: Uint8Array }
 
 /**
  * Every required secret present and at least 32 characters, the two keys distinct, a per-purpose
- * signing override, when set, as long and distinct from the session key too, and the certificate
- * signing key (where there is one) an Ed25519 private key.
+ * signing override, when set, as long and distinct from the session key too, the certificate
+ * signing key (where there is one) an Ed25519 private key, and the C2PA signer (where there is one)
+ * a P-256 key with a PEM chain.
  */
-export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[number] | SigningOverride, string | undefined>>): string[] {
+export function secretProblems(
+  env: Partial<Record<(typeof API_WORKER_SECRETS)[number] | SigningOverride | "C2PA_SIGNING_KEY" | "C2PA_SIGNING_CERTS", string | undefined>>,
+): string[] {
   const problems: string[] = [];
   for (const name of REQUIRED_SECRETS) {
     const value = env[name];
@@ -203,6 +216,7 @@ export function secretProblems(env: Partial<Record<(typeof API_WORKER_SECRETS)[n
   if (env.CERTIFICATE_SIGNING_KEY && !ed25519Pkcs8(env.CERTIFICATE_SIGNING_KEY)) {
     problems.push("CERTIFICATE_SIGNING_KEY is not an Ed25519 private key in PKCS#8 (PEM or base64)");
   }
+  problems.push(...c2paSignerProblems(env));
   for (const name of Object.values(SIGNING_PURPOSES)) {
     const value = env[name];
     if (value === undefined || value === "") continue;

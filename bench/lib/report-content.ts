@@ -130,6 +130,7 @@ function typicalContent(photos: number, thumbnail: { jpeg: Uint8Array; width: nu
         },
       },
       image: thumbnail,
+      credentials: true,
     })),
     reviewer: "adjuster@bench.example",
     // The most a printed timeline holds (src/domain/report/gather.ts): its ends, whatever lies between.

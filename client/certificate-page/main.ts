@@ -79,7 +79,7 @@ function render(payload: CertificatePayload, kid: string): void {
     "div",
     { class: "dropzone", id: "dropzone" },
     h("p", { class: "drop-title" }, "Drop the photos you were sent here"),
-    h("p", { class: "hint" }, "Each one is hashed in this browser and compared with the certificate. Nothing is uploaded."),
+    h("p", { class: "hint" }, "Each one is hashed in this browser and compared with the certificate. Nothing is uploaded. A copy with Content Credentials (the photo with the issuer's C2PA manifest) matches too."),
     input,
     h("label", { for: "photos", class: "button" }, "Choose photos…"),
   );
@@ -87,7 +87,7 @@ function render(payload: CertificatePayload, kid: string): void {
     for (const file of Array.from(files)) {
       const outcome = await checkPhoto(file, payload);
       results.prepend(photoLine(outcome));
-      if (outcome.outcome === "match") rows.get(outcome.capture.id)!.replaceChildren(h("span", { class: "badge good" }, `Matches ${outcome.file}`));
+      if (outcome.outcome === "match" || outcome.outcome === "match_with_credentials") rows.get(outcome.capture.id)!.replaceChildren(h("span", { class: "badge good" }, `Matches ${outcome.file}`));
     }
   };
   input.addEventListener("change", () => {
@@ -229,6 +229,13 @@ function photoLine(check: PhotoCheck): HTMLLIElement {
   switch (check.outcome) {
     case "match":
       return h("li", { class: "good" }, h("strong", null, `${check.file}: matches. `), `It is photo ${check.capture.step_key} (${check.capture.id}), byte for byte.`);
+    case "match_with_credentials":
+      return h(
+        "li",
+        { class: "good" },
+        h("strong", null, `${check.file}: matches, with Content Credentials. `),
+        `It is photo ${check.capture.step_key} (${check.capture.id}) byte for byte, plus a C2PA manifest (a copy downloaded with Content Credentials): check the manifest with a C2PA validator.`,
+      );
     case "not_in_certificate":
       return h("li", { class: "bad" }, h("strong", null, `${check.file}: not in this certificate. `), "Its SHA-256 is none of the certified photos' (another photo, or a re-saved or edited copy).");
     case "too_large":

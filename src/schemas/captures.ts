@@ -94,6 +94,10 @@ export const CaptureSchema = z
     image_url: SignedUrl("The stored image; absent once redacted"),
     thumbnail_url: SignedUrl("A JPEG of at most 480 px on its longest side; absent when the pixels could not be decoded (see `analysis.notes`)"),
     depth_map_url: SignedUrl("The capture's forensic buffer (16-bit PNG depth map), when it has one"),
+    credentials_url: SignedUrl(
+      "The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; " +
+        "present when the deployment has a C2PA signer, the image is a JPEG or PNG of at most 25 MB and its analysis completed; absent once redacted (docs/evidence.md, \"Content Credentials\")",
+    ),
     redacted_at: DateTime.optional(),
     analysis: CaptureAnalysisSchema,
   })

@@ -4,10 +4,14 @@ import { randomBase62, signToken, verifyToken } from "../lib/crypto";
 export const EVIDENCE_URL_TTL_MS = 5 * 60 * 1000;
 const PURPOSE = "evidence-get";
 
-export const EVIDENCE_VARIANTS = ["image", "thumbnail", "depth_map"] as const;
+export const EVIDENCE_VARIANTS = ["image", "thumbnail", "depth_map", "credentials"] as const;
 export type EvidenceVariant = (typeof EVIDENCE_VARIANTS)[number];
 
-/** One object of a capture: which capture, which of its objects, and the SHA-256 of its bytes (the ETag). */
+/**
+ * One object of a capture: which capture, which of its objects, and the SHA-256 of its bytes (the
+ * ETag); for `credentials` (the received image with the deployment's signed manifest), the SHA-256 of
+ * the received image it signs.
+ */
 export interface EvidenceRef {
   captureId: string;
   variant: EvidenceVariant;

@@ -19,6 +19,19 @@ export function thumbnailKeyFor(verificationId: string, captureId: string): stri
 }
 
 /**
+ * A capture's signed copy (Content Credentials, domain/credentials/serve.ts), named by a digest of
+ * the signer and of what the manifest states: a cache, signed again when either changes.
+ */
+export function credentialsKeyFor(verificationId: string, captureId: string, mediaType: string, digest: string): string {
+  return `${credentialsPrefixFor(verificationId, captureId)}${digest.slice(0, 32)}.${mediaType === "image/png" ? "png" : "jpg"}`;
+}
+
+/** Every signed copy of a capture starts with this (the orphan sweep keeps them while the capture exists). */
+export function credentialsPrefixFor(verificationId: string, captureId: string): string {
+  return `${verificationPrefix(verificationId)}${captureId}.c2pa.`;
+}
+
+/**
  * A live capture's burst strips (the reduced frames, the native patches), keyed by their digests, so
  * a retry carrying other bytes never replaces what the capture recorded (the extra objects are
  * orphans, which the sweep removes).

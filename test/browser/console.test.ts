@@ -135,6 +135,11 @@ describe("operator console in Chromium", () => {
     await viewer.waitFor();
     await viewer.getByText("What was checked").waitFor();
     await viewer.getByText("Screen detection").first().waitFor();
+    // Content Credentials: the link downloads the photo with the deployment's signed manifest, which the reference implementation validates.
+    const credentials = await viewer.getByRole("link", { name: "Download with Content Credentials" }).getAttribute("href");
+    const signed = new Uint8Array(await (await fetch(credentials!)).arrayBuffer());
+    const checked = await (await fetch(`${inject("fakesUrl")}/c2pa-reference?format=image/jpeg`, { method: "POST", body: signed })).json();
+    expect(checked).toMatchObject({ validation_state: "Trusted", failure: [], signer: { common_name: inject("deploymentName") } });
     // How it was captured: what the page reported as its claim, and the frames the service measured.
     await viewer.getByText("How it was captured").waitFor();
     await viewer.getByText(/The camera, as the capture page reported it: “fake_device_0”/).waitFor();

@@ -10,6 +10,7 @@ import { photos } from "./photos";
 import { sightengine } from "./sightengine";
 import { hive } from "./hive";
 import { realityDefender } from "./reality-defender";
+import { c2paReference } from "./c2pa-reference";
 
 /**
  * Loopback fakes of the external services the Worker calls (attestation, and whatever provider a
@@ -45,6 +46,7 @@ const fakes: Record<string, FakeHandler> = {
   "/sightengine": sightengine,
   "/hive": hive,
   "/reality-defender": realityDefender,
+  "/c2pa-reference": c2paReference,
 };
 
 function read(req: IncomingMessage): Promise<Buffer> {

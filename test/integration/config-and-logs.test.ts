@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { callJson, createVerification, seedTenant } from "../helpers/api";
 import { callWithEnv } from "../helpers/app";
@@ -22,6 +23,11 @@ describe("required secrets are checked before the Worker does anything", () => {
     ["both secrets equal", { SESSION_SECRET: LONG, SIGNING_SECRET: LONG }, /SESSION_SECRET must differ from SIGNING_SECRET/],
     ["CERTIFICATE_SIGNING_KEY missing", { CERTIFICATE_SIGNING_KEY: undefined }, /CERTIFICATE_SIGNING_KEY is missing/],
     ["CERTIFICATE_SIGNING_KEY not an Ed25519 key", { CERTIFICATE_SIGNING_KEY: btoa("x".repeat(48)) }, /CERTIFICATE_SIGNING_KEY is not an Ed25519 private key/],
+    ["C2PA_SIGNING_KEY not a P-256 key", { C2PA_SIGNING_KEY: btoa("x".repeat(67)) }, /C2PA_SIGNING_KEY is not an ECDSA P-256 private key/],
+    ["C2PA_SIGNING_KEY an Ed25519 key", { C2PA_SIGNING_KEY: env.CERTIFICATE_SIGNING_KEY }, /C2PA_SIGNING_KEY is not an ECDSA P-256 private key/],
+    ["C2PA_SIGNING_CERTS not PEM", { C2PA_SIGNING_CERTS: btoa("x".repeat(300)) }, /C2PA_SIGNING_CERTS is not a PEM certificate chain/],
+    ["C2PA_SIGNING_CERTS a PEM block that is no DER", { C2PA_SIGNING_CERTS: `-----BEGIN CERTIFICATE-----\n${btoa("x".repeat(300))}\n-----END CERTIFICATE-----` }, /C2PA_SIGNING_CERTS is not a PEM certificate chain/],
+    ["C2PA_SIGNING_KEY without its certificates", { C2PA_SIGNING_CERTS: undefined }, /C2PA_SIGNING_KEY is set without C2PA_SIGNING_CERTS/],
     ["a signing override too short", { SIGNING_SECRET_CURSORS: "x".repeat(31) }, /SIGNING_SECRET_CURSORS is shorter than 32 characters/],
     ["a signing override equal to the session key", { SESSION_SECRET: LONG, SIGNING_SECRET_EVIDENCE_URLS: LONG }, /SIGNING_SECRET_EVIDENCE_URLS must differ from SESSION_SECRET/],
   ])("%s: 500 internal_error and one log line naming it", async (_name, overrides, problem) => {

@@ -139,6 +139,7 @@ describe("redaction", () => {
       expect(c.redacted_at).toBe(tomb.redacted_at);
       expect(c.image_url).toBeUndefined();
       expect(c.thumbnail_url).toBeUndefined();
+      expect(c.credentials_url).toBeUndefined();
       expect(c.depth_map_url).toBeUndefined();
       expect(c.location).toBeUndefined();
       expect(c.analysis.status).toBe("completed");

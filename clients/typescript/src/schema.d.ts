@@ -1051,8 +1051,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a capture's image, thumbnail or depth map through a signed URL (5 minutes)
-         * @description Only reachable through `image_url`, `thumbnail_url` or `depth_map_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline`. An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; an object that is gone (the verification was redacted) is 404.
+         * Download a capture's image, thumbnail, depth map or Content Credentials copy through a signed URL (5 minutes)
+         * @description Only reachable through `image_url`, `thumbnail_url`, `depth_map_url` or `credentials_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received JPEG or PNG with a C2PA manifest this deployment signs, docs/evidence.md "Content Credentials"). An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; an object that is gone (the verification was redacted) is 404.
          */
         get: operations["downloadEvidence"];
         put?: never;
@@ -3213,6 +3213,11 @@ export interface components {
              * @description The capture's forensic buffer (16-bit PNG depth map), when it has one: a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
              */
             depth_map_url?: string;
+            /**
+             * Format: uri
+             * @description The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; present when the deployment has a C2PA signer, the image is a JPEG or PNG of at most 25 MB and its analysis completed; absent once redacted (docs/evidence.md, "Content Credentials"): a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
+             */
+            credentials_url?: string;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z

@@ -12,6 +12,8 @@ import type { StoredThumbnail } from "../../analysis/thumbnail";
 import { presentAnalysis } from "../../model/evidence/analysis-view";
 import { presentCapture, type CaptureUrls, type CaptureView } from "./present";
 import { signingKey } from "../../lib/signing-keys";
+import { c2paSignerConfig } from "../../lib/c2pa-signer-config";
+import { credentialsOffered } from "../credentials/offer";
 
 /** A verification's captures in capture order, each with its analysis and fresh signed URLs (404 for another tenant's). */
 export async function listCaptures(env: Env, db: Db, tenantId: string, verificationId: string, now: number): Promise<CaptureView[]> {
@@ -35,6 +37,8 @@ export interface ReportedCapture {
   view: CaptureView;
   thumbnail: StoredThumbnail | null;
   signals: Record<string, unknown> | null;
+  /** A signed copy (Content Credentials) is offered for it when the deployment has a C2PA signer (domain/credentials/offer.ts). */
+  credentialsOffered: boolean;
 }
 
 /** The record's captures in capture order for the evidence report (no URL is signed: the report embeds the thumbnails). */
@@ -47,6 +51,7 @@ export async function capturesForReport(db: Db, record: VerificationRecord): Pro
       view: captureView(record, capture, analysis, {}),
       thumbnail: record.row.redactedAt === null ? ((analysis?.thumbnail as StoredThumbnail | null | undefined) ?? null) : null,
       signals: result?.signals ?? null,
+      credentialsOffered: record.row.redactedAt === null && credentialsOffered(capture, analysis),
     };
   });
 }
@@ -61,6 +66,7 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
   const { baseUrl } = settings(env);
   const key = await signingKey(env, "evidence_urls");
   const sign = (captureId: string, variant: EvidenceVariant, sha256: string) => signEvidenceUrl(key, baseUrl, { captureId, variant, sha256 }, now);
+  const signsCredentials = c2paSignerConfig(env) !== null;
 
   return Promise.all(
     captures.map(async (capture) => {
@@ -73,6 +79,8 @@ async function presentCaptures(env: Env, db: Db, record: VerificationRecord, cap
         if (thumbnail) urls.thumbnail = await sign(capture.id, "thumbnail", thumbnail.sha256);
         const depthDigest = capture.forensicBufferKey ? depthDigests.get(capture.forensicBufferKey) : undefined;
         if (depthDigest) urls.depthMap = await sign(capture.id, "depth_map", depthDigest);
+        // The signed copy states the signals: offered once the analysis completed.
+        if (signsCredentials && credentialsOffered(capture, analysis)) urls.credentials = await sign(capture.id, "credentials", capture.sha256);
       }
       return captureView(record, capture, analysis, urls);
     }),

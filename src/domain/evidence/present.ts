@@ -16,6 +16,7 @@ export interface CaptureUrls {
   image?: string;
   thumbnail?: string;
   depthMap?: string;
+  credentials?: string;
 }
 
 /** The Capture resource in its wire shape (`GET /v1/verifications/{id}/captures`, `GET /v1/captures/{id}`). */
@@ -37,6 +38,7 @@ export interface CaptureView {
   image_url?: string;
   thumbnail_url?: string;
   depth_map_url?: string;
+  credentials_url?: string;
   redacted_at?: string;
   analysis: AnalysisView;
 }
@@ -74,6 +76,7 @@ export function presentCapture(
     ...(context.urls.image ? { image_url: context.urls.image } : {}),
     ...(context.urls.thumbnail ? { thumbnail_url: context.urls.thumbnail } : {}),
     ...(context.urls.depthMap ? { depth_map_url: context.urls.depthMap } : {}),
+    ...(context.urls.credentials ? { credentials_url: context.urls.credentials } : {}),
     ...(context.redactedAt !== null ? { redacted_at: iso(context.redactedAt) } : {}),
     analysis: context.analysis,
   };

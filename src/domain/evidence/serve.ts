@@ -17,7 +17,7 @@ const EXTENSIONS: Record<string, string> = {
 export interface ServedEvidence {
   status: 200 | 304;
   headers: Record<string, string>;
-  body: ReadableStream | null;
+  body: ReadableStream | Uint8Array | null;
 }
 
 /** The stored object behind a reference: key, media type, download name; null when it is gone. */
@@ -31,13 +31,16 @@ async function locate(db: Db, ref: EvidenceRef): Promise<{ key: string; contentT
       return { key: thumbnailKeyFor(capture.verificationId, ref.captureId), contentType: "image/jpeg", filename: `${ref.captureId}.thumb.jpg` };
     case "depth_map":
       return capture.forensicBufferKey ? { key: capture.forensicBufferKey, contentType: "image/png", filename: `${ref.captureId}.depth.png` } : null;
+    case "credentials":
+      return null;
   }
 }
 
 /**
  * Serves the object behind a signed evidence URL (storage/evidence-urls.ts): 401 when the
  * signature does not verify, 410 when the URL expired, 404 when the object is gone (redacted), 304 when
- * the client already holds these bytes (the ETag is their SHA-256).
+ * the client already holds these bytes (the ETag is their SHA-256). A `credentials` URL serves the
+ * received image with the deployment's signed manifest (domain/credentials/serve.ts).
  */
 export async function serveSignedEvidence(
   env: Env,
@@ -63,6 +66,11 @@ export async function serveSignedEvidence(
     "Cache-Control": `private, max-age=${Math.max(0, Math.floor((expiresAt - request.now) / 1000))}`,
     "Content-Security-Policy": "default-src 'none'; sandbox",
   };
+  if (ref.variant === "credentials") {
+    // The C2PA library loads only for this download, never at a cold start of the API Worker.
+    const { serveCredentials } = await import("../credentials/serve");
+    return serveCredentials(env, db, ref, { ifNoneMatch: request.ifNoneMatch, cacheControl: headers["Cache-Control"]! });
+  }
   const object = await locate(db, ref);
   if (!object) throw ApiError.notFound("evidence object");
   const { ifNoneMatch } = request;

@@ -22,8 +22,13 @@ export interface ReportImage {
 }
 
 export interface ReportCapture {
-  view: Omit<CaptureView, "image_url" | "thumbnail_url" | "depth_map_url">;
+  view: Omit<CaptureView, "image_url" | "thumbnail_url" | "depth_map_url" | "credentials_url">;
   image: ReportImage | null;
+  /**
+   * A copy with Content Credentials can be downloaded (the capture's `credentials_url`). The report
+   * says so and how to get one, never the URL: it dies within minutes, the report is kept for years.
+   */
+  credentials: boolean;
 }
 
 export interface ReportEvent {

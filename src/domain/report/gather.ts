@@ -12,6 +12,7 @@ import { certifiedSignals } from "../certificates/signals";
 import { isActiveLinkOf } from "../certificates/links";
 import { certificateLinkUrl } from "../certificates/present";
 import { capturesForReport, type ReportedCapture } from "../evidence/captures";
+import { c2paSignerConfig } from "../../lib/c2pa-signer-config";
 import { reportEvents, type ReportCapture, type ReportContent, type VerificationView } from "./content";
 
 /** A printed timeline shows its first and last this many entries, and how many lie between. */
@@ -81,11 +82,12 @@ async function currentMember(db: Db, tenantId: string, userId: string): Promise<
 }
 
 async function reportCapture(env: Env, capture: ReportedCapture, redacted: boolean): Promise<ReportCapture> {
-  const { image_url: _i, thumbnail_url: _t, depth_map_url: _d, location, capture_integrity: _ci, attestation: _a, ...rest } = capture.view;
+  const { image_url: _i, thumbnail_url: _t, depth_map_url: _d, credentials_url: _c, location, capture_integrity: _ci, attestation: _a, ...rest } = capture.view;
   const view = redacted ? rest : { ...rest, ...(location ? { location } : {}) };
-  if (redacted || !capture.thumbnail) return { view, image: null };
+  const credentials = !redacted && capture.credentialsOffered && c2paSignerConfig(env) !== null;
+  if (redacted || !capture.thumbnail) return { view, image: null, credentials };
   const jpeg = await readEvidence(env.EVIDENCE, capture.thumbnail.key);
-  return { view, image: jpeg ? { jpeg, width: capture.thumbnail.width, height: capture.thumbnail.height } : null };
+  return { view, image: jpeg ? { jpeg, width: capture.thumbnail.width, height: capture.thumbnail.height } : null, credentials };
 }
 
 /**

@@ -146,7 +146,7 @@ async function captures(flow: PageFlow, content: ReportContent): Promise<void> {
     flow.gap(4);
     flow.paragraph(`${i + 1}. Step "${capture.view.step_key}"${description ? `: ${description}` : ""}`, { size: 10.5, bold: true });
     await captureImage(flow, capture);
-    captureFields(flow, capture);
+    captureFields(flow, capture, content.issuer);
   }
 }
 
@@ -162,7 +162,7 @@ async function captureImage(flow: PageFlow, capture: ReportCapture): Promise<voi
   flow.image(image, 260, 200);
 }
 
-function captureFields(flow: PageFlow, capture: ReportCapture): void {
+function captureFields(flow: PageFlow, capture: ReportCapture, issuer: string): void {
   const c = capture.view;
   flow.field("Capture", c.id);
   flow.field("How", c.source === "live" ? "submitted through the capture link" : "uploaded as an existing image");
@@ -170,6 +170,12 @@ function captureFields(flow: PageFlow, capture: ReportCapture): void {
   if (c.client_captured_at) flow.field("Device clock at capture", when(c.client_captured_at));
   flow.field("File", `${c.media_type}, ${c.size_bytes.toLocaleString("en-US")} bytes${c.width && c.height ? `, ${c.width} × ${c.height} px` : ""}`);
   flow.field("SHA-256", c.sha256, { size: 8.5 });
+  if (capture.credentials) {
+    flow.field(
+      "Content Credentials",
+      `A copy of this file with a C2PA manifest signed by ${issuer} (what it received and when, and each check) exists: the tenant downloads it from the console or through the captures API (credentials_url). Its image data is this file, byte for byte.`,
+    );
+  }
   if (c.location) {
     const accuracy = c.location.accuracy_m !== undefined ? ` ± ${Math.round(c.location.accuracy_m)} m` : "";
     flow.field("Location", `${c.location.lat.toFixed(6)}, ${c.location.lng.toFixed(6)}${accuracy} (${c.location.source === "device" ? "reported by the device" : "the photo's EXIF GPS"}${c.location.is_mock ? ", reported as a mock location" : ""})`);

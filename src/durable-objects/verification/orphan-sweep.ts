@@ -3,7 +3,7 @@ import type { VerificationRecord } from "../../db/verifications";
 import { settings } from "../../env";
 import { planSweep } from "../../model/verification/orphan-sweep";
 import { isTerminal } from "../../model/verification/state";
-import { burstKeysOf, deleteEvidence, listEvidence, thumbnailKeyFor } from "../../storage/evidence";
+import { burstKeysOf, credentialsPrefixFor, deleteEvidence, listEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import type { ObjectContext } from "./context";
 import { reapplyTombstone, scrubAgain, type RedactionSteps } from "./redaction";
 import { mintedUploads, type UploadSlots } from "./upload-slots";
@@ -20,7 +20,10 @@ export async function sweepOrphans(bucket: R2Bucket, db: Db, id: string, record:
     if (c.forensicBufferKey) referenced.add(c.forensicBufferKey);
     for (const key of burstKeysOf(id, c)) referenced.add(key);
   }
-  const [objects, minted] = await Promise.all([listEvidence(bucket, id), mintedUploads(db, id)]);
+  const [stored, minted] = await Promise.all([listEvidence(bucket, id), mintedUploads(db, id)]);
+  // A capture's signed copies (Content Credentials) are a cache of it: they go with the capture (redaction, retention), not as orphans.
+  const signedCopies = record.captures.map((c) => credentialsPrefixFor(id, c.id));
+  const objects = stored.filter((o) => !signedCopies.some((prefix) => o.key.startsWith(prefix)));
   const plan = planSweep({ now, terminal: isTerminal(record.row.status), objects, referenced, uploads: minted });
   await deleteEvidence(bucket, plan.remove);
   return plan.nextAt;

@@ -5,6 +5,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startLocalRuntime, type LocalRuntime } from "../../../scripts/local-runtime.mjs";
 import { applyMigrations, freePort, generateSecrets, seedDevTenant } from "../../../scripts/local-worker.mjs";
+import { generateDevC2paSigner } from "../../../scripts/dev-c2pa-signer.mjs";
 import type { OAuth2Server } from "oauth2-mock-server";
 import { startOidcProvider } from "../../fakes/oidc";
 import { startFakes } from "../../fakes/server";
@@ -22,6 +23,8 @@ declare module "vitest" {
     apiKey: string;
     /** The loopback fakes of external services (test/fakes), e.g. the DNS resolver's records. */
     fakesUrl: string;
+    /** The name the API Worker signs Content Credentials under (its dev C2PA certificate's subject). */
+    deploymentName: string;
     /** What the Workers printed, for a failing test to print. */
     workerLog: string;
   }
@@ -35,6 +38,10 @@ let persistDir: string | undefined;
 export async function setup(project: TestProject): Promise<void> {
   persistDir = mkdtempSync(path.join(tmpdir(), "capture-page-worker-"));
   const secrets = generateSecrets();
+  // As `npm start` writes to .dev.vars: a dev C2PA signer, whose root the reference validator fake trusts (test/fakes/c2pa-reference.ts).
+  const deploymentName = "Verification Service Browser Test";
+  const c2pa = await generateDevC2paSigner(deploymentName, { days: 30 });
+  process.env.C2PA_TEST_ROOT_PEM = c2pa.rootPem;
   applyMigrations(persistDir);
   seedDevTenant(secrets, persistDir);
 
@@ -58,12 +65,16 @@ export async function setup(project: TestProject): Promise<void> {
     OIDC_CLIENT_SECRET: "test-oidc-client-secret",
     // DNS over HTTPS (a tenant proving a domain) asks the loopback resolver.
     DNS_RESOLVER_URL: `http://127.0.0.1:${fakesPort}/doh`,
+    C2PA_SIGNING_KEY: c2pa.C2PA_SIGNING_KEY,
+    C2PA_SIGNING_CERTS: c2pa.C2PA_SIGNING_CERTS,
+    DEPLOYMENT_NAME: deploymentName,
   };
   const workerLog = path.join(persistDir, "worker.log");
   runtime = await startLocalRuntime({ persistDir, port, vars: shared, apiVars, onLog: (message) => appendFileSync(workerLog, `${message}\n`) });
   project.provide("baseUrl", baseUrl);
   project.provide("apiKey", secrets.DEV_API_KEY);
   project.provide("fakesUrl", `http://127.0.0.1:${fakesPort}`);
+  project.provide("deploymentName", deploymentName);
   project.provide("workerLog", workerLog);
 }
 

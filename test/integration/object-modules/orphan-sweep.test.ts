@@ -10,7 +10,7 @@ import { newId } from "../../../src/lib/ids";
 import { CAPTURE_WINDOW_MS, SWEEP_GRACE_MS } from "../../../src/model/verification/orphan-sweep";
 import { redactedColumns } from "../../../src/model/verification/redaction";
 import { UPLOAD_TTL_MS, type UploadSlot } from "../../../src/model/verification/upload-slots";
-import { burstKeysFor, objectKeyFor, thumbnailKeyFor, verificationPrefix } from "../../../src/storage/evidence";
+import { burstKeysFor, credentialsKeyFor, objectKeyFor, thumbnailKeyFor, verificationPrefix } from "../../../src/storage/evidence";
 import { db, seedTenant, type TestTenant } from "../../helpers/api";
 import { commitSteps, inFreshObject, moduleContext, seedCapture, seedVerification } from "../../helpers/object-context";
 
@@ -101,6 +101,21 @@ describe("the orphan sweep", () => {
       await runSweep(cx, new UploadSlots(state.storage.kv), commitSteps(cx, v.id).steps, v.id, (await loadRecord(db(), v.id))!, now);
 
       expect(await storedKeys(v)).toEqual([taken.objectKey, kept.frames, kept.patches].sort());
+    }));
+
+  it("a capture's signed copies (Content Credentials) are kept with it, whatever their age", () =>
+    inFreshObject(async (state) => {
+      const { cx } = moduleContext(state.storage);
+      const now = Date.now() + SWEEP_GRACE_MS + 60_000;
+      const v = await seedVerification(t.id, now);
+      const taken = await uploaded(v, now - UPLOAD_TTL_MS);
+      await seedCapture(v, { id: taken.id, imageKey: taken.objectKey }, now);
+      const copies = [credentialsKeyFor(v.id, taken.id, "image/jpeg", "1".repeat(64)), credentialsKeyFor(v.id, taken.id, "image/jpeg", "2".repeat(64))];
+      for (const key of copies) await env.EVIDENCE.put(key, "signed copy");
+
+      await runSweep(cx, new UploadSlots(state.storage.kv), commitSteps(cx, v.id).steps, v.id, (await loadRecord(db(), v.id))!, now);
+
+      expect(await storedKeys(v)).toEqual([taken.objectKey, ...copies].sort());
     }));
 
   it("once the verification is over, unreferenced bytes go after the grace even under an open URL, and the sweep comes back when that URL expired", () =>

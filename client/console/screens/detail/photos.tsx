@@ -173,6 +173,17 @@ function CaptureDetails(props: { verification: Verification; capture: Capture })
         </dd>
         <dt>SHA-256</dt>
         <dd class="mono">{c.sha256}</dd>
+        {c.credentials_url ? (
+          <>
+            <dt>Content Credentials</dt>
+            <dd>
+              <a href={c.credentials_url} download>
+                Download with Content Credentials
+              </a>{" "}
+              (this file, unchanged, with a C2PA manifest this service signs: what it received and when, and each check as assessed)
+            </dd>
+          </>
+        ) : null}
         <dt>Location</dt>
         <dd>
           {here ? (

@@ -1,0 +1,82 @@
+import "reflect-metadata";
+import { JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
+import type { Signer } from "@trustnxt/c2pa-ts/cose";
+import { CBORBox, type IBox } from "@trustnxt/c2pa-ts/jumbf";
+import { ActionAssertion, ActionType, Assertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType } from "@trustnxt/c2pa-ts/manifest";
+import type { CaptureFacts } from "./facts";
+import type { SignableMediaType } from "./offer";
+
+/** The label of the assertion that carries what the service received and measured (docs/evidence.md, "Content Credentials"). */
+export const CAPTURE_ASSERTION_LABEL = "com.verification-service.capture";
+
+/** The ISO/IEC 19566-5 UUID of a CBOR content box ("cbor" + the JUMBF suffix). */
+const CBOR_ASSERTION_UUID = Uint8Array.from([0x63, 0x62, 0x6f, 0x72, 0x00, 0x11, 0x00, 0x10, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71]);
+
+/** A CBOR assertion under this service's own label (C2PA 2.x, "entity-specific assertions"). */
+class CaptureAssertion extends Assertion {
+  override label = CAPTURE_ASSERTION_LABEL;
+  override uuid = CBOR_ASSERTION_UUID;
+  constructor(private readonly content: CaptureFacts) {
+    super();
+  }
+  readContentFromJUMBF(_box: IBox): void {
+    throw new Error("CaptureAssertion is written, never read, by this service");
+  }
+  generateJUMBFBoxForContent(): IBox {
+    const box = new CBORBox();
+    box.content = this.content;
+    return box;
+  }
+}
+
+export class AlreadySignedError extends Error {
+  override name = "AlreadySignedError";
+}
+
+function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
+  return mediaType === "image/jpeg" ? new JPEG(bytes) : new PNG(bytes);
+}
+
+/**
+ * The received image with a C2PA manifest embedded, signed by `signer`: the manifest opens the
+ * received file (a `parentOf` ingredient, the file as it arrived: it carried no manifest) and
+ * binds these bytes by a `c2pa.hash.data` hard binding, which excludes only the manifest's own
+ * segment, so every byte of the image data is the one received. Throws when the asset cannot hold a manifest.
+ */
+export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMediaType, facts: CaptureFacts, signer: Signer, softwareAgent: { name: string; version: string }): Promise<Uint8Array> {
+  const asset = assetOf(bytes, mediaType);
+  // Never overwrite a manifest the file arrived with (domain/credentials/offer.ts offers none for such a file).
+  if (asset.getManifestJUMBF()) throw new AlreadySignedError();
+  const store = new ManifestStore();
+  const manifest = store.createManifest({ assetFormat: mediaType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: "SHA-256", signer });
+  manifest.claim!.claimGeneratorName = softwareAgent.name;
+  manifest.claim!.claimGeneratorVersion = softwareAgent.version;
+  manifest.claim!.title = facts.capture_id;
+
+  const received = IngredientAssertion.createV3(RelationshipType.ParentOf);
+  received.title = facts.capture_id;
+  received.format = mediaType;
+  received.instanceID = `xmp:iid:${facts.capture_id}`;
+  received.description = `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256}); these image bytes are it, unchanged.`;
+  manifest.addAssertion(received);
+
+  const actions = new ActionAssertion();
+  actions.actions = [
+    {
+      action: ActionType.C2paOpened,
+      softwareAgent,
+      description: `Received through the capture link of verification ${facts.verification_id} at ${facts.received.at}.`,
+      parameters: { ingredients: [manifest.createAssertionReference(received)] },
+    },
+  ];
+  manifest.addAssertion(actions);
+  manifest.addAssertion(new CaptureAssertion(facts));
+  const dataHash = DataHashAssertion.create("SHA-256");
+  manifest.addAssertion(dataHash);
+
+  await asset.ensureManifestSpace(store.measureSize());
+  await dataHash.updateWithAsset(asset);
+  await manifest.sign(signer);
+  await asset.writeManifestJUMBF(store.getBytes());
+  return asset.getDataRange();
+}

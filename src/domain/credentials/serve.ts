@@ -1,0 +1,84 @@
+import canonicalize from "canonicalize";
+import { captureOwner } from "../../db/captures";
+import type { Db } from "../../db/client";
+import { loadTenantRecord } from "../../db/verifications";
+import { settings } from "../../env";
+import { c2paSignerConfig } from "../../lib/c2pa-signer-config";
+import { sha256Hex, toHex } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { credentialsKeyFor, openEvidence } from "../../storage/evidence";
+import type { EvidenceRef } from "../../storage/evidence-urls";
+import { capturesForReport } from "../evidence/captures";
+import { captureFacts } from "./facts";
+import { deploymentName, isSignable, signerKid } from "./offer";
+import { AlreadySignedError, embedCredentials } from "./manifest";
+import { credentialsSigner } from "./signer";
+
+export const SOFTWARE_AGENT = { name: "verification-service", version: "0.1.0" };
+
+export interface ServedCredentials {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  body: ReadableStream | Uint8Array | null;
+}
+
+/**
+ * The received image with the deployment's signed manifest (domain/credentials/manifest.ts), behind
+ * a verified `credentials` evidence token. Signed on the first request and kept in R2 under the
+ * verification's prefix (so redaction and retention delete it with the rest), keyed by the signer
+ * and a digest of the facts: a rotated signer or facts that changed sign a new copy, the same ones
+ * serve the stored copy. 404 when there is nothing to sign (redacted, another image, analysis not
+ * completed, a format that cannot carry a manifest in place, too large).
+ */
+export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, request: { ifNoneMatch: string | undefined; cacheControl: string }): Promise<ServedCredentials> {
+  const config = c2paSignerConfig(env);
+  const owner = config ? await captureOwner(db, ref.captureId) : null;
+  const record = owner ? await loadTenantRecord(db, owner.tenantId, owner.verificationId) : null;
+  const capture = record?.captures.find((c) => c.id === ref.captureId);
+  if (!config || !owner || !record || !capture || record.row.redactedAt !== null || capture.sha256 !== ref.sha256) throw ApiError.notFound("evidence object");
+  const [reported] = await capturesForReport(db, { ...record, captures: [capture] });
+  const { baseUrl } = settings(env);
+  const facts = captureFacts(reported!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
+  if (!facts || !reported!.credentialsOffered || !isSignable(capture.contentType)) throw ApiError.notFound("evidence object");
+
+  const kid = await signerKid(config);
+  const factsDigest = await sha256Hex(`${kid}\n${canonicalize(facts)}`);
+  const key = credentialsKeyFor(owner.verificationId, capture.id, capture.contentType, factsDigest);
+  const headersOf = (sha256: string, size: number) => ({
+    ETag: `"${sha256}"`,
+    "Cache-Control": request.cacheControl,
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "Content-Type": capture.contentType,
+    "Content-Length": String(size),
+    "Content-Disposition": `attachment; filename="${capture.id}.c2pa.${capture.contentType === "image/png" ? "png" : "jpg"}"`,
+  });
+  const notModified = (sha256: string) => request.ifNoneMatch !== undefined && request.ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${sha256}"`);
+
+  // The stored copy's SHA-256 (recorded by R2 at the put) is its ETag: a 304 reads no body.
+  const head = await env.EVIDENCE.head(key);
+  const storedSha256 = head?.checksums.sha256 ? toHex(head.checksums.sha256) : null;
+  if (storedSha256 && notModified(storedSha256)) return { status: 304, headers: { ETag: `"${storedSha256}"`, "Cache-Control": request.cacheControl }, body: null };
+  const stored = storedSha256 ? await openEvidence(env.EVIDENCE, key) : null;
+  if (stored && storedSha256) return { status: 200, headers: headersOf(storedSha256, stored.size), body: stored.body };
+
+  const original = await openEvidence(env.EVIDENCE, capture.imageKey);
+  if (!original) throw ApiError.notFound("evidence object");
+  // Bounded before a byte is buffered (credentialsOffered checked the recorded size; the object is checked too).
+  if (original.size !== capture.sizeBytes) {
+    await original.body.cancel().catch(() => undefined);
+    throw ApiError.notFound("evidence object");
+  }
+  const bytes = new Uint8Array(await original.arrayBuffer());
+  const { signer } = await credentialsSigner(config, kid);
+  let signed: Uint8Array;
+  try {
+    signed = await embedCredentials(bytes, capture.contentType, facts, signer, SOFTWARE_AGENT);
+  } catch (err) {
+    if (err instanceof AlreadySignedError) throw ApiError.notFound("evidence object");
+    throw err;
+  }
+  const sha256 = await sha256Hex(signed);
+  await env.EVIDENCE.put(key, signed, { httpMetadata: { contentType: capture.contentType }, sha256 });
+  if (notModified(sha256)) return { status: 304, headers: { ETag: `"${sha256}"`, "Cache-Control": request.cacheControl }, body: null };
+  return { status: 200, headers: headersOf(sha256, signed.length), body: signed };
+}

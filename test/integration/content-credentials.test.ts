@@ -1,0 +1,218 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createDb } from "../../src/db/client";
+import { gatherReport } from "../../src/domain/report/gather";
+import { reportText } from "../../src/domain/report/render";
+import { settings } from "../../src/env";
+import { signingKey } from "../../src/lib/signing-keys";
+import { credentialsPrefixFor } from "../../src/storage/evidence";
+import { signEvidenceUrl } from "../../src/storage/evidence-urls";
+import type { ReferenceValidation } from "../fakes/c2pa-reference";
+import { call, callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
+import { callWithEnv } from "../helpers/app";
+import { sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
+import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
+import { sha256Hex } from "../helpers/images";
+import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
+import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
+
+/*
+ * Content Credentials on what the capture link received (issue 43, item 3): each capture's
+ * `credentials_url` serves the received image with a C2PA manifest this deployment signs, which the
+ * reference implementation (c2pa-rs as WebAssembly, test/fakes/c2pa-reference.ts; not c2pa-ts, which
+ * signs it) validates: signature, hard binding, the deployment named as signer.
+ */
+
+/** The name the test deployment's signing certificate carries (vitest.config.ts). */
+const DEPLOYMENT = "Verification Service Test Deployment";
+
+let t: TestTenant;
+let live: SyntheticCapture;
+beforeAll(async () => {
+  t = await seedTenant();
+  live = await syntheticCapture("scene3d", 4301);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function fetchUrl(url: string, headers: Record<string, string> = {}) {
+  const u = new URL(url);
+  const res = await call(u.pathname + u.search, { headers });
+  return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
+async function reference(bytes: Uint8Array, format: string): Promise<ReferenceValidation> {
+  const res = await fetch(`${env.FAKES_URL}/c2pa-reference?format=${encodeURIComponent(format)}`, { method: "POST", body: bytes });
+  expect(res.status).toBe(200);
+  return (await res.json()) as ReferenceValidation;
+}
+
+/** The JPEG without its APP11 segments (where C2PA lives): what remains must be the received file. */
+function withoutApp11(jpeg: Uint8Array): Uint8Array {
+  const out: number[] = [0xff, 0xd8];
+  let i = 2;
+  while (i + 4 <= jpeg.length && jpeg[i] === 0xff && jpeg[i + 1] !== 0xda) {
+    const length = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
+    if (jpeg[i + 1] !== 0xeb) out.push(...jpeg.subarray(i, i + 2 + length));
+    i += 2 + length;
+  }
+  return Uint8Array.from([...out, ...jpeg.subarray(i)]);
+}
+
+/** The PNG without its `caBX` chunk. */
+function withoutCaBX(png: Uint8Array): Uint8Array {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const parts: Uint8Array[] = [png.subarray(0, 8)];
+  for (let i = 8; i + 8 <= png.length; ) {
+    const length = view.getUint32(i);
+    const type = String.fromCharCode(...png.subarray(i + 4, i + 8));
+    if (type !== "caBX") parts.push(png.subarray(i, i + 12 + length));
+    i += 12 + length;
+  }
+  return Uint8Array.from(parts.flatMap((p) => [...p]));
+}
+
+async function liveCaptured() {
+  const v = await createVerification(t.key, { max_captures: 1 });
+  await captureInline(v.id, live.photo, { capture_integrity: await sentIntegrity(v.id, live) });
+  await pollVerification(t.key, v.id, hasVerdict);
+  const list = await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key });
+  expect(list.status).toBe(200);
+  return { v, capture: list.body.items[0] };
+}
+
+describe("Content Credentials (credentials_url)", () => {
+  it("serves the received JPEG with a manifest the reference implementation validates, signed by the deployment; a changed byte fails it", async () => {
+    const { v, capture } = await liveCaptured();
+    expect(capture.credentials_url).toMatch(/^http:\/\/localhost:8787\/v1\/evidence\//);
+    const { res, bytes } = await fetchUrl(capture.credentials_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("image/jpeg");
+    expect(res.headers.get("ETag")).toBe(`"${await sha256Hex(bytes)}"`);
+    expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="${capture.id}.c2pa.jpg"`);
+
+    // The image data is the received file's, byte for byte: only the manifest's APP11 segments were added.
+    expect(await sha256Hex(withoutApp11(bytes))).toBe(capture.sha256);
+
+    const valid = await reference(bytes, "image/jpeg");
+    expect(valid.failure).toEqual([]);
+    expect(valid.validation_state).toBe("Trusted");
+    expect(valid.success).toEqual(expect.arrayContaining(["claimSignature.validated", "signingCredential.trusted", "assertion.dataHash.match"]));
+    expect(valid.signer).toMatchObject({ common_name: DEPLOYMENT, issuer: DEPLOYMENT, alg: "Es256" });
+    const stated = valid.assertions["com.verification-service.capture"] as any;
+    expect(stated).toMatchObject({
+      service: { name: DEPLOYMENT, url: settings(env).baseUrl },
+      tenant_id: t.id,
+      verification_id: v.id,
+      capture_id: capture.id,
+      source: "live",
+      received: { at: capture.created_at, media_type: "image/jpeg", size_bytes: capture.size_bytes, sha256: capture.sha256 },
+      analysis: { status: "completed" },
+    });
+    // Every signal as assessed, the live capture's measured integrity (depth) among them, and the burst as received without its nonce.
+    expect(Object.keys(stated.signals).sort()).toEqual(Object.keys(capture.analysis.signals).sort());
+    expect(stated.signals.depth).toMatchObject({ status: capture.analysis.signals.depth.status, method_version: capture.analysis.signals.depth.method_version });
+    expect(stated.signals.depth.evidence).toEqual(capture.analysis.signals.depth.evidence.map((e: { code: string }) => e.code));
+    expect(stated.capture_integrity).toMatchObject({ schema_version: 2, frames: { sha256: capture.capture_integrity.frames.sha256 } });
+    expect(stated.capture_integrity.nonce).toBeUndefined();
+    expect(valid.assertions["c2pa.actions.v2"]).toMatchObject({ actions: [{ action: "c2pa.opened" }] });
+
+    const changed = bytes.slice();
+    changed[changed.length - 64]! ^= 0x01;
+    const invalid = await reference(changed, "image/jpeg");
+    expect(invalid.validation_state).toBe("Invalid");
+    expect(invalid.failure.map((f) => f.code)).toContain("assertion.dataHash.mismatch");
+
+    // Signed once, then served from R2: the same bytes again, and 304 for the ETag held.
+    const again = await fetchUrl(capture.credentials_url);
+    expect(again.bytes).toEqual(bytes);
+    expect((await fetchUrl(capture.credentials_url, { "If-None-Match": res.headers.get("ETag")! })).res.status).toBe(304);
+    const stored = await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) });
+    expect(stored.objects).toHaveLength(1);
+  });
+
+  it("a PNG upload: the caBX chunk is the only change, and the reference implementation validates it", async () => {
+    const png = encodePngRgb(naturalScene(160, 120, 4302));
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    await captureByKey(v.id, png, "image/png", { step_key: "docs" });
+    await pollVerification(t.key, v.id, hasVerdict);
+    const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+    const { res, bytes } = await fetchUrl(capture.credentials_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("image/png");
+    expect(withoutCaBX(bytes)).toEqual(png);
+    const valid = await reference(bytes, "image/png");
+    expect(valid.failure).toEqual([]);
+    expect(valid.validation_state).toBe("Trusted");
+    expect(valid.assertions["com.verification-service.capture"]).toMatchObject({ source: "upload", received: { sha256: capture.sha256, media_type: "image/png" } });
+  });
+
+  it("an expired credentials URL is 410 expired, an altered one 401 unauthorized", async () => {
+    const { capture } = await liveCaptured();
+    const s = settings(env);
+    const stale = await signEvidenceUrl(await signingKey(env, "evidence_urls"), s.baseUrl, { captureId: capture.id, variant: "credentials", sha256: capture.sha256 }, Date.now() - 5 * 60 * 1000 - 1);
+    const expired = await fetchUrl(stale);
+    expect(expired.res.status).toBe(410);
+    expect(JSON.parse(new TextDecoder().decode(expired.bytes))).toEqual({ error: { code: "expired", message: expect.stringMatching(/expired/) } });
+    const url: string = capture.credentials_url;
+    const altered = url.slice(0, -2) + (url.endsWith("A") ? "BB" : "AA");
+    const bad = await fetchUrl(altered);
+    expect(bad.res.status).toBe(401);
+    expect(JSON.parse(new TextDecoder().decode(bad.bytes))).toMatchObject({ error: { code: "unauthorized" } });
+  });
+
+  it("a file that arrived with a C2PA manifest of its own gets none (its manifest is never overwritten), and a URL minted for it anyway is 404", async () => {
+    const signed = await signJpeg(encodeJpeg(naturalScene(200, 150, 4303), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture);
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    await captureByKey(v.id, signed, "image/jpeg", { step_key: "docs" });
+    await pollVerification(t.key, v.id, hasVerdict);
+    const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+    expect(capture.analysis.status).toBe("completed");
+    expect(capture.image_url).toBeDefined();
+    expect(capture.credentials_url).toBeUndefined();
+    const minted = await signEvidenceUrl(await signingKey(env, "evidence_urls"), settings(env).baseUrl, { captureId: capture.id, variant: "credentials", sha256: capture.sha256 }, Date.now());
+    expect((await fetchUrl(minted)).res.status).toBe(404);
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
+  });
+
+  it("the evidence report names the signed copy and how to get it, never its URL (which dies within minutes)", async () => {
+    const { v } = await liveCaptured();
+    const content = await gatherReport(env, createDb(env.DB), { tenantId: t.id, verificationId: v.id, audience: "tenant", now: Date.now() });
+    expect(content.captures.map((c) => c.credentials)).toEqual([true]);
+    const text = await reportText(content);
+    const at = text.indexOf("Content Credentials");
+    expect(at).toBeGreaterThan(-1);
+    const said = text.slice(at + 1, at + 6).join(" ");
+    expect(said).toMatch(/A copy of this file with a C2PA manifest signed by http:\/\/localhost:8787/);
+    expect(said).toMatch(/console or through the captures API \(credentials_url\)/);
+    expect(text.join("\n")).not.toContain("/v1/evidence/");
+  });
+
+  it("a key that is not the certificate's signs nothing: the download is 500 and the log names the mismatch", async () => {
+    const { v, capture } = await liveCaptured();
+    const stranger = (await makeTestSigner("Someone Else")).signer.certificate.toString("pem");
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = await callWithEnv({ C2PA_SIGNING_CERTS: stranger }, new URL(capture.credentials_url).pathname);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: "internal_error", message: expect.any(String) } });
+    expect(spy.mock.calls.map((args) => args.map(String).join(" ")).join("\n")).toMatch(/C2PA_SIGNING_KEY is not the key of the first certificate in C2PA_SIGNING_CERTS/);
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
+  });
+
+  it("redaction removes it: no credentials_url afterwards, the stored signed copy is deleted, the old URL is 404", async () => {
+    const { v, capture } = await liveCaptured();
+    expect((await fetchUrl(capture.credentials_url)).res.status).toBe(200);
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(1);
+    expect((await callJson(`/v1/verifications/${v.id}/redact`, { method: "POST", key: t.key })).status).toBe(200);
+    const after = await callJson(`/v1/captures/${capture.id}`, { key: t.key });
+    expect(after.status).toBe(200);
+    expect(after.body.credentials_url).toBeUndefined();
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
+    expect((await fetchUrl(capture.credentials_url)).res.status).toBe(404);
+    const report = await gatherReport(env, createDb(env.DB), { tenantId: t.id, verificationId: v.id, audience: "tenant", now: Date.now() });
+    expect(report.captures.map((c) => c.credentials)).toEqual([false]);
+    expect((await reportText(report)).join("\n")).not.toContain("Content Credentials");
+  });
+});

@@ -24,3 +24,18 @@ export function fileName(mediaType: string): string {
 export function postFailure(err: unknown): AiProviderOutcome {
   return { error: err instanceof Error && err.name === "TimeoutError" ? "timeout" : String(err).slice(0, 200) };
 }
+
+/** POSTs to a provider and reads its JSON answer: the status and body, or the outcome naming why there is none. */
+export async function postForJson(doFetch: typeof fetch, endpoint: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: unknown } | AiProviderOutcome> {
+  let res: Response;
+  try {
+    res = await doFetch(endpoint, { ...init, method: "POST", signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    return postFailure(err);
+  }
+  try {
+    return { status: res.status, body: await res.json() };
+  } catch {
+    return { error: `HTTP ${res.status}: the answer is not JSON` };
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AiDetectionProvider, AiProviderOutcome } from "../analysis/signals/ai-combine";
-import { ORIGINAL_MAX_BYTES, PROVIDER_MEDIA_TYPES, fileName, postFailure } from "./ai-detection-common";
+import { ORIGINAL_MAX_BYTES, PROVIDER_MEDIA_TYPES, fileName, postForJson } from "./ai-detection-common";
 
 /*
  * Hive's AI-Generated Image and Video Detection, through its V2 synchronous task API, as documented:
@@ -46,24 +46,9 @@ export function hiveAiGenerated(options: { apiKey: string; url?: string; fetcher
     async detect(image, mediaType) {
       const form = new FormData();
       form.set("media", new Blob([image], { type: mediaType }), fileName(mediaType));
-      let res: Response;
-      try {
-        res = await doFetch(endpoint, {
-          method: "POST",
-          headers: { authorization: `Token ${options.apiKey}`, accept: "application/json" },
-          body: form,
-          signal: AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS),
-        });
-      } catch (err) {
-        return postFailure(err);
-      }
-      let body: unknown;
-      try {
-        body = await res.json();
-      } catch {
-        return { error: `HTTP ${res.status}: the answer is not JSON` };
-      }
-      return readTask(res.status, body);
+      const headers = { authorization: `Token ${options.apiKey}`, accept: "application/json" };
+      const answer = await postForJson(doFetch, endpoint, { headers, body: form }, options.timeoutMs ?? TIMEOUT_MS);
+      return "status" in answer ? readTask(answer.status, answer.body) : answer;
     },
   };
 }

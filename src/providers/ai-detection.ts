@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AiDetectionProvider, AiProviderOutcome } from "../analysis/signals/ai-combine";
-import { ORIGINAL_MAX_BYTES, PROVIDER_MEDIA_TYPES, fileName, postFailure } from "./ai-detection-common";
+import { ORIGINAL_MAX_BYTES, PROVIDER_MEDIA_TYPES, fileName, postForJson } from "./ai-detection-common";
 import { hiveAiGenerated } from "./ai-detection-hive";
 import { realityDefender } from "./ai-detection-reality-defender";
 
@@ -46,19 +46,8 @@ export function sightengineGenAi(options: { apiUser: string; apiSecret: string; 
       form.set("models", "genai");
       form.set("api_user", options.apiUser);
       form.set("api_secret", options.apiSecret);
-      let res: Response;
-      try {
-        res = await doFetch(endpoint, { method: "POST", body: form, signal: AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS) });
-      } catch (err) {
-        return postFailure(err);
-      }
-      let body: unknown;
-      try {
-        body = await res.json();
-      } catch {
-        return { error: `HTTP ${res.status}: the answer is not JSON` };
-      }
-      return readAnswer(res.status, body);
+      const answer = await postForJson(doFetch, endpoint, { body: form }, options.timeoutMs ?? TIMEOUT_MS);
+      return "status" in answer ? readAnswer(answer.status, answer.body) : answer;
     },
   };
 }

@@ -34,7 +34,7 @@ export const AI_METHODS: Readonly<Record<"provenance" | "provider" | "pixels", A
     presence: "always",
     words: "the file's provenance metadata: C2PA, XMP, generator chunks, EXIF",
     plain: "its provenance metadata (C2PA, XMP, PNG chunks, EXIF, trusted-camera signatures)",
-    evidence: ["c2pa_generated_source_type", "xmp_generated_source_type", "sd_parameters_chunk", "comfyui_workflow_chunk", "generator_metadata_chunk", "exif_user_comment_parameters", "generator_software_tag", "c2pa_generator_agent", "c2pa_trusted_capture", "no_generator_marker"],
+    evidence: ["c2pa_generated_source_type", "xmp_generated_source_type", "sd_parameters_chunk", "comfyui_workflow_chunk", "generator_metadata_chunk", "exif_user_comment_parameters", "exif_generator_parameters", "generator_software_tag", "c2pa_generator_agent", "c2pa_trusted_capture", "no_generator_marker"],
   },
   provider: {
     value: "provider:<name>",

@@ -37,6 +37,33 @@ describe("ai_detection (provenance markers)", () => {
     expect(codes(result)).toContain("exif_user_comment_parameters");
   });
 
+  it("generator parameters in the other forms public files carry are likely_ai (scripts/eval/provenance-data)", async () => {
+    const cases: Array<[string, Uint8Array, string, string]> = [
+      // SD.Next writes no Sampler, under a capitalised key.
+      ["SD.Next parameters", encodePngRgb(scene, { Parameters: "a roof\nNegative prompt: blur\nSteps: 20, Size: 1024x1024, Seed: 2251068289, CFG scale: 6, App: SD.Next" }), "image/png", "sd_parameters_chunk"],
+      // Fooocus and Hugging Face Spaces write JSON.
+      ["JSON parameters", encodePngRgb(scene, { parameters: JSON.stringify({ Prompt: "a roof", Negative: "blur", steps: 30, cfg: 8, seed: 1 }) }), "image/png", "sd_parameters_chunk"],
+      ["InvokeAI Dream", encodePngRgb(scene, { Dream: '"a roof" -s 50 -S 12345 -W 512 -H 512 -C 7.5 -A k_lms' }), "image/png", "generator_metadata_chunk"],
+      ["ComfyUI graph in UserComment", encodeJpeg(scene, 90, exifTiff({ userComment: JSON.stringify({ prompt: { 12: { inputs: { filename_prefix: "ComfyUI" }, class_type: "SaveImage" } } }) })), "image/jpeg", "exif_user_comment_parameters"],
+      ["SwarmUI in UserComment", encodeJpeg(scene, 90, exifTiff({ userComment: JSON.stringify({ sui_image_params: { prompt: "a roof", seed: 1 } }) })), "image/jpeg", "exif_user_comment_parameters"],
+      ["ComfyUI graph in Make", encodeJpeg(scene, 90, exifTiff({ make: `Prompt: ${JSON.stringify({ 14: { inputs: { filename_prefix: "ComfyUI" }, class_type: "SaveImageExtended" } })}` })), "image/jpeg", "exif_generator_parameters"],
+    ];
+    for (const [name, bytes, type, code] of cases) {
+      const result = await detect(bytes, type);
+      expect(result.label, name).toBe("likely_ai");
+      expect(codes(result), name).toContain(code);
+    }
+  });
+
+  it("text that only looks like parameters is not a generator's", async () => {
+    const cases: Array<[string, Uint8Array, string]> = [
+      ["steps alone", encodeJpeg(scene, 90, exifTiff({ make: "Canon", userComment: "Steps: 3 to the front door" })), "image/jpeg"],
+      ["a prompt alone", encodePngRgb(scene, { Comment: JSON.stringify({ prompt: "say cheese" }) }), "image/png"],
+      ["inputs without a node class", encodeJpeg(scene, 90, exifTiff({ userComment: JSON.stringify({ inputs: { a: 1 } }) })), "image/jpeg"],
+    ];
+    for (const [name, bytes, type] of cases) expect((await detect(bytes, type)).label, name).toBe("unknown");
+  });
+
   it("a JPEG whose XMP declares trainedAlgorithmicMedia is likely_ai", async () => {
     const jpeg = insertSegment(encodeJpeg(scene), 0xe1, xmpSegment(xmpWithSourceType("http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia")));
     const result = await detect(jpeg);

@@ -2,6 +2,7 @@ import type { C2paDeclaration } from "../c2pa";
 import type { AiResult, Evidence } from "../evidence";
 import { round2 } from "../evidence";
 import type { ImageMetadata } from "../metadata";
+import { generatorParameters } from "./generator-parameters";
 
 export const AI_PROVENANCE_VERSION = "ai-provenance/2";
 
@@ -61,8 +62,8 @@ const C2PA_GENERATOR_AGENTS = new RegExp(
   `${GENERATOR_NAMES.source}|\\b(microsoft[\\s_]responsible[\\s_]ai|image creator|bing image|microsoft designer|openai|chatgpt|gpt-image|gpt-4o|sora)\\b`,
   "i",
 );
-/** The A1111 parameter block: "<prompt>\nSteps: 20, Sampler: Euler a, CFG scale: 7, Seed: …". */
-const SD_PARAMETERS = /\bSteps:\s*\d+[\s\S]*\bSampler:/;
+/** PNG text keys only generators write (InvokeAI, the sd-metadata extension, Fooocus; InvokeAI's first `Dream`). */
+const GENERATOR_CHUNKS = new Set(["invokeai_metadata", "sd-metadata", "fooocus_scheme", "Dream"]);
 
 /** "active: c2pa.actions.v2 c2pa.created trainedAlgorithmicMedia" / "parentOf urn:c2pa:…: …". */
 export function declarationDetail(d: C2paDeclaration, what: string | null): string {
@@ -109,12 +110,19 @@ export function detectAiProvenance(meta: ImageMetadata): AiResult {
   for (const t of meta.digital_source_types) {
     if (sourceTypeReading(t) === "generated") hit("xmp_generated_source_type", 0.9, t);
   }
-  if (meta.png_text.parameters && SD_PARAMETERS.test(meta.png_text.parameters)) hit("sd_parameters_chunk", 0.9, meta.png_text.parameters);
-  if (meta.png_text.prompt || meta.png_text.workflow) hit("comfyui_workflow_chunk", 0.9, Object.keys(meta.png_text).join(","));
-  for (const key of ["invokeai_metadata", "sd-metadata", "fooocus_scheme"]) {
-    if (meta.png_text[key]) hit("generator_metadata_chunk", 0.88, key);
+  for (const [key, value] of Object.entries(meta.png_text)) {
+    const kind = generatorParameters(value);
+    if (key.toLowerCase() === "parameters" && kind) hit("sd_parameters_chunk", 0.9, `${kind}: ${value}`);
+    else if (key === "prompt" || key === "workflow" || kind === "comfyui_graph" || kind === "comfyui_workflow") hit("comfyui_workflow_chunk", 0.9, `${key}: ${kind ?? "present"}`);
+    else if (GENERATOR_CHUNKS.has(key) || kind) hit("generator_metadata_chunk", 0.88, `${key}${kind ? `: ${kind}` : ""}`);
   }
-  if (meta.user_comment && SD_PARAMETERS.test(meta.user_comment)) hit("exif_user_comment_parameters", 0.88, meta.user_comment);
+  const comment = meta.user_comment ? generatorParameters(meta.user_comment) : null;
+  if (comment) hit("exif_user_comment_parameters", 0.88, `${comment}: ${meta.user_comment}`);
+  // ComfyUI's JPEG/WebP save nodes write the prompt graph into EXIF Make or Model ("Prompt: {…}", "workflow:{…}").
+  for (const [field, value] of [["make", meta.make], ["model", meta.model]] as const) {
+    const kind = value ? generatorParameters(value) : null;
+    if (kind) hit("exif_generator_parameters", 0.88, `${field}: ${kind}`);
+  }
   for (const [field, value] of [
     ["software", meta.software],
     ["creator_tool", meta.creator_tool],

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { analyzeImage, type CaptureAnalysisResult } from "../../src/analysis/analyze-image";
 import type { AiDetectionProvider } from "../../src/analysis/signals/ai-combine";
 import type { AiResult } from "../../src/analysis/evidence";
+import type { RecordedRequest } from "../fakes/recorded";
 
 /* What the detection-provider tests share: a capture's analysis with one provider, and the fakes' request logs. */
 
@@ -14,24 +15,13 @@ export const noMarker: AiResult = {
   evidence: [{ code: "no_generator_marker", value: 0 }],
 };
 
-export interface Recorded {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: unknown;
-  size: number;
-  sha256: string;
-}
-
 /** The requests a provider fake received with `key` (test/fakes/recorded.ts). */
-export async function requestsTo(fake: "hive" | "reality-defender", key: string): Promise<Recorded[]> {
+export async function requestsTo(fake: "hive" | "reality-defender", key: string): Promise<RecordedRequest[]> {
   const res = await fetch(`${env.FAKES_URL}/${fake}/_requests/${encodeURIComponent(key)}`);
-  return (await res.json()) as Recorded[];
+  return (await res.json()) as RecordedRequest[];
 }
 
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+export { sha256Hex } from "../../src/lib/crypto";
 
 /** One live capture requiring `ai`, analysed with `aiProvider` as the only provider. */
 export function analyseWith(aiProvider: AiDetectionProvider, bytes: Uint8Array, mediaType: string): Promise<CaptureAnalysisResult> {

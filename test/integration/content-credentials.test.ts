@@ -115,8 +115,9 @@ describe("Content Credentials (credentials_url)", () => {
     expect(Object.keys(stated.signals).sort()).toEqual(Object.keys(capture.analysis.signals).sort());
     expect(stated.signals.depth).toMatchObject({ status: capture.analysis.signals.depth.status, method_version: capture.analysis.signals.depth.method_version });
     expect(stated.signals.depth.evidence).toEqual(capture.analysis.signals.depth.evidence.map((e: { code: string }) => e.code));
-    expect(stated.capture_integrity).toMatchObject({ schema_version: 2, frames: { sha256: capture.capture_integrity.frames.sha256 } });
-    expect(stated.capture_integrity.nonce).toBeUndefined();
+    expect(stated.capture_integrity).toBeUndefined(); // the page's record is the client's word, named so
+    expect(stated.client_reported_capture_integrity).toMatchObject({ schema_version: 2, frames: { sha256: capture.capture_integrity.frames.sha256 } });
+    expect(stated.client_reported_capture_integrity.nonce).toBeUndefined();
     expect(valid.assertions["c2pa.actions.v2"]).toMatchObject({ actions: [{ action: "c2pa.opened" }] });
 
     const changed = bytes.slice();

@@ -5,8 +5,8 @@ import type { SignalView } from "../../model/evidence/analysis-view";
  * What the signed manifest states about a capture (the `com.verification-service.capture`
  * assertion, docs/evidence.md "Content Credentials"): what the service received and when, its
  * digest, whose verification it belongs to, each required signal as assessed (with its evidence
- * codes, provider and method version) and the live capture's burst as received, whose measurement
- * is the `depth` signal. No location, no attestation token, no URL: the signed copy travels.
+ * codes, provider and method version) and the live capture's burst record as the page reported it,
+ * named as the client's word (what the service measured from the frames is the `depth` signal). No location, no attestation token, no URL: the signed copy travels.
  */
 export interface CaptureFacts {
   schema_version: 1;
@@ -21,7 +21,8 @@ export interface CaptureFacts {
   client_captured_at?: string;
   analysis: { status: "completed"; analyzed_at?: string };
   signals: Record<string, SignalFact>;
-  capture_integrity?: Record<string, unknown>;
+  /** The capture page's own record of the camera and the burst: the client's word, never a measurement (that is the `depth` signal). */
+  client_reported_capture_integrity?: Record<string, unknown>;
 }
 
 export type SignalFact =
@@ -57,6 +58,6 @@ export function captureFacts(view: CaptureView, context: { tenantId: string; ser
     ...(view.client_captured_at ? { client_captured_at: view.client_captured_at } : {}),
     analysis: { status: "completed", ...(view.analysis.analyzed_at ? { analyzed_at: view.analysis.analyzed_at } : {}) },
     signals: Object.fromEntries(Object.entries(view.analysis.signals).map(([name, signal]) => [name, signalFact(signal)])),
-    ...(view.capture_integrity ? { capture_integrity: integrity } : {}),
+    ...(view.capture_integrity ? { client_reported_capture_integrity: integrity } : {}),
   };
 }

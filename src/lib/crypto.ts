@@ -28,6 +28,7 @@ export interface StreamDigest {
  */
 export async function digestStream(stream: ReadableStream<Uint8Array>): Promise<StreamDigest> {
   const digest = new crypto.DigestStream("SHA-256");
+  digest.digest.catch(() => undefined); // rejects when the stream errors: the error is thrown below
   const reader = stream.getReader();
   const writer = digest.getWriter();
   const head = new Uint8Array(HEAD_BYTES);
@@ -49,40 +50,6 @@ export async function digestStream(stream: ReadableStream<Uint8Array>): Promise<
   if (done) await digest.close();
   else await stream.pipeTo(digest);
   return { size: Number(digest.bytesWritten), sha256: toHex(await digest.digest), head: head.subarray(0, headLength) };
-}
-
-/**
- * The same as `digestStream`, and every chunk is also handed to `forward` (awaited: its
- * backpressure holds the reading) — for a body that is stored while it is hashed. More than
- * `limit` bytes: the stream is cancelled and the answer is null.
- */
-export async function digestAndForward(stream: ReadableStream<Uint8Array>, limit: number, forward: (chunk: Uint8Array) => Promise<void>): Promise<StreamDigest | null> {
-  const digest = new crypto.DigestStream("SHA-256");
-  const writer = digest.getWriter();
-  const reader = stream.getReader();
-  const head = new Uint8Array(HEAD_BYTES);
-  let headLength = 0;
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      digest.digest.catch(() => undefined); // rejects: the hash is abandoned
-      await reader.cancel();
-      await writer.abort();
-      return null;
-    }
-    if (headLength < HEAD_BYTES) {
-      const take = value.subarray(0, HEAD_BYTES - headLength);
-      head.set(take, headLength);
-      headLength += take.byteLength;
-    }
-    await writer.write(value);
-    await forward(value);
-  }
-  await writer.close();
-  return { size, sha256: toHex(await digest.digest), head: head.subarray(0, headLength) };
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

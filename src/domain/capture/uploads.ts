@@ -3,7 +3,7 @@ import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
 import { uploads, verifications } from "../../db/schema";
 import { findUpload, type UploadDigest } from "../../db/uploads";
-import { digestAndForward, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
+import { digestStream, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
 import { ApiError, toApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
@@ -149,37 +149,29 @@ export async function receiveUpload(
 }
 
 /**
- * Streams the request body into R2 while hashing it (one pass, never buffered whole). The body
- * must be exactly the declared Content-Length (already checked against the slot): R2 is given a
- * stream of that fixed length, and any other count fails the write.
+ * Streams the request body into R2 while hashing it (one pass, never buffered whole, no JS per
+ * chunk: the runtime pipes and tees). The body goes through a stream of exactly the declared
+ * Content-Length (already checked against the slot), so a body of any other length errors both
+ * the stored and the hashed branch.
  */
 async function storeStreaming(bucket: R2Bucket, key: string, contentType: string, body: ReadableStream<Uint8Array>, length: number): Promise<StreamDigest> {
-  const mismatch = () => ApiError.invalid({ body: "The body does not match its Content-Length." });
   const fixed = new FixedLengthStream(length);
-  const writer = fixed.writable.getWriter();
-  writer.closed.catch(() => undefined); // rejects when the write is abandoned below
-  let storeFailure: { error: unknown } | undefined;
-  const stored = putEvidenceStream(bucket, key, fixed.readable, contentType).catch(async (error: unknown) => {
-    // R2 gave up: nobody reads the stream any more, so a write waiting on its backpressure is released.
-    storeFailure ??= { error };
-    await writer.abort(error).catch(() => undefined);
+  const framed = body.pipeTo(fixed.writable);
+  const [toStore, toHash] = fixed.readable.tee();
+  const storing = putEvidenceStream(bucket, key, toStore, contentType).catch(async (error: unknown) => {
+    // R2 gave up, maybe without reading its branch: the tee stops holding bytes for it.
+    if (!toStore.locked) await toStore.cancel().catch(() => undefined);
     throw error;
   });
-  stored.catch(() => undefined); // awaited below, or abandoned with the write
-  try {
-    const digest = await digestAndForward(body, length, (chunk) => writer.write(chunk));
-    if (!digest || digest.size !== length) throw mismatch();
-    await writer.close();
-    await stored;
-    return digest;
-  } catch (err) {
-    await writer.abort(err).catch(() => undefined);
-    await stored.catch(() => undefined);
-    if (err instanceof ApiError) throw err;
-    // Storage failing is ours (500); a body stream failing is the client's framing (400).
-    if (storeFailure) throw storeFailure.error;
-    throw mismatch();
+  const [piped, stored, hashed] = await Promise.allSettled([framed, storing, digestStream(toHash)]);
+  if (piped.status === "rejected" || hashed.status === "rejected") {
+    if (stored.status === "fulfilled") await deleteEvidence(bucket, [key]);
+    throw ApiError.invalid({ body: "The body does not match its Content-Length." });
   }
+  // Storage failing is ours (500), after the body was read whole and matched its length.
+  if (stored.status === "rejected") throw stored.reason;
+  if (hashed.value.size !== length) throw new Error(`upload hashed ${hashed.value.size} bytes of ${length}`);
+  return hashed.value;
 }
 
 /** A stored upload as a capture sees it: its digest, size and sniffed type. */

@@ -94,7 +94,9 @@ function applyExif(out: ImageMetadata, exif: Record<string, unknown>): void {
   out.model = text(exif.Model);
   out.software = text(exif.Software);
   out.date_time_original = text(exif.DateTimeOriginal) ?? text(exif.CreateDate);
-  out.user_comment = decodeUserComment(exif.UserComment ?? exif.userComment);
+  // 37510 (0x9286): UserComment outside the Exif IFD, where exifr leaves it unnamed (ComfyUI's
+  // "SaveImage Plus" writes its graph in IFD0).
+  out.user_comment = decodeUserComment(exif.UserComment ?? exif.userComment ?? exif[37510]);
   const lat = exif.latitude;
   const lng = exif.longitude;
   if (typeof lat === "number" && typeof lng === "number" && Number.isFinite(lat) && Number.isFinite(lng)) {

@@ -216,6 +216,8 @@ export interface ExifFields {
   dateTimeOriginal?: string;
   /** Written as UNICODE (UTF-16LE), the way A1111 writes its parameters. */
   userComment?: string;
+  /** UserComment as ASCII in IFD0, with no character-code header: where ComfyUI's "SaveImage Plus" writes its graph. */
+  ifd0UserComment?: string;
   gps?: { lat: number; lng: number; accuracy_m?: number };
 }
 
@@ -282,6 +284,7 @@ export function exifTiff(fields: ExifFields): Uint8Array {
   if (fields.make) ifd0.push(ascii(0x010f, fields.make));
   if (fields.model) ifd0.push(ascii(0x0110, fields.model));
   if (fields.software) ifd0.push(ascii(0x0131, fields.software));
+  if (fields.ifd0UserComment) ifd0.push(ascii(0x9286, fields.ifd0UserComment));
   // Pointers are patched once offsets are known.
   const exifPtr = long(0x8769, 0);
   const gpsPtr = long(0x8825, 0);

@@ -45,6 +45,7 @@ describe("ai_detection (provenance markers)", () => {
       ["JSON parameters", encodePngRgb(scene, { parameters: JSON.stringify({ Prompt: "a roof", Negative: "blur", steps: 30, cfg: 8, seed: 1 }) }), "image/png", "sd_parameters_chunk"],
       ["InvokeAI Dream", encodePngRgb(scene, { Dream: '"a roof" -s 50 -S 12345 -W 512 -H 512 -C 7.5 -A k_lms' }), "image/png", "generator_metadata_chunk"],
       ["ComfyUI graph in UserComment", encodeJpeg(scene, 90, exifTiff({ userComment: JSON.stringify({ prompt: { 12: { inputs: { filename_prefix: "ComfyUI" }, class_type: "SaveImage" } } }) })), "image/jpeg", "exif_user_comment_parameters"],
+      ["ComfyUI graph in IFD0's UserComment (SaveImage Plus)", encodeJpeg(scene, 90, exifTiff({ ifd0UserComment: JSON.stringify({ prompt: { 12: { inputs: { filename_prefix: "ComfyUI" }, class_type: "SaveImage" } } }) })), "image/jpeg", "exif_user_comment_parameters"],
       ["SwarmUI in UserComment", encodeJpeg(scene, 90, exifTiff({ userComment: JSON.stringify({ sui_image_params: { prompt: "a roof", seed: 1 } }) })), "image/jpeg", "exif_user_comment_parameters"],
       ["ComfyUI graph in Make", encodeJpeg(scene, 90, exifTiff({ make: `Prompt: ${JSON.stringify({ 14: { inputs: { filename_prefix: "ComfyUI" }, class_type: "SaveImageExtended" } })}` })), "image/jpeg", "exif_generator_parameters"],
     ];

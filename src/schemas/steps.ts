@@ -3,6 +3,8 @@ import { singleLine } from "./common";
 
 export const MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
+/** The file name extension each accepted media type is downloaded with. */
+export const FILE_EXTENSIONS: Record<MediaType, string> = { "image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/heic": "heic", "image/heif": "heif" };
 
 export const DEFAULT_MAX_SIZE_BYTES = 10 * 1024 * 1024;
 export const MAX_SIZE_BYTES_CAP = 26_214_400;

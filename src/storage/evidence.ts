@@ -1,4 +1,5 @@
 import { digestStream, type StreamDigest } from "../lib/crypto";
+import { FILE_EXTENSIONS, type MediaType } from "../schemas/steps";
 
 /**
  * The evidence bucket (R2): the one module that knows how image bytes are keyed and stored.
@@ -22,8 +23,8 @@ export function thumbnailKeyFor(verificationId: string, captureId: string): stri
  * A capture's signed copy (Content Credentials, domain/credentials/serve.ts), named by a digest of
  * the signer and of what the manifest states: a cache, signed again when either changes.
  */
-export function credentialsKeyFor(verificationId: string, captureId: string, mediaType: string, digest: string): string {
-  return `${credentialsPrefixFor(verificationId, captureId)}${digest.slice(0, 32)}.${mediaType === "image/png" ? "png" : "jpg"}`;
+export function credentialsKeyFor(verificationId: string, captureId: string, mediaType: MediaType, digest: string): string {
+  return `${credentialsPrefixFor(verificationId, captureId)}${digest.slice(0, 32)}.${FILE_EXTENSIONS[mediaType]}`;
 }
 
 /** Every signed copy of a capture starts with this (the orphan sweep keeps them while the capture exists). */

@@ -13,6 +13,7 @@ import { callWithEnv } from "../helpers/app";
 import { sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
 import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { sha256Hex } from "../helpers/images";
+import { samplePhoto } from "../helpers/photos";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
 import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
 
@@ -83,6 +84,26 @@ async function liveCaptured() {
   return { v, capture: list.body.items[0] };
 }
 
+/** The WebP without its `C2PA` chunk, the RIFF size put back. */
+function withoutC2paChunk(webp: Uint8Array): Uint8Array {
+  const view = new DataView(webp.buffer, webp.byteOffset, webp.byteLength);
+  const parts: Uint8Array[] = [webp.subarray(0, 12)];
+  for (let i = 12; i + 8 <= webp.length; ) {
+    const length = view.getUint32(i + 4, true);
+    const end = i + 8 + length + (length & 1);
+    if (String.fromCharCode(...webp.subarray(i, i + 4)) !== "C2PA") parts.push(webp.subarray(i, end));
+    i = end;
+  }
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  new DataView(out.buffer).setUint32(4, out.length - 8, true);
+  return out;
+}
+
 describe("Content Credentials (credentials_url)", () => {
   it("serves the received JPEG with a manifest the reference implementation validates, signed by the deployment; a changed byte fails it", async () => {
     const { v, capture } = await liveCaptured();
@@ -148,6 +169,31 @@ describe("Content Credentials (credentials_url)", () => {
     expect(valid.failure).toEqual([]);
     expect(valid.validation_state).toBe("Trusted");
     expect(valid.assertions["com.verification-service.capture"]).toMatchObject({ source: "upload", received: { sha256: capture.sha256, media_type: "image/png" } });
+  });
+
+  it("a WebP upload: a RIFF C2PA chunk appended (and the RIFF size) is the only change, and the reference implementation validates it", async () => {
+    const webp = await samplePhoto("dune.webp");
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    await captureByKey(v.id, webp, "image/webp", { step_key: "docs" });
+    await pollVerification(t.key, v.id, hasVerdict);
+    const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+    expect(capture.credentials_url).toEqual(expect.any(String));
+    const { res, bytes } = await fetchUrl(capture.credentials_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("image/webp");
+    expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="${capture.id}.c2pa.webp"`);
+    expect(withoutC2paChunk(bytes)).toEqual(webp);
+    const valid = await reference(bytes, "image/webp");
+    expect(valid.failure).toEqual([]);
+    expect(valid.validation_state).toBe("Trusted");
+    expect(valid.success).toEqual(expect.arrayContaining(["claimSignature.validated", "assertion.dataHash.match"]));
+    expect(valid.signer).toMatchObject({ common_name: DEPLOYMENT });
+    expect(valid.assertions["com.verification-service.capture"]).toMatchObject({ source: "upload", received: { sha256: capture.sha256, media_type: "image/webp" } });
+    const changed = bytes.slice();
+    changed[40]! ^= 0x01; // inside the VP8 bitstream, before the appended chunk
+    const invalid = await reference(changed, "image/webp");
+    expect(invalid.validation_state).toBe("Invalid");
+    expect(invalid.failure.map((f) => f.code)).toContain("assertion.dataHash.mismatch");
   });
 
   it("an expired credentials URL is 410 expired, an altered one 401 unauthorized", async () => {

@@ -3,6 +3,7 @@ import { JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
 import type { Signer } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox, type IBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ActionAssertion, ActionType, Assertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType } from "@trustnxt/c2pa-ts/manifest";
+import { WebP } from "../../analysis/c2pa-webp";
 import type { CaptureFacts } from "./facts";
 import type { SignableMediaType } from "./offer";
 
@@ -34,7 +35,8 @@ export class AlreadySignedError extends Error {
 }
 
 function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
-  return mediaType === "image/jpeg" ? new JPEG(bytes) : new PNG(bytes);
+  if (mediaType === "image/jpeg") return new JPEG(bytes);
+  return mediaType === "image/png" ? new PNG(bytes) : new WebP(bytes);
 }
 
 /**

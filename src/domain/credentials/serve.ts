@@ -6,6 +6,7 @@ import { settings } from "../../env";
 import { c2paSignerConfig } from "../../lib/c2pa-signer-config";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { FILE_EXTENSIONS } from "../../schemas/steps";
 import { credentialsKeyFor, openEvidence } from "../../storage/evidence";
 import type { EvidenceRef } from "../../storage/evidence-urls";
 import { capturesForReport } from "../evidence/captures";
@@ -39,18 +40,19 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   const [reported] = await capturesForReport(db, { ...record, captures: [capture] });
   const { baseUrl } = settings(env);
   const facts = captureFacts(reported!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
-  if (!facts || !reported!.credentialsOffered || !isSignable(capture.contentType)) throw ApiError.notFound("evidence object");
+  const mediaType = capture.contentType;
+  if (!facts || !reported!.credentialsOffered || !isSignable(mediaType)) throw ApiError.notFound("evidence object");
 
   const kid = await signerKid(config);
   const factsDigest = await sha256Hex(`${kid}\n${canonicalize(facts)}`);
-  const key = credentialsKeyFor(owner.verificationId, capture.id, capture.contentType, factsDigest);
+  const key = credentialsKeyFor(owner.verificationId, capture.id, mediaType, factsDigest);
   const headersOf = (sha256: string, size: number) => ({
     ETag: `"${sha256}"`,
     "Cache-Control": request.cacheControl,
     "Content-Security-Policy": "default-src 'none'; sandbox",
     "Content-Type": capture.contentType,
     "Content-Length": String(size),
-    "Content-Disposition": `attachment; filename="${capture.id}.c2pa.${capture.contentType === "image/png" ? "png" : "jpg"}"`,
+    "Content-Disposition": `attachment; filename="${capture.id}.c2pa.${FILE_EXTENSIONS[mediaType]}"`,
   });
   const notModified = (sha256: string) => request.ifNoneMatch !== undefined && request.ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${sha256}"`);
 
@@ -72,7 +74,7 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   const { signer } = await credentialsSigner(config, kid);
   let signed: Uint8Array;
   try {
-    signed = await embedCredentials(bytes, capture.contentType, facts, signer, SOFTWARE_AGENT);
+    signed = await embedCredentials(bytes, mediaType, facts, signer, SOFTWARE_AGENT);
   } catch (err) {
     if (err instanceof AlreadySignedError) throw ApiError.notFound("evidence object");
     throw err;

@@ -5,14 +5,7 @@ import { openEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import { openEvidenceToken, type EvidenceRef } from "../../storage/evidence-urls";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../public-limits";
 import { signingKey } from "../../lib/signing-keys";
-
-const EXTENSIONS: Record<string, string> = {
-  "image/jpeg": "jpg",
-  "image/png": "png",
-  "image/webp": "webp",
-  "image/heic": "heic",
-  "image/heif": "heif",
-};
+import { FILE_EXTENSIONS, type MediaType } from "../../schemas/steps";
 
 export interface ServedEvidence {
   status: 200 | 304;
@@ -26,7 +19,7 @@ async function locate(db: Db, ref: EvidenceRef): Promise<{ key: string; contentT
   if (!capture || capture.redactedAt !== null) return null;
   switch (ref.variant) {
     case "image":
-      return { key: capture.imageKey, contentType: capture.contentType, filename: `${ref.captureId}.${EXTENSIONS[capture.contentType] ?? "bin"}` };
+      return { key: capture.imageKey, contentType: capture.contentType, filename: `${ref.captureId}.${FILE_EXTENSIONS[capture.contentType as MediaType] ?? "bin"}` };
     case "thumbnail":
       return { key: thumbnailKeyFor(capture.verificationId, ref.captureId), contentType: "image/jpeg", filename: `${ref.captureId}.thumb.jpg` };
     case "depth_map":

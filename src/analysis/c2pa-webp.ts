@@ -2,8 +2,8 @@ import type { Asset } from "@trustnxt/c2pa-ts/asset";
 
 /**
  * WebP as a c2pa-ts asset: the manifest store sits in a RIFF chunk `C2PA` (C2PA 2.x, "Embedding
- * manifests into RIFF-based formats"), the hard binding excludes that whole chunk (header, payload,
- * pad byte). c2pa-ts 0.9 reads JPEG, PNG, BMFF and MP3 only. Writing (test fixtures, signing) puts
+ * manifests into RIFF-based formats"), the hard binding excludes that chunk's header and payload.
+ * c2pa-ts 0.9 reads JPEG, PNG, BMFF and MP3 only. Writing (test fixtures, signing) puts
  * the chunk last and fixes the RIFF size, so a hash over everything else stays stable.
  */
 export class WebP implements Asset {
@@ -63,7 +63,9 @@ export class WebP implements Asset {
 
   getHashExclusionRange(): { start: number; length: number } {
     if (!this.manifest) throw new Error("WebP: no C2PA chunk");
-    return { start: this.manifest.at, length: 8 + this.manifest.length + (this.manifest.length & 1) };
+    // The chunk's header and payload; an odd payload's pad byte is hashed, as the reference
+    // implementation (c2pa-rs) expects: excluding it too fails its `assertion.dataHash.mismatch`.
+    return { start: this.manifest.at, length: 8 + this.manifest.length };
   }
 
   /** Drops any C2PA chunk and appends one of `length` bytes (zeroed) at the end, RIFF size updated. */

@@ -14,7 +14,8 @@ import { sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpe
 import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { sha256Hex } from "../helpers/images";
 import { samplePhoto } from "../helpers/photos";
-import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
+import { DigitalSourceType, makeTestSigner, signAsset, signJpeg } from "../helpers/c2pa";
+import { readC2pa } from "../../src/analysis/c2pa";
 import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
 
 /*
@@ -194,6 +195,21 @@ describe("Content Credentials (credentials_url)", () => {
     const invalid = await reference(changed, "image/webp");
     expect(invalid.validation_state).toBe("Invalid");
     expect(invalid.failure.map((f) => f.code)).toContain("assertion.dataHash.mismatch");
+  });
+
+  it("a WebP manifest of odd length (a pad byte after the chunk) binds as the reference implementation expects, as one of even length does", async () => {
+    const signer = await makeTestSigner("Odd And Even");
+    const webp = await samplePhoto("dune.webp");
+    const lengths = new Set<number>();
+    for (const agent of ["a", "ab"]) {
+      const signed = await signAsset(webp, signer, DigitalSourceType.DigitalCapture, { agent });
+      lengths.add(new DataView(signed.buffer, signed.byteOffset).getUint32(webp.length + 4, true) & 1);
+      const read = await reference(signed, "image/webp");
+      expect(read.success).toContain("assertion.dataHash.match");
+      expect(read.failure.map((f) => f.code)).not.toContain("assertion.dataHash.mismatch");
+      expect((await readC2pa(signed, [signer.leafFingerprint]))?.valid).toBe(true);
+    }
+    expect(lengths).toEqual(new Set([0, 1]));
   });
 
   it("an expired credentials URL is 410 expired, an altered one 401 unauthorized", async () => {

@@ -117,6 +117,10 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
   } catch (err) {
     summary.failures.push(`validation.error: ${String(err)}`);
   }
+  if (manifest?.signature?.signatureData && !coseEcdsaEncoding(manifest.signature.signatureData)) {
+    summary.valid = false;
+    summary.failures.push("claimSignature.mismatch");
+  }
   const signature = manifest?.signature?.signatureData;
   const certificate = signature?.certificate;
   summary.signer = certificate?.subject ?? null;
@@ -125,6 +129,23 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
     summary.trusted = summary.valid && summary.trust.trusted;
   }
   return summary;
+}
+
+/** COSE's ECDSA signature sizes (RFC 9053 §2.1: r‖s), by COSE algorithm: ES256, ES384, ES512. */
+const ECDSA_SIGNATURE_BYTES = new Map([
+  [-7, 64],
+  [-35, 96],
+  [-36, 132],
+]);
+
+/**
+ * False for an ECDSA signature not in COSE's r‖s form. c2pa-ts also accepts ASN.1 DER (and its own
+ * signer writes it); the reference implementation refuses it (`signingCredential.invalid`,
+ * `claimSignature.mismatch`), and so does this reader.
+ */
+function coseEcdsaEncoding(signature: { algorithm?: { coseIdentifier: number }; signature?: Uint8Array }): boolean {
+  const expected = signature.algorithm ? ECDSA_SIGNATURE_BYTES.get(signature.algorithm.coseIdentifier) : undefined;
+  return expected === undefined || signature.signature?.length === expected;
 }
 
 function malformed(failure: string): C2paSummary {

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { BMFF, JPEG, type Asset } from "@trustnxt/c2pa-ts/asset";
-import { CoseAlgorithmIdentifier, LocalSigner } from "@trustnxt/c2pa-ts/cose";
+import { CoseAlgorithmIdentifier, LocalSigner, type Signer } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox } from "@trustnxt/c2pa-ts/jumbf";
 import {
   ActionAssertion,
@@ -16,6 +16,7 @@ import {
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { WebP } from "../../src/analysis/c2pa-webp";
+import { Es256Signer } from "../../src/domain/credentials/signer";
 
 x509.cryptoProvider.set(crypto);
 
@@ -23,7 +24,7 @@ const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const DAY = 24 * 3600_000;
 
 export interface TestSigner {
-  signer: LocalSigner;
+  signer: Signer;
   /** SHA-256 fingerprints of the signing certificate and of its CA (hex). */
   leafFingerprint: string;
   caFingerprint: string;
@@ -40,6 +41,11 @@ export interface SignerOptions {
   intermediate?: boolean;
   /** The signer certificate's validity ended a year ago. */
   expired?: boolean;
+  /**
+   * Sign as c2pa-ts 0.9's LocalSigner does: the ECDSA signature re-encoded as ASN.1 DER, which COSE
+   * does not allow (RFC 9053 §2.1: r‖s) and the reference implementation refuses. Default: r‖s.
+   */
+  derSignature?: boolean;
 }
 
 async function fingerprint(cert: x509.X509Certificate): Promise<string> {
@@ -87,8 +93,9 @@ export async function makeTestSigner(name = "Test Capture App", options: SignerO
     ],
   });
   const pkcs8 = new Uint8Array((await crypto.subtle.exportKey("pkcs8", leafKeys.privateKey)) as ArrayBuffer);
+  const chain = options.intermediate ? [issuer.cert] : [root.cert];
   return {
-    signer: new LocalSigner(pkcs8, CoseAlgorithmIdentifier.ES256, leaf, options.intermediate ? [issuer.cert] : [root.cert]),
+    signer: options.derSignature ? new LocalSigner(pkcs8, CoseAlgorithmIdentifier.ES256, leaf, chain) : new Es256Signer(leafKeys.privateKey, leaf, chain),
     leafFingerprint: await fingerprint(leaf),
     caFingerprint: await fingerprint(root.cert),
     rootPem: root.cert.toString("pem"),

@@ -78,6 +78,15 @@ describe("C2PA trust: chain to anchors, revocation", () => {
     expect(result.evidence.find((e) => e.code === "c2pa_trusted_capture")?.detail).toContain("no stapled OCSP response: revocation not checked");
   });
 
+  it("an ECDSA signature in ASN.1 DER (not COSE's r‖s, which the reference refuses) is invalid: never trusted, even under a listed root", async () => {
+    const camera = await makeTestSigner("Camera Maker", { intermediate: true, derSignature: true });
+    const signed = await signAsset(encodeJpeg(scene), camera, DigitalSourceType.DigitalCapture);
+    const meta = await readMetadata(signed, "image/jpeg", anchoredAt(camera));
+    expect(meta.c2pa).toMatchObject({ valid: false, trusted: false });
+    expect(meta.c2pa?.failures).toContain("claimSignature.mismatch");
+    expect(detectAiProvenance(meta).label).toBe("unknown");
+  });
+
   it("the same chain with its root not listed (the shipped list only) is untrusted: unknown, never likely_human", async () => {
     const camera = await makeTestSigner("Camera Maker", { intermediate: true });
     const signed = await signAsset(encodeJpeg(scene), camera, DigitalSourceType.DigitalCapture);

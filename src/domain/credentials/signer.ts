@@ -12,7 +12,7 @@ x509.cryptoProvider.set(crypto);
  * implementation (c2pa-rs) refuses: `signingCredential.invalid`, "EC signature should be in P1363
  * r|s format" (found by test/integration/content-credentials.test.ts).
  */
-class Es256Signer implements Signer {
+export class Es256Signer implements Signer {
   readonly algorithm = CoseAlgorithmIdentifier.ES256;
   constructor(
     private readonly key: CryptoKey,

@@ -114,7 +114,7 @@ export interface paths {
         };
         /**
          * What this deployment can assess: each signal and check, why not, and what enables it
-         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: a publishable key is 403, like on every operation but creation (the answer says whether the tenant opted in to the shared reuse index). A dashboard session needs the `viewer` role or higher.
+         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: a publishable key is 403, like on every operation but creation. The answer is the calling tenant's: whether it opted in to the shared reuse index (`signals.reverse.sources`), and which AI-detection provider its `ai_detection_provider` setting asks (`signals.ai.methods`, `signals.ai.reason`; `signals.ai.detection_providers` lists every configured one). A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getCapabilities"];
         put?: never;

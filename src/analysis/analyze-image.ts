@@ -23,7 +23,7 @@ import {
 import type { C2paTrust } from "./c2pa-trust";
 import { readMetadata, type ImageMetadata } from "./metadata";
 import { decodeImage, DecodeFailure, type DecodedImage, type Thumbnail } from "./decoders";
-import { combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector } from "./signals/ai-combine";
+import { aiWithheld, combineAiDetection, offlineAi, provenanceDecides, type AiDetectionProvider, type AiNotAssessed, type AiPixelDetector, type AiProviderWithheld } from "./signals/ai-combine";
 import { declaredScreenCapture, detectAiProvenance } from "./signals/ai-provenance";
 import { imageForProvider, type ProviderImage } from "./signals/ai-provider-input";
 import { analyzeDepthPng, depthUnavailable } from "./signals/depth-plane";
@@ -85,6 +85,8 @@ export interface ImageDeps {
   aiPixels?: AiPixelDetector | null;
   /** A commercial AI-generated-image detector, asked about live captures that require `ai` (docs/signals.md). */
   aiProvider?: AiDetectionProvider | null;
+  /** Set when the tenant's `ai_detection_provider` withholds the provider (`none`, or one not configured): no provider is asked. */
+  aiProviderWithheld?: AiProviderWithheld | null;
   /** The C2PA trust configuration, or pinned fingerprints beside the shipped trust list. */
   trustedSigners: C2paTrust | readonly string[];
   /** Test environments only: honour the documented `vfy-test` marker (providers/vision/test-markers.ts). */
@@ -159,7 +161,7 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
   const wantsWebSearch = Boolean(deps.web && input.required.includes("reverse") && !input.uploaded);
   const provenance = detectAiProvenance(metadata);
   // A provenance marker decides on its own: the provider is not paid to confirm it.
-  const wantsAiProvider = Boolean(deps.aiProvider && input.required.includes("ai") && !input.uploaded && !provenanceDecides(provenance));
+  const wantsAiProvider = Boolean(deps.aiProvider && !deps.aiProviderWithheld && input.required.includes("ai") && !input.uploaded && !provenanceDecides(provenance));
   let pixels: DecodedImage | null = null;
   let decodeError: string | null = null;
   let pixelsMissing: NotAssessedReason | null = null;
@@ -208,7 +210,9 @@ export async function analyzeImage(input: ImageInput, deps: ImageDeps): Promise<
           const image = thumbnail ? imageForProvider(deps.aiProvider!.accepts, input, () => providerJpeg(thumbnail)) : null;
           return aiSignal(deps.aiProvider!, provenance, aiPixels, image, pixelsMissing);
         })
-      : observed.ai_detection;
+      : deps.aiProviderWithheld && input.required.includes("ai")
+        ? aiWithheld(deps.aiProviderWithheld, provenance, aiPixels)
+        : observed.ai_detection;
     signals.depth = input.channel === "hosted_page" ? await time("burst", () => liveDepth(input, pixels, observed.screen_detection)) : depthMapSignal(depth);
     const thumbnail = pixels?.thumbnail;
     const web =

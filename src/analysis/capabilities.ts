@@ -1,6 +1,8 @@
 import type { AiMethod, ReverseSource } from "./evidence";
 import type { FieldErrors } from "../lib/errors";
 import type { AnalysisProviders } from "../providers/analysis";
+import { decideAiProvider } from "../providers/ai-detection";
+import type { AiDetectionProviderName } from "../schemas/ai-providers";
 import { DEFAULT_SIGNALS_BY_CHANNEL, type CaptureChannel, type SignalName } from "../schemas/verification-create";
 import { CAPTURE_BURST_PROVIDER } from "./signals/capture-burst";
 import { parseCoordinates } from "./signals/location";
@@ -28,8 +30,10 @@ export interface Capability {
   provider?: string;
   /** `reverse` only: what it searches. */
   sources?: ReverseSource[];
-  /** `ai` only: the methods that run, each a possible `ai_detection.method`. */
+  /** `ai` only: the methods that run for the asking tenant, each a possible `ai_detection.method`. */
   methods?: AiMethod[];
+  /** `ai` only: every detection provider this deployment configures (what a tenant's `ai_detection_provider` may name). */
+  detection_providers?: AiDetectionProviderName[];
   /** Why it is not available, or what limits it when it is. */
   reason?: string;
   /** The configuration (or, per channel, the capture path) that enables it or lifts the limit. */
@@ -70,40 +74,61 @@ const DEPTH_OVER_THE_API: ChannelSupport = {
   enable: 'Mint an upload URL of kind "forensic_buffer", PUT a 16-bit grayscale PNG depth map in millimetres, and name it in the capture\'s forensic_buffer_key.',
 };
 
-type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvider" | "aiProvidersConfigured">>;
+type Presence = Pick<AnalysisProviders, "vision" | "web" | "geocoder"> & Partial<Pick<AnalysisProviders, "aiPixels" | "aiProvidersConfigured" | "aiDecision">>;
 
+const SETTING = "`ai_detection_provider` (PATCH /v1/tenant/settings)";
 const AI_PROVIDER_ENABLE =
-  "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine), HIVE_API_KEY (Hive) or REALITY_DEFENDER_API_KEY (Reality Defender) to add a detection provider; AI_DETECTION_PROVIDER chooses which one is asked when several are set.";
+  "Set SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET (Sightengine), HIVE_API_KEY (Hive) or REALITY_DEFENDER_API_KEY (Reality Defender) to add a detection provider; AI_DETECTION_PROVIDER chooses which one is asked when several are set, and a tenant may choose another configured one, or none, with " +
+  `${SETTING}.`;
 const UNCALIBRATED = "Its score is read against 0.5, a threshold not calibrated on this service's photographs.";
 
-/** `ai`: provenance metadata always, a detection provider when configured; a pixel detector only once one ships (schemas/ai-methods.ts). */
+/**
+ * `ai`: provenance metadata always, the detection provider asked for this tenant (its
+ * `ai_detection_provider`, else the deployment's choice: providers/ai-detection.ts #decideAiProvider);
+ * a pixel detector only once one ships (schemas/ai-methods.ts).
+ */
 function aiCapability(providers: Presence): Capability {
-  const methods: AiMethod[] = ["provenance", ...(providers.aiPixels ? (["pixels"] as const) : []), ...(providers.aiProvider ? ([`provider:${providers.aiProvider.name}`] as const) : [])];
-  const provider = ["offline-provenance", ...(providers.aiPixels ? ["offline-pixels"] : []), ...(providers.aiProvider ? [providers.aiProvider.name] : [])].join("+");
-  const configured = providers.aiProvidersConfigured ?? (providers.aiProvider ? [providers.aiProvider.name] : []);
-  if (providers.aiProvider) {
-    const others = configured.filter((name) => name !== providers.aiProvider!.name);
-    const listed = others.length ? ` Also configured, not asked: ${others.join(", ")} (AI_DETECTION_PROVIDER chooses).` : "";
-    return { available: true, provider, methods, reason: `Detection provider asked: ${providers.aiProvider.name}.${listed} ${UNCALIBRATED}` };
+  const configured = providers.aiProvidersConfigured ?? [];
+  const decision = providers.aiDecision ?? decideAiProvider(null, configured);
+  const asked = decision.ask;
+  const methods: AiMethod[] = ["provenance", ...(providers.aiPixels ? (["pixels"] as const) : []), ...(asked ? ([`provider:${asked}`] as const) : [])];
+  const provider = ["offline-provenance", ...(providers.aiPixels ? ["offline-pixels"] : []), ...(asked ? [asked] : [])].join("+");
+  const base = { available: true, provider, methods, detection_providers: configured };
+  if (decision.ask) {
+    const others = configured.filter((name) => name !== decision.ask);
+    const whose = decision.by === "tenant" ? `this tenant's choice (${SETTING})` : "this deployment's choice (AI_DETECTION_PROVIDER, else the first configured)";
+    const also = others.length ? ` Also configured, not asked: ${others.join(", ")}.` : "";
+    const choose = decision.by === "deployment" && others.length ? ` A tenant may choose another configured one, or none, with ${SETTING}.` : "";
+    return { ...base, reason: `Detection provider asked: ${decision.ask}, ${whose}.${also}${choose} ${UNCALIBRATED}` };
   }
-  if (configured.length) {
-    return {
-      available: true,
-      provider,
-      methods,
-      reason: `Detection providers configured: ${configured.join(", ")}; none is asked: AI_DETECTION_PROVIDER names none of them. Provenance metadata decides.`,
-      enable: "Set AI_DETECTION_PROVIDER to one of the configured providers, or unset it.",
-    };
+  switch (decision.why) {
+    case "tenant_chose_none":
+      return {
+        ...base,
+        reason: `This tenant chose no detection provider (${SETTING} is "none"): its images are sent to none, and provenance metadata decides.`,
+        ...(configured.length ? { enable: `Set ai_detection_provider to null (this deployment's choice) or to a configured provider: ${configured.join(", ")}.` } : {}),
+      };
+    case "tenant_choice_not_configured":
+      return {
+        ...base,
+        reason: `This tenant chose ${decision.chosen} (${SETTING}), which this deployment does not configure: no other provider is asked in its place, so a live capture without a provenance marker reads ai_detection not_assessed (ai_provider_error).`,
+        enable: `Set ai_detection_provider to ${configured.length ? `a configured provider (${configured.join(", ")}), ` : ""}"none" or null, or configure ${decision.chosen} again.`,
+      };
+    case "deployment_choice_not_configured":
+      return {
+        ...base,
+        reason: `Detection providers configured: ${configured.join(", ")}; none is asked for this tenant: AI_DETECTION_PROVIDER names none of them. Provenance metadata decides.`,
+        enable: `Set AI_DETECTION_PROVIDER to one of the configured providers, or unset it; or choose one for this tenant with ${SETTING}.`,
+      };
+    case "none_configured":
+      return {
+        ...base,
+        reason: providers.aiPixels
+          ? "No detection provider is configured: the pixel detector the service ships and provenance metadata decide."
+          : "Reads provenance metadata only (C2PA, XMP, generator chunks, EXIF): a generated image without its metadata reads unknown.",
+        enable: AI_PROVIDER_ENABLE,
+      };
   }
-  return {
-    available: true,
-    provider,
-    methods,
-    reason: providers.aiPixels
-      ? "No detection provider is configured: the pixel detector the service ships and provenance metadata decide."
-      : "Reads provenance metadata only (C2PA, XMP, generator chunks, EXIF): a generated image without its metadata reads unknown.",
-    enable: AI_PROVIDER_ENABLE,
-  };
 }
 
 /** What the providers make assessable; `sharedHistory`: the asking tenant opted in to the shared reuse index. */

@@ -32,7 +32,7 @@ export class EvidenceUnreadable extends Error {
  */
 export async function analyzeCapture(env: Env, verificationId: string, captureId: string, options: SettleOptions = {}): Promise<void> {
   const db = createDb(env.DB);
-  const { record, analysed } = await recordForAnalysis(db, verificationId, captureId);
+  const { record, analysed, aiDetectionProvider } = await recordForAnalysis(db, verificationId, captureId);
   const capture = record?.captures.find((c) => c.id === captureId);
   if (!record || !capture || record.row.redactedAt !== null) return;
   if (analysed || isTerminal(record.row.status)) {
@@ -40,7 +40,7 @@ export async function analyzeCapture(env: Env, verificationId: string, captureId
     await settleFrom(env, verificationId, record.row, options);
     return;
   }
-  const { result, thumbnail } = await runAnalysis(env, db, record, capture);
+  const { result, thumbnail } = await runAnalysis(env, db, record, capture, aiDetectionProvider);
   const settling = await saveAnalysisThenSettling(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now(), thumbnail });
   await settleFrom(env, verificationId, settling, options);
 }
@@ -50,6 +50,7 @@ async function runAnalysis(
   db: Db,
   record: VerificationRecord,
   capture: CaptureRow,
+  aiProviderSetting: string | null,
 ): Promise<{ result: CaptureAnalysisResult; thumbnail: StoredThumbnail | null }> {
   const bytes = await readEvidence(env.EVIDENCE, capture.imageKey);
   if (!bytes) throw new EvidenceUnreadable(`capture ${capture.id}: no bytes at ${capture.imageKey}`);
@@ -58,6 +59,8 @@ async function runAnalysis(
   const { config } = record.row;
   const now = Date.now();
   const providers = analysisProviders(env);
+  // The tenant's `ai_detection_provider` decides which detection provider sees its images, if any.
+  const ai = providers.aiProviderFor(aiProviderSetting);
   const channel = config.capture_channel ?? DEFAULT_CHANNEL;
   const integrity = (capture.captureIntegrity as CaptureIntegrity | null) ?? null;
   // The burst is read only where it decides something: a live capture of a hosted-page verification.
@@ -87,7 +90,8 @@ async function runAnalysis(
       web: providers.web,
       // A pixel detector would plug in here once `pixels` is no longer reserved (schemas/ai-methods.ts).
       aiPixels: null,
-      aiProvider: providers.aiProvider,
+      aiProvider: ai.provider,
+      aiProviderWithheld: ai.withheld,
       trustedSigners: providers.trustedSigners,
       testMarkers: providers.testMarkers,
       thumbnail: async (decoded) => {

@@ -18,13 +18,23 @@ export async function saveAnalysis(db: Db, row: typeof captureAnalyses.$inferIns
 }
 
 /**
- * What a capture's analysis starts from, in one D1 round trip: the verification's record and
- * whether this capture already has its analysis (a duplicate delivery).
+ * What a capture's analysis starts from, in one D1 round trip: the verification's record, whether
+ * this capture already has its analysis (a duplicate delivery) and its tenant's
+ * `ai_detection_provider` (which detection provider its captures go to).
  */
-export async function recordForAnalysis(db: Db, verificationId: string, captureId: string): Promise<{ record: VerificationRecord | null; analysed: boolean }> {
+export async function recordForAnalysis(
+  db: Db,
+  verificationId: string,
+  captureId: string,
+): Promise<{ record: VerificationRecord | null; analysed: boolean; aiDetectionProvider: string | null }> {
   const d1 = db.$client;
-  const results = await d1.batch([...recordStatements(d1, verificationId), d1.prepare("SELECT 1 FROM capture_analyses WHERE capture_id = ?").bind(captureId)]);
-  return { record: recordFromResults(results), analysed: results[3]!.results.length > 0 };
+  const results = await d1.batch([
+    ...recordStatements(d1, verificationId),
+    d1.prepare("SELECT 1 FROM capture_analyses WHERE capture_id = ?").bind(captureId),
+    d1.prepare("SELECT t.ai_detection_provider FROM tenants t JOIN verifications v ON v.tenant_id = t.id WHERE v.id = ?").bind(verificationId),
+  ]);
+  const tenant = results[4]!.results[0] as { ai_detection_provider: string | null } | undefined;
+  return { record: recordFromResults(results), analysed: results[3]!.results.length > 0, aiDetectionProvider: tenant?.ai_detection_provider ?? null };
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Role } from "../auth/principal";
 import type { VerificationConfig } from "../model/verification/config";
+import { AI_PROVIDER_SETTINGS } from "../schemas/ai-providers";
 
 /*
  * The system of record. Every timestamp is integer milliseconds since the epoch (UTC); JSON columns
@@ -28,6 +29,12 @@ export const tenants = sqliteTable("tenants", {
    * tenant's images are otherwise compared with its own verifications only.
    */
   shareReuseIndex: integer("share_reuse_index", { mode: "boolean" }).notNull().default(false),
+  /**
+   * Which AI-detection provider this tenant's captures are sent to (providers/ai-detection.ts
+   * #decideAiProvider): null the deployment's choice, `none` no provider (provenance only), or a
+   * provider's name, which must be configured when set and fails closed if it is removed later.
+   */
+  aiDetectionProvider: text("ai_detection_provider", { enum: AI_PROVIDER_SETTINGS }),
   /**
    * A domain the tenant proved it controls with a DNS TXT record (domain/tenants/domains.ts): what
    * certificates and emails name it by, instead of the display name it typed. Null until proved, and

@@ -7,10 +7,14 @@ import type { SignalDefaults } from "../model/verification/config";
 import { analysisProviders } from "../providers/analysis";
 import type { CaptureChannel } from "../schemas/verification-create";
 
-/** `GET /v1/capabilities`: this deployment's, as the asking tenant gets them (its shared reuse index opt-in). */
+/**
+ * `GET /v1/capabilities`: this deployment's, as the asking tenant gets them (its shared reuse index
+ * opt-in, the detection provider its `ai_detection_provider` asks).
+ */
 export async function tenantCapabilities(env: Env, db: Db, tenantId: string): Promise<Capabilities> {
-  const tenant = await db.select({ shared: tenants.shareReuseIndex }).from(tenants).where(eq(tenants.id, tenantId)).get();
-  return capabilitiesOf(analysisProviders(env), { sharedHistory: tenant?.shared === true });
+  const tenant = await db.select({ shared: tenants.shareReuseIndex, aiProvider: tenants.aiDetectionProvider }).from(tenants).where(eq(tenants.id, tenantId)).get();
+  const providers = analysisProviders(env);
+  return capabilitiesOf({ ...providers, aiDecision: providers.aiProviderFor(tenant?.aiProvider ?? null).decision }, { sharedHistory: tenant?.shared === true });
 }
 
 /**

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import type { AiDetectionProvider, AiProviderOutcome } from "../analysis/signals/ai-combine";
+import type { AiDetectionProvider, AiProviderOutcome, AiProviderWithheld } from "../analysis/signals/ai-combine";
 import { ORIGINAL_MAX_BYTES, PROVIDER_MEDIA_TYPES, fileName, postForJson } from "./ai-detection-common";
 import { hiveAiGenerated } from "./ai-detection-hive";
 import { realityDefender } from "./ai-detection-reality-defender";
+import { AI_DETECTION_PROVIDERS, type AiDetectionProviderName } from "../schemas/ai-providers";
 
 /*
  * Sightengine's AI-generated image detection (model `genai`), as documented:
@@ -63,10 +64,6 @@ function readAnswer(status: number, body: unknown): AiProviderOutcome {
   return { score: success.data.type.ai_generated, evidence: requestId ? [{ code: "ai_provider_request", detail: requestId }] : [] };
 }
 
-/** The detection providers a deployment can configure, in the order one is chosen when several are. */
-export const AI_DETECTION_PROVIDERS = ["sightengine", "hive", "reality-defender"] as const;
-export type AiDetectionProviderName = (typeof AI_DETECTION_PROVIDERS)[number];
-
 /** Each provider from its secrets (all of them, or it is not configured); URLs are for tests. */
 function fromEnv(env: Env): Partial<Record<AiDetectionProviderName, () => AiDetectionProvider>> {
   return {
@@ -86,16 +83,63 @@ export function configuredAiProviders(env: Env): AiDetectionProviderName[] {
   return AI_DETECTION_PROVIDERS.filter((name) => configured[name]);
 }
 
+/** Which provider a tenant's captures are sent to, and why (or why none is). */
+export type AiProviderDecision =
+  | { ask: AiDetectionProviderName; by: "tenant" | "deployment" }
+  /** `tenant_chose_none`: the tenant's privacy choice; the others: the deployment asks none (provenance decides). */
+  | { ask: null; why: "tenant_chose_none" | "none_configured" | "deployment_choice_not_configured" }
+  /** The tenant chose a provider this deployment does not configure (removed since): fails closed, no other is asked. */
+  | { ask: null; why: "tenant_choice_not_configured"; chosen: string };
+
 /**
- * The one provider the analysis asks, or none: AI_DETECTION_PROVIDER names it; unset, the first
- * configured one (AI_DETECTION_PROVIDERS order). One is asked per capture, never several (their
- * scores are on different scales and none is calibrated here). AI_DETECTION_PROVIDER naming a
- * provider that is not configured runs none, and the capabilities say why.
+ * The one provider asked about a tenant's captures, or none. The tenant's setting decides when it
+ * names one: `none` asks none, a provider's name asks that one, and only if it is configured (never
+ * another in its place). Null leaves it to the deployment: AI_DETECTION_PROVIDER names it; unset,
+ * the first configured one (AI_DETECTION_PROVIDERS order); naming one that is not configured asks
+ * none (the capabilities say why). One is asked per capture, never several (their scores are on
+ * different scales and none is calibrated here).
  */
-export function aiDetectionProvider(env: Env): AiDetectionProvider | null {
+export function decideAiProvider(setting: string | null, configured: readonly AiDetectionProviderName[], deploymentChoice?: string): AiProviderDecision {
+  if (setting === "none") return { ask: null, why: "tenant_chose_none" };
+  if (setting !== null) {
+    const chosen = configured.find((name) => name === setting);
+    return chosen ? { ask: chosen, by: "tenant" } : { ask: null, why: "tenant_choice_not_configured", chosen: setting };
+  }
+  const named = deploymentChoice?.trim();
+  if (named) {
+    const chosen = configured.find((name) => name === named);
+    return chosen ? { ask: chosen, by: "deployment" } : { ask: null, why: "deployment_choice_not_configured" };
+  }
+  return configured[0] ? { ask: configured[0], by: "deployment" } : { ask: null, why: "none_configured" };
+}
+
+/** `decideAiProvider` for this deployment's configuration. */
+export function aiProviderDecision(env: Env, setting: string | null = null): AiProviderDecision {
+  return decideAiProvider(setting, configuredAiProviders(env), env.AI_DETECTION_PROVIDER);
+}
+
+/** What the analysis is given for a tenant: the decision, the provider it asks (built from its secrets), or what withholds one. */
+export interface TenantAiProvider {
+  decision: AiProviderDecision;
+  provider: AiDetectionProvider | null;
+  /** The tenant's choice, not the deployment, leaves the provider out (the evidence says so). */
+  withheld: AiProviderWithheld | null;
+}
+
+export function aiProviderFor(env: Env, setting: string | null = null): TenantAiProvider {
   const configured = fromEnv(env);
-  const chosen = env.AI_DETECTION_PROVIDER?.trim();
-  if (chosen) return (AI_DETECTION_PROVIDERS as readonly string[]).includes(chosen) ? (configured[chosen as AiDetectionProviderName]?.() ?? null) : null;
-  const first = AI_DETECTION_PROVIDERS.find((name) => configured[name]);
-  return first ? configured[first]!() : null;
+  const decision = decideAiProvider(setting, AI_DETECTION_PROVIDERS.filter((name) => configured[name]), env.AI_DETECTION_PROVIDER);
+  return { decision, provider: decision.ask ? configured[decision.ask]!() : null, withheld: withheldBy(decision) };
+}
+
+function withheldBy(decision: AiProviderDecision): AiProviderWithheld | null {
+  if (decision.ask) return null;
+  if (decision.why === "tenant_chose_none") return { why: "tenant_chose_none" };
+  if (decision.why === "tenant_choice_not_configured") return { why: "tenant_choice_not_configured", provider: decision.chosen };
+  return null;
+}
+
+/** The provider asked for `setting` (null: the deployment's choice), or none. */
+export function aiDetectionProvider(env: Env, setting: string | null = null): AiDetectionProvider | null {
+  return aiProviderFor(env, setting).provider;
 }

@@ -1,9 +1,9 @@
-import type { AiDetectionProvider } from "../analysis/signals/ai-combine";
 import type { WebImageSearch } from "../analysis/signals/reverse-search";
 import type { C2paTrust } from "../analysis/c2pa-trust";
 import { settings } from "../env";
 import { PIXEL_DETECTOR_SHIPS } from "../schemas/ai-methods";
-import { aiDetectionProvider, configuredAiProviders, type AiDetectionProviderName } from "./ai-detection";
+import type { AiDetectionProviderName } from "../schemas/ai-providers";
+import { aiProviderDecision, aiProviderFor, configuredAiProviders, type AiProviderDecision, type TenantAiProvider } from "./ai-detection";
 import { geocoderFromEnv, type Geocoder } from "./geocoder";
 import { visionJudge, type VisionJudge } from "./vision";
 import { webImageSearch } from "./web-search";
@@ -26,10 +26,15 @@ export interface AnalysisProviders {
    * this module: the API Worker's bundle stays free of analysis code.
    */
   aiPixels: boolean;
-  /** The commercial AI-generated-image detector the analysis asks (Sightengine, Hive or Reality Defender), or none. */
-  aiProvider: AiDetectionProvider | null;
-  /** Every detection provider configured (the capabilities list them; one of them is asked). */
+  /** Every commercial AI-generated-image detector configured (Sightengine, Hive, Reality Defender): the capabilities list them. */
   aiProvidersConfigured: AiDetectionProviderName[];
+  /** Which of them a tenant that left `ai_detection_provider` null gets: the deployment's choice. */
+  aiDecision: AiProviderDecision;
+  /**
+   * The one a tenant's captures are sent to, by its `ai_detection_provider` setting (null: the
+   * deployment's choice), with the decision that says why (or why none is).
+   */
+  aiProviderFor(setting: string | null): TenantAiProvider;
   /** Resolves `expected_location` addresses (Nominatim-compatible), or none: only coordinates resolve. */
   geocoder: Geocoder | null;
   /** Which C2PA signers are trusted for `likely_human` (docs/signals.md, "Provenance"). */
@@ -52,8 +57,9 @@ export function analysisProviders(env: Env): AnalysisProviders {
     vision: visionJudge(env),
     web: webImageSearch(env),
     aiPixels: PIXEL_DETECTOR_SHIPS,
-    aiProvider: aiDetectionProvider(env),
     aiProvidersConfigured: configuredAiProviders(env),
+    aiDecision: aiProviderDecision(env),
+    aiProviderFor: (setting) => aiProviderFor(env, setting),
     geocoder: geocoderFromEnv(env),
     trustedSigners: c2paTrust(env),
     testMarkers: settings(env).environment !== "production",

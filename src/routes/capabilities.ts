@@ -18,7 +18,9 @@ const read = createRoute({
   description:
     "Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is " +
     "400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: " +
-    "a publishable key is 403, like on every operation but creation (the answer says whether the tenant opted in to the shared reuse index).",
+    "a publishable key is 403, like on every operation but creation. The answer is the calling tenant's: whether it opted in to the shared reuse index " +
+    "(`signals.reverse.sources`), and which AI-detection provider its `ai_detection_provider` setting asks (`signals.ai.methods`, `signals.ai.reason`; " +
+    "`signals.ai.detection_providers` lists every configured one).",
   ...access({ apiKey: "full", session: "viewer" }),
   responses: { 200: jsonContent(CapabilitiesSchema, "The capabilities"), ...pickErrors(401, 403, 500) },
 });

@@ -2,8 +2,9 @@ import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { access } from "../auth/access";
 import { auditEntry } from "../auth/audit-context";
 import { createDb } from "../db/client";
-import { readTenantSettings, updateTenantSettings, type TenantSettings } from "../domain/tenants/settings";
+import { admitAiProviderSetting, readTenantSettings, updateTenantSettings, type TenantSettings } from "../domain/tenants/settings";
 import type { AppEnv } from "../env";
+import { configuredAiProviders } from "../providers/ai-detection";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import { TenantSettingsPatchSchema, TenantSettingsSchema } from "../schemas/tenant-settings";
@@ -11,7 +12,7 @@ import { TenantSettingsPatchSchema, TenantSettingsSchema } from "../schemas/tena
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 function present(s: TenantSettings): z.infer<typeof TenantSettingsSchema> {
-  return { display_name: s.displayName, retention_days: s.retentionDays, share_reuse_index: s.shareReuseIndex };
+  return { display_name: s.displayName, retention_days: s.retentionDays, share_reuse_index: s.shareReuseIndex, ai_detection_provider: s.aiDetectionProvider };
 }
 
 const read = createRoute({
@@ -36,7 +37,9 @@ const update = createRoute({
     "Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. " +
     "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
     "days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the " +
-    "other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes).",
+    "other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). `ai_detection_provider` (default null, this deployment's " +
+    "choice): `none` sends this tenant's images to no AI-detection provider (provenance metadata decides), a provider's name sends them to that one; a name this " +
+    "deployment does not configure (`GET /v1/capabilities`, `signals.ai.detection_providers`) is 400.",
   ...access({ session: "admin" }),
   request: { body: jsonBody(TenantSettingsPatchSchema, { display_name: "Acme Insurance", retention_days: 365 }) },
   responses: { 200: jsonContent(TenantSettingsSchema, "The settings now"), ...pickErrors(400, 401, 403, 404, 413, 500) },
@@ -48,12 +51,15 @@ app.openapi(update, async (c) => {
     ...(body.display_name !== undefined ? { displayName: body.display_name } : {}),
     ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
     ...(body.share_reuse_index !== undefined ? { shareReuseIndex: body.share_reuse_index } : {}),
+    ...(body.ai_detection_provider !== undefined ? { aiDetectionProvider: body.ai_detection_provider } : {}),
   };
   const changed = {
     ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),
     ...(body.retention_days !== undefined ? { retention_days: body.retention_days } : {}),
     ...(body.share_reuse_index !== undefined ? { share_reuse_index: body.share_reuse_index } : {}),
+    ...(body.ai_detection_provider !== undefined ? { ai_detection_provider: body.ai_detection_provider } : {}),
   };
+  if (body.ai_detection_provider !== undefined) admitAiProviderSetting(body.ai_detection_provider, configuredAiProviders(c.env));
   const tenantId = c.get("principal").tenantId;
   const audit = auditEntry(c, "settings.updated", { type: "tenant", id: tenantId }, { changed });
   return c.json(present(await updateTenantSettings(createDb(c.env.DB), tenantId, patch, audit)), 200);

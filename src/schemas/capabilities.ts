@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { AI_METHOD_PATTERN, REVERSE_SOURCES } from "../analysis/evidence";
 import { aiMethodsInWords } from "./ai-methods";
+import { AI_DETECTION_PROVIDERS } from "./ai-providers";
 import { CAPTURE_CHANNELS, SIGNALS } from "./verification-create";
 
 const Reason = z.string().openapi({ description: "Why it is not available, or what limits it when it is." });
@@ -17,8 +18,17 @@ const CapabilitySchema = z
       .array(z.string().regex(AI_METHOD_PATTERN))
       .optional()
       .openapi({
-        description: `\`ai\` only: the methods this deployment runs, each a value \`ai_detection.method\` can take (\`enable\` says how to add a provider). The methods: ${aiMethodsInWords()}.`,
+        description: `\`ai\` only: the methods this deployment runs for the asking tenant, each a value \`ai_detection.method\` can take (\`enable\` says how to add a provider). The methods: ${aiMethodsInWords()}.`,
         example: ["provenance"],
+      }),
+    detection_providers: z
+      .array(z.enum(AI_DETECTION_PROVIDERS))
+      .optional()
+      .openapi({
+        description:
+          "`ai` only: every AI-detection provider this deployment configures, each a value a tenant's `ai_detection_provider` setting may name (`PATCH /v1/tenant/settings`). " +
+          "One at most is asked about a tenant's captures: the `provider:<name>` in `methods` (the tenant's choice, else the deployment's; none when the tenant chose `none`).",
+        example: ["sightengine", "hive"],
       }),
     reason: Reason.optional(),
     enable: Enable.optional(),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { AI_PROVIDER_SETTINGS } from "./ai-providers";
 import { singleLine } from "./common";
 
 const RetentionDays = z.int().min(1).max(3650).nullable().openapi({
@@ -19,11 +20,26 @@ const ShareReuseIndex = z.boolean().openapi({
   example: false,
 });
 
+const AiDetectionProvider = z.enum(AI_PROVIDER_SETTINGS).nullable().openapi({
+  description:
+    "Which AI-detection provider this tenant's live captures are sent to when a verification requires `ai` and no provenance marker decides. " +
+    "null (default): this deployment's choice (`GET /v1/capabilities` names it). `none`: none, ever: the images stay with this service and provenance metadata " +
+    "decides (the evidence says `ai_provider_opted_out`). A provider's name: that one, which must be among `signals.ai.detection_providers` in `GET /v1/capabilities` " +
+    "(otherwise 400). Should the deployment drop it later, no other provider is asked in its place: a live capture without a provenance marker then reads " +
+    "`ai_detection` not assessed (`ai_provider_error`).",
+  example: null,
+});
+
 export const TenantSettingsSchema = z
-  .object({ display_name: DisplayName, retention_days: RetentionDays, share_reuse_index: ShareReuseIndex })
+  .object({ display_name: DisplayName, retention_days: RetentionDays, share_reuse_index: ShareReuseIndex, ai_detection_provider: AiDetectionProvider })
   .openapi("TenantSettings");
 
 export const TenantSettingsPatchSchema = z
-  .strictObject({ display_name: DisplayName.optional(), retention_days: RetentionDays.optional(), share_reuse_index: ShareReuseIndex.optional() })
+  .strictObject({
+    display_name: DisplayName.optional(),
+    retention_days: RetentionDays.optional(),
+    share_reuse_index: ShareReuseIndex.optional(),
+    ai_detection_provider: AiDetectionProvider.optional(),
+  })
   .refine((patch) => Object.keys(patch).length > 0, { message: "Nothing to update." })
   .openapi("TenantSettingsPatch");

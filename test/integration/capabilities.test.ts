@@ -35,7 +35,14 @@ describe("GET /v1/capabilities", () => {
     const t = await seedTenant();
     const c = await capabilities(t.key);
     expect(c.signals.screen).toEqual({ available: true, provider: "offline-moire" });
-    expect(c.signals.ai).toEqual({ available: true, provider: "offline-provenance", methods: ["provenance"], reason: expect.stringMatching(/provenance metadata only/), enable: expect.stringContaining("SIGHTENGINE_API_USER") });
+    expect(c.signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance",
+      methods: ["provenance"],
+      detection_providers: [],
+      reason: expect.stringMatching(/provenance metadata only/),
+      enable: expect.stringContaining("SIGHTENGINE_API_USER"),
+    });
     expect(c.signals.reverse).toMatchObject({ available: true, sources: ["service_history"], reason: expect.stringMatching(/own history/), enable: expect.stringContaining("GOOGLE_VISION_API_KEY") });
     expect(c.signals.context).toEqual({ available: false, reason: "No vision provider is configured.", enable: expect.stringContaining("VISION_API_URL") });
     // Depth is assessed on both channels (issues 32, 41): from the frames the page sends on the hosted page, from a depth map over the API.
@@ -64,14 +71,21 @@ describe("GET /v1/capabilities", () => {
     expect(full.signals.context).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.checks.object_match).toEqual({ available: true, provider: "openai-compatible" });
     expect(full.signals.reverse).toEqual({ available: true, provider: "internal-phash+google-web-detection", sources: ["service_history", "web"] });
-    expect(full.signals.ai).toEqual({ available: true, provider: "offline-provenance+sightengine", methods: ["provenance", "provider:sightengine"], reason: expect.stringMatching(/^Detection provider asked: sightengine\. .*not calibrated/) });
+    expect(full.signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance+sightengine",
+      methods: ["provenance", "provider:sightengine"],
+      detection_providers: ["sightengine"],
+      reason: expect.stringMatching(/^Detection provider asked: sightengine, this deployment's choice .*not calibrated/),
+    });
     // Each configured detection provider is listed; one is asked (AI_DETECTION_PROVIDER, else the first configured).
     const three = { ...everything(), HIVE_API_KEY: "ai", HIVE_URL: `${env.FAKES_URL}/hive`, REALITY_DEFENDER_API_KEY: "ai", REALITY_DEFENDER_URL: `${env.FAKES_URL}/reality-defender` } as Env;
     expect((await capabilities(t.key, three)).signals.ai).toEqual({
       available: true,
       provider: "offline-provenance+sightengine",
       methods: ["provenance", "provider:sightengine"],
-      reason: expect.stringContaining("Also configured, not asked: hive, reality-defender (AI_DETECTION_PROVIDER chooses)."),
+      detection_providers: ["sightengine", "hive", "reality-defender"],
+      reason: expect.stringContaining("Also configured, not asked: hive, reality-defender. A tenant may choose another configured one, or none"),
     });
     const chosen = await capabilities(t.key, { ...three, AI_DETECTION_PROVIDER: "reality-defender" } as Env);
     expect(chosen.signals.ai).toMatchObject({ provider: "offline-provenance+reality-defender", methods: ["provenance", "provider:reality-defender"], reason: expect.stringContaining("not asked: sightengine, hive") });

@@ -242,7 +242,7 @@ describe("tenant display name", () => {
     const { cookie } = await signIn(t.id);
     const set = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "  Northwind Claims  " }, headers: dashboard(cookie) });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ display_name: "Northwind Claims", retention_days: null, share_reuse_index: false });
+    expect(set.body).toEqual({ display_name: "Northwind Claims", retention_days: null, share_reuse_index: false, ai_detection_provider: null });
     expect((await callJson("/v1/me", { headers: { Cookie: cookie } })).body.tenant.display_name).toBe("Northwind Claims");
     const v = await createVerification(t.key, { max_captures: 1 });
     expect((await callJson(`/v1/verifications/${v.id}/public`)).body.tenant.display_name).toBe("Northwind Claims");

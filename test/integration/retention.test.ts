@@ -26,13 +26,13 @@ describe("tenant settings", () => {
   it("reads and sets retention_days through the dashboard session only", async () => {
     const { cookie } = await signIn(t.id);
     const name = (await db().select({ name: tenants.displayName }).from(tenants).where(eq(tenants.id, t.id)).get())!.name;
-    expect((await callJson("/v1/tenant/settings", { headers: { Cookie: cookie } })).body).toEqual({ display_name: name, retention_days: null, share_reuse_index: false });
+    expect((await callJson("/v1/tenant/settings", { headers: { Cookie: cookie } })).body).toEqual({ display_name: name, retention_days: null, share_reuse_index: false, ai_detection_provider: null });
     const set = await callJson("/v1/tenant/settings", { method: "PATCH", body: { retention_days: 90 }, headers: dashboard(cookie) });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ display_name: name, retention_days: 90, share_reuse_index: false });
-    expect((await callJson("/v1/tenant/settings", { headers: { Cookie: cookie } })).body).toEqual({ display_name: name, retention_days: 90, share_reuse_index: false });
+    expect(set.body).toEqual({ display_name: name, retention_days: 90, share_reuse_index: false, ai_detection_provider: null });
+    expect((await callJson("/v1/tenant/settings", { headers: { Cookie: cookie } })).body).toEqual({ display_name: name, retention_days: 90, share_reuse_index: false, ai_detection_provider: null });
     const cleared = await callJson("/v1/tenant/settings", { method: "PATCH", body: { retention_days: null }, headers: dashboard(cookie) });
-    expect(cleared.body).toEqual({ display_name: name, retention_days: null, share_reuse_index: false });
+    expect(cleared.body).toEqual({ display_name: name, retention_days: null, share_reuse_index: false, ai_detection_provider: null });
 
     for (const bad of [{ retention_days: 0 }, { retention_days: 3651 }, { retention_days: 1.5 }, { retention_days: "30" }, {}, { retention_days: 30, other: 1 }]) {
       const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: bad, headers: dashboard(cookie) });

@@ -29,6 +29,7 @@ describe("capabilities from the analysis providers", () => {
       available: true,
       provider: "offline-provenance",
       methods: ["provenance"],
+      detection_providers: [],
       reason: expect.stringMatching(/provenance metadata only/),
       enable: expect.stringMatching(/SIGHTENGINE_API_USER and SIGHTENGINE_API_SECRET .*HIVE_API_KEY .*REALITY_DEFENDER_API_KEY/),
     });
@@ -38,23 +39,44 @@ describe("capabilities from the analysis providers", () => {
       reason: expect.stringMatching(/No detection provider/),
       enable: expect.stringContaining("SIGHTENGINE_API_SECRET"),
     });
-    const accepts = { mediaTypes: ["image/jpeg"], maxBytes: 1 };
-    const sightengine = { name: "sightengine", accepts, detect: async () => ({ error: "unused" }) };
-    expect(capabilitiesOf({ ...none, aiPixels: true, aiProvider: sightengine }).signals.ai).toEqual({
+    const asked = (ask: "sightengine" | "hive", by: "tenant" | "deployment" = "deployment") => ({ ask, by }) as const;
+    expect(capabilitiesOf({ ...none, aiPixels: true, aiProvidersConfigured: ["sightengine"], aiDecision: asked("sightengine") }).signals.ai).toEqual({
       available: true,
       provider: "offline-provenance+offline-pixels+sightengine",
       methods: ["provenance", "pixels", "provider:sightengine"],
-      reason: "Detection provider asked: sightengine. Its score is read against 0.5, a threshold not calibrated on this service's photographs.",
+      detection_providers: ["sightengine"],
+      reason: "Detection provider asked: sightengine, this deployment's choice (AI_DETECTION_PROVIDER, else the first configured). Its score is read against 0.5, a threshold not calibrated on this service's photographs.",
     });
-    // Several configured: each is listed, the one asked is the only method.
-    const hive = { name: "hive", accepts, detect: async () => ({ error: "unused" }) };
-    expect(capabilitiesOf({ ...none, aiProvider: hive, aiProvidersConfigured: ["sightengine", "hive", "reality-defender"] }).signals.ai).toEqual({
+    // Several configured: each is listed, the one asked is the only method, and a tenant may choose another.
+    const three = ["sightengine", "hive", "reality-defender"] as const;
+    expect(capabilitiesOf({ ...none, aiProvidersConfigured: [...three], aiDecision: asked("hive") }).signals.ai).toEqual({
       available: true,
       provider: "offline-provenance+hive",
       methods: ["provenance", "provider:hive"],
-      reason: "Detection provider asked: hive. Also configured, not asked: sightengine, reality-defender (AI_DETECTION_PROVIDER chooses). Its score is read against 0.5, a threshold not calibrated on this service's photographs.",
+      detection_providers: [...three],
+      reason:
+        "Detection provider asked: hive, this deployment's choice (AI_DETECTION_PROVIDER, else the first configured). Also configured, not asked: sightengine, reality-defender. A tenant may choose another configured one, or none, with `ai_detection_provider` (PATCH /v1/tenant/settings). Its score is read against 0.5, a threshold not calibrated on this service's photographs.",
     });
-    expect(capabilitiesOf({ ...none, aiProvider: null, aiProvidersConfigured: ["hive"] }).signals.ai).toMatchObject({ methods: ["provenance"], reason: expect.stringContaining("Detection providers configured: hive; none is asked") });
+    expect(capabilitiesOf({ ...none, aiProvidersConfigured: [...three], aiDecision: asked("hive", "tenant") }).signals.ai.reason).toMatch(/^Detection provider asked: hive, this tenant's choice \(`ai_detection_provider`/);
+    // Without a decision, the first configured (AI_DETECTION_PROVIDERS order) is asked.
+    expect(capabilitiesOf({ ...none, aiProvidersConfigured: ["hive"] }).signals.ai.methods).toEqual(["provenance", "provider:hive"]);
+    expect(capabilitiesOf({ ...none, aiProvidersConfigured: ["hive"], aiDecision: { ask: null, why: "deployment_choice_not_configured" } }).signals.ai).toMatchObject({
+      methods: ["provenance"],
+      reason: expect.stringContaining("Detection providers configured: hive; none is asked"),
+    });
+    expect(capabilitiesOf({ ...none, aiProvidersConfigured: ["hive"], aiDecision: { ask: null, why: "tenant_chose_none" } }).signals.ai).toEqual({
+      available: true,
+      provider: "offline-provenance",
+      methods: ["provenance"],
+      detection_providers: ["hive"],
+      reason: 'This tenant chose no detection provider (`ai_detection_provider` (PATCH /v1/tenant/settings) is "none"): its images are sent to none, and provenance metadata decides.',
+      enable: "Set ai_detection_provider to null (this deployment's choice) or to a configured provider: hive.",
+    });
+    expect(capabilitiesOf({ ...none, aiProvidersConfigured: ["hive"], aiDecision: { ask: null, why: "tenant_choice_not_configured", chosen: "sightengine" } }).signals.ai).toMatchObject({
+      methods: ["provenance"],
+      reason: expect.stringMatching(/^This tenant chose sightengine .*which this deployment does not configure: no other provider is asked in its place.*not_assessed \(ai_provider_error\)/),
+      enable: 'Set ai_detection_provider to a configured provider (hive), "none" or null, or configure sightengine again.',
+    });
   });
 
   it("the default set is limited to what the channel assesses, and says what it left out", () => {

@@ -67,6 +67,7 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   ai_provider_request: "the detection provider's request id",
   ai_provider_input: "what the detection provider was sent: the original without its metadata, or a smaller re-encoded copy (and why)",
   ai_provider_error: "the AI-detection provider failed",
+  ai_provider_opted_out: "your organisation chose no detection provider (Settings): the photo was sent to none, its provenance metadata decided",
   ai_detectors_disagree: `the detection provider scored the image below its threshold against the finding of ${AI_METHODS.pixels.plain}: that finding stands, as suspicious only`,
   near_duplicate: "a near-identical image exists in another verification",
   hash_unavailable: "the image could not be fingerprinted for the duplicate search",
@@ -164,6 +165,8 @@ const PROVENANCE_WORDS: Record<string, string> = {
 };
 /** Providers by their display names (the method says `provider:<name>`). */
 const PROVIDER_NAMES: Record<string, string> = { sightengine: "Sightengine", hive: "Hive", "reality-defender": "Reality Defender" };
+/** A detection provider's display name (its API name when unknown). */
+export const providerName = (name: string): string => PROVIDER_NAMES[name] ?? name;
 
 const scoreOf = (evidence: Evidence[], code: string): string | null => {
   const value = evidence.find((e) => e.code === code)?.value;

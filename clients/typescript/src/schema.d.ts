@@ -114,7 +114,7 @@ export interface paths {
         };
         /**
          * What this deployment can assess: each signal and check, why not, and what enables it
-         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: a publishable key is 403, like on every operation but creation (the answer says whether the tenant opted in to the shared reuse index). A dashboard session needs the `viewer` role or higher.
+         * @description Derived from the same configuration the analysis runs with. A creation requiring a signal or check marked unavailable (on its `capture_channel`) is 400 `invalid_request` naming the field; one naming no `signals_required` gets `defaults.signals_required`. A full API key or a dashboard session: a publishable key is 403, like on every operation but creation. The answer is the calling tenant's: whether it opted in to the shared reuse index (`signals.reverse.sources`), and which AI-detection provider its `ai_detection_provider` setting asks (`signals.ai.methods`, `signals.ai.reason`; `signals.ai.detection_providers` lists every configured one). A dashboard session needs the `viewer` role or higher.
          */
         get: operations["getCapabilities"];
         put?: never;
@@ -1242,7 +1242,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). A dashboard session needs the `admin` role or higher.
+         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). `ai_detection_provider` (default null, this deployment's choice): `none` sends this tenant's images to no AI-detection provider (provenance metadata decides), a provider's name sends them to that one; a name this deployment does not configure (`GET /v1/capabilities`, `signals.ai.detection_providers`) is 400. A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -2286,12 +2286,20 @@ export interface components {
             /** @description `reverse` only: what a reverse search searches for this tenant. */
             sources?: ("service_history" | "shared_history" | "web")[];
             /**
-             * @description `ai` only: the methods this deployment runs, each a value `ai_detection.method` can take (`enable` says how to add a provider). The methods: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider: `provider:sightengine`, `provider:hive` or `provider:reality-defender`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md).
+             * @description `ai` only: the methods this deployment runs for the asking tenant, each a value `ai_detection.method` can take (`enable` says how to add a provider). The methods: `provenance` (the file's provenance metadata: C2PA, XMP, generator chunks, EXIF), `provider:<name>` (a configured detection provider: `provider:sightengine`, `provider:hive` or `provider:reality-defender`; only when one is configured); `pixels` is reserved for a detector on the decoded pixels: none ships, and no result carries it; it ships only when one meets the published bar (docs/signals.md).
              * @example [
              *       "provenance"
              *     ]
              */
             methods?: string[];
+            /**
+             * @description `ai` only: every AI-detection provider this deployment configures, each a value a tenant's `ai_detection_provider` setting may name (`PATCH /v1/tenant/settings`). One at most is asked about a tenant's captures: the `provider:<name>` in `methods` (the tenant's choice, else the deployment's; none when the tenant chose `none`).
+             * @example [
+             *       "sightengine",
+             *       "hive"
+             *     ]
+             */
+            detection_providers?: ("sightengine" | "hive" | "reality-defender")[];
             /** @description Why it is not available, or what limits it when it is. */
             reason?: string;
             /** @description What enables it (or lifts the limit): the configuration to set, or the capture path to use. */
@@ -3414,6 +3422,12 @@ export interface components {
              * @example false
              */
             share_reuse_index: boolean;
+            /**
+             * @description Which AI-detection provider this tenant's live captures are sent to when a verification requires `ai` and no provenance marker decides. null (default): this deployment's choice (`GET /v1/capabilities` names it). `none`: none, ever: the images stay with this service and provenance metadata decides (the evidence says `ai_provider_opted_out`). A provider's name: that one, which must be among `signals.ai.detection_providers` in `GET /v1/capabilities` (otherwise 400). Should the deployment drop it later, no other provider is asked in its place: a live capture without a provenance marker then reads `ai_detection` not assessed (`ai_provider_error`).
+             * @example null
+             * @enum {string|null}
+             */
+            ai_detection_provider: "none" | "sightengine" | "hive" | "reality-defender" | null;
         };
         TenantSettingsPatch: {
             /**
@@ -3431,6 +3445,12 @@ export interface components {
              * @example false
              */
             share_reuse_index?: boolean;
+            /**
+             * @description Which AI-detection provider this tenant's live captures are sent to when a verification requires `ai` and no provenance marker decides. null (default): this deployment's choice (`GET /v1/capabilities` names it). `none`: none, ever: the images stay with this service and provenance metadata decides (the evidence says `ai_provider_opted_out`). A provider's name: that one, which must be among `signals.ai.detection_providers` in `GET /v1/capabilities` (otherwise 400). Should the deployment drop it later, no other provider is asked in its place: a live capture without a provenance marker then reads `ai_detection` not assessed (`ai_provider_error`).
+             * @example null
+             * @enum {string|null}
+             */
+            ai_detection_provider?: "none" | "sightengine" | "hive" | "reality-defender" | null;
         };
         TenantDomain: {
             /** @description The domain the tenant proved: certificates and emails name the tenant by it. Absent until proved, and after the record disappears. */

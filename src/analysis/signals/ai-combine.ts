@@ -107,6 +107,30 @@ export function combineAiDetection({ provenance, pixels, provider }: AiInputs): 
   return withContext(decided, pixels ? [pixels, provenance] : [provenance]);
 }
 
+/**
+ * Why no provider is asked although the deployment configures some: the tenant's
+ * `ai_detection_provider` (providers/ai-detection.ts #decideAiProvider) chose `none`, or chose a
+ * provider this deployment does not configure (any more).
+ */
+export type AiProviderWithheld = { why: "tenant_chose_none" } | { why: "tenant_choice_not_configured"; provider: string };
+
+/**
+ * `ai_detection` when the tenant's choice withholds the provider. `none` is a privacy choice:
+ * provenance decides (as without a provider) and the evidence says the tenant chose no provider. A
+ * chosen provider that is not configured is no reason to ask another (the tenant chose where its
+ * images go) nor to read clean: it fails closed like a provider that failed (`ai_provider_error`),
+ * unless provenance decides, in which case no provider would have been asked.
+ */
+export function aiWithheld(withheld: AiProviderWithheld, provenance: AiResult, pixels: AiResult | null): AiResult | AiNotAssessed {
+  if (withheld.why === "tenant_choice_not_configured") {
+    const error = "not configured in this deployment; this tenant chose it (ai_detection_provider), so no other provider was asked";
+    return combineAiDetection({ provenance, pixels, provider: { name: withheld.provider, outcome: { error } } });
+  }
+  const offline = offlineAi(provenance, pixels);
+  const optedOut: Evidence = { code: "ai_provider_opted_out", detail: "this tenant chose no detection provider (ai_detection_provider: none): the image was sent to none" };
+  return { ...offline, evidence: [...offline.evidence, optedOut] };
+}
+
 /** The deciding result, its evidence first, then what the other methods saw (a reviewer sees all of it). */
 function withContext(decided: AiResult, others: AiResult[]): AiResult {
   return { ...decided, evidence: [...decided.evidence, ...others.flatMap((o) => o.evidence)] };

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { tenants } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
+import type { AiDetectionProviderName, AiProviderSetting } from "../../schemas/ai-providers";
 import { auditInsert, type AuditEntry } from "../audit/log";
 
 export interface TenantSettings {
@@ -11,9 +12,21 @@ export interface TenantSettings {
   retentionDays: number | null;
   /** Opted in to the shared reuse index (reverse search's `shared_history`; db/analyses.ts). */
   shareReuseIndex: boolean;
+  /** The AI-detection provider its captures are sent to: null the deployment's choice, `none` none (providers/ai-detection.ts #decideAiProvider). */
+  aiDetectionProvider: AiProviderSetting;
 }
 
-const columns = { displayName: tenants.displayName, retentionDays: tenants.retentionDays, shareReuseIndex: tenants.shareReuseIndex };
+const columns = { displayName: tenants.displayName, retentionDays: tenants.retentionDays, shareReuseIndex: tenants.shareReuseIndex, aiDetectionProvider: tenants.aiDetectionProvider };
+
+/**
+ * 400 `invalid_request` unless the setting is null, `none` or a provider this deployment configures:
+ * a tenant cannot choose a provider nobody can ask.
+ */
+export function admitAiProviderSetting(setting: AiProviderSetting, configured: readonly AiDetectionProviderName[]): void {
+  if (setting === null || setting === "none" || configured.includes(setting)) return;
+  const choices = ["null", '"none"', ...configured.map((name) => `"${name}"`)].join(", ");
+  throw ApiError.invalid({ ai_detection_provider: `${setting} is not configured in this deployment: choose ${choices} (GET /v1/capabilities lists them).` });
+}
 
 export async function readTenantSettings(db: Db, tenantId: string): Promise<TenantSettings> {
   const row = await db.select(columns).from(tenants).where(eq(tenants.id, tenantId)).get();
@@ -30,6 +43,7 @@ export async function updateTenantSettings(db: Db, tenantId: string, patch: Part
     ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
     ...(patch.retentionDays !== undefined ? { retentionDays: patch.retentionDays } : {}),
     ...(patch.shareReuseIndex !== undefined ? { shareReuseIndex: patch.shareReuseIndex } : {}),
+    ...(patch.aiDetectionProvider !== undefined ? { aiDetectionProvider: patch.aiDetectionProvider } : {}),
   };
   const update = db.update(tenants).set(set).where(eq(tenants.id, tenantId)).returning(columns);
   const [rows] = audit ? await db.batch([update, auditInsert(db, audit, now)]) : [await update];

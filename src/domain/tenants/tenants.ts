@@ -48,6 +48,7 @@ export async function planTenant(
     webhookSecretPreviousExpiresAt: null,
     retentionDays: null,
     shareReuseIndex: false,
+    aiDetectionProvider: null,
     verifiedDomain: null,
     verifiedDomainToken: null,
     verifiedDomainAt: null,

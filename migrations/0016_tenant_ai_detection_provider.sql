@@ -1,0 +1,1 @@
+ALTER TABLE `tenants` ADD `ai_detection_provider` text;

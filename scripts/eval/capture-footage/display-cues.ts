@@ -313,7 +313,7 @@ function rimCue(f: { luma: Uint8Array; width: number; height: number }): { rim: 
     }
   }
   const region = Uint8Array.from(outside, (o) => 1 - o);
-  let grown = region;
+  let grown: Uint8Array = region;
   const rings: Uint8Array[] = [];
   for (let r = 1; r <= 9; r += 1) {
     grown = dilate(grown, w, h);

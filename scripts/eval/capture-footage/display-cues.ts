@@ -8,9 +8,10 @@
  * and the AUC (0.5: no information).
  * A cue is worth shipping only if it catches displays with no genuine press beyond it.
  *
- *   npx tsx scripts/eval/capture-footage/display-cues.ts [--split train] [--seconds 8] [--write]
+ *   npx tsx scripts/eval/capture-footage/display-cues.ts [--split train] [--seconds 8] [--write] [--csv FILE] [--from-csv FILE]
  *
- * --write puts the table between docs/signals.md's display-cues markers (train split only).
+ * --write puts the table between docs/signals.md's display-cues markers (train split only); --csv
+ * writes every press's cues (one row a press); --from-csv reads them back instead of the clips.
  *
  * Never run with --split test to choose anything: test is held out (evaluate.ts measures it).
  */
@@ -22,7 +23,7 @@ import { burstAround, NOISE_PATCHES } from "../../../client/capture-page/integri
 import { pageFramesOf, readClip } from "./frames";
 import { cachePath, readManifest, ROOT, sequence, type Clip } from "./sources";
 
-const { values: args } = parseArgs({ options: { split: { type: "string", default: "train" }, seconds: { type: "string", default: "8" }, write: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { split: { type: "string", default: "train" }, seconds: { type: "string", default: "8" }, write: { type: "boolean", default: false }, csv: { type: "string" }, "from-csv": { type: "string" } } });
 const SECONDS = Number(args.seconds);
 if (args.write && args.split !== "train") throw new Error("--write publishes the training split only: the test split is held out");
 const started = Date.now();
@@ -356,9 +357,49 @@ function emittedDrift(burst: Array<{ luma: Uint8Array }>, inside: Uint8Array | n
   return Math.sqrt(mean(ratios.map((r) => (r - m) ** 2)));
 }
 
+/**
+ * Fine banding at native resolution: consecutive patches aligned (±4 px), their difference's row
+ * means and column means less a 3-line moving average, each over what pixel noise alone would give
+ * (σ/√64); the larger over the smaller (a refresh against a rolling shutter bands one way, motion
+ * edges both; the clip may be rotated, so either way counts).
+ */
+function patchBanding(a: Uint8Array, b: Uint8Array): number {
+  const r = 4;
+  let best = Infinity;
+  let bx = 0;
+  let by = 0;
+  for (let dy = -r; dy <= r; dy += 1) {
+    for (let dx = -r; dx <= r; dx += 1) {
+      let sad = 0;
+      for (let y = r; y < P - r; y += 2) for (let x = r; x < P - r; x += 2) sad += Math.abs(a[y * P + x]! - b[(y + dy) * P + x + dx]!);
+      if (sad < best) [best, bx, by] = [sad, dx, dy];
+    }
+  }
+  const n = P - 2 * r;
+  const d = new Float64Array(n * n);
+  for (let y = 0; y < n; y += 1) for (let x = 0; x < n; x += 1) d[y * n + x] = b[(y + r + by) * P + x + r + bx]! - a[(y + r) * P + x + r]!;
+  const m = mean(Array.from(d));
+  const sd = Math.sqrt(mean(Array.from(d, (v) => (v - m) ** 2)));
+  if (sd === 0) return 1;
+  const lines = (rows: boolean) => {
+    const means = Array.from({ length: n }, (_, i) => {
+      let t = 0;
+      for (let j = 0; j < n; j += 1) t += rows ? d[i * n + j]! : d[j * n + i]!;
+      return t / n;
+    });
+    let e = 0;
+    for (let i = 1; i < n - 1; i += 1) e += (means[i]! - (means[i - 1]! + means[i]! + means[i + 1]!) / 3) ** 2;
+    return Math.sqrt(e / (n - 2)) / (sd / Math.sqrt(n));
+  };
+  const rows = lines(true);
+  const cols = lines(false);
+  return Math.max(rows, cols) / Math.max(1e-9, Math.min(rows, cols));
+}
+
 function patchCues(patches: Uint8Array[]): Cues {
   const s = patches.map(patchSpectral);
-  return { patch_peak: median(s.map((x) => x.peak)), patch_hf: median(s.map((x) => x.hf)) };
+  const bands = patches.slice(1).map((p, i) => patchBanding(patches[i]!, p));
+  return { patch_peak: median(s.map((x) => x.peak)), patch_hf: median(s.map((x) => x.hf)), patch_banding: bands.length ? median(bands) : 1 };
 }
 
 interface Row {
@@ -366,8 +407,28 @@ interface Row {
   presses: Cues[];
 }
 
+/** Presses' cues as --csv wrote them. */
+function readCsv(file: string): Row[] {
+  const [head, ...lines] = readFileSync(file, "utf8").trim().split("\n");
+  const keys = head!.split(",").slice(3);
+  const clips = new Map(readManifest().map((c) => [c.name, c]));
+  const byClip = new Map<string, Row>();
+  for (const line of lines) {
+    const [name, , , ...values] = line.split(",");
+    const clip = clips.get(name!);
+    if (!clip) throw new Error(`${name} is not in manifest.tsv`);
+    if (clip.split !== args.split) continue;
+    const row = byClip.get(name!) ?? { clip, presses: [] };
+    row.presses.push(Object.fromEntries(keys.map((k, i) => [k, Number(values[i])])));
+    byClip.set(name!, row);
+  }
+  return [...byClip.values()];
+}
+
 const rows: Row[] = [];
-for (const clip of readManifest().filter((c) => c.split === args.split)) {
+const fromCsv = args["from-csv"] ? readCsv(args["from-csv"]) : null;
+if (fromCsv) rows.push(...fromCsv);
+for (const clip of fromCsv ? [] : readManifest().filter((c) => c.split === args.split)) {
   const video = readClip(clip, SECONDS);
   const frames = pageFramesOf(video);
   const colour = readColour(clip, video.width, video.height);
@@ -395,6 +456,10 @@ function auc(displays: number[], genuine: number[], up: boolean): number {
 
 const isDisplay = (c: Clip) => c.category === "display";
 const names = Object.keys(rows.find((r) => r.presses.length)!.presses[0]!);
+if (args.csv) {
+  const csv = [["clip", "category", "camera", ...names].join(","), ...rows.flatMap((r) => r.presses.map((p) => [r.clip.name, r.clip.category, r.clip.camera, ...names.map((k) => p[k])].join(",")))];
+  writeFileSync(args.csv, `${csv.join("\n")}\n`);
+}
 const lines = [
   `Display cues on the ${args.split} split (scripts/eval/capture-footage/display-cues.ts): threshold just beyond every genuine press / clip median, displays beyond it`,
   "",
@@ -416,8 +481,31 @@ for (const name of names) {
   const caughtClips = dm.filter((x) => beyond(x, thc)).length;
   lines.push(`| ${name} | display ${up ? "higher" : "lower"} | ${gp.length} (${gen.length}) | ${dp.length} (${dis.length}) | ${auc(dp, gp, up).toFixed(2)} | ${th.toFixed(3)} | ${caught} of ${dp.length} | ${thc.toFixed(3)} | ${caughtClips} of ${dis.length} |`);
 }
+// Every pair of cues, each in its direction, both thresholds chosen on these very presses so that no
+// genuine press lies beyond both: an optimistic, in-sample bound on what two of these cues could do.
+let bestPair = { a: "", b: "", caught: -1, clips: 0 };
+const directions = new Map(names.map((k) => {
+  const g = rows.filter((r) => !isDisplay(r.clip)).flatMap((r) => r.presses.map((p) => p[k]!));
+  const d = rows.filter((r) => isDisplay(r.clip)).flatMap((r) => r.presses.map((p) => p[k]!));
+  return [k, median(d) >= median(g) ? 1 : -1];
+}));
+for (const [i, a] of names.entries()) {
+  for (const b of names.slice(i + 1)) {
+    const sa = directions.get(a)!;
+    const sb = directions.get(b)!;
+    const gen = rows.filter((r) => !isDisplay(r.clip)).flatMap((r) => r.presses.map((p) => [sa * p[a]!, sb * p[b]!] as const));
+    const dis = rows.filter((r) => isDisplay(r.clip)).map((r) => r.presses.map((p) => [sa * p[a]!, sb * p[b]!] as const));
+    for (const [ta] of dis.flat()) {
+      const tb = Math.max(-Infinity, ...gen.filter(([x]) => x >= ta).map(([, y]) => y));
+      const hit = (p: readonly [number, number]) => p[0] >= ta && p[1] > tb;
+      const caught = dis.flat().filter(hit).length;
+      if (caught > bestPair.caught) bestPair = { a, b, caught, clips: dis.filter((ps) => ps.filter(hit).length > ps.length / 2).length };
+    }
+  }
+}
+lines.push("", `Best pair of cues, both thresholds fitted on these presses with no genuine press beyond both (in-sample, optimistic): ${bestPair.a} and ${bestPair.b}, ${bestPair.caught} of ${rows.filter((r) => isDisplay(r.clip)).reduce((n, r) => n + r.presses.length, 0)} display presses, ${bestPair.clips} of ${rows.filter((r) => isDisplay(r.clip)).length} display clips mostly.`);
 console.log(lines.join("\n"));
-lines.push("", `_Generated by \`npx tsx scripts/eval/capture-footage/display-cues.ts --write\`, run of ${new Date().toISOString().slice(0, 10)}, in ${Math.round((Date.now() - started) / 1000)} s; clips from scripts/eval/capture-footage/manifest.tsv, ${args.split} split._`);
+lines.push("", `_Generated by \`npx tsx scripts/eval/capture-footage/display-cues.ts ${fromCsv ? "--csv FILE` then `… --from-csv FILE --write" : "--write"}\`, run of ${new Date().toISOString().slice(0, 10)}, ${fromCsv ? "tables from the presses' cues its --csv wrote" : `in ${Math.round((Date.now() - started) / 1000)} s`}; clips from scripts/eval/capture-footage/manifest.tsv, ${args.split} split._`);
 console.log(lines.at(-1));
 
 if (args.write) {

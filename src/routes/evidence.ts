@@ -23,7 +23,7 @@ const get = createRoute({
   summary: "Download a capture's image, thumbnail, depth map or Content Credentials copy through a signed URL (5 minutes)",
   description:
     "Only reachable through `image_url`, `thumbnail_url`, `depth_map_url` or `credentials_url` of a Capture. `ETag` is the SHA-256 of the bytes " +
-    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received JPEG or PNG with a C2PA manifest this deployment signs, " +
+    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received image with a C2PA manifest this deployment signs, " +
     "docs/evidence.md \"Content Credentials\"). An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; " +
     "an object that is gone (the verification was redacted) is 404.",
   security: [],

@@ -96,7 +96,7 @@ export const CaptureSchema = z
     depth_map_url: SignedUrl("The capture's forensic buffer (16-bit PNG depth map), when it has one"),
     credentials_url: SignedUrl(
       "The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; " +
-        "present when the deployment has a C2PA signer, the image is a JPEG, PNG or WebP of at most 25 MB that arrived without a C2PA manifest of its own, and its analysis completed; absent once redacted (docs/evidence.md, \"Content Credentials\")",
+        "present when the deployment has a C2PA signer, the image is at most 25 MB and arrived without a C2PA manifest of its own, and its analysis completed; absent once redacted (docs/evidence.md, \"Content Credentials\")",
     ),
     redacted_at: DateTime.optional(),
     analysis: CaptureAnalysisSchema,

@@ -16,6 +16,7 @@ import { sha256Hex } from "../helpers/images";
 import { samplePhoto } from "../helpers/photos";
 import { DigitalSourceType, makeTestSigner, signAsset, signJpeg } from "../helpers/c2pa";
 import { readC2pa } from "../../src/analysis/c2pa";
+import { decodeImage } from "../../src/analysis/decoders";
 import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
 
 /*
@@ -195,6 +196,34 @@ describe("Content Credentials (credentials_url)", () => {
     const invalid = await reference(changed, "image/webp");
     expect(invalid.validation_state).toBe("Invalid");
     expect(invalid.failure.map((f) => f.code)).toContain("assertion.dataHash.mismatch");
+  });
+
+  it("a HEIC upload: a c2pa.hash.bmff.v3 binding the reference implementation validates; the coded image is unchanged, a changed byte fails it", async () => {
+    const heic = await samplePhoto("dune.heic");
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    await captureByKey(v.id, heic, "image/heic", { step_key: "docs" });
+    await pollVerification(t.key, v.id, hasVerdict);
+    const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+    expect(capture.credentials_url).toEqual(expect.any(String));
+    const { res, bytes } = await fetchUrl(capture.credentials_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("image/heic");
+    expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="${capture.id}.c2pa.heic"`);
+    const valid = await reference(bytes, "image/heic");
+    expect(valid.failure).toEqual([]);
+    expect(valid.validation_state).toBe("Trusted");
+    expect(valid.success).toEqual(expect.arrayContaining(["claimSignature.validated", "assertion.bmffHash.match"]));
+    expect(valid.signer).toMatchObject({ common_name: DEPLOYMENT });
+    expect(valid.assertions["com.verification-service.capture"]).toMatchObject({ received: { sha256: capture.sha256, media_type: "image/heic" } });
+    // The boxes after the manifest moved (their item locations rewritten): the pixels are the received ones.
+    const [before, after] = [await decodeImage(heic, "image/heic"), await decodeImage(bytes, "image/heic")];
+    expect([after.width, after.height]).toEqual([before.width, before.height]);
+    expect(after.overview.data).toEqual(before.overview.data);
+    const changed = bytes.slice();
+    changed[changed.length - 64]! ^= 0x01; // inside mdat, the coded image
+    const invalid = await reference(changed, "image/heic");
+    expect(invalid.validation_state).toBe("Invalid");
+    expect(invalid.failure.map((f) => f.code)).toContain("assertion.bmffHash.mismatch");
   });
 
   it("a WebP manifest of odd length (a pad byte after the chunk) binds as the reference implementation expects, as one of even length does", async () => {

@@ -1052,7 +1052,7 @@ export interface paths {
         };
         /**
          * Download a capture's image, thumbnail, depth map or Content Credentials copy through a signed URL (5 minutes)
-         * @description Only reachable through `image_url`, `thumbnail_url`, `depth_map_url` or `credentials_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received JPEG or PNG with a C2PA manifest this deployment signs, docs/evidence.md "Content Credentials"). An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; an object that is gone (the verification was redacted) is 404.
+         * @description Only reachable through `image_url`, `thumbnail_url`, `depth_map_url` or `credentials_url` of a Capture. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received image with a C2PA manifest this deployment signs, docs/evidence.md "Content Credentials"). An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; an object that is gone (the verification was redacted) is 404.
          */
         get: operations["downloadEvidence"];
         put?: never;
@@ -3223,7 +3223,7 @@ export interface components {
             depth_map_url?: string;
             /**
              * Format: uri
-             * @description The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; present when the deployment has a C2PA signer, the image is a JPEG, PNG or WebP of at most 25 MB that arrived without a C2PA manifest of its own, and its analysis completed; absent once redacted (docs/evidence.md, "Content Credentials"): a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
+             * @description The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; present when the deployment has a C2PA signer, the image is at most 25 MB and arrived without a C2PA manifest of its own, and its analysis completed; absent once redacted (docs/evidence.md, "Content Credentials"): a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
              */
             credentials_url?: string;
             /**

@@ -1,8 +1,8 @@
 import "reflect-metadata";
-import { JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
+import { BMFF, JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
 import type { Signer } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox, type IBox } from "@trustnxt/c2pa-ts/jumbf";
-import { ActionAssertion, ActionType, Assertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType } from "@trustnxt/c2pa-ts/manifest";
+import { ActionAssertion, ActionType, Assertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType } from "@trustnxt/c2pa-ts/manifest";
 import { WebP } from "../../analysis/c2pa-webp";
 import type { CaptureFacts } from "./facts";
 import type { SignableMediaType } from "./offer";
@@ -36,6 +36,7 @@ export class AlreadySignedError extends Error {
 
 function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
   if (mediaType === "image/jpeg") return new JPEG(bytes);
+  if (mediaType === "image/heic" || mediaType === "image/heif") return new BMFF(bytes);
   return mediaType === "image/png" ? new PNG(bytes) : new WebP(bytes);
 }
 
@@ -43,7 +44,10 @@ function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
  * The received image with a C2PA manifest embedded, signed by `signer`: the manifest opens the
  * received file (a `parentOf` ingredient, the file as it arrived: it carried no manifest) and
  * binds these bytes by a `c2pa.hash.data` hard binding, which excludes only the manifest's own
- * segment, so every byte of the image data is the one received. Throws when the asset cannot hold a manifest.
+ * segment, so every byte of the image data is the one received. HEIC and HEIF take a
+ * `c2pa.hash.bmff.v3` binding instead: the manifest's `uuid` box goes after `ftyp`, the boxes after
+ * it move and their item locations are rewritten (c2pa-ts), the coded image unchanged. Throws
+ * when the asset cannot hold a manifest.
  */
 export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMediaType, facts: CaptureFacts, signer: Signer, softwareAgent: { name: string; version: string }): Promise<Uint8Array> {
   const asset = assetOf(bytes, mediaType);
@@ -59,7 +63,10 @@ export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMed
   received.title = facts.capture_id;
   received.format = mediaType;
   received.instanceID = `xmp:iid:${facts.capture_id}`;
-  received.description = `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256}); these image bytes are it, unchanged.`;
+  received.description =
+    asset instanceof BMFF
+      ? `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256}); its coded image is this one, unchanged (its boxes moved to make room for this manifest).`
+      : `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256}); these image bytes are it, unchanged.`;
   manifest.addAssertion(received);
 
   const actions = new ActionAssertion();
@@ -73,11 +80,12 @@ export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMed
   ];
   manifest.addAssertion(actions);
   manifest.addAssertion(new CaptureAssertion(facts));
-  const dataHash = DataHashAssertion.create("SHA-256");
-  manifest.addAssertion(dataHash);
+  // BMFF (HEIC, HEIF) is bound box by box (c2pa.hash.bmff.v3), every other format by one data hash.
+  const hardBinding = asset instanceof BMFF ? BMFFHashAssertion.createV3("jumbf manifest", "SHA-256") : DataHashAssertion.create("SHA-256");
+  manifest.addAssertion(hardBinding);
 
   await asset.ensureManifestSpace(store.measureSize());
-  await dataHash.updateWithAsset(asset);
+  await hardBinding.updateWithAsset(asset);
   await manifest.sign(signer);
   await asset.writeManifestJUMBF(store.getBytes());
   return asset.getDataRange();

@@ -8,11 +8,11 @@ import { sha256Hex } from "../../lib/crypto";
  */
 
 /**
- * Media types whose bytes carry an embedded manifest with the image data untouched: JPEG APP11, PNG
- * caBX, a WebP RIFF `C2PA` chunk (appended; the RIFF size grows by the chunk). HEIC/HEIF would need
- * a BMFF hash binding, not built.
+ * Media types whose files carry an embedded manifest with the image data untouched: JPEG APP11, PNG
+ * caBX, a WebP RIFF `C2PA` chunk (appended; the RIFF size grows by the chunk), a HEIC/HEIF `uuid`
+ * box after `ftyp` (the boxes after it move, their item locations rewritten).
  */
-export const SIGNABLE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp"] as const;
+export const SIGNABLE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
 export type SignableMediaType = (typeof SIGNABLE_MEDIA_TYPES)[number];
 
 /**
@@ -27,7 +27,7 @@ export function isSignable(mediaType: string): mediaType is SignableMediaType {
 }
 
 /**
- * A JPEG, PNG or WebP within the bound, whose analysis completed and found no C2PA manifest of its own
+ * An image within the bound, whose analysis completed and found no C2PA manifest of its own
  * (`result.metadata.c2pa`): a file that arrived signed by someone else would need that manifest kept
  * as the parent of this one, which is not built yet, and is never overwritten.
  */

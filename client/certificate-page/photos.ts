@@ -12,9 +12,10 @@ export type PhotoCheck =
 /**
  * Hashes a dropped or chosen file in this browser (nothing leaves it) and finds its capture in the
  * certificate. A file that does not match is hashed again without the segments a C2PA manifest
- * lives in (JPEG APP11, PNG caBX): a copy downloaded with Content Credentials (a capture's
- * `credentials_url`) is the certified photo plus those, and matches that way. The manifest itself is
- * not validated here (a C2PA validator does that).
+ * lives in (JPEG APP11, PNG caBX, WebP `C2PA` with the RIFF size put back): a copy downloaded with
+ * Content Credentials (a capture's `credentials_url`) is the certified photo plus those, and matches
+ * that way. A HEIC/HEIF copy cannot (its boxes moved, their locations rewritten). The manifest
+ * itself is not validated here (a C2PA validator does that).
  */
 export async function checkPhoto(file: File, payload: CertificatePayload): Promise<PhotoCheck> {
   if (file.size > MAX_PHOTO_BYTES) return { file: file.name, outcome: "too_large" };
@@ -27,7 +28,7 @@ export async function checkPhoto(file: File, payload: CertificatePayload): Promi
   return credentialed ? { file: file.name, outcome: "match_with_credentials", capture: credentialed, sha256 } : { file: file.name, outcome: "not_in_certificate", sha256 };
 }
 
-/** The file without its C2PA segments (JPEG APP11 before the scan, PNG `caBX` chunks), or null when it has none or is neither format. */
+/** The file without its C2PA segments (JPEG APP11 before the scan, PNG `caBX`, WebP `C2PA` chunks), or null when it has none or is none of those formats. */
 export function withoutC2pa(bytes: Uint8Array): Uint8Array | null {
   if (bytes[0] === 0xff && bytes[1] === 0xd8) {
     const parts: Uint8Array[] = [bytes.subarray(0, 2)];
@@ -57,7 +58,29 @@ export function withoutC2pa(bytes: Uint8Array): Uint8Array | null {
     }
     return removed ? concat(parts) : null;
   }
+  if (ascii(bytes, 0) === "RIFF" && ascii(bytes, 8) === "WEBP") {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const parts: Uint8Array[] = [bytes.subarray(0, 12)];
+    let removed = false;
+    for (let i = 12; i + 8 <= bytes.length; ) {
+      const length = view.getUint32(i + 4, true);
+      const end = i + 8 + length + (length & 1);
+      if (end > bytes.length) return null;
+      if (ascii(bytes, i) === "C2PA") removed = true;
+      else parts.push(bytes.subarray(i, end));
+      i = end;
+    }
+    if (!removed) return null;
+    // The RIFF size grew by the chunk: put it back.
+    const out = concat(parts);
+    new DataView(out.buffer).setUint32(4, out.length - 8, true);
+    return out;
+  }
   return null;
+}
+
+function ascii(bytes: Uint8Array, at: number): string {
+  return String.fromCharCode(...bytes.subarray(at, at + 4));
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -62,6 +62,7 @@ export function realityDefender(options: { apiKey: string; url?: string; fetcher
     accepts: { mediaTypes: PROVIDER_MEDIA_TYPES, maxBytes: options.maxBytes ?? ORIGINAL_MAX_BYTES },
     async detect(image, mediaType) {
       const deadline = Date.now() + budgetMs;
+      const timedOut = { error: `timeout: no result within ${Math.round(budgetMs / 1000)} s` };
       const left = () => deadline - Date.now();
       const call = async (url: string, init: RequestInit): Promise<Response> => {
         if (left() <= 0) throw new DOMException("budget spent", "TimeoutError");
@@ -88,12 +89,14 @@ export function realityDefender(options: { apiKey: string; url?: string; fetcher
           } else {
             throw new Failed(failureText(res, body));
           }
-          if (left() <= pollMs) return { error: `timeout: no result within ${Math.round(budgetMs / 1000)} s` };
+          if (left() <= pollMs) return timedOut;
           await new Promise((resolve) => setTimeout(resolve, pollMs));
         }
       } catch (err) {
         if (err instanceof Failed) return { error: err.message };
         if (err instanceof NotJson) return { error: err.message };
+        // The budget ran out during the presign, the upload or a poll: the same answer as after the last poll.
+        if (err instanceof Error && err.name === "TimeoutError") return timedOut;
         return postFailure(err);
       }
     },

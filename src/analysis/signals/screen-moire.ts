@@ -1,3 +1,4 @@
+import { selectNth } from "../../lib/select-nth";
 import FFT from "fft.js";
 import type { Evidence, ScreenResult } from "../evidence";
 import { round2 } from "../evidence";
@@ -266,70 +267,123 @@ interface Workspace {
   im: Float64Array;
   residual: Float64Array;
   mags: Float64Array;
+  /** One row's 3-pixel sums (edges clamped), three rows kept: the residual's 3×3 mean, separably. */
+  rowSums: Float64Array;
+  /** Indices into `mags` of the mid/high band whose median is the noise floor, and a buffer to sort them in. */
+  band: Int32Array;
+  bandValues: Float64Array;
+  /** The peak search's bins in scan order (v up, then u): index into `mags`, u, v and radius. */
+  bins: { index: Int32Array; u: Int32Array; v: Int32Array; r: Float64Array };
 }
 
+/** The bins' geometry of one tile size (the same for every tile and every photo), made once per isolate. */
+const geometries = new Map<number, Pick<Workspace, "hann" | "band" | "bins">>();
+
 function newWorkspace(n: number): Workspace {
+  let geometry = geometries.get(n);
+  if (!geometry) geometries.set(n, (geometry = tileGeometry(n)));
+  return {
+    ...geometry,
+    fft: new FFT(n),
+    re: new Float64Array(n * n),
+    im: new Float64Array(n * n),
+    residual: new Float64Array(n * n),
+    mags: new Float64Array(n * n),
+    rowSums: new Float64Array(3 * n),
+    bandValues: new Float64Array(geometry.band.length),
+  };
+}
+
+function tileGeometry(n: number): Pick<Workspace, "hann" | "band" | "bins"> {
   const hann = new Float64Array(n);
   for (let i = 0; i < n; i += 1) hann[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1));
-  return { fft: new FFT(n), hann, re: new Float64Array(n * n), im: new Float64Array(n * n), residual: new Float64Array(n * n), mags: new Float64Array(n * n) };
+  const half = n / 2;
+  const minRadius = n / 16;
+  const band: number[] = [];
+  const bins = { index: [] as number[], u: [] as number[], v: [] as number[], r: [] as number[] };
+  for (let v = 0; v <= half; v += 1) {
+    for (let u = -half + 1; u <= half; u += 1) {
+      const r = Math.hypot(u, v);
+      const index = v * n + ((u + n) % n);
+      if (r >= minRadius && r <= half) band.push(index);
+      if (r < LOW_MIN_RADIUS || (v === 0 && u < 0)) continue;
+      bins.index.push(index);
+      bins.u.push(u);
+      bins.v.push(v);
+      bins.r.push(r);
+    }
+  }
+  return {
+    hann,
+    band: Int32Array.from(band),
+    bins: { index: Int32Array.from(bins.index), u: Int32Array.from(bins.u), v: Int32Array.from(bins.v), r: Float64Array.from(bins.r) },
+  };
+}
+
+/**
+ * The high-pass residual (pixel minus its 3×3 mean, edges clamped) into `residual`, and Hann-windowed
+ * into `re`. The 3×3 sum is taken as three rows' 3-pixel sums: integers, so exactly the direct sum.
+ */
+function windowedResidual(tile: Tile, workspace: Workspace): void {
+  const n = tile.width;
+  const { hann, re, residual, rowSums } = workspace;
+  const { data } = tile;
+  const rowSum = (y: number) => {
+    const at = (y % 3) * n;
+    const row = y * n;
+    for (let x = 0; x < n; x += 1) rowSums[at + x] = data[row + (x > 0 ? x - 1 : 0)]! + data[row + x]! + data[row + (x < n - 1 ? x + 1 : n - 1)]!;
+  };
+  rowSum(0);
+  for (let y = 0; y < n; y += 1) {
+    // Rows y-1 and y are summed; y+1 takes the slot of y-2, which no pixel needs any more.
+    if (y + 1 < n) rowSum(y + 1);
+    const above = ((y > 0 ? y - 1 : 0) % 3) * n;
+    const here = (y % 3) * n;
+    const below = ((y < n - 1 ? y + 1 : n - 1) % 3) * n;
+    for (let x = 0; x < n; x += 1) {
+      const i = y * n + x;
+      residual[i] = data[i]! - (rowSums[above + x]! + rowSums[here + x]! + rowSums[below + x]!) / 9;
+      re[i] = residual[i]! * hann[x]! * hann[y]!;
+    }
+  }
 }
 
 function scoreTile(tile: Tile, workspace: Workspace): TileScore {
   const n = tile.width;
-  // High-pass residual (pixel minus its 3×3 mean), Hann-windowed, as a complex 2-D array.
-  const { fft, hann, re, im, residual, mags } = workspace;
+  const { fft, re, im, residual, mags, band, bandValues, bins } = workspace;
   im.fill(0);
-  const { width, height, data } = tile;
-  for (let y = 0; y < n; y += 1) {
-    for (let x = 0; x < n; x += 1) {
-      let sum = 0;
-      for (let dy = -1; dy <= 1; dy += 1) {
-        const row = Math.min(height - 1, Math.max(0, y + dy)) * width;
-        for (let dx = -1; dx <= 1; dx += 1) sum += data[row + Math.min(width - 1, Math.max(0, x + dx))]!;
-      }
-      residual[y * n + x] = data[y * width + x]! - sum / 9;
-      re[y * n + x] = residual[y * n + x]! * hann[x]! * hann[y]!;
-    }
-  }
+  windowedResidual(tile, workspace);
   fft2d(re, im, n, fft);
-  for (let i = 0; i < n * n; i += 1) mags[i] = Math.hypot(re[i]!, im[i]!);
+  for (let i = 0; i < n * n; i += 1) mags[i] = Math.sqrt(re[i]! * re[i]! + im[i]! * im[i]!);
   const at = (u: number, v: number) => mags[(((v % n) + n) % n) * n + (((u % n) + n) % n)]!;
 
   // The mid/high band's median is the noise floor the peaks are measured against.
   const half = n / 2;
   const minRadius = n / 16;
-  const band: number[] = [];
-  for (let v = 0; v <= half; v += 1) {
-    for (let u = -half + 1; u <= half; u += 1) {
-      const r = Math.hypot(u, v);
-      if (r >= minRadius && r <= half) band.push(at(u, v));
-    }
-  }
-  band.sort((a, b) => a - b);
-  const median = band[Math.floor(band.length / 2)] || 1e-9;
+  for (let i = 0; i < band.length; i += 1) bandValues[i] = mags[band[i]!]!;
+  const median = selectNth(bandValues, Math.floor(bandValues.length / 2)) || 1e-9;
 
   // Peaks anywhere but the DC neighbourhood, so a coarse texture's fundamentals are seen too; the
   // grid itself must lie in the band.
   const lattice = n / 8;
   const peaks: Peak[] = [];
   const low: Peak[] = [];
-  for (let v = 0; v <= half; v += 1) {
-    for (let u = -half + 1; u <= half; u += 1) {
-      const r = Math.hypot(u, v);
-      if (r < LOW_MIN_RADIUS || (v === 0 && u < 0)) continue;
-      const mag = at(u, v);
-      const ratio = mag / median;
-      if (ratio < PEAK_FLOOR) continue;
-      if (!isLocalMax(at, u, v, mag)) continue;
-      const peak = refine(at, u, v, ratio);
-      if (r < minRadius) {
-        low.push(peak);
-        continue;
-      }
-      if (r > half) continue;
-      const onBlockLattice = nearMultiple(u, lattice) && nearMultiple(v, lattice);
-      peaks.push(onBlockLattice ? { ...peak, ratio: ratio / BLOCK_LATTICE_FACTOR } : peak);
+  for (let b = 0; b < bins.index.length; b += 1) {
+    const mag = mags[bins.index[b]!]!;
+    const ratio = mag / median;
+    if (ratio < PEAK_FLOOR) continue;
+    const u = bins.u[b]!;
+    const v = bins.v[b]!;
+    if (!isLocalMax(at, u, v, mag)) continue;
+    const peak = refine(at, u, v, ratio);
+    const r = bins.r[b]!;
+    if (r < minRadius) {
+      low.push(peak);
+      continue;
     }
+    if (r > half) continue;
+    const onBlockLattice = nearMultiple(u, lattice) && nearMultiple(v, lattice);
+    peaks.push(onBlockLattice ? { ...peak, ratio: ratio / BLOCK_LATTICE_FACTOR } : peak);
   }
   peaks.sort((a, b) => b.ratio - a.ratio);
   low.sort((a, b) => b.ratio - a.ratio);

@@ -29,6 +29,13 @@ export interface ReferenceValidation {
   signer: { common_name?: string; issuer?: string; alg?: string } | null;
   claim_generator: string | null;
   assertions: Record<string, unknown>;
+  /** The label of every manifest in the store, and the active one. */
+  manifests: string[];
+  active_manifest: string | null;
+  /** The active manifest's ingredients as the reference reads them (`active_manifest`: the label of the ingredient's manifest in this store). */
+  ingredients: { relationship?: string; active_manifest?: string; description?: string; validation_results?: unknown }[];
+  /** What the reference found validating each ingredient's manifest (its `ingredientDeltas`), failure and success codes. */
+  ingredient_deltas: { failure: string[]; success: string[] }[];
 }
 
 export const c2paReference: FakeHandler = async (req) => {
@@ -39,15 +46,33 @@ export const c2paReference: FakeHandler = async (req) => {
   let store: {
     active_manifest?: string;
     validation_state?: string;
-    validation_results?: { activeManifest?: { success?: { code: string }[]; failure?: { code: string; explanation?: string }[] } };
-    manifests?: Record<string, { signature_info?: ReferenceValidation["signer"]; claim_generator_info?: { name?: string }[]; assertions?: { label: string; data: unknown }[] }>;
+    validation_results?: {
+      activeManifest?: { success?: { code: string }[]; failure?: { code: string; explanation?: string }[] };
+      ingredientDeltas?: { validationDeltas?: { success?: { code: string }[]; failure?: { code: string }[] } }[];
+    };
+    manifests?: Record<
+      string,
+      { signature_info?: ReferenceValidation["signer"]; claim_generator_info?: { name?: string }[]; assertions?: { label: string; data: unknown }[]; ingredients?: ReferenceValidation["ingredients"] }
+    >;
   };
   try {
     const read = await WasmReader.fromBytes(format, new Uint8Array(req.body), settings);
     store = JSON.parse(read.json());
     read.free();
   } catch (err) {
-    return { status: 200, body: JSON.stringify({ validation_state: "Unreadable", success: [], failure: [{ code: "unreadable", explanation: String(err) }], signer: null, claim_generator: null, assertions: {} }) };
+    const unreadable: ReferenceValidation = {
+      validation_state: "Unreadable",
+      success: [],
+      failure: [{ code: "unreadable", explanation: String(err) }],
+      signer: null,
+      claim_generator: null,
+      assertions: {},
+      manifests: [],
+      active_manifest: null,
+      ingredients: [],
+      ingredient_deltas: [],
+    };
+    return { status: 200, body: JSON.stringify(unreadable) };
   }
   const manifest = store.active_manifest ? store.manifests?.[store.active_manifest] : undefined;
   const out: ReferenceValidation = {
@@ -57,6 +82,13 @@ export const c2paReference: FakeHandler = async (req) => {
     signer: manifest?.signature_info ?? null,
     claim_generator: manifest?.claim_generator_info?.[0]?.name ?? null,
     assertions: Object.fromEntries((manifest?.assertions ?? []).map((a) => [a.label, a.data])),
+    manifests: Object.keys(store.manifests ?? {}),
+    active_manifest: store.active_manifest ?? null,
+    ingredients: (manifest?.ingredients ?? []).map(({ relationship, active_manifest, description, validation_results }) => ({ relationship, active_manifest, description, validation_results })),
+    ingredient_deltas: (store.validation_results?.ingredientDeltas ?? []).map((d) => ({
+      failure: (d.validationDeltas?.failure ?? []).map((f) => f.code),
+      success: (d.validationDeltas?.success ?? []).map((f) => f.code),
+    })),
   };
   return { status: 200, body: JSON.stringify(out) };
 };

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { BMFF, JPEG, type Asset } from "@trustnxt/c2pa-ts/asset";
+import { BMFF, JPEG, PNG, type Asset } from "@trustnxt/c2pa-ts/asset";
 import { CoseAlgorithmIdentifier, LocalSigner, type Signer } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox } from "@trustnxt/c2pa-ts/jumbf";
 import {
@@ -156,9 +156,9 @@ export interface SignOptions {
   ocsp?: Uint8Array[];
 }
 
-/** Embeds a signed C2PA manifest (an action with `sourceType`, plus the data hash) in a JPEG, WebP or HEIC. */
+/** Embeds a signed C2PA manifest (an action with `sourceType`, plus the data hash) in a JPEG, PNG, WebP or HEIC. */
 export async function signAsset(bytes: Uint8Array, signer: TestSigner, sourceType: DigitalSourceType | undefined, options: SignOptions = {}): Promise<Uint8Array> {
-  const asset: Asset = WebP.canRead(bytes) ? new WebP(bytes) : BMFF.canRead(bytes) ? new BMFF(bytes) : new JPEG(bytes);
+  const asset: Asset = WebP.canRead(bytes) ? new WebP(bytes) : BMFF.canRead(bytes) ? new BMFF(bytes) : PNG.canRead(bytes) ? new PNG(bytes) : new JPEG(bytes);
   const store = new ManifestStore();
   const format = asset.mimeType;
   let ingredientLabel: string | undefined;

@@ -16,7 +16,8 @@ import { sha256Hex } from "../helpers/images";
 import { samplePhoto } from "../helpers/photos";
 import { DigitalSourceType, makeTestSigner, signAsset, signJpeg } from "../helpers/c2pa";
 import { withoutC2pa } from "../../client/certificate-page/photos";
-import { readC2pa } from "../../src/analysis/c2pa";
+import { assetFor, readC2pa, type C2paSummary } from "../../src/analysis/c2pa";
+import { analysesOf } from "../../src/db/analyses";
 import { decodeImage } from "../../src/analysis/decoders";
 import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
 
@@ -26,6 +27,8 @@ import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
  * reference implementation (c2pa-rs as WebAssembly, test/fakes/c2pa-reference.ts; not c2pa-ts, which
  * signs it) validates: signature, hard binding, the deployment named as signer.
  */
+
+const IPTC = "http://cv.iptc.org/newscodes/digitalsourcetype/";
 
 /** The name the test deployment's signing certificate carries (vitest.config.ts). */
 const DEPLOYMENT = "Verification Service Test Deployment";
@@ -211,12 +214,103 @@ describe("Content Credentials (credentials_url)", () => {
     expect(JSON.parse(new TextDecoder().decode(bad.bytes))).toMatchObject({ error: { code: "unauthorized" } });
   });
 
-  it("a file that arrived with a C2PA manifest of its own gets none (its manifest is never overwritten), and a URL minted for it anyway is 404", async () => {
-    const signed = await signJpeg(encodeJpeg(naturalScene(200, 150, 4303), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture);
+  async function uploaded(bytes: Uint8Array, mediaType: string) {
     const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
-    await captureByKey(v.id, signed, "image/jpeg", { step_key: "docs" });
+    await captureByKey(v.id, bytes, mediaType, { step_key: "docs" });
     await pollVerification(t.key, v.id, hasVerdict);
     const [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+    return { v, capture };
+  }
+
+  /** The manifest store a file carries, as its bytes (c2pa-ts reads the asset's C2PA segments, chunk or box). */
+  async function storeOf(bytes: Uint8Array): Promise<Uint8Array> {
+    const jumbf = await assetFor(bytes)!.getManifestJUMBF();
+    expect(jumbf).toBeDefined();
+    return jumbf!;
+  }
+
+  it("a file that arrived with a C2PA manifest keeps it whole: the deployment's manifest joins its store as the active one, the arrived manifest its parent ingredient; a changed byte fails it", async () => {
+    const generator = await makeTestSigner("Some Generator");
+    const received = await signJpeg(encodeJpeg(naturalScene(200, 150, 4303), 90), generator, DigitalSourceType.TrainedAlgorithmicMedia);
+    const arrived = (await readC2pa(received, [generator.leafFingerprint]))!;
+    expect(arrived.manifests).toHaveLength(1);
+    const arrivedLabel = arrived.manifests[0]!;
+    const { v, capture } = await uploaded(received, "image/jpeg");
+    expect(capture.analysis.status).toBe("completed");
+    // The service's own analysis reads the manifest the file arrived with, as ever: its label, its source type.
+    const analysed = async () => ((await analysesOf(createDb(env.DB), v.id))[0]!.result as { metadata: { c2pa: C2paSummary } }).metadata.c2pa;
+    const read = await analysed();
+    expect(read).toMatchObject({ manifests: [arrivedLabel], valid: true, signer: "CN=Some Generator" });
+    expect(read.declarations).toEqual([expect.objectContaining({ manifest: arrivedLabel, role: "active", source_type: `${IPTC}trainedAlgorithmicMedia` })]);
+    expect(capture.credentials_url).toEqual(expect.any(String));
+
+    const { res, bytes } = await fetchUrl(capture.credentials_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("image/jpeg");
+    // The image data is the received file's: set the C2PA segments aside in both and they are the same bytes.
+    expect(withoutC2pa(bytes)).toEqual(withoutC2pa(received));
+    // The store it arrived with is there byte for byte (its box length grown by the appended manifest).
+    const [before, after] = [await storeOf(received), await storeOf(bytes)];
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(after.subarray(4, before.length)).toEqual(before.subarray(4));
+
+    const valid = await reference(bytes, "image/jpeg");
+    expect(valid.failure).toEqual([]);
+    expect(valid.success).toEqual(expect.arrayContaining(["claimSignature.validated", "assertion.dataHash.match"]));
+    expect(valid.signer).toMatchObject({ common_name: DEPLOYMENT, issuer: DEPLOYMENT });
+    expect(valid.manifests).toHaveLength(2);
+    expect(valid.manifests).toContain(arrivedLabel);
+    expect(valid.active_manifest).not.toBe(arrivedLabel);
+    expect(valid.assertions["com.verification-service.capture"]).toMatchObject({ capture_id: capture.id, received: { sha256: capture.sha256 } });
+    expect(valid.ingredients).toHaveLength(1);
+    expect(valid.ingredients[0]).toMatchObject({ relationship: "parentOf", active_manifest: arrivedLabel, description: expect.stringContaining(`It arrived with a C2PA manifest store of 1 manifest, kept whole in this store, none altered; this ingredient's active manifest is that store's active one, ${arrivedLabel} (signed by CN=Some Generator).`) });
+    // The reference found the ingredient's hashed URI to be the arrived manifest; the generator's root is not this run's anchor, so it stays untrusted (the state "Valid", not "Trusted").
+    expect(valid.ingredient_deltas).toEqual([{ failure: ["signingCredential.untrusted"], success: expect.arrayContaining(["ingredient.manifest.validated"]) }]);
+    expect(valid.validation_state).toBe("Valid");
+
+    const changed = bytes.slice();
+    changed[changed.length - 64]! ^= 0x01;
+    const invalid = await reference(changed, "image/jpeg");
+    expect(invalid.validation_state).toBe("Invalid");
+    expect(invalid.failure.map((f) => f.code)).toContain("assertion.dataHash.mismatch");
+
+    expect(await analysed()).toEqual(read);
+    expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(1);
+  });
+
+  it.each([
+    ["PNG", "image/png", async () => encodePngRgb(naturalScene(160, 120, 4304)), "assertion.dataHash.match"],
+    ["WebP", "image/webp", () => samplePhoto("dune.webp"), "assertion.dataHash.match"],
+    ["HEIC", "image/heic", () => samplePhoto("dune.heic"), "assertion.bmffHash.match"],
+  ] as const)("a %s that arrived signed: its store kept whole, the deployment's manifest added as the active one over it", async (_name, mediaType, image, binding) => {
+    const camera = await makeTestSigner("Some Camera");
+    const received = await signAsset(await image(), camera, DigitalSourceType.DigitalCapture);
+    const arrivedLabel = (await readC2pa(received, [camera.leafFingerprint]))!.manifests[0]!;
+    const { capture } = await uploaded(received, mediaType);
+    expect(capture.credentials_url).toEqual(expect.any(String));
+    const { res, bytes } = await fetchUrl(capture.credentials_url);
+    expect(res.status).toBe(200);
+    const [before, after] = [await storeOf(received), await storeOf(bytes)];
+    expect(after.subarray(4, before.length)).toEqual(before.subarray(4));
+    // The same pixels as received (a HEIC's boxes moved to make room for the larger store).
+    const [was, is] = [await decodeImage(received, mediaType), await decodeImage(bytes, mediaType)];
+    expect(is.overview.data).toEqual(was.overview.data);
+    const valid = await reference(bytes, mediaType);
+    expect(valid.failure).toEqual([]);
+    expect(valid.success).toEqual(expect.arrayContaining(["claimSignature.validated", binding]));
+    expect(valid.signer).toMatchObject({ common_name: DEPLOYMENT });
+    expect(valid.manifests).toEqual(expect.arrayContaining([arrivedLabel]));
+    expect(valid.ingredients[0]).toMatchObject({ relationship: "parentOf", active_manifest: arrivedLabel });
+    expect(valid.ingredient_deltas[0]!.success).toContain("ingredient.manifest.validated");
+  });
+
+  it("a file whose C2PA manifest store cannot be read gets none (a store is extended only once read), and a URL minted for it anyway is 404", async () => {
+    const signed = await signJpeg(encodeJpeg(naturalScene(200, 150, 4305), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture);
+    // A box inside the store states a length beyond its superbox: the analysis reads it as manifest.malformed.
+    const at = signed.findIndex((_, i) => i > signed.findIndex((__, j) => String.fromCharCode(...signed.subarray(j, j + 4)) === "jumb") && String.fromCharCode(...signed.subarray(i, i + 4)) === "jumb");
+    const broken = signed.slice();
+    new DataView(broken.buffer).setUint32(at - 4, 3_103_785_410);
+    const { v, capture } = await uploaded(broken, "image/jpeg");
     expect(capture.analysis.status).toBe("completed");
     expect(capture.image_url).toBeDefined();
     expect(capture.credentials_url).toBeUndefined();

@@ -3223,7 +3223,7 @@ export interface components {
             depth_map_url?: string;
             /**
              * Format: uri
-             * @description The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; present when the deployment has a C2PA signer, the image is at most 25 MB and arrived without a C2PA manifest of its own, and its analysis completed; absent once redacted (docs/evidence.md, "Content Credentials"): a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
+             * @description The received image with a C2PA manifest this deployment signs (Content Credentials: what it received and when, the SHA-256, the verification and tenant, each signal as assessed, the live capture's burst), the image data unchanged and bound by hash; a file that arrived with a C2PA manifest store keeps it whole, every manifest unaltered, with this deployment's manifest added to the store as the active one and the previous active manifest its `parentOf` ingredient; present when the deployment has a C2PA signer, the image is at most 25 MB, its analysis completed, and any C2PA manifest store it arrived with could be read; absent once redacted (docs/evidence.md, "Content Credentials"): a GET URL valid for 5 minutes (fetch the capture again for a fresh one).
              */
             credentials_url?: string;
             /**

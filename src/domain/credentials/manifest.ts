@@ -4,6 +4,7 @@ import type { Signer } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox, type IBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ActionAssertion, ActionType, Assertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType } from "@trustnxt/c2pa-ts/manifest";
 import { WebP } from "../../analysis/c2pa-webp";
+import { appendManifest, extendedStoreLength, readArrivedStore, type ArrivedStore } from "./arrived-store";
 import type { CaptureFacts } from "./facts";
 import type { SignableMediaType } from "./offer";
 
@@ -30,29 +31,44 @@ class CaptureAssertion extends Assertion {
   }
 }
 
-export class AlreadySignedError extends Error {
-  override name = "AlreadySignedError";
-}
-
 function assetOf(bytes: Uint8Array, mediaType: SignableMediaType): Asset {
   if (mediaType === "image/jpeg") return new JPEG(bytes);
   if (mediaType === "image/heic" || mediaType === "image/heif") return new BMFF(bytes);
   return mediaType === "image/png" ? new PNG(bytes) : new WebP(bytes);
 }
 
+/** What the `parentOf` ingredient says the received file was. */
+function receivedDescription(facts: CaptureFacts, asset: Asset, arrived: ArrivedStore | null): string {
+  const received = `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256})`;
+  if (!arrived) {
+    return asset instanceof BMFF
+      ? `${received}; its coded image is this one, unchanged (its boxes moved to make room for this manifest).`
+      : `${received}; these image bytes are it, unchanged.`;
+  }
+  const signer = arrived.activeSigner ? ` (signed by ${arrived.activeSigner})` : "";
+  const plural = arrived.manifestCount === 1 ? "" : "s";
+  const unchanged =
+    asset instanceof BMFF
+      ? "Its coded image is this one, unchanged (its boxes moved to make room for the larger manifest store)."
+      : "These image bytes are it, unchanged; only its manifest store grew, by this manifest.";
+  return `${received}. It arrived with a C2PA manifest store of ${arrived.manifestCount} manifest${plural}, kept whole in this store, none altered; this ingredient's active manifest is that store's active one, ${arrived.activeLabel}${signer}. ${unchanged}`;
+}
+
 /**
  * The received image with a C2PA manifest embedded, signed by `signer`: the manifest opens the
- * received file (a `parentOf` ingredient, the file as it arrived: it carried no manifest) and
- * binds these bytes by a `c2pa.hash.data` hard binding, which excludes only the manifest's own
- * segment, so every byte of the image data is the one received. HEIC and HEIF take a
- * `c2pa.hash.bmff.v3` binding instead: the manifest's `uuid` box goes after `ftyp`, the boxes after
- * it move and their item locations are rewritten (c2pa-ts), the coded image unchanged. Throws
- * when the asset cannot hold a manifest.
+ * received file (a `parentOf` ingredient) and binds these bytes by a `c2pa.hash.data` hard
+ * binding, which excludes only the manifest store's own segment, so every byte of the image data
+ * is the one received. HEIC and HEIF take a `c2pa.hash.bmff.v3` binding instead: the store's `uuid`
+ * box goes after `ftyp`, the boxes after it move and their item locations are rewritten (c2pa-ts),
+ * the coded image unchanged. A file that arrived with a manifest store keeps it whole: this
+ * manifest is appended to that store as its new active manifest, and its ingredient references the
+ * store's previous active manifest (hashed URIs to its manifest and claim signature boxes, and how it
+ * validated: arrived-store.ts). Throws UnextendableStoreError for a store it cannot extend in place.
  */
 export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMediaType, facts: CaptureFacts, signer: Signer, softwareAgent: { name: string; version: string }): Promise<Uint8Array> {
   const asset = assetOf(bytes, mediaType);
-  // Never overwrite a manifest the file arrived with (domain/credentials/offer.ts offers none for such a file).
-  if (asset.getManifestJUMBF()) throw new AlreadySignedError();
+  const jumbf = await asset.getManifestJUMBF();
+  const arrived = jumbf ? await readArrivedStore(asset, jumbf) : null;
   const store = new ManifestStore();
   const manifest = store.createManifest({ assetFormat: mediaType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: "SHA-256", signer });
   manifest.claim!.claimGeneratorName = softwareAgent.name;
@@ -63,12 +79,14 @@ export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMed
   received.title = facts.capture_id;
   received.format = mediaType;
   received.instanceID = `xmp:iid:${facts.capture_id}`;
-  received.description =
-    asset instanceof BMFF
-      ? `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256}); its coded image is this one, unchanged (its boxes moved to make room for this manifest).`
-      : `The file ${facts.service.name} received (SHA-256 ${facts.received.sha256}); these image bytes are it, unchanged.`;
+  received.description = receivedDescription(facts, asset, arrived);
+  if (arrived) {
+    // Hashed over the arrived bytes, so sign() leaves them be (it recomputes only references it made).
+    received.activeManifest = arrived.activeManifest;
+    received.claimSignature = arrived.claimSignature;
+    received.validationResults = arrived.validationResults as IngredientAssertion["validationResults"];
+  }
   manifest.addAssertion(received);
-
   const actions = new ActionAssertion();
   actions.actions = [
     {
@@ -84,9 +102,9 @@ export async function embedCredentials(bytes: Uint8Array, mediaType: SignableMed
   const hardBinding = asset instanceof BMFF ? BMFFHashAssertion.createV3("jumbf manifest", "SHA-256") : DataHashAssertion.create("SHA-256");
   manifest.addAssertion(hardBinding);
 
-  await asset.ensureManifestSpace(store.measureSize());
+  await asset.ensureManifestSpace(arrived ? extendedStoreLength(arrived, manifest.generateJUMBFBox().measureSize()) : store.measureSize());
   await hardBinding.updateWithAsset(asset);
   await manifest.sign(signer);
-  await asset.writeManifestJUMBF(store.getBytes());
+  await asset.writeManifestJUMBF(arrived ? appendManifest(arrived, manifest.generateJUMBFBox().toBuffer(false)) : store.getBytes());
   return asset.getDataRange();
 }

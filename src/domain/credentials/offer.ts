@@ -27,14 +27,21 @@ export function isSignable(mediaType: string): mediaType is SignableMediaType {
 }
 
 /**
- * An image within the bound, whose analysis completed and found no C2PA manifest of its own
- * (`result.metadata.c2pa`): a file that arrived signed by someone else would need that manifest kept
- * as the parent of this one, which is not built yet, and is never overwritten.
+ * An image within the bound whose analysis completed. A file that arrived with a C2PA manifest store
+ * gets one too (the deployment's manifest is added to that store, which is kept whole:
+ * arrived-store.ts), unless the analysis could not read that store (`manifest.malformed`,
+ * `asset.malformed`) or found no manifest in it: a store that cannot be read is not extended.
  */
 export function credentialsOffered(capture: Pick<CaptureRow, "contentType" | "sizeBytes">, analysis: { status: string; result: unknown } | undefined): boolean {
   if (!analysis || analysis.status !== "completed") return false;
-  const metadata = (analysis.result as { metadata?: { c2pa?: unknown } } | null)?.metadata;
-  return isSignable(capture.contentType) && capture.sizeBytes <= CREDENTIALS_MAX_BYTES && metadata?.c2pa == null;
+  const c2pa = (analysis.result as { metadata?: { c2pa?: { failures?: unknown; manifests?: unknown } | null } } | null)?.metadata?.c2pa;
+  return isSignable(capture.contentType) && capture.sizeBytes <= CREDENTIALS_MAX_BYTES && (c2pa == null || storeReadable(c2pa));
+}
+
+function storeReadable(c2pa: { failures?: unknown; manifests?: unknown }): boolean {
+  const failures = Array.isArray(c2pa.failures) ? c2pa.failures : [];
+  const unreadable = failures.some((f) => typeof f === "string" && /^(manifest|asset)\.malformed/.test(f));
+  return !unreadable && Array.isArray(c2pa.manifests) && c2pa.manifests.length > 0;
 }
 
 /** The signer's key id: SHA-256 of its certificate, 16 hex digits (names the stored copies it signed). */

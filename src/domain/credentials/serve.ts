@@ -12,7 +12,8 @@ import type { EvidenceRef } from "../../storage/evidence-urls";
 import { capturesForReport } from "../evidence/captures";
 import { captureFacts } from "./facts";
 import { deploymentName, isSignable, signerKid } from "./offer";
-import { AlreadySignedError, embedCredentials } from "./manifest";
+import { UnextendableStoreError } from "./arrived-store";
+import { embedCredentials } from "./manifest";
 import { credentialsSigner } from "./signer";
 
 export const SOFTWARE_AGENT = { name: "verification-service", version: "0.1.0" };
@@ -29,7 +30,8 @@ export interface ServedCredentials {
  * verification's prefix (so redaction and retention delete it with the rest), keyed by the signer
  * and a digest of the facts: a rotated signer or facts that changed sign a new copy, the same ones
  * serve the stored copy. 404 when there is nothing to sign (redacted, another image, analysis not
- * completed, a format that cannot carry a manifest in place, too large).
+ * completed, a format that cannot carry a manifest in place, too large, a manifest store it arrived
+ * with that cannot be extended).
  */
 export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, request: { ifNoneMatch: string | undefined; cacheControl: string }): Promise<ServedCredentials> {
   const config = c2paSignerConfig(env);
@@ -76,7 +78,7 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   try {
     signed = await embedCredentials(bytes, mediaType, facts, signer, SOFTWARE_AGENT);
   } catch (err) {
-    if (err instanceof AlreadySignedError) throw ApiError.notFound("evidence object");
+    if (err instanceof UnextendableStoreError) throw ApiError.notFound("evidence object");
     throw err;
   }
   const sha256 = await sha256Hex(signed);

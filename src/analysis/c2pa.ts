@@ -186,9 +186,12 @@ function timestampCertificates(response: pkijs.TimeStampResp | undefined): Uint8
     if (!token) return [];
     const signed = new pkijs.SignedData({ schema: token.content });
     const certs = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+    // The certificate c2pa-ts verified the token with: the one the signer info names, else the first.
     const sid = signed.signerInfos[0]?.sid;
-    if (sid instanceof pkijs.IssuerAndSerialNumber) certs.sort((a) => (a.serialNumber.isEqual(sid.serialNumber) && a.issuer.isEqual(sid.issuer) ? -1 : 0));
-    return certs.slice(0, 10).map((c) => new Uint8Array(c.toSchema().toBER()));
+    const at = sid instanceof pkijs.IssuerAndSerialNumber ? certs.findIndex((c) => c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer)) : 0;
+    if (at < 0) return [];
+    const ordered = [certs[at]!, ...certs.filter((_, i) => i !== at)];
+    return ordered.slice(0, 10).map((c) => new Uint8Array(c.toSchema().toBER()));
   } catch {
     return [];
   }

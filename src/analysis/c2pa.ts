@@ -4,6 +4,7 @@ import { Signature as CoseSignature } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox, SuperBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ManifestStore, type Manifest } from "@trustnxt/c2pa-ts/manifest";
 import * as pkijs from "pkijs";
+import { installStreamingDigest } from "./c2pa-digest";
 import { DEFAULT_TRUST, stapledRevocation, validateChain, type C2paTrust, type TrustResult } from "./c2pa-trust";
 import { WebP } from "./c2pa-webp";
 
@@ -97,6 +98,7 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
   };
 
   installTimestampReader();
+  installStreamingDigest();
   let store: ManifestStore;
   try {
     store = ManifestStore.read(root);

@@ -116,6 +116,8 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
       if (!entry.success) summary.failures.push(entry.code);
       if (entry.code === "timeStamp.trusted") timestampTrusted = true;
     }
+    // c2pa-ts 0.9.4 reports a token whose certificate fails the profile as untrusted and trusted both.
+    if (summary.failures.some((code) => code.startsWith("timeStamp."))) timestampTrusted = false;
   } catch (err) {
     summary.failures.push(`validation.error: ${String(err)}`);
   }

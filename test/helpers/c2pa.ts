@@ -162,7 +162,7 @@ export interface OcspResponder {
  * digitalSignature, with the given extended key usages: id-kp-OCSPSigning makes it an OCSP responder
  * the issuer delegated to (RFC 6960 4.2.2.2).
  */
-export async function issuedBy(issuer: OcspResponder, name: string, ekus: string[], notBefore = new Date(Date.now() - DAY), notAfter = new Date(Date.now() + 365 * DAY)): Promise<OcspResponder> {
+export async function issuedBy(issuer: OcspResponder, name: string, ekus: string[], notBefore = new Date(Date.now() - DAY), notAfter = new Date(Date.now() + 365 * DAY), keyUsageCritical = true): Promise<OcspResponder> {
   const keys = (await crypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: "0a",
@@ -175,7 +175,7 @@ export async function issuedBy(issuer: OcspResponder, name: string, ekus: string
     signingKey: issuer.key,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, keyUsageCritical),
       new x509.ExtendedKeyUsageExtension(ekus, true),
       await x509.AuthorityKeyIdentifierExtension.create(issuer.cert),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
@@ -233,11 +233,12 @@ export interface TestTsa {
   chain: x509.X509Certificate[];
 }
 
-export async function makeTestTsa(name = "Test TSA"): Promise<TestTsa> {
+/** With `keyUsageCritical: false` the TSA certificate fails C2PA's certificate profile (key usage must be critical). */
+export async function makeTestTsa(name = "Test TSA", options: { keyUsageCritical?: boolean } = {}): Promise<TestTsa> {
   const now = Date.now();
   const root = await makeCa(`${name} Root`, null, new Date(now - 10 * 365 * DAY), new Date(now + 10 * 365 * DAY));
   // Valid from five years back: the tests stamp times in the past.
-  const tsa = await issuedBy(root, name, [x509.ExtendedKeyUsage.timeStamping], new Date(now - 5 * 365 * DAY), new Date(now + 5 * 365 * DAY));
+  const tsa = await issuedBy(root, name, [x509.ExtendedKeyUsage.timeStamping], new Date(now - 5 * 365 * DAY), new Date(now + 5 * 365 * DAY), options.keyUsageCritical ?? true);
   return { rootPem: root.cert.toString("pem"), cert: tsa.cert, key: tsa.key, chain: [root.cert] };
 }
 

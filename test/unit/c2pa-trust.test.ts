@@ -162,6 +162,15 @@ describe("trusted timestamps (sigTst / sigTst2) as the chain's validation time",
     }
   });
 
+  it("a time-stamp whose TSA certificate fails C2PA's certificate profile is not the validation time (c2pa-ts also reports it trusted)", async () => {
+    const tsa = await makeTestTsa("Sloppy TSA", { keyUsageCritical: false });
+    const { camera, signed } = await expiredCapture(tsa);
+    const meta = await readMetadata(signed, "image/jpeg", anchored(camera.rootPem, tsa.rootPem));
+    expect(meta.c2pa?.failures).toContain("timeStamp.untrusted");
+    expect(meta.c2pa?.trust?.time_source).toBe("now");
+    expect(meta.c2pa?.trusted).toBe(false);
+  });
+
   it("a signer stamping its own backdated time (its certificate lacks id-kp-timeStamping) is no TSA, even under an anchored root", async () => {
     const camera = await makeTestSigner("Camera Maker", { intermediate: true, expired: true });
     const self: TestTsa = { rootPem: camera.rootPem, cert: camera.leaf, key: camera.leafKey, chain: [camera.issuer] };

@@ -9,6 +9,9 @@
  * (the body) through a decoder or metadata reader (test/helpers/fuzz.ts). `POST /depth` reads the
  * body as a capture's depth map (forensic buffer) and runs the depth signal on it. `POST /report`
  * renders an evidence report whose every capture shows the body as its thumbnail (bench/report.ts).
+ * With bench/credentials.wrangler.toml (an R2 bucket `EVIDENCE`), `PUT /credentials/object?key=…`
+ * stores the body and `POST /credentials/sign?key=…&type=…&size=…` signs it as a Content Credentials
+ * download does (domain/credentials/serve.ts `signAndStore`), answering with the signed copy.
  */
 import { analyzeImage, type ImageDeps, type ImageInput } from "../src/analysis/analyze-image";
 import { decodeImage } from "../src/analysis/decoders";
@@ -20,6 +23,9 @@ import { googleWebDetection } from "../src/providers/web-search";
 import { FUZZ_TARGETS, runFuzzTarget, type FuzzTarget } from "../test/helpers/fuzz";
 import { renderReport } from "../src/domain/report/render";
 import { benchReportContent } from "./lib/report-content";
+import { signAndStore } from "../src/domain/credentials/serve";
+import { isSignable } from "../src/domain/credentials/offer";
+import { benchCredentials } from "./lib/credentials";
 
 // A Data module (wrangler.toml rules), copied there by bench/decode.ts before each start.
 import input from "../.cache/bench-input.bin";
@@ -27,8 +33,22 @@ import input from "../.cache/bench-input.bin";
 const held = new Uint8Array(input);
 
 export default {
-  async fetch(request: Request): Promise<Response> {
+  async fetch(request: Request, env: { EVIDENCE?: R2Bucket }): Promise<Response> {
     const url = new URL(request.url);
+    if (url.pathname.startsWith("/credentials/")) {
+      // Before the body is read: the signing reads its image from R2, as a download does.
+      if (!env.EVIDENCE) return Response.json({ error: "run with bench/credentials.wrangler.toml (an EVIDENCE bucket)" }, { status: 500 });
+      const key = url.searchParams.get("key") ?? "";
+      if (url.pathname === "/credentials/object") {
+        await env.EVIDENCE.put(key, request.body!);
+        return Response.json({ stored: key });
+      }
+      const type = url.searchParams.get("type") ?? "";
+      if (!isSignable(type)) return Response.json({ error: `not signable: ${type}` }, { status: 400 });
+      const { config, kid, facts } = await benchCredentials(type, Number(url.searchParams.get("size")));
+      const { signed, sha256 } = await signAndStore(env.EVIDENCE, { imageKey: key, sizeBytes: Number(url.searchParams.get("size")), mediaType: type }, facts, config, kid, `${key}.c2pa`);
+      return new Response(signed, { headers: { ETag: `"${sha256}"`, "Content-Type": type } });
+    }
     const type = url.searchParams.get("type") ?? "image/jpeg";
     const body = new Uint8Array(await request.arrayBuffer());
     const bytes = body.length > 0 ? body : held;

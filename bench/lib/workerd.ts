@@ -47,11 +47,12 @@ function findWorkerd(root: number): number[] {
 
 /**
  * A fresh workerd running bench/worker.ts, answering once it decodes (a 1-byte body is refused at
- * once). With `inspectorPort`, its V8 inspector (DevTools protocol) listens there (./inspector.ts).
+ * once). With `inspectorPort`, its V8 inspector (DevTools protocol) listens there (./inspector.ts);
+ * `config` is another wrangler configuration of the same Worker (bench/credentials.wrangler.toml).
  */
-export async function startWorkerd(port: number, options: { inspectorPort?: number } = {}): Promise<Workerd> {
+export async function startWorkerd(port: number, options: { inspectorPort?: number; config?: string } = {}): Promise<Workerd> {
   const inspector = options.inspectorPort !== undefined ? ["--inspector-port", String(options.inspectorPort)] : [];
-  const proc = spawn(join(ROOT, "node_modules/.bin/wrangler"), ["dev", "-c", "bench/wrangler.toml", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "error"], {
+  const proc = spawn(join(ROOT, "node_modules/.bin/wrangler"), ["dev", "-c", options.config ?? "bench/wrangler.toml", "--port", String(port), "--ip", "127.0.0.1", ...inspector, "--log-level", "error"], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,

@@ -87,6 +87,20 @@ function subjectOf(cert: pkijs.Certificate): string {
   return cn ? `CN=${String(cn.value.valueBlock.value)}` : "unnamed certificate";
 }
 
+const ID_KP_OCSP_SIGNING = "1.3.6.1.5.5.7.3.9";
+const ID_KP_TIME_STAMPING = "1.3.6.1.5.5.7.3.8";
+
+function ekuIncludes(cert: pkijs.Certificate, purpose: string): boolean {
+  const eku = cert.extensions?.find((e) => e.extnID === "2.5.29.37")?.parsedValue as pkijs.ExtKeyUsage | undefined;
+  return eku?.keyPurposes.includes(purpose) ?? false;
+}
+
+function sameCertificate(a: pkijs.Certificate, b: pkijs.Certificate): boolean {
+  const x = new Uint8Array(a.tbsView);
+  const y = new Uint8Array(b.tbsView);
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
 async function fingerprint(der: ArrayBuffer | Uint8Array): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", der as BufferSource));
 }
@@ -112,11 +126,14 @@ export async function validateChain(chainDer: readonly Uint8Array[], at: Date, t
     if (leaf.notBefore.value > at || leaf.notAfter.value < at) return { ok: false, detail: `pinned ${subjectOf(leaf)} outside its validity at ${at.toISOString()}` };
     return { ok: true, detail: `pinned ${subjectOf(leaf)}` };
   }
-  const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: trusted, certs, checkDate: at });
+  if (kind === "tsa" && !ekuIncludes(certs[0]!, ID_KP_TIME_STAMPING)) return { ok: false, detail: `${subjectOf(certs[0]!)} is no time-stamping authority (no id-kp-timeStamping)` };
+  // pkijs builds the path from the last certificate it is given: the signer goes last.
+  const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: trusted, certs: [...certs.slice(1), certs[0]!], checkDate: at });
   try {
     const result = await engine.verify({ passedWhenNotRevValues: true });
     if (!result.result) return { ok: false, detail: result.resultMessage || "chain does not reach an anchor" };
     const path = (result as { certificatePath?: pkijs.Certificate[] }).certificatePath ?? [];
+    if (!path[0] || !sameCertificate(path[0], certs[0]!)) return { ok: false, detail: `the validated path does not start at ${subjectOf(certs[0]!)}` };
     const root = path[path.length - 1];
     return { ok: true, detail: `anchored at ${root ? subjectOf(root) : "a trust anchor"}` };
   } catch (err) {
@@ -126,8 +143,9 @@ export async function validateChain(chainDer: readonly Uint8Array[], at: Date, t
 
 /**
  * Stapled OCSP responses (COSE unprotected header `rVals.ocspVals`, or a `c2pa.certificate-status`
- * assertion) about the signer. A revoked status is believed whoever signed it (nobody revokes
- * against their own interest); a good one only when the response verifies against the issuer.
+ * assertion) about the signer. A response counts, good or revoked, only when signed by the signer's
+ * issuer or a responder it delegated to (RFC 6960 3.2, 4.2.2.2): `rVals` is outside the claim
+ * signature, so anyone can staple there, and "revoked" is a claim about the signer the evidence repeats.
  */
 export async function stapledRevocation(ocspDer: readonly Uint8Array[], chainDer: readonly Uint8Array[]): Promise<{ status: TrustResult["revocation"]; detail: string }> {
   if (ocspDer.length === 0) return { status: "none", detail: "no stapled OCSP response: revocation not checked" };
@@ -135,6 +153,7 @@ export async function stapledRevocation(ocspDer: readonly Uint8Array[], chainDer
   const leaf = parseDer(chainDer[0]!);
   const issuer = parseDer(chainDer[1]!);
   let sawGood = false;
+  let unsignedRevoked = false;
   for (const der of ocspDer.slice(0, 8)) {
     let basic: pkijs.BasicOCSPResponse;
     try {
@@ -150,15 +169,20 @@ export async function stapledRevocation(ocspDer: readonly Uint8Array[], chainDer
     } catch {
       continue;
     }
-    if (!status.isForCertificate) continue;
+    if (!status.isForCertificate || (status.status !== 0 && status.status !== 1)) continue;
+    if (!(await signedByIssuer(basic, issuer))) {
+      if (status.status === 1) unsignedRevoked = true;
+      continue;
+    }
     if (status.status === 1) {
       const single = basic.tbsResponseData.responses.find((r) => r.certID.serialNumber.isEqual(leaf.serialNumber));
       const when = (single?.certStatus as { valueBlock?: { value?: Array<{ toDate?: () => Date }> } } | undefined)?.valueBlock?.value?.[0]?.toDate?.();
       return { status: "revoked", detail: `signer revoked${when ? ` at ${when.toISOString()}` : ""} (stapled OCSP)` };
     }
-    if (status.status === 0 && (await signedByIssuer(basic, issuer))) sawGood = true;
+    sawGood = true;
   }
   if (sawGood) return { status: "good", detail: "stapled OCSP: not revoked" };
+  if (unsignedRevoked) return { status: "unknown", detail: "stapled OCSP response says revoked but is signed neither by the issuer nor by a responder it delegated to: ignored" };
   return { status: "unknown", detail: "stapled OCSP response neither verifiable as good nor revoking the signer" };
 }
 
@@ -172,8 +196,7 @@ async function signedByIssuer(basic: pkijs.BasicOCSPResponse, issuer: pkijs.Cert
   const responders = [issuer];
   for (const cert of (basic.certs ?? []).slice(0, 4)) {
     try {
-      const eku = cert.extensions?.find((e) => e.extnID === "2.5.29.37")?.parsedValue as pkijs.ExtKeyUsage | undefined;
-      if (eku?.keyPurposes.includes("1.3.6.1.5.5.7.3.9") && (await cert.verify(issuer))) responders.push(cert);
+      if (ekuIncludes(cert, ID_KP_OCSP_SIGNING) && (await cert.verify(issuer))) responders.push(cert);
     } catch {
       // Not a responder this issuer delegated to.
     }

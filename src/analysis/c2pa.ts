@@ -4,6 +4,7 @@ import { Signature as CoseSignature } from "@trustnxt/c2pa-ts/cose";
 import { CBORBox, SuperBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ManifestStore, type Manifest } from "@trustnxt/c2pa-ts/manifest";
 import * as pkijs from "pkijs";
+import { installStreamingDigest } from "./c2pa-digest";
 import { DEFAULT_TRUST, stapledRevocation, validateChain, type C2paTrust, type TrustResult } from "./c2pa-trust";
 import { WebP } from "./c2pa-webp";
 
@@ -97,6 +98,7 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
   };
 
   installTimestampReader();
+  installStreamingDigest();
   let store: ManifestStore;
   try {
     store = ManifestStore.read(root);
@@ -114,6 +116,8 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
       if (!entry.success) summary.failures.push(entry.code);
       if (entry.code === "timeStamp.trusted") timestampTrusted = true;
     }
+    // c2pa-ts 0.9.4 reports a token whose certificate fails the profile as untrusted and trusted both.
+    if (summary.failures.some((code) => code.startsWith("timeStamp."))) timestampTrusted = false;
   } catch (err) {
     summary.failures.push(`validation.error: ${String(err)}`);
   }
@@ -186,9 +190,12 @@ function timestampCertificates(response: pkijs.TimeStampResp | undefined): Uint8
     if (!token) return [];
     const signed = new pkijs.SignedData({ schema: token.content });
     const certs = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+    // The certificate c2pa-ts verified the token with: the one the signer info names, else the first.
     const sid = signed.signerInfos[0]?.sid;
-    if (sid instanceof pkijs.IssuerAndSerialNumber) certs.sort((a) => (a.serialNumber.isEqual(sid.serialNumber) && a.issuer.isEqual(sid.issuer) ? -1 : 0));
-    return certs.slice(0, 10).map((c) => new Uint8Array(c.toSchema().toBER()));
+    const at = sid instanceof pkijs.IssuerAndSerialNumber ? certs.findIndex((c) => c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer)) : 0;
+    if (at < 0) return [];
+    const ordered = [certs[at]!, ...certs.filter((_, i) => i !== at)];
+    return ordered.slice(0, 10).map((c) => new Uint8Array(c.toSchema().toBER()));
   } catch {
     return [];
   }

@@ -2,9 +2,12 @@ import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { CoseAlgorithmIdentifier, type Signer } from "@trustnxt/c2pa-ts/cose";
 import { ConfigError } from "../../env";
+import { installStreamingDigest } from "../../analysis/c2pa-digest";
 import type { C2paSignerConfig } from "../../lib/c2pa-signer-config";
 
 x509.cryptoProvider.set(crypto);
+// embedCredentials hashes the image through c2pa-ts's provider: without an image-sized copy.
+installStreamingDigest();
 
 /**
  * ES256 with the signature as COSE requires it (RFC 9053 §2.1: r‖s, 64 bytes), which is what

@@ -2,6 +2,7 @@ import ipaddr from "ipaddr.js";
 import pLimit from "p-limit";
 import { enforceRateLimit, rateLimiterObject, withConcurrencySlot } from "../durable-objects/rate-limiter-client";
 import { ApiError } from "../lib/errors";
+import { isolateTurn } from "../lib/isolate-turn";
 
 /*
  * Rate limits of the unauthenticated doors, 429 `too_many_requests` with Retry-After beyond them.
@@ -152,6 +153,42 @@ export function withReportRenderSlot<T>(env: Env, tenantId: string, render: () =
     }
     return renderTurn(render);
   });
+}
+
+/**
+ * Content Credentials signings in flight (domain/credentials/serve.ts): one at the 25 MB bound holds
+ * the image twice, 72 MB of live heap with the isolate's own 24 MB, and two at once would reach a
+ * Worker's 128 MB (bench/PERF-RESULTS.md, "Content Credentials signing at the 25 MB bound"). So one
+ * isolate signs one copy at a time (signing is CPU-bound: taking turns costs no throughput) with at
+ * most `queuedPerIsolate` waiting; a waiting request holds no image (it reads it when its turn comes).
+ * A turn lapses after `leaseMs` (a signing at the bound takes about a second) if its request died.
+ * No per-tenant slot across isolates, unlike REPORT_RENDERS: a report renders anew on every request,
+ * a copy is signed once (per capture, signer and facts) and every later download is served from R2
+ * without a turn, so one tenant's signings are bounded by the captures it received, each of which
+ * already cost an analysis; a counter object's round trips would buy no bound the turn lacks.
+ */
+export const CREDENTIALS_SIGNINGS = {
+  queuedPerIsolate: 4,
+  leaseMs: 30_000,
+  busyMessage: "Too many Content Credentials copies are being signed; try again in a second.",
+} as const;
+
+const signingTurn = isolateTurn({
+  queued: CREDENTIALS_SIGNINGS.queuedPerIsolate,
+  leaseMs: CREDENTIALS_SIGNINGS.leaseMs,
+  pollMs: 20,
+  busy: () => new ApiError("too_many_requests", CREDENTIALS_SIGNINGS.busyMessage, { headers: { "Retry-After": "1" } }),
+});
+
+/** Runs one Content Credentials signing in its isolate's turn (429 with `Retry-After: 1` while its queue is full). */
+export function withCredentialsSigningTurn<T>(sign: () => Promise<T>): Promise<T> {
+  return signingTurn.run(sign);
+}
+
+/** Signings of this isolate: the one holding the turn (0 or 1) and those waiting for it. */
+export function credentialsSigningTurns(): { signing: number; waiting: number } {
+  const { running, waiting } = signingTurn.counts();
+  return { signing: running, waiting };
 }
 
 /** The capture flow's doors, per location (see the top of this file). */

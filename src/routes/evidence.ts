@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { createDb } from "../db/client";
 import { serveSignedEvidence } from "../domain/evidence/serve";
+import { CREDENTIALS_SIGNINGS } from "../domain/public-limits";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
 import { pickErrors } from "../schemas/common";
@@ -25,7 +26,8 @@ const get = createRoute({
     "Only reachable through `image_url`, `thumbnail_url`, `depth_map_url` or `credentials_url` of a Capture. `ETag` is the SHA-256 of the bytes " +
     "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received image with a C2PA manifest this deployment signs, " +
     "docs/evidence.md \"Content Credentials\"). An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; " +
-    "an object that is gone (the verification was redacted) is 404.",
+    "an object that is gone (the verification was redacted) is 404. A `credentials_url` whose copy is not signed yet waits its turn: one signing at a time per instance, " +
+    `at most ${CREDENTIALS_SIGNINGS.queuedPerIsolate} waiting, beyond that 429 \`too_many_requests\` with \`Retry-After: 1\` (a copy already signed is served at once).`,
   security: [],
   request: { params: z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) }) },
   responses: {

@@ -20,6 +20,7 @@ import { assetFor, readC2pa, type C2paSummary } from "../../src/analysis/c2pa";
 import { analysesOf } from "../../src/db/analyses";
 import { decodeImage } from "../../src/analysis/decoders";
 import { encodeJpeg, encodePngRgb, naturalScene } from "../helpers/synth";
+import { CREDENTIALS_SIGNINGS, credentialsSigningTurns, withCredentialsSigningTurn } from "../../src/domain/public-limits";
 
 /*
  * Content Credentials on what the capture link received (issue 43, item 3): each capture's
@@ -302,6 +303,57 @@ describe("Content Credentials (credentials_url)", () => {
     expect(valid.manifests).toEqual(expect.arrayContaining([arrivedLabel]));
     expect(valid.ingredients[0]).toMatchObject({ relationship: "parentOf", active_manifest: arrivedLabel });
     expect(valid.ingredient_deltas[0]!.success).toContain("ingredient.manifest.validated");
+  });
+
+  it("signs one copy at a time per isolate: concurrent downloads of an unsigned copy sign it once, one more waiting is 429, a stored copy never waits", async () => {
+    const ready = await uploaded(encodePngRgb(naturalScene(160, 120, 4310)), "image/png");
+    const first = await fetchUrl(ready.capture.credentials_url);
+    expect(first.res.status).toBe(200);
+    const { v, capture } = await uploaded(encodePngRgb(naturalScene(160, 120, 4311)), "image/png");
+
+    // A signing holds this isolate's turn until released.
+    let release!: () => void;
+    const holding = withCredentialsSigningTurn(() => new Promise<void>((resolve) => (release = resolve)));
+    try {
+      await vi.waitFor(() => expect(credentialsSigningTurns()).toEqual({ signing: 1, waiting: 0 }));
+      const waiting = Array.from({ length: CREDENTIALS_SIGNINGS.queuedPerIsolate }, () => fetchUrl(capture.credentials_url));
+      await vi.waitFor(() => expect(credentialsSigningTurns()).toEqual({ signing: 1, waiting: CREDENTIALS_SIGNINGS.queuedPerIsolate }));
+
+      // One more than the queue holds: 429 in the standard error body (call() checked it against the document).
+      const refused = await fetchUrl(capture.credentials_url);
+      expect(refused.res.status).toBe(429);
+      expect(refused.res.headers.get("Retry-After")).toBe("1");
+      expect(JSON.parse(new TextDecoder().decode(refused.bytes))).toEqual({ error: { code: "too_many_requests", message: CREDENTIALS_SIGNINGS.busyMessage } });
+
+      // A stored copy (and a 304 for it) is served at once, the turn still held and the queue full.
+      const stored = await fetchUrl(ready.capture.credentials_url);
+      expect(stored.res.status).toBe(200);
+      expect(stored.bytes).toEqual(first.bytes);
+      expect((await fetchUrl(ready.capture.credentials_url, { "If-None-Match": first.res.headers.get("ETag")! })).res.status).toBe(304);
+      expect(credentialsSigningTurns()).toEqual({ signing: 1, waiting: CREDENTIALS_SIGNINGS.queuedPerIsolate });
+      expect((await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) })).objects).toHaveLength(0);
+
+      release();
+      await holding;
+      // The first waiting signs; the others find its copy stored when their turn comes and serve it.
+      const served = await Promise.all(waiting);
+      expect(served.map((s) => s.res.status)).toEqual(served.map(() => 200));
+      const digests = new Set(await Promise.all(served.map((s) => sha256Hex(s.bytes))));
+      expect(digests.size).toBe(1);
+      const [digest] = [...digests];
+      expect(served.map((s) => s.res.headers.get("ETag"))).toEqual(served.map(() => `"${digest}"`));
+      const copies = await env.EVIDENCE.list({ prefix: credentialsPrefixFor(v.id, capture.id) });
+      expect(copies.objects).toHaveLength(1);
+      expect(await sha256Hex(new Uint8Array(await (await env.EVIDENCE.get(copies.objects[0]!.key))!.arrayBuffer()))).toBe(digest);
+      const valid = await reference(served[0]!.bytes, "image/png");
+      expect(valid.failure).toEqual([]);
+      expect(valid.validation_state).toBe("Trusted");
+      expect(valid.assertions["com.verification-service.capture"]).toMatchObject({ capture_id: capture.id });
+      expect(credentialsSigningTurns()).toEqual({ signing: 0, waiting: 0 });
+    } finally {
+      release();
+      await holding;
+    }
   });
 
   it("a file whose C2PA manifest store cannot be read gets none (a store is extended only once read), and a URL minted for it anyway is 404", async () => {

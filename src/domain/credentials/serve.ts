@@ -6,6 +6,7 @@ import { settings } from "../../env";
 import { c2paSignerConfig, type C2paSignerConfig } from "../../lib/c2pa-signer-config";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { withCredentialsSigningTurn } from "../public-limits";
 import { FILE_EXTENSIONS } from "../../schemas/steps";
 import { credentialsKeyFor, openEvidence } from "../../storage/evidence";
 import type { EvidenceRef } from "../../storage/evidence-urls";
@@ -31,7 +32,8 @@ export interface ServedCredentials {
  * and a digest of the facts: a rotated signer or facts that changed sign a new copy, the same ones
  * serve the stored copy. 404 when there is nothing to sign (redacted, another image, analysis not
  * completed, a format that cannot carry a manifest in place, too large, a manifest store it arrived
- * with that cannot be extended).
+ * with that cannot be extended). A signing takes its isolate's turn (CREDENTIALS_SIGNINGS: 429 while
+ * its queue is full); a stored copy or a 304 never waits.
  */
 export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, request: { ifNoneMatch: string | undefined; cacheControl: string }): Promise<ServedCredentials> {
   const config = c2paSignerConfig(env);
@@ -59,15 +61,26 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   const notModified = (sha256: string) => request.ifNoneMatch !== undefined && request.ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${sha256}"`);
 
   // The stored copy's SHA-256 (recorded by R2 at the put) is its ETag: a 304 reads no body.
-  const head = await env.EVIDENCE.head(key);
-  const storedSha256 = head?.checksums.sha256 ? toHex(head.checksums.sha256) : null;
-  if (storedSha256 && notModified(storedSha256)) return { status: 304, headers: { ETag: `"${storedSha256}"`, "Cache-Control": request.cacheControl }, body: null };
-  const stored = storedSha256 ? await openEvidence(env.EVIDENCE, key) : null;
-  if (stored && storedSha256) return { status: 200, headers: headersOf(storedSha256, stored.size), body: stored.body };
+  const storedCopy = async (): Promise<ServedCredentials | null> => {
+    const head = await env.EVIDENCE.head(key);
+    const storedSha256 = head?.checksums.sha256 ? toHex(head.checksums.sha256) : null;
+    if (!storedSha256) return null;
+    if (notModified(storedSha256)) return { status: 304, headers: { ETag: `"${storedSha256}"`, "Cache-Control": request.cacheControl }, body: null };
+    const stored = await openEvidence(env.EVIDENCE, key);
+    return stored ? { status: 200, headers: headersOf(storedSha256, stored.size), body: stored.body } : null;
+  };
+  const served = await storedCopy();
+  if (served) return served;
 
-  const { signed, sha256 } = await signAndStore(env.EVIDENCE, { imageKey: capture.imageKey, sizeBytes: capture.sizeBytes, mediaType }, facts, config, kid, key);
-  if (notModified(sha256)) return { status: 304, headers: { ETag: `"${sha256}"`, "Cache-Control": request.cacheControl }, body: null };
-  return { status: 200, headers: headersOf(sha256, signed.length), body: signed };
+  // Only a signing takes the isolate's turn (CREDENTIALS_SIGNINGS); once it comes, another request
+  // may have signed this very copy while this one waited: serve that one, never sign it twice.
+  return withCredentialsSigningTurn(async () => {
+    const signedMeanwhile = await storedCopy();
+    if (signedMeanwhile) return signedMeanwhile;
+    const { signed, sha256 } = await signAndStore(env.EVIDENCE, { imageKey: capture.imageKey, sizeBytes: capture.sizeBytes, mediaType }, facts, config, kid, key);
+    if (notModified(sha256)) return { status: 304, headers: { ETag: `"${sha256}"`, "Cache-Control": request.cacheControl }, body: null };
+    return { status: 200, headers: headersOf(sha256, signed.length), body: signed };
+  });
 }
 
 /**

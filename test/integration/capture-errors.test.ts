@@ -271,6 +271,28 @@ describe("upload URLs", () => {
     expect(fits.body).toMatchObject({ size_bytes: bytes.length, sha256: await sha256Hex(bytes) });
   });
 
+  it("a PUT whose link is found dead after the claim releases the claim (410, nothing stored, the row as minted)", async () => {
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
+    const token = new URL(minted.body.upload_url).pathname.split("/").pop()!;
+    // The lookup and the claim are one batch: a verification already recorded as expired (here
+    // ahead of its expires_at, so the URL's own expiry does not answer first) is seen only after it.
+    await env.DB.prepare("UPDATE verifications SET status = 'expired', version = version + 1 WHERE id = ?").bind(v.id).run();
+    const bytes = pngSignatureBytes(500);
+    const refused = await receiveUpload(env.EVIDENCE, db(), {
+      token,
+      secret: await signingKey(env, "upload_urls"),
+      contentType: "image/png",
+      contentLength: String(bytes.length),
+      body: new Response(bytes).body!,
+      now: Date.now(),
+    }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ status: 410, code: "expired" });
+    expect(await env.EVIDENCE.head(minted.body.image_key)).toBeNull();
+    const slot = await env.DB.prepare("SELECT status, claimed_at FROM uploads WHERE object_key = ?").bind(minted.body.image_key).first();
+    expect(slot).toEqual({ status: "minted", claimed_at: null });
+  });
+
   it("a body of another length than its Content-Length is refused (400) and the URL stays usable", async () => {
     // HTTP framing makes this impossible on the wire, so the upload is received directly with a
     // stream that ends early or runs long.

@@ -1,8 +1,8 @@
-import { and, eq, isNull, lte, or } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
-import { uploads, verifications } from "../../db/schema";
-import { findUpload, type UploadDigest } from "../../db/uploads";
+import { uploads } from "../../db/schema";
+import { findUpload, lookUpAndClaimUpload, type UploadDigest } from "../../db/uploads";
 import { digestStream, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
 import { ApiError, toApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -102,37 +102,38 @@ export async function receiveUpload(
   const claims = (await verifyToken(options.secret, TOKEN_PURPOSE, options.token)) as { id?: unknown; exp?: unknown } | null;
   if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number") throw ApiError.notFound("upload URL");
   if (claims.exp <= options.now) throw new ApiError("expired", "This upload URL has expired; request a new one.");
-  const found = await db
-    .select({ upload: uploads, redactedAt: verifications.redactedAt, status: verifications.status, expiresAt: verifications.expiresAt })
-    .from(uploads)
-    .innerJoin(verifications, eq(verifications.id, uploads.verificationId))
-    .where(eq(uploads.id, claims.id))
-    .get();
+  const contentType = normalizeContentType(options.contentType ?? "");
+  const declared = options.contentLength === undefined ? NaN : Number(options.contentLength);
+  const sendable = Number.isSafeInteger(declared) && declared > 0 && options.body !== null;
+  const claimedAt = options.now;
+  // Looked up and claimed in one round trip: the claim takes only a slot the body fits (its type,
+  // its size), and is released below if the verification's link turns out dead.
+  const { found, claimed } = await lookUpAndClaimUpload(db, {
+    id: claims.id,
+    claimedAt,
+    staleBefore: claimedAt - STALE_CLAIM_MS,
+    fits: sendable ? { contentType, sizeBytes: declared } : null,
+  });
   if (!found) throw ApiError.notFound("upload URL");
+  const row = found.upload;
+  const mine = and(eq(uploads.id, row.id), eq(uploads.status, "uploading"), eq(uploads.claimedAt, claimedAt));
   // The verification's link dead: nothing more is stored for it, before the body is looked at.
   const dead = guardLive(found, options.now);
-  if (dead) throw toApiError(dead);
-  const row = found.upload;
+  if (dead) {
+    if (claimed) await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
+    throw toApiError(dead);
+  }
   if (row.status === "uploaded") throw new ApiError("invalid_state", "This upload URL was already used.");
-  if (normalizeContentType(options.contentType ?? "") !== row.contentType) {
+  if (contentType !== row.contentType) {
     throw new ApiError("unsupported_media_type", `This upload URL only accepts Content-Type ${row.contentType}.`);
   }
-  const declared = options.contentLength === undefined ? NaN : Number(options.contentLength);
   if (!Number.isSafeInteger(declared) || declared < 0) {
     throw ApiError.invalid({ "content-length": "A Content-Length header is required." });
   }
   if (declared > row.maxBytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
-  if (declared === 0 || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
-
-  const claimedAt = options.now;
-  const claimable = or(
-    eq(uploads.status, "minted"),
-    and(eq(uploads.status, "uploading"), or(isNull(uploads.claimedAt), lte(uploads.claimedAt, claimedAt - STALE_CLAIM_MS))),
-  );
-  const claimed = await db.update(uploads).set({ status: "uploading", claimedAt }).where(and(eq(uploads.id, row.id), claimable)).run();
-  if (claimed.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
+  if (!sendable || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
+  if (!claimed) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
   // Only the holder of the current claim may finish or release it (a stale attempt may still wake up).
-  const mine = and(eq(uploads.id, row.id), eq(uploads.status, "uploading"), eq(uploads.claimedAt, claimedAt));
   try {
     const stored = await storeStreaming(bucket, row.objectKey, row.contentType, options.body, declared);
     const finished = await db

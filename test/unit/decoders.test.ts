@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage, DecodeFailure, type DecodedImage } from "../../src/analysis/decoders";
+import { decodeJpeg, ONE_PASS_LUMA_BYTES, planStrips } from "../../src/analysis/decoders/jpeg";
 import { screenTileRects } from "../../src/analysis/signals/screen-moire";
 import { encode as encodePng } from "fast-png";
 import { samplePhoto } from "../helpers/photos";
@@ -83,14 +84,32 @@ describe("decoders inside workerd (real photographs)", () => {
         { x: 150, y: 90, width: 42, height: 38 },
         { x: 170, y: 10, width: 22, height: 10 },
       ];
-      const tiles = (await decodeImage(bytes, "image/jpeg", { tiles: () => rects })).tiles;
-      for (const [i, tile] of tiles.entries()) {
-        const rect = rects[i]!;
-        const expected = new Uint8Array(rect.width * rect.height);
-        for (let y = 0; y < rect.height; y += 1) expected.set(whole.data.subarray((rect.y + y) * 192 + rect.x, (rect.y + y) * 192 + rect.x + rect.width), y * rect.width);
-        expect({ name, ...rect, same: tile.data.every((v, k) => v === expected[k]) }).toEqual({ name, ...rect, same: true });
+      // One top-down strip (a frame this small fits ONE_PASS_LUMA_BYTES), and with no one-pass
+      // budget the least-memory plan: a top-down and a bottom-up strip.
+      expect(planStrips(192, rects)).toHaveLength(1);
+      expect(planStrips(192, rects, 0).map((s) => s.bottomUp)).toEqual([false, true]);
+      for (const onePassBytes of [undefined, 0]) {
+        const tiles = (await decodeJpeg(bytes, { tiles: () => rects }, onePassBytes)).tiles;
+        for (const [i, tile] of tiles.entries()) {
+          const rect = rects[i]!;
+          const expected = new Uint8Array(rect.width * rect.height);
+          for (let y = 0; y < rect.height; y += 1) expected.set(whole.data.subarray((rect.y + y) * 192 + rect.x, (rect.y + y) * 192 + rect.x + rect.width), y * rect.width);
+          expect({ name, onePassBytes, ...rect, same: tile.data.every((v, k) => v === expected[k]) }).toEqual({ name, onePassBytes, ...rect, same: true });
+        }
       }
     }
+  });
+
+  it("tiles take one entropy pass up to 16 MP of luma, and the least memory beyond", () => {
+    // The phone photo's 12 MP: one strip of the rows down to the lowest tile.
+    expect(planStrips(4000, screenTileRects(4000, 3000))).toEqual([{ rows: expect.any(Number), pitch: expect.any(Number), bottomUp: false }]);
+    const rects = screenTileRects(8160, 6120);
+    const onePass = Math.max(...rects.map((r) => r.y + r.height)) * Math.max(...rects.map((r) => r.x + r.width));
+    expect(onePass).toBeGreaterThan(ONE_PASS_LUMA_BYTES);
+    const huge = planStrips(8160, rects);
+    expect(huge).toHaveLength(2);
+    expect(Math.max(...huge.map((s) => s.rows * s.pitch))).toBeLessThan(onePass * 0.7);
+    expect(planStrips(100, [])).toEqual([]);
   });
 
   it("PNG streams losslessly across many IDAT chunks and output buffers: tiles are the exact luma", async () => {

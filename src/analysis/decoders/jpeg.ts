@@ -77,7 +77,7 @@ async function instantiate(): Promise<TurboJpeg> {
  */
 const LIBJPEG_PROGRESSIVE_BUDGET = 48 * 1024 * 1024;
 
-export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Promise<DecodedImage> {
+export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest, onePassBytes = ONE_PASS_LUMA_BYTES): Promise<DecodedImage> {
   checkFrame(() => jpegFrame(bytes));
   const layout = frameLayout(bytes);
   if (!layout) throw new DecodeFailure("undecodable_image", "JPEG without a frame header");
@@ -118,7 +118,7 @@ export async function decodeJpeg(bytes: Uint8Array, request: DecodeRequest): Pro
 
     // Tiles: native-resolution luma strips down to the lowest tile (the frame is cut short there).
     const tiles = new TileCollector(width, height, request.tiles?.(width, height) ?? []);
-    for (const strip of planStrips(width, tiles.regions)) {
+    for (const strip of planStrips(width, tiles.regions, onePassBytes)) {
       setFrameHeight(tj, src, layout.sofOffset, strip.rows);
       const size = (strip.rows - 1) * strip.pitch + width;
       const buffer = tj.malloc(size);
@@ -164,11 +164,22 @@ export interface Strip {
 }
 
 /**
- * The strips that cover every tile with the least memory: the tiles sorted by position split into a
- * left group read top-down and a right group read bottom-up (either may be empty).
+ * Each strip is a pass of the entropy decoder over the rows it keeps: on a dense 1 MP JPEG one pass
+ * costs about as much as the DCT-scaled overview decode (20-50 ms). Up to this much luma the tiles
+ * take one top-down strip (one pass; a 16 MP frame at most); beyond it the least memory wins.
  */
-export function planStrips(width: number, regions: Rect[]): Strip[] {
+export const ONE_PASS_LUMA_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The strips that cover every tile: one top-down strip while it fits `onePassBytes`, else the least
+ * memory, the tiles sorted by position split into a left group read top-down and a right group read
+ * bottom-up (either may be empty).
+ */
+export function planStrips(width: number, regions: Rect[], onePassBytes = ONE_PASS_LUMA_BYTES): Strip[] {
   const tiles = regions.filter((r) => r.width > 0 && r.height > 0).sort((a, b) => a.x - b.x);
+  if (tiles.length === 0) return [];
+  const single: Strip = { rows: bottomOf(tiles), pitch: Math.max(...tiles.map((t) => t.x + t.width)), bottomUp: false };
+  if (single.rows * single.pitch <= onePassBytes) return [single];
   let best: Strip[] = [];
   let bestCost = Infinity;
   for (let k = 0; k <= tiles.length; k += 1) {

@@ -75,36 +75,50 @@ export class AreaReducer {
     const { sums, colX, channels } = this;
     const src = block.data;
     const bc = block.channels;
+    const offset = block.offset ?? 0;
+    const end = Math.min(block.width, this.width - block.x);
+    // One loop per channel layout: the per-pixel branches otherwise cost as much as the sums.
     for (let row = 0; row < block.height; row += 1) {
       const y = block.y + row;
       if (y >= this.height) break;
       const base = this.rowOf(y) * this.outWidth;
-      let p = (block.offset ?? 0) + row * block.stride;
-      const end = Math.min(block.width, this.width - block.x);
-      for (let col = 0; col < end; col += 1, p += bc) {
-        const t = base + colX[block.x + col]!;
-        if (channels === 1) sums[t]! += bc === 1 ? src[p]! : luma601(src[p]!, src[p + 1]!, src[p + 2]!);
-        else if (bc === 1) {
-          sums[t * 3]! += src[p]!;
-          sums[t * 3 + 1]! += src[p]!;
-          sums[t * 3 + 2]! += src[p]!;
-        } else {
-          sums[t * 3]! += src[p]!;
-          sums[t * 3 + 1]! += src[p + 1]!;
-          sums[t * 3 + 2]! += src[p + 2]!;
+      let p = offset + row * block.stride;
+      if (channels === 1 && bc === 1) {
+        for (let col = 0; col < end; col += 1, p += 1) sums[base + colX[block.x + col]!]! += src[p]!;
+      } else if (channels === 1) {
+        for (let col = 0; col < end; col += 1, p += bc) sums[base + colX[block.x + col]!]! += luma601(src[p]!, src[p + 1]!, src[p + 2]!);
+      } else if (bc === 1) {
+        for (let col = 0; col < end; col += 1, p += 1) {
+          const t = (base + colX[block.x + col]!) * 3;
+          const v = src[p]!;
+          sums[t]! += v;
+          sums[t + 1]! += v;
+          sums[t + 2]! += v;
+        }
+      } else {
+        for (let col = 0; col < end; col += 1, p += bc) {
+          const t = (base + colX[block.x + col]!) * 3;
+          sums[t]! += src[p]!;
+          sums[t + 1]! += src[p + 1]!;
+          sums[t + 2]! += src[p + 2]!;
         }
       }
     }
   }
 
   result(): { width: number; height: number; data: Uint8Array } {
-    const { sums, channels, outWidth, outHeight } = this;
+    const { sums, channels, outWidth, outHeight, rowCount, colCount } = this;
     const data = new Uint8Array(sums.length);
     for (let oy = 0; oy < outHeight; oy += 1) {
+      const rows = rowCount[oy]!;
+      let t = oy * outWidth * channels;
       for (let ox = 0; ox < outWidth; ox += 1) {
-        const t = oy * outWidth + ox;
-        const c = this.rowCount[oy]! * this.colCount[ox]! || 1;
-        for (let k = 0; k < channels; k += 1) data[t * channels + k] = Math.round(sums[t * channels + k]! / c);
+        const c = rows * colCount[ox]! || 1;
+        if (c === 1) {
+          for (let k = 0; k < channels; k += 1, t += 1) data[t] = sums[t]!;
+        } else {
+          for (let k = 0; k < channels; k += 1, t += 1) data[t] = Math.round(sums[t]! / c);
+        }
       }
     }
     return { width: outWidth, height: outHeight, data };

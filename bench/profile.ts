@@ -1,6 +1,7 @@
 /**
- * Where the API Worker's CPU goes on one request type (`npm run bench:profile -- capture|create|upload`,
- * `upload` being the upload URL's PUT of a Worker-proxied upload, as `npm start` serves it):
+ * Where the API Worker's CPU goes on one request type (`npm run bench:profile -- capture|create|upload|upload-url`,
+ * `upload` being the upload URL's PUT of a Worker-proxied upload, as `npm start` serves it, and
+ * `upload-url` the request that mints one):
  * a V8 CPU profile of the Worker's isolate in process A (the Worker and its Durable Objects) over
  * a few seconds of load, summed by function (self time) and by module (node_modules package or
  * source file). No floor, no analysis: this is for finding work to remove, not for ratios.
@@ -32,10 +33,11 @@ const { values: args, positionals } = parseArgs({
 });
 const scenario = positionals[0] ?? "capture";
 const inspectorPort = await freePort();
-const rt = await startRuntime({ floors: [], analysis: args.perf, apiVars: scenario === "upload" ? {} : DIRECT_MODE, ...(args.perf ? {} : { inspectorPort }) });
+const rt = await startRuntime({ floors: [], analysis: args.perf, apiVars: scenario === "upload" || scenario === "upload-url" ? {} : DIRECT_MODE, ...(args.perf ? {} : { inspectorPort }) });
 const jobsFor = async (clients: number, perSecond: number): Promise<Jobs> => {
   const perClient = Math.ceil(((Number(args.ms) / 1000) * perSecond) / clients) + 4;
   if (scenario === "create") return createJobs(rt);
+  if (scenario === "upload-url") return (await captureJobs(rt, "proxied")).prepareMints(clients, perClient);
   const captures = await captureJobs(rt, scenario === "upload" ? "proxied" : "direct");
   return scenario === "upload" ? captures.prepareUploads(clients, perClient) : captures.prepare("project", clients, perClient);
 };

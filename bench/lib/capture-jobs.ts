@@ -89,6 +89,24 @@ export async function captureJobs(rt: Runtime, upload: UploadPath = "direct") {
   }
 
   return {
+    /** `perClient` upload-URL requests of each of `clients` people (at most 20 per verification: the open-URL cap is 40). */
+    async prepareMints(clients: number, perClient: number): Promise<(client: number) => Job | undefined> {
+      const queues = await Promise.all(
+        Array.from({ length: clients }, async () => {
+          const jobs: Job[] = [];
+          let person = await newPerson();
+          for (let n = 0; n < perClient; n += 1) {
+            if (person.used >= CAPTURES_PER_VERIFICATION) person = await newPerson();
+            person.used += 1;
+            const body = JSON.stringify({ content_type: "image/jpeg" });
+            jobs.push({ url: `${api}/v1/verifications/${person.id}/captures/upload-url`, init: { method: "POST", headers: { "Content-Type": "application/json", "CF-Connecting-IP": person.ip }, body }, expect: 200 });
+          }
+          return jobs;
+        }),
+      );
+      const next = queues.map(() => 0);
+      return (client) => queues[client]![next[client]!++];
+    },
     /** The next `perClient` upload PUTs (Worker-proxied uploads) of each of `clients` people, their URLs minted beforehand. */
     async prepareUploads(clients: number, perClient: number): Promise<(client: number) => Job | undefined> {
       while (people.project.length < clients) people.project.push(await newPerson());

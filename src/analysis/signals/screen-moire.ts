@@ -351,9 +351,8 @@ function windowedResidual(tile: Tile, workspace: Workspace): void {
 function scoreTile(tile: Tile, workspace: Workspace): TileScore {
   const n = tile.width;
   const { fft, re, im, residual, mags, band, bandValues, bins } = workspace;
-  im.fill(0);
   windowedResidual(tile, workspace);
-  fft2d(re, im, n, fft);
+  fft2dReal(re, im, n, fft);
   for (let i = 0; i < n * n; i += 1) mags[i] = Math.sqrt(re[i]! * re[i]! + im[i]! * im[i]!);
   const at = (u: number, v: number) => mags[(((v % n) + n) % n) * n + (((u % n) + n) % n)]!;
 
@@ -626,21 +625,37 @@ function explainedByCoarseLattice(p: Peak, generators: Peak[], n: number): boole
   }
   return false;
 }
-function fft2d(re: Float64Array, im: Float64Array, n: number, fft: FFT): void {
+/**
+ * The 2-D DFT of the real n×n image in `re` (n even), written to `re` and `im`. Real input halves
+ * the work: two rows go through one complex FFT (z = a + ib; A[k] = (Z[k] + conj Z[n-k]) / 2,
+ * B[k] = (Z[k] - conj Z[n-k]) / 2i), and only columns 0…n/2 are transformed, the others being
+ * their mirror (F[v][n-u] = conj F[n-v][u]).
+ */
+export function fft2dReal(re: Float64Array, im: Float64Array, n: number, fft: FFT): void {
   const input = fft.createComplexArray() as number[];
   const output = fft.createComplexArray() as number[];
-  for (let y = 0; y < n; y += 1) {
+  for (let y = 0; y < n; y += 2) {
+    const a = y * n;
+    const b = a + n;
     for (let x = 0; x < n; x += 1) {
-      input[2 * x] = re[y * n + x]!;
-      input[2 * x + 1] = im[y * n + x]!;
+      input[2 * x] = re[a + x]!;
+      input[2 * x + 1] = re[b + x]!;
     }
     fft.transform(output, input);
-    for (let x = 0; x < n; x += 1) {
-      re[y * n + x] = output[2 * x]!;
-      im[y * n + x] = output[2 * x + 1]!;
+    for (let k = 0; k < n; k += 1) {
+      const m = k === 0 ? 0 : n - k;
+      const zr = output[2 * k]!;
+      const zi = output[2 * k + 1]!;
+      const cr = output[2 * m]!;
+      const ci = output[2 * m + 1]!;
+      re[a + k] = (zr + cr) / 2;
+      im[a + k] = (zi - ci) / 2;
+      re[b + k] = (zi + ci) / 2;
+      im[b + k] = (cr - zr) / 2;
     }
   }
-  for (let x = 0; x < n; x += 1) {
+  const half = n / 2;
+  for (let x = 0; x <= half; x += 1) {
     for (let y = 0; y < n; y += 1) {
       input[2 * y] = re[y * n + x]!;
       input[2 * y + 1] = im[y * n + x]!;
@@ -649,6 +664,13 @@ function fft2d(re: Float64Array, im: Float64Array, n: number, fft: FFT): void {
     for (let y = 0; y < n; y += 1) {
       re[y * n + x] = output[2 * y]!;
       im[y * n + x] = output[2 * y + 1]!;
+    }
+  }
+  for (let v = 0; v < n; v += 1) {
+    const mirror = (v === 0 ? 0 : n - v) * n;
+    for (let u = half + 1; u < n; u += 1) {
+      re[v * n + u] = re[mirror + n - u]!;
+      im[v * n + u] = -im[mirror + n - u]!;
     }
   }
 }

@@ -70,12 +70,46 @@ const DC_CHROMA = huffman(TABLES.dcChroma);
 const AC_LUMA = huffman(TABLES.acLuma);
 const AC_CHROMA = huffman(TABLES.acChroma);
 
-/** COS[u * 8 + x] = C(u)/2 · cos((2x + 1)uπ/16): the forward DCT as two passes of 8-point sums. */
-const COS = Float64Array.from({ length: 64 }, (_, i) => {
-  const u = i >> 3;
-  const x = i & 7;
-  return ((u === 0 ? Math.SQRT1_2 : 1) / 2) * Math.cos(((2 * x + 1) * u * Math.PI) / 16);
-});
+/** AAN_SCALE[k] = √2 · cos(kπ/16) (1 for k = 0): what the AAN transform leaves on coefficient k. */
+const AAN_SCALE = Float64Array.from({ length: 8 }, (_, k) => (k === 0 ? 1 : Math.SQRT2 * Math.cos((k * Math.PI) / 16)));
+
+/**
+ * One multiplier per coefficient (natural order) that undoes the AAN transform's scale and divides by
+ * the quantizer: the JPEG DCT's coefficient over `quant` is the AAN output times this.
+ */
+function aanDivisors(quant: Uint8Array): Float64Array {
+  return Float64Array.from({ length: 64 }, (_, i) => 1 / (quant[i]! * AAN_SCALE[i >> 3]! * AAN_SCALE[i & 7]! * 8));
+}
+
+/**
+ * The 8-point forward DCT of Arai, Agui and Nakajima (5 multiplications; IJG's jfdctflt) on the 8
+ * values of `d` from `at`, `step` apart, in place and scaled by AAN_SCALE.
+ */
+function aan8(d: Float64Array, at: number, step: number): void {
+  const i0 = at, i1 = at + step, i2 = at + 2 * step, i3 = at + 3 * step, i4 = at + 4 * step, i5 = at + 5 * step, i6 = at + 6 * step, i7 = at + 7 * step;
+  const t0 = d[i0]! + d[i7]!, t7 = d[i0]! - d[i7]!;
+  const t1 = d[i1]! + d[i6]!, t6 = d[i1]! - d[i6]!;
+  const t2 = d[i2]! + d[i5]!, t5 = d[i2]! - d[i5]!;
+  const t3 = d[i3]! + d[i4]!, t4 = d[i3]! - d[i4]!;
+  // Even part.
+  const e10 = t0 + t3, e13 = t0 - t3, e11 = t1 + t2, e12 = t1 - t2;
+  d[i0] = e10 + e11;
+  d[i4] = e10 - e11;
+  const z1 = (e12 + e13) * Math.SQRT1_2;
+  d[i2] = e13 + z1;
+  d[i6] = e13 - z1;
+  // Odd part.
+  const o10 = t4 + t5, o11 = t5 + t6, o12 = t6 + t7;
+  const z5 = (o10 - o12) * 0.38268343236508984; // cos(6π/16)
+  const z2 = 0.5411961001461971 * o10 + z5; // cos(6π/16)·√2
+  const z4 = 1.3065629648763766 * o12 + z5; // cos(2π/16)·√2
+  const z3 = o11 * Math.SQRT1_2;
+  const z11 = t7 + z3, z13 = t7 - z3;
+  d[i5] = z13 + z2;
+  d[i3] = z13 - z2;
+  d[i1] = z11 + z4;
+  d[i7] = z11 - z4;
+}
 
 /** The IJG scaling of a quality-50 table to `quality` (1..100), in natural order. */
 function scaled(table: number[], quality: number): Uint8Array {
@@ -138,22 +172,12 @@ function category(v: number): number {
 }
 
 /** Forward DCT, quantization and Huffman coding of one 8×8 block of level-shifted samples; returns its DC. */
-function encodeBlock(w: Writer, samples: Float64Array, rows: Float64Array, quant: Uint8Array, previousDc: number, dc: Huffman, ac: Huffman, coefficients: Int16Array): number {
-  for (let y = 0; y < 8; y += 1) {
-    for (let u = 0; u < 8; u += 1) {
-      let sum = 0;
-      for (let x = 0; x < 8; x += 1) sum += COS[u * 8 + x]! * samples[y * 8 + x]!;
-      rows[y * 8 + u] = sum;
-    }
-  }
-  for (let v = 0; v < 8; v += 1) {
-    for (let u = 0; u < 8; u += 1) {
-      let sum = 0;
-      for (let y = 0; y < 8; y += 1) sum += COS[v * 8 + y]! * rows[y * 8 + u]!;
-      const i = v * 8 + u;
-      // Baseline AC magnitudes have categories 1..10 (T.81 Table F.2).
-      coefficients[i] = Math.max(-1023, Math.min(1023, Math.round(sum / quant[i]!)));
-    }
+function encodeBlock(w: Writer, samples: Float64Array, divisors: Float64Array, previousDc: number, dc: Huffman, ac: Huffman, coefficients: Int16Array): number {
+  for (let y = 0; y < 64; y += 8) aan8(samples, y, 1);
+  for (let x = 0; x < 8; x += 1) aan8(samples, x, 8);
+  for (let i = 0; i < 64; i += 1) {
+    // Baseline AC magnitudes have categories 1..10 (T.81 Table F.2).
+    coefficients[i] = Math.max(-1023, Math.min(1023, Math.round(samples[i]! * divisors[i]!)));
   }
   const value = coefficients[0]!;
   const diff = value - previousDc;
@@ -211,8 +235,9 @@ export function encodeJpeg(rgb: Uint8Array, width: number, height: number, quali
   huffmanSegment(w);
   w.bytes([0xff, 0xda, 0, 12, 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]);
 
+  const lumaDivisors = aanDivisors(lumaQuant);
+  const chromaDivisors = aanDivisors(chromaQuant);
   const samples = new Float64Array(64);
-  const rows = new Float64Array(64);
   const coefficients = new Int16Array(64);
   const cb = new Float64Array(64);
   const cr = new Float64Array(64);
@@ -232,7 +257,7 @@ export function encodeJpeg(rgb: Uint8Array, width: number, height: number, quali
             samples[y * 8 + x] = 0.299 * rgb[p]! + 0.587 * rgb[p + 1]! + 0.114 * rgb[p + 2]! - 128;
           }
         }
-        dcY = encodeBlock(w, samples, rows, lumaQuant, dcY, DC_LUMA, AC_LUMA, coefficients);
+        dcY = encodeBlock(w, samples, lumaDivisors, dcY, DC_LUMA, AC_LUMA, coefficients);
       }
       for (let y = 0; y < 8; y += 1) {
         for (let x = 0; x < 8; x += 1) {
@@ -249,8 +274,8 @@ export function encodeJpeg(rgb: Uint8Array, width: number, height: number, quali
           cr[y * 8 + x] = (0.5 * r - 0.418688 * g - 0.081312 * bl) / 4;
         }
       }
-      dcCb = encodeBlock(w, cb, rows, chromaQuant, dcCb, DC_CHROMA, AC_CHROMA, coefficients);
-      dcCr = encodeBlock(w, cr, rows, chromaQuant, dcCr, DC_CHROMA, AC_CHROMA, coefficients);
+      dcCb = encodeBlock(w, cb, chromaDivisors, dcCb, DC_CHROMA, AC_CHROMA, coefficients);
+      dcCr = encodeBlock(w, cr, chromaDivisors, dcCr, DC_CHROMA, AC_CHROMA, coefficients);
     }
   }
   w.flush();

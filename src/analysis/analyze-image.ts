@@ -79,8 +79,10 @@ export interface ImageDeps {
   vision: VisionJudge | null;
   web: WebImageSearch | null;
   /**
-   * The pixel detector the service ships, run on every decoded image (analysis/signals/ai-pixels.ts
-   * #detectAiPixels plugs in here; null: not built in, `ai_detection` reads provenance alone).
+   * The reserved hook for a detector of generated images on the decoded pixels, run on every decoded
+   * image when set. None ships (`pixels` is reserved: schemas/ai-methods.ts, docs/signals.md), so it
+   * is null in production (analysis/pipeline.ts) and `ai_detection` reads provenance metadata and,
+   * when one is asked, a detection provider.
    */
   aiPixels?: AiPixelDetector | null;
   /** A commercial AI-generated-image detector, asked about live captures that require `ai` (docs/signals.md). */

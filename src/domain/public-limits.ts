@@ -1,5 +1,4 @@
 import ipaddr from "ipaddr.js";
-import pLimit from "p-limit";
 import { enforceRateLimit, rateLimiterObject, withConcurrencySlot } from "../durable-objects/rate-limiter-client";
 import { ApiError } from "../lib/errors";
 import { isolateTurn } from "../lib/isolate-turn";
@@ -129,30 +128,33 @@ export const REPORT_LIMITS = {
  * Worker has 128 MB: three at once in one isolate reached 112 MB (bench/PERF-RESULTS.md, "Evidence
  * report at the worst case"). So one isolate renders one report at a time (rendering is CPU-bound:
  * taking turns costs no throughput) with at most `queuedPerIsolate` waiting, and one tenant has at
- * most `perTenant` in flight across every isolate (one counter object per tenant; a slot lapses
- * after `leaseMs` if its isolate died), so its burst cannot hold every isolate's turn.
+ * most `limit` in flight across every isolate (one counter object per tenant; a slot lapses
+ * after `leaseMs` if its isolate died), so its burst cannot hold every isolate's turn. The isolate's
+ * turn lapses after `turnLeaseMs` if its request died (lib/isolate-turn.ts); a worst-case render
+ * takes well under a second of CPU (bench/PERF-RESULTS.md).
  */
 export const REPORT_RENDERS = {
   limit: 3,
   leaseMs: 2 * MINUTE,
   message: "This tenant has 3 evidence reports rendering; try again in a second.",
   queuedPerIsolate: 4,
+  turnLeaseMs: 30_000,
   busyMessage: "Too many evidence reports are rendering; try again in a second.",
 } as const;
 
-const renderTurn = pLimit(1);
+const renderTurn = isolateTurn({
+  queued: REPORT_RENDERS.queuedPerIsolate,
+  leaseMs: REPORT_RENDERS.turnLeaseMs,
+  pollMs: 20,
+  busy: () => new ApiError("too_many_requests", REPORT_RENDERS.busyMessage, { headers: { "Retry-After": "1" } }),
+});
 
 /**
  * Runs one report render of `tenantId` in one of its `REPORT_RENDERS` slots and its isolate's turn
  * (429 with `Retry-After: 1` while the tenant's slots are held or the isolate's queue is full).
  */
 export function withReportRenderSlot<T>(env: Env, tenantId: string, render: () => Promise<T>): Promise<T> {
-  return withConcurrencySlot(env, `report-render:${tenantId}`, REPORT_RENDERS, () => {
-    if (renderTurn.pendingCount >= REPORT_RENDERS.queuedPerIsolate) {
-      throw new ApiError("too_many_requests", REPORT_RENDERS.busyMessage, { headers: { "Retry-After": "1" } });
-    }
-    return renderTurn(render);
-  });
+  return withConcurrencySlot(env, `report-render:${tenantId}`, REPORT_RENDERS, () => renderTurn.run(render));
 }
 
 /**

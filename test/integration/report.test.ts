@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
-import { withReportRenderSlot } from "../../src/domain/public-limits";
+import { REPORT_RENDERS, withReportRenderSlot } from "../../src/domain/public-limits";
 import { gatherReport, TIMELINE_ENDS } from "../../src/domain/report/gather";
 import { reportText } from "../../src/domain/report/render";
 import { call, callJson, createVerification, db, seedTenant } from "../helpers/api";
@@ -177,10 +177,37 @@ describe("the evidence report", () => {
     finishFirst();
     expect(await Promise.all(running)).toEqual([0, 1, 2, 3, 4]);
     expect(most).toBe(1);
-    // Each ran once, the first before any other (the rest in the order their tenant's slot was granted).
+    // Each ran once, the first before any other (the rest in whichever order each looked for the turn first).
     expect(order[0]).toBe(0);
     expect([...order].sort()).toEqual([0, 1, 2, 3, 4]);
     expect(await rateLimiterObject(env, `report-render:${tenants[0]!.id}`).held()).toBe(0);
+  });
+
+  it("a render that never finishes (its request was cancelled) gives up the isolate's turn after the lease, and the next render runs", async () => {
+    const tenants = [await seedTenant("Turn Hung"), await seedTenant("Turn Next")];
+    let started!: () => void;
+    const holding = new Promise<void>((resolve) => (started = resolve));
+    void withReportRenderSlot(env, tenants[0]!.id, () => {
+      started();
+      return new Promise<never>(() => undefined);
+    });
+    await holding;
+    let ran = false;
+    const next = withReportRenderSlot(env, tenants[1]!.id, async () => {
+      ran = true;
+      return "rendered";
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ran).toBe(false); // the hung render holds the turn
+    // Only the clock moves past the lease: the waiting render still polls on real timers.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + REPORT_RENDERS.turnLeaseMs + 1);
+      await vi.waitFor(() => expect(ran).toBe(true), { timeout: 2_000 });
+      expect(await next).toBe("rendered");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("prints a bounded timeline: its first and last entries and how many lie between", async () => {

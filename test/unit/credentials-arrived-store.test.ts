@@ -91,6 +91,28 @@ describe("readArrivedStore: bounded before c2pa-ts reads", () => {
     const asset = new JPEG(await signJpeg(encodeJpeg(naturalScene(40, 30, 81), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture));
     await expect(readArrivedStore(asset, box)).rejects.toThrow(new UnextendableStoreError(`reading the manifest store would copy more than ${STORE_PARSE_BUDGET_BYTES} bytes`));
   });
+
+  it("refuses a store nested deeper than 16 superboxes, and one whose box overruns its superbox, before reading it", async () => {
+    const nested = (levels: number) => {
+      let box = new Uint8Array(0);
+      for (let i = 0; i < levels; i++) {
+        const outer = new Uint8Array(box.length + 8);
+        new DataView(outer.buffer).setUint32(0, outer.length);
+        outer.set([0x6a, 0x75, 0x6d, 0x62], 4);
+        outer.set(box, 8);
+        box = outer;
+      }
+      return box;
+    };
+    const asset = new JPEG(await signJpeg(encodeJpeg(naturalScene(40, 30, 82), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture));
+    await expect(readArrivedStore(asset, nested(17))).rejects.toThrow(new UnextendableStoreError("JUMBF nested deeper than 16"));
+    // 16 levels are walked; c2pa-ts then finds no manifest in them.
+    await expect(readArrivedStore(asset, nested(16))).rejects.toThrow(UnextendableStoreError);
+    await expect(readArrivedStore(asset, nested(16))).rejects.not.toThrow("JUMBF nested deeper than 16");
+    const overrun = nested(3);
+    new DataView(overrun.buffer).setUint32(8, 17);
+    await expect(readArrivedStore(asset, overrun)).rejects.toThrow(new UnextendableStoreError("JUMBF box at 8 states 17 bytes, beyond its superbox"));
+  });
 });
 
 describe("a copy of a file that arrived signed, on the certificate page", () => {

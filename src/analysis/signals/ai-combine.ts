@@ -3,9 +3,10 @@ import { clamp01, round2, type AiResult, type Evidence, type NotAssessed } from 
 import { FAIL_CONFIDENCE } from "../verdict";
 
 /*
- * How `ai_detection` is decided from what looked at the image: its provenance metadata (always), the
- * pixel detector the service ships (when it ran) and a configured detection provider (when one is
- * configured and was asked). The rule and why are in docs/signals.md ("Which method decides").
+ * How `ai_detection` is decided from what looked at the image: its provenance metadata (always), a
+ * pixel detector (when one ran: a reserved hook, none ships, ImageDeps.aiPixels) and a configured
+ * detection provider (when one is configured and was asked). The rule and why are in
+ * docs/signals.md ("Which method decides").
  */
 
 /** Bumped when the provider's threshold or the way its answer is read changes. */
@@ -26,7 +27,7 @@ export interface AiDetectionProvider {
 /** `score`: the provider's probability that the image is generated (0..1); anything else is an error. */
 export type AiProviderOutcome = { score: number; evidence: Evidence[] } | { error: string };
 
-/** The shipped pixel detector's seam (src/analysis/signals/ai-pixels.ts#detectAiPixels). */
+/** The reserved hook for a pixel detector (ImageDeps.aiPixels): none ships, so none runs in production. */
 export type AiPixelDetector = (image: DecodedImage) => AiResult;
 
 /**

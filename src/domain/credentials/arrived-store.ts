@@ -2,6 +2,7 @@ import "reflect-metadata";
 import type { Asset } from "@trustnxt/c2pa-ts/asset";
 import { SuperBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ManifestStore, type HashedURI } from "@trustnxt/c2pa-ts/manifest";
+import { JUMBF_MAX_DEPTH, JumbfBoxError, walkJumbfBoxes, type JumbfWalk } from "../../analysis/jumbf-boxes";
 
 /*
  * The C2PA manifest store a received file arrived with, kept whole while the deployment's manifest
@@ -44,7 +45,6 @@ const SIGNATURE_LABEL = "c2pa.signature";
  * reads, so a deeply nested store cannot take a Worker's memory; real stores are far below it.
  */
 export const STORE_PARSE_BUDGET_BYTES = 16 * 1000 * 1000;
-const MAX_DEPTH = 16;
 const UNANCHORED_TRUST_CODES = new Set(["signingCredential.trusted", "timeStamp.trusted"]);
 
 async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
@@ -67,28 +67,17 @@ function storeHeader(bytes: Uint8Array): StoreHeader {
   throw new UnextendableStoreError("the manifest store's box length is not the length of its bytes");
 }
 
-/** The bytes SuperBox.fromBuffer copies reading the boxes in [start, end): each `jumb` payload, nested ones again. Throws on a box that overruns its superbox. */
-function parseCost(bytes: Uint8Array, start: number, end: number, depth: number): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let cost = 0;
-  for (let at = start; at < end; ) {
-    if (at + 8 > end) throw new UnextendableStoreError(`JUMBF box at ${at} is cut short`);
-    let length = view.getUint32(at);
-    let header = 8;
-    if (length === 1) {
-      if (at + 16 > end) throw new UnextendableStoreError(`JUMBF box at ${at} is cut short`);
-      length = view.getUint32(at + 8) * 2 ** 32 + view.getUint32(at + 12);
-      header = 16;
-    } else if (length === 0) length = end - at;
-    if (length < header || at + length > end) throw new UnextendableStoreError(`JUMBF box at ${at} states ${length} bytes, beyond its superbox`);
-    if (String.fromCharCode(...bytes.subarray(at + 4, at + 8)) === "jumb") {
-      if (depth >= MAX_DEPTH) throw new UnextendableStoreError(`JUMBF nested deeper than ${MAX_DEPTH}`);
-      cost += length - header + parseCost(bytes, at + header, at + length, depth + 1);
-      if (cost > STORE_PARSE_BUDGET_BYTES) throw new UnextendableStoreError(`reading the manifest store would copy more than ${STORE_PARSE_BUDGET_BYTES} bytes`);
-    }
-    at += length;
+/** Throws unless every box lies within its superbox, the store nests no deeper than JUMBF_MAX_DEPTH and reading it copies no more than the budget. */
+function checkBoxes(bytes: Uint8Array): void {
+  let walk: JumbfWalk;
+  try {
+    walk = walkJumbfBoxes(bytes);
+  } catch (err) {
+    if (err instanceof JumbfBoxError) throw new UnextendableStoreError(err.message);
+    throw err;
   }
-  return cost;
+  if (walk.deepest > JUMBF_MAX_DEPTH) throw new UnextendableStoreError(`JUMBF nested deeper than ${JUMBF_MAX_DEPTH}`);
+  if (walk.copyCost > STORE_PARSE_BUDGET_BYTES) throw new UnextendableStoreError(`reading the manifest store would copy more than ${STORE_PARSE_BUDGET_BYTES} bytes`);
 }
 
 /**
@@ -99,7 +88,7 @@ function parseCost(bytes: Uint8Array, start: number, end: number, depth: number)
 export async function readArrivedStore(asset: Asset, jumbf: Uint8Array): Promise<ArrivedStore> {
   const bytes = jumbf.slice();
   const header = storeHeader(bytes);
-  parseCost(bytes, 0, bytes.length, 0);
+  checkBoxes(bytes);
   let store: ManifestStore;
   try {
     store = ManifestStore.read(SuperBox.fromBuffer(bytes));

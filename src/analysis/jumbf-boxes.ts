@@ -9,6 +9,12 @@
 /** Superbox levels whose contents are read; a superbox deeper than this is checked as a box, its contents not. */
 export const JUMBF_MAX_DEPTH = 16;
 
+/**
+ * The most a manifest store's read may copy (SuperBox.fromBuffer's copies, all alive at once while
+ * the tree is read): a 5 MB store nested three levels deep, far beyond what cameras and editors write.
+ */
+export const STORE_PARSE_BUDGET_BYTES = 16 * 1000 * 1000;
+
 /** A box that is cut short or states a length beyond its superbox. Its name stays "Error": callers quote it as `String(err)`. */
 export class JumbfBoxError extends Error {}
 

@@ -12,6 +12,7 @@ import { analyzeDepth, analyzeDepthPng } from "../../src/analysis/signals/depth-
 import { bombs, depthBomb, heifBomb, jpegBomb, pngBomb, pngChunk, vp8lBomb, type Bomb } from "../helpers/bombs";
 import { concat, encodeDepthPng, encodeJpeg, naturalScene } from "../helpers/synth";
 import { DigitalSourceType, makeTestSigner, signJpeg } from "../helpers/c2pa";
+import { JPEG } from "@trustnxt/c2pa-ts/asset";
 
 // Issue 26: ~100-byte files whose headers claim enormous frames. Before the header check the PNG
 // frame builder walked every row the header claimed (seconds for 2^31 rows) and libjpeg worked
@@ -155,6 +156,48 @@ describe("decompression bombs are refused from their headers", () => {
     const metadata = await readMetadata(lying, "image/jpeg", []);
     expect(performance.now() - start).toBeLessThan(1_000);
     expect(metadata.c2pa).toMatchObject({ valid: false, failures: [expect.stringMatching(/^manifest\.malformed: .*beyond its superbox/)] });
+  });
+
+  it("C2PA stores nested deeper than the box check reads, or whose read would copy too much, never reach c2pa-ts", async () => {
+    // Superboxes c2pa-ts reads (each with its description box) nested `levels` deep around `inner`.
+    const description = (label: string) => {
+      const text = new TextEncoder().encode(label);
+      const box = new Uint8Array(8 + 16 + 1 + text.length + 1);
+      new DataView(box.buffer).setUint32(0, box.length);
+      box.set(new TextEncoder().encode("jumd"), 4);
+      box.set([0x63, 0x32, 0x70, 0x61, 0x00, 0x11, 0x00, 0x10, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71], 8); // the C2PA box type
+      box[24] = 0x03; // requestable, label present
+      box.set(text, 25);
+      return box;
+    };
+    const nest = (inner: Uint8Array, levels: number) => {
+      let box = inner;
+      for (let level = 0; level < levels; level += 1) {
+        const jumd = description(`l${level}`);
+        const outer = new Uint8Array(8 + jumd.length + box.length);
+        new DataView(outer.buffer).setUint32(0, outer.length);
+        outer.set(new TextEncoder().encode("jumb"), 4);
+        outer.set(jumd, 8);
+        outer.set(box, 8 + jumd.length);
+        box = outer;
+      }
+      return box;
+    };
+    const inJpeg = async (store: Uint8Array) => {
+      const asset = new JPEG(encodeJpeg(naturalScene(64, 48, 9)));
+      await asset.ensureManifestSpace(store.length);
+      await asset.writeManifestJUMBF(store);
+      return asset.getDataRange();
+    };
+    // 18 levels, the innermost holding a box that states 3.1 GB: below the 16 levels the check reads.
+    const lie = new Uint8Array(16);
+    new DataView(lie.buffer).setUint32(0, 3_103_785_410);
+    lie.set(new TextEncoder().encode("json"), 4);
+    const deep = await readMetadata(await inJpeg(nest(lie, 18)), "image/jpeg", []);
+    expect(deep.c2pa).toMatchObject({ valid: false, failures: [expect.stringMatching(/^manifest\.malformed: .*nest deeper than 16 levels/)] });
+    // 12 levels around 1.5 MB: 1.5 MB of store, about 18 MB of copies had c2pa-ts read it.
+    const costly = await readMetadata(await inJpeg(nest(new Uint8Array(1_500_000), 12)), "image/jpeg", []);
+    expect(costly.c2pa).toMatchObject({ valid: false, failures: [expect.stringMatching(/^manifest\.malformed: .*copy more than 16000000 bytes/)] });
   });
 });
 

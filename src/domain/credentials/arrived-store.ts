@@ -2,7 +2,8 @@ import "reflect-metadata";
 import type { Asset } from "@trustnxt/c2pa-ts/asset";
 import { SuperBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ManifestStore, type HashedURI } from "@trustnxt/c2pa-ts/manifest";
-import { JUMBF_MAX_DEPTH, JumbfBoxError, walkJumbfBoxes, type JumbfWalk } from "../../analysis/jumbf-boxes";
+import { JUMBF_MAX_DEPTH, JumbfBoxError, STORE_PARSE_BUDGET_BYTES, walkJumbfBoxes, type JumbfWalk } from "../../analysis/jumbf-boxes";
+export { STORE_PARSE_BUDGET_BYTES };
 
 /*
  * The C2PA manifest store a received file arrived with, kept whole while the deployment's manifest
@@ -39,12 +40,6 @@ export interface ArrivedStore {
 type StatusEntry = { code: string; url?: string; explanation?: string };
 
 const SIGNATURE_LABEL = "c2pa.signature";
-/**
- * The most c2pa-ts may allocate reading a store: SuperBox.fromBuffer copies each superbox's payload,
- * so a store costs its size once per level of nesting (4 in an ordinary store). Checked before it
- * reads, so a deeply nested store cannot take a Worker's memory; real stores are far below it.
- */
-export const STORE_PARSE_BUDGET_BYTES = 16 * 1000 * 1000;
 const UNANCHORED_TRUST_CODES = new Set(["signingCredential.trusted", "timeStamp.trusted"]);
 
 async function sha256(bytes: Uint8Array): Promise<Uint8Array> {

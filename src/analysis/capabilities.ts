@@ -124,7 +124,7 @@ function aiCapability(providers: Presence): Capability {
       return {
         ...base,
         reason: providers.aiPixels
-          ? "No detection provider is configured: the pixel detector the service ships and provenance metadata decide."
+          ? "No detection provider is configured: the pixel detector this deployment plugs in and provenance metadata decide."
           : "Reads provenance metadata only (C2PA, XMP, generator chunks, EXIF): a generated image without its metadata reads unknown.",
         enable: AI_PROVIDER_ENABLE,
       };

@@ -24,8 +24,6 @@ import { applyMigrations, root, SECRET_GENERATORS, seedDevTenant, wrangler, wran
 
 const varsPath = path.join(root, ".dev.vars");
 const port = process.env.PORT ?? "8787";
-/** The analysis process's nice value (Linux): the end user's requests come before the analysis backlog. */
-const ANALYSIS_NICE = 10;
 
 function readVars() {
   if (!existsSync(varsPath)) return {};
@@ -91,7 +89,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => Promise.all
 /** `npm start`: each Worker in a workerd process of its own; returns how to run a cron. */
 async function startRuntime() {
   console.log("Bundling the Workers (as wrangler deploy would) and starting them…");
-  const runtime = await startLocalRuntime({ persistDir: path.join(root, ".wrangler", "state"), port: Number(port), vars: { ...vars, ...baseUrl }, analysisNice: ANALYSIS_NICE });
+  const runtime = await startLocalRuntime({ persistDir: path.join(root, ".wrangler", "state"), port: Number(port), vars: { ...vars, ...baseUrl } });
   onStop.push(() => runtime.dispose());
   console.log(`Ready on http://localhost:${port} (the analysis Worker runs in a process of its own)`);
   return (cron) => runtime.scheduled(cron);

@@ -21,9 +21,7 @@ export function workerdInstance(options: {
 }): Miniflare;
 export interface LocalRuntime {
   url: string;
-  /** The analysis Worker's workerd process (Linux; undefined where /proc does not tell it). */
-  analysisPid: number | undefined;
   scheduled(cron: string): Promise<unknown>;
   dispose(): Promise<void>;
 }
-export function startLocalRuntime(options: { persistDir: string; port: number; vars?: Record<string, string>; apiVars?: Record<string, string>; logLevel?: number; onLog?: (message: string) => void; analysisNice?: number }): Promise<LocalRuntime>;
+export function startLocalRuntime(options: { persistDir: string; port: number; vars?: Record<string, string>; apiVars?: Record<string, string>; logLevel?: number; onLog?: (message: string) => void }): Promise<LocalRuntime>;

@@ -13,7 +13,6 @@
 // `wrangler deploy --dry-run` makes from its configuration, with the bindings it declares.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { setPriority } from "node:os";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
@@ -119,34 +118,12 @@ function consumedQueues(view) {
   return new Set(Object.values(view).flatMap((entry) => entry.queueConsumers ?? []));
 }
 
-/** The workerd processes this Node process started (read from /proc: none found elsewhere than Linux). */
-function childWorkerds() {
-  try {
-    return readdirSync("/proc")
-      .filter((entry) => /^\d+$/.test(entry))
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-          // pid (comm) state ppid …: the command may hold spaces, so read after its closing parenthesis.
-          return stat.includes("(workerd)") && stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] === String(process.pid);
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The API Worker on `port` (process A, which owns the storage) and the analysis Worker beside it
  * (process B). `vars` go to both Workers (what `.dev.vars` is to `wrangler dev`); `onLog` takes what
- * they and Miniflare print, which otherwise goes to the console. `analysisNice` lowers process B's
- * scheduling priority (Linux): on one machine the end user's requests come before the analysis
- * backlog, as on Cloudflare, where the analysis consumer never shares the API's CPU.
+ * they and Miniflare print, which otherwise goes to the console.
  */
-export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars = {}, logLevel = LogLevel.INFO, onLog, analysisNice = 0 }) {
+export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars = {}, logLevel = LogLevel.INFO, onLog }) {
   const bundles = path.join(persistDir, "bundles");
   // Both bundled before either process starts: an instance keeps its registry entry alive from this
   // event loop, which a synchronous bundle would block for seconds.
@@ -164,19 +141,14 @@ export async function startLocalRuntime({ persistDir, port, vars = {}, apiVars =
   const aOptions = (listen) => instanceOptions({ name: "api", workers: [api], persistDir, port: listen, logLevel, triggerHandlers: true, onLog, onRegistry: (view) => (aView = view) });
   const a = new Miniflare(aOptions(0));
   await a.ready;
-  const before = new Set(childWorkerds());
   const b = workerdInstance({ name: "analysis", workers: [analysis], persistDir, logLevel, onLog, onRegistry: (view) => (bView = view) });
   await b.ready;
-  const analysisPid = childWorkerds().find((pid) => !before.has(pid));
-  if (analysisPid !== undefined && analysisNice !== 0) setPriority(analysisPid, analysisNice);
   await until(() => analysisQueues.every((q) => consumedQueues(aView).has(q)), "the API Worker sees the analysis Worker's queue consumers");
   await a.setOptions(aOptions(port));
   const apiEntry = () => readRegistryEntry(persistDir, api.name);
   await until(() => bView[api.name]?.debugPortAddress !== undefined && bView[api.name].debugPortAddress === apiEntry()?.debugPortAddress, "the analysis Worker sees the API Worker's new address");
   return {
     url: `http://127.0.0.1:${port}`,
-    /** Process B's pid, where /proc tells it. */
-    analysisPid,
     /** Runs the API Worker's scheduled handler for `cron` (the triggers Cloudflare fires). */
     async scheduled(cron) {
       const worker = await a.getWorker(api.name);

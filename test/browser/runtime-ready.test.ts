@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -36,7 +36,6 @@ it("a capture sent the moment the port answers has its verdict within 30 s", { t
     vars: { SIGNING_SECRET: secrets.SIGNING_SECRET, SESSION_SECRET: secrets.SESSION_SECRET },
     apiVars: { PUBLIC_BASE_URL: base, CERTIFICATE_SIGNING_KEY: secrets.CERTIFICATE_SIGNING_KEY },
     onLog: () => undefined,
-    analysisNice: 10,
   });
   runtime.catch(() => undefined);
   // The first answer on the port, whatever it is: the runtime is not awaited.
@@ -83,24 +82,4 @@ it("a capture sent the moment the port answers has its verdict within 30 s", { t
   }
   expect(last?.body.status, `still ${last?.body.status} 30 s after the capture`).toBe("completed");
   expect(last?.body.verdict?.label).toBeTypeOf("string");
-});
-
-it("the analysis process runs at the nice value asked for, the API process at the default (Linux)", async () => {
-  const started = await runtime!;
-  const nice = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
-  expect(started.analysisPid).toBeTypeOf("number");
-  expect(nice(started.analysisPid!)).toBe(10);
-  const port = Number(new URL(started.url).port);
-  // The API process: the other workerd this process started, the one serving the port.
-  const api = readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d) && Number(d) !== started.analysisPid)
-    .find((d) => {
-      try {
-        return readFileSync(`/proc/${d}/cmdline`, "utf8").includes(`127.0.0.1:${port}`);
-      } catch {
-        return false;
-      }
-    });
-  expect(api).toBeDefined();
-  expect(nice(Number(api))).toBe(0);
 });

@@ -46,7 +46,11 @@ export default {
       const type = url.searchParams.get("type") ?? "";
       if (!isSignable(type)) return Response.json({ error: `not signable: ${type}` }, { status: 400 });
       const { config, kid, facts } = await benchCredentials(type, Number(url.searchParams.get("size")));
-      const { signed, sha256 } = await signAndStore(env.EVIDENCE, { imageKey: key, sizeBytes: Number(url.searchParams.get("size")), mediaType: type }, facts, config, kid, `${key}.c2pa`);
+      // Each request signs anew (a download would serve the stored copy instead).
+      await env.EVIDENCE.delete(`${key}.c2pa`);
+      const signing = await signAndStore(env.EVIDENCE, { imageKey: key, sizeBytes: Number(url.searchParams.get("size")), mediaType: type }, facts, config, kid, `${key}.c2pa`);
+      if (!signing) return Response.json({ error: `a copy was stored under ${key}.c2pa meanwhile` }, { status: 409 });
+      const { signed, sha256 } = signing;
       return new Response(signed, { headers: { ETag: `"${sha256}"`, "Content-Type": type } });
     }
     const type = url.searchParams.get("type") ?? "image/jpeg";

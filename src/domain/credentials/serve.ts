@@ -77,7 +77,14 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   return withCredentialsSigningTurn(async () => {
     const signedMeanwhile = await storedCopy();
     if (signedMeanwhile) return signedMeanwhile;
-    const { signed, sha256 } = await signAndStore(env.EVIDENCE, { imageKey: capture.imageKey, sizeBytes: capture.sizeBytes, mediaType }, facts, config, kid, key);
+    const ours = await signAndStore(env.EVIDENCE, { imageKey: capture.imageKey, sizeBytes: capture.sizeBytes, mediaType }, facts, config, kid, key);
+    if (!ours) {
+      // Another isolate stored its copy first: that one is served (streamed; ours is no longer held).
+      const theirs = await storedCopy();
+      if (!theirs) throw new Error(`credentials copy ${key}: another signing stored it, yet it cannot be read`);
+      return theirs;
+    }
+    const { signed, sha256 } = ours;
     if (notModified(sha256)) return { status: 304, headers: { ETag: `"${sha256}"`, "Cache-Control": request.cacheControl }, body: null };
     return { status: 200, headers: headersOf(sha256, signed.length), body: signed };
   });
@@ -86,6 +93,7 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
 /**
  * Reads the received image from R2, signs a copy and stores it under `key`: the part of a download
  * that holds the image in memory (bench/credentials.ts measures it inside workerd at the 25 MB bound).
+ * Null when a copy was stored under `key` first (another isolate's signing): serve that one.
  */
 export async function signAndStore(
   bucket: R2Bucket,
@@ -94,7 +102,7 @@ export async function signAndStore(
   config: C2paSignerConfig,
   kid: string,
   key: string,
-): Promise<{ signed: Uint8Array; sha256: string }> {
+): Promise<{ signed: Uint8Array; sha256: string } | null> {
   const original = await openEvidence(bucket, capture.imageKey);
   if (!original) throw ApiError.notFound("evidence object");
   // Bounded before a byte is buffered (credentialsOffered checked the recorded size; the object is checked too).
@@ -112,6 +120,8 @@ export async function signAndStore(
     throw err;
   }
   const sha256 = await sha256Hex(signed);
-  await bucket.put(key, signed, { httpMetadata: { contentType: capture.mediaType }, sha256 });
-  return { signed, sha256 };
+  // Two isolates may both have found no copy and signed one (random ids make the two differ): the
+  // first stored stays, so every download of this key is the same file.
+  const stored = await bucket.put(key, signed, { httpMetadata: { contentType: capture.mediaType }, sha256, onlyIf: { etagDoesNotMatch: "*" } });
+  return stored ? { signed, sha256 } : null;
 }

@@ -11,7 +11,7 @@ import { toState } from "../model/verification/record";
 import { isTerminal } from "../model/verification/state";
 import * as machine from "../model/verification/transitions";
 import type { ProgressKind, ReviewCommand } from "../model/verification/transitions";
-import { checkSlot, withDigest, type UploadMint, type UploadSlot } from "../model/verification/upload-slots";
+import { checkSlot, planUpload, withDigest, type UploadRequest, type UploadSlot } from "../model/verification/upload-slots";
 import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../model/verification/write-window";
 import { belongsTo, purgeVerification } from "../storage/evidence";
 import { scheduleAlarm, sweepBy, sweepDue } from "./verification/alarm";
@@ -149,11 +149,22 @@ export class VerificationObject extends DurableObject<Env> {
     return this.#mutate(id, withAudit(plans.reviewPlan(cmd), audit));
   }
 
-  /** Mints an upload into this verification (a capture-flow write, counted like the others; verification/upload-slots.ts). */
-  async mintUpload(id: string, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
+  /**
+   * Mints an upload into this verification (a capture-flow write, counted like the others;
+   * verification/upload-slots.ts), checked against the record this object holds, so the request
+   * reads nothing in D1 when the object is warm; the record read otherwise is kept for the capture
+   * that follows. 404 without the verification, and then nothing is counted or remembered.
+   */
+  async mintUpload(id: string, request: UploadRequest): Promise<{ ok: true; slot: UploadSlot } | ErrorResult> {
+    const record = this.#cached(id) ?? (await loadRecord(this.#db, id));
+    if (!record) return errorResult("not_found", "No such verification.");
+    this.#record ??= record;
+    const planned = planUpload(record.row, request);
+    if (!planned.ok) return planned;
     return this.#admit() ?? this.#exclusive(async () => {
       await this.#takeCharge(id);
-      return mintSlot(this.#cx, this.#slots, mint);
+      const minted = await mintSlot(this.#cx, this.#slots, planned.mint);
+      return minted.ok ? { ok: true as const, slot: planned.mint.slot } : minted;
     });
   }
 

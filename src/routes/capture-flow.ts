@@ -6,8 +6,8 @@ import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
 import { tenants } from "../db/schema";
 import { loadRecord } from "../db/verifications";
-import { assertMintable, captureInline, captureUpload, findByToken, findUploadFor } from "../domain/capture/service";
-import { mintUpload } from "../domain/capture/uploads";
+import { captureInline, captureUpload, findByToken, findUploadFor } from "../domain/capture/service";
+import { acceptedContentType, mintUpload } from "../domain/capture/uploads";
 import { UPLOAD_TTL_MS } from "../model/verification/upload-slots";
 import { INLINE_MAX_BYTES } from "../domain/capture/media";
 import { presentVerification, type CaptureFlowRecord } from "../model/verification/present";
@@ -134,25 +134,27 @@ const uploadUrl = createRoute({
   summary: "Mint a single-use upload URL (5 minutes, one media type)",
   description:
     "A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry (later, a capture naming them is 409 `upload_expired`: upload again). " +
-    "A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.",
+    "A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first. " +
+    "A `content_type` the kind cannot carry is refused as a malformed body is (415 before the link is looked up), except that a dead link answers 410.",
   request: { params: TokenParam, body: jsonBody(UploadUrlRequestSchema, { content_type: "image/jpeg" }) },
   responses: { 200: jsonContent(UploadUrlResponseSchema, "PUT the bytes to upload_url"), ...pickErrors(400, 404, 409, 410, 413, 415, 429, 500) },
 });
 
 app.openapi(uploadUrl, async (c) => {
   const now = Date.now();
-  const row = await writable(c, c.req.valid("param").token);
-  assertMintable(row, now);
   const body = c.req.valid("json");
-  const s = settings(c.env);
+  const kind = body.kind ?? "image";
+  // A type the upload cannot carry is its body's refusal, as a malformed body is: before the link is
+  // looked up, and a dead link still answers 410 (deadLinkFirst).
+  const contentType = acceptedContentType(kind, body.content_type);
+  // The client's limit before anything is minted; the verification's object then looks the link up.
+  await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
+  c.set("linkLookedUp", true);
   const minted = await mintUpload(c.env, {
-    verificationId: row.id,
-    config: row.config,
-    capturesCount: row.capturesCount,
-    verificationExpiresAt: row.expiresAt,
-    kind: body.kind ?? "image",
-    contentType: body.content_type,
-    baseUrl: s.baseUrl,
+    verificationId: c.req.valid("param").token,
+    kind,
+    contentType,
+    baseUrl: settings(c.env).baseUrl,
     secret: await signingKey(c.env, "upload_urls"),
     now,
   });

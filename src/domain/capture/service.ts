@@ -45,12 +45,6 @@ export async function findUploadFor(env: Env, token: string, imageKey: string): 
   return { slot: found.upload, ...(found.retryOf ? { retryOf: found.retryOf } : {}) };
 }
 
-/** Refuses an upload URL before anything is minted (`checkUploadMint`: 410 once dead, 409 `step_full` once every slot is used). */
-export function assertMintable(row: VerificationRow, now: number): void {
-  const refused = checkUploadMint(row, now);
-  if (refused) throw toApiError(refused);
-}
-
 /**
  * What the row alone decides about a capture before its body is looked at: a dead link (410
  * `redacted` or `expired`, before the body's size, type or checksum), then a `step_key` that names

@@ -5,19 +5,16 @@ import { uploads } from "../../db/schema";
 import { findUpload, lookUpAndClaimUpload, type UploadDigest } from "../../db/uploads";
 import { digestStream, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
 import { ApiError, toApiError } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { isId, newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
-import { maxEvidenceBytes, type VerificationConfig } from "../../model/verification/config";
 import { normalizeContentType, sniffMediaType } from "./media";
-import { checkSlot, openUploadCap, UPLOAD_TTL_MS, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
+import { checkSlot, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
 import { guardLive } from "../../model/verification/transitions";
 
 /** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
 export const STALE_CLAIM_MS = 60 * 1000;
-/** A depth map is small (a 16-bit PNG at sensor resolution); 10 MB leaves ample room. */
-export const FORENSIC_BUFFER_MAX_BYTES = 10 * 1024 * 1024;
 const TOKEN_PURPOSE = "upload";
 
 export interface MintedUpload {
@@ -41,51 +38,28 @@ export function acceptedContentType(kind: UploadKind, declared: string): string 
  * Mints an upload URL, unless the verification already holds its cap of open ones for that kind:
  * uploads no capture references whose URL is still valid or whose bytes are stored and still
  * capturable (`CAPTURE_WINDOW_MS`). In direct mode the Worker does not see the PUT, so every
- * uncaptured upload within its window counts. The verification's Durable Object inserts the row
- * (`insertUpload`): it counts the verification's writes first (429 beyond its limit, nothing
- * minted), keeps the slot for the capture, and arms the sweep for bytes never captured, even while
- * the verification stays open.
+ * uncaptured upload within its window counts. The verification's Durable Object checks the request
+ * against the verification (404, 410, 409: `planUpload`) and inserts the row (`insertUpload`): it
+ * counts the verification's writes first (429 beyond its limit, nothing minted), keeps the slot for
+ * the capture, and arms the sweep for bytes never captured, even while the verification stays open.
+ * `contentType` is already accepted for `kind` (`acceptedContentType`).
  */
 export async function mintUpload(
   env: Env,
-  options: {
-    verificationId: string;
-    config: VerificationConfig;
-    capturesCount: number;
-    /** The verification's `expires_at`: no upload URL outlives it. */
-    verificationExpiresAt: number;
-    kind: UploadKind;
-    contentType: string;
-    baseUrl: string;
-    secret: string;
-    now: number;
-  },
+  options: { verificationId: string; kind: UploadKind; contentType: string; baseUrl: string; secret: string; now: number },
 ): Promise<MintedUpload> {
-  const { verificationId, kind, now } = options;
-  const contentType = acceptedContentType(kind, options.contentType);
-  const cap = openUploadCap(options.config, options.capturesCount);
-  if (cap === 0) throw new ApiError("step_full", "Every capture slot of this verification is used.");
+  const { verificationId, kind, contentType, now } = options;
+  if (!isId("verification", verificationId)) throw ApiError.notFound("verification");
   const creds = r2Credentials(env);
   const id = newId("capture", now);
-  const slot: UploadSlot = {
-    id,
-    verificationId,
-    kind,
-    objectKey: objectKeyFor(verificationId, id, kind),
-    contentType,
-    maxBytes: kind === "image" ? maxEvidenceBytes(options.config) : FORENSIC_BUFFER_MAX_BYTES,
-    expiresAt: Math.min(now + UPLOAD_TTL_MS, options.verificationExpiresAt),
-    status: "minted",
-    sizeBytes: null,
-    sha256: null,
-    sniffedType: null,
-  };
-  const minted = await verificationObject(env, verificationId).mintUpload(verificationId, { slot, cap, direct: creds !== null, now });
+  const request = { id, kind, objectKey: objectKeyFor(verificationId, id, kind), contentType, direct: creds !== null, now };
+  const minted = await verificationObject(env, verificationId).mintUpload(verificationId, request);
   if (!minted.ok) throw toApiError(minted);
+  const { slot } = minted;
   const uploadUrl = creds
     ? await presignPut(creds, slot.objectKey, contentType, new Date(now), (slot.expiresAt - now) / 1000)
-    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id, exp: slot.expiresAt })}`;
-  return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: id, expires_at: new Date(slot.expiresAt).toISOString() };
+    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id: slot.id, exp: slot.expiresAt })}`;
+  return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: slot.id, expires_at: new Date(slot.expiresAt).toISOString() };
 }
 
 /**

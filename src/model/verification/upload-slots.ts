@@ -1,8 +1,9 @@
 import type { UploadRow } from "../../db/uploads";
 import type { VerificationRecord } from "../../db/verifications";
 import { errorResult, invalidResult, type ErrorResult } from "../../lib/errors";
-import type { VerificationConfig } from "./config";
+import { maxEvidenceBytes, type VerificationConfig } from "./config";
 import { CAPTURE_WINDOW_MS } from "./orphan-sweep";
+import { checkUploadMint } from "./transitions";
 
 /*
  * The rules of upload slots: how many open upload URLs a verification may hold, what a capture may
@@ -12,6 +13,8 @@ import { CAPTURE_WINDOW_MS } from "./orphan-sweep";
 
 /** How long an upload URL may be used. */
 export const UPLOAD_TTL_MS = 5 * 60 * 1000;
+/** A depth map is small (a 16-bit PNG at sensor resolution); 10 MB leaves ample room. */
+export const FORENSIC_BUFFER_MAX_BYTES = 10 * 1024 * 1024;
 export type UploadKind = UploadRow["kind"];
 
 /** Open upload URLs a verification may hold per kind: twice the captures it can still take. */
@@ -37,6 +40,48 @@ export interface UploadMint {
   /** presigned straight to R2: the Worker never sees the bytes before the capture reads them */
   direct: boolean;
   now: number;
+}
+
+/** An upload URL asked for: what the request alone decides (the route's part), completed from the verification by `planUpload`. */
+export interface UploadRequest {
+  /** the upload's id (a capture id: the capture that takes the bytes gets it) */
+  id: string;
+  kind: UploadKind;
+  /** where its bytes go (`objectKeyFor`, under the verification's prefix) */
+  objectKey: string;
+  /** already accepted for `kind` (a refused type is the request body's 415) */
+  contentType: string;
+  direct: boolean;
+  now: number;
+}
+
+/** The verification's part of a mint: the columns `planUpload` reads (a row, or the record its object holds). */
+type MintableState = Parameters<typeof checkUploadMint>[0] & { id: string };
+
+/**
+ * The upload a request may mint in this verification as it stands: refused with 410 once the link is
+ * dead, 409 `step_full` once every slot is used, 409 `invalid_state` once finished or submitted
+ * (`checkUploadMint`); else its slot (no URL outlives the verification's `expires_at`; its size bound
+ * is the verification's largest evidence step's) and its cap of open uploads (`openUploadCap`).
+ */
+export function planUpload(state: MintableState, request: UploadRequest): { ok: true; mint: UploadMint } | ErrorResult {
+  const { id, kind, objectKey, contentType, direct, now } = request;
+  const refused = checkUploadMint(state, now);
+  if (refused) return refused;
+  const slot: UploadSlot = {
+    id,
+    verificationId: state.id,
+    kind,
+    objectKey,
+    contentType,
+    maxBytes: kind === "image" ? maxEvidenceBytes(state.config) : FORENSIC_BUFFER_MAX_BYTES,
+    expiresAt: Math.min(now + UPLOAD_TTL_MS, state.expiresAt),
+    status: "minted",
+    sizeBytes: null,
+    sha256: null,
+    sniffedType: null,
+  };
+  return { ok: true, mint: { slot, cap: openUploadCap(state.config, state.capturesCount), direct, now } };
 }
 
 /** Where an upload key is named: which kind of upload it must be, and the request field for errors. */

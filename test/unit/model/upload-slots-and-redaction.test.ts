@@ -3,7 +3,8 @@ import { newVerificationRow, type CaptureRow, type VerificationRecord } from "..
 import { captureRow } from "../../../src/model/verification/capture";
 import { CAPTURE_WINDOW_MS, planSweep, SWEEP_GRACE_MS } from "../../../src/model/verification/orphan-sweep";
 import { isSettled, QUIET_AFTER_MS, redactedColumns, redactedRecord } from "../../../src/model/verification/redaction";
-import { checkSlot, openUploadCap, UPLOAD_TTL_MS, withDigest, type UploadSlot } from "../../../src/model/verification/upload-slots";
+import { checkSlot, FORENSIC_BUFFER_MAX_BYTES, openUploadCap, planUpload, UPLOAD_TTL_MS, withDigest, type UploadSlot } from "../../../src/model/verification/upload-slots";
+import { IMAGE_STEP_MAX_BYTES } from "../../../src/model/verification/config";
 
 /* The model's upload-slot, sweep and redaction rules as plain functions: no env, no binding. */
 
@@ -62,6 +63,26 @@ describe("upload slots", () => {
     for (const refused of [checkSlot(null, use), checkSlot({ ...slot, verificationId: "vfy_2" }, use), checkSlot({ ...slot, kind: "forensic_buffer" }, use)]) {
       expect(refused).toMatchObject({ ok: false, error: { code: "invalid_request", fields: { image_key: expect.any(String) } } });
     }
+  });
+
+  it("plans a mint from the verification as it stands: its slot, bounded by the verification's expiry, and its cap; 410 dead, 409 full or finished", () => {
+    const request = { id: "cap_9", kind: "image", objectKey: "verifications/vfy_1/cap_9", contentType: "image/png", direct: false, now: NOW } as const;
+    expect(planUpload({ ...record().row, capturesCount: 1 }, request)).toEqual({
+      ok: true,
+      mint: {
+        slot: { ...slot, id: "cap_9", objectKey: "verifications/vfy_1/cap_9", contentType: "image/png", maxBytes: IMAGE_STEP_MAX_BYTES },
+        cap: 4,
+        direct: false,
+        now: NOW,
+      },
+    });
+    // No URL outlives its verification; a depth map has its own bound and key.
+    const ending = planUpload(record({ expiresAt: NOW + 1000 }).row, { ...request, kind: "forensic_buffer", objectKey: "verifications/vfy_1/cap_9.depth.png" });
+    expect(ending).toMatchObject({ ok: true, mint: { slot: { expiresAt: NOW + 1000, maxBytes: FORENSIC_BUFFER_MAX_BYTES, objectKey: "verifications/vfy_1/cap_9.depth.png" }, cap: 6 } });
+    expect(planUpload(record({ expiresAt: NOW }).row, request)).toMatchObject({ ok: false, error: { code: "expired" } });
+    expect(planUpload(record({ redactedAt: NOW - 1 }).row, request)).toMatchObject({ ok: false, error: { code: "redacted" } });
+    expect(planUpload({ ...record().row, capturesCount: 3 }, request)).toMatchObject({ ok: false, error: { code: "step_full" } });
+    expect(planUpload(record({ submittedAt: NOW - 1 }).row, request)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
   });
 
   it("answers a kept slot with the digest of the capture that took its bytes", () => {

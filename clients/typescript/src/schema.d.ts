@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a single-use upload URL (5 minutes, one media type)
-         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry (later, a capture naming them is 409 `upload_expired`: upload again). A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first.
+         * @description A verification holds at most twice as many open upload URLs per kind as the captures it can still take (URLs not yet expired, and uploads not yet captured): beyond that 429 `too_many_requests` with `Retry-After`; with every slot used 409 `step_full`. Uploaded bytes must be captured within an hour of the URL's expiry (later, a capture naming them is 409 `upload_expired`: upload again). A URL expires after 5 minutes or at the verification's `expires_at`, whichever comes first. A `content_type` the kind cannot carry is refused as a malformed body is (415 before the link is looked up), except that a dead link answers 410.
          */
         post: operations["createUploadUrl"];
         delete?: never;

@@ -83,11 +83,24 @@ export function base64UrlDecode(text: string): Uint8Array | null {
   }
 }
 
-async function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-    "verify",
-  ]);
+/**
+ * Imported HMAC keys by secret, kept for the isolate's life: every upload URL, evidence URL and
+ * cursor is signed or checked with one of a handful of secrets, and importing one costs more than
+ * the HMAC itself. Bounded, in case a caller ever passes per-request secrets.
+ */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const HMAC_KEYS_KEPT = 32;
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    // A failed import is not kept: the next call tries again.
+    key.catch(() => hmacKeys.delete(secret));
+    if (hmacKeys.size >= HMAC_KEYS_KEPT) hmacKeys.delete(hmacKeys.keys().next().value!);
+    hmacKeys.set(secret, key);
+  }
+  return key;
 }
 
 export async function hmacSha256(secret: string, message: string): Promise<Uint8Array> {

@@ -23,33 +23,73 @@ export interface StreamDigest {
 }
 
 /**
- * SHA-256, size and first bytes of a stream, never buffered whole. The first bytes are read here;
- * the rest is piped into the runtime's digest natively (no JavaScript per chunk).
+ * How much a byte stream is read at once. A network or R2 body otherwise arrives in pieces of a few
+ * KB, and every piece costs a round of promises in each consumer: piping a 1.5 MB upload through a
+ * tee into R2 and into the digest cost the API Worker's process 17 ms of CPU more than these
+ * chunks do (bench/PERF-RESULTS.md, "The upload read in 64 KB chunks").
  */
-export async function digestStream(stream: ReadableStream<Uint8Array>): Promise<StreamDigest> {
-  const digest = new crypto.DigestStream("SHA-256");
-  digest.digest.catch(() => undefined); // rejects when the stream errors: the error is thrown below
-  const reader = stream.getReader();
-  const writer = digest.getWriter();
-  const head = new Uint8Array(HEAD_BYTES);
-  let headLength = 0;
-  let done = false;
-  while (headLength < HEAD_BYTES) {
-    const next = await reader.read();
-    if (next.done) {
-      done = true;
-      break;
+export const READ_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Reads `stream` to its end, handing each chunk to `each` (awaited before the next is read). A byte
+ * stream (every body the runtime makes: a request's, an R2 object's) is read in chunks of
+ * `READ_CHUNK_BYTES` (the last shorter); a stream made in JavaScript is read as its chunks come. A
+ * failure of the stream or of `each` cancels the stream and is thrown.
+ */
+export async function forEachChunk(stream: ReadableStream<Uint8Array>, each: (chunk: Uint8Array) => Promise<void> | void): Promise<void> {
+  const byob = byobReader(stream);
+  const reader = byob ?? stream.getReader();
+  const next = byob
+    ? async () => {
+        const { value, done } = await byob.readAtLeast(READ_CHUNK_BYTES, new Uint8Array(READ_CHUNK_BYTES));
+        return { value: value as Uint8Array | undefined, done };
+      }
+    : () => (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+  try {
+    for (;;) {
+      const { value, done } = await next();
+      if (value && value.byteLength > 0) await each(value);
+      if (done) return;
     }
-    const take = next.value.subarray(0, HEAD_BYTES - headLength);
-    head.set(take, headLength);
-    headLength += take.byteLength;
-    await writer.write(next.value);
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
+    throw error;
+  } finally {
+    reader.releaseLock();
   }
-  reader.releaseLock();
-  writer.releaseLock();
-  if (done) await digest.close();
-  else await stream.pipeTo(digest);
-  return { size: Number(digest.bytesWritten), sha256: toHex(await digest.digest), head: head.subarray(0, headLength) };
+}
+
+function byobReader(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | null {
+  try {
+    return stream.getReader({ mode: "byob" });
+  } catch {
+    return null; // not a byte stream
+  }
+}
+
+/**
+ * SHA-256, size and first bytes of a stream, never buffered whole (`forEachChunk`). `forward`, when
+ * given, is handed each chunk after it is hashed: the stream is read once for both.
+ */
+export async function digestStream(stream: ReadableStream<Uint8Array>, forward?: (chunk: Uint8Array) => Promise<void>): Promise<StreamDigest> {
+  const digest = new crypto.DigestStream("SHA-256");
+  digest.digest.catch(() => undefined); // rejects when the stream errors: that error is thrown below
+  const hasher = digest.getWriter();
+  const head = new Uint8Array(HEAD_BYTES);
+  let size = 0;
+  try {
+    await forEachChunk(stream, async (chunk) => {
+      if (size < HEAD_BYTES) head.set(chunk.subarray(0, HEAD_BYTES - size), size);
+      size += chunk.byteLength;
+      await hasher.write(chunk);
+      if (forward) await forward(chunk);
+    });
+  } catch (error) {
+    await hasher.abort(error).catch(() => undefined);
+    throw error;
+  }
+  await hasher.close();
+  return { size, sha256: toHex(await digest.digest), head: head.slice(0, Math.min(size, HEAD_BYTES)) };
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -252,6 +252,7 @@ describe("upload URLs", () => {
     const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
     const token = new URL(minted.body.upload_url).pathname.split("/").pop()!;
     const bytes = pngSignatureBytes(200_000);
+    for (let at = 8; at < bytes.length; at += 65_536) crypto.getRandomValues(bytes.subarray(at, Math.min(bytes.length, at + 65_536)));
     // The real local bucket, its put() refusing at once (an outage): nobody reads the body any more.
     const outage = new Error("bucket unavailable (injected)");
     const failing = new Proxy(env.EVIDENCE, {
@@ -269,6 +270,9 @@ describe("upload URLs", () => {
     const fits = await callJson(`/v1/uploads/${token}`, { method: "PUT", rawBody: bytes, headers: { "Content-Type": "image/png" } });
     expect(fits.status).toBe(200);
     expect(fits.body).toMatchObject({ size_bytes: bytes.length, sha256: await sha256Hex(bytes) });
+    // What R2 holds is the body, byte for byte (it was forwarded in several chunks, each hashed first).
+    const stored = await env.EVIDENCE.get(minted.body.image_key);
+    expect(await sha256Hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(await sha256Hex(bytes));
   });
 
   it("a PUT whose link is found dead after the claim releases the claim (410, nothing stored, the row as minted)", async () => {

@@ -123,30 +123,50 @@ export async function receiveUpload(
   }
 }
 
+/** The body ended before, or ran past, the Content-Length it declared. */
+class LengthMismatch extends Error {}
+
 /**
- * Streams the request body into R2 while hashing it (one pass, never buffered whole, no JS per
- * chunk: the runtime pipes and tees). The body goes through a stream of exactly the declared
- * Content-Length (already checked against the slot), so a body of any other length errors both
- * the stored and the hashed branch.
+ * Streams the request body into R2 while hashing it: one pass, never buffered whole, in chunks of
+ * `READ_CHUNK_BYTES` (`digestStream` with a forward). R2 reads a stream of exactly the declared
+ * Content-Length (already checked against the slot); a body that ends before it or runs past it is
+ * refused (400) and whatever R2 stored of it deleted. R2 failing stops the forwarding at once (it
+ * reads nothing more) and is ours (500).
  */
 async function storeStreaming(bucket: R2Bucket, key: string, contentType: string, body: ReadableStream<Uint8Array>, length: number): Promise<StreamDigest> {
   const fixed = new FixedLengthStream(length);
-  const framed = body.pipeTo(fixed.writable);
-  const [toStore, toHash] = fixed.readable.tee();
-  const storing = putEvidenceStream(bucket, key, toStore, contentType).catch(async (error: unknown) => {
-    // R2 gave up, maybe without reading its branch: the tee stops holding bytes for it.
-    if (!toStore.locked) await toStore.cancel().catch(() => undefined);
-    throw error;
-  });
-  const [piped, stored, hashed] = await Promise.allSettled([framed, storing, digestStream(toHash)]);
-  if (piped.status === "rejected" || hashed.status === "rejected") {
-    if (stored.status === "fulfilled") await deleteEvidence(bucket, [key]);
+  const toStore = fixed.writable.getWriter();
+  toStore.closed.catch(() => undefined); // rejects when aborted below: handled there
+  const storage: { failure: { reason: unknown } | null } = { failure: null };
+  const storing = putEvidenceStream(bucket, key, fixed.readable, contentType).then(
+    () => true,
+    (reason: unknown) => {
+      storage.failure = { reason };
+      return false;
+    },
+  );
+  const storageFailed = storing.then((stored) => (stored ? new Promise<never>(() => undefined) : Promise.reject(storage.failure!.reason)));
+  storageFailed.catch(() => undefined);
+  let forwarded = 0;
+  try {
+    const hashed = await digestStream(body, async (chunk) => {
+      forwarded += chunk.byteLength;
+      if (forwarded > length) throw new LengthMismatch();
+      await Promise.race([toStore.write(chunk), storageFailed]);
+    });
+    if (hashed.size !== length) throw new LengthMismatch();
+    await Promise.race([toStore.close(), storageFailed]);
+    if (!(await storing)) throw storage.failure!.reason;
+    return hashed;
+  } catch (error) {
+    // Whose failure it is, decided before the abort below makes R2's read fail too.
+    const failedStorage = storage.failure;
+    await toStore.abort(error).catch(() => undefined);
+    if (await storing) await deleteEvidence(bucket, [key]);
+    if (failedStorage) throw failedStorage.reason;
+    // The body broke or did not match its length: the client's (400), never a half-stored object.
     throw ApiError.invalid({ body: "The body does not match its Content-Length." });
   }
-  // Storage failing is ours (500), after the body was read whole and matched its length.
-  if (stored.status === "rejected") throw stored.reason;
-  if (hashed.value.size !== length) throw new Error(`upload hashed ${hashed.value.size} bytes of ${length}`);
-  return hashed.value;
 }
 
 /** A stored upload as a capture sees it: its digest, size and sniffed type. */

@@ -1,5 +1,6 @@
 import type { Verification } from "../api";
-import { REASON_LABEL, STATUS_LABEL, VERDICT_LABEL } from "../lib/format";
+import { STATUS_LABEL, VERDICT_LABEL } from "../lib/format";
+import { reasonLabel } from "../lib/signals";
 import { Badge } from "./ui";
 
 const STATUS_TONE = {
@@ -22,7 +23,7 @@ export function VerdictBadge(props: { verification: Verification; withReason?: b
   return (
     <span class="verdict">
       <Badge tone={tone}>{VERDICT_LABEL[verdict.label]}</Badge>
-      {props.withReason !== false && verdict.reason_code ? <span class="reason">{REASON_LABEL[verdict.reason_code]}</span> : null}
+      {props.withReason !== false && verdict.reason_code ? <span class="reason">{reasonLabel(verdict)}</span> : null}
     </span>
   );
 }

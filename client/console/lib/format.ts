@@ -1,4 +1,5 @@
 import type { Verdict, Verification, VerificationStatus } from "../api";
+import { reasonLabel, REASON_WORDS } from "./signals";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
 const timeOnly = new Intl.DateTimeFormat("en-GB", { timeStyle: "medium" });
@@ -39,18 +40,13 @@ export const STATUS_LABEL: Record<VerificationStatus, string> = {
 
 export const VERDICT_LABEL: Record<Verdict["label"], string> = { verified: "Verified", suspicious: "Suspicious", failed: "Failed" };
 
-export const REASON_LABEL: Record<NonNullable<Verdict["reason_code"]>, string> = {
-  screen_detected: "photo of a screen",
-  ai_generated: "AI-generated image",
-  context_mismatch: "does not match the context",
-  reverse_search_match: "found online",
-  depth_anomaly: "a flat scene, or frames no live camera gives (a virtual camera, a frozen or repeating stream)",
-  not_assessed: "a required check could not run",
-};
+/** Each `reason_code` in words, typed by the API's enum so the two lists stay in step. */
+export const REASON_LABEL: Record<NonNullable<Verdict["reason_code"]>, string> = REASON_WORDS;
 
 export function verdictSummary(v: Verification): string {
   if (!v.verdict) return v.status === "completed" ? "Analysing…" : "—";
-  const reason = v.verdict.reason_code ? `: ${REASON_LABEL[v.verdict.reason_code]}` : "";
+  const label = reasonLabel(v.verdict);
+  const reason = label ? `: ${label}` : "";
   return `${VERDICT_LABEL[v.verdict.label]}${reason}`;
 }
 

@@ -200,3 +200,27 @@ export function aiResult(value: Record<string, unknown>): { text: string; tone: 
   }
   return { text: `No generator traces found ${how.replace(/^decided /, "")}${details}: not proof of a camera`, tone: "neutral" };
 }
+
+/** Each verdict `reason_code` in words. */
+export const REASON_WORDS = {
+  screen_detected: "photo of a screen",
+  ai_generated: "AI-generated image",
+  context_mismatch: "does not match the context",
+  reverse_search_match: "seen before (in earlier captures or online)",
+  depth_anomaly: "a flat scene, or frames no live camera gives (a virtual camera, a frozen or repeating stream)",
+  not_assessed: "a required check could not run",
+} as const;
+
+/**
+ * Why a verdict reads as it does. A reverse-search match is "found online" only when the web search
+ * found it (`found_online`); a match in the service's own history is a capture seen before. Without
+ * the signal's value (a certificate carries none) both places are named.
+ */
+export function reasonLabel(verdict: { reason_code?: keyof typeof REASON_WORDS; signals: { reverse_search?: object } }): string | null {
+  if (!verdict.reason_code) return null;
+  const reverse = verdict.signals.reverse_search;
+  if (verdict.reason_code === "reverse_search_match" && reverse && "found_online" in reverse) {
+    return reverse.found_online ? "found online" : "seen in earlier captures";
+  }
+  return REASON_WORDS[verdict.reason_code];
+}

@@ -1,10 +1,10 @@
 import { api, isOpen, ok, type Verification, type WebhookDelivery } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
-import { formatDateTime, REASON_LABEL, SIGNAL_NAMES } from "../lib/format";
+import { formatDateTime, SIGNAL_NAMES } from "../lib/format";
 import { useLoad, usePolling, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
-import { SIGNAL_CHECKS, signalResult } from "../lib/signals";
+import { reasonLabel, SIGNAL_CHECKS, signalResult } from "../lib/signals";
 import { IndependentChecks } from "./detail/checks";
 import { DeliveryTable } from "./detail/deliveries";
 import { FinalizePanel } from "./detail/finalize";
@@ -202,7 +202,7 @@ function VerdictPanel(props: { verification: Verification }) {
     <div class="stack">
       <p class="verdict-line">
         <VerdictBadge verification={v} withReason={false} /> verdict confidence {Math.round(verdict.score * 100)} %
-        {verdict.reason_code ? <> · because of: {REASON_LABEL[verdict.reason_code]}</> : null}
+        {verdict.reason_code ? <> · because of: {reasonLabel(verdict)}</> : null}
       </p>
       {verdict.assessment === "partial" ? (
         <Notice tone="warning">

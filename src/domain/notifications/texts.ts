@@ -25,7 +25,7 @@ const REASONS: Record<string, string> = {
   screen_detected: "the photo appears to show a screen rather than the real scene",
   ai_generated: "the image appears to be AI-generated",
   context_mismatch: "the images do not match the stated context",
-  reverse_search_match: "the image was already found online",
+  reverse_search_match: "the image was seen before, in earlier captures or online",
   depth_anomaly: "the depth data does not look like a real three-dimensional scene",
   not_assessed: "a required check could not be carried out on the photos",
 };
@@ -34,11 +34,21 @@ interface VerdictView {
   label?: string;
   score?: number;
   reason_code?: string;
+  signals?: { reverse_search?: { found_online?: unknown } };
 }
 
 function verdictOf(record: VerificationRecord): VerdictView | null {
   const v = record.row.verdict;
   return v && typeof v === "object" ? (v as VerdictView) : null;
+}
+
+/** "Found online" only for a web match (`found_online`); a match in the service's history is a photo seen before. */
+function reasonWords(verdict: VerdictView, code: string): string {
+  const found = verdict.signals?.reverse_search?.found_online;
+  if (code === "reverse_search_match" && typeof found === "boolean") {
+    return found ? "the image was already found online" : "the image was seen before, in an earlier capture";
+  }
+  return REASONS[code] ?? code;
 }
 
 function verdictLine(verdict: VerdictView): string {
@@ -67,7 +77,7 @@ export function verificationEmail(record: VerificationRecord, kind: EmailKind, b
     lines.push(`Verification ${row.id} has completed.`, "");
     if (verdict) {
       lines.push(verdictLine(verdict));
-      if (verdict.reason_code) lines.push(`Reason: ${REASONS[verdict.reason_code] ?? verdict.reason_code}`);
+      if (verdict.reason_code) lines.push(`Reason: ${reasonWords(verdict, verdict.reason_code)}`);
     }
   } else if (kind === "expired") {
     subject = `Verification ${row.id} expired`;

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { reasonLabel } from "../../client/console/lib/signals";
+import type { VerificationRecord } from "../../src/db/verifications";
+import { verificationEmail } from "../../src/domain/notifications/texts";
+
+/*
+ * CONTRACT: `found_online` is true only for a web match. A reverse-search match found in the
+ * service's own history is a photo seen before, and the console and the notify email say so
+ * rather than "found online".
+ */
+
+const verdictWith = (foundOnline: boolean) => ({
+  label: "suspicious",
+  score: 0.55,
+  reason_code: "reverse_search_match" as const,
+  signals: { reverse_search: { found_online: foundOnline, match_count: 1, sources: ["service_history"] } },
+  assessment: "complete",
+  not_assessed: [],
+});
+
+function emailReason(verdict: object): string | undefined {
+  const row = { id: "vrf_1", tenantId: "ten_1", verdict, status: "completed", failureReason: null, capturesCount: 1, createdAt: 0, completedAt: 1000, expiresAt: 2000 } as unknown as VerificationRecord["row"];
+  const { body } = verificationEmail({ row, captures: [], answers: [] }, "completed", "https://verify.example", { tenantId: "ten_1", verifiedDomain: null });
+  return body.split("\n").find((line) => line.startsWith("Reason:"));
+}
+
+describe("a reverse-search match in words", () => {
+  it("is 'found online' only when the web search found it", () => {
+    expect(reasonLabel(verdictWith(true))).toBe("found online");
+    expect(emailReason(verdictWith(true))).toBe("Reason: the image was already found online");
+  });
+
+  it("is a capture seen before when only the service's history matched", () => {
+    expect(reasonLabel(verdictWith(false))).toBe("seen in earlier captures");
+    expect(emailReason(verdictWith(false))).toBe("Reason: the image was seen before, in an earlier capture");
+  });
+
+  it("names both places when the verdict does not say which", () => {
+    const bare = { ...verdictWith(false), signals: {} };
+    expect(reasonLabel(bare)).toBe("seen before (in earlier captures or online)");
+    expect(emailReason(bare)).toBe("Reason: the image was seen before, in earlier captures or online");
+  });
+});

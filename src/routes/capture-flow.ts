@@ -251,7 +251,8 @@ const submit = createRoute({
   security,
   summary: "Declare the evidence complete",
   description:
-    "Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`; a second submit answers the same. " +
+    "Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`. A repeated submit answers the current state and writes nothing, also after the verdict or a failure it led to; " +
+    "a verification the verdict closed without a submit answers 409 `invalid_state`. " +
     "With no capture at all (every evidence step optional) nothing can be evaluated: the verification ends `failed` with `failure_reason: no_evidence` (webhook `verification.failed`), never with a verdict.",
   request: { params: TokenParam },
   responses: { 200: jsonContent(CaptureVerificationSchema, "The verification after the write, as the end user may see it"), ...pickErrors(404, 409, 410, 429, 500) },

@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Declare the evidence complete
-         * @description Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`; a second submit answers the same. With no capture at all (every evidence step optional) nothing can be evaluated: the verification ends `failed` with `failure_reason: no_evidence` (webhook `verification.failed`), never with a verdict.
+         * @description Taken once every evidence step holds its `min` and every required text step is answered (`ready_for_submit` of `GET /v1/verify/{token}`), else 409 `invalid_state`. A repeated submit answers the current state and writes nothing, also after the verdict or a failure it led to; a verification the verdict closed without a submit answers 409 `invalid_state`. With no capture at all (every evidence step optional) nothing can be evaluated: the verification ends `failed` with `failure_reason: no_evidence` (webhook `verification.failed`), never with a verdict.
          */
         post: operations["submitVerification"];
         delete?: never;

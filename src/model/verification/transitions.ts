@@ -254,11 +254,15 @@ export const NO_EVIDENCE = "no_evidence";
  * `failure_reason: "no_evidence"` in the same write (CONTRACT, fifth release), never with a verdict.
  */
 export function submit(state: VerificationState, now: number): Decision<{ alreadySubmitted: boolean; failureReason?: string }> {
-  const closed = guardOpen(state, now);
-  if (closed) return closed;
+  const dead = guardLive(state, now);
+  if (dead) return dead;
+  // A repeated submit (a retry whose answer was lost) answers the current state, also once the
+  // verdict or the failure it led to closed the verification: retries duplicate nothing and fail nothing.
   if (state.submittedAt !== null) {
     return { ok: true, alreadySubmitted: true, transition: transition(state, state.status, []) };
   }
+  const finished = guardUnfinished(state);
+  if (finished) return finished;
   const missing = submitBlockers(state);
   if (missing.length > 0) {
     return errorResult("invalid_state", `The verification cannot be submitted yet: ${missing.join("; ")}.`);

@@ -192,6 +192,9 @@ describe("submit", () => {
     const d = m.submit(ready, NOW);
     expect(d).toMatchObject({ ok: true, alreadySubmitted: false, transition: { patch: { submittedAt: NOW, readyAt: NOW } } });
     expect(m.submit({ ...ready, submittedAt: NOW, readyAt: NOW }, NOW + 1)).toMatchObject({ ok: true, alreadySubmitted: true });
+    // Also once the verdict completed it; a verification completed without a submit still refuses one.
+    expect(m.submit({ ...ready, status: "completed", submittedAt: NOW, readyAt: NOW }, NOW + 1)).toMatchObject({ ok: true, alreadySubmitted: true, transition: { status: "completed", events: [] } });
+    expect(m.submit({ ...ready, status: "completed", readyAt: NOW }, NOW + 1)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
   });
 
   it("with no capture, taken once the rule holds (every min 0, required answers given) and failed at once: no_evidence, never ready", () => {
@@ -215,8 +218,12 @@ describe("submit", () => {
       failureReason: "no_evidence",
       transition: { status: "failed", patch: { submittedAt: NOW }, events: [{ name: "verification.submitted" }, { name: "verification.failed", payload: { reason: "no_evidence" } }] },
     });
-    // Over: a second submit is refused like any write into a failed verification.
-    expect(m.submit({ ...answered, status: "failed", submittedAt: NOW }, NOW + 1)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    // A repeated submit (a retry whose answer was lost) answers the current state and changes nothing.
+    expect(m.submit({ ...answered, status: "failed", submittedAt: NOW }, NOW + 1)).toEqual({
+      ok: true,
+      alreadySubmitted: true,
+      transition: { status: "failed", patch: {}, events: [] },
+    });
   });
 
   it("a submit brings an abandoned verification back to partially_captured", () => {

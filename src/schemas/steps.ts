@@ -28,8 +28,8 @@ export const ImageStepSchema = z
 
 export const TextValidationSchema = z
   .strictObject({
-    min_length: z.int().min(0).optional(),
-    max_length: z.int().min(1).max(2000),
+    min_length: z.int().min(0).optional().openapi({ description: "In UTF-16 code units, as the browser's `minlength` counts (an emoji outside the BMP counts 2)." }),
+    max_length: z.int().min(1).max(2000).openapi({ description: "In UTF-16 code units, as the browser's `maxlength` counts (an emoji outside the BMP counts 2)." }),
     format: z.enum(TEXT_FORMATS),
   })
   .openapi("TextValidation");

@@ -39,6 +39,12 @@ describe("answerProblem (shared by the server and the capture page)", () => {
   it("keeps the server's English messages", () => {
     const text = { key: "t", type: "text" as const, required: true, ...step };
     expect(validateAnswer(text, "AB 12")).toBe("Use letters, digits and hyphens only.");
-    expect(validateAnswer(text, "AB")).toBe("The answer must be at least 3 characters.");
+    expect(validateAnswer(text, "AB")).toBe("The answer must be at least 3 characters (an emoji counts as 2).");
+  });
+
+  it("counts UTF-16 code units, as the browser's maxlength does and docs/api.md says", () => {
+    const free = { validation: { max_length: 6, format: "free_text" as const } };
+    expect(answerProblem(free, "😀😀😀")).toBeNull(); // 3 emoji, 6 units
+    expect(answerProblem(free, "😀😀😀a")).toEqual({ code: "too_long", limit: 6 });
   });
 });

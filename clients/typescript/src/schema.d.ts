@@ -1532,7 +1532,9 @@ export interface components {
             validation: components["schemas"]["TextValidation"];
         };
         TextValidation: {
+            /** @description In UTF-16 code units, as the browser's `minlength` counts (an emoji outside the BMP counts 2). */
             min_length?: number;
+            /** @description In UTF-16 code units, as the browser's `maxlength` counts (an emoji outside the BMP counts 2). */
             max_length: number;
             /** @enum {string} */
             format: "free_text" | "numeric_id" | "alphanumeric_id";

@@ -30,8 +30,8 @@ export function answerProblem(step: Pick<TextStep, "validation">, value: string)
 
 const MESSAGES: { [K in AnswerProblem["code"]]: (p: Extract<AnswerProblem, { code: K }>) => string } = {
   blank: () => "The answer must not be blank.",
-  too_short: (p) => `The answer must be at least ${p.limit} characters.`,
-  too_long: (p) => `The answer must be at most ${p.limit} characters.`,
+  too_short: (p) => `The answer must be at least ${p.limit} characters (an emoji counts as 2).`,
+  too_long: (p) => `The answer must be at most ${p.limit} characters (an emoji counts as 2).`,
   numeric_id: () => "Use digits only.",
   alphanumeric_id: () => "Use letters, digits and hyphens only.",
 };

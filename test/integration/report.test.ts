@@ -73,6 +73,15 @@ describe("the evidence report", () => {
     expect((await callJson(`/v1/verifications/${id}/report.pdf?certificate_link=${token}`, { key: t.key })).status).toBe(400);
   });
 
+  it("prints the verdict's score as what the spec makes it: the confidence in the verdict, not a risk", async () => {
+    const t = await seedTenant("Report Score");
+    const id = await completedVerification(t.key);
+    const content = await gatherReport(env, db(), { tenantId: t.id, verificationId: id, audience: "tenant", now: Date.now() });
+    const text = await reportText(content);
+    expect(text[text.indexOf("Verdict confidence") + 1]).toBe(content.verification.verdict!.score.toFixed(2));
+    expect(text.join("\n")).not.toMatch(/risk score/i);
+  });
+
   it("names the reviewer by address only while they are a member of the tenant; once removed, a former member", async () => {
     const t = await seedTenant("Report Reviewer");
     const id = await completedVerification(t.key);

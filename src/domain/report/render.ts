@@ -117,7 +117,7 @@ function verdict(flow: PageFlow, content: ReportContent): void {
   const reason = reasonWords(verdict.reason_code);
   if (reason) flow.field("Reason", `${reason} (${verdict.reason_code})`);
   flow.field("Assessment", `${verdict.assessment}: ${assessmentWords(verdict.assessment)}`);
-  flow.field("Risk score", verdict.score.toFixed(2));
+  flow.field("Verdict confidence", verdict.score.toFixed(2));
   flow.gap(4);
   flow.paragraph("Each required check, what it concluded and what decided it:", { size: 9, color: MUTED });
   const signals = verdict.signals as Record<string, unknown>;

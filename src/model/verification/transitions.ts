@@ -202,8 +202,8 @@ export const ANSWER_REVISIONS_PER_STEP = 10;
 
 /**
  * An answer. The same value again changes nothing (`unchanged`: no event, unless it brings an
- * abandoned verification back); a step's answer can change at most ANSWER_REVISIONS_PER_STEP times
- * in all (409 `answer_limit` after).
+ * abandoned verification back); a step takes at most ANSWER_REVISIONS_PER_STEP different values in
+ * all, the first answer included (409 `answer_limit` after).
  */
 export function recordAnswer(state: VerificationState, stepKey: string, value: string, now: number): Decision<{ revisions: number; unchanged: boolean }> {
   const closed = guardOpen(state, now);

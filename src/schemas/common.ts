@@ -96,6 +96,18 @@ export const jsonBody = <T extends z.ZodType>(schema: T, example: z.input<T>) =>
   required: true as const,
 });
 
+/**
+ * A map the tenant supplies (metadata, context attributes). A `__proto__` key is refused by name:
+ * zod, like any JavaScript object, cannot hold it as data and would drop it in silence.
+ */
+export const tenantMap = <T extends z.ZodType>(record: T) =>
+  z.preprocess((input, ctx) => {
+    if (typeof input === "object" && input !== null && Object.hasOwn(input, "__proto__")) {
+      ctx.issues.push({ code: "custom", message: "`__proto__` cannot be a key here: use another name.", path: ["__proto__"], input });
+    }
+    return input;
+  }, record);
+
 export const DateTime = z.iso.datetime({ offset: true }).openapi({ example: "2026-11-22T10:00:00.000Z" });
 export const VerificationId = z.string().openapi({ example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", pattern: "^vfy_[0-9A-HJKMNP-TV-Z]{26}$" });
 

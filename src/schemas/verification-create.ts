@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { tenantMap } from "./common";
 import { MEDIA_TYPES, StepInputSchema } from "./steps";
 
 export const SIGNALS = ["screen", "ai", "reverse", "context", "depth"] as const;
@@ -29,16 +30,18 @@ export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
 export const MAX_CONTEXT_ATTRIBUTES = 50;
 export const MAX_CONTEXT_ATTRIBUTES_BYTES = 8 * 1024;
 
-const ContextAttributesSchema = z
-  .record(z.string().min(1).max(64), z.union([z.string().max(500), z.number(), z.boolean()]))
-  .superRefine((attributes, ctx) => {
-    if (Object.keys(attributes).length > MAX_CONTEXT_ATTRIBUTES) {
-      ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES} attributes.` });
-    } else if (new TextEncoder().encode(JSON.stringify(attributes)).byteLength > MAX_CONTEXT_ATTRIBUTES_BYTES) {
-      ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON.` });
-    }
-  })
-  .openapi({ description: `Up to ${MAX_CONTEXT_ATTRIBUTES} keys (1..64 chars), ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON in total.` });
+const ContextAttributesSchema = tenantMap(
+  z
+    .record(z.string().min(1).max(64), z.union([z.string().max(500), z.number(), z.boolean()]))
+    .superRefine((attributes, ctx) => {
+      if (Object.keys(attributes).length > MAX_CONTEXT_ATTRIBUTES) {
+        ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES} attributes.` });
+      } else if (new TextEncoder().encode(JSON.stringify(attributes)).byteLength > MAX_CONTEXT_ATTRIBUTES_BYTES) {
+        ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON.` });
+      }
+    })
+    .openapi({ description: `Up to ${MAX_CONTEXT_ATTRIBUTES} keys (1..64 chars), ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON in total.` }),
+);
 
 export const ContextSchema = z
   .strictObject({
@@ -48,10 +51,12 @@ export const ContextSchema = z
   })
   .openapi("Context");
 
-const MetadataSchema = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= 50, { message: "At most 50 metadata keys." })
-  .openapi({ description: "Up to 50 string keys (1..40 chars) with string values (up to 500 chars)." });
+const MetadataSchema = tenantMap(
+  z
+    .record(z.string().min(1).max(40), z.string().max(500))
+    .refine((m) => Object.keys(m).length <= 50, { message: "At most 50 metadata keys." })
+    .openapi({ description: "Up to 50 string keys (1..40 chars) with string values (up to 500 chars)." }),
+);
 
 /** The fields of a verification's config that a creation request (or a link template) may carry. */
 export const ConfigFieldsSchema = z.strictObject({

@@ -246,6 +246,15 @@ describe("the other config fields", () => {
     await rejects({ max_captures: 1, metadata: { n: 1 } }, "metadata.n");
   });
 
+  it("a map key a JavaScript object cannot hold as data (__proto__) is refused by name, never dropped in silence", async () => {
+    const withKey = (json: string) => JSON.parse(json) as Record<string, unknown>;
+    await rejects(withKey('{"max_captures":1,"metadata":{"claim":"C-1","__proto__":"x"}}'), "metadata.__proto__");
+    await rejects(withKey('{"max_captures":1,"context":{"kind":"roof","summary":"A roof","attributes":{"__proto__":"x"}}}'), "context.attributes.__proto__");
+    // Other keys named like Object.prototype's members are ordinary data.
+    const v = await accepts(withKey('{"max_captures":1,"metadata":{"constructor":"c","toString":"t"}}'));
+    expect(v.config.metadata).toEqual({ constructor: "c", toString: "t" });
+  });
+
   it("expected_location and expected_object are echoed", async () => {
     const v = await accepts({ max_captures: 1, expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });
     expect(v.config).toMatchObject({ expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });

@@ -160,6 +160,14 @@ describe("link templates", () => {
     }
     expect((await op.send(`/v1/link-templates/${s}`, {}, "PATCH")).status).toBe(400);
     expect((await op.send(`/v1/link-templates/${s}`, { unknown_field: 1 }, "PATCH")).status).toBe(400);
+    // A metadata key no JavaScript object holds as data is refused by name, at publish and update.
+    for (const refused of [
+      await op.send("/v1/link-templates", JSON.parse(`{"slug":"${slug()}","name":"F","max_captures":1,"metadata":{"__proto__":"x"}}`)),
+      await op.send(`/v1/link-templates/${s}`, JSON.parse('{"metadata":{"line":"home","__proto__":"x"}}'), "PATCH"),
+    ]) {
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(Object.keys(refused.body.error.fields)).toEqual(["metadata.__proto__"]);
+    }
     const current = await op.read(`/v1/link-templates/${s}`);
     expect(current.body).toMatchObject({ version: 1, max_captures: 2 });
     // Switching from max_captures to steps replaces the sugar.

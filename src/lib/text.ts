@@ -5,6 +5,12 @@
  */
 export const CONTROL_OR_LINE_BREAK = /[\p{Cc}\u2028\u2029]/u;
 
+/**
+ * Half a surrogate pair on its own (JSON can carry one as `\ud800`): not a character, and stored it
+ * becomes U+FFFD, so a name would read back as something other than what was sent.
+ */
+export const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** `text` with each run of CONTROL_OR_LINE_BREAK made one space, trimmed: for names the service did not get from a form it validates. */
 export function oneLine(text: string): string {
   return text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").trim();

@@ -262,8 +262,14 @@ describe("tenant display name", () => {
       expect(res.body.error.code).toBe("invalid_request");
       expect(res.body.error.fields.display_name).toMatch(/control characters and line breaks/);
     }
+    // Half a surrogate pair is no character: stored it would read back as U+FFFD.
+    for (const name of ["Acme \ud800", "Acme \udfff Inc", "\udc00\ud800"]) {
+      const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: name }, headers: dashboard(cookie) });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.fields.display_name).toMatch(/surrogate/);
+    }
     expect((await callJson("/v1/tenant/settings", { headers: dashboard(cookie) })).body).toEqual(before);
-    expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "Zürich Versicherung — 東京" }, headers: dashboard(cookie) })).status).toBe(200);
+    expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "Zürich Versicherung — 東京 😀" }, headers: dashboard(cookie) })).status).toBe(200);
   });
 
   it("a first sign-in names its new tenant after the identity provider's name claim kept to one line (it is not input the API validated)", async () => {

@@ -293,6 +293,8 @@ describe("operator console in Chromium", () => {
     await page.getByText(/The evidence was erased on/).waitFor();
     expect(await page.getByRole("region", { name: "Photos and files" }).getByRole("img").count()).toBe(0);
     await page.getByRole("region", { name: "Timeline" }).getByText("Evidence erased").waitFor();
+    // It was finalized before the redaction: the case panel says so, as the timeline does.
+    await page.getByRole("region", { name: "Case analysis" }).getByText(/^It was finalized; the redaction erased the narrative/).waitFor();
     const erased = await tenant.api.GET("/v1/verifications/{token}/captures", { params: { path: { token: id } } });
     expect(erased.data!.items.every((c) => c.image_url === undefined && c.thumbnail_url === undefined)).toBe(true);
     await shoot(ui, "14-redacted");

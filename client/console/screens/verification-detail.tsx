@@ -156,7 +156,12 @@ export function VerificationDetailScreen(props: { id: string }) {
           ) : null}
           {can("reviewer") || v.case_analysis || v.narrative ? (
             <Section title="Case analysis" id="finalize">
-              <FinalizePanel verification={v} onChange={update} canFinalize={can("reviewer")} />
+              <FinalizePanel
+                verification={v}
+                onChange={update}
+                canFinalize={can("reviewer")}
+                finalizedOnTimeline={events.data?.events.some((e) => e.event_name === "verification.case.completed")}
+              />
             </Section>
           ) : null}
           <Section title="Webhook deliveries" id="deliveries">

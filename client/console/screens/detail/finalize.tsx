@@ -6,11 +6,19 @@ import { useAction, usePolling } from "../../lib/hooks";
 type CaseAnalysis = Schemas["CaseAnalysis"];
 const PRIORITY_TONE = { low: "good", medium: "warn", high: "bad" } as const;
 
+/** A redaction erases the narrative and the case analysis; the timeline still says whether there were any. */
+function erasedWords(finalized: boolean | undefined): string {
+  if (finalized === undefined) return "The evidence was erased.";
+  return finalized
+    ? "It was finalized; the redaction erased the narrative and the case analysis with the evidence."
+    : "The evidence was erased before the case was finalized: it can no longer be.";
+}
+
 /**
  * Finalize: the claimant's narrative goes to the case analysis. When it does not finish inside the
  * request, the panel keeps reading the verification until `case_analysis` arrives.
  */
-export function FinalizePanel(props: { verification: Verification; canFinalize: boolean; onChange: (v: Verification) => void }) {
+export function FinalizePanel(props: { verification: Verification; canFinalize: boolean; finalizedOnTimeline?: boolean; onChange: (v: Verification) => void }) {
   const v = props.verification;
   const [narrative, setNarrative] = useState("");
   const [confirming, setConfirming] = useState(false);
@@ -39,7 +47,7 @@ export function FinalizePanel(props: { verification: Verification; canFinalize: 
       </div>
     );
   }
-  if (v.redacted_at) return <p class="muted">The evidence was erased: a redacted verification is not finalized.</p>;
+  if (v.redacted_at) return <p class="muted">{erasedWords(props.finalizedOnTimeline)}</p>;
   if (!props.canFinalize) return <p class="muted">Not finalized yet.</p>;
   const closed = v.status === "expired" || v.status === "failed" || v.captures_count === 0;
   if (closed) return <p class="muted">Finalize needs at least one capture and a verification that has not expired or failed.</p>;

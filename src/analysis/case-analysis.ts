@@ -217,6 +217,12 @@ export function analyzeCase(
   if (!input.narrative) uncertain.push("No vision provider configured: the narrative was not compared with the images.");
   else if (!story) uncertain.push("The vision provider could not judge the images against the narrative.");
   if (!input.webSearched) uncertain.push("Reverse search covered only this service's own images, not the web.");
+  const aiUndecided = captures.filter((c) => c.analysis.observed.ai_detection.label === "unknown").length;
+  if (aiUndecided > 0) {
+    uncertain.push(
+      `${plural(aiUndecided, "capture")} of ${captures.length} could not be checked for generated content (no provenance marker decided it and no detection provider answered): their \`ai\` reads low because nothing was found, not because they were cleared.`,
+    );
+  }
 
   const weighted = [cross.score * WEIGHTS.cross_image_consistency, phys.score * WEIGHTS.physical_plausibility];
   if (story) weighted.push(story.score * WEIGHTS.narrative_image_match);

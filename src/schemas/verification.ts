@@ -124,7 +124,20 @@ export const CaseAnalysisSchema = z
     model: z.string().min(1).max(200),
     rubric_version: z.int().min(1).max(10).optional(),
     consistency_level: Unit.optional(),
-    analysis: z.array(z.object({ capture_id: z.string().min(1).max(64), ai: z.enum(["low", "medium", "high"]), screen: z.boolean() })).max(25).optional(),
+    analysis: z
+      .array(
+        z.object({
+          capture_id: z.string().min(1).max(64),
+          ai: z.enum(["low", "medium", "high"]).openapi({
+            description:
+              "How strongly the capture's `ai_detection` points to a generated image: `likely_ai` at confidence ≥ 0.85 is `high`, below it `medium`, anything else `low`. " +
+              "`low` includes a capture whose `ai_detection` is `unknown` (nothing decided it): `uncertainty_areas` then says how many captures were not checked.",
+          }),
+          screen: z.boolean(),
+        }),
+      )
+      .max(25)
+      .optional(),
     text_analysis: z.string().min(1).max(2000).optional(),
   })
   .openapi("CaseAnalysis");

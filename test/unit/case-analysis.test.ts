@@ -45,6 +45,8 @@ describe("case analysis (deterministic dimensions)", () => {
       { capture_id: "cap_1", ai: "low", screen: false },
       { capture_id: "cap_2", ai: "low", screen: false },
     ]);
+    // Nothing decided ai_detection for either (no marker, no provider): low must not read as cleared.
+    expect(result.uncertainty_areas).toContainEqual(expect.stringMatching(/^2 captures of 2 could not be checked for generated content .*not because they were cleared\.$/));
   });
 
   it("times against the claimed order, mixed devices, a duplicate and GPS spread raise cross-image risk", async () => {
@@ -86,6 +88,8 @@ describe("case analysis (deterministic dimensions)", () => {
       { capture_id: "cap_2", ai: "high", screen: false },
       { capture_id: "cap_3", ai: "low", screen: false },
     ]);
+    // The generated capture was decided by its provenance; only the other two were not checked.
+    expect(result.uncertainty_areas).toContainEqual(expect.stringMatching(/^2 captures of 3 could not be checked for generated content/));
   });
 
   it("narrative judgements from a vision provider add their dimension and name the model", async () => {

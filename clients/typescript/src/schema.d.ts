@@ -1690,7 +1690,10 @@ export interface components {
             consistency_level?: number;
             analysis?: {
                 capture_id: string;
-                /** @enum {string} */
+                /**
+                 * @description How strongly the capture's `ai_detection` points to a generated image: `likely_ai` at confidence ≥ 0.85 is `high`, below it `medium`, anything else `low`. `low` includes a capture whose `ai_detection` is `unknown` (nothing decided it): `uncertainty_areas` then says how many captures were not checked.
+                 * @enum {string}
+                 */
                 ai: "low" | "medium" | "high";
                 screen: boolean;
             }[];

@@ -5,6 +5,9 @@
  */
 export const CONTROL_OR_LINE_BREAK = /[\p{Cc}\u2028\u2029]/u;
 
+/** CONTROL_OR_LINE_BREAK less what prose may hold (tab, LF, CR): NUL, escape sequences, C1 and the Unicode separators. */
+export const CONTROL_IN_PROSE = /(?![\t\n\r])[\p{Cc}\u2028\u2029]/u;
+
 /**
  * Half a surrogate pair on its own (JSON can carry one as `\ud800`): not a character, and stored it
  * becomes U+FFFD, so a name would read back as something other than what was sent.

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CaptureIntegrityRequestSchema } from "./capture-integrity";
-import { DateTime } from "./common";
+import { DateTime, prose } from "./common";
 import { StepSchema } from "./steps";
 import { STATUSES, VerificationSchema } from "./verification";
 
@@ -65,7 +65,12 @@ export const CaptureRequestSchema = z
 export type CaptureRequest = z.infer<typeof CaptureRequestSchema>;
 
 export const AnswerRequestSchema = z
-  .strictObject({ step_key: z.string().min(1).max(64), value: z.string().min(1).max(2000) })
+  .strictObject({
+    step_key: z.string().min(1).max(64),
+    value: prose(z.string().min(1).max(2000)).openapi({
+      description: "The answer as typed. Lines and tabs are kept; other control characters and half a surrogate pair are refused (400). The step's `validation` applies on top.",
+    }),
+  })
   .openapi("AnswerRequest");
 
 export const PROGRESS_STEPS = ["landing", "ready", "capturing", "reviewing", "uploading", "camera_blocked", "success"] as const;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CONTROL_OR_LINE_BREAK, UNPAIRED_SURROGATE } from "../lib/text";
+import { CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK, UNPAIRED_SURROGATE } from "../lib/text";
 import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../lib/errors";
 
 const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
@@ -133,5 +133,19 @@ export const UNPAIRED_SURROGATE_MESSAGE = "Must be valid Unicode text: half a su
 export function singleLine(schema: z.ZodString = z.string()): z.ZodString {
   return schema
     .refine((value) => !CONTROL_OR_LINE_BREAK.test(value), { message: NO_CONTROL_MESSAGE })
+    .refine((value) => !UNPAIRED_SURROGATE.test(value), { message: UNPAIRED_SURROGATE_MESSAGE });
+}
+
+export const NO_CONTROL_IN_PROSE_MESSAGE =
+  "Must be text: control characters other than tab and line breaks (NUL, escape sequences, U+2028, U+2029) are not allowed.";
+
+/**
+ * Free text a person typed (an answer, a narrative): lines and tabs are kept, other control
+ * characters and UNPAIRED_SURROGATE are refused (400 `invalid_request` naming the field), since they
+ * would be printed in the report and the console as something other than what was typed.
+ */
+export function prose(schema: z.ZodString = z.string()): z.ZodString {
+  return schema
+    .refine((value) => !CONTROL_IN_PROSE.test(value), { message: NO_CONTROL_IN_PROSE_MESSAGE })
     .refine((value) => !UNPAIRED_SURROGATE.test(value), { message: UNPAIRED_SURROGATE_MESSAGE });
 }

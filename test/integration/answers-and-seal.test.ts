@@ -113,6 +113,21 @@ describe("answers and the record seal", () => {
     expect((await answer("vin", "ABC-123")).status).toBe(200);
   });
 
+  it("free text keeps lines and tabs but refuses other control characters and half a surrogate pair, storing nothing", async () => {
+    const v = await createVerification(t.key, { steps });
+    const answer = (value: string) => callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "note", value } });
+    for (const value of ["dent\u0000", "dent \u001b[31mred", "dent\u0085", "dent\u2029more", "dent \udc00"]) {
+      const refused = await answer(value);
+      expect(refused.status, JSON.stringify(value)).toBe(400);
+      expect(refused.body.error.code).toBe("invalid_request");
+      expect(Object.keys(refused.body.error.fields)).toEqual(["value"]);
+    }
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.answers?.note).toBeUndefined();
+    const kept = "Dent on the left door.\r\nSecond line,\ttabbed — 😀";
+    expect((await answer(kept)).status).toBe(200);
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.answers.note.value).toBe(kept);
+  });
+
   it("completion readiness: the quota plus the required answer, or submit", async () => {
     const v = await createVerification(t.key, { steps });
     await inlineCapture(v.id);

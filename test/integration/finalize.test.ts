@@ -55,6 +55,14 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.error.fields.narrative).toBeDefined();
     expect((await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative: "" } })).status).toBe(400);
+    // White space alone says nothing; NUL, an escape sequence, a line separator or half a surrogate pair would print as something else.
+    for (const bad of [" \n\t ", "Roof\u0000 tiles", "Roof \u001b[2Jtiles", "Roof\u2028tiles", "Roof \ud800"]) {
+      const res = await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative: bad } });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.code).toBe("invalid_request");
+      expect(Object.keys(res.body.error.fields)).toEqual(["narrative"]);
+    }
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.narrative).toBeUndefined();
 
     const empty = await createVerification(t.key, { max_captures: 1 });
     const refused = await callJson(`/v1/verifications/${empty.id}/finalize`, { key: t.key, body: { narrative } });

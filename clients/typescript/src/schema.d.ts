@@ -2596,6 +2596,7 @@ export interface components {
         } | null;
         AnswerRequest: {
             step_key: string;
+            /** @description The answer as typed. Lines and tabs are kept; other control characters and half a surrogate pair are refused (400). The step's `validation` applies on top. */
             value: string;
         };
         ProgressReport: {
@@ -3167,7 +3168,7 @@ export interface components {
             source?: string;
         };
         FinalizeRequest: {
-            /** @description The claimant's written description, cross-checked against the captures. */
+            /** @description The claimant's written description, cross-checked against the captures. Lines and tabs are kept; other control characters, half a surrogate pair and a narrative of only white space are refused (400). */
             narrative: string;
         };
         CaptureList: {

@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import { ConfigError } from "../env";
 import { ApiError, fromHttpException, isStorageFailure } from "./errors";
 import { log } from "./log";
+import { UNPAIRED_SURROGATE_MESSAGE, unpairedSurrogatePath } from "./text";
 
 /**
  * Whether the caller asked for JSON and not HTML (`Accept: application/json`): what the answers
@@ -77,6 +78,8 @@ export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
     if (!isJsonContentType(c.req.header("Content-Type"))) {
       throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
     }
+    const broken = unpairedSurrogatePath(text);
+    if (broken !== null) throw ApiError.invalid({ [broken]: UNPAIRED_SURROGATE_MESSAGE });
     return next();
   }
   const headers = new Headers(c.req.raw.headers);

@@ -18,3 +18,44 @@ export const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD80
 export function oneLine(text: string): string {
   return text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").trim();
 }
+
+export const UNPAIRED_SURROGATE_MESSAGE = "Must be valid Unicode text: half a surrogate pair on its own (\\uD800–\\uDFFF) is not a character.";
+
+/** A JSON text can carry half a surrogate pair only as an escape (`\ud800`): raw UTF-8 cannot encode one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * The dotted path of a string (a value, or the object holding a bad key) in `json` with
+ * half a surrogate pair, or null. The text is scanned first, so a body without such an escape is
+ * never parsed twice; the walk is iterative, as a body may nest deeper than the call stack.
+ */
+export function unpairedSurrogatePath(json: string): string | null {
+  if (!SURROGATE_ESCAPE.test(json)) return null;
+  let root: unknown;
+  try {
+    root = JSON.parse(json);
+  } catch {
+    return null; // Malformed JSON is the validator's to refuse.
+  }
+  // Each entry links to its parent, so the walk is linear however deep the body nests; the path is
+  // spelled out only for the string found.
+  interface Node { value: unknown; key: string; parent: Node | null }
+  const pathOf = (node: Node | null): string => {
+    const keys: string[] = [];
+    for (let at = node; at?.parent; at = at.parent) keys.push(at.key);
+    return keys.reverse().join(".") || "body";
+  };
+  const stack: Node[] = [{ value: root, key: "", parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (typeof node.value === "string") {
+      if (UNPAIRED_SURROGATE.test(node.value)) return pathOf(node);
+    } else if (node.value !== null && typeof node.value === "object") {
+      for (const [key, child] of Object.entries(node.value)) {
+        if (UNPAIRED_SURROGATE.test(key)) return pathOf(node);
+        stack.push({ value: child, key, parent: node });
+      }
+    }
+  }
+  return null;
+}

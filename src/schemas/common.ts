@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK, UNPAIRED_SURROGATE } from "../lib/text";
+import { CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK } from "../lib/text";
 import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../lib/errors";
 
 const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
@@ -124,16 +124,12 @@ export const PageQuery = z.object({
 
 export const NO_CONTROL_MESSAGE = "Must be one line of text: control characters and line breaks (CR, LF, U+2028, U+2029) are not allowed.";
 
-export const UNPAIRED_SURROGATE_MESSAGE = "Must be valid Unicode text: half a surrogate pair on its own (\\uD800–\\uDFFF) is not a character.";
-
 /**
- * A string refusing CONTROL_OR_LINE_BREAK and UNPAIRED_SURROGATE (lib/text.ts) (400 `invalid_request`
- * naming the field), checked before any trim.
+ * A string refusing CONTROL_OR_LINE_BREAK (lib/text.ts) (400 `invalid_request` naming the field),
+ * checked before any trim. Half a surrogate pair is refused in every JSON body (lib/http.ts, jsonBodies).
  */
 export function singleLine(schema: z.ZodString = z.string()): z.ZodString {
-  return schema
-    .refine((value) => !CONTROL_OR_LINE_BREAK.test(value), { message: NO_CONTROL_MESSAGE })
-    .refine((value) => !UNPAIRED_SURROGATE.test(value), { message: UNPAIRED_SURROGATE_MESSAGE });
+  return schema.refine((value) => !CONTROL_OR_LINE_BREAK.test(value), { message: NO_CONTROL_MESSAGE });
 }
 
 export const NO_CONTROL_IN_PROSE_MESSAGE =
@@ -141,11 +137,9 @@ export const NO_CONTROL_IN_PROSE_MESSAGE =
 
 /**
  * Free text a person typed (an answer, a narrative): lines and tabs are kept, other control
- * characters and UNPAIRED_SURROGATE are refused (400 `invalid_request` naming the field), since they
- * would be printed in the report and the console as something other than what was typed.
+ * characters are refused (400 `invalid_request` naming the field), since they would be printed in
+ * the report and the console as something other than what was typed.
  */
 export function prose(schema: z.ZodString = z.string()): z.ZodString {
-  return schema
-    .refine((value) => !CONTROL_IN_PROSE.test(value), { message: NO_CONTROL_IN_PROSE_MESSAGE })
-    .refine((value) => !UNPAIRED_SURROGATE.test(value), { message: UNPAIRED_SURROGATE_MESSAGE });
+  return schema.refine((value) => !CONTROL_IN_PROSE.test(value), { message: NO_CONTROL_IN_PROSE_MESSAGE });
 }

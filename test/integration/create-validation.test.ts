@@ -255,6 +255,18 @@ describe("the other config fields", () => {
     expect(v.config.metadata).toEqual({ constructor: "c", toString: "t" });
   });
 
+  it("half a surrogate pair anywhere in the body is refused by its path, never stored as U+FFFD", async () => {
+    await rejects({ max_captures: 1, metadata: { claim: "C-1 \ud800" } }, "metadata.claim");
+    await rejects({ max_captures: 1, metadata: { ["claim\udfff"]: "C-1" } }, "metadata");
+    await rejects({ max_captures: 1, context: { kind: "roof", summary: "A roof", attributes: { storey: "\udc00\ud800" } } }, "context.attributes.storey");
+    await rejects({ steps: [image({ description: "Front \ud83d" })] }, "steps.0.description");
+    // A whole pair, escaped or not, is a character like any other.
+    const rawBody = String.raw`{"max_captures":1,"metadata":{"a":"\ud83d\ude00","b":"😀","c":"\\ud800 is text"}}`;
+    const res = await callJson("/v1/verifications", { key: t.key, rawBody, headers: { "Content-Type": "application/json" }, env: withVision() });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.config.metadata).toEqual({ a: "😀", b: "😀", c: String.raw`\ud800 is text` });
+  });
+
   it("expected_location and expected_object are echoed", async () => {
     const v = await accepts({ max_captures: 1, expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });
     expect(v.config).toMatchObject({ expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });

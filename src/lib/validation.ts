@@ -34,7 +34,13 @@ export function zodFields(error: ZodError): FieldErrors {
   return fields;
 }
 
-/** The OpenAPIHono default hook: every validation failure is a 400 `invalid_request` with fields. */
-export function validationHook(result: { success: true } | { success: false; error: ZodError }): void {
-  if (!result.success) throw ApiError.invalid(zodFields(result.error));
+/**
+ * The OpenAPIHono default hook: a validation failure is a 400 `invalid_request` with fields, except
+ * in the path: a path segment that fails its bound (schemas/common.ts, pathId) names nothing, so it is
+ * 404 `not_found` like any unknown id (the spec's 400 is for bodies), and nothing is looked up.
+ */
+export function validationHook(result: ({ success: true } | { success: false; error: ZodError }) & { target?: string }): void {
+  if (result.success) return;
+  if (result.target === "param") throw ApiError.notFound();
+  throw ApiError.invalid(zodFields(result.error));
 }

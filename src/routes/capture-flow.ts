@@ -30,7 +30,7 @@ import {
   UploadUrlResponseSchema,
   VerifyViewSchema,
 } from "../schemas/capture-flow";
-import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pathId, pickErrors } from "../schemas/common";
 import { BurstNonceSchema } from "../schemas/capture-integrity";
 import { issueNonce } from "../domain/capture/burst-nonce";
 import { signingKey } from "../lib/signing-keys";
@@ -41,7 +41,7 @@ import { signingKey } from "../lib/signing-keys";
  * rate-limited per client and per verification (domain/public-limits.ts).
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const TokenParam = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" }, description: "The verification id" }) });
+const TokenParam = z.object({ token: pathId("token", { description: "The verification id" }) });
 const tags = ["Capture flow"];
 /** No credential header: the verification id in the path is the capability. */
 const security: Array<Record<string, string[]>> = [];

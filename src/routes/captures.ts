@@ -5,17 +5,17 @@ import { getCapture, listCaptures } from "../domain/evidence/captures";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
 import { CaptureListSchema, CaptureSchema } from "../schemas/captures";
-import { jsonContent, pickErrors } from "../schemas/common";
+import { jsonContent, pathId, pickErrors } from "../schemas/common";
 
 /** The evidence of a verification: its captures with their analysis and short-lived signed image URLs. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const IdParam = (example: string) => z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example }) });
+const IdParam = (example: string) => z.object({ id: pathId("id", { example }) });
 /**
  * The capture flow's POST shares this path as `/v1/verifications/{token}/captures` (the spec's name);
  * OpenAPI allows one name per templated path, so the listing names the verification id `token` too.
  */
 const VerificationParam = z.object({
-  token: z.string().openapi({ param: { name: "token", in: "path", description: "The verification id (`vfy_…`)." }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  token: pathId("token", { description: "The verification id (`vfy_…`).", example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
 });
 const urlsNote = "`image_url`, `thumbnail_url` and `depth_map_url` work for 5 minutes; read the capture again for fresh ones.";
 

@@ -28,14 +28,14 @@ import {
   CreatedCertificateLinkSchema,
   JwksSchema,
 } from "../schemas/certificates";
-import { errorResponses, jsonContent, pickErrors } from "../schemas/common";
+import { errorResponses, jsonContent, pathId, pickErrors } from "../schemas/common";
 
 /*
  * Certificates (domain/certificates): the published keys, a verification's current certificate, its
  * share links, and the links' public door (JSON for programs, a page for people).
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
+const IdParam = z.object({ id: pathId("id", { example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
 
 // Payloads of schema_version 1 are no longer served but still verified: the document keeps their shape for verifiers (the client's types).
 app.openAPIRegistry.register("CertificatePayloadV1", CertificatePayloadV1Schema);

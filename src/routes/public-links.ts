@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { createDb } from "../db/client";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../domain/public-limits";
 import { isLinkPreview, startFromLink } from "../domain/templates/start";
@@ -62,8 +63,15 @@ app.openapi(start, async (c) => {
     case "unavailable":
       return c.body(htmlPage("This link cannot be used right now", `“${outcome.name}” cannot start a verification at the moment. Try again later, or ask the organisation that shared it.`), 503, HTML_HEADERS);
     case "not_found":
-      return c.body(htmlPage("Link not found", "This link does not exist. Check that it was copied completely, or ask for a new one."), 404, HTML_HEADERS);
+      return notFoundPage(c);
   }
+}, (result, c) => {
+  // An org or slug longer than any can be names no link: the same page as an unknown one.
+  if (!result.success) return notFoundPage(c);
 });
+
+function notFoundPage(c: Context<AppEnv>): Response {
+  return c.body(htmlPage("Link not found", "This link does not exist. Check that it was copied completely, or ask for a new one."), 404, HTML_HEADERS);
+}
 
 export default app;

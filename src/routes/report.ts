@@ -6,7 +6,7 @@ import { printedId } from "../domain/report/content";
 import { gatherReport } from "../domain/report/gather";
 import type { AppEnv } from "../env";
 import { validationHook } from "../lib/validation";
-import { pickErrors } from "../schemas/common";
+import { pathId, pickErrors } from "../schemas/common";
 
 /** The evidence report (domain/report): one verification as a PDF an adjuster files with the claim. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -28,7 +28,7 @@ const report = createRoute({
     "60 reports per minute per tenant, and at most 3 of a tenant's reports rendering at once (429, `Retry-After: 1`); 429 `Retry-After: 1` too when the serving instance already has 4 reports waiting for their turn.",
   ...access({ apiKey: "full", session: "viewer" }),
   request: {
-    params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) }),
+    params: z.object({ id: pathId("id", { example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) }),
     query: z.object({
       certificate_link: z
         .string()

@@ -8,12 +8,12 @@ import { reviewVerification } from "../domain/verification/review";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { validationHook } from "../lib/validation";
-import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pathId, pickErrors } from "../schemas/common";
 import { ReviewRequestSchema } from "../schemas/review";
 import { VerificationSchema } from "../schemas/verification";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
+const IdParam = z.object({ id: pathId("id", { example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
 
 const review = createRoute({
   method: "post",

@@ -15,7 +15,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { IdempotencyHeaders, jsonBody, jsonContent, PageQuery, pickErrors } from "../schemas/common";
+import { IdempotencyHeaders, jsonBody, jsonContent, PageQuery, pathId, pickErrors } from "../schemas/common";
 import {
   AuditEventSchema,
   ListQuerySchema,
@@ -26,7 +26,7 @@ import {
 import { CreateVerificationSchema } from "../schemas/verification-create";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
+const IdParam = z.object({ id: pathId("id", { example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) });
 
 function audienceOf(kind: string): Audience {
   return kind === "session" ? "operator" : "tenant";

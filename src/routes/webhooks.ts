@@ -12,11 +12,11 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { validationHook } from "../lib/validation";
-import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
+import { jsonBody, jsonContent, pathId, pickErrors } from "../schemas/common";
 import { WebhookDeliveryListSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSecretSchema } from "../schemas/webhooks";
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-const IdParam = (example: string) => z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example }) });
+const IdParam = (example: string) => z.object({ id: pathId("id", { example }) });
 
 type Delivery = z.infer<typeof WebhookDeliverySchema>;
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime } from "./common";
+import { DateTime, pathId } from "./common";
 
 export const MintApiKeySchema = z
   .strictObject({
@@ -30,5 +30,5 @@ export const MintedApiKeySchema = ApiKeySchema.extend({
 export const ApiKeyListSchema = z.object({ items: z.array(ApiKeySchema) }).openapi("ApiKeyList");
 
 export const ApiKeyIdParam = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  id: pathId("id", { example: "key_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
 });

@@ -16,8 +16,9 @@ export const MagicLinkRequestSchema = z
   })
   .openapi("MagicLinkRequest");
 export const MagicLinkSentSchema = z.object({ sent: z.literal(true) }).openapi("MagicLinkSent");
+/** Any string: a link that is not a token's shape is dead like an unknown one (401 page), refused by its shape before any lookup. */
 export const MagicLinkParam = z.object({
-  token: z.string().max(100).openapi({ param: { name: "token", in: "path" }, example: "mlk_…" }),
+  token: z.string().openapi({ param: { name: "token", in: "path" }, example: "mlk_…" }),
 });
 
 export const OtpVerifySchema = z

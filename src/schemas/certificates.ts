@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, VerificationId } from "./common";
+import { DateTime, pathId, VerificationId } from "./common";
 import { REVIEW_DECISIONS } from "./review";
 import { STATUSES, VerdictSchema } from "./verification";
 
@@ -172,9 +172,9 @@ export const CreatedCertificateLinkSchema = z
 export const CertificateLinkListSchema = z.object({ items: z.array(CertificateLinkSchema) }).openapi("CertificateLinkList");
 
 export const CertificateLinkIdParam = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  id: pathId("id", { example: "certlink_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
 });
 
 export const CertificateTokenParam = z.object({
-  token: z.string().openapi({ param: { name: "token", in: "path" }, example: "cert_4bQ1x9Zk2LmN8pR3sT5vW7yA0cE2gI4kM6oQ8sU0wY2" }),
+  token: pathId("token", { max: 100, example: "cert_4bQ1x9Zk2LmN8pR3sT5vW7yA0cE2gI4kM6oQ8sU0wY2" }),
 });

@@ -143,3 +143,15 @@ export const NO_CONTROL_IN_PROSE_MESSAGE =
 export function prose(schema: z.ZodString = z.string()): z.ZodString {
   return schema.refine((value) => !CONTROL_IN_PROSE.test(value), { message: NO_CONTROL_IN_PROSE_MESSAGE });
 }
+
+/**
+ * A path segment that names a stored thing (an id, a token, a slug). Longer than `max` it names
+ * nothing: like any unknown id it answers 404 `not_found` (lib/validation.ts), before any lookup.
+ */
+export function pathId(name: string, options: { example?: string; description?: string; max?: number } = {}) {
+  const { max = 64, example, description } = options;
+  return z
+    .string()
+    .max(max)
+    .openapi({ param: { name, in: "path", ...(description ? { description } : {}) }, ...(example ? { example } : {}) });
+}

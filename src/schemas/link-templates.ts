@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime } from "./common";
+import { DateTime, pathId } from "./common";
 import { ConfigSchema } from "./verification";
 import { checkConfigRules, CreateVerificationFieldsSchema } from "./verification-create";
 
@@ -83,9 +83,9 @@ export const LinkTemplateListSchema = z.object({ items: z.array(LinkTemplateSche
 /** The spec's quirk for this one endpoint: a storage failure is `{error: "storage_unavailable"}`. */
 export const LinkTemplateListErrorSchema = z.object({ error: z.literal("storage_unavailable") }).openapi("LinkTemplateListError");
 
-export const TemplateSlugParam = z.object({ slug: z.string().max(64).openapi({ param: { name: "slug", in: "path" }, example: "roof-damage" }) });
+export const TemplateSlugParam = z.object({ slug: pathId("slug", { example: "roof-damage" }) });
 
 export const PublicLinkParams = z.object({
-  org: z.string().max(64).openapi({ param: { name: "org", in: "path" }, description: "The tenant's slug", example: "acme" }),
-  slug: z.string().max(64).openapi({ param: { name: "slug", in: "path" }, example: "roof-damage" }),
+  org: pathId("org", { description: "The tenant's slug", example: "acme" }),
+  slug: pathId("slug", { example: "roof-damage" }),
 });

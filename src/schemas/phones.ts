@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime } from "./common";
+import { DateTime, pathId } from "./common";
 
 /** An E.164 phone number, as the messaging bot reports its sender. */
 export const PhoneNumber = z
@@ -27,5 +27,5 @@ export const PhoneSchema = z
 export const PhoneListSchema = z.object({ items: z.array(PhoneSchema) }).openapi("PhoneList");
 
 export const PhoneIdParam = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "phn_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  id: pathId("id", { example: "phn_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { RoleSchema } from "./auth";
-import { DateTime } from "./common";
+import { DateTime, pathId } from "./common";
 
 const UserId = z.string().openapi({ example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" });
 
@@ -23,7 +23,7 @@ export const MemberListSchema = z
   .openapi("MemberList");
 
 export const MemberParam = z.object({
-  user_id: z.string().max(64).openapi({ param: { name: "user_id", in: "path" }, example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  user_id: pathId("user_id", { example: "usr_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
 });
 
 export const ChangeRoleSchema = z.strictObject({ role: RoleSchema }).openapi("ChangeRoleRequest");
@@ -64,9 +64,10 @@ export const InvitationListSchema = z
   .openapi("InvitationList");
 
 export const InvitationParam = z.object({
-  id: z.string().max(64).openapi({ param: { name: "id", in: "path" }, example: "inv_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
+  id: pathId("id", { example: "inv_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
 });
 
+/** Any string: a link that is not a token's shape is dead like an unknown one (401 page), refused by its shape before any lookup. */
 export const InvitationTokenParam = z.object({
-  token: z.string().max(100).openapi({ param: { name: "token", in: "path" }, example: "ivt_…" }),
+  token: z.string().openapi({ param: { name: "token", in: "path" }, example: "ivt_…" }),
 });

@@ -8,14 +8,22 @@ import { sessionHeaders } from "../helpers/webhooks";
  * so the statuses these produce must be documented on every operation, new ones included.
  */
 
-type Operation = { method: string; path: string; security: Array<Record<string, string[]>>; jsonBody: boolean };
+type Operation = {
+  method: string;
+  path: string;
+  security: Array<Record<string, string[]>>;
+  jsonBody: boolean;
+  /** Each path parameter's `maxLength` (undefined: unbounded). */
+  pathBounds: Record<string, number | undefined>;
+};
 
 async function operations(): Promise<Operation[]> {
   const doc = (await callJson("/v1/openapi.json")).body;
   const out: Operation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
-      out.push({ method: method.toUpperCase(), path, security: op.security ?? doc.security ?? [], jsonBody: Boolean(op.requestBody?.content?.["application/json"]) });
+      const pathBounds = Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => [p.name, p.schema?.maxLength]));
+      out.push({ method: method.toUpperCase(), path, security: op.security ?? doc.security ?? [], jsonBody: Boolean(op.requestBody?.content?.["application/json"]), pathBounds });
     }
   }
   return out;
@@ -58,6 +66,31 @@ describe("every documented operation", () => {
       const res = await callJson(concrete(op.path), { method: op.method, rawBody: "{\"unterminated", headers, ...(key ? { key } : {}) });
       const unauthenticated = schemes.length > 0 && !schemes.includes("apiKey") && !schemes.includes("session");
       expect(res.status, `${op.method} ${op.path}`).toBe(unauthenticated ? 401 : 400);
+    }
+  });
+
+  it("answers a path id longer than its documented maxLength with 404, like any unknown id (the public link with its page)", async () => {
+    const t = await seedTenant();
+    const session = await sessionHeaders(t.id);
+    const ops = (await operations()).filter((op) => Object.values(op.pathBounds).some((max) => max !== undefined));
+    expect(ops.length).toBeGreaterThan(25);
+    for (const op of ops) {
+      const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+        const max = op.pathBounds[name];
+        return max === undefined ? "vfy_01M82BB9AB26PZRT0D1PRV3Y8W" : "x".repeat(max + 1);
+      });
+      const schemes = op.security.flatMap((s) => Object.keys(s));
+      const key = schemes.includes("apiKey") ? t.key : undefined;
+      const headers = !key && schemes.includes("session") ? session : {};
+      const res = await call(path, { method: op.method, headers, ...(key ? { key } : {}), redirect: "manual" });
+      const what = `${op.method} ${op.path}`;
+      expect(res.status, what).toBe(404);
+      if (res.headers.get("Content-Type")?.startsWith("text/html")) {
+        expect(op.path, what).toBe("/l/{org}/{slug}");
+        expect(await res.text()).toContain("Link not found");
+      } else {
+        expect((await res.json<any>()).error.code, what).toBe("not_found");
+      }
     }
   });
 

@@ -23,7 +23,7 @@ const redact = createRoute({
   description:
     "Deletes every stored object of the verification (captures, depth maps, thumbnails) and clears answers, metadata, context, " +
     "locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and " +
-    "the verdict remain, with `redacted_at`. Recorded as `verification.redacted` (timeline and webhook). A second call answers the " +
+    "the verdict remain, with `redacted_at`. Webhook bodies kept for retries and idempotent replays are redacted too. Recorded as `verification.redacted` (timeline and webhook). A second call answers the " +
     "same state. Later capture-flow writes are 410 `redacted`.",
   ...access({ apiKey: "full", session: "admin" }),
   request: { params: IdParam },

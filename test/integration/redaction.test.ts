@@ -155,6 +155,17 @@ describe("redaction", () => {
     expect(hook.id).toBe(redactedEvent.id);
     expect(hook.data.object.redacted_at).toBe(tomb.redacted_at);
     expect(JSON.stringify(hook)).not.toContain("Jane Roe");
+
+    // A webhook sent before the redaction, retried after it: same id, the verification as it now reads.
+    const deliveries = (await callJson(`/v1/verifications/${v.id}/webhook-deliveries`, { key: t.key })).body.items;
+    const earlier = deliveries.find((d: any) => d.event_type === "verification.created");
+    const sentBefore = (await received(r.id)).length;
+    expect((await callJson(`/v1/webhook-deliveries/${earlier.id}/retry`, { method: "POST", key: t.key })).status).toBe(200);
+    const resent = await waitFor(async () => (await received(r.id)).slice(sentBefore).map((h) => JSON.parse(h.body)).find((b) => b.type === "verification.created"), {
+      what: "the retried webhook",
+    });
+    expect(resent.data.object.redacted_at).toBe(tomb.redacted_at);
+    expect(JSON.stringify(resent)).not.toContain("Jane Roe");
   });
 
   it("is idempotent: a second call answers the same state and records nothing more", async () => {

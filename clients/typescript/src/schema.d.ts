@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed (or replay a delivered) webhook again, same id and body
-         * @description A dashboard session needs the `admin` role or higher.
+         * @description After a redaction the stored body's `data.object` is the redacted verification: a retry never sends erased data. A dashboard session needs the `admin` role or higher.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -1094,7 +1094,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a verification's evidence (irreversible, idempotent)
-         * @description Deletes every stored object of the verification (captures, depth maps, thumbnails) and clears answers, metadata, context, locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and the verdict remain, with `redacted_at`. Recorded as `verification.redacted` (timeline and webhook). A second call answers the same state. Later capture-flow writes are 410 `redacted`. A dashboard session needs the `admin` role or higher.
+         * @description Deletes every stored object of the verification (captures, depth maps, thumbnails) and clears answers, metadata, context, locations, notify_email, the narrative, case analysis and independent checks. Ids, statuses, timestamps, SHA-256 digests and the verdict remain, with `redacted_at`. Webhook bodies kept for retries and idempotent replays are redacted too. Recorded as `verification.redacted` (timeline and webhook). A second call answers the same state. Later capture-flow writes are 410 `redacted`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["redactVerification"];
         delete?: never;

@@ -5,19 +5,12 @@
  * match), and the frames around the shutter picked out. The service measures the frames; the page
  * only counts repeats in its preview, which it reports as its claim.
  */
+import { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame } from "../../../src/model/evidence/grey-frame";
 import { BURST_LIMITS } from "../../../src/schemas/burst-limits";
 
-export const REDUCED_MAX_SIDE: number = BURST_LIMITS.frameMaxSide;
-export const PATCH_SIDE: number = BURST_LIMITS.patchSide;
+export { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame };
 
-export interface GreyFrame {
-  /** Milliseconds (any clock, the same for every frame). */
-  t: number;
-  width: number;
-  height: number;
-  /** The reduced frame, one byte per pixel, row by row. */
-  luma: Uint8Array;
-}
+export const REDUCED_MAX_SIDE: number = BURST_LIMITS.frameMaxSide;
 
 /** Rec. 601 luma of RGBA pixels (what canvas getImageData gives), into `out`. */
 export function lumaOf(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array = new Uint8Array(rgba.length / 4)): Uint8Array {
@@ -35,19 +28,6 @@ export function fingerprint(frame: Pick<GreyFrame, "luma">): string {
     b = Math.imul(b ^ bytes[i]!, 0x5bd1e995) ^ (b >>> 15);
   }
   return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
-}
-
-/** Standard deviation of a frame's reduced pixels: under FLAT_FRAME_STD it shows nothing (lens covered, blown out). */
-export const FLAT_FRAME_STD = 1.5;
-export function frameStd(luma: Uint8Array): number {
-  let sum = 0;
-  let sq = 0;
-  for (let i = 0; i < luma.length; i += 1) {
-    sum += luma[i]!;
-    sq += luma[i]! * luma[i]!;
-  }
-  const mean = sum / luma.length;
-  return Math.sqrt(Math.max(0, sq / luma.length - mean * mean));
 }
 
 /**

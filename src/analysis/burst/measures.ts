@@ -8,18 +8,9 @@
  * depth does not). The evaluation (scripts/eval/capture-burst.ts) runs the same code in Node.
  */
 import type { BurstMeasuresV1 } from "../../schemas/capture-integrity";
-import { BURST_LIMITS } from "../../schemas/capture-integrity";
+import { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame } from "../../model/evidence/grey-frame";
 
-export const PATCH_SIDE: number = BURST_LIMITS.patchSide;
-
-export interface GreyFrame {
-  /** Milliseconds (any clock, the same for every frame). */
-  t: number;
-  width: number;
-  height: number;
-  /** The reduced frame, one byte per pixel, row by row. */
-  luma: Uint8Array;
-}
+export { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame };
 
 /**
  * The measures: those version 1 records carried (the page computed them then), and the noise's
@@ -27,19 +18,6 @@ export interface GreyFrame {
  * when no pair could say).
  */
 export type BurstMeasures = BurstMeasuresV1 & { noise_correlation: number | null; noise_correlation_far: number | null };
-
-/** Standard deviation of a frame's reduced pixels: under FLAT_FRAME_STD it shows nothing (lens covered, blown out). */
-export const FLAT_FRAME_STD = 1.5;
-export function frameStd(luma: Uint8Array): number {
-  let sum = 0;
-  let sq = 0;
-  for (let i = 0; i < luma.length; i += 1) {
-    sum += luma[i]!;
-    sq += luma[i]! * luma[i]!;
-  }
-  const mean = sum / luma.length;
-  return Math.sqrt(Math.max(0, sq / luma.length - mean * mean));
-}
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

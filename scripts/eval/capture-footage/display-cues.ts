@@ -20,6 +20,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { burstAround, NOISE_PATCHES } from "../../../client/capture-page/integrity/frames";
+import { alignPatches } from "../../../src/analysis/burst/measures";
 import { pageFramesOf, readClip } from "./frames";
 import { cachePath, readManifest, ROOT, sequence, type Clip } from "./sources";
 
@@ -365,16 +366,7 @@ function emittedDrift(burst: Array<{ luma: Uint8Array }>, inside: Uint8Array | n
  */
 function patchBanding(a: Uint8Array, b: Uint8Array): number {
   const r = 4;
-  let best = Infinity;
-  let bx = 0;
-  let by = 0;
-  for (let dy = -r; dy <= r; dy += 1) {
-    for (let dx = -r; dx <= r; dx += 1) {
-      let sad = 0;
-      for (let y = r; y < P - r; y += 2) for (let x = r; x < P - r; x += 2) sad += Math.abs(a[y * P + x]! - b[(y + dy) * P + x + dx]!);
-      if (sad < best) [best, bx, by] = [sad, dx, dy];
-    }
-  }
+  const { dx: bx, dy: by } = alignPatches(a, b, P, r);
   const n = P - 2 * r;
   const d = new Float64Array(n * n);
   for (let y = 0; y < n; y += 1) for (let x = 0; x < n; x += 1) d[y * n + x] = b[(y + r + by) * P + x + r + bx]! - a[(y + r) * P + x + r]!;

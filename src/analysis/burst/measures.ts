@@ -35,9 +35,8 @@ function median(values: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The integer shift (±8 px) that best aligns patch `b` with patch `a` (sum of absolute differences on every other pixel). */
-function alignPatches(a: Uint8Array, b: Uint8Array, side: number): { dx: number; dy: number } {
-  const r = PATCH_MARGIN;
+/** The integer shift (±`r` px) that best aligns patch `b` with patch `a` (sum of absolute differences on every other pixel). */
+export function alignPatches(a: Uint8Array, b: Uint8Array, side: number, r: number = PATCH_MARGIN): { dx: number; dy: number } {
   let best = Infinity;
   let bx = 0;
   let by = 0;

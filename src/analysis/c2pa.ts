@@ -7,7 +7,7 @@ import * as pkijs from "pkijs";
 import { installStreamingDigest } from "./c2pa-digest";
 import { DEFAULT_TRUST, stapledRevocation, validateChain, type C2paTrust, type TrustResult } from "./c2pa-trust";
 import { WebP } from "./c2pa-webp";
-import { JUMBF_MAX_DEPTH, JumbfBoxError, STORE_PARSE_BUDGET_BYTES, walkJumbfBoxes } from "./jumbf-boxes";
+import { checkJumbfBounds } from "./jumbf-boxes";
 
 /**
  * C2PA manifest store, read with c2pa-ts (pure TypeScript, runs in workerd) plus what it lacks here:
@@ -82,9 +82,7 @@ export async function readC2pa(bytes: Uint8Array, trust: C2paTrust | readonly st
   try {
     // Nothing unchecked reaches c2pa-ts: a store nested deeper than the walker reads, or whose read
     // would copy more than the budget (a copy of each superbox's payload per level), is refused.
-    const walk = walkJumbfBoxes(jumbf);
-    if (walk.deepest > JUMBF_MAX_DEPTH) throw new JumbfBoxError(`JUMBF superboxes nest deeper than ${JUMBF_MAX_DEPTH} levels`);
-    if (walk.copyCost > STORE_PARSE_BUDGET_BYTES) throw new JumbfBoxError(`reading the manifest store would copy more than ${STORE_PARSE_BUDGET_BYTES} bytes`);
+    checkJumbfBounds(jumbf);
     root = SuperBox.fromBuffer(jumbf as Uint8Array<ArrayBuffer>);
   } catch (err) {
     return malformed(`manifest.malformed: ${String(err)}`);

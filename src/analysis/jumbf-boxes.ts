@@ -53,3 +53,14 @@ export function walkJumbfBoxes(bytes: Uint8Array): JumbfWalk {
   boxesIn(0, bytes.length, 1);
   return walk;
 }
+
+/**
+ * What must hold before c2pa-ts reads a store: every box within its superbox, superboxes nested no
+ * deeper than JUMBF_MAX_DEPTH, and a read that copies no more than STORE_PARSE_BUDGET_BYTES. Throws
+ * JumbfBoxError naming the first that fails.
+ */
+export function checkJumbfBounds(bytes: Uint8Array): void {
+  const walk = walkJumbfBoxes(bytes);
+  if (walk.deepest > JUMBF_MAX_DEPTH) throw new JumbfBoxError(`JUMBF superboxes nest deeper than ${JUMBF_MAX_DEPTH} levels`);
+  if (walk.copyCost > STORE_PARSE_BUDGET_BYTES) throw new JumbfBoxError(`reading the manifest store would copy more than ${STORE_PARSE_BUDGET_BYTES} bytes`);
+}

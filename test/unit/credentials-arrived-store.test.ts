@@ -105,10 +105,10 @@ describe("readArrivedStore: bounded before c2pa-ts reads", () => {
       return box;
     };
     const asset = new JPEG(await signJpeg(encodeJpeg(naturalScene(40, 30, 82), 90), await makeTestSigner("Some Camera"), DigitalSourceType.DigitalCapture));
-    await expect(readArrivedStore(asset, nested(17))).rejects.toThrow(new UnextendableStoreError("JUMBF nested deeper than 16"));
+    await expect(readArrivedStore(asset, nested(17))).rejects.toThrow(new UnextendableStoreError("JUMBF superboxes nest deeper than 16 levels"));
     // 16 levels are walked; c2pa-ts then finds no manifest in them.
     await expect(readArrivedStore(asset, nested(16))).rejects.toThrow(UnextendableStoreError);
-    await expect(readArrivedStore(asset, nested(16))).rejects.not.toThrow("JUMBF nested deeper than 16");
+    await expect(readArrivedStore(asset, nested(16))).rejects.not.toThrow("JUMBF superboxes nest deeper than 16 levels");
     const overrun = nested(3);
     new DataView(overrun.buffer).setUint32(8, 17);
     await expect(readArrivedStore(asset, overrun)).rejects.toThrow(new UnextendableStoreError("JUMBF box at 8 states 17 bytes, beyond its superbox"));

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import type { Asset } from "@trustnxt/c2pa-ts/asset";
 import { SuperBox } from "@trustnxt/c2pa-ts/jumbf";
 import { ManifestStore, type HashedURI } from "@trustnxt/c2pa-ts/manifest";
-import { JUMBF_MAX_DEPTH, JumbfBoxError, STORE_PARSE_BUDGET_BYTES, walkJumbfBoxes, type JumbfWalk } from "../../analysis/jumbf-boxes";
+import { checkJumbfBounds, JumbfBoxError, STORE_PARSE_BUDGET_BYTES } from "../../analysis/jumbf-boxes";
 export { STORE_PARSE_BUDGET_BYTES };
 
 /*
@@ -62,17 +62,14 @@ function storeHeader(bytes: Uint8Array): StoreHeader {
   throw new UnextendableStoreError("the manifest store's box length is not the length of its bytes");
 }
 
-/** Throws unless every box lies within its superbox, the store nests no deeper than JUMBF_MAX_DEPTH and reading it copies no more than the budget. */
+/** Throws UnextendableStoreError unless the store passes the bounds the analysis reads it within (checkJumbfBounds). */
 function checkBoxes(bytes: Uint8Array): void {
-  let walk: JumbfWalk;
   try {
-    walk = walkJumbfBoxes(bytes);
+    checkJumbfBounds(bytes);
   } catch (err) {
     if (err instanceof JumbfBoxError) throw new UnextendableStoreError(err.message);
     throw err;
   }
-  if (walk.deepest > JUMBF_MAX_DEPTH) throw new UnextendableStoreError(`JUMBF nested deeper than ${JUMBF_MAX_DEPTH}`);
-  if (walk.copyCost > STORE_PARSE_BUDGET_BYTES) throw new UnextendableStoreError(`reading the manifest store would copy more than ${STORE_PARSE_BUDGET_BYTES} bytes`);
 }
 
 /**

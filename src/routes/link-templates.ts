@@ -153,10 +153,11 @@ const update = createRoute({
   tags: ["Link templates"],
   summary: "Update a link template: publishes a new version (the previous one is kept)",
   description:
-    "Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from.",
+    "Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from. " +
+      "A patch that leaves the name, mode and spec as they are publishes nothing: 200 with the current version.",
   ...access({ apiKey: "full", session: "admin" }),
   request: { params: TemplateSlugParam, body: jsonBody(UpdateLinkTemplateSchema, { name: "Roof damage claim (2027)", expected_object: null }) },
-  responses: { 200: jsonContent(LinkTemplateSchema, "The new version"), ...pickErrors(400, 401, 403, 404, 409, 413, 500, 503) },
+  responses: { 200: jsonContent(LinkTemplateSchema, "The new version (the current one when nothing changed)"), ...pickErrors(400, 401, 403, 404, 409, 413, 500, 503) },
 });
 
 app.openapi(update, async (c) => {

@@ -268,6 +268,10 @@ describe("operator console in Chromium", () => {
     await page.reload();
     await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("1 total, 1 today").waitFor();
     await page.getByRole("button", { name: "Edit Roof damage" }).click();
+    // Saved as it was opened, the form would publish nothing: it says so until something changes.
+    expect(await page.getByRole("button", { name: "No changes to publish" }).isDisabled()).toBe(true);
+    await shoot(ui, "12-template-unchanged");
+    await page.getByLabel("Instructions").fill("The damaged part of the roof, from the ground");
     await page.getByRole("button", { name: "Publish version 2" }).click();
     await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("v2").waitFor();
     await shoot(ui, "12-templates");

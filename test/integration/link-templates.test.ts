@@ -122,6 +122,13 @@ describe("link templates", () => {
     const rows = await db().select().from(verifications).where(eq(verifications.templateId, v1.body.id));
     expect(Object.fromEntries(rows.map((r) => [r.id, r.templateVersion]))).toEqual({ [before]: 1, [after]: 2 });
 
+    // The same patch again (a retry, a form saved as it was) changes nothing, so it publishes nothing.
+    const repeated = await op.send(`/v1/link-templates/${s}`, { steps: newSteps, name: "Claim v2", expected_location: null, mode: "audit" }, "PATCH");
+    expect(repeated.status).toBe(200);
+    const { started_today: _today, started_total: _total, ...unchanged } = updated.body;
+    expect(repeated.body).toMatchObject({ ...unchanged, version: 2, updated_at: updated.body.updated_at });
+    expect((await op.send(`/v1/link-templates/${s}`, { name: "Claim v2" }, "PATCH")).body.version).toBe(2);
+
     const snapshots = await db().select().from(linkTemplateVersions).where(eq(linkTemplateVersions.templateId, v1.body.id)).orderBy(linkTemplateVersions.version);
     expect(snapshots.map((x) => [x.version, x.name, x.mode])).toEqual([[1, "Claim", "verification"], [2, "Claim v2", "audit"]]);
     expect(snapshots[0]!.spec).toEqual({ steps: photoSteps, expected_location: "48.8584, 2.2945" });

@@ -1,4 +1,4 @@
-import { useRef, useState } from "preact/hooks";
+import { useMemo, useRef, useState } from "preact/hooks";
 import { api, ok, type LinkTemplate } from "../api";
 import { ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
 import { ListTable } from "../components/list-table";
@@ -144,25 +144,13 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
   const [mode, setMode] = useState<LinkTemplate["mode"]>(existing?.mode ?? "verification");
   const [draft, setDraft] = useState<ConfigDraft>(() => (existing ? draftFrom(existing) : emptyDraft()));
   const summary = useRef<HTMLDivElement>(null);
+  // What saving the form as it stands would send; the same function on the template as it was opened
+  // tells an unchanged form apart, which publishes nothing (the service answers the current version).
+  const patch = updateOf(name, mode, draft);
+  const opened = useMemo(() => (existing ? JSON.stringify(updateOf(existing.name, existing.mode, draftFrom(existing))) : undefined), [existing]);
+  const unchanged = opened !== undefined && JSON.stringify(patch) === opened;
   const save = useAction(async () => {
-    const spec = toRequest(draft);
-    if (!existing) return ok(api.POST("/v1/link-templates", { body: { ...spec, slug: slug.trim(), name: name.trim(), mode } }));
-    // An update replaces every field: what the form left empty is cleared (null) on the new version.
-    const patch = {
-      name: name.trim(),
-      mode,
-      steps: spec.steps,
-      signals_required: spec.signals_required ?? null,
-      context: spec.context ?? null,
-      webhook_url: spec.webhook_url ?? null,
-      notify_email: spec.notify_email ?? null,
-      metadata: spec.metadata ?? null,
-      expected_location: spec.expected_location ?? null,
-      expected_object: spec.expected_object ?? null,
-      condition_aspects: spec.condition_aspects ?? null,
-      seal: spec.seal ?? null,
-      expires_in_seconds: spec.expires_in_seconds ?? null,
-    };
+    if (!existing) return ok(api.POST("/v1/link-templates", { body: { ...toRequest(draft), slug: slug.trim(), name: name.trim(), mode } }));
     return ok(api.PATCH("/v1/link-templates/{slug}", { params: { path: { slug: existing.slug } }, body: patch }));
   });
   const errors = save.error?.fields ?? {};
@@ -170,7 +158,11 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
     <>
       <PageHeader
         title={existing ? `Edit “${existing.name}”` : "Publish a template"}
-        subtitle={existing ? `Saving publishes version ${existing.version + 1}; verifications already started keep the version they started from.` : "Its link starts a verification with these settings."}
+        subtitle={
+          existing
+            ? `Saving a change publishes version ${existing.version + 1}; verifications already started keep the version they started from.`
+            : "Its link starts a verification with these settings."
+        }
       />
       <form
         class="stack"
@@ -208,11 +200,31 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
           <button type="button" class="button secondary" onClick={() => props.onDone()}>
             Cancel
           </button>
-          <button type="submit" class="button primary" disabled={save.busy}>
-            {save.busy ? "Publishing…" : existing ? `Publish version ${existing.version + 1}` : "Publish"}
+          <button type="submit" class="button primary" disabled={save.busy || unchanged}>
+            {save.busy ? "Publishing…" : unchanged ? "No changes to publish" : existing ? `Publish version ${existing.version + 1}` : "Publish"}
           </button>
         </div>
       </form>
     </>
   );
+}
+
+/** A template update from the form: it replaces every field, so what the form left empty is cleared (null). */
+function updateOf(name: string, mode: LinkTemplate["mode"], draft: ConfigDraft) {
+  const spec = toRequest(draft);
+  return {
+    name: name.trim(),
+    mode,
+    steps: spec.steps,
+    signals_required: spec.signals_required ?? null,
+    context: spec.context ?? null,
+    webhook_url: spec.webhook_url ?? null,
+    notify_email: spec.notify_email ?? null,
+    metadata: spec.metadata ?? null,
+    expected_location: spec.expected_location ?? null,
+    expected_object: spec.expected_object ?? null,
+    condition_aspects: spec.condition_aspects ?? null,
+    seal: spec.seal ?? null,
+    expires_in_seconds: spec.expires_in_seconds ?? null,
+  };
 }

@@ -921,7 +921,7 @@ export interface paths {
         head?: never;
         /**
          * Update a link template: publishes a new version (the previous one is kept)
-         * @description Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from. A dashboard session needs the `admin` role or higher.
+         * @description Given fields replace the current ones (`steps` and `max_captures` replace each other); `null` clears an optional field. Verifications already started keep the version they were created from. A patch that leaves the name, mode and spec as they are publishes nothing: 200 with the current version. A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateLinkTemplate"];
         trace?: never;
@@ -8012,7 +8012,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new version */
+            /** @description The new version (the current one when nothing changed) */
             200: {
                 headers: {
                     [name: string]: unknown;

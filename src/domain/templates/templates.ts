@@ -1,3 +1,4 @@
+import canonicalize from "canonicalize";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { linkTemplates, linkTemplateVersions } from "../../db/schema";
@@ -99,7 +100,7 @@ export function mergeSpec(current: TemplateSpec, patch: TemplatePatch): Template
 }
 
 /**
- * Publishes a new version. The snapshot insert and the row update share one batch, and the
+ * Publishes a new version, unless the patch leaves name, mode and spec as they are. The snapshot insert and the row update share one batch, and the
  * snapshot's primary key (template, version) makes a concurrent update of the same version fail
  * as a whole; the loser re-reads and applies its patch on top.
  */
@@ -115,6 +116,8 @@ export async function updateTemplate(db: Db, tenantId: string, slug: string, pat
       version: current.version + 1,
       updatedAt: Math.max(now, current.updatedAt),
     };
+    // A patch that changes nothing (a retry, a form saved as it was) publishes nothing.
+    if (next.name === current.name && next.mode === current.mode && canonicalize(next.spec) === canonicalize(specOf(current))) return current;
     try {
       await db.batch([
         db.insert(linkTemplateVersions).values(snapshot(next)),

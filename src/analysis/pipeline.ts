@@ -163,14 +163,14 @@ export async function verdictAndChecks(env: Env, db: Db, record: VerificationRec
   if (config.expected_location) {
     const live = results.filter((r) => !r.uploaded && r.location);
     const fixes = (live.length > 0 ? live : results.filter((r) => r.location)).map((r) => r.location as ObservedFix);
+    // Resolved even when nothing can be compared (no fix, a mock fix): `expected_point` says where the
+    // address is either way (docs/api.md), and the cache makes a repeated address free.
     let point: GeocodedPoint | null = null;
-    if (fixes.length > 0 && !fixes.some((f) => f.is_mock)) {
-      try {
-        point = await geocodeCached(db, analysisProviders(env).geocoder, geocoderGate(env), config.expected_location);
-      } catch (err) {
-        // Retry while there are tries left; on the last ones the address stays ungeocoded.
-        if (!(err instanceof GeocoderUnavailable) || !options.degradeProviders) throw err;
-      }
+    try {
+      point = await geocodeCached(db, analysisProviders(env).geocoder, geocoderGate(env), config.expected_location);
+    } catch (err) {
+      // Retry while there are tries left; on the last ones the address stays ungeocoded.
+      if (!(err instanceof GeocoderUnavailable) || !options.degradeProviders) throw err;
     }
     const { evidence: _evidence, ...match } = matchLocation(config.expected_location, fixes, point);
     outcome.locationMatch = match;

@@ -129,7 +129,16 @@ describe("analysis end to end (real queue consumer)", () => {
     expect(submitted.status).toBe(200);
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.status).toBe("completed");
-    expect(done.location_match.status).toBe("rejected");
+    // A mock fix is never compared, but the expected location is still resolved (docs/api.md).
+    expect(done.location_match).toMatchObject({ status: "rejected", expected_point: { lat: 48.8584, lng: 2.2945 }, observed_point: { lat: 48.8584, lng: 2.2945 }, distance_m: null, tolerance_m: null, source: "device" });
+  });
+
+  it("a capture without a fix leaves the location ungeocoded, with the expected point resolved", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1, expected_location: "48.8584, 2.2945" });
+    await captureInline(v.id, encodeJpeg(naturalScene(128, 96, 402)));
+    const done = await pollVerification(t.key, v.id, hasVerdict);
+    expect(done.location_match).toMatchObject({ status: "ungeocoded", expected_point: { lat: 48.8584, lng: 2.2945 }, observed_point: null, observed_location: null, distance_m: null, source: null });
   });
 
   it("test environments honour the documented vfy-test marker: every vision verdict path is reachable without a model", async () => {

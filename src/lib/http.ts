@@ -60,6 +60,9 @@ function pathPattern(path: string): RegExp {
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** What a body that is not JSON is told, whichever operation it was sent to (hono's validator's words). */
+export const MALFORMED_JSON = "Malformed JSON in request body";
+
 /** `application/json`, with or without parameters (charset). */
 export function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim());
@@ -68,8 +71,10 @@ export function isJsonContentType(value: string | undefined): boolean {
 /**
  * JSON routes take only `Content-Type: application/json` bodies (415 `unsupported_media_type`
  * otherwise): a cross-site form or `text/plain` beacon can then never reach them without a CORS
- * preflight, which is what keeps login CSRF (`/v1/auth/otp/verify`) and friends out. An empty body is
- * treated as absent whatever it is labelled. Routes that stream raw bytes are mounted outside this.
+ * preflight, which is what keeps login CSRF (`/v1/auth/otp/verify`) and friends out. A body must
+ * parse (400 otherwise) on every operation, also one that takes none and ignores what it is sent: a
+ * garbled request never redacts or submits anything. An empty body is treated as absent whatever it
+ * is labelled. Routes that stream raw bytes are mounted outside this.
  */
 export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
   if (!BODY_METHODS.has(c.req.method)) return next();
@@ -78,8 +83,17 @@ export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
     if (!isJsonContentType(c.req.header("Content-Type"))) {
       throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
     }
-    const broken = unpairedSurrogatePath(text);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw ApiError.invalid({ body: MALFORMED_JSON });
+    }
+    const broken = unpairedSurrogatePath(text, body);
     if (broken !== null) throw ApiError.invalid({ [broken]: UNPAIRED_SURROGATE_MESSAGE });
+    // The validators and handlers read this parse rather than parsing the text again (an inline
+    // capture's body is megabytes).
+    c.req.json = <T>() => Promise.resolve(body as T);
     return next();
   }
   const headers = new Headers(c.req.raw.headers);

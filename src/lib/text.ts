@@ -27,15 +27,18 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 /**
  * The dotted path of a string (a value, or the object holding a bad key) in `json` with
  * half a surrogate pair, or null. The text is scanned first, so a body without such an escape is
- * never parsed twice; the walk is iterative, as a body may nest deeper than the call stack.
+ * never walked; `parsed` is `json` already parsed, when the caller has it. The walk is iterative, as
+ * a body may nest deeper than the call stack.
  */
-export function unpairedSurrogatePath(json: string): string | null {
+export function unpairedSurrogatePath(json: string, parsed?: unknown): string | null {
   if (!SURROGATE_ESCAPE.test(json)) return null;
-  let root: unknown;
-  try {
-    root = JSON.parse(json);
-  } catch {
-    return null; // Malformed JSON is the validator's to refuse.
+  let root: unknown = parsed;
+  if (parsed === undefined) {
+    try {
+      root = JSON.parse(json);
+    } catch {
+      return null; // Malformed JSON is refused as such, not as a surrogate.
+    }
   }
   // Each entry links to its parent, so the walk is linear however deep the body nests; the path is
   // spelled out only for the string found.

@@ -57,7 +57,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
   });
   // Any error body: what a path or method no operation has answers (404/405); each status has its own Error<status>.
   app.openAPIRegistry.register("Error", ErrorBodySchema);
-  documentJsonOnlyBodies(app);
+  documentBodyRefusals(app);
   documentSessionRoles(app);
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
@@ -69,15 +69,18 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
 }
 
 /**
- * `jsonBodies` (app.ts) answers 415 for a non-JSON body on every `/v1` write, whatever the route: the
- * document says so on each of them (the raw-bytes upload route documents its own 415).
+ * Every `/v1` write refuses a body over its limit (413, app.ts) and, in `jsonBodies`, a body that is not
+ * JSON (415) or does not parse (400), whatever the route, also one that takes no body: the document
+ * says so on each of them (the raw-bytes upload route documents its own).
  */
-function documentJsonOnlyBodies(app: OpenAPIHono<AppEnv>): void {
+function documentBodyRefusals(app: OpenAPIHono<AppEnv>): void {
   for (const def of app.openAPIRegistry.definitions) {
     if (def.type !== "route") continue;
     const { route } = def;
     if (!route.path.startsWith("/v1/") || route.path.startsWith("/v1/uploads/")) continue;
     if (!["post", "put", "patch", "delete"].includes(route.method)) continue;
+    route.responses[400] ??= errorResponses[400];
+    route.responses[413] ??= errorResponses[413];
     route.responses[415] ??= errorResponses[415];
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, seedTenant } from "../helpers/api";
+import { call, callJson, createVerification, seedTenant } from "../helpers/api";
 import { sessionHeaders } from "../helpers/webhooks";
 
 /*
@@ -29,6 +29,9 @@ async function operations(): Promise<Operation[]> {
   return out;
 }
 
+/** A `/v1` write: it takes a JSON body or none, and refuses one that is too large, not JSON or malformed alike. */
+const isJsonWrite = (op: Operation) => op.path.startsWith("/v1/") && !op.path.startsWith("/v1/uploads/") && ["POST", "PUT", "PATCH", "DELETE"].includes(op.method);
+
 /** A concrete path: each `{param}` becomes a well-formed id that names nothing. */
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "vfy_01M82BB9AB26PZRT0D1PRV3Y8W");
 /** Above every JSON body limit (1 MB; 9 MB on the inline-capture route). */
@@ -45,9 +48,9 @@ describe("every documented operation", () => {
     }
   });
 
-  it("answers a JSON body over the limit with a documented 413, whatever the credential", async () => {
-    const ops = (await operations()).filter((op) => op.jsonBody);
-    expect(ops.length).toBeGreaterThan(10);
+  it("answers a JSON body over the limit with a documented 413, whatever the credential, also where the operation takes no body", async () => {
+    const ops = (await operations()).filter(isJsonWrite);
+    expect(ops.filter((op) => !op.jsonBody).length).toBeGreaterThan(5);
     const oversized = JSON.stringify({ narrative: "x".repeat(OVER_EVERY_LIMIT_BYTES) });
     for (const op of ops) {
       const res = await callJson(concrete(op.path), { method: op.method, rawBody: oversized, headers: { "Content-Type": "application/json" } });
@@ -56,17 +59,32 @@ describe("every documented operation", () => {
     }
   });
 
-  it("answers malformed JSON with a documented 400 (or the 401 of a missing credential)", async () => {
+  it("answers malformed JSON with a documented 400 whatever the credential, also where the operation takes no body", async () => {
     const t = await seedTenant();
     const session = await sessionHeaders(t.id);
-    for (const op of (await operations()).filter((o) => o.jsonBody)) {
+    const all = await operations();
+    expect(all.filter((o) => o.jsonBody && !isJsonWrite(o)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+    for (const op of all.filter(isJsonWrite)) {
       const schemes = op.security.flatMap((s) => Object.keys(s));
       const headers: Record<string, string> = { "Content-Type": "application/json", ...(schemes.includes("session") ? session : {}) };
       const key = schemes.includes("apiKey") ? t.key : undefined;
       const res = await callJson(concrete(op.path), { method: op.method, rawBody: "{\"unterminated", headers, ...(key ? { key } : {}) });
-      const unauthenticated = schemes.length > 0 && !schemes.includes("apiKey") && !schemes.includes("session");
-      expect(res.status, `${op.method} ${op.path}`).toBe(unauthenticated ? 401 : 400);
+      // Refused before the credential is looked at (lib/http.ts, jsonBodies): the bot's signature too.
+      expect(res.status, `${op.method} ${op.path}`).toBe(400);
+      expect(res.body.error.code, `${op.method} ${op.path}`).toBe("invalid_request");
     }
+  });
+
+  it("does nothing on a garbled request to an operation that takes no body: nothing redacted, nothing submitted", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const garbled = { rawBody: "{not json", headers: { "Content-Type": "application/json" } };
+    const redact = await callJson(`/v1/verifications/${v.id}/redact`, { method: "POST", key: t.key, ...garbled });
+    const submit = await callJson(`/v1/verifications/${v.id}/submit`, { method: "POST", ...garbled });
+    expect([redact.status, redact.body.error.code, submit.status, submit.body.error.code]).toEqual([400, "invalid_request", 400, "invalid_request"]);
+    const after = await callJson(`/v1/verifications/${v.id}`, { key: t.key });
+    expect(after.body).toMatchObject({ status: "pending" });
+    expect(after.body.redacted_at ?? null).toBeNull();
   });
 
   it("answers a path id longer than its documented maxLength with 404, like any unknown id (the public link with its page)", async () => {

@@ -4335,6 +4335,15 @@ export interface operations {
                     "application/json": components["schemas"]["BurstNonce"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
@@ -4351,6 +4360,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error410"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -4729,6 +4747,15 @@ export interface operations {
                     "application/json": components["schemas"]["CaptureVerification"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Unknown resource, or one owned by another tenant. Codes: `not_found`. */
             404: {
                 headers: {
@@ -4754,6 +4781,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error410"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -5006,6 +5042,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -5040,6 +5085,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -5149,6 +5203,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -5165,6 +5228,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -5711,6 +5783,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Used, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
@@ -5728,6 +5809,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -6037,6 +6127,15 @@ export interface operations {
                     "application/json": components["schemas"]["SignedOut"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -6053,6 +6152,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -6104,6 +6212,15 @@ export interface operations {
                     "application/json": components["schemas"]["SignedOutEverywhere"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -6120,6 +6237,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -6326,6 +6452,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -6351,6 +6486,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -6475,6 +6619,15 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -6509,6 +6662,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -6862,6 +7024,15 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -6896,6 +7067,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -6960,6 +7140,15 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -6994,6 +7183,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -7098,6 +7296,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Used, revoked, expired or unknown link: a page for a browser, the standard error body (`unauthorized`) for `Accept: application/json`. */
             401: {
                 headers: {
@@ -7115,6 +7322,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -7386,6 +7602,15 @@ export interface operations {
                     "application/json": components["schemas"]["Phone"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -7411,6 +7636,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -8126,6 +8360,15 @@ export interface operations {
                     "application/json": components["schemas"]["LinkTemplate"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -8151,6 +8394,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -8860,6 +9112,15 @@ export interface operations {
                     "application/json": components["schemas"]["Verification"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -8885,6 +9146,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -9056,6 +9326,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedCertificateLink"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -9090,6 +9369,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -9212,6 +9500,15 @@ export interface operations {
                     "application/json": components["schemas"]["CertificateLink"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -9237,6 +9534,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -9580,6 +9886,15 @@ export interface operations {
                     "application/json": components["schemas"]["TenantDomain"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -9605,6 +9920,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */
@@ -9770,6 +10094,15 @@ export interface operations {
                     "application/json": components["schemas"]["TenantDomain"];
                 };
             };
+            /** @description Invalid request (`fields` only on `invalid_request`). Codes: `invalid_request`, `unknown_step`, `checksum_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing, malformed, revoked or wrong-environment credential. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -9804,6 +10137,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Unsupported media type. Codes: `unsupported_media_type`. */

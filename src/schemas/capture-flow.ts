@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CaptureIntegrityRequestSchema } from "./capture-integrity";
-import { DateTime, prose } from "./common";
+import { DateTime, DateTimeInput, prose } from "./common";
 import { StepSchema } from "./steps";
 import { STATUSES, VerificationSchema } from "./verification";
 
@@ -29,7 +29,7 @@ export const LocationSchema = z
   .openapi("DeviceLocation");
 
 /** Epoch milliseconds, or an RFC 3339 timestamp. */
-const Timestamp = z.union([z.int().min(0).max(8_640_000_000_000_000), z.iso.datetime({ offset: true })]);
+const Timestamp = z.union([z.int().min(0).max(8_640_000_000_000_000), DateTimeInput]);
 
 export const CaptureRequestSchema = z
   .strictObject({

@@ -109,6 +109,12 @@ export const tenantMap = <T extends z.ZodType>(record: T) =>
   }, record);
 
 export const DateTime = z.iso.datetime({ offset: true }).openapi({ example: "2026-11-22T10:00:00.000Z" });
+/**
+ * A date-time a client sends: RFC 3339, which allows `t` and `z` in lower case (§5.6) where zod's
+ * ISO check wants them upper; read as their upper-case form (the other characters are digits and
+ * punctuation).
+ */
+export const DateTimeInput = z.preprocess((value) => (typeof value === "string" ? value.toUpperCase() : value), z.iso.datetime({ offset: true }));
 export const VerificationId = z.string().openapi({ example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", pattern: "^vfy_[0-9A-HJKMNP-TV-Z]{26}$" });
 
 /** `Idempotency-Key` (1..255 chars): the same key and body replay the first response for 24 h. */

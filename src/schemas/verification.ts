@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, VerificationId } from "./common";
+import { DateTime, DateTimeInput, VerificationId } from "./common";
 import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
 import { CAPTURE_CHANNELS, ContextSchema, SIGNALS } from "./verification-create";
@@ -266,8 +266,8 @@ export const ListQuerySchema = z.object({
     .enum(["true", "false"])
     .optional()
     .openapi({ description: "`true`: only verifications an operator reviewed (`review` present); `false`: only those not reviewed yet." }),
-  created_gte: z.iso.datetime({ offset: true }).optional(),
-  created_lt: z.iso.datetime({ offset: true }).optional(),
+  created_gte: DateTimeInput.optional(),
+  created_lt: DateTimeInput.optional(),
 });
 
 export const PublicVerificationSchema = z

@@ -82,6 +82,9 @@ describe("listing", () => {
     expect(since.body.items.map((v: any) => v.id)).toEqual([b.id]);
     const before = await callJson(`/v1/verifications?created_lt=${encodeURIComponent(b.created_at)}`, { key: tenant.key });
     expect(before.body.items.map((v: any) => v.id)).toEqual([a.id]);
+    // RFC 3339 allows the `T` and the `Z` in lower case (§5.6).
+    const lower = await callJson(`/v1/verifications?created_gte=${encodeURIComponent(b.created_at.toLowerCase())}`, { key: tenant.key });
+    expect(lower.body.items?.map((v: any) => v.id)).toEqual([b.id]);
 
     // Lapsed before its alarm wrote `expired`: listed as it reads, under `expired` and not under the stored status.
     const lapsed = await createVerification(tenant.key, { max_captures: 1 });

@@ -61,7 +61,7 @@ function pathPattern(path: string): RegExp {
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** What a body that is not JSON is told, whichever operation it was sent to (hono's validator's words). */
-export const MALFORMED_JSON = "Malformed JSON in request body";
+const MALFORMED_JSON = "Malformed JSON in request body";
 
 /** `application/json`, with or without parameters (charset). */
 export function isJsonContentType(value: string | undefined): boolean {

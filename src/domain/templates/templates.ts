@@ -100,9 +100,10 @@ export function mergeSpec(current: TemplateSpec, patch: TemplatePatch): Template
 }
 
 /**
- * Publishes a new version, unless the patch leaves name, mode and spec as they are. The snapshot insert and the row update share one batch, and the
- * snapshot's primary key (template, version) makes a concurrent update of the same version fail
- * as a whole; the loser re-reads and applies its patch on top.
+ * Publishes a new version, unless the patch leaves name, mode and spec as they are. The snapshot
+ * insert and the row update share one batch, and the snapshot's primary key (template, version)
+ * makes a concurrent update of the same version fail as a whole; the loser re-reads and applies its
+ * patch on top.
  */
 export async function updateTemplate(db: Db, tenantId: string, slug: string, patch: TemplatePatch, now = Date.now(), audit?: TemplateAudit): Promise<TemplateRow> {
   for (let attempt = 1; ; attempt += 1) {

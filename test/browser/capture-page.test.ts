@@ -103,6 +103,11 @@ describe("capture page in Chromium", () => {
     await page.getByText("Use letters, digits and hyphens only.").waitFor();
     expect(await plate.getAttribute("aria-invalid")).toBe("true");
     await screenshot(page, "04-text-invalid");
+    // Pasted past the limit: refused with the limit, never cut to fit and sent as the person's answer.
+    await plate.fill("AB-1234567890");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByText("Use at most 10 characters.").waitFor();
+    expect(await plate.inputValue()).toBe("AB-1234567890");
     await plate.fill("AB-123");
     await page.getByRole("button", { name: "Continue" }).click();
 

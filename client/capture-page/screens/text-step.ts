@@ -27,10 +27,11 @@ export function textStep(ctx: ScreenContext, step: TextStepView): void {
   ctx.progress.stepReached("ready", ctx.index);
   const id = `answer-${step.key}`;
   const long = format === "free_text" && max_length > 120;
+  // No `maxlength`: it would cut a pasted answer to fit without a word, and the cut text would be
+  // sent as what the person answered; `answerProblem` refuses it with the limit instead.
   const attrs = {
     id,
     name: step.key,
-    maxLength: max_length,
     required: step.required && !already,
     autocomplete: "off",
     "aria-describedby": `${id}-hint ${id}-error`,

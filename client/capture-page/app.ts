@@ -215,6 +215,11 @@ export class App {
     if (failure.status === 404) return this.end("not_found");
     // The photo waited on this device past its upload's hour: the link is fine, the photo goes again.
     if (job.kind === "capture" && failure.code === "upload_expired") return this.retake(job.step_key);
+    // A photo, file or answer refused while the page finishes: nothing is submitted before the end
+    // user has seen why and chosen (another file, or finish without it). Taken out of the queue before
+    // the first await, or delivery would send the submit behind it meanwhile.
+    const heard = this.phase === "finishing" && job.kind !== "submit" && failure.code !== "step_full";
+    if (heard) for (const j of this.queue.list()) if (j.kind === "submit") void this.queue.remove(j.id);
     // The server's state moved (another tab, a full step, a completed verification): reload it.
     try {
       this.view = await this.api.view();
@@ -235,7 +240,9 @@ export class App {
         : failure.code === "step_full"
           ? ""
           : this.i18n.t("capture_refused", { reason: failure.message });
-    if (this.phase === "step") {
+    if (heard) {
+      this.goTo(Math.max(0, this.view.steps.findIndex((s) => s.key === job.step_key)));
+    } else if (this.phase === "step") {
       const unmet = firstUnmet(this.view, this.queue.pending());
       this.goTo(unmet !== -1 && unmet < this.index ? unmet : this.index);
     }

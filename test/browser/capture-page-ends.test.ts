@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Page, Request } from "playwright-core";
 import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
 import { eventually, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
-import { axeClean, openPhone, screenshot, type Phone } from "./helpers/browser";
+import { axeClean, jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 /*
  * No end user is ever stuck (issue 42): the page sends submit only when the server says it would
@@ -172,6 +172,32 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     const after = await eventually("the photo to be accepted", () => tenant.getVerification(v.id), (body) => body.captures.length === 1);
     expect(after.captures.map((c) => c.step_key)).toEqual(["front"]);
   });
+  it("a file the server refuses (415) is named with its reason on its step, and nothing is submitted before the end user finishes", async () => {
+    const v = await tenant.createVerification({
+      steps: [{ key: "receipts", type: "upload", description: "Receipts", min: 1, max: 2, accept: ["image/jpeg", "image/png"], max_size_bytes: 2_000_000 }],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    const jpeg = await jpegFromPage(page);
+    const picker = page.locator("input[type=file]");
+    await picker.setInputFiles({ name: "receipt.jpg", mimeType: "image/jpeg", buffer: jpeg });
+    await page.getByText("1 of 2 uploaded").waitFor();
+    // A JPEG named .png: the browser declares image/png, and the server, reading JPEG bytes, refuses it.
+    await picker.setInputFiles({ name: "receipt-2.png", mimeType: "image/png", buffer: jpeg });
+    await page.getByText("A photo could not be used: The uploaded bytes are image/jpeg, not the declared image/png.").waitFor({ timeout: 30_000 });
+    expect(await page.getByRole("heading", { name: "Thank you!" }).count()).toBe(0);
+    await screenshot(page, "20-file-refused");
+    await axeClean(page, "file refused");
+    expect((await tenant.getVerification(v.id)).submitted_at).toBeUndefined();
+
+    await page.getByRole("button", { name: "Finish" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const after = await eventually("the submit", () => tenant.getVerification(v.id), (body) => body.submitted_at !== undefined);
+    expect(after.captures.map((c) => c.step_key)).toEqual(["receipts"]);
+  });
+
   it("an answer refused as changed too often (409 answer_limit) says so in the page's words, never as a photo refused", async () => {
     const v = await tenant.createVerification({
       steps: [

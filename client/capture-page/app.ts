@@ -18,6 +18,7 @@ import {
   completedScreen,
   errorScreen,
   expiredScreen,
+  withdrawnScreen,
   finishingScreen,
   noEvidenceScreen,
   notFoundScreen,
@@ -73,6 +74,7 @@ export class App {
     } catch (err) {
       this.phase = "done";
       if (err instanceof ApiFailure && err.status === 404) return notFoundScreen(this.screen, this.i18n);
+      if (err instanceof ApiFailure && err.code === "redacted") return withdrawnScreen(this.screen, this.i18n);
       return errorScreen(this.screen, this.i18n);
     }
     if (this.endedScreen()) return;
@@ -210,8 +212,9 @@ export class App {
   }
 
   private async refused(job: Job, failure: ApiFailure): Promise<void> {
-    // A redacted verification is over for the end user just like an expired link.
-    if (failure.code === "expired" || failure.code === "redacted") return this.end("expired");
+    // Over for the end user: out of time, or withdrawn by the sender (redacted), each said as it is.
+    if (failure.code === "expired") return this.end("expired");
+    if (failure.code === "redacted") return this.end("withdrawn");
     if (failure.status === 404) return this.end("not_found");
     // The photo waited on this device past its upload's hour: the link is fine, the photo goes again.
     if (job.kind === "capture" && failure.code === "upload_expired") return this.retake(job.step_key);
@@ -239,7 +242,7 @@ export class App {
         ? this.i18n.t("answer_limit")
         : failure.code === "step_full"
           ? ""
-          : this.i18n.t("capture_refused", { reason: failure.message });
+          : this.i18n.t(this.isUpload(job) ? "file_refused" : "capture_refused", { reason: failure.message });
     if (heard) {
       this.goTo(Math.max(0, this.view.steps.findIndex((s) => s.key === job.step_key)));
     } else if (this.phase === "step") {
@@ -284,7 +287,12 @@ export class App {
     this.renderSync();
   }
 
-  private end(how: "expired" | "not_found" | "success" | "completed" | "failed"): void {
+  /** A job carrying a file chosen on an upload step (not a photo taken live). */
+  private isUpload(job: Job): boolean {
+    return job.kind === "capture" && this.view.steps.find((s) => s.key === job.step_key)?.type === "upload";
+  }
+
+  private end(how: "expired" | "withdrawn" | "not_found" | "success" | "completed" | "failed"): void {
     if (this.phase === "done") return;
     this.phase = "done";
     closeCamera();
@@ -292,6 +300,7 @@ export class App {
     this.notice = "";
     this.renderSync({ kind: "idle" });
     if (how === "expired") expiredScreen(this.screen, this.i18n);
+    else if (how === "withdrawn") withdrawnScreen(this.screen, this.i18n);
     else if (how === "not_found") notFoundScreen(this.screen, this.i18n);
     else if (how === "success") {
       this.progress.stepReached("success");

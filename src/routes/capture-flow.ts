@@ -18,7 +18,7 @@ import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError, toApiError } from "../lib/errors";
 import { handleError } from "../lib/http";
-import { guardLive } from "../model/verification/transitions";
+import { guardLive, guardNotRedacted } from "../model/verification/transitions";
 import { validationHook } from "../lib/validation";
 import { attestationVerifier } from "../providers/attestation";
 import {
@@ -103,8 +103,10 @@ const verify = createRoute({
   tags,
   security,
   summary: "What the capture page needs",
+  description:
+    "An expired link still answers, with `status: expired`. A redacted verification answers 410 `redacted`: its request was withdrawn and its evidence erased, so the page shows no steps.",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 429, 500) },
+  responses: { 200: jsonContent(VerifyViewSchema, "Steps, progress counts and limits"), ...pickErrors(404, 410, 429, 500) },
 });
 
 app.openapi(verify, async (c) => {
@@ -116,6 +118,8 @@ app.openapi(verify, async (c) => {
     db.select({ name: tenants.displayName }).from(tenants).where(eq(tenants.id, row.tenantId)).get(),
   ]);
   if (!record) throw ApiError.notFound("verification");
+  const withdrawn = guardNotRedacted(record.row);
+  if (withdrawn) throw toApiError(withdrawn);
   c.header("Cache-Control", "no-store");
   const view = presentCaptureFlow(record, {
     tenantName: tenant?.name ?? "",

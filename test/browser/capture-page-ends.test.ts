@@ -186,7 +186,7 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     await page.getByText("1 of 2 uploaded").waitFor();
     // A JPEG named .png: the browser declares image/png, and the server, reading JPEG bytes, refuses it.
     await picker.setInputFiles({ name: "receipt-2.png", mimeType: "image/png", buffer: jpeg });
-    await page.getByText("A photo could not be used: The uploaded bytes are image/jpeg, not the declared image/png.").waitFor({ timeout: 30_000 });
+    await page.getByText("A file could not be used: The uploaded bytes are image/jpeg, not the declared image/png.").waitFor({ timeout: 30_000 });
     expect(await page.getByRole("heading", { name: "Thank you!" }).count()).toBe(0);
     await screenshot(page, "20-file-refused");
     await axeClean(page, "file refused");
@@ -222,5 +222,43 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     expect(await page.getByText("A photo could not be used").count()).toBe(0);
     await screenshot(page, "19-answer-limit");
     await axeClean(page, "answer limit");
+  });
+});
+
+describe("a request the sender withdrew (redacted) says so, never “expired” or a live request", () => {
+  const redact = async (id: string) => {
+    const { response } = await tenant.api.POST("/v1/verifications/{id}/redact", { params: { path: { id } } });
+    expect(response.status).toBe(200);
+  };
+
+  it("opened after the redaction: the withdrawn screen, and no step is offered", async () => {
+    const v = await tenant.createVerification({ max_captures: 1 });
+    await redact(v.id);
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "This request was withdrawn" }).waitFor();
+    expect(await page.getByRole("button", { name: "Start" }).count()).toBe(0);
+    await screenshot(page, "21-withdrawn");
+    await axeClean(page, "withdrawn");
+  });
+
+  it("redacted while the page is open: the next file sent ends on the withdrawn screen; an upload-only landing names files, not the camera", async () => {
+    const v = await tenant.createVerification({
+      steps: [{ key: "receipts", type: "upload", description: "Receipts", min: 1, max: 1, accept: ["image/jpeg"], max_size_bytes: 2_000_000 }],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "A few files are needed" }).waitFor();
+    await page.getByText("Your camera and your location are not used.", { exact: false }).waitFor();
+    expect(await page.getByText("Photos are taken live").count()).toBe(0);
+    await page.getByRole("button", { name: "Start" }).click();
+    const jpeg = await jpegFromPage(page);
+    await redact(v.id);
+    await page.locator("input[type=file]").setInputFiles({ name: "receipt.jpg", mimeType: "image/jpeg", buffer: jpeg });
+    await page.getByRole("heading", { name: "This request was withdrawn" }).waitFor({ timeout: 30_000 });
+    expect(await page.getByRole("heading", { name: "This link has expired" }).count()).toBe(0);
+    expect((await tenant.getVerification(v.id)).captures_count).toBe(0);
   });
 });

@@ -179,7 +179,7 @@ describe("redaction", () => {
     expect(events).toHaveLength(1);
   });
 
-  it("refuses every later capture-flow write with 410 redacted, an upload URL minted before included", async () => {
+  it("refuses the link's read and every later capture-flow write with 410 redacted, an upload URL minted before included", async () => {
     const v = await createVerification(t.key, {
       steps: [
         { key: "front", type: "image", description: "Front", min: 1, max: 2 },
@@ -188,8 +188,14 @@ describe("redaction", () => {
     });
     await captureInline(v.id, uniqueJpeg());
     const minted = (await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } })).body;
+    expect((await callJson(`/v1/verify/${v.id}`)).status).toBe(200);
     expect((await redact(v.id)).status).toBe(200);
     const before = await persisted(v.id);
+
+    // The link's own read says the request was withdrawn rather than offering its steps again.
+    const read = await callJson(`/v1/verify/${v.id}`);
+    expect(read.status).toBe(410);
+    expect(read.body.error.code).toBe("redacted");
 
     const writes = [
       () => inlineCapture(v.id),

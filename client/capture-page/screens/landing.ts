@@ -28,13 +28,16 @@ function item(i18n: I18n, step: StepView): HTMLElement {
 
 /** Names who asks and what will be asked, before any permission prompt. */
 export function landingScreen(root: HTMLElement, i18n: I18n, view: VerifyView, resuming: boolean, start: () => void): void {
+  // Only image steps open the camera (and attach a location); the words say what this link asks.
+  const camera = view.steps.some((s) => s.type === "image");
+  const files = view.steps.some((s) => s.type === "upload");
   show(
     root,
     view.tenant.display_name ? h("p", { class: "eyebrow" }, i18n.t("requested_by", { tenant: view.tenant.display_name })) : null,
-    heading(i18n.t("landing_heading")),
+    heading(i18n.t(camera ? "landing_heading" : files ? "landing_heading_files" : "landing_heading_answers")),
     h("p", null, i18n.t("landing_intro")),
     h("ul", { class: "checklist" }, ...view.steps.map((s) => item(i18n, s))),
-    h("p", { class: "fine" }, i18n.t("landing_privacy")),
+    h("p", { class: "fine" }, i18n.t(camera ? "landing_privacy" : "landing_privacy_no_camera")),
     h("button", { type: "button", class: "button primary", onclick: start }, resuming ? i18n.t("resume") : i18n.t("start")),
   );
 }

@@ -11,6 +11,8 @@ export function outcome(root: HTMLElement, title: string, body: string, action?:
 }
 
 export const expiredScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("expired_heading"), i18n.t("expired_body"), undefined, "muted");
+/** The sender redacted the verification: its request is withdrawn, not merely out of time. */
+export const withdrawnScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("withdrawn_heading"), i18n.t("withdrawn_body"), undefined, "muted");
 export const completedScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("completed_heading"), i18n.t("completed_body"), undefined, "done");
 export const notFoundScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("not_found_heading"), i18n.t("not_found_body"), undefined, "muted");
 export const successScreen = (root: HTMLElement, i18n: I18n) => outcome(root, i18n.t("success_heading"), i18n.t("success_body"), undefined, "done");

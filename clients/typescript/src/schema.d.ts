@@ -132,7 +132,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the capture page needs */
+        /**
+         * What the capture page needs
+         * @description An expired link still answers, with `status: expired`. A redacted verification answers 410 `redacted`: its request was withdrawn and its evidence erased, so the page shows no steps.
+         */
         get: operations["getCaptureFlow"];
         put?: never;
         post?: never;
@@ -4162,6 +4165,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
             /** @description Rate limited. Codes: `too_many_requests`. */

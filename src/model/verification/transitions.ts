@@ -38,7 +38,7 @@ function transition(state: VerificationState, status: VerificationStatus, events
 }
 
 /** Refuses any write that would add to a redacted verification (410 `redacted`). */
-function guardNotRedacted(state: Pick<VerificationState, "redactedAt">): ErrorResult | null {
+export function guardNotRedacted(state: Pick<VerificationState, "redactedAt">): ErrorResult | null {
   return state.redactedAt !== null ? errorResult("redacted", "This verification was redacted: its evidence is erased and it accepts no changes.") : null;
 }
 

@@ -5,7 +5,8 @@ import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "../../src/domain/report/fonts/dej
 import { offsetMetres, scaleBarMetres } from "../../src/domain/report/location-map";
 import { CONTENT_WIDTH, PageFlow } from "../../src/domain/report/page-flow";
 import { renderReport, reportText } from "../../src/domain/report/render";
-import { methodWords, outcomeWords, statusWords } from "../../src/domain/report/words";
+import { locationWords, methodWords, outcomeWords, statusWords } from "../../src/domain/report/words";
+import { locationWords as consoleLocationWords } from "../../client/console/lib/geo";
 import type { ReportContent } from "../../src/domain/report/content";
 
 /* The evidence report's pure parts: the map's arithmetic, the wording of codes, text flow with hostile text. */
@@ -47,6 +48,16 @@ describe("the report's words", () => {
     expect(outcomeWords("depth", { status: "not_assessed", reason: "no_capture_integrity" })).toBe("not assessed (no capture integrity)");
     expect(outcomeWords("context_match", { status: "not_applicable", reason: "uploaded_content" })).toBe("not applicable to uploaded images");
     expect(outcomeWords("depth", undefined)).toBe("not recorded");
+  });
+
+  it("says which cause left the location uncompared: the address, or the captures' missing fix (report and console alike)", () => {
+    const noFix = { status: "ungeocoded", expected_point: { lat: 48.8584, lng: 2.2945 } };
+    const noAddress = { status: "ungeocoded", expected_point: null };
+    expect(locationWords(noFix)).toBe("not compared (the captures carried no location)");
+    expect(locationWords(noAddress)).toBe("not compared (the address could not be found)");
+    expect(consoleLocationWords(noFix)?.[0]).toBe("Not compared (no location on the photos)");
+    expect(consoleLocationWords(noAddress)?.[0]).toBe("Not compared (the address was not found)");
+    expect(locationWords({ status: "rejected", expected_point: null })).toBe("the device reported a mock location");
   });
 });
 

@@ -25,3 +25,24 @@ export const mapUrl = (p: Point): string => `https://www.openstreetmap.org/?mlat
 export function isPoint(value: unknown): value is Point {
   return typeof value === "object" && value !== null && typeof (value as Point).lat === "number" && typeof (value as Point).lng === "number";
 }
+
+type Tone = "good" | "warn" | "bad" | "neutral";
+
+/**
+ * The location check in a reviewer's words. `ungeocoded` has two causes, told apart by
+ * `expected_point`, which is set whenever the address resolved: then the photos carried no fix.
+ */
+export function locationWords(location: { status: unknown; expected_point?: unknown }): [string, Tone] | undefined {
+  switch (location.status) {
+    case "verified":
+      return ["Taken at the expected place", "good"];
+    case "no_match":
+      return ["Taken elsewhere", "bad"];
+    case "ungeocoded":
+      return isPoint(location.expected_point) ? ["Not compared (no location on the photos)", "neutral"] : ["Not compared (the address was not found)", "neutral"];
+    case "rejected":
+      return ["The device reported a fake location", "bad"];
+    default:
+      return undefined;
+  }
+}

@@ -6,7 +6,7 @@ import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "./fonts/dejavu-sans";
 import { drawLocationMap, MAP_LEGEND } from "./location-map";
 import { CONTENT_WIDTH, MUTED, PageFlow } from "./page-flow";
 import { drawQrCode } from "./qr";
-import { assessmentWords, methodWords, outcomeWords, reasonWords, signalName, statusWords } from "./words";
+import { assessmentWords, locationWords, methodWords, outcomeWords, reasonWords, signalName, statusWords } from "./words";
 
 /*
  * The evidence report as a PDF (pdf-lib, fonts embedded and subset to the glyphs used): laid out
@@ -129,13 +129,6 @@ function verdict(flow: PageFlow, content: ReportContent): void {
   }
 }
 
-const LOCATION_WORDS: Readonly<Record<string, string>> = {
-  verified: "taken within the tolerance of the expected address",
-  no_match: "taken farther from the expected address than the tolerance",
-  ungeocoded: "not compared (the address could not be found, or the capture had no location)",
-  rejected: "the device reported a mock location",
-};
-
 async function captures(flow: PageFlow, content: ReportContent): Promise<void> {
   const steps = new Map(content.verification.config.steps.map((s) => [s.key, s.description]));
   flow.heading(`Captures (${content.captures.length})`);
@@ -205,7 +198,7 @@ function checks(flow: PageFlow, content: ReportContent): void {
     // The check's rows and its map on one page.
     flow.ensure(location.expected_point || location.observed_point ? 280 : 90);
     flow.paragraph("Location", { bold: true });
-    flow.field("Result", `${location.status}: ${LOCATION_WORDS[location.status] ?? ""}`);
+    flow.field("Result", `${location.status}: ${locationWords(location)}`);
     flow.field("Expected", location.expected_location);
     flow.field("Observed", location.observed_location ?? "no fix");
     if (location.distance_m !== null) flow.field("Distance", `${location.distance_m} m (tolerance ${location.tolerance_m ?? "-"} m)`);

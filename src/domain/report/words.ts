@@ -108,3 +108,22 @@ function generic(v: Record<string, unknown>): string {
     .map(([k, x]) => `${k.replaceAll("_", " ")}: ${String(x)}`);
   return parts.length > 0 ? parts.join(", ") : "recorded";
 }
+
+/**
+ * The location check's result. `ungeocoded` has two causes, told apart by `expected_point`, which is
+ * set whenever the address resolved: then the captures carried no location.
+ */
+export function locationWords(location: { status: string; expected_point: unknown }): string {
+  switch (location.status) {
+    case "verified":
+      return "taken within the tolerance of the expected address";
+    case "no_match":
+      return "taken farther from the expected address than the tolerance";
+    case "ungeocoded":
+      return location.expected_point ? "not compared (the captures carried no location)" : "not compared (the address could not be found)";
+    case "rejected":
+      return "the device reported a mock location";
+    default:
+      return "";
+  }
+}

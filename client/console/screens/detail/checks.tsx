@@ -1,19 +1,12 @@
 import type { Verification } from "../../api";
 import { Badge } from "../../components/ui";
-import { formatDistance, formatPoint, isPoint, mapUrl } from "../../lib/geo";
-
-const LOCATION_WORDS: Record<string, [string, "good" | "warn" | "bad" | "neutral"]> = {
-  verified: ["Taken at the expected place", "good"],
-  no_match: ["Taken elsewhere", "bad"],
-  ungeocoded: ["Not compared (address not found, or no GPS on the photos)", "neutral"],
-  rejected: ["The device reported a fake location", "bad"],
-};
+import { formatDistance, formatPoint, isPoint, locationWords, mapUrl } from "../../lib/geo";
 
 /** Location, expected object and condition: checks beside the verdict that never change its label. */
 export function IndependentChecks(props: { verification: Verification }) {
   const { location_match: location, object_match: object, condition } = props.verification;
   if (!location && !object && !condition) return <p class="muted">No location, object or condition check was asked for.</p>;
-  const words = location ? LOCATION_WORDS[String(location.status)] : undefined;
+  const words = location ? locationWords(location) : undefined;
   const expected = isPoint(location?.expected_point) ? location.expected_point : undefined;
   const observed = isPoint(location?.observed_point) ? location.observed_point : undefined;
   const aspects: Array<{ name: string; score?: number; reasoning: string }> = condition?.aspects ?? [];

@@ -164,19 +164,3 @@ export function throttleDelayMs(retryAfterSeconds: number | undefined, attempt: 
   const seconds = retryAfterSeconds === undefined ? 5 : Math.min(60, Math.max(1, retryAfterSeconds));
   return Math.round(seconds * 1000);
 }
-
-/** Media type of a picked file: its declared type, or one inferred from the name when the browser gives none. */
-export function fileMediaType(name: string, declared: string): string {
-  const type = declared.toLowerCase();
-  if (type) return type === "image/jpg" ? "image/jpeg" : type;
-  const ext = name.toLowerCase().split(".").pop() ?? "";
-  const byExt: Record<string, MediaType> = {
-    jpg: "image/jpeg",
-    jpeg: "image/jpeg",
-    png: "image/png",
-    webp: "image/webp",
-    heic: "image/heic",
-    heif: "image/heif",
-  };
-  return byExt[ext] ?? "";
-}

@@ -19,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { analyzeImage } from "../../src/analysis/analyze-image";
 import type { AiResult } from "../../src/analysis/evidence";
-import { sniffMediaType } from "../../src/domain/capture/media";
+import { sniffMediaType } from "../../src/model/evidence/media-type";
 import { DEFAULT_SIGNALS } from "../../src/schemas/verification-create";
 import { buildProvenanceData, cachePath, readManifest } from "./provenance-data/build";
 import { CLASSES, type Entry, type Expected, type SampleClass } from "./provenance-data/manifest";

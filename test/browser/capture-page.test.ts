@@ -111,17 +111,22 @@ describe("capture page in Chromium", () => {
     await plate.fill("AB-123");
     await page.getByRole("button", { name: "Continue" }).click();
 
-    // Upload: checked against accept and max_size_bytes before sending.
+    // Upload: checked against accept and max_size_bytes before sending, its type read from its bytes.
     await page.getByText("Step 4 of 4").waitFor();
     const picker = page.locator("input[type=file]");
     expect(await picker.getAttribute("accept")).toBe("image/jpeg,image/png");
     await picker.setInputFiles({ name: "scan.gif", mimeType: "image/gif", buffer: Buffer.from("GIF89a") });
     await page.getByText("“scan.gif” isn't an accepted type (JPEG or PNG).").waitFor();
-    await picker.setInputFiles({ name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(2_000_001, 0xff) });
+    // Named as a JPEG, but not an image at all: refused here, not sent for the server to refuse.
+    await picker.setInputFiles({ name: "notes.jpg", mimeType: "image/jpeg", buffer: Buffer.from("Meeting notes, not a photo") });
+    await page.getByText("“notes.jpg” isn't an accepted type (JPEG or PNG).").waitFor();
+    const hugeJpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2_000_001 - 4)]);
+    await picker.setInputFiles({ name: "huge.jpg", mimeType: "image/jpeg", buffer: hugeJpeg });
     await page.getByText("“huge.jpg” is 2,000,001 B; the limit is 2,000,000 B.").waitFor();
     await screenshot(page, "05-upload-checked");
     await axeClean(page, "upload refused");
-    await picker.setInputFiles({ name: "invoice.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page) });
+    // A JPEG saved under a .png name (the browser declares image/png): sent as the JPEG it is.
+    await picker.setInputFiles({ name: "invoice.png", mimeType: "image/png", buffer: await jpegFromPage(page) });
 
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
     await screenshot(page, "06-success");
@@ -131,6 +136,8 @@ describe("capture page in Chromium", () => {
     // What the tenant sees: every capture in its step with its attestation, the answer, submitted.
     const tenantView = await tenant.getVerification(v.id);
     expect(tenantView.captures.map((c) => c.step_key)).toEqual(["front", "odometer", "invoice"]);
+    const invoice = await tenant.api.GET("/v1/captures/{id}", { params: { path: { id: tenantView.captures[2]!.id } } });
+    expect(invoice.data?.media_type).toBe("image/jpeg");
     expect(tenantView.captures.map((c) => c.attestation?.verdict)).toEqual(["pass", "pass", "pass"]);
     expect(tenantView.answers?.plate?.value).toBe("AB-123");
     expect(tenantView.submitted_at).toBeDefined();
@@ -221,12 +228,14 @@ describe("capture page in Chromium", () => {
     expect(await fallback.getAttribute("capture")).toBe("environment");
     expect(await page.getByText("Take photo with camera app").count()).toBe(1);
 
-    await fallback.setInputFiles({ name: "IMG_0001.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page, "#2c3e50") });
+    // Named and declared as HEIC, but its bytes are a JPEG: sent as the JPEG it is, not refused.
+    await fallback.setInputFiles({ name: "IMG_0001.HEIC", mimeType: "image/heic", buffer: await jpegFromPage(page, "#2c3e50") });
     await page.getByRole("button", { name: "Use this photo" }).click();
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
 
     const tenantView = await tenant.getVerification(v.id);
     expect(tenantView.captures.map((c) => c.step_key)).toEqual(["front"]);
+    expect((await tenant.api.GET("/v1/captures/{id}", { params: { path: { id: tenantView.captures[0]!.id } } })).data?.media_type).toBe("image/jpeg");
     expect(progress).toContainEqual(expect.objectContaining({ kind: "camera_permission", camera_permission: "denied" }));
     expect(progress).toContainEqual(expect.objectContaining({ kind: "step_reached", step: "camera_blocked", step_index: 0 }));
   });

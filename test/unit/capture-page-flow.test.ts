@@ -4,7 +4,6 @@ import {
   backoffMs,
   MAX_THROTTLED,
   throttleDelayMs,
-  fileMediaType,
   firstUnmet,
   nextToSend,
   NOTHING_PENDING,
@@ -101,15 +100,6 @@ describe("backoffMs", () => {
     expect([1, 2, 3, 6, 20].map((n) => backoffMs(n, 0.5))).toEqual([1000, 2000, 4000, 30000, 30000]);
     expect(backoffMs(1, 0)).toBe(800);
     expect(backoffMs(1, 1)).toBe(1200);
-  });
-});
-
-describe("fileMediaType", () => {
-  it("trusts the declared type and infers one from the name when the browser gives none", () => {
-    expect(fileMediaType("a.png", "image/png")).toBe("image/png");
-    expect(fileMediaType("a.jpg", "image/jpg")).toBe("image/jpeg");
-    expect(fileMediaType("IMG_1.HEIC", "")).toBe("image/heic");
-    expect(fileMediaType("notes.txt", "")).toBe("");
   });
 });
 

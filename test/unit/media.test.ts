@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES, sniffMediaType } from "../../src/domain/capture/media";
+import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES } from "../../src/domain/capture/media";
+import { sniffMediaType } from "../../src/model/evidence/media-type";
 
 const bytes = (...parts: Array<number[] | string>) =>
   Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...p].map((c) => c.charCodeAt(0)) : p)));

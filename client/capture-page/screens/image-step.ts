@@ -1,13 +1,13 @@
 import { closeCamera, liveCameraSupported, openCamera, reencodeAsJpeg, snapshot } from "../camera";
 import type { ScreenContext } from "../context";
 import { h, nextPaint, show } from "../dom";
-import type { ImageStepView, MediaType } from "../flow";
+import type { ImageStepView } from "../flow";
+import { fileMediaType } from "../file-type";
 import { watchLocation } from "../location";
 import { watchPreview } from "../integrity/monitor";
 import type { PendingIntegrity } from "../../../src/schemas/capture-integrity";
 import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 
-const SERVER_TYPES: readonly string[] = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] satisfies MediaType[];
 let reportedPermission = false;
 
 /** A live photo: camera preview → shutter → review (retake or use) → queued; repeated up to the step's max. */
@@ -66,14 +66,15 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
       { accept: "image/*", capture: "environment" },
       async ([file]) => {
         if (!file) return;
-        let blob: Blob = file;
-        if (!SERVER_TYPES.includes(file.type) || file.size > ctx.view().limits.image_max_bytes) blob = await reencodeAsJpeg(file);
+        // Sent as what its bytes are; anything else the server would not take (or too big) goes as a JPEG.
+        const type = await fileMediaType(file);
+        const blob = !type || file.size > ctx.view().limits.image_max_bytes ? await reencodeAsJpeg(file) : file;
         if (blob.size > ctx.view().limits.image_max_bytes) {
           const [size, limit] = i18n.bytesPair(blob.size, ctx.view().limits.image_max_bytes);
           stage.replaceChildren(errorList([i18n.t("file_too_large", { name: file.name, size, limit })])!);
           return;
         }
-        review(blob, blob.type || "image/jpeg", file.lastModified || Date.now());
+        review(blob, blob === file ? type : "image/jpeg", file.lastModified || Date.now());
       },
       primary,
     );

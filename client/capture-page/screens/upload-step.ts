@@ -1,18 +1,19 @@
 import type { ScreenContext } from "../context";
 import { h, show } from "../dom";
-import { fileMediaType, type UploadStepView } from "../flow";
+import { fileMediaType } from "../file-type";
+import type { UploadStepView } from "../flow";
 import { typeName } from "../i18n";
 import { errorList, filePicker, leaveButton, stepHeader } from "./common";
 
 /** Checks picked files against the step before anything is sent; returns the acceptable ones and the problems. */
-function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File[]): { ok: Array<{ file: File; type: string }>; problems: string[] } {
+async function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File[]): Promise<{ ok: Array<{ file: File; type: string }>; problems: string[] }> {
   const { i18n } = ctx;
   const types = i18n.list(step.accept.map(typeName));
   const room = step.max - ctx.count(step.key);
   const ok: Array<{ file: File; type: string }> = [];
   const problems: string[] = [];
   for (const file of files) {
-    const type = fileMediaType(file.name, file.type);
+    const type = await fileMediaType(file);
     if (!(step.accept as string[]).includes(type)) problems.push(i18n.t("file_wrong_type", { name: file.name, types }));
     else if (file.size > step.max_size_bytes) {
       const [size, limit] = i18n.bytesPair(file.size, step.max_size_bytes);
@@ -40,7 +41,7 @@ export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: s
       "div",
       { class: "actions" },
       filePicker(i18n.t("choose_file"), { accept: step.accept.join(","), multiple: room > 1 }, async (files) => {
-        const { ok, problems: found } = screenFiles(ctx, step, files);
+        const { ok, problems: found } = await screenFiles(ctx, step, files);
         for (const { file, type } of ok) await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
         if (found.length === 0 && ctx.count(step.key) >= step.max) return ctx.next();
         const now = ctx.view().steps[ctx.index];

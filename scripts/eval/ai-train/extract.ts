@@ -19,7 +19,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { decodeImage } from "../../../src/analysis/decoders";
 import { GRID_FEATURE_NAMES, gridSpectrumFeatures } from "./grid-spectrum";
 import { screenTileRects } from "../../../src/analysis/signals/screen-moire";
-import { sniffMediaType } from "../../../src/domain/capture/media";
+import { sniffMediaType } from "../../../src/model/evidence/media-type";
 import { loadManifest, type Entry } from "./manifest";
 
 const ROOT = resolve(import.meta.dirname, "../../..");

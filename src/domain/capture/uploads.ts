@@ -9,7 +9,8 @@ import { isId, newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
-import { normalizeContentType, sniffMediaType } from "./media";
+import { normalizeContentType } from "./media";
+import { sniffMediaType } from "../../model/evidence/media-type";
 import { checkSlot, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
 import { guardLive } from "../../model/verification/transitions";
 

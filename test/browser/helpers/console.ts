@@ -37,6 +37,10 @@ export async function openConsole(): Promise<ConsoleBrowser> {
   const watch = (p: Page) => {
     p.on("response", (response) => checks.push(checkPageResponse(contract, response, violations)));
     p.on("pageerror", (err) => errors.push(String(err)));
+    // A page blocked by its own policy (a script, a style, even the icon) is a fault, whatever else works.
+    p.on("console", (message) => {
+      if (message.type() === "error" && message.text().includes("Content Security Policy")) errors.push(`${p.url()}: ${message.text()}`);
+    });
   };
   watch(page);
   context.on("page", watch);
@@ -64,11 +68,11 @@ export async function signInAsDev(page: Page): Promise<void> {
 
 /**
  * Screenshots the screen at 1440×900 and 390×844 and runs axe at each size; serious and critical
- * findings are collected on `ui.accessibility` (the test asserts none remain).
+ * findings are collected on `ui.accessibility` (the test asserts none remain). `page`: another
+ * context's page (a second operator), by default the console's own.
  */
-export async function shoot(ui: ConsoleBrowser, name: string): Promise<void> {
+export async function shoot(ui: ConsoleBrowser, name: string, page: Page = ui.page): Promise<void> {
   mkdirSync(CONSOLE_SHOTS, { recursive: true });
-  const { page } = ui;
   for (const [label, size] of [["1440x900", DESKTOP], ["390x844", PHONE]] as const) {
     await page.setViewportSize(size);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -72,9 +72,15 @@ const login = createRoute({
   tags: ["Dashboard sign-in"],
   security: [],
   summary: "Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce)",
-  description: "60 requests per 10 minutes per client network, with the callback's (429).",
+  description:
+    "60 requests per 10 minutes per client network, with the callback's (429). A provider this deployment does not offer is 404, " +
+    "except for a browser navigation (`Accept: text/html`), which is sent to the console's sign-in page with `error=unavailable`, as the callback does.",
   request: { params: ProviderParam, query: LoginQuery },
-  responses: { 302: redirect("To the identity provider"), ...pickErrors(400, 404, 429, 500) },
+  responses: {
+    302: redirect("To the identity provider"),
+    303: redirect("A browser asking for a provider this deployment does not offer: to `/console/sign-in?error=unavailable`"),
+    ...pickErrors(400, 404, 429, 500),
+  },
 });
 
 app.openapi(login, async (c) => {
@@ -82,8 +88,9 @@ app.openapi(login, async (c) => {
   const { provider: name } = c.req.valid("param");
   const query = c.req.valid("query");
   const provider = identityProvider(c.env, name, { localRequest: isLocalRequest(c.env, c.req.url) });
-  if (!provider) throw ApiError.notFound("sign-in provider");
-  const flow = newFlow(name, safeReturnTo(query.return_to));
+  const returnTo = safeReturnTo(query.return_to);
+  if (!provider) return signInRefused(c, "unavailable", returnTo, ApiError.notFound("sign-in provider"));
+  const flow = newFlow(name, returnTo);
   const url = await provider.authorizationUrl(flow, callbackUri(c.env, name), query.login_hint);
   await saveFlow(c, flow);
   c.header("Cache-Control", "no-store");

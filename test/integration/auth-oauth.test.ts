@@ -172,6 +172,12 @@ describe("OAuth 2.0 / OIDC sign-in", () => {
   it("answers 404 for an unknown provider; the dev provider exists only in local development", async () => {
     const unknown = await callJson("/v1/auth/github/login");
     expect(unknown.status).toBe(404);
+    // A person's browser (an old SSO bookmark) lands on the sign-in page, which says so, not on JSON.
+    const browser = await call("/v1/auth/github/login?return_to=/console/team", { redirect: "manual", headers: { Accept: "text/html,application/xhtml+xml" } });
+    await browser.text();
+    expect(browser.status).toBe(303);
+    const to = new URL(browser.headers.get("Location")!, BASE);
+    expect([to.pathname, to.searchParams.get("error"), to.searchParams.get("return_to")]).toEqual(["/console/sign-in", "unavailable", "/console/team"]);
     expect(isLocalRequest({ ...env, ENVIRONMENT: "staging" } as Env, BASE)).toBe(false);
     expect(isLocalRequest({ ...env, ENVIRONMENT: "production" } as Env, BASE)).toBe(false);
     expect(identityProvider(env, "dev", { localRequest: false })).toBeNull();

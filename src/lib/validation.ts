@@ -16,6 +16,35 @@ function closest(issue: Issue): Issue[] {
   return best.flatMap((nested) => closest({ ...nested, path: [...issue.path, ...nested.path] } as Issue));
 }
 
+/**
+ * Zod's default size messages ("Too small: expected string to have >=1 characters") in plain words,
+ * for the person who reads them beside a form field as much as for a developer; a schema's own
+ * message is kept as written.
+ */
+function plainMessage(issue: Issue): string {
+  if (issue.code !== "too_small" && issue.code !== "too_big") return issue.message;
+  if (!/^Too (small|big):/.test(issue.message)) return issue.message;
+  const small = issue.code === "too_small";
+  const bound = Number(small ? issue.minimum : issue.maximum);
+  const strict = issue.inclusive === false;
+  switch (issue.origin) {
+    case "string":
+      if (small && bound === 1) return "Must not be empty.";
+      return `Use ${small ? "at least" : "at most"} ${bound} character${bound === 1 ? "" : "s"}.`;
+    case "array":
+    case "set":
+      if (small && bound === 1) return "Give at least one.";
+      return `Give ${small ? "at least" : "at most"} ${bound}.`;
+    case "number":
+    case "int":
+    case "bigint":
+      if (strict) return `Must be ${small ? "more" : "less"} than ${bound}.`;
+      return `Must be ${small ? "at least" : "at most"} ${bound}.`;
+    default:
+      return issue.message;
+  }
+}
+
 /** Zod issues as `{dotted.path: message}`; the first message per path wins. */
 export function zodFields(error: ZodError): FieldErrors {
   // No prototype: a body's `__proto__` key is named like any other unknown field, not swallowed by the setter.
@@ -28,7 +57,7 @@ export function zodFields(error: ZodError): FieldErrors {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) put([...issue.path, key], "Unknown field.");
     } else {
-      put(issue.path, issue.message);
+      put(issue.path, plainMessage(issue));
     }
   }
   return fields;

@@ -5,7 +5,7 @@ import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../
 const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
 const Fields = z
   .record(z.string(), z.string())
-  .openapi({ description: "Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.", example: { "steps.0.max": "Too small: expected number to be >=1" } });
+  .openapi({ description: "Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.", example: { "steps.0.max": "Must be at least 1." } });
 
 /** Any error body (what an unknown path or method answers, too). */
 export const ErrorBodySchema = z

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { describe, expect, it } from "vitest";
+import { zodFields } from "../../src/lib/validation";
+
+/*
+ * A 400's `fields` are read beside form fields (the console shows them under its inputs) as well as by
+ * developers: zod's default size messages are put in plain words; a schema's own message is kept.
+ */
+
+const fieldsOf = (schema: z.ZodType, value: unknown) => {
+  const result = schema.safeParse(value);
+  if (result.success) throw new Error("expected a failure");
+  return { ...zodFields(result.error) };
+};
+
+describe("validation messages", () => {
+  it("says sizes in plain words, for strings, lists and numbers", () => {
+    const schema = z.object({
+      name: z.string().min(1),
+      code: z.string().min(3).max(5),
+      note: z.string().max(1),
+      tags: z.array(z.string()).min(1),
+      more: z.array(z.string()).max(2),
+      max: z.int().min(1),
+      ratio: z.number().gt(0),
+      limit: z.int().max(20),
+    });
+    expect(fieldsOf(schema, { name: "", code: "ab", note: "xy", tags: [], more: ["a", "b", "c"], max: 0, ratio: 0, limit: 21 })).toEqual({
+      name: "Must not be empty.",
+      code: "Use at least 3 characters.",
+      note: "Use at most 1 character.",
+      tags: "Give at least one.",
+      more: "Give at most 2.",
+      max: "Must be at least 1.",
+      ratio: "Must be more than 0.",
+      limit: "Must be at most 20.",
+    });
+    expect(fieldsOf(schema, { name: "a", code: "abcdef", note: "", tags: ["a"], more: [], max: 1, ratio: 1, limit: 1 })).toEqual({ code: "Use at most 5 characters." });
+  });
+
+  it("keeps a schema's own message", () => {
+    expect(fieldsOf(z.object({ slug: z.string().min(1, "1..64 lowercase letters.") }), { slug: "" })).toEqual({ slug: "1..64 lowercase letters." });
+  });
+});

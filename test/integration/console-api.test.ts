@@ -215,6 +215,12 @@ describe("send test event", () => {
     const refused = await callJson("/v1/webhook-test", { key: t.key, body: { url: failing.url } });
     expect(refused.status).toBe(200);
     expect(refused.body).toMatchObject({ delivered: false, status_code: 503, error: "HTTP 503" });
+    // A host that does not resolve is named as such, not as the runtime's "internal error; reference = …".
+    const nowhere = await callJson("/v1/webhook-test", { key: t.key, body: { url: "http://receiver.invalid/hook" } });
+    expect(nowhere.status).toBe(200);
+    expect(nowhere.body.delivered).toBe(false);
+    expect(nowhere.body.status_code).toBeUndefined();
+    expect(nowhere.body.error).toBe("network error: could not connect (the host did not resolve, or refused the connection)");
     await endWindow(`webhook-test:${t.id}`);
   });
 

@@ -260,8 +260,8 @@ function TestEvent() {
           </Notice>
         ) : (
           <Notice tone="error">
-            Not acknowledged: {result.error ?? "no answer"}
-            {result.status_code ? ` (HTTP ${result.status_code})` : ""} after {result.latency_ms} ms. Any 2xx within 10 s acknowledges an event.
+            Not acknowledged: {result.error ?? (result.status_code ? `HTTP ${result.status_code}` : "no answer")} after {result.latency_ms} ms. Any 2xx
+            within 10 s acknowledges an event.
           </Notice>
         )
       ) : null}

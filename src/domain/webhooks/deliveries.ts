@@ -206,9 +206,20 @@ export async function post(
   } catch (err) {
     const latencyMs = clock() - started;
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    const error = timedOut ? `timeout: no response within ${timeoutMs / 1000} s` : `network error: ${err instanceof Error ? err.message : String(err)}`;
+    const error = timedOut ? `timeout: no response within ${timeoutMs / 1000} s` : `network error: ${networkErrorWords(err)}`;
     return { ok: false, statusCode: null, latencyMs, error: error.slice(0, 500) };
   }
+}
+
+/**
+ * What a failed connection says to the tenant. The runtime reports a host that does not resolve, or
+ * a connection it could not open, as "internal error; reference = …", which reads as this service's
+ * fault and whose reference means nothing outside Cloudflare: it is named for what it is.
+ */
+export function networkErrorWords(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^internal error; reference = /.test(message)) return "could not connect (the host did not resolve, or refused the connection)";
+  return message;
 }
 
 /**

@@ -85,6 +85,13 @@ describe("operator console in Chromium", () => {
     expect(await page.getByLabel("Key", { exact: true }).first().getAttribute("aria-invalid")).toBe("true");
     await shoot(ui, "03b-new-verification-invalid");
     await page.getByLabel("Key", { exact: true }).first().fill("front");
+    // A question with nothing asked would reach the person as an empty prompt: refused at its field.
+    await page.getByLabel("Kind of step to add").selectOption("text");
+    await page.getByRole("button", { name: "Add step" }).click();
+    await page.getByRole("button", { name: "Create verification" }).click();
+    await page.getByText("Write the question the person is asked.").waitFor();
+    expect(await page.getByLabel("Question").getAttribute("aria-invalid")).toBe("true");
+    await page.getByRole("button", { name: "Remove step 3" }).click();
     await page.getByRole("button", { name: "Create verification" }).click();
     await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
     const captureUrl = await page.getByRole("textbox", { name: "Capture link" }).inputValue();
@@ -246,7 +253,8 @@ describe("operator console in Chromium", () => {
 
     await page.getByLabel("Receiver URL").fill(`${base}/v1/nowhere`);
     await page.getByRole("button", { name: "Send test event" }).click();
-    await page.getByText(/Not acknowledged: HTTP 404/).waitFor();
+    // The receiver's answer, said once (not "HTTP 404 (HTTP 404)").
+    await page.getByText(/^Not acknowledged: HTTP 404 after \d+ ms\./).waitFor();
 
     // Link templates: publish one and start it from its public link.
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();
@@ -297,6 +305,8 @@ describe("operator console in Chromium", () => {
     await page.getByText(/The evidence was erased on/).waitFor();
     expect(await page.getByRole("region", { name: "Photos and files" }).getByRole("img").count()).toBe(0);
     await page.getByRole("region", { name: "Timeline" }).getByText("Evidence erased").waitFor();
+    // Its capture link is dead: not offered to be sent to anyone.
+    expect(await page.getByRole("button", { name: "Copy capture link" }).count()).toBe(0);
     // It was finalized before the redaction: the case panel says so, as the timeline does.
     await page.getByRole("region", { name: "Case analysis" }).getByText(/^It was finalized; the redaction erased the narrative/).waitFor();
     const erased = await tenant.api.GET("/v1/verifications/{token}/captures", { params: { path: { token: id } } });
@@ -305,6 +315,32 @@ describe("operator console in Chromium", () => {
 
     expect(ui.accessibility).toEqual([]);
   }, 400_000);
+
+  it("a filter the list cannot apply (a hand-edited date, an over-long search) is named, and nothing is listed as if it matched", async () => {
+    await tenant.createVerification({ max_captures: 1 });
+    const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const thrown: string[] = [];
+    page.on("pageerror", (err) => thrown.push(String(err)));
+    try {
+      await page.goto(`${inject("baseUrl")}/console/verifications?from=2026-13-45&to=yesterday`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      await page.getByText("“Created from” is not a date: 2026-13-45. “Created to” is not a date: yesterday.").waitFor();
+      expect(await page.getByRole("table").count()).toBe(0);
+      await shoot(ui, "16-filters-not-applied", page);
+      await page.getByRole("link", { name: "Clear filters" }).click();
+      await page.getByRole("table", { name: "Verifications, newest first" }).waitFor();
+
+      await page.getByLabel("Search").fill(`CLM-${"9".repeat(260)}`);
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.getByText("A search is at most 200 characters; this one has 264.").waitFor();
+      expect(await page.getByRole("table").count()).toBe(0);
+      expect(thrown).toEqual([]);
+      expect(ui.accessibility).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 
   it("works with the keyboard alone: sign in, skip to content, create, open, dialogs that trap and return focus", async () => {
     const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });

@@ -5,7 +5,7 @@
  * validates; its `fields` errors (dotted paths such as `steps.1.max`) land next to their inputs.
  */
 import { useState } from "preact/hooks";
-import type { CreateVerificationRequest, StepInput } from "../api";
+import { ApiError, type CreateVerificationRequest, type StepInput } from "../api";
 import { duration, SIGNAL_NAMES } from "../lib/format";
 import { Field } from "./ui";
 
@@ -143,6 +143,19 @@ function stepRequest(s: StepDraft): StepInput {
     required: s.required,
     validation: { max_length: s.maxLength, format: s.format, ...(s.minLength !== "" ? { min_length: Number(s.minLength) } : {}) },
   };
+}
+
+/**
+ * Refuses, before anything is sent, what the service would take but a person could not answer: a
+ * question step with no question (the capture page would show an empty prompt). Thrown as a refused
+ * request, so its message lands under the field as the service's own would.
+ */
+export function checkDraft(d: ConfigDraft): void {
+  const fields: Record<string, string> = {};
+  d.steps.forEach((s, i) => {
+    if (s.type === "text" && !s.description.trim()) fields[`steps.${i}.description`] = "Write the question the person is asked.";
+  });
+  if (Object.keys(fields).length > 0) throw new ApiError(400, "invalid_request", "The request is invalid.", fields);
 }
 
 /** The creation request of a draft: empty optional fields are left out (the service's defaults apply). */

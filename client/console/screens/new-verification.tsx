@@ -1,6 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import { api, ok, type Verification } from "../api";
-import { ConfigFields, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
+import { checkDraft, ConfigFields, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
 import { QrCode } from "../components/qr";
 import { CopyButton, ErrorNotice, Notice, PageHeader, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
@@ -12,6 +12,7 @@ export function NewVerificationScreen() {
   const [created, setCreated] = useState<Verification | undefined>(undefined);
   const summary = useRef<HTMLDivElement>(null);
   const create = useAction(async () => {
+    checkDraft(draft);
     const v = await ok(api.POST("/v1/verifications", { body: toRequest(draft) }));
     setCreated(v);
     return v;

@@ -180,7 +180,7 @@ function Invite(props: { onInvited: () => void }) {
   });
   return (
     <Section title="Invite someone" id="invite">
-      <p class="hint">They get an email with a link that works once, within 7 days; it signs them in and adds them with this role.</p>
+      <p class="hint">They get an email with a link that works once, within 7 days. Someone new is signed in by it and added with this role; someone who already has an account confirms there and joins at their next sign-in.</p>
       <form
         class="inline-form"
         onSubmit={(e) => {

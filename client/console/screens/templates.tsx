@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from "preact/hooks";
 import { api, ok, type LinkTemplate } from "../api";
-import { ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
+import { checkDraft, ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
 import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, PageHeader, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
@@ -150,6 +150,7 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
   const opened = useMemo(() => (existing ? JSON.stringify(updateOf(existing.name, existing.mode, draftFrom(existing))) : undefined), [existing]);
   const unchanged = opened !== undefined && JSON.stringify(patch) === opened;
   const save = useAction(async () => {
+    checkDraft(draft);
     if (!existing) return ok(api.POST("/v1/link-templates", { body: { ...toRequest(draft), slug: slug.trim(), name: name.trim(), mode } }));
     return ok(api.PATCH("/v1/link-templates/{slug}", { params: { path: { slug: existing.slug } }, body: patch }));
   });

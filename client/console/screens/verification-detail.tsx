@@ -1,4 +1,4 @@
-import { api, isOpen, ok, type Verification, type WebhookDelivery } from "../api";
+import { api, isOpen, ok, OPEN_STATUSES, type Verification, type WebhookDelivery } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, SIGNAL_NAMES } from "../lib/format";
@@ -84,7 +84,10 @@ export function VerificationDetailScreen(props: { id: string }) {
         }
         actions={
           <>
-            {can("reviewer") ? <CopyButton text={v.capture_url} label="Copy capture link" /> : null}
+            {/* Offered while the link can still take evidence: a dead link sent to a person helps nobody. */}
+            {can("reviewer") && OPEN_STATUSES.includes(v.status) && !v.redacted_at && !v.submitted_at ? (
+              <CopyButton text={v.capture_url} label="Copy capture link" />
+            ) : null}
             <a class="button secondary small" href={`/console/verifications/${v.id}/certificate`}>
               Open certificate
             </a>

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, isOpen, ok, type ListQuery, type Verification } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { ListTable, type Column } from "../components/list-table";
-import { ErrorNotice, LoadState, PageHeader, Progress } from "../components/ui";
+import { ErrorNotice, LoadState, Notice, PageHeader, Progress } from "../components/ui";
 import { formatDateTime, formatTime, relative } from "../lib/format";
 import { useAction, useLoad, usePolling, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
@@ -16,9 +16,26 @@ const IDLE_REFRESH_MS = 30_000;
 type Filters = Pick<ListQuery, "status" | "verdict" | "template_id" | "has_review" | "q" | "created_gte" | "created_lt">;
 const FILTER_KEYS = ["status", "verdict", "template_id", "has_review", "q", "from", "to"] as const;
 
-/** The URL's query → the API's filters (dates are whole local days). */
-function filtersFrom(query: URLSearchParams): Filters {
+/** The API's limit on `q`. */
+const SEARCH_MAX = 200;
+
+/** A `YYYY-MM-DD` as the start of that local day; null when it names no day (2026-13-45, 2026-02-30). */
+function localDay(value: string): Date | null {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!parts) return null;
+  const [year, month, date] = [Number(parts[1]), Number(parts[2]) - 1, Number(parts[3])];
+  const day = new Date(year, month, date);
+  return day.getFullYear() === year && day.getMonth() === month && day.getDate() === date ? day : null;
+}
+
+/**
+ * The URL's query → the API's filters (dates are whole local days). A filter that cannot be applied
+ * (the URL is edited by hand, bookmarked or pasted) is named in `problems`, and then nothing is listed:
+ * rows that ignore a filter would read as its matches.
+ */
+function filtersFrom(query: URLSearchParams): { filters: Filters; problems: string[] } {
   const f: Filters = {};
+  const problems: string[] = [];
   const status = query.get("status");
   if (status) f.status = status as Filters["status"];
   const verdict = query.get("verdict");
@@ -28,24 +45,27 @@ function filtersFrom(query: URLSearchParams): Filters {
   const reviewed = query.get("has_review");
   if (reviewed === "true" || reviewed === "false") f.has_review = reviewed;
   const q = query.get("q")?.trim();
-  if (q) f.q = q;
+  if (q && q.length > SEARCH_MAX) problems.push(`A search is at most ${SEARCH_MAX} characters; this one has ${q.length}.`);
+  else if (q) f.q = q;
   const from = query.get("from");
-  if (from) f.created_gte = new Date(`${from}T00:00:00`).toISOString();
+  const start = from ? localDay(from) : null;
+  if (start) f.created_gte = start.toISOString();
+  else if (from) problems.push(`“Created from” is not a date: ${from}.`);
   const to = query.get("to");
-  if (to) {
-    const end = new Date(`${to}T00:00:00`);
+  const end = to ? localDay(to) : null;
+  if (end) {
     end.setDate(end.getDate() + 1);
     f.created_lt = end.toISOString();
-  }
-  return f;
+  } else if (to) problems.push(`“Created to” is not a date: ${to}.`);
+  return { filters: f, problems };
 }
 
 export function VerificationsScreen() {
   useTitle("Verifications");
   const can = useCan();
   const location = useLocation();
-  const filters = filtersFrom(location.query);
-  const key = JSON.stringify(filters);
+  const { filters, problems } = filtersFrom(location.query);
+  const key = JSON.stringify([filters, problems]);
   const [rows, setRows] = useState<Verification[]>([]);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [refreshedAt, setRefreshedAt] = useState<Date | undefined>(undefined);
@@ -55,6 +75,11 @@ export function VerificationsScreen() {
   const templates = useLoad(async () => (wantTemplates ? ok(api.GET("/v1/link-templates")) : undefined), [wantTemplates]);
 
   const first = useLoad(async () => {
+    if (problems.length > 0) {
+      setRows([]);
+      setCursor(undefined);
+      return null;
+    }
     const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE } } }));
     setRows(page.items);
     setCursor(page.next_cursor);
@@ -86,7 +111,7 @@ export function VerificationsScreen() {
       }
     },
     anyOpen ? OPEN_REFRESH_MS : IDLE_REFRESH_MS,
-    first.data !== undefined,
+    first.data !== undefined && first.data !== null,
   );
 
   const setFilter = (name: (typeof FILTER_KEYS)[number], value: string) => {
@@ -186,6 +211,12 @@ export function VerificationsScreen() {
         ) : null}
       </form>
 
+      {problems.length > 0 ? (
+        <Notice tone="error">
+          <strong>These filters cannot be applied, so nothing is listed: </strong>
+          {problems.join(" ")}
+        </Notice>
+      ) : null}
       <LoadState
         of={first}
         failed="The list could not be loaded"

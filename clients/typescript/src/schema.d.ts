@@ -412,7 +412,7 @@ export interface paths {
         };
         /**
          * Start an OAuth 2.0 authorization-code sign-in (PKCE S256, state, nonce)
-         * @description 60 requests per 10 minutes per client network, with the callback's (429).
+         * @description 60 requests per 10 minutes per client network, with the callback's (429). A provider this deployment does not offer is 404, except for a browser navigation (`Accept: text/html`), which is sent to the console's sign-in page with `error=unavailable`, as the callback does.
          */
         get: operations["startSignIn"];
         put?: never;
@@ -2052,7 +2052,7 @@ export interface components {
                 /**
                  * @description Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.
                  * @example {
-                 *       "steps.0.max": "Too small: expected number to be >=1"
+                 *       "steps.0.max": "Must be at least 1."
                  *     }
                  */
                 fields?: {
@@ -2075,7 +2075,7 @@ export interface components {
                 /**
                  * @description Only on `invalid_request`: each invalid input's dotted path and what is wrong with it.
                  * @example {
-                 *       "steps.0.max": "Too small: expected number to be >=1"
+                 *       "steps.0.max": "Must be at least 1."
                  *     }
                  */
                 fields?: {
@@ -5517,6 +5517,14 @@ export interface operations {
         responses: {
             /** @description To the identity provider */
             302: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A browser asking for a provider this deployment does not offer: to `/console/sign-in?error=unavailable` */
+            303: {
                 headers: {
                     Location: string;
                     [name: string]: unknown;

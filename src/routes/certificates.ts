@@ -190,12 +190,26 @@ app.openapi(byLink, async (c) => {
   const certificate = await certificateForLink(c.env, createDb(c.env.DB), token);
   if (!certificate) {
     if (!wantsPage) throw ApiError.notFound("certificate link");
-    return page(c, htmlPage("Certificate not found", "This certificate link does not exist or was withdrawn by the organisation that shared it. Ask them for a new one."), 404, HTML_HEADERS);
+    return notFoundPage(c);
   }
   const body = presentCertificate(certificate, settings(c.env).baseUrl);
   if (wantsPage) return page(c, certificatePageHtml(body, c.req.url), 200, CERTIFICATE_PAGE_HEADERS);
   return c.json(body as z.infer<typeof CertificateSchema>, 200);
+}, (result, c) => {
+  // A token longer than any names no link: for a person, the same page as an unknown one.
+  if (!result.success && /\btext\/html\b/i.test(c.req.header("Accept") ?? "")) {
+    c.header("Vary", "Accept");
+    c.header("Cache-Control", "no-store");
+    c.header("Referrer-Policy", "no-referrer");
+    return notFoundPage(c);
+  }
+  validationHook(result);
+  return undefined;
 });
+
+function notFoundPage(c: Context<AppEnv>) {
+  return c.body(htmlPage("Certificate not found", "This certificate link does not exist or was withdrawn by the organisation that shared it. Ask them for a new one."), 404, HTML_HEADERS);
+}
 
 /** An HTML answer with the headers set so far (Vary, CORS) and the page's own. */
 function page(c: Context<AppEnv>, html: string, status: number, headers: Readonly<Record<string, string>>): Response {

@@ -88,6 +88,21 @@ describe("certificate links", () => {
     expect((await callJson(pathOf(link.url))).body.certificate).toBe(second.certificate);
   });
 
+  it("a link shows the tenant as it is now: a renamed tenant is signed anew on the link's own read", async () => {
+    const renamed = await seedTenant("Before Rename");
+    const { v } = await completedVerification(renamed);
+    const link = await createLink(v.id, { key: renamed.key });
+    expect(link.certificate.sequence).toBe(1);
+    const owner = await signIn(renamed.id);
+    const patched = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "After Rename" }, headers: dashboard(owner.cookie) });
+    expect(patched.status).toBe(200);
+    // No API read of the certificate in between: the link is the only door that serves it.
+    const served = await callJson(pathOf(link.url));
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ sequence: 2, payload: { verification: { tenant: { display_name: "After Rename" } } } });
+    expect((await callJson(pathOf(link.url))).body.sequence).toBe(2);
+  });
+
   it("revoked and unknown links are 404, as JSON and as a page; revoking again is harmless", async () => {
     const { v } = await completedVerification(t);
     const link = await createLink(v.id);
@@ -112,11 +127,15 @@ describe("certificate links", () => {
     const list = await callJson(`/v1/verifications/${v.id}/certificate-links`, { key: t.key });
     expect(list.body.items.find((l: any) => l.id === link.id).revoked_at).toBe(revoked.body.revoked_at);
 
-    for (const unknown of [`cert_${"A".repeat(43)}`, "cert_short", v.id, "anything"]) {
-      expect((await callJson(`/v1/certificates/${unknown}`)).status, unknown).toBe(404);
+    // Longer than any token (a link padded by a mail client) included: JSON for programs, the page for people.
+    for (const unknown of [`cert_${"A".repeat(43)}`, "cert_short", v.id, "anything", `cert_${"a".repeat(96)}`]) {
+      const json = await callJson(`/v1/certificates/${unknown}`);
+      expect(json.status, unknown).toBe(404);
+      expect(json.body.error.code).toBe("not_found");
       const unknownPage = await call(`/v1/certificates/${unknown}`, asPage);
       expect(unknownPage.status).toBe(404);
-      await unknownPage.text();
+      expect(unknownPage.headers.get("Content-Type"), unknown).toMatch(/^text\/html/);
+      expect(await unknownPage.text()).toContain("Certificate not found");
     }
   });
 

@@ -7,7 +7,7 @@ import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { isId, newId } from "../../lib/ids";
 import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isCertifiable, uncertifiable, UNCERTIFIABLE_MESSAGES } from "./content";
-import { currentCertificate, isCurrent, servable, type IssuedCertificate } from "./issue";
+import { currentCertificate, type IssuedCertificate } from "./issue";
 
 /*
  * Certificate links: a verification's certificate behind a credential of its own, so sharing a
@@ -74,9 +74,9 @@ export async function certificateForLink(env: Env, db: Db, token: string, now = 
   if (!TOKEN_PATTERN.test(token)) return null;
   const latest = await certificateByLinkToken(db, await sha256Hex(token));
   if (!latest || !isCertifiable(latest.verification)) return null;
-  // Signed by a key withdrawn since, in an earlier schema, or close to its expiry: signed again before anyone sees it.
-  if (!isCurrent(latest) || !servable(latest.jws, now)) return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
-  return { verificationId: latest.verificationId, sequence: latest.sequence, kid: latest.kid, jws: latest.jws, issuedAt: latest.issuedAt };
+  // What the API serves: the stored certificate while its content (the tenant's name and proved
+  // domain included), key, schema and expiry still hold; otherwise signed again before anyone sees it.
+  return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
 }
 
 /** Whether `token` is an unrevoked link to this tenant's verification (the evidence report prints it then). */

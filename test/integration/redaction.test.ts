@@ -166,6 +166,20 @@ describe("redaction", () => {
     });
     expect(resent.data.object.redacted_at).toBe(tomb.redacted_at);
     expect(JSON.stringify(resent)).not.toContain("Jane Roe");
+
+    // Its certificate is the one of the state its object shows (the redacted one), as the API serves it,
+    // not the one signed at completion.
+    const completed = deliveries.find((d: any) => d.event_type === "verification.completed");
+    const sentBeforeCompleted = (await received(r.id)).length;
+    expect((await callJson(`/v1/webhook-deliveries/${completed.id}/retry`, { method: "POST", key: t.key })).status).toBe(200);
+    const resentCompleted = await waitFor(
+      async () => (await received(r.id)).slice(sentBeforeCompleted).map((h) => JSON.parse(h.body)).find((b) => b.type === "verification.completed"),
+      { what: "the retried completed webhook" },
+    );
+    const current = (await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key })).body;
+    expect(resentCompleted.data.object.redacted_at).toBe(tomb.redacted_at);
+    expect(resentCompleted.data.certificate.sequence).toBe(current.sequence);
+    expect(resentCompleted.data.certificate.payload.verification.redacted_at).toBe(tomb.redacted_at);
   });
 
   it("is idempotent: a second call answers the same state and records nothing more", async () => {

@@ -153,8 +153,9 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
     return { kind: "done" };
   }
 
-  const headers = signWebhook(delivery.eventId, delivery.payload, activeSecrets(tenant, startedAt), startedAt);
-  const sent = await post(options.fetcher ?? fetch, delivery.url, delivery.payload, headers, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, clock);
+  const body = await bodyToSend(env, db, delivery, startedAt);
+  const headers = signWebhook(delivery.eventId, body, activeSecrets(tenant, startedAt), startedAt);
+  const sent = await post(options.fetcher ?? fetch, delivery.url, body, headers, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, clock);
   const finishedAt = clock();
   if (sent.ok) {
     await recordAttempt(db, { ...sent, deliveryId: delivery.id, attempt, attemptedAt: startedAt, nextAttemptAt: null, status: "succeeded" });
@@ -170,6 +171,20 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
     status: "pending",
   });
   return { kind: "retry", delaySeconds };
+}
+
+/**
+ * The stored body, except that one whose object a redaction rewrote (db/redaction.ts) carries the
+ * certificate of that redacted state, as GET …/certificate serves it, never the one signed before:
+ * `data.certificate` is always the certificate of the state `data.object` shows. Nothing changes
+ * after a redaction, so the latest certificate is that state's.
+ */
+async function bodyToSend(env: Env, db: Db, delivery: DeliveryRow, now: number): Promise<string> {
+  const body = JSON.parse(delivery.payload) as { data?: { object?: { redacted_at?: string }; certificate?: { sequence?: number } } };
+  if (!body.data?.certificate || !body.data.object?.redacted_at) return delivery.payload;
+  const certified = await currentCertificate(env, db, delivery.verificationId, now);
+  if (!certified || certified.certificate.sequence === body.data.certificate.sequence) return delivery.payload;
+  return JSON.stringify({ ...body, data: { ...body.data, certificate: presentCertificate(certified.certificate, settings(env).baseUrl) } });
 }
 
 export interface Sent {

@@ -25,7 +25,7 @@ const report = createRoute({
     "While the verification can still take captures (pending or partially captured, unexpired), its id is the capture link's credential: the report, its title and the file name show only the id's time part (`vfy_` and 10 characters), and say why. " +
     "Pass `certificate_link` (the `cert_…` token of a link from `POST /v1/verifications/{id}/certificate-link`) to print that link with a QR code: " +
     "its URL is shown only when it is created, so the report can print only a link its caller holds (400 unless it is an active link of this verification). " +
-    "60 reports per minute per tenant, and at most 3 of a tenant's reports rendering at once (429, `Retry-After: 1`); 429 `Retry-After: 1` too when the serving instance already has 4 reports waiting for their turn.",
+    "60 report requests per minute per tenant (refused ones, 400 and 404, included), and at most 3 of a tenant's reports rendering at once (429, `Retry-After: 1`); 429 `Retry-After: 1` too when the serving instance already has 4 reports waiting for their turn.",
   ...access({ apiKey: "full", session: "viewer" }),
   request: {
     params: z.object({ id: pathId("id", { example: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }) }),

@@ -171,6 +171,8 @@ describe("operator console in Chromium", () => {
     await reviewPanel.getByRole("button", { name: "Record the review" }).click();
     await page.getByRole("region", { name: "Timeline" }).getByText("approved: “Plate matches the policy; photos consistent.” (by you)").waitFor();
     await reviewPanel.getByText(/^by you, /).waitFor();
+    // The button is disabled once recorded: focus moves to the review it recorded, not to the top of the page.
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith("Latest review:"));
     await page.getByRole("region", { name: "Summary" }).getByText("Approved").waitFor();
     expect((await tenant.getVerification(id)).review).toMatchObject({ decision: "approved", note: "Plate matches the policy; photos consistent." });
     await shoot(ui, "06c-reviewed");
@@ -194,6 +196,8 @@ describe("operator console in Chromium", () => {
     await certificate.getByText("Valid", { exact: true }).waitFor();
     await certificate.getByRole("button", { name: "Create a certificate link" }).click();
     const shared = await certificate.getByLabel("New certificate link").inputValue();
+    // Shown once: focus lands on it.
+    await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.value?.includes("/v1/certificates/cert_"));
     expect(shared).toMatch(new RegExp(`^${base}/v1/certificates/cert_[0-9A-Za-z]{43}$`));
     expect(shared).not.toContain(id);
     await certificate.getByRole("button", { name: "Copy link" }).click();
@@ -208,6 +212,8 @@ describe("operator console in Chromium", () => {
     await certificate.getByRole("button", { name: /^Revoke the link created/ }).click();
     await page.getByRole("dialog", { name: "Revoke this certificate link?" }).getByRole("button", { name: "Revoke the link" }).click();
     await certificate.getByText(/^revoked /).waitFor();
+    // Its Revoke button is gone; focus is back at the links' heading.
+    await page.waitForFunction(() => document.activeElement?.textContent === "Share it");
     const revokedLink = await checkedFetch(new Request(shared, { headers: { Accept: "application/json" } }));
     expect(revokedLink.status).toBe(404);
     await revokedLink.text();

@@ -13,6 +13,14 @@ export function announce(text: string): void {
 }
 
 /**
+ * Focus to where an action's result shows, once the render it caused is done: the control that was
+ * used is often gone or disabled by then, which would leave a keyboard user at the top of the page.
+ */
+export function focusSoon(target: { current: HTMLElement | null }): void {
+  window.setTimeout(() => target.current?.focus(), 0);
+}
+
+/**
  * The screen's heading. After an in-app navigation it takes focus, so a screen reader announces the
  * new screen and Tab continues from it; on a first load focus stays at the top (skip link first).
  */

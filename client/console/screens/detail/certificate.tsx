@@ -1,8 +1,8 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { fetchKeySet, issuerOfJwksUrl, verifyCertificate, type VerifiedCertificate } from "../../../../clients/typescript/src/certificate";
 import { api, ok, type Schemas, type Verification } from "../../api";
 import { ListTable } from "../../components/list-table";
-import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, LoadState, Notice, Progress } from "../../components/ui";
+import { announce, Badge, ConfirmDialog, CopyButton, Empty, ErrorNotice, Field, focusSoon, LoadState, Notice, Progress } from "../../components/ui";
 import { formatDateTime, VERDICT_LABEL } from "../../lib/format";
 import { useAction, useLoad } from "../../lib/hooks";
 import { useWho } from "../../lib/people";
@@ -139,10 +139,14 @@ function CertificateLinks(props: { verification: Verification }) {
   const links = useLoad(() => ok(api.GET("/v1/verifications/{id}/certificate-links", path)), [v.id]);
   const [created, setCreated] = useState<string | undefined>(undefined);
   const [revoking, setRevoking] = useState<CertificateLink | undefined>(undefined);
+  const createdInput = useRef<HTMLInputElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const create = useAction(async () => {
     const link = await ok(api.POST("/v1/verifications/{id}/certificate-link", path));
     setCreated(link.url);
     announce("Certificate link created");
+    // The one time the link is shown: focus on it (selected, ready to copy).
+    focusSoon(createdInput);
     await links.reload();
   });
   const revoke = useAction(async (id: string) => {
@@ -150,13 +154,17 @@ function CertificateLinks(props: { verification: Verification }) {
     setRevoking(undefined);
     announce("Certificate link revoked");
     await links.reload();
+    // Its Revoke button is gone: back to the top of the links.
+    focusSoon(heading);
   });
   const items = links.data?.items ?? [];
   // Sharing is a reviewer's act (the API answers 403 below it); a viewer sees the links, not the controls.
   const mayShare = useCan()("reviewer");
   return (
     <div class="stack">
-      <h3>Share it</h3>
+      <h3 ref={heading} tabIndex={-1}>
+        Share it
+      </h3>
       <p class="hint">A certificate link opens the certificate and a page that checks it and the photos someone was sent. It is not the capture link and opens nothing else.</p>
       {mayShare ? (
         <div>
@@ -169,7 +177,7 @@ function CertificateLinks(props: { verification: Verification }) {
       {created ? (
         <Notice tone="success">
           <Field label="New certificate link" hint="Shown only now: it is stored as a hash. Anyone who has it sees the certificate until you revoke the link.">
-            {(c) => <input {...c} class="mono" readOnly value={created} onFocus={(e) => e.currentTarget.select()} />}
+            {(c) => <input {...c} ref={createdInput} class="mono" readOnly value={created} onFocus={(e) => e.currentTarget.select()} />}
           </Field>
           <div class="actions">
             <CopyButton text={created} label="Copy link" />

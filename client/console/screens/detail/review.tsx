@@ -1,7 +1,7 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, ok, type Verification } from "../../api";
 import { ReviewBadge } from "../../components/badges";
-import { announce, ErrorNotice, Field, Notice, Progress } from "../../components/ui";
+import { announce, ErrorNotice, Field, focusSoon, Notice, Progress } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
 import { useAction } from "../../lib/hooks";
 import { useWho } from "../../lib/people";
@@ -19,20 +19,24 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
   const who = useWho();
   const [decision, setDecision] = useState<Decision | undefined>(undefined);
   const [note, setNote] = useState("");
+  const latest = useRef<HTMLDivElement>(null);
   const submit = useAction(async () => {
     const next = await ok(api.POST("/v1/verifications/{id}/review", { params: { path: { id: v.id } }, body: { decision: decision!, note: note.trim() } }));
     props.onChange(next);
     setDecision(undefined);
     setNote("");
     announce("Review recorded");
+    focusSoon(latest);
   });
   return (
     <div class="stack">
-      {v.review ? (
-        <Notice>
-          Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“{v.review.note}”</> : null} <span class="meta">by {who(v.review.by)}, {formatDateTime(v.review.at)}</span>
-        </Notice>
-      ) : null}
+      <div ref={latest} tabIndex={-1}>
+        {v.review ? (
+          <Notice>
+            Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“{v.review.note}”</> : null} <span class="meta">by {who(v.review.by)}, {formatDateTime(v.review.at)}</span>
+          </Notice>
+        ) : null}
+      </div>
       {v.redacted_at ? (
         <p class="muted">A redacted verification takes no further review.</p>
       ) : (

@@ -85,13 +85,17 @@ describe("operator console in Chromium", () => {
     expect(await page.getByLabel("Key", { exact: true }).first().getAttribute("aria-invalid")).toBe("true");
     await shoot(ui, "03b-new-verification-invalid");
     await page.getByLabel("Key", { exact: true }).first().fill("front");
-    // A question with nothing asked would reach the person as an empty prompt: refused at its field.
+    // A question with nothing asked would reach the person as an empty prompt, and bounds that do not
+    // fit are said in the form's words: each refused at its field.
     await page.getByLabel("Kind of step to add").selectOption("text");
     await page.getByRole("button", { name: "Add step" }).click();
+    await page.getByLabel("At least").first().fill("3");
     await page.getByRole("button", { name: "Create verification" }).click();
     await page.getByText("Write the question the person is asked.").waitFor();
+    await page.getByText("“At least” cannot be more than “At most”.").waitFor();
     expect(await page.getByLabel("Question").getAttribute("aria-invalid")).toBe("true");
     await page.getByRole("button", { name: "Remove step 3" }).click();
+    await page.getByLabel("At least").first().fill("1");
     await page.getByRole("button", { name: "Create verification" }).click();
     await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
     const captureUrl = await page.getByRole("textbox", { name: "Capture link" }).inputValue();

@@ -146,14 +146,19 @@ function stepRequest(s: StepDraft): StepInput {
 }
 
 /**
- * Refuses, before anything is sent, what the service would take but a person could not answer: a
- * question step with no question (the capture page would show an empty prompt). Thrown as a refused
- * request, so its message lands under the field as the service's own would.
+ * Refuses, before anything is sent, what the service would take but a person could not answer (a
+ * question step with no question: the capture page would show an empty prompt), and bounds that do
+ * not fit together, in this form's words rather than the API's field names. Thrown as a refused
+ * request, so each message lands under its field as the service's own would.
  */
 export function checkDraft(d: ConfigDraft): void {
   const fields: Record<string, string> = {};
   d.steps.forEach((s, i) => {
     if (s.type === "text" && !s.description.trim()) fields[`steps.${i}.description`] = "Write the question the person is asked.";
+    if (s.type !== "text" && s.min > s.max) fields[`steps.${i}.min`] = "“At least” cannot be more than “At most”.";
+    if (s.type === "text" && s.minLength !== "" && Number(s.minLength) > s.maxLength) {
+      fields[`steps.${i}.validation.min_length`] = "“Shortest answer” cannot be longer than “Longest answer”.";
+    }
   });
   if (Object.keys(fields).length > 0) throw new ApiError(400, "invalid_request", "The request is invalid.", fields);
 }

@@ -34,7 +34,7 @@ const update = createRoute({
   tags: ["Tenant"],
   summary: "Change the tenant's settings",
   description:
-    "Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. " +
+    "Given fields change, the others stay; the audit log's `settings.updated` names the values that changed, and a PATCH that changes nothing records nothing. `display_name`: the organisation's name on the capture page, certificates and the console. " +
     "`retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many " +
     "days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the " +
     "other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). `ai_detection_provider` (default null, this deployment's " +
@@ -53,15 +53,9 @@ app.openapi(update, async (c) => {
     ...(body.share_reuse_index !== undefined ? { shareReuseIndex: body.share_reuse_index } : {}),
     ...(body.ai_detection_provider !== undefined ? { aiDetectionProvider: body.ai_detection_provider } : {}),
   };
-  const changed = {
-    ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),
-    ...(body.retention_days !== undefined ? { retention_days: body.retention_days } : {}),
-    ...(body.share_reuse_index !== undefined ? { share_reuse_index: body.share_reuse_index } : {}),
-    ...(body.ai_detection_provider !== undefined ? { ai_detection_provider: body.ai_detection_provider } : {}),
-  };
   if (body.ai_detection_provider !== undefined) admitAiProviderSetting(body.ai_detection_provider, configuredAiProviders(c.env));
   const tenantId = c.get("principal").tenantId;
-  const audit = auditEntry(c, "settings.updated", { type: "tenant", id: tenantId }, { changed });
+  const audit = (changed: Record<string, unknown>) => auditEntry(c, "settings.updated", { type: "tenant", id: tenantId }, { changed });
   return c.json(present(await updateTenantSettings(createDb(c.env.DB), tenantId, patch, audit)), 200);
 });
 

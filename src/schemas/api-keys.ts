@@ -6,7 +6,7 @@ export const MintApiKeySchema = z
     scope: z.enum(["full", "publishable"]).openapi({
       description: "`full`: the whole tenant API. `publishable`: may only create verifications (safe to ship in a mobile app).",
     }),
-    name: z.string().trim().min(1).max(100).optional().openapi({ example: "Production back-end" }),
+    name: z.string().max(100).trim().min(1).optional().openapi({ example: "Production back-end" }),
   })
   .openapi("MintApiKeyRequest");
 

@@ -10,7 +10,7 @@ export const PhoneNumber = z
 export const RegisterPhoneSchema = z
   .strictObject({
     phone: PhoneNumber,
-    label: z.string().trim().min(1).max(100).optional().openapi({ example: "Field team lead" }),
+    label: z.string().max(100).trim().min(1).optional().openapi({ example: "Field team lead" }),
   })
   .openapi("RegisterPhoneRequest");
 

@@ -6,7 +6,7 @@ const RetentionDays = z.int().min(1).max(3650).nullable().openapi({
   description: "Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.",
   example: 90,
 });
-const DisplayName = singleLine().trim().min(1).max(100).openapi({
+const DisplayName = singleLine().max(100).trim().min(1).openapi({
   description:
     "The organisation's name as people see it: on the capture page (\"Requested by …\"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.",
   example: "Acme Insurance",

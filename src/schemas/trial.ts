@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 
 export const TrialStartSchema = z
   .strictObject({
-    source: z.string().trim().min(1).max(100).optional().openapi({ description: "Free-text tag recorded in the verification's metadata.", example: "landing-page" }),
+    source: z.string().max(100).trim().min(1).optional().openapi({ description: "Free-text tag recorded in the verification's metadata.", example: "landing-page" }),
   })
   .openapi("TrialStartRequest");
 

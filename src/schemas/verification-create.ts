@@ -22,6 +22,10 @@ export const DEFAULT_SIGNALS_BY_CHANNEL: Record<CaptureChannel, readonly SignalN
   hosted_page: [...DEFAULT_SIGNALS, "depth"],
   api: DEFAULT_SIGNALS,
 };
+/** The default sets as the API document words them, from the sets themselves. */
+export const DEFAULT_SIGNALS_IN_WORDS = (Object.entries(DEFAULT_SIGNALS_BY_CHANNEL) as Array<[CaptureChannel, readonly SignalName[]]>)
+  .map(([channel, set]) => `\`${channel}\`: ${set.map((s) => `\`${s}\``).join(", ")}`)
+  .join("; ");
 export const MAX_TOTAL_CAPTURES = 20;
 export const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
 export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
@@ -72,7 +76,7 @@ export const ConfigFieldsSchema = z.strictObject({
     .optional()
     .openapi({
       description:
-        'Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), ' +
+        `Defaults to the channel's set (${DEFAULT_SIGNALS_IN_WORDS}), limited to what this deployment assesses on the capture channel (\`GET /v1/capabilities\`; the config then carries \`signals_default\`), ` +
         "plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). " +
         "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
     }),
@@ -85,9 +89,9 @@ export const ConfigFieldsSchema = z.strictObject({
   webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   notify_email: z.email().max(254).optional(),
   metadata: MetadataSchema.optional(),
-  expected_location: z.string().trim().min(1).max(500).optional(),
-  expected_object: z.string().trim().min(1).max(500).optional(),
-  condition_aspects: z.array(z.string().trim().min(1).max(40)).min(1).max(6).optional(),
+  expected_location: z.string().max(500).trim().min(1).optional(),
+  expected_object: z.string().max(500).trim().min(1).optional(),
+  condition_aspects: z.array(z.string().max(40).trim().min(1)).min(1).max(6).optional(),
 });
 
 /** Creation fields before the cross-field rules (for schemas that add fields, e.g. the bot's `tenant_id`). */

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DateTime, DateTimeInput, VerificationId } from "./common";
 import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
-import { CAPTURE_CHANNELS, ContextSchema, SIGNALS } from "./verification-create";
+import { CAPTURE_CHANNELS, ContextSchema, DEFAULT_SIGNALS_IN_WORDS, SIGNALS } from "./verification-create";
 import { AI_METHOD_PATTERN, NOT_ASSESSED_REASONS, REVERSE_SOURCES } from "../analysis/evidence";
 import { aiMethodsInWords } from "./ai-methods";
 
@@ -23,7 +23,7 @@ export const ConfigSchema = z
       .optional()
       .openapi({
         description:
-          "Present when the creation named no `signals_required`: the service chose them, the default set (`screen`, `ai`, `reverse`) limited to what this " +
+          `Present when the creation named no \`signals_required\`: the service chose them, the channel's default set (${DEFAULT_SIGNALS_IN_WORDS}) limited to what this ` +
           "deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`).",
       }),
     capture_channel: z.enum(CAPTURE_CHANNELS).optional().openapi({ description: "Echo of the creation's `capture_channel` (absent: the hosted capture page)." }),
@@ -252,9 +252,9 @@ export const ListQuerySchema = z.object({
     .openapi({ description: "Only verifications started from this link template (any version).", example: "tpl_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" }),
   q: z
     .string()
+    .max(200)
     .trim()
     .min(1)
-    .max(200)
     .optional()
     .openapi({
       description:

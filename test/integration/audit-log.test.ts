@@ -97,6 +97,12 @@ describe("operator audit log", () => {
     await expectEntry("webhook_secret.revealed", { actor: ownerActor, target: { type: "tenant", id: t.id }, client });
     await callJson("/v1/tenant/settings", asOwner({ method: "PATCH", body: { retention_days: 90 } }));
     await expectEntry("settings.updated", { actor: ownerActor, target: { type: "tenant", id: t.id }, details: { changed: { retention_days: 90 } } });
+    // Only what changed is named, and a PATCH that changes nothing records nothing.
+    await callJson("/v1/tenant/settings", asOwner({ method: "PATCH", body: { retention_days: 90, share_reuse_index: true } }));
+    const updated = await expectEntry("settings.updated", { details: { changed: { share_reuse_index: true } } });
+    expect(updated[0]?.details?.changed).toEqual({ share_reuse_index: true });
+    expect((await callJson("/v1/tenant/settings", asOwner({ method: "PATCH", body: { retention_days: 90, share_reuse_index: true } }))).status).toBe(200);
+    expect(await logOf(owner.cookie, "&action=settings.updated")).toHaveLength(updated.length);
     // The tenant's domain: claimed, verified, removed; and dropped by the service's re-check once its record is gone.
     const domain = freshDomain("audited");
     const claim = (await callJson("/v1/tenant/domain/claim", asOwner({ body: { domain } }))).body.claim;

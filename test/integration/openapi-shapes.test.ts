@@ -22,6 +22,10 @@ describe("the OpenAPI document types the Verification to the spec", () => {
     expect(unassessed.properties.status.enum).toEqual(["not_assessed"]);
     expect(unassessed.required).toEqual(expect.arrayContaining(["status", "reason", "aspects"]));
     expect(s.Attestation.properties.verdict.enum).toEqual(["pass", "fail", "error"]);
+    // The default sets as served, hosted_page's depth included (CONTRACT, fourth release).
+    for (const name of ["Config", "LinkTemplate"]) {
+      expect(s[name].properties.signals_default.description, name).toContain("(`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`)");
+    }
 
     const signals = s.Verdict.properties.signals.properties;
     const named = (schema: { $ref?: string }) => (schema.$ref ? s[schema.$ref.replace("#/components/schemas/", "")] : schema);

@@ -1245,7 +1245,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant's settings
-         * @description Given fields change, the others stay. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). `ai_detection_provider` (default null, this deployment's choice): `none` sends this tenant's images to no AI-detection provider (provenance metadata decides), a provider's name sends them to that one; a name this deployment does not configure (`GET /v1/capabilities`, `signals.ai.detection_providers`) is 400. A dashboard session needs the `admin` role or higher.
+         * @description Given fields change, the others stay; the audit log's `settings.updated` names the values that changed, and a PATCH that changes nothing records nothing. `display_name`: the organisation's name on the capture page, certificates and the console. `retention_days` (1..3650, or null to keep everything): a daily run redacts the tenant's verifications created more than that many days ago, exactly as `POST /v1/verifications/{id}/redact` does. `share_reuse_index` (default false): opt in to comparing captures with those of the other tenants that opted in (reverse search's `shared_history`; docs/operations.md, privacy notes). `ai_detection_provider` (default null, this deployment's choice): `none` sends this tenant's images to no AI-detection provider (provenance metadata decides), a provider's name sends them to that one; a name this deployment does not configure (`GET /v1/capabilities`, `signals.ai.detection_providers`) is 400. A dashboard session needs the `admin` role or higher.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -1469,7 +1469,7 @@ export interface components {
             max_captures: number;
             steps: components["schemas"]["Step"][];
             signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
-            /** @description Present when the creation named no `signals_required`: the service chose them, the default set (`screen`, `ai`, `reverse`) limited to what this deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`). */
+            /** @description Present when the creation named no `signals_required`: the service chose them, the channel's default set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`) limited to what this deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`). */
             signals_default?: {
                 left_out: {
                     /** @enum {string} */
@@ -2184,7 +2184,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to the channel's set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`), limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -2985,7 +2985,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to the channel's set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`), limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             /** @enum {string} */
             mode?: "verification" | "audit";
@@ -3045,7 +3045,7 @@ export interface components {
             max_captures: number;
             steps: components["schemas"]["Step"][];
             signals_required: ("screen" | "ai" | "reverse" | "context" | "depth")[];
-            /** @description Present when the creation named no `signals_required`: the service chose them, the default set (`screen`, `ai`, `reverse`) limited to what this deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`). */
+            /** @description Present when the creation named no `signals_required`: the service chose them, the channel's default set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`) limited to what this deployment assesses on the capture channel; `left_out` names each default signal it could not, why and what enables it (`GET /v1/capabilities`). */
             signals_default?: {
                 left_out: {
                     /** @enum {string} */
@@ -3098,7 +3098,7 @@ export interface components {
             /** @description Sugar for one image step `capture_1` with min = max = N. Exactly one of `max_captures` or `steps`. */
             max_captures?: number;
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
-            /** @description Defaults to ["screen","ai","reverse","depth"] on `hosted_page` and ["screen","ai","reverse"] on `api`, limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
+            /** @description Defaults to the channel's set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`), limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
             context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */

@@ -34,19 +34,37 @@ export async function readTenantSettings(db: Db, tenantId: string): Promise<Tena
   return row;
 }
 
+/** Each setting's name on the wire (the audit entry names what changed as the API does). */
+const WIRE_NAMES: Record<keyof TenantSettings, string> = {
+  displayName: "display_name",
+  retentionDays: "retention_days",
+  shareReuseIndex: "share_reuse_index",
+  aiDetectionProvider: "ai_detection_provider",
+};
+
 /**
- * Changes the given settings only (one UPDATE, with `audit`'s `settings.updated` entry in the same
- * batch); answers all of them as they now are.
+ * Changes the settings the patch gives a new value (one UPDATE, with `audit`'s `settings.updated`
+ * entry naming exactly those, in the same batch); answers all of them as they now are. A patch that
+ * changes nothing writes nothing and records nothing, as a template update that changes nothing does.
  */
-export async function updateTenantSettings(db: Db, tenantId: string, patch: Partial<TenantSettings>, audit?: AuditEntry, now = Date.now()): Promise<TenantSettings> {
-  const set = {
-    ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
-    ...(patch.retentionDays !== undefined ? { retentionDays: patch.retentionDays } : {}),
-    ...(patch.shareReuseIndex !== undefined ? { shareReuseIndex: patch.shareReuseIndex } : {}),
-    ...(patch.aiDetectionProvider !== undefined ? { aiDetectionProvider: patch.aiDetectionProvider } : {}),
-  };
+export async function updateTenantSettings(
+  db: Db,
+  tenantId: string,
+  patch: Partial<TenantSettings>,
+  audit?: (changed: Record<string, unknown>) => AuditEntry,
+  now = Date.now(),
+): Promise<TenantSettings> {
+  const current = await readTenantSettings(db, tenantId);
+  const set: Partial<TenantSettings> = {};
+  const changed: Record<string, unknown> = {};
+  for (const key of Object.keys(WIRE_NAMES) as Array<keyof TenantSettings>) {
+    if (patch[key] === undefined || patch[key] === current[key]) continue;
+    Object.assign(set, { [key]: patch[key] });
+    changed[WIRE_NAMES[key]] = patch[key];
+  }
+  if (Object.keys(set).length === 0) return current;
   const update = db.update(tenants).set(set).where(eq(tenants.id, tenantId)).returning(columns);
-  const [rows] = audit ? await db.batch([update, auditInsert(db, audit, now)]) : [await update];
+  const [rows] = audit ? await db.batch([update, auditInsert(db, audit(changed), now)]) : [await update];
   if (rows.length === 0) throw ApiError.notFound("tenant");
   return rows[0]!;
 }

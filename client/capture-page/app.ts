@@ -9,7 +9,7 @@ import { closeCamera } from "./camera";
 import type { ScreenContext } from "./context";
 import { Delivery, type SyncState } from "./delivery";
 import { h } from "./dom";
-import { applyReply, countOf, firstUnmet, isTerminal, nextToSend, resumeIndex, type VerifyView } from "./flow";
+import { applyReply, asPicked, countOf, firstUnmet, isTerminal, nextToSend, resumeIndex, type VerifyView } from "./flow";
 import type { I18n } from "./i18n";
 import { JobQueue, type Job } from "./jobs";
 import { currentFix } from "./location";
@@ -125,11 +125,12 @@ export class App {
     // Moving on may release work held for the questions ahead (flow.ts `nextToSend`).
     this.delivery.kick();
     const step = this.view.steps[index]!;
-    if (step.type !== "image") closeCamera();
+    const picked = step.type === "text" ? null : asPicked(step, this.view);
+    if (step.type !== "image" || picked) closeCamera();
     const ctx = this.context();
-    if (step.type === "image") imageStep(ctx, step);
-    else if (step.type === "upload") uploadStep(ctx, step);
-    else textStep(ctx, step);
+    if (step.type === "text") textStep(ctx, step);
+    else if (picked) uploadStep(ctx, picked);
+    else if (step.type === "image") imageStep(ctx, step);
   }
 
   private context(): ScreenContext {
@@ -289,7 +290,8 @@ export class App {
 
   /** A job carrying a file chosen on an upload step (not a photo taken live). */
   private isUpload(job: Job): boolean {
-    return job.kind === "capture" && this.view.steps.find((s) => s.key === job.step_key)?.type === "upload";
+    const step = job.kind === "capture" ? this.view.steps.find((s) => s.key === job.step_key) : undefined;
+    return step !== undefined && step.type !== "text" && asPicked(step, this.view) !== null;
   }
 
   private end(how: "expired" | "withdrawn" | "not_found" | "success" | "completed" | "failed"): void {

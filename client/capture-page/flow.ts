@@ -5,6 +5,7 @@
 import type { VerificationStatus } from "../../src/model/verification/state";
 import type { ImageStep, TextStep, UploadStep } from "../../src/model/verification/config";
 import type { MediaType } from "../../src/schemas/steps";
+import { IMAGE_MEDIA_TYPES } from "../../src/model/evidence/media-type";
 
 export type { MediaType };
 export type Status = VerificationStatus;
@@ -163,4 +164,15 @@ export function throttleDelayMs(retryAfterSeconds: number | undefined, attempt: 
   if (attempt > MAX_THROTTLED) return null;
   const seconds = retryAfterSeconds === undefined ? 5 : Math.min(60, Math.max(1, retryAfterSeconds));
   return Math.round(seconds * 1000);
+}
+
+/**
+ * How the page takes a step's evidence: an image step is a live photo, except in audit mode, where
+ * it is filled with an existing file (SPEC: "an audited file fills an ordinary `image` step"), so it
+ * is offered as an upload of any image type the server takes, up to its size.
+ */
+export function asPicked(step: EvidenceStepView, view: Pick<VerifyView, "mode" | "limits">): UploadStepView | null {
+  if (step.type === "upload") return step;
+  if (view.mode !== "audit") return null;
+  return { ...step, type: "upload", accept: [...IMAGE_MEDIA_TYPES], max_size_bytes: view.limits.image_max_bytes };
 }

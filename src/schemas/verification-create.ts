@@ -80,7 +80,13 @@ export const ConfigFieldsSchema = z.strictObject({
         "plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). " +
         "A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it.",
     }),
-  mode: z.enum(["verification", "audit"]).optional(),
+  mode: z
+    .enum(["verification", "audit"])
+    .optional()
+    .openapi({
+      description:
+        "`audit`: the evidence is existing content (SPEC): an existing file fills each image step, analysed as uploaded content (its signals `not_applicable`), and the capture page asks for files, not the camera.",
+    }),
   context: ContextSchema.optional().openapi({
     description:
       "Always cross-checked against the captures (the `context` signal, `context_match`): left out, `signals_required` gains `context`; given, it must include it " +

@@ -183,7 +183,7 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     const jpeg = await jpegFromPage(page);
     const picker = page.locator("input[type=file]");
     await picker.setInputFiles({ name: "receipt.jpg", mimeType: "image/jpeg", buffer: jpeg });
-    await page.getByText("1 of 2 uploaded").waitFor();
+    await page.getByText("1 of 2 added").waitFor();
     await eventually("the first file", () => tenant.getVerification(v.id), (body) => body.captures_count === 1);
     // The page screens type and size from the bytes as the server does, so the server's refusal of the
     // second file (the one that fills the step, so the page is finishing) comes from this route.
@@ -263,5 +263,28 @@ describe("a request the sender withdrew (redacted) says so, never “expired” 
     await page.getByRole("heading", { name: "This request was withdrawn" }).waitFor({ timeout: 30_000 });
     expect(await page.getByRole("heading", { name: "This link has expired" }).count()).toBe(0);
     expect((await tenant.getVerification(v.id)).captures_count).toBe(0);
+  });
+});
+
+describe("audit mode: existing content fills the image steps (SPEC), so the page asks for files, not the camera", () => {
+  it("the landing names files, the step offers a file picker and no camera, and the file is received", async () => {
+    const v = await tenant.createVerification({ mode: "audit", steps: [{ key: "receipt", type: "image", description: "The receipt", min: 1, max: 1 }] });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "A few files are needed" }).waitFor();
+    expect(await page.locator(".checklist li").allTextContents()).toEqual(["1 image file — The receipt"]);
+    expect(await page.getByText("Photos are taken live").count()).toBe(0);
+    await page.getByRole("button", { name: "Start" }).click();
+    const picker = page.locator("input[type=file]");
+    await picker.waitFor({ state: "attached" });
+    expect(await picker.getAttribute("capture")).toBeNull();
+    expect(await page.getByRole("button", { name: "Take photo" }).count()).toBe(0);
+    await screenshot(page, "22-audit-file");
+    await axeClean(page, "audit file step");
+    await picker.setInputFiles({ name: "receipt.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page) });
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const after = await eventually("the capture", () => tenant.getVerification(v.id), (body) => body.captures_count === 1);
+    expect(after.captures.map((c) => c.step_key)).toEqual(["receipt"]);
   });
 });

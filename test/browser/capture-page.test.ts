@@ -212,6 +212,34 @@ describe("capture page in Chromium", () => {
     expect(missing).toEqual([]);
   });
 
+  it("a key with spaces keeps its hint tied to its field; files past a step's max are named as not added", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "claim number", type: "text", description: "Claim number", required: true, validation: { max_length: 12, format: "numeric_id" } },
+        { key: "docs", type: "upload", description: "Documents", min: 1, max: 2, accept: ["image/jpeg"], max_size_bytes: 2_000_000 },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    const answer = page.getByLabel("Claim number");
+    await answer.waitFor();
+    // Every id aria-describedby names exists (a key's space used to split it into ids that did not).
+    const missing = await answer.evaluate((el) => (el.getAttribute("aria-describedby") ?? "").split(/\s+/).filter((id) => id && !document.getElementById(id)));
+    expect(missing).toEqual([]);
+    await answer.fill("12345");
+    await page.getByRole("button", { name: "Continue" }).click();
+
+    await page.getByText("0 of 2 added").waitFor();
+    const jpeg = await jpegFromPage(page);
+    await page.locator("input[type=file]").setInputFiles(["a.jpg", "b.jpg", "c.jpg"].map((name) => ({ name, mimeType: "image/jpeg", buffer: jpeg })));
+    await page.getByText("Not added, as this step takes at most 2: “c.jpg”.").waitFor();
+    await page.getByText("2 of 2 added").waitFor();
+    await screenshot(page, "07b-files-past-max");
+    await axeClean(page, "files past max");
+  });
+
   it("camera denied: explains how to allow it and falls back to the camera app", async () => {
     const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: "Front of the car", min: 1, max: 1 }] });
     phone = await openPhone({ camera: "deny" });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   applyReply,
+  asPicked,
   backoffMs,
   MAX_THROTTLED,
   throttleDelayMs,
@@ -100,6 +101,20 @@ describe("backoffMs", () => {
     expect([1, 2, 3, 6, 20].map((n) => backoffMs(n, 0.5))).toEqual([1000, 2000, 4000, 30000, 30000]);
     expect(backoffMs(1, 0)).toBe(800);
     expect(backoffMs(1, 1)).toBe(1200);
+  });
+});
+
+describe("asPicked", () => {
+  it("an image step is a live photo, except in audit mode, where an existing file of any image type fills it", () => {
+    const [front, , docs] = view().steps as [any, any, any];
+    expect(asPicked(front, view())).toBeNull();
+    expect(asPicked(docs, view())).toBe(docs);
+    expect(asPicked(front, view({ mode: "audit" }))).toEqual({
+      ...front,
+      type: "upload",
+      accept: ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"],
+      max_size_bytes: 10,
+    });
   });
 });
 

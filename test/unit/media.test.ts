@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { base64LengthLimit, decodeBase64Image, INLINE_MAX_BYTES } from "../../src/domain/capture/media";
-import { sniffMediaType } from "../../src/model/evidence/media-type";
+import { IMAGE_MEDIA_TYPES, sniffMediaType } from "../../src/model/evidence/media-type";
+import { MEDIA_TYPES } from "../../src/schemas/steps";
 
 const bytes = (...parts: Array<number[] | string>) =>
   Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...p].map((c) => c.charCodeAt(0)) : p)));
@@ -11,6 +12,10 @@ function ftyp(major: string, ...compatible: string[]) {
 }
 
 describe("sniffMediaType", () => {
+  it("names every type a step may accept, and no other", () => {
+    expect([...IMAGE_MEDIA_TYPES].sort()).toEqual([...MEDIA_TYPES].sort());
+  });
+
   it("recognises the five supported types from their bytes", () => {
     expect(sniffMediaType(bytes([0xff, 0xd8, 0xff, 0xe0]))).toBe("image/jpeg");
     expect(sniffMediaType(bytes([0x89], "PNG\r\n\x1a\n", [0, 0]))).toBe("image/png");

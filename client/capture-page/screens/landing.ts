@@ -1,5 +1,5 @@
 import { h, heading, show } from "../dom";
-import type { StepView, VerifyView } from "../flow";
+import { asPicked, type StepView, type VerifyView } from "../flow";
 import type { I18n } from "../i18n";
 
 function amount(i18n: I18n, base: "landing_item_photos" | "landing_item_files", min: number, max: number): string {
@@ -9,13 +9,13 @@ function amount(i18n: I18n, base: "landing_item_photos" | "landing_item_files", 
   return i18n.t(`${base}_range`, { min, max });
 }
 
-function item(i18n: I18n, step: StepView): HTMLElement {
+function item(i18n: I18n, view: VerifyView, step: StepView): HTMLElement {
   const what =
-    step.type === "image"
-      ? amount(i18n, "landing_item_photos", step.min, step.max)
-      : step.type === "upload"
+    step.type === "text"
+      ? i18n.t("landing_item_answer")
+      : asPicked(step, view)
         ? amount(i18n, "landing_item_files", step.min, step.max)
-        : i18n.t("landing_item_answer");
+        : amount(i18n, "landing_item_photos", step.min, step.max);
   const optional = step.type === "text" ? !step.required : step.min === 0;
   return h(
     "li",
@@ -29,14 +29,14 @@ function item(i18n: I18n, step: StepView): HTMLElement {
 /** Names who asks and what will be asked, before any permission prompt. */
 export function landingScreen(root: HTMLElement, i18n: I18n, view: VerifyView, resuming: boolean, start: () => void): void {
   // Only image steps open the camera (and attach a location); the words say what this link asks.
-  const camera = view.steps.some((s) => s.type === "image");
-  const files = view.steps.some((s) => s.type === "upload");
+  const camera = view.steps.some((s) => s.type === "image" && !asPicked(s, view));
+  const files = view.steps.some((s) => s.type !== "text" && asPicked(s, view));
   show(
     root,
     view.tenant.display_name ? h("p", { class: "eyebrow" }, i18n.t("requested_by", { tenant: view.tenant.display_name })) : null,
     heading(i18n.t(camera ? "landing_heading" : files ? "landing_heading_files" : "landing_heading_answers")),
     h("p", null, i18n.t("landing_intro")),
-    h("ul", { class: "checklist" }, ...view.steps.map((s) => item(i18n, s))),
+    h("ul", { class: "checklist" }, ...view.steps.map((s) => item(i18n, view, s))),
     h("p", { class: "fine" }, i18n.t(camera ? "landing_privacy" : "landing_privacy_no_camera")),
     h("button", { type: "button", class: "button primary", onclick: start }, resuming ? i18n.t("resume") : i18n.t("start")),
   );

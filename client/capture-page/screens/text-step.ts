@@ -25,7 +25,8 @@ export function textStep(ctx: ScreenContext, step: TextStepView): void {
   const { format, max_length } = step.validation;
   const already = step.answered || ctx.pending().answers.has(step.key);
   ctx.progress.stepReached("ready", ctx.index);
-  const id = `answer-${step.key}`;
+  // By position: a step key may hold spaces, which would split aria-describedby's list of ids.
+  const id = `answer-${ctx.index}`;
   const long = format === "free_text" && max_length > 120;
   // No `maxlength`: it would cut a pasted answer to fit without a word, and the cut text would be
   // sent as what the person answered; `answerProblem` refuses it with the limit instead.

@@ -12,6 +12,7 @@ async function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File
   const room = step.max - ctx.count(step.key);
   const ok: Array<{ file: File; type: string }> = [];
   const problems: string[] = [];
+  const dropped: string[] = [];
   for (const file of files) {
     const type = await fileMediaType(file);
     if (!(step.accept as string[]).includes(type)) problems.push(i18n.t("file_wrong_type", { name: file.name, types }));
@@ -19,9 +20,9 @@ async function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File
       const [size, limit] = i18n.bytesPair(file.size, step.max_size_bytes);
       problems.push(i18n.t("file_too_large", { name: file.name, size, limit }));
     } else if (ok.length < room) ok.push({ file, type });
+    else dropped.push(file.name);
   }
-  const extra = files.length - problems.length - ok.length;
-  if (extra > 0) problems.push(i18n.t("file_too_many", { n: room }));
+  if (dropped.length > 0) problems.push(i18n.t("file_too_many", { max: step.max, names: i18n.list(dropped.map((name) => `“${name}”`)) }));
   return { ok, problems };
 }
 

@@ -2186,7 +2186,10 @@ export interface components {
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
             /** @description Defaults to the channel's set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`), limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
-            /** @enum {string} */
+            /**
+             * @description `audit`: the evidence is existing content (SPEC): an existing file fills each image step, analysed as uploaded content (its signals `not_applicable`), and the capture page asks for files, not the camera.
+             * @enum {string}
+             */
             mode?: "verification" | "audit";
             context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */
@@ -2987,7 +2990,10 @@ export interface components {
             steps?: (components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | components["schemas"]["UploadStep"])[];
             /** @description Defaults to the channel's set (`hosted_page`: `screen`, `ai`, `reverse`, `depth`; `api`: `screen`, `ai`, `reverse`), limited to what this deployment assesses on the capture channel (`GET /v1/capabilities`; the config then carries `signals_default`), plus `context` when a `context` is given. At least one: an empty list is 400 `invalid_request` (nothing evaluated is never a verdict). A signal the deployment or the channel cannot assess is 400 `invalid_request` naming it (`signals_required.<i>`) and what enables it. */
             signals_required?: ("screen" | "ai" | "reverse" | "context" | "depth")[];
-            /** @enum {string} */
+            /**
+             * @description `audit`: the evidence is existing content (SPEC): an existing file fills each image step, analysed as uploaded content (its signals `not_applicable`), and the capture page asks for files, not the camera.
+             * @enum {string}
+             */
             mode?: "verification" | "audit";
             context?: components["schemas"]["Context"] & unknown;
             /** Format: uri */

@@ -6,6 +6,9 @@ import type { MediaType } from "../../schemas/steps";
  * bytes, not its name, so an honest file with the wrong extension is sent as what it is).
  */
 
+/** Every type the sniffer names: what any step takes at most (schemas/steps.ts MEDIA_TYPES, without zod for the page). */
+export const IMAGE_MEDIA_TYPES: readonly MediaType[] = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"];
+
 /** Bytes enough to sniff any type below: an ISO-BMFF `ftyp` box with its compatible brands. */
 export const SNIFF_HEAD_BYTES = 256;
 

@@ -35,6 +35,8 @@ import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
 
 type Phase = "loading" | "landing" | "step" | "finishing" | "done";
 const FRAGMENT = "reached";
+/** How long before the link expires nothing is held back any more (a slow phone still uploads a photo in time). */
+const RELEASE_BEFORE_EXPIRY_MS = 5 * 60_000;
 
 export class App {
   private readonly api: CaptureApi;
@@ -52,6 +54,8 @@ export class App {
   private syncState: SyncState = { kind: "idle" };
   /** The last refusal, shown until the end user moves to another step. */
   private notice = "";
+  /** Whether work that would complete the evidence is kept back for optional questions ahead (flow.ts `nextToSend`). */
+  private holding = true;
 
   constructor(
     verificationId: string,
@@ -315,14 +319,21 @@ export class App {
   private watchExpiry(): void {
     const ms = Date.parse(this.view.expires_at) - Date.now();
     if (ms > 2 ** 31 - 1) return;
+    // Work held back for an optional question goes while the link still takes it: evidence that
+    // reaches the server before expires_at completes the verification; kept here, it would expire.
+    setTimeout(() => {
+      this.holding = false;
+      this.delivery.kick();
+    }, Math.max(0, ms - RELEASE_BEFORE_EXPIRY_MS));
     setTimeout(() => {
       if (!this.view.submitted && this.phase !== "done") this.end("expired");
     }, Math.max(0, ms));
   }
 
-  /** Steps from the one on screen on are still ahead of the end user; once finishing, none are. */
+  /** Steps from the one on screen on are still ahead of the end user; once finishing (or close to expiry), none are. */
   private nextToSend(jobs: readonly Job[]): Job | undefined {
-    return nextToSend(jobs, this.view, this.phase === "finishing" || this.phase === "done" ? this.view.steps.length : this.index);
+    const ahead = this.phase === "finishing" || this.phase === "done" || !this.holding ? this.view.steps.length : this.index;
+    return nextToSend(jobs, this.view, ahead);
   }
 
   /** The status line under the screen: uploads waiting (or kept until the end), offline/retrying, or the last refusal. */

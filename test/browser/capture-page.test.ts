@@ -354,6 +354,23 @@ describe("capture page in Chromium", () => {
     expect(done.answers?.notes?.value).toBe("The rear bumper was already scratched.");
   });
 
+  it("close to the link's expiry nothing is held back for an optional question: the evidence reaches the server in time", async () => {
+    // Expiring within the last minutes: what would complete the evidence is sent at once rather than
+    // kept on the device until Finish, where the expiry (or a closed tab) would have lost it.
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS, expires_in_seconds: 240 });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await takeLivePhoto(page);
+    await page.getByLabel("Order number").fill("A-1001");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByLabel("Anything else?").waitFor();
+    const sent = await eventually("the held answer to be sent", () => tenant.getVerification(v.id), (body) => body.answers?.order !== undefined, 30_000);
+    expect(sent.captures.length).toBe(1);
+    expect(await page.getByText("1 item will be sent when you finish").count()).toBe(0);
+  });
+
   it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
     const v = await tenant.createVerification({
       steps: [

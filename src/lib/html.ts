@@ -2,9 +2,9 @@
  * A minimal, self-contained HTML page for people who follow a link in a browser (no scripts, no
  * external assets); `form` adds one button that POSTs to a path of this service.
  */
-export function htmlPage(title: string, message: string, form?: { action: string; button: string; method?: "get" | "post" }): string {
+export function htmlPage(title: string, message: string, form?: { action: string; button: string; method?: "get" | "post" }, lang = "en"): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -9,6 +9,8 @@ import { ApiError } from "../lib/errors";
 import { HTML_HEADERS, htmlPage } from "../lib/html";
 import { validationHook } from "../lib/validation";
 import { PublicLinkParams } from "../schemas/link-templates";
+import { negotiateLocale } from "../capture-page/locale";
+import { LINK_PAGES, type LinkPageKey } from "../capture-page/strings/link-pages";
 
 /** The public template links people open in a browser: answers are redirects or small HTML pages. */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -32,6 +34,16 @@ const start = createRoute({
   },
 });
 
+/** The locale the capture page would use for this browser. */
+const localeOf = (c: Context<AppEnv>) => negotiateLocale(c.req.header("Accept-Language"), Object.keys(LINK_PAGES)) as keyof typeof LINK_PAGES;
+
+/** A link's page in that locale. */
+function linkPage(c: Context<AppEnv>, kind: "not_found" | "revoked" | "unavailable" | "busy" | "later", name = ""): string {
+  const lang = localeOf(c);
+  const words = (key: LinkPageKey) => LINK_PAGES[lang][key].replace("{name}", name);
+  return htmlPage(words(`${kind}_heading`), words(`${kind}_body`), undefined, lang);
+}
+
 app.openapi(start, async (c) => {
   const { org, slug } = c.req.valid("param");
   const preview = isLinkPreview(c.req.method, c.req.header("User-Agent"));
@@ -40,8 +52,7 @@ app.openapi(start, async (c) => {
       await enforceLimit(c.env, PUBLIC_LIMITS.linkStart, clientKey(c.req.header("CF-Connecting-IP")));
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== "too_many_requests") throw err;
-      const page = htmlPage("Too many verifications started", "This network started many verifications in the last few minutes. Wait a little and open the link again.");
-      return c.body(page, 429, { ...HTML_HEADERS, ...err.headers });
+      return c.body(linkPage(c, "busy"), 429, { ...HTML_HEADERS, ...err.headers });
     }
   }
   let outcome: Awaited<ReturnType<typeof startFromLink>>;
@@ -49,19 +60,18 @@ app.openapi(start, async (c) => {
     outcome = await startFromLink(c.env, createDb(c.env.DB), org, slug, { preview, localRequest: isLocalRequest(c.env, c.req.url) });
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "too_many_requests") throw err;
-    const page = htmlPage("Please try again later", "This link cannot start a new verification right now. Try again later, or ask the organisation that shared it.");
-    return c.body(page, 429, { ...HTML_HEADERS, ...err.headers });
+    return c.body(linkPage(c, "later"), 429, { ...HTML_HEADERS, ...err.headers });
   }
   switch (outcome.kind) {
     case "started":
       c.header("Cache-Control", "no-store");
       return c.redirect(outcome.captureUrl, 303);
     case "preview":
-      return c.body(htmlPage(outcome.name, "Open this link on your phone to start the verification."), 200, HTML_HEADERS);
+      return c.body(htmlPage(outcome.name, LINK_PAGES[localeOf(c)].preview_body, undefined, localeOf(c)), 200, HTML_HEADERS);
     case "revoked":
-      return c.body(htmlPage("This link is no longer active", `“${outcome.name}” was withdrawn by the organisation that shared it. Ask them for a new link.`), 410, HTML_HEADERS);
+      return c.body(linkPage(c, "revoked", outcome.name), 410, HTML_HEADERS);
     case "unavailable":
-      return c.body(htmlPage("This link cannot be used right now", `“${outcome.name}” cannot start a verification at the moment. Try again later, or ask the organisation that shared it.`), 503, HTML_HEADERS);
+      return c.body(linkPage(c, "unavailable", outcome.name), 503, HTML_HEADERS);
     case "not_found":
       return notFoundPage(c);
   }
@@ -71,7 +81,7 @@ app.openapi(start, async (c) => {
 });
 
 function notFoundPage(c: Context<AppEnv>): Response {
-  return c.body(htmlPage("Link not found", "This link does not exist. Check that it was copied completely, or ask for a new one."), 404, HTML_HEADERS);
+  return c.body(linkPage(c, "not_found"), 404, HTML_HEADERS);
 }
 
 export default app;

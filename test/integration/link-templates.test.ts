@@ -25,8 +25,8 @@ async function operator(t: TestTenant) {
 }
 
 /** Opens the public link like a browser would (without following the redirect). */
-async function open(org: string, templateSlug: string) {
-  const res = await call(`/l/${org}/${templateSlug}`, { redirect: "manual" });
+async function open(org: string, templateSlug: string, headers: Record<string, string> = {}) {
+  const res = await call(`/l/${org}/${templateSlug}`, { redirect: "manual", headers });
   return { status: res.status, location: res.headers.get("Location"), type: res.headers.get("content-type"), text: await res.text() };
 }
 
@@ -214,6 +214,12 @@ describe("link templates", () => {
     expect(gone.status).toBe(410);
     expect(gone.type).toMatch(/^text\/html/);
     expect(gone.text).toContain("no longer active");
+    // In the language the capture page would speak to this browser.
+    const goneEs = await open(t.slug, s, { "Accept-Language": "es-MX,es;q=0.9,en;q=0.5" });
+    expect(goneEs.status).toBe(410);
+    expect(goneEs.text).toContain('<html lang="es">');
+    expect(goneEs.text).toContain("Este enlace ya no está activo");
+    expect(goneEs.text).toContain("«Roof &#60;claim&#62;»");
     expect(gone.text).toContain("Roof &#60;claim&#62;");
     const counted = await db().select().from(linkTemplates).where(and(eq(linkTemplates.tenantId, t.id), eq(linkTemplates.slug, s))).get();
     expect(counted!.startedTotal).toBe(0);
@@ -229,6 +235,7 @@ describe("link templates", () => {
       expect(missing.status).toBe(404);
       expect(missing.type).toMatch(/^text\/html/);
       expect(missing.text).toContain("Link not found");
+      expect((await open(org, name, { "Accept-Language": "es" })).text).toContain("Enlace no encontrado");
     }
   });
 

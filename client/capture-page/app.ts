@@ -246,7 +246,7 @@ export class App {
       job.kind === "answer" && failure.code === "answer_limit"
         ? this.i18n.t("answer_limit")
         : failure.code === "step_full"
-          ? ""
+          ? this.i18n.t("step_full_notice")
           : this.i18n.t(this.isUpload(job) ? "file_refused" : "capture_refused", { reason: failure.message });
     if (heard) {
       this.goTo(Math.max(0, this.view.steps.findIndex((s) => s.key === job.step_key)));

@@ -288,3 +288,33 @@ describe("audit mode: existing content fills the image steps (SPEC), so the page
     expect(after.captures.map((c) => c.step_key)).toEqual(["receipt"]);
   });
 });
+
+describe("a step another device filled", () => {
+  it("a photo taken on a stale page for a step already full is said not to be added, and the page moves on", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "back", type: "image", description: "Back", min: 1, max: 1 },
+      ],
+    });
+    const other = await openPhone();
+    try {
+      phone = await openPhone();
+      // Both devices on the first step; the other one takes its photo first.
+      for (const page of [phone.page, other.page]) {
+        await page.goto(pageUrl(v.id));
+        await page.getByRole("button", { name: "Start" }).click();
+      }
+      await takeLivePhoto(other.page);
+      await eventually("the other device's photo", () => tenant.getVerification(v.id), (body) => body.captures_count === 1);
+      await takeLivePhoto(phone.page);
+      await phone.page.getByText("This step already had everything it needs (sent from another tab or device), so this one was not added.").waitFor({ timeout: 30_000 });
+      await phone.page.getByText("Step 2 of 2").waitFor();
+      expect((await tenant.getVerification(v.id)).captures_count).toBe(1);
+      await screenshot(phone.page, "23-step-full-elsewhere");
+      await axeClean(phone.page, "step full elsewhere");
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -89,6 +89,7 @@ export const en = {
   reload: "Reload",
   capture_refused: "A photo could not be used: {reason}",
   file_refused: "A file could not be used: {reason}",
+  step_full_notice: "This step already had everything it needs (sent from another tab or device), so this one was not added.",
   answer_limit: "This answer was changed too many times, so the last one saved is kept.",
   upload_expired: "A photo waited too long on this device before it could be sent. Please take or choose it again.",
   submit_needs_step: "Something is still needed here before you can finish.",

@@ -86,6 +86,7 @@ export const es: Strings = {
   reload: "Volver a cargar",
   capture_refused: "No se pudo usar una foto: {reason}",
   file_refused: "No se pudo usar un archivo: {reason}",
+  step_full_notice: "Este paso ya tenía todo lo necesario (enviado desde otra pestaña u otro dispositivo), así que esto no se añadió.",
   answer_limit: "Esta respuesta se cambió demasiadas veces, así que se conserva la última guardada.",
   upload_expired: "Una foto esperó demasiado en este dispositivo antes de poder enviarse. Vuelve a tomarla o a elegirla.",
   submit_needs_step: "Aún falta algo aquí antes de que puedas terminar.",

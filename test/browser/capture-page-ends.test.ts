@@ -253,7 +253,7 @@ describe("a request the sender withdrew (redacted) says so, never “expired” 
     phone = await openPhone();
     const { page } = phone;
     await page.goto(pageUrl(v.id));
-    await page.getByRole("heading", { name: "A few files are needed" }).waitFor();
+    await page.getByRole("heading", { name: "A file is needed" }).waitFor();
     await page.getByText("Your camera and your location are not used.", { exact: false }).waitFor();
     expect(await page.getByText("Photos are taken live").count()).toBe(0);
     await page.getByRole("button", { name: "Start" }).click();
@@ -272,7 +272,7 @@ describe("audit mode: existing content fills the image steps (SPEC), so the page
     phone = await openPhone();
     const { page } = phone;
     await page.goto(pageUrl(v.id));
-    await page.getByRole("heading", { name: "A few files are needed" }).waitFor();
+    await page.getByRole("heading", { name: "A file is needed" }).waitFor();
     expect(await page.locator(".checklist li").allTextContents()).toEqual(["1 image file — The receipt"]);
     expect(await page.getByText("Photos are taken live").count()).toBe(0);
     await page.getByRole("button", { name: "Start" }).click();

@@ -246,6 +246,8 @@ describe("capture page in Chromium", () => {
     const { page } = phone;
     const progress = recordProgress(page);
     await page.goto(pageUrl(v.id));
+    // One photo is all it asks: said as one, not "a few".
+    await page.getByRole("heading", { name: "A photo is needed" }).waitFor();
     await page.getByRole("button", { name: "Start" }).click();
 
     await page.getByRole("heading", { name: "Camera access is blocked" }).waitFor();

@@ -31,10 +31,13 @@ export function landingScreen(root: HTMLElement, i18n: I18n, view: VerifyView, r
   // Only image steps open the camera (and attach a location); the words say what this link asks.
   const camera = view.steps.some((s) => s.type === "image" && !asPicked(s, view));
   const files = view.steps.some((s) => s.type !== "text" && asPicked(s, view));
+  // "A photo is needed" when one photo (or file) is all the evidence asked for, not "a few".
+  const evidence = view.steps.filter((s) => s.type !== "text");
+  const single = evidence.length === 1 && evidence[0]!.max === 1;
   show(
     root,
     view.tenant.display_name ? h("p", { class: "eyebrow" }, i18n.t("requested_by", { tenant: view.tenant.display_name })) : null,
-    heading(i18n.t(camera ? "landing_heading" : files ? "landing_heading_files" : "landing_heading_answers")),
+    heading(i18n.t(camera ? (single ? "landing_heading_one" : "landing_heading") : files ? (single ? "landing_heading_files_one" : "landing_heading_files") : "landing_heading_answers")),
     h("p", null, i18n.t("landing_intro")),
     h("ul", { class: "checklist" }, ...view.steps.map((s) => item(i18n, view, s))),
     h("p", { class: "fine" }, i18n.t(camera ? "landing_privacy" : "landing_privacy_no_camera")),

@@ -9,6 +9,8 @@ export const en = {
   noscript: "This page needs JavaScript to take photos. Open the link in your phone's browser (Chrome, Safari or Firefox).",
   requested_by: "Requested by {tenant}",
   landing_heading: "A few photos are needed",
+  landing_heading_one: "A photo is needed",
+  landing_heading_files_one: "A file is needed",
   landing_heading_files: "A few files are needed",
   landing_heading_answers: "A few answers are needed",
   landing_intro: "This takes a minute or two. You will be asked for:",

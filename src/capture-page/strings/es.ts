@@ -6,6 +6,8 @@ export const es: Strings = {
   noscript: "Esta página necesita JavaScript para tomar fotos. Abre el enlace en el navegador de tu teléfono (Chrome, Safari o Firefox).",
   requested_by: "Solicitado por {tenant}",
   landing_heading: "Se necesitan unas fotos",
+  landing_heading_one: "Se necesita una foto",
+  landing_heading_files_one: "Se necesita un archivo",
   landing_heading_files: "Se necesitan unos archivos",
   landing_heading_answers: "Se necesitan unas respuestas",
   landing_intro: "Tardarás uno o dos minutos. Se te pedirá:",

@@ -70,6 +70,19 @@ async function takeLivePhoto(page: Page, shot?: { camera: string; review: string
   await page.getByRole("button", { name: "Use this photo" }).click();
 }
 
+/** PHOTO_THEN_QUESTIONS on a phone: the photo taken, the required order number given, the optional question on screen. */
+async function upToTheOptionalQuestion(id: string): Promise<Page> {
+  phone = await openPhone();
+  const { page } = phone;
+  await page.goto(pageUrl(id));
+  await page.getByRole("button", { name: "Start" }).click();
+  await takeLivePhoto(page);
+  await page.getByLabel("Order number").fill("A-1001");
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByLabel("Anything else?").waitFor();
+  return page;
+}
+
 describe("capture page in Chromium", () => {
   it("completes two image steps, a text step and an upload step; the verification reaches completed with a verdict", async () => {
     const v = await tenant.createVerification({ steps: FOUR_STEPS });
@@ -332,14 +345,7 @@ describe("capture page in Chromium", () => {
     // The server's readiness rule does not wait for optional questions: the page keeps the answer
     // that completes the evidence until the end user is past them (client/capture-page/flow.ts).
     const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
-    phone = await openPhone();
-    const { page } = phone;
-    await page.goto(pageUrl(v.id));
-    await page.getByRole("button", { name: "Start" }).click();
-    await takeLivePhoto(page);
-    await page.getByLabel("Order number").fill("A-1001");
-    await page.getByRole("button", { name: "Continue" }).click();
-    await page.getByLabel("Anything else?").waitFor();
+    const page = await upToTheOptionalQuestion(v.id);
     await eventually("the photo to be accepted", () => tenant.getVerification(v.id), (body) => body.captures.length === 1);
     // A person reading and typing: longer than an analysis takes once the evidence is complete.
     await page.waitForTimeout(5_000);
@@ -360,14 +366,7 @@ describe("capture page in Chromium", () => {
     // Expiring within the last minutes: what would complete the evidence is sent at once rather than
     // kept on the device until Finish, where the expiry (or a closed tab) would have lost it.
     const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS, expires_in_seconds: 240 });
-    phone = await openPhone();
-    const { page } = phone;
-    await page.goto(pageUrl(v.id));
-    await page.getByRole("button", { name: "Start" }).click();
-    await takeLivePhoto(page);
-    await page.getByLabel("Order number").fill("A-1001");
-    await page.getByRole("button", { name: "Continue" }).click();
-    await page.getByLabel("Anything else?").waitFor();
+    const page = await upToTheOptionalQuestion(v.id);
     const sent = await eventually("the held answer to be sent", () => tenant.getVerification(v.id), (body) => body.answers?.order !== undefined, 30_000);
     expect(sent.captures.length).toBe(1);
     expect(await page.getByText("1 item will be sent when you finish").count()).toBe(0);

@@ -180,6 +180,8 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
  * after a redaction, so the latest certificate is that state's.
  */
 async function bodyToSend(env: Env, db: Db, delivery: DeliveryRow, now: number): Promise<string> {
+  // Most bodies never were redacted: no parse on their attempts.
+  if (!delivery.payload.includes('"redacted_at"')) return delivery.payload;
   const body = JSON.parse(delivery.payload) as { data?: { object?: { redacted_at?: string }; certificate?: { sequence?: number } } };
   if (!body.data?.certificate || !body.data.object?.redacted_at) return delivery.payload;
   const certified = await currentCertificate(env, db, delivery.verificationId, now);
@@ -231,7 +233,7 @@ export async function post(
  * a connection it could not open, as "internal error; reference = …", which reads as this service's
  * fault and whose reference means nothing outside Cloudflare: it is named for what it is.
  */
-export function networkErrorWords(err: unknown): string {
+function networkErrorWords(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/^internal error; reference = /.test(message)) return "could not connect (the host did not resolve, or refused the connection)";
   return message;

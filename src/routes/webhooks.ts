@@ -46,7 +46,7 @@ const retry = createRoute({
   operationId: "retryWebhookDelivery",
   tags: ["Webhooks"],
   summary: "Send a failed (or replay a delivered) webhook again, same id and body",
-  description: "After a redaction the stored body's `data.object` is the redacted verification: a retry never sends erased data.",
+  description: "After a redaction the stored body's `data.object` is the redacted verification: a retry never sends erased data. `data.certificate` is the certificate served when the attempt is sent, not the one signed at the event.",
   ...access({ apiKey: "full", session: "admin" }),
   request: { params: IdParam("whd_01JD2Y4N9M6Q8R0S2T4V6W8X0Z") },
   responses: {

@@ -61,7 +61,7 @@ export const WebhookEventSchema = z
     created_at: DateTime,
     data: z.object({ object: VerificationSchema, certificate: CertificateSchema.optional() }).openapi({
       description:
-        "`object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate of that state (the same as `GET /v1/verifications/{id}/certificate`).",
+        "`object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate served when the attempt is sent (what `GET /v1/verifications/{id}/certificate` answers then): on a retry after a review, finalize or redaction it certifies that later state, and it never has less than 3.5 days left.",
     }),
   })
   .openapi("WebhookEvent");

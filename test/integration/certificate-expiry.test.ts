@@ -3,11 +3,18 @@ import { decodeJwt, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CertificateError, verifyCertificate as verifyAsClient } from "../../clients/typescript/src/certificate";
 import { CERTIFICATE_LIFETIME_SECONDS, CERTIFICATE_RENEW_BEFORE_SECONDS } from "../../src/domain/certificates/content";
-import { currentCertificate } from "../../src/domain/certificates/issue";
+import { currentCertificate, type IssuedCertificate } from "../../src/domain/certificates/issue";
 import { signingKey } from "../../src/domain/certificates/keys";
 import { createCertificateLink } from "../../src/domain/certificates/links";
+import { presentCertificate } from "../../src/domain/certificates/present";
+import { attemptDelivery } from "../../src/domain/webhooks/deliveries";
+import { webhookBody } from "../../src/domain/webhooks/events";
+import { insertDeliveryOnce, loadDelivery } from "../../src/db/webhooks";
+import { loadRecord } from "../../src/db/verifications";
+import { newId } from "../../src/lib/ids";
 import { BASE, callJson, db, seedTenant, type TestTenant } from "../helpers/api";
 import { completedInD1, publishedJwks } from "../helpers/certificates";
+import { received, receiver } from "../helpers/webhooks";
 
 /*
  * Issue 33: revoking a certificate link stopped serving it, but a JWS fetched before verified for
@@ -86,4 +93,61 @@ describe("certificates expire", () => {
     expect(replaced.body.sequence).toBe(2);
     expect(replaced.body.payload.exp).toBeGreaterThan(Date.now() / 1000);
   });
+
+  it("a webhook attempt carries the certificate served when it is sent: the stored bytes while current, a renewed one when short of time, the tenant's new name after a rename", async () => {
+    const id = await completedInD1(t.id);
+    // Signed a day past the point of renewal: a retry or a replay made now must not carry it.
+    const signedAt = Date.now() - (CERTIFICATE_LIFETIME_SECONDS - CERTIFICATE_RENEW_BEFORE_SECONDS) * 1000 - DAY_MS;
+    const old = (await currentCertificate(env, db(), id, signedAt))!;
+    const r = receiver();
+    const delivered = async (certificate: IssuedCertificate) => {
+      const eventId = newId("event", signedAt);
+      const payload = webhookBody({ id: eventId, occurredAt: signedAt }, "verification.completed", (await loadRecord(db(), id))!, {
+        baseUrl: BASE,
+        now: signedAt,
+        certificate: presentCertificate(certificate, BASE),
+      });
+      const delivery = await insertDeliveryOnce(db(), {
+        id: newId("webhookDelivery", Date.now()),
+        eventId,
+        verificationId: id,
+        tenantId: t.id,
+        eventType: "verification.completed",
+        url: r.url,
+        payload,
+        status: "pending",
+        attempts: 0,
+        lastStatusCode: null,
+        lastError: null,
+        nextAttemptAt: null,
+        deliveredAt: null,
+        createdAt: signedAt,
+        updatedAt: signedAt,
+        unguarded: true,
+      });
+      expect(await attemptDelivery(env, db(), delivery.id, 1)).toEqual({ kind: "done" });
+      expect((await loadDelivery(db(), delivery.id))!.status).toBe("succeeded");
+      const hit = (await received(r.id)).at(-1)!;
+      return { stored: payload, sent: hit.body, body: JSON.parse(hit.body) };
+    };
+
+    const renewed = await delivered(old.certificate);
+    expect(renewed.body.data.object).toEqual(JSON.parse(renewed.stored).data.object);
+    expect(renewed.body.data.certificate.sequence).toBe(2);
+    expect(renewed.body.data.certificate.payload.exp * 1000).toBeGreaterThan(Date.now() + CERTIFICATE_RENEW_BEFORE_SECONDS * 1000);
+    expect(renewed.body.data.certificate.payload.verification).toEqual(decodeJwt(old.certificate.jws).verification);
+    await verifiedAt(renewed.body.data.certificate.certificate, new Date());
+
+    // The certificate it carried is the one served now: a body holding it goes out byte for byte.
+    const current = (await currentCertificate(env, db(), id))!;
+    const unchanged = await delivered(current.certificate);
+    expect(unchanged.sent).toBe(unchanged.stored);
+
+    // What the certificate says of the tenant changed: the next attempt names it as it is now.
+    await db().$client.prepare("UPDATE tenants SET display_name = ? WHERE id = ?").bind("Renamed Insurance", t.id).run();
+    const renamed = await delivered(current.certificate);
+    expect(renamed.body.data.certificate.sequence).toBe(3);
+    expect(renamed.body.data.certificate.payload.verification.tenant.display_name).toBe("Renamed Insurance");
+  });
 });
+

@@ -297,7 +297,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed (or replay a delivered) webhook again, same id and body
-         * @description After a redaction the stored body's `data.object` is the redacted verification: a retry never sends erased data. A dashboard session needs the `admin` role or higher.
+         * @description After a redaction the stored body's `data.object` is the redacted verification: a retry never sends erased data. `data.certificate` is the certificate served when the attempt is sent, not the one signed at the event. A dashboard session needs the `admin` role or higher.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -1369,7 +1369,7 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            /** @description `object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate of that state (the same as `GET /v1/verifications/{id}/certificate`). */
+            /** @description `object`: the Verification as the tenant sees it, answers included. `certificate`: from `verification.completed` on, the signed certificate served when the attempt is sent (what `GET /v1/verifications/{id}/certificate` answers then): on a retry after a review, finalize or redaction it certifies that later state, and it never has less than 3.5 days left. */
             data: {
                 object: components["schemas"]["Verification"];
                 certificate?: components["schemas"]["Certificate"];

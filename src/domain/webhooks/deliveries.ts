@@ -174,18 +174,20 @@ export async function attemptDelivery(env: Env, db: Db, deliveryId: string, mess
 }
 
 /**
- * The stored body, except that one whose object a redaction rewrote (db/redaction.ts) carries the
- * certificate of that redacted state, as GET …/certificate serves it, never the one signed before:
- * `data.certificate` is always the certificate of the state `data.object` shows. Nothing changes
- * after a redaction, so the latest certificate is that state's.
+ * The stored body, its `data.certificate` (when it has one) the certificate the service serves when
+ * the attempt is made, as GET …/certificate serves it: a retry or a replay days later never carries
+ * one that expired, that has less than CERTIFICATE_RENEW_BEFORE_SECONDS left, that names a tenant's
+ * old name or a domain whose proof lapsed, or that precedes a redaction the object shows. After a
+ * review, finalize or redaction it certifies that later state; its `sequence` says so.
  */
 async function bodyToSend(env: Env, db: Db, delivery: DeliveryRow, now: number): Promise<string> {
-  // Most bodies never were redacted: no parse on their attempts.
-  if (!delivery.payload.includes('"redacted_at"')) return delivery.payload;
-  const body = JSON.parse(delivery.payload) as { data?: { object?: { redacted_at?: string }; certificate?: { sequence?: number } } };
-  if (!body.data?.certificate || !body.data.object?.redacted_at) return delivery.payload;
+  // Bodies before completion carry no certificate: no read, no parse.
+  if (!delivery.payload.includes('"certificate":')) return delivery.payload;
   const certified = await currentCertificate(env, db, delivery.verificationId, now);
-  if (!certified || certified.certificate.sequence === body.data.certificate.sequence) return delivery.payload;
+  // Still the one served (a first attempt, mostly): the stored bytes as they are.
+  if (!certified || delivery.payload.includes(certified.certificate.jws)) return delivery.payload;
+  const body = JSON.parse(delivery.payload) as { data?: { certificate?: unknown } };
+  if (!body.data?.certificate) return delivery.payload;
   return JSON.stringify({ ...body, data: { ...body.data, certificate: presentCertificate(certified.certificate, settings(env).baseUrl) } });
 }
 

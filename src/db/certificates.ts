@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "./client";
 import { certificateKeys, certificateLinks, certificates } from "./schema";
-import { recordFromResults, recordStatements, type VerificationRecord, type VerificationRow } from "./verifications";
+import { recordFromResults, recordStatements, type VerificationRecord } from "./verifications";
 
 export type CertificateRow = typeof certificates.$inferSelect;
 export type CertificateKeyRow = typeof certificateKeys.$inferSelect;
@@ -93,28 +93,13 @@ export async function certificatesOf(db: Db, verificationId: string): Promise<Ce
   return db.select().from(certificates).where(eq(certificates.verificationId, verificationId)).orderBy(certificates.sequence);
 }
 
-/** What a link's certificate is read with: whether the verification is still certifiable (its status and verdict now). */
-export type LinkedCertificate = LatestCertificate & { verification: { status: VerificationRow["status"]; verdict: unknown; completedAt: number | null } };
-
-/** The latest certificate a live (unrevoked) link shows, found by the link's token hash; null for an unknown or revoked link. */
-export async function certificateByLinkToken(db: Db, tokenHash: string): Promise<LinkedCertificate | null> {
-  const raw = await db.$client
-    .prepare(
-      `SELECT c.verification_id AS verificationId, c.sequence, c.tenant_id AS tenantId, c.state_version AS stateVersion,
-        c.content_sha256 AS contentSha256, c.kid, c.jws, c.issued_at AS issuedAt, k.withdrawn_at IS NOT NULL AS keyWithdrawn,
-        v.status AS status, v.verdict AS verdict, v.completed_at AS completedAt
-       FROM certificate_links l
-       JOIN certificates c ON c.verification_id = l.verification_id
-       JOIN verifications v ON v.id = l.verification_id
-       LEFT JOIN certificate_keys k ON k.kid = c.kid
-       WHERE l.token_hash = ? AND l.revoked_at IS NULL
-       ORDER BY c.sequence DESC LIMIT 1`,
-    )
+/** The verification a live (unrevoked) link shows, found by the link's token hash; null for an unknown or revoked link. */
+export async function linkedVerificationId(db: Db, tokenHash: string): Promise<string | null> {
+  const row = await db.$client
+    .prepare("SELECT verification_id AS verificationId FROM certificate_links WHERE token_hash = ? AND revoked_at IS NULL")
     .bind(tokenHash)
-    .first<LatestRaw & { status: VerificationRow["status"]; verdict: string | null; completedAt: number | null }>();
-  if (!raw) return null;
-  const { status, verdict, completedAt, ...latest } = raw;
-  return { ...toLatest(latest)!, verification: { status, verdict: verdict === null ? null : (JSON.parse(verdict) as unknown), completedAt } };
+    .first<{ verificationId: string }>();
+  return row?.verificationId ?? null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { activeLinkByToken, certificateByLinkToken, findLink, insertLinkUnderCap, linkStored, linksOf, linkUnrevoked, revokeLink, type CertificateLinkRow } from "../../db/certificates";
+import { activeLinkByToken, findLink, linkedVerificationId, insertLinkUnderCap, linkStored, linksOf, linkUnrevoked, revokeLink, type CertificateLinkRow } from "../../db/certificates";
 import type { Db } from "../../db/client";
 import { loadTenantRecord } from "../../db/verifications";
 import type { Principal } from "../../auth/principal";
@@ -6,7 +6,7 @@ import { ApiError } from "../../lib/errors";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { isId, newId } from "../../lib/ids";
 import { auditInsertWhile, type AuditEntry } from "../audit/log";
-import { isCertifiable, uncertifiable, UNCERTIFIABLE_MESSAGES } from "./content";
+import { uncertifiable, UNCERTIFIABLE_MESSAGES } from "./content";
 import { currentCertificate, type IssuedCertificate } from "./issue";
 
 /*
@@ -72,11 +72,12 @@ export async function createCertificateLink(
  */
 export async function certificateForLink(env: Env, db: Db, token: string, now = Date.now()): Promise<IssuedCertificate | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
-  const latest = await certificateByLinkToken(db, await sha256Hex(token));
-  if (!latest || !isCertifiable(latest.verification)) return null;
-  // What the API serves: the stored certificate while its content (the tenant's name and proved
-  // domain included), key, schema and expiry still hold; otherwise signed again before anyone sees it.
-  return (await currentCertificate(env, db, latest.verificationId, now))?.certificate ?? null;
+  const verificationId = await linkedVerificationId(db, await sha256Hex(token));
+  if (!verificationId) return null;
+  // What the API serves (null when no longer certifiable): the stored certificate while its content
+  // (the tenant's name and proved domain included), key, schema and expiry still hold; otherwise
+  // signed again before anyone sees it.
+  return (await currentCertificate(env, db, verificationId, now))?.certificate ?? null;
 }
 
 /** Whether `token` is an unrevoked link to this tenant's verification (the evidence report prints it then). */

@@ -40,6 +40,7 @@ app.openapi(create, async (c) => {
     tenantId: c.get("principal").tenantId,
     input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
+    idempotencyNamespace: "bot",
     localRequest: isLocalRequest(c.env, c.req.url),
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: "tenant" });

@@ -73,6 +73,7 @@ app.openapi(create, async (c) => {
     tenantId: principal.tenantId,
     input,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
+    idempotencyNamespace: principal.kind === "api_key" && principal.scope === "publishable" ? "publishable" : "backend",
     localRequest: isLocalRequest(c.env, c.req.url),
   });
   const created = presentCreated(outcome, { baseUrl: settings(c.env).baseUrl, audience: audienceOf(principal.kind) });

@@ -38,6 +38,37 @@ describe("Idempotency-Key", () => {
     expect(after.body.items.length).toBe(before.body.items.length);
   });
 
+  it("a publishable key has a namespace of its own: it can neither replay, pre-empt nor probe a back-end's key", async () => {
+    const body = { max_captures: 1 };
+    const backendKey = { "Idempotency-Key": `claim-${crypto.randomUUID()}` };
+    const backend = await callJson("/v1/verifications", { key: t.key, body, headers: backendKey });
+    expect(backend.status).toBe(201);
+    // The app's key holder guesses the back-end's key: a new verification of their own, never the back-end's.
+    const guessed = await callJson("/v1/verifications", { key: t.publishableKey, body, headers: backendKey });
+    expect(guessed.status).toBe(201);
+    expect(guessed.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(guessed.body.id).not.toBe(backend.body.id);
+    // Nor does another body tell them a key the back-end used was used (no 409).
+    const probe = { "Idempotency-Key": `claim-${crypto.randomUUID()}` };
+    await callJson("/v1/verifications", { key: t.key, body, headers: probe });
+    expect((await callJson("/v1/verifications", { key: t.publishableKey, body: { max_captures: 2 }, headers: probe })).status).toBe(201);
+
+    // Created first from the app, the back-end's later request gets its own verification.
+    const preempted = { "Idempotency-Key": `claim-${crypto.randomUUID()}` };
+    const planted = await callJson("/v1/verifications", { key: t.publishableKey, body, headers: preempted });
+    const later = await callJson("/v1/verifications", { key: t.key, body, headers: preempted });
+    expect(later.status).toBe(201);
+    expect(later.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(later.body.id).not.toBe(planted.body.id);
+
+    // Within a namespace a replay still holds: the publishable key's own retry, and the back-end's with another full key.
+    const again = await callJson("/v1/verifications", { key: t.publishableKey, body, headers: preempted });
+    expect(again.body.id).toBe(planted.body.id);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    const rotated = await mintApiKey(db(), { tenantId: t.id, environment: "test", scope: "full" });
+    expect((await callJson("/v1/verifications", { key: rotated.plaintext, body, headers: preempted })).body.id).toBe(later.body.id);
+  });
+
   it("keys are scoped per tenant, and must be 1..255 characters", async () => {
     const other = await seedTenant("Other");
     const headers = { "Idempotency-Key": `shared-${crypto.randomUUID()}` };

@@ -40,6 +40,20 @@ export function assertPublishableMaySet(input: CreateVerificationInput): void {
   throw new ApiError("forbidden", message);
 }
 
+/**
+ * Whose creations share an `Idempotency-Key` namespace within a tenant. Its back-end (full keys,
+ * dashboard sessions) has one; a publishable key (shipped inside apps: anyone may hold it) and the
+ * messaging bot have one each. Without that, whoever extracts the publishable key could replay a
+ * back-end's creation by guessing its key (`claim-<id>`, as docs/api.md suggests) and get its capture
+ * link, pre-empt it with a verification of their own, or learn through 409 which keys were used.
+ */
+export type IdempotencyNamespace = "backend" | "publishable" | "bot";
+
+/** The stored key: the back-end's as sent; the others after their namespace and a line feed, which no header value holds. */
+function storedIdempotencyKey(key: string, namespace: IdempotencyNamespace = "backend"): string {
+  return namespace === "backend" ? key : `${namespace}\n${key}`;
+}
+
 export interface CreateOptions {
   tenantId: string;
   input: CreateVerificationInput;
@@ -47,6 +61,8 @@ export interface CreateOptions {
   templateId?: string;
   templateVersion?: number;
   idempotencyKey?: string;
+  /** Whose requests share the key's namespace (`IdempotencyNamespace`); the tenant's back-end by default. */
+  idempotencyNamespace?: IdempotencyNamespace;
   /** A request to a local deployment over loopback (`isLocalRequest`): webhook URLs are not guarded. */
   localRequest?: boolean;
   now?: number;
@@ -69,9 +85,10 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
   let idempotency: { key: string; fingerprint: string } | undefined;
   if (options.idempotencyKey !== undefined) {
     const fingerprint = await sha256Hex(`POST /v1/verifications\n${canonicalize(input) ?? ""}`);
-    const replay = await findReplay(db, options.tenantId, options.idempotencyKey, fingerprint, now);
+    const key = storedIdempotencyKey(options.idempotencyKey, options.idempotencyNamespace);
+    const replay = await findReplay(db, options.tenantId, key, fingerprint, now);
     if (replay) return replay;
-    idempotency = { key: options.idempotencyKey, fingerprint };
+    idempotency = { key, fingerprint };
   }
   // What the verification requires must be assessable on its channel (a replay above answers as first answered).
   const defaults = assertAssessable(env, input, input.capture_channel ?? DEFAULT_CHANNEL);

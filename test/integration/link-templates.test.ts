@@ -136,6 +136,21 @@ describe("link templates", () => {
     expect((await op.read(`/v1/link-templates/${s}`)).body.started_total).toBe(2);
   });
 
+  it("concurrent updates each publish a version of their own, or are told to send again: never a 500, no version lost", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    expect((await op.send("/v1/link-templates", { slug: s, name: "Racing", max_captures: 1 })).status).toBe(201);
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => op.send(`/v1/link-templates/${s}`, { name: `Racing ${i}` }, "PATCH")));
+    for (const r of results) expect([200, 409], JSON.stringify(r.body)).toContain(r.status);
+    const published = results.filter((r) => r.status === 200).map((r) => r.body.version as number);
+    expect(published.length).toBeGreaterThanOrEqual(12);
+    expect(new Set(published).size).toBe(published.length);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).toBe("invalid_state");
+    const versions = await db().select().from(linkTemplateVersions).where(eq(linkTemplateVersions.templateId, results.find((r) => r.status === 200)!.body.id));
+    expect(versions.map((v) => v.version).sort((a, b) => a - b)).toEqual(Array.from({ length: published.length + 1 }, (_, i) => i + 1));
+  });
+
   it("validates publish and update; a refused update changes nothing", async () => {
     const t = await seedTenant();
     const op = await operator(t);

@@ -19,7 +19,8 @@ import { isUniqueViolation } from "../tenants/tenants";
 export type TemplateRow = typeof linkTemplates.$inferSelect;
 export type TemplateMode = TemplateRow["mode"];
 
-const UPDATE_ATTEMPTS = 3;
+/** Each round one of the racing updates wins: this many rounds settle a burst of as many at once. */
+const UPDATE_ATTEMPTS = 12;
 
 export function specOf(row: Pick<TemplateRow, "spec">): TemplateSpec {
   return row.spec as TemplateSpec;
@@ -103,7 +104,7 @@ export function mergeSpec(current: TemplateSpec, patch: TemplatePatch): Template
  * Publishes a new version, unless the patch leaves name, mode and spec as they are. The snapshot
  * insert and the row update share one batch, and the snapshot's primary key (template, version)
  * makes a concurrent update of the same version fail as a whole; the loser re-reads and applies its
- * patch on top.
+ * patch on top, and one that loses every round is told to send it again (409), never a 500.
  */
 export async function updateTemplate(db: Db, tenantId: string, slug: string, patch: TemplatePatch, now = Date.now(), audit?: TemplateAudit): Promise<TemplateRow> {
   for (let attempt = 1; ; attempt += 1) {
@@ -130,7 +131,8 @@ export async function updateTemplate(db: Db, tenantId: string, slug: string, pat
       ]);
       return next;
     } catch (err) {
-      if (!isUniqueViolation(err) || attempt >= UPDATE_ATTEMPTS) throw err;
+      if (!isUniqueViolation(err)) throw err;
+      if (attempt >= UPDATE_ATTEMPTS) throw new ApiError("invalid_state", "Other updates of this template were being saved at the same moment; send this one again.");
     }
   }
 }

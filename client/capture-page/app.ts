@@ -2,6 +2,8 @@
  * The capture page's controller: loads the verification, decides the screen, queues what the end
  * user captures, and lets Delivery send it. The server's state plus this device's queue are the only
  * state; the furthest step reached rides in the URL fragment, so a reload resumes where it was.
+ * Each step the end user moves to is an entry of the browser's history, so Back and Forward move
+ * between the screens they have seen; once the evidence is sent, Back leaves the page.
  */
 import { ApiFailure, CaptureApi } from "./api";
 import { type AttestationSource, loadAttestation, noAttestation } from "./attestation";
@@ -35,6 +37,18 @@ import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
 
 type Phase = "loading" | "landing" | "step" | "finishing" | "done";
 const FRAGMENT = "reached";
+/** The landing screen's place in a history entry (steps are 0 … n-1). */
+const LANDING = -1;
+
+/** What this page keeps in each of its history entries: the screen, and how many entries it pushed before it. */
+interface Entry {
+  screen: number;
+  depth: number;
+}
+
+function isEntry(state: unknown): state is Entry {
+  return typeof state === "object" && state !== null && Number.isInteger((state as Entry).screen) && Number.isInteger((state as Entry).depth);
+}
 /** How long before the link expires nothing is held back any more (a slow phone still uploads a photo in time). */
 const RELEASE_BEFORE_EXPIRY_MS = 5 * 60_000;
 
@@ -51,6 +65,8 @@ export class App {
   private phase: Phase = "loading";
   private index = 0;
   private reached = 0;
+  /** The current history entry's depth: entries this page pushed before it since the link was opened. */
+  private depth = isEntry(history.state) ? history.state.depth : 0;
   private syncState: SyncState = { kind: "idle" };
   /** The last refusal, shown until the end user moves to another step. */
   private notice = "";
@@ -97,6 +113,7 @@ export class App {
     addEventListener("pagehide", () => {
       if (this.phase === "landing" || this.phase === "step") this.progress.abandoned();
     });
+    addEventListener("popstate", (event) => this.navigated(event.state));
     this.watchExpiry();
 
     this.reached = this.reachedFromUrl();
@@ -104,9 +121,28 @@ export class App {
     const position = resumeIndex(this.view, this.queue.pending(), this.reached);
     if (this.view.submitted || this.queue.pending().submit) return this.finish();
     if (location.hash.includes(`${FRAGMENT}=`)) return this.goTo(position);
-    this.phase = "landing";
     this.progress.stepReached("landing");
-    landingScreen(this.screen, this.i18n, this.view, this.view.captures_count > 0 || this.queue.list().length > 0, () => this.goTo(position));
+    this.landing();
+    this.writeEntry(LANDING, false);
+  }
+
+  private landing(): void {
+    this.phase = "landing";
+    closeCamera();
+    const start = () => this.goTo(resumeIndex(this.view, this.queue.pending(), this.reached), true);
+    landingScreen(this.screen, this.i18n, this.view, this.view.captures_count > 0 || this.queue.list().length > 0, start);
+  }
+
+  /**
+   * Back or Forward to one of this page's entries: its screen again. Once the evidence is sent (or
+   * the link ended) there is no step to go back to: Back leaves, past every entry this page made.
+   */
+  private navigated(state: unknown): void {
+    if (!isEntry(state) || this.phase === "loading") return;
+    this.depth = state.depth;
+    if (this.phase === "finishing" || this.phase === "done") return history.go(-(state.depth + 1));
+    if (state.screen === LANDING) return this.landing();
+    this.goTo(Math.min(state.screen, this.view.steps.length - 1));
   }
 
   /** Expired, completed or failed before anything started: the only screen there is. */
@@ -120,12 +156,14 @@ export class App {
     return true;
   }
 
-  private goTo(index: number): void {
+  /** Shows step `index`; `push`: the end user moved on, a new history entry (otherwise the current one is rewritten). */
+  private goTo(index: number, push = false): void {
     if (index >= this.view.steps.length) return this.finish();
+    const moved = this.phase !== "step" || index !== this.index;
     this.phase = "step";
     if (index !== this.index) this.notice = "";
     this.index = index;
-    if (index >= this.reached) this.remember(index);
+    this.writeEntry(index, push && moved);
     // Moving on may release work held for the questions ahead (flow.ts `nextToSend`).
     this.delivery.kick();
     const step = this.view.steps[index]!;
@@ -154,7 +192,7 @@ export class App {
         await this.queue.add({ kind: "answer", step_key: stepKey, value });
         this.delivery.kick();
       },
-      next: () => this.goTo(resumeIndex(this.view, this.queue.pending(), this.index + 1)),
+      next: () => this.goTo(resumeIndex(this.view, this.queue.pending(), this.index + 1), true),
       refresh: () => this.goTo(this.index),
       isLast: () => this.index === this.view.steps.length - 1,
     };
@@ -182,7 +220,7 @@ export class App {
     const unmet = firstUnmet(this.view, this.queue.pending());
     if (unmet !== -1 && !this.view.submitted) return this.goTo(unmet);
     this.phase = "finishing";
-    this.remember(this.view.steps.length);
+    this.writeEntry(this.view.steps.length, false);
     this.progress.stepReached("uploading");
     if (!this.view.submitted && !this.queue.pending().submit) void this.queue.add({ kind: "submit" }).then(() => this.delivery.kick());
     else this.delivery.kick();
@@ -363,10 +401,17 @@ export class App {
     return Math.max(0, this.view.steps.findIndex((s) => s.key === key));
   }
 
-  /** Keeps the furthest step in the URL fragment (never sent to the server, survives a reload). */
-  private remember(index: number): void {
-    this.reached = Math.max(this.reached, index);
-    const key = this.reached >= this.view.steps.length ? "done" : this.view.steps[this.reached]!.key;
-    history.replaceState(null, "", `${location.pathname}${location.search}#${FRAGMENT}=${encodeURIComponent(key)}`);
+  /**
+   * The history entry of `screen`: a new one (`push`) or the current one rewritten. Its URL keeps the
+   * furthest step reached in the fragment (never sent to the server, survives a reload).
+   */
+  private writeEntry(screen: number, push: boolean): void {
+    this.reached = Math.max(this.reached, screen);
+    const key = this.reached >= this.view.steps.length ? "done" : this.view.steps[Math.max(0, this.reached)]!.key;
+    const url = `${location.pathname}${location.search}#${FRAGMENT}=${encodeURIComponent(key)}`;
+    if (push) this.depth += 1;
+    const entry: Entry = { screen, depth: this.depth };
+    if (push) history.pushState(entry, "", url);
+    else history.replaceState(entry, "", url);
   }
 }

@@ -372,6 +372,37 @@ describe("capture page in Chromium", () => {
     expect(await page.getByText("1 item will be sent when you finish").count()).toBe(0);
   });
 
+  it("Back and Forward move between the screens the end user has seen; once the evidence is sent, Back leaves the page", async () => {
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
+    const page = await upToTheOptionalQuestion(v.id);
+    await page.goBack();
+    await page.getByLabel("Order number").waitFor();
+    expect(await page.getByLabel("Order number").inputValue()).toBe("");
+    await page.goBack();
+    await page.getByText("Step 1 of 3").waitFor();
+    await page.getByText("1 of 1 added").waitFor();
+    expect(await page.getByRole("button", { name: "Take photo" }).count()).toBe(0);
+    await screenshot(page, "14-back-to-the-photo");
+    await axeClean(page, "back to the photo step");
+    await page.goBack();
+    await page.getByRole("button", { name: "Continue" }).waitFor();
+    await page.goForward();
+    await page.getByText("Step 1 of 3").waitFor();
+    await page.goForward();
+    await page.getByLabel("Order number").waitFor();
+    await page.goForward();
+    await page.getByLabel("Anything else?").waitFor();
+    await page.getByRole("button", { name: "Finish" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const done = await eventually("the verification to complete", () => tenant.getVerification(v.id), (body) => body.status === "completed", 60_000);
+    expect(done.captures.length).toBe(1);
+    expect(done.answers?.order?.value).toBe("A-1001");
+
+    // No step to go back to: one Back leaves, past the page's own entries, to where the link was opened from.
+    await page.goBack();
+    await page.waitForURL("about:blank");
+  });
+
   it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
     const v = await tenant.createVerification({
       steps: [

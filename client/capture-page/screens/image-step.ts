@@ -12,11 +12,17 @@ let reportedPermission = false;
 
 /** A live photo: camera preview → shutter → review (retake or use) → queued; repeated up to the step's max. */
 export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
+  const { i18n } = ctx;
+  const n = ctx.count(step.key);
+  // Come back to (the browser's Back) with every photo it takes: what it holds and the way on, no camera.
+  if (n >= step.max) {
+    closeCamera();
+    show(ctx.root, ...stepHeader(ctx, step.description || i18n.t("image_heading")), h("p", { class: "counter" }, i18n.t("files_counter", { n, max: step.max })), leaveButton(ctx, step, true));
+    return;
+  }
   // Asked for before anything else here: the preview waits on it, and its prompt comes before the location's.
   const camera = liveCameraSupported() ? openCamera() : null;
   watchLocation();
-  const { i18n } = ctx;
-  const n = ctx.count(step.key);
   const counter = h(
     "p",
     { class: "counter" },

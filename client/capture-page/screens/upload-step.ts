@@ -38,17 +38,20 @@ export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: s
     h("p", { class: "hint" }, i18n.t("upload_hint", { types: i18n.list(step.accept.map(typeName)), size: i18n.bytes(step.max_size_bytes) })),
     h("p", { class: "counter" }, i18n.t("files_counter", { n, max: step.max })),
     errorList(problems),
-    h(
-      "div",
-      { class: "actions" },
-      filePicker(i18n.t("choose_file"), { accept: step.accept.join(","), multiple: room > 1 }, async (files) => {
-        const { ok, problems: found } = await screenFiles(ctx, step, files);
-        for (const { file, type } of ok) await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
-        if (found.length === 0 && ctx.count(step.key) >= step.max) return ctx.next();
-        const now = ctx.view().steps[ctx.index];
-        uploadStep(ctx, now?.type === "upload" ? now : step, found);
-      }),
-    ),
-    leaveButton(ctx, step),
+    // Full (come back to with the browser's Back): nothing more to choose, only the way on.
+    room <= 0
+      ? null
+      : h(
+          "div",
+          { class: "actions" },
+          filePicker(i18n.t("choose_file"), { accept: step.accept.join(","), multiple: room > 1 }, async (files) => {
+            const { ok, problems: found } = await screenFiles(ctx, step, files);
+            for (const { file, type } of ok) await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
+            if (found.length === 0 && ctx.count(step.key) >= step.max) return ctx.next();
+            const now = ctx.view().steps[ctx.index];
+            uploadStep(ctx, now?.type === "upload" ? now : step, found);
+          }),
+        ),
+    leaveButton(ctx, step, room <= 0),
   );
 }

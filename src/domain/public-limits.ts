@@ -81,7 +81,8 @@ export const INVITATION_EMAIL_LIMITS = {
   },
   perTenantDaily: { name: "invitation-emails-daily", limit: 250, windowMs: DAY, message: "This tenant has sent its 250 invitation emails per day (UTC); try again tomorrow." },
   perTenant: { name: "invitation-emails", limit: 100, windowMs: 60 * MINUTE, message: "Too many invitation emails from this tenant this hour; try again later." },
-  perInvitation: { name: "invitation-resends", limit: 5, windowMs: 60 * MINUTE, message: "This invitation was sent too often this hour; try again later." },
+  /** Resends: with the first send, at most 5 emails of one invitation an hour. */
+  perInvitation: { name: "invitation-resends", limit: 4, windowMs: 60 * MINUTE, message: "This invitation was sent 5 times this hour (the first and 4 resends); try again later." },
 } as const satisfies Record<string, RateLimitRule>;
 
 /**

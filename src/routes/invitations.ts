@@ -121,7 +121,7 @@ const resend = createRoute({
   summary: "Send an open invitation again: a new link, valid 7 days from now",
   description:
     "The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. " +
-    "At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`.",
+    "At most 5 sends per invitation per hour (the first and 4 resends), and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`.",
   ...access({ session: "admin" }),
   request: { params: InvitationParam },
   responses: { 200: jsonContent(InvitationSchema, "Sent again"), ...pickErrors(401, 403, 404, 409, 429, 500) },

@@ -234,6 +234,19 @@ describe("invitations", () => {
     expect((await callJson("/v1/invitations", { headers: dashboard(admin.cookie) })).body.items.map((i: { id: string }) => i.id)).toEqual([second.body.id]);
   });
 
+  it("one invitation is emailed at most 5 times an hour: the first send and 4 resends", async () => {
+    const t = await seedTenant();
+    const admin = await signIn(t.id, "admin");
+    const email = address();
+    const created = await invite(admin.cookie, email);
+    const resend = () => callJson(`/v1/invitations/${created.body.id}/resend`, { method: "POST", headers: dashboard(admin.cookie) });
+    for (let i = 0; i < 4; i += 1) expect((await resend()).status).toBe(200);
+    const refused = await resend();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toEqual({ code: "too_many_requests", message: INVITATION_EMAIL_LIMITS.perInvitation.message });
+    expect((await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, email))).length).toBe(5);
+  });
+
   it("resend gives a new link (the old one stops working) for 7 more days; revoke kills it; both answer the invitation", async () => {
     const t = await seedTenant();
     const admin = await signIn(t.id, "admin");

@@ -710,7 +710,7 @@ export interface paths {
         put?: never;
         /**
          * Send an open invitation again: a new link, valid 7 days from now
-         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour, and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
+         * @description The previous link stops working. An accepted, revoked or already confirmed (`awaiting_sign_in`) invitation is 409 `invalid_state`. At most 5 sends per invitation per hour (the first and 4 resends), and it counts against the tenant's invitation emails and the address's (429). Recorded as `invitation.resent`. A dashboard session needs the `admin` role or higher.
          */
         post: operations["resendInvitation"];
         delete?: never;

@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
 import { apiSettings } from "./env";
 import { ApiError } from "./lib/errors";
+import { crossOriginWritesFirst } from "./auth/middleware";
 import { handleError, jsonBodies, notFoundOrWrongMethod, requestId } from "./lib/http";
 import { validationHook } from "./lib/validation";
 import apiKeys from "./routes/api-keys";
@@ -67,6 +68,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     if (/^\/v1\/verifications\/[^/]+\/captures$/.test(c.req.path)) return next();
     return bodyLimit({ maxSize: 1 * MB, onError: tooLarge })(c, next);
   });
+  app.use("/v1/*", crossOriginWritesFirst);
   app.use("/v1/*", jsonBodies);
 
   app.route("/", verifications);

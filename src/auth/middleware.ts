@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { createDb } from "../db/client";
 import { apiKeys } from "../db/schema";
@@ -10,8 +11,8 @@ import { findTenant } from "../domain/tenants/tenants";
 import { resolveApiKey } from "./api-keys";
 import { BOT_AUTH_HEADER, verifyBotRequest } from "./bot";
 import { hasRole, roleRefusal, type Role } from "./roles";
-import { CROSS_ORIGIN_MESSAGE } from "./same-origin";
-import { readSession } from "./session";
+import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "./same-origin";
+import { readSession, SESSION_COOKIE } from "./session";
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -121,3 +122,18 @@ function touchKey(waitUntil: (work: Promise<unknown>) => void, db: ReturnType<ty
       .then(() => undefined, () => undefined),
   );
 }
+
+/** The sign-in forms (a magic link's and an invitation's confirmation pages POST to these): login CSRF. */
+const SIGN_IN_FORMS = /^\/v1\/auth\/(magic-link|invitation)\/[^/]+$/;
+
+/**
+ * A write another origin's page makes with the person's session cookie, or to a sign-in form, is
+ * refused before its body is read: a forged form is told it is cross-origin (403), the same answer
+ * whatever it carries, never to send JSON instead (415). The routes check again (their own rule).
+ */
+export const crossOriginWritesFirst = createMiddleware<AppEnv>(async (c, next) => {
+  if (!sameOrigin(c) && (getCookie(c, SESSION_COOKIE) !== undefined || SIGN_IN_FORMS.test(c.req.path))) {
+    throw new ApiError("forbidden", CROSS_ORIGIN_MESSAGE);
+  }
+  return next();
+});

@@ -21,9 +21,11 @@ beforeAll(async () => {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://attacker");
     const target = url.searchParams.get("post") ?? "";
-    // A page that POSTs a form to the service as soon as it loads: the classic forged request.
+    // A page that POSTs a form to the service as soon as it loads: the classic forged request, empty
+    // or (`field=1`) carrying a field, so its body is form-encoded.
+    const field = url.searchParams.get("field") ? '<input name="prize" value="1">' : "";
     res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>Win a prize</title>
-<form id="f" method="post" action="${target.replaceAll('"', "&quot;")}"></form><script>document.getElementById("f").submit()</script>`);
+<form id="f" method="post" action="${target.replaceAll('"', "&quot;")}">${field}</form><script>document.getElementById("f").submit()</script>`);
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
   attacker = { server, port };
@@ -63,15 +65,19 @@ describe("sign-in in Chromium", () => {
     await page.goto(`${base}/console/settings`);
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
 
-    // A sibling origin (same host, another port: same-site, so the SameSite=Lax cookie rides along).
-    const forged = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout-everywhere`);
-    await page.goto(`http://127.0.0.1:${attacker.port}/attack?post=${encodeURIComponent(`${base}/v1/auth/logout-everywhere`)}`);
-    const refused = await forged;
-    const sent = await refused.request().allHeaders();
-    expect(sent["sec-fetch-site"]).toBe("same-site");
-    expect(sent.cookie ?? "").toMatch(/svc_session=/);
-    expect(refused.status()).toBe(403);
-    expect(JSON.parse(await refused.text())).toMatchObject({ error: { code: "forbidden" } });
+    // A sibling origin (same host, another port: same-site, so the SameSite=Lax cookie rides along),
+    // with an empty form and with a form-encoded field: refused as cross-origin either way, never
+    // told to send JSON instead.
+    for (const field of ["", "&field=1"]) {
+      const forged = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout-everywhere`);
+      await page.goto(`http://127.0.0.1:${attacker.port}/attack?post=${encodeURIComponent(`${base}/v1/auth/logout-everywhere`)}${field}`);
+      const refused = await forged;
+      const sent = await refused.request().allHeaders();
+      expect(sent["sec-fetch-site"]).toBe("same-site");
+      expect(sent.cookie ?? "").toMatch(/svc_session=/);
+      expect(refused.status(), field).toBe(403);
+      expect(JSON.parse(await refused.text())).toMatchObject({ error: { code: "forbidden", message: expect.stringMatching(/^Cross-origin request refused/) } });
+    }
     await page.goto(`${base}/console/settings`);
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor(); // still signed in
 
@@ -84,12 +90,14 @@ describe("sign-in in Chromium", () => {
     const victim = await ui.browser.newContext();
     try {
       const tab = await victim.newPage();
-      const posted = tab.waitForResponse((r) => r.url() === link && r.request().method() === "POST");
-      await tab.goto(`http://localhost:${attacker.port}/attack?post=${encodeURIComponent(link)}`);
-      const answer = await posted;
-      expect((await answer.request().allHeaders())["sec-fetch-site"]).toBe("cross-site");
-      expect(answer.status()).toBe(403);
-      await answer.text();
+      for (const field of ["", "&field=1"]) {
+        const posted = tab.waitForResponse((r) => r.url() === link && r.request().method() === "POST");
+        await tab.goto(`http://localhost:${attacker.port}/attack?post=${encodeURIComponent(link)}${field}`);
+        const answer = await posted;
+        expect((await answer.request().allHeaders())["sec-fetch-site"]).toBe("cross-site");
+        expect(answer.status(), field).toBe(403);
+        await answer.text();
+      }
       expect((await victim.cookies()).map((c) => c.name)).not.toContain("svc_session");
     } finally {
       await victim.close();

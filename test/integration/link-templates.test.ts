@@ -164,6 +164,13 @@ describe("link templates", () => {
     expect(both.body.error.fields).toHaveProperty("max_captures");
     const badSlug = await op.send("/v1/link-templates", { slug: "Not A Slug", name: "D", max_captures: 1 });
     expect(badSlug.body.error.fields).toHaveProperty("slug");
+    // The name is printed on the public link's pages and in the console: one line, as a tenant's display name.
+    for (const name of ["Roof\nclaim", "Roof\u2028claim", "Roof\u0007"]) {
+      const multiline = await op.send("/v1/link-templates", { slug: slug(), name, max_captures: 1 });
+      expect(multiline.status, JSON.stringify(name)).toBe(400);
+      expect(multiline.body.error.fields.name).toMatch(/^Must be one line of text/);
+      expect((await op.send(`/v1/link-templates/${s}`, { name }, "PATCH")).body.error.fields.name).toMatch(/^Must be one line of text/);
+    }
 
     const tooBig = await op.send(`/v1/link-templates/${s}`, { steps: [{ key: "a", type: "image", description: "", min: 1, max: 21 }] }, "PATCH");
     expect(tooBig.status).toBe(400);

@@ -80,6 +80,27 @@ app.openapi(start, async (c) => {
   if (!result.success) return notFoundPage(c);
 });
 
+const slashed = createRoute({
+  method: "get",
+  path: "/l/{org}/{slug}/",
+  operationId: "startFromLinkWithSlash",
+  tags: ["Link templates"],
+  security: [],
+  summary: "A template link with a trailing slash (a chat app or a person added it): to the link without it",
+  request: { params: PublicLinkParams },
+  responses: {
+    308: { description: "To `/l/{org}/{slug}`, the query kept", headers: z.object({ Location: z.string() }) },
+    404: html("Unknown link"),
+  },
+});
+
+app.openapi(slashed, (c) => {
+  const { org, slug } = c.req.valid("param");
+  return c.redirect(`/l/${org}/${slug}${new URL(c.req.url).search}`, 308);
+}, (result, c) => {
+  if (!result.success) return notFoundPage(c);
+});
+
 function notFoundPage(c: Context<AppEnv>): Response {
   return c.body(linkPage(c, "not_found"), 404, HTML_HEADERS);
 }

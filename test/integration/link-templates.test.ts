@@ -261,6 +261,19 @@ describe("link templates", () => {
     }
   });
 
+  it("a link with a trailing slash (added by a chat app or a person) leads to the link", async () => {
+    const t = await seedTenant();
+    const op = await operator(t);
+    const s = slug();
+    await op.send("/v1/link-templates", { slug: s, name: "Slashed", max_captures: 1 });
+    const res = await call(`/l/${t.slug}/${s}/?utm_source=chat`, { redirect: "manual" });
+    expect(res.status).toBe(308);
+    expect(res.headers.get("Location")).toBe(`/l/${t.slug}/${s}?utm_source=chat`);
+    await res.text();
+    const started = await open(t.slug, s);
+    expect(started.status).toBe(303);
+  });
+
   it("lists for the session only, newest first, tenant scoped", async () => {
     const t = await seedTenant();
     const other = await seedTenant();

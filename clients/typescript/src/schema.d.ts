@@ -966,6 +966,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/l/{org}/{slug}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A template link with a trailing slash (a chat app or a person added it): to the link without it */
+        get: operations["startFromLinkWithSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/trial/start": {
         parameters: {
             query?: never;
@@ -8522,6 +8539,38 @@ export interface operations {
             };
             /** @description The link's template requires what this deployment cannot assess now (e.g. its vision provider was removed): nothing is started; the refusal is logged for the operator */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    startFromLinkWithSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/l/{org}/{slug}`, the query kept */
+            308: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown link */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

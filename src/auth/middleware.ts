@@ -27,6 +27,7 @@ export interface AuthOptions {
 }
 
 const SESSION_ONLY = "This operation needs a dashboard session: API keys cannot use it.";
+const BOT_ONLY = "This operation is the messaging bot's: sign it with X-Bot-Auth (API keys and sessions cannot use it).";
 
 /**
  * For an operation a session may use without being required (logout): an `Authorization` header is
@@ -84,6 +85,9 @@ export function authenticate(options: AuthOptions) {
         return next();
       }
     }
+    // The bot's own operations: a key (valid or not) or a session is not what they take, and saying
+    // "Invalid API key." would send a developer to rotate a good one.
+    if (options.bot && !options.apiKey && !options.session) throw new ApiError("unauthorized", BOT_ONLY);
     throw new ApiError("unauthorized", header === undefined ? "Authentication required." : "Invalid API key.");
   });
 }

@@ -80,8 +80,11 @@ describe("bot HMAC (X-Bot-Auth)", () => {
     }
     const unsigned = await callJson("/v1/bot/verifications", { body });
     expect(unsigned.status).toBe(401);
+    // A good API key is not called invalid: it is told what the operation takes.
     const withApiKey = await callJson("/v1/bot/verifications", { body, key: t.key });
     expect(withApiKey.status).toBe(401);
+    expect(withApiKey.body.error.message).toMatch(/sign it with X-Bot-Auth/);
+    expect(unsigned.body.error.message).toMatch(/sign it with X-Bot-Auth/);
 
     expect(await tenantVerificationCount(t.id)).toBe(1); // only the in-tolerance request
     expect(await tenantVerificationCount(other.id)).toBe(0);

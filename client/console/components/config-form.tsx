@@ -187,7 +187,8 @@ export function toRequest(d: ConfigDraft): CreateVerificationRequest {
 
 const EXPIRY_CHOICES = [3600, 86_400, 259_200, 604_800, 1_209_600, 2_592_000];
 
-export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: ConfigDraft) => void; errors: Record<string, string>; idPrefix: string }) {
+/** `signalsNote`: a line under "Checks" (the link-template form's: whether they follow the deployment's defaults). */
+export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: ConfigDraft) => void; errors: Record<string, string>; idPrefix: string; signalsNote?: string }) {
   const { draft, errors } = props;
   const set = (patch: Partial<ConfigDraft>) => props.onChange({ ...draft, ...patch });
   const setStep = (index: number, patch: Partial<StepDraft>) => set({ steps: draft.steps.map((s, i) => (i === index ? { ...s, ...patch } : s)) });
@@ -310,6 +311,7 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
 
       <fieldset class="card">
         <legend>Checks</legend>
+        {props.signalsNote ? <p class="hint">{props.signalsNote}</p> : null}
         {/* `signals_required` itself, and `signals_required.<i>`: a signal this deployment cannot assess (what enables it). */}
         {Object.entries(errors)
           .filter(([path]) => path === "signals_required" || path.startsWith("signals_required."))

@@ -3,6 +3,7 @@ import { api, ok, type LinkTemplate } from "../api";
 import { checkDraft, ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
 import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, PageHeader, Section } from "../components/ui";
+import { changedFields } from "../lib/changes";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
@@ -144,11 +145,18 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
   const [mode, setMode] = useState<LinkTemplate["mode"]>(existing?.mode ?? "verification");
   const [draft, setDraft] = useState<ConfigDraft>(() => (existing ? draftFrom(existing) : emptyDraft()));
   const summary = useRef<HTMLDivElement>(null);
-  // What saving the form as it stands would send; the same function on the template as it was opened
-  // tells an unchanged form apart, which publishes nothing (the service answers the current version).
-  const patch = updateOf(name, mode, draft);
-  const opened = useMemo(() => (existing ? JSON.stringify(updateOf(existing.name, existing.mode, draftFrom(existing))) : undefined), [existing]);
-  const unchanged = opened !== undefined && JSON.stringify(patch) === opened;
+  // Saving sends only the fields the operator changed from the template as it was opened: the API
+  // presents what the template leaves to the deployment (its default checks, expiry, seal) filled in,
+  // and sending those back would pin them. An unchanged form publishes nothing.
+  const opened = useMemo(() => existing && updateOf(existing.name, existing.mode, draftFrom(existing)), [existing]);
+  const patch = opened ? changedFields(opened, updateOf(name, mode, draft)) : {};
+  const unchanged = opened !== undefined && Object.keys(patch).length === 0;
+  const signalsNote =
+    existing?.signals_default === undefined
+      ? undefined
+      : "signals_required" in patch
+        ? "Publishing fixes the checks to those ticked: the template stops following this deployment's default checks."
+        : "This deployment's default checks: the template follows them as they change, until you change them here.";
   const save = useAction(async () => {
     checkDraft(draft);
     if (!existing) return ok(api.POST("/v1/link-templates", { body: { ...toRequest(draft), slug: slug.trim(), name: name.trim(), mode } }));
@@ -196,7 +204,7 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
             </Field>
           </div>
         </Section>
-        <ConfigFields draft={draft} onChange={setDraft} errors={errors} idPrefix="tpl" />
+        <ConfigFields draft={draft} onChange={setDraft} errors={errors} idPrefix="tpl" signalsNote={signalsNote} />
         <div class="form-actions">
           <button type="button" class="button secondary" onClick={() => props.onDone()}>
             Cancel
@@ -210,7 +218,7 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
   );
 }
 
-/** A template update from the form: it replaces every field, so what the form left empty is cleared (null). */
+/** Every field of a template update as the form stands (what it left empty: null, which clears it); saving sends those that changed. */
 function updateOf(name: string, mode: LinkTemplate["mode"], draft: ConfigDraft) {
   const spec = toRequest(draft);
   return {

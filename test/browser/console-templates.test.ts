@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyedApi } from "./helpers/api";
+import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+
+/*
+ * Editing a link template in the console publishes what the operator changed, nothing more
+ * (docs/console.md, "Link templates"). The API presents a template with what it leaves to the
+ * deployment filled in (its default checks, expiry, seal); a form that sent all of it back would pin
+ * them, and a rename would turn a template that follows the deployment's default checks into one
+ * requiring a fixed set (a signal the deployment later cannot assess would then stop its link).
+ * Screenshot: test-results/console/template-defaults-*.png.
+ */
+
+let ui: ConsoleBrowser;
+
+beforeAll(async () => {
+  ui = await openConsole();
+});
+
+afterAll(async () => {
+  await ui?.close();
+});
+
+describe("console: editing a link template", () => {
+  it("a rename sends the name only, and the template keeps following the deployment's default checks", async () => {
+    const { page } = ui;
+    const slug = `defaults-${Date.now().toString(36)}`;
+    const published = await keyedApi("/v1/link-templates", { method: "POST", body: JSON.stringify({ slug, name: "Follows the defaults", max_captures: 1 }) });
+    expect(published.status).toBe(201);
+    expect(published.body.signals_default).toBeDefined();
+
+    const sent: unknown[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "PATCH" && new URL(request.url()).pathname === `/v1/link-templates/${slug}`) sent.push(request.postDataJSON());
+    });
+    await signInAsDev(page);
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();
+    await page.getByRole("button", { name: "Edit Follows the defaults" }).click();
+    await page.getByText("This deployment's default checks: the template follows them as they change").waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("Renamed, still the defaults");
+    await shoot(ui, "template-defaults-renamed");
+    await page.getByRole("button", { name: "Publish version 2" }).click();
+    const row = page.getByRole("row").filter({ hasText: "Renamed, still the defaults" });
+    await row.getByText("v2").waitFor();
+
+    expect(sent).toEqual([{ name: "Renamed, still the defaults" }]);
+    const template = await keyedApi(`/v1/link-templates/${slug}`);
+    expect(template.body).toMatchObject({ version: 2, name: "Renamed, still the defaults" });
+    expect(template.body.signals_default).toBeDefined();
+    // A verification started from the link (version 2) got the deployment's default checks, and says so.
+    const started = page.waitForEvent("popup");
+    await row.getByRole("link", { name: /Start one/ }).click();
+    const capturePage = await started;
+    await capturePage.waitForURL(/\/c\/vfy_[0-9A-Z]{26}$/);
+    const id = new URL(capturePage.url()).pathname.split("/").pop()!;
+    await capturePage.close();
+    const verification = await keyedApi(`/v1/verifications/${id}`);
+    expect(verification.body.config.signals_default).toBeDefined();
+    expect(verification.body.config.signals_required).toEqual(published.body.signals_required);
+    expect(ui.accessibility).toEqual([]);
+  });
+});

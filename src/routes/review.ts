@@ -23,7 +23,7 @@ const review = createRoute({
   summary: "Record an operator's decision beside the verdict",
   description:
     "Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. " +
-    "Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. `needs_more` reopens nothing " +
+    "Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing " +
     "(create a new verification to ask for more evidence). A redacted verification is 410 `redacted`.",
   ...access({ session: "reviewer" }),
   request: { params: IdParam, body: jsonBody(ReviewRequestSchema, { decision: "approved", note: "Photos match the claim; roof damage consistent with the reported hail." }) },

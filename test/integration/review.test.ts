@@ -56,6 +56,25 @@ describe("review decisions", () => {
     expect(hooks.every((h) => h.data.object.review.by === reviewer.userId)).toBe(true);
   });
 
+  it("the same review sent again at once (a retry, a double click, racing twins) is recorded once", async () => {
+    const v = await completed();
+    const reviewer = await signIn(t.id);
+    const path = `/v1/verifications/${v.id}/review`;
+    const body = { decision: "rejected", note: "Glare shows a screen." };
+    const twins = await Promise.all(Array.from({ length: 3 }, () => callJson(path, { body, headers: dashboard(reviewer.cookie) })));
+    expect(twins.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(twins.map((r) => r.body.review.at)).size).toBe(1);
+    const reviewed = async () => (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body.events.filter((e: any) => e.event_name === "verification.reviewed");
+    expect(await reviewed()).toHaveLength(1);
+    const owner = await signIn(t.id, "owner");
+    const audited = await callJson(`/v1/audit-log?action=verification.reviewed&limit=100`, { headers: dashboard(owner.cookie) });
+    expect(audited.status).toBe(200);
+    expect(audited.body.items.filter((e: any) => e.target?.id === v.id)).toHaveLength(1);
+    // Another note is another review.
+    expect((await callJson(path, { body: { ...body, note: "Glare shows a screen; the customer agreed." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
+    expect(await reviewed()).toHaveLength(2);
+  });
+
   it("needs_more on an unfinished verification reopens nothing: it is only recorded", async () => {
     const v = await createVerification(t.key, { max_captures: 2 });
     await inlineCapture(v.id);

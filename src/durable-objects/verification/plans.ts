@@ -105,9 +105,11 @@ export function caseAnalysisPlan(caseAnalysis: unknown): Decide {
 }
 
 export function reviewPlan(cmd: ReviewCommand): Decide {
-  return (state, _record, now) => {
+  return (state, record, now) => {
     const decision = machine.review(state, cmd, now);
-    return decision.ok ? { transition: decision.transition, columns: { review: decision.review } } : decision;
+    if (!decision.ok) return decision;
+    if (machine.repeatsLatestReview(record.row.review, cmd, now)) return { transition: noChange(state), noop: true };
+    return { transition: decision.transition, columns: { review: decision.review } };
   };
 }
 

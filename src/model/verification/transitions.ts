@@ -365,6 +365,20 @@ export function review(state: VerificationState, cmd: ReviewCommand, now: number
   return { ok: true, review: { ...payload, at: now }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
 }
 
+/** How long the same review by the same reviewer counts as the one already recorded (a retry, a double click). */
+export const REVIEW_REPEAT_MS = 60_000;
+
+/**
+ * Whether `cmd` is the latest review sent again: same reviewer, decision and note within
+ * REVIEW_REPEAT_MS. It is answered as recorded, with no second event, webhook or audit entry; the
+ * same decision later, or another note, is a review of its own.
+ */
+export function repeatsLatestReview(latest: unknown, cmd: ReviewCommand, now: number): boolean {
+  if (!latest || typeof latest !== "object") return false;
+  const { decision, note, by, at } = latest as { decision?: unknown; note?: unknown; by?: unknown; at?: unknown };
+  return decision === cmd.decision && note === cmd.note && by === cmd.by && typeof at === "number" && now - at < REVIEW_REPEAT_MS;
+}
+
 /**
  * Redaction: once, irreversibly. The status is kept (a redacted verification still says how it
  * ended); the caller clears the evidence in the same write. A second request is a no-op.

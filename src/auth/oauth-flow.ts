@@ -88,9 +88,10 @@ export async function takeFlow(c: Context<AppEnv>, provider: string, now = Date.
 
 /**
  * Where to land after sign-in: a path on this service (never another host, so the login cannot be
- * turned into an open redirect); `/v1/me` by default.
+ * turned into an open redirect), with no space or control character (it goes into `Location` as it
+ * is, and browsers read some of those as separators); `/v1/me` by default.
  */
 export function safeReturnTo(value: string | undefined): string {
-  if (value && /^\/(?![/\\])[^\s]*$/.test(value)) return value;
+  if (value && /^\/(?![/\\])[^\s\p{Cc}]*$/u.test(value)) return value;
   return "/v1/me";
 }

@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, pathId } from "./common";
+import { DateTime, pathId, singleLine } from "./common";
 
 export const MintApiKeySchema = z
   .strictObject({
     scope: z.enum(["full", "publishable"]).openapi({
       description: "`full`: the whole tenant API. `publishable`: may only create verifications (safe to ship in a mobile app).",
     }),
-    name: z.string().max(100).trim().min(1).optional().openapi({ example: "Production back-end" }),
+    // One line: it names the key wherever it acts (the audit log's actor).
+    name: singleLine().max(100).trim().min(1).optional().openapi({ example: "Production back-end" }),
   })
   .openapi("MintApiKeyRequest");
 

@@ -61,5 +61,9 @@ describe("API keys (dashboard session)", () => {
     expect(bad.body.error.fields).toHaveProperty("scope");
     const missing = await callJson("/v1/api-keys", { body: {}, headers: dashboard(sa.cookie) });
     expect(missing.status).toBe(400);
+    // A key's name is the actor the audit log prints: one line.
+    const twoLines = await callJson("/v1/api-keys", { body: { scope: "full", name: "Back-end\nforged entry" }, headers: dashboard(sa.cookie) });
+    expect(twoLines.status).toBe(400);
+    expect(twoLines.body.error.fields.name).toMatch(/^Must be one line of text/);
   });
 });

@@ -6,7 +6,7 @@ import { randomCode } from "../../src/domain/accounts/otp";
 describe("safeReturnTo", () => {
   it("keeps paths of this service and refuses everything that could leave it", () => {
     expect(safeReturnTo("/v1/api-keys?x=1")).toBe("/v1/api-keys?x=1");
-    for (const outside of [undefined, "", "//evil.example", "/\\evil.example", "https://evil.example/", "evil", "/ x", "javascript:alert(1)"]) {
+    for (const outside of [undefined, "", "//evil.example", "/\\evil.example", "https://evil.example/", "evil", "/ x", "javascript:alert(1)", "/\u0001/evil.example", "/a\u007f", "/\u0085x"]) {
       expect(safeReturnTo(outside)).toBe("/v1/me");
     }
   });

@@ -53,7 +53,7 @@ const verificationFields = {
   review: z
     .object({ decision: z.enum(REVIEW_DECISIONS), reviewed_at: DateTime })
     .optional()
-    .openapi({ description: "The latest operator review, when there is one (the reviewer and the note are not certified)." }),
+    .openapi({ description: "The latest operator review, when one was recorded once the verification completed (one recorded while it still took evidence is not certified; the reviewer and the note never are)." }),
   record_seal: z
     .object({ algorithm: z.literal("sha256"), hash: Sha256 })
     .optional()

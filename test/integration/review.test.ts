@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
 import { hasVerdict, inlineCapture, pollVerification } from "../helpers/capture";
+import { assessableJpeg } from "../helpers/certificates";
 import { persisted } from "../helpers/snapshot";
 import { dashboard, signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
@@ -73,6 +74,27 @@ describe("review decisions", () => {
     // Another note is another review.
     expect((await callJson(path, { body: { ...body, note: "Glare shows a screen; the customer agreed." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
     expect(await reviewed()).toHaveLength(2);
+  });
+
+  it("a review recorded before the verification completed is not certified beside the evidence sent after it", async () => {
+    const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen"] });
+    const reviewer = await signIn(t.id);
+    const path = `/v1/verifications/${v.id}/review`;
+    expect((await callJson(path, { body: { decision: "approved", note: "Checked by phone." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
+    expect((await inlineCapture(v.id, {}, assessableJpeg())).status).toBe(201);
+    const done = await pollVerification(t.key, v.id, hasVerdict);
+    expect(done.review.decision).toBe("approved");
+    const certificate = async () => (await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key })).body;
+    const first = await certificate();
+    expect(first.payload.verification.completed_at).toBeDefined();
+    expect(first.payload.verification).not.toHaveProperty("review");
+    // Reviewed once it ended: certified.
+    expect((await callJson(path, { body: { decision: "rejected", note: "The photo shows a screen." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
+    const next = await waitFor(async () => {
+      const c = await certificate();
+      return c.sequence > first.sequence ? c : undefined;
+    }, { what: "the certificate after the review" });
+    expect(next.payload.verification.review).toMatchObject({ decision: "rejected" });
   });
 
   it("needs_more on an unfinished verification reopens nothing: it is only recorded", async () => {

@@ -1861,7 +1861,7 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 redacted_at?: string;
-                /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
+                /** @description The latest operator review, when one was recorded once the verification completed (one recorded while it still took evidence is not certified; the reviewer and the note never are). */
                 review?: {
                     /** @enum {string} */
                     decision: "approved" | "rejected" | "needs_more";
@@ -2019,7 +2019,7 @@ export interface components {
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 redacted_at?: string;
-                /** @description The latest operator review, when there is one (the reviewer and the note are not certified). */
+                /** @description The latest operator review, when one was recorded once the verification completed (one recorded while it still took evidence is not certified; the reviewer and the note never are). */
                 review?: {
                     /** @enum {string} */
                     decision: "approved" | "rejected" | "needs_more";

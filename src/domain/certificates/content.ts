@@ -111,7 +111,10 @@ export function certifiedContent(record: VerificationRecord, tenant: CertifiedTe
   if (!isCertifiable(row)) throw new Error(`verification ${row.id} is not certifiable (status ${row.status})`);
   // As the API serves it (`assessment` derived for verdicts stored before it, or before `none`).
   const verdict = presentVerdict(row.verdict) as { label: string; reason_code?: string; assessment: string; signals?: Record<string, unknown> };
-  const review = row.review as { decision: string; at: number } | null;
+  // Only a review of the verification as it ended: one recorded while it still took evidence would
+  // stand in the certificate beside evidence sent after it (the API and console still show it).
+  const latestReview = row.review as { decision: string; at: number } | null;
+  const review = latestReview && latestReview.at >= row.completedAt! ? latestReview : null;
   return {
     iss: issuer,
     schema_version: CERTIFICATE_SCHEMA_VERSION,

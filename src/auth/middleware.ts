@@ -94,10 +94,18 @@ export function authenticate(options: AuthOptions) {
 
 const botRefusal = {
   unconfigured: "Bot authentication is not configured.",
-  malformed: "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256> and/or v2=<hex HMAC-SHA256>.",
+  malformed:
+    "Malformed X-Bot-Auth header: expected t=<unix seconds>,v1=<hex HMAC-SHA256> and/or v2=<hex HMAC-SHA256>, " +
+    "or t=<unix seconds>,n=<nonce: 16-64 characters of A-Z a-z 0-9 _ ->,v2=<hex HMAC-SHA256>.",
+  nonce_with_v1:
+    "Malformed X-Bot-Auth header: a header with a nonce (n=) carries v2 only, never v1: v1 does not cover the nonce. Send t=<unix seconds>,n=<nonce>,v2=<hex HMAC-SHA256>.",
   stale: "The X-Bot-Auth timestamp is outside the allowed 300 s window.",
-  signature: 'Invalid X-Bot-Auth signature: v1 is the hex HMAC-SHA256 of "<t>.<raw body>", v2 of "<t>.<METHOD>.<path>.<raw body>".',
-  replay: "This signed request was already used.",
+  signature:
+    'Invalid X-Bot-Auth signature: v1 is the hex HMAC-SHA256 of "<t>.<raw body>", v2 of "<t>.<METHOD>.<path>.<raw body>", ' +
+    'or of "<t>.<n>.<METHOD>.<path>.<raw body>" when the header carries n=.',
+  replay:
+    "This signed request was already used. Each signature is accepted once: send a fresh n= nonce per request " +
+    "(t=<unix seconds>,n=<nonce>,v2=<hex HMAC-SHA256 of \"<t>.<n>.<METHOD>.<path>.<raw body>\">), so two requests with the same body in the same second differ.",
 } as const;
 
 function bodyTenantId(rawBody: string): string | null {

@@ -47,7 +47,11 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     description:
       '`t=<unix seconds>,v1=<hex HMAC-SHA256(BOT_SECRET, "<t>.<raw body>")>,v2=<hex HMAC-SHA256(BOT_SECRET, "<t>.<METHOD>.<path>.<raw body>")>`: ' +
       "`v1` alone is accepted (the contract's scheme); `v2` also binds the method and the path (with its query string, as sent), so send both; every signature sent must verify. " +
-      "±300 s, each signature once; the tenant is the body's `tenant_id`.",
+      "±300 s, each signature once; the tenant is the body's `tenant_id`. " +
+      "Two requests with the same body to the same endpoint in the same second therefore carry the same signatures, and the second is refused as a replay (401); " +
+      'to tell them apart, send a fresh nonce per request: `t=<unix seconds>,n=<nonce>,v2=<hex HMAC-SHA256(BOT_SECRET, "<t>.<n>.<METHOD>.<path>.<raw body>")>`, ' +
+      "the nonce 16–64 characters of `A-Z a-z 0-9 _ -` (e.g. 18 random bytes, base64url), after `t` and before `v2`. " +
+      "A header with `n` carries `v2` only: `v1` beside it is refused as malformed (v1 does not cover the nonce).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "webhookSignature", {
     type: "apiKey",

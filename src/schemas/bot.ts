@@ -32,5 +32,6 @@ export const BotOtpSchema = z
   .openapi("BotOtp");
 
 export const BotAuthHeader = z.object({
-  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>,v2=<hex HMAC-SHA256(secret, \"<t>.<METHOD>.<path>.<raw body>\")>`: v1 alone is accepted (the contract's scheme); v2 also binds method and path; every signature sent must verify." }),
+  "x-bot-auth": z.string().openapi({ description: "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>,v2=<hex HMAC-SHA256(secret, \"<t>.<METHOD>.<path>.<raw body>\")>`: v1 alone is accepted (the contract's scheme); v2 also binds method and path; every signature sent must verify; each signature is accepted once. " +
+      "Or, so that two requests with the same body in the same second differ, with a fresh nonce per request: `t=<unix seconds>,n=<nonce>,v2=<hex HMAC-SHA256(secret, \"<t>.<n>.<METHOD>.<path>.<raw body>\")>` (nonce: 16–64 of `A-Z a-z 0-9 _ -`; no v1 beside it)." }),
 });

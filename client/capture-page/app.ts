@@ -407,8 +407,10 @@ export class App {
    */
   private writeEntry(screen: number, push: boolean): void {
     this.reached = Math.max(this.reached, screen);
-    const key = this.reached >= this.view.steps.length ? "done" : this.view.steps[Math.max(0, this.reached)]!.key;
-    const url = `${location.pathname}${location.search}#${FRAGMENT}=${encodeURIComponent(key)}`;
+    const key = this.reached >= this.view.steps.length ? "done" : this.view.steps[this.reached]!.key;
+    // The landing keeps its URL: a fragment there would make a reload skip it, and with it the words
+    // said before any permission is asked.
+    const url = screen === LANDING ? location.href : `${location.pathname}${location.search}#${FRAGMENT}=${encodeURIComponent(key)}`;
     if (push) this.depth += 1;
     const entry: Entry = { screen, depth: this.depth };
     if (push) history.pushState(entry, "", url);

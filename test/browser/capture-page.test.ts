@@ -372,6 +372,18 @@ describe("capture page in Chromium", () => {
     expect(await page.getByText("1 item will be sent when you finish").count()).toBe(0);
   });
 
+  it("a reload on the landing stays on the landing: nothing is asked of the camera before Start", async () => {
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).waitFor();
+    await page.reload();
+    await page.getByRole("button", { name: "Start" }).waitFor();
+    expect(await page.locator("video").count()).toBe(0);
+    expect(new URL(page.url()).hash).toBe("");
+  });
+
   it("Back and Forward move between the screens the end user has seen; once the evidence is sent, Back leaves the page", async () => {
     const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
     const page = await upToTheOptionalQuestion(v.id);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { keyedApi } from "./helpers/api";
 import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 
@@ -57,6 +57,32 @@ describe("console: editing a link template", () => {
     const verification = await keyedApi(`/v1/verifications/${id}`);
     expect(verification.body.config.signals_default).toBeDefined();
     expect(verification.body.config.signals_required).toEqual(published.body.signals_required);
+    expect(ui.accessibility).toEqual([]);
+  });
+
+  it("a template whose checks were fixed can be set back to the deployment's defaults", async () => {
+    const { page } = ui;
+    const slug = `pinned-${Date.now().toString(36)}`;
+    const published = await keyedApi("/v1/link-templates", { method: "POST", body: JSON.stringify({ slug, name: "Screen only", max_captures: 1, signals_required: ["screen"] }) });
+    expect(published.status).toBe(201);
+    expect(published.body.signals_default).toBeUndefined();
+    const sent: unknown[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "PATCH" && new URL(request.url()).pathname === `/v1/link-templates/${slug}`) sent.push(request.postDataJSON());
+    });
+    // Signed in by the test above.
+    await page.goto(`${inject("baseUrl")}/console`);
+    await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();
+    await page.getByRole("button", { name: "Edit Screen only" }).click();
+    await page.getByRole("button", { name: "Use this deployment's default checks" }).click();
+    await page.getByText("This deployment's default checks: the template follows them as they change").waitFor();
+    await shoot(ui, "template-back-to-defaults");
+    await page.getByRole("button", { name: "Publish version 2" }).click();
+    await page.getByRole("row").filter({ hasText: "Screen only" }).getByText("v2").waitFor();
+    expect(sent).toEqual([{ signals_required: null }]);
+    const template = await keyedApi(`/v1/link-templates/${slug}`);
+    expect(template.body.signals_default).toBeDefined();
     expect(ui.accessibility).toEqual([]);
   });
 });

@@ -104,6 +104,8 @@ describe("operator console in Chromium", () => {
     await shoot(ui, "04-verification-created");
     const created = await tenant.getVerification(id);
     expect(created.config.metadata).toEqual({ claim_id: claim });
+    // The checks were left as the form showed them: the deployment's defaults, and the config says so.
+    expect(created.config.signals_default).toBeDefined();
     expect(created.config.steps).toEqual([
       { key: "front", type: "image", description: "The front of the car, whole plate visible", min: 1, max: 1 },
       { key: "rear", type: "image", description: "The rear of the car", min: 1, max: 1 },
@@ -277,6 +279,8 @@ describe("operator console in Chromium", () => {
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     const templateRow = page.getByRole("row").filter({ hasText: "Roof damage" });
     await templateRow.getByText("0 total, 0 today").waitFor();
+    // Published with the checks the form showed: it follows the deployment's defaults.
+    expect((await tenant.api.GET("/v1/link-templates/{slug}", { params: { path: { slug } } })).data?.signals_default).toBeDefined();
     const started = page.waitForEvent("popup");
     await templateRow.getByRole("link", { name: /Start one/ }).click();
     const capturePage = await started;

@@ -7,6 +7,7 @@
 import { useState } from "preact/hooks";
 import { ApiError, type CreateVerificationRequest, type StepInput } from "../api";
 import { duration, SIGNAL_NAMES } from "../lib/format";
+import { useDefaultSignals } from "../lib/default-signals";
 import { Field } from "./ui";
 
 type Signal = keyof typeof SIGNAL_NAMES;
@@ -33,6 +34,11 @@ export interface StepDraft {
 export interface ConfigDraft {
   steps: StepDraft[];
   signals: Signal[];
+  /**
+   * The checks are left to the deployment's defaults: not sent, so the service applies them as they
+   * stand when it creates (and records `signals_default`). True until the operator changes one.
+   */
+  signalsFollowDefaults: boolean;
   contextKind: string;
   contextSummary: string;
   expectedObject: string;
@@ -64,13 +70,14 @@ export function newStep(type: StepType, index: number): StepDraft {
   };
 }
 
-/** The hosted page's default checks (GET /v1/capabilities `defaults`): the console's verifications and templates lead there. */
+/** The hosted page's default checks, shown until GET /v1/capabilities says this deployment's (`useDefaultSignals`). */
 const HOSTED_PAGE_DEFAULTS: Signal[] = ["screen", "ai", "reverse", "depth"];
 
 export function emptyDraft(): ConfigDraft {
   return {
     steps: [{ ...newStep("image", 0), description: "A photo of the item" }],
     signals: [...HOSTED_PAGE_DEFAULTS],
+    signalsFollowDefaults: true,
     contextKind: "",
     contextSummary: "",
     expectedObject: "",
@@ -88,6 +95,8 @@ export function emptyDraft(): ConfigDraft {
 export function draftFrom(source: {
   steps: Array<Record<string, unknown> & { type: StepType; key: string }>;
   signals_required?: Signal[];
+  /** Present when the stored config left its checks to the deployment's defaults. */
+  signals_default?: unknown;
   context?: { kind: string; summary: string };
   expected_object?: string;
   expected_location?: string;
@@ -117,6 +126,7 @@ export function draftFrom(source: {
       };
     }),
     signals: source.signals_required ?? [...HOSTED_PAGE_DEFAULTS],
+    signalsFollowDefaults: source.signals_required === undefined || source.signals_default !== undefined,
     contextKind: source.context?.kind ?? "",
     contextSummary: source.context?.summary ?? "",
     expectedObject: source.expected_object ?? "",
@@ -172,7 +182,7 @@ export function toRequest(d: ConfigDraft): CreateVerificationRequest {
     .filter(Boolean);
   return {
     steps: d.steps.map(stepRequest),
-    signals_required: d.signals,
+    ...(d.signalsFollowDefaults ? {} : { signals_required: d.signals }),
     ...(d.contextKind || d.contextSummary ? { context: { kind: d.contextKind.trim(), summary: d.contextSummary.trim() } } : {}),
     ...(d.expectedObject.trim() ? { expected_object: d.expectedObject.trim() } : {}),
     ...(d.expectedLocation.trim() ? { expected_location: d.expectedLocation.trim() } : {}),
@@ -187,10 +197,24 @@ export function toRequest(d: ConfigDraft): CreateVerificationRequest {
 
 const EXPIRY_CHOICES = [3600, 86_400, 259_200, 604_800, 1_209_600, 2_592_000];
 
-/** `signalsNote`: a line under "Checks" (the link-template form's: whether they follow the deployment's defaults). */
-export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: ConfigDraft) => void; errors: Record<string, string>; idPrefix: string; signalsNote?: string }) {
+/**
+ * `signalsNote`: the line under "Checks" while they follow the deployment's defaults (each form says
+ * what that means for what it creates), and `pinnedNote` once the operator changed them.
+ */
+export function ConfigFields(props: {
+  draft: ConfigDraft;
+  onChange: (draft: ConfigDraft) => void;
+  errors: Record<string, string>;
+  idPrefix: string;
+  signalsNote: string;
+  pinnedNote?: string;
+}) {
   const { draft, errors } = props;
   const set = (patch: Partial<ConfigDraft>) => props.onChange({ ...draft, ...patch });
+  const defaults = useDefaultSignals();
+  // Left to the defaults, the ticks are this deployment's; a change fixes the ticked ones.
+  const ticked = draft.signalsFollowDefaults && defaults ? defaults : draft.signals;
+  const toggle = (signal: Signal, on: boolean) => set({ signals: on ? [...ticked, signal] : ticked.filter((s) => s !== signal), signalsFollowDefaults: false });
   const setStep = (index: number, patch: Partial<StepDraft>) => set({ steps: draft.steps.map((s, i) => (i === index ? { ...s, ...patch } : s)) });
   const move = (index: number, by: number) => {
     const steps = [...draft.steps];
@@ -311,7 +335,16 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
 
       <fieldset class="card">
         <legend>Checks</legend>
-        {props.signalsNote ? <p class="hint">{props.signalsNote}</p> : null}
+        {draft.signalsFollowDefaults ? (
+          <p class="hint">{props.signalsNote}</p>
+        ) : (
+          <p class="hint">
+            {props.pinnedNote ?? "The ticked checks are required, whatever this deployment's defaults become."}{" "}
+            <button type="button" class="button link" onClick={() => set({ signalsFollowDefaults: true })}>
+              Use this deployment's default checks
+            </button>
+          </p>
+        )}
         {/* `signals_required` itself, and `signals_required.<i>`: a signal this deployment cannot assess (what enables it). */}
         {Object.entries(errors)
           .filter(([path]) => path === "signals_required" || path.startsWith("signals_required."))
@@ -326,8 +359,8 @@ export function ConfigFields(props: { draft: ConfigDraft; onChange: (draft: Conf
               <input
                 id={`${props.idPrefix}-sig-${signal}`}
                 type="checkbox"
-                checked={draft.signals.includes(signal)}
-                onChange={(e) => set({ signals: e.currentTarget.checked ? [...draft.signals, signal] : draft.signals.filter((s) => s !== signal) })}
+                checked={ticked.includes(signal)}
+                onChange={(e) => toggle(signal, e.currentTarget.checked)}
               />
               <label for={`${props.idPrefix}-sig-${signal}`}>{SIGNAL_NAMES[signal]}</label>
             </span>

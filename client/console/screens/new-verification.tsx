@@ -73,7 +73,7 @@ export function NewVerificationScreen() {
             <ErrorNotice error={create.error} what={Object.keys(errors).length > 0 ? "Please correct the marked fields" : "The verification could not be created"} />
           ) : null}
         </div>
-        <ConfigFields draft={draft} onChange={setDraft} errors={errors} idPrefix="new" />
+        <ConfigFields draft={draft} onChange={setDraft} errors={errors} idPrefix="new" signalsNote="This deployment's default checks: left as they are, the verification gets them (and says so)." />
         {Object.keys(errors).length > 0 ? <Notice tone="error">{Object.keys(errors).length} field(s) need attention above.</Notice> : null}
         <div class="form-actions">
           <button type="submit" class="button primary" disabled={create.busy}>

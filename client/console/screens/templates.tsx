@@ -151,12 +151,10 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
   const opened = useMemo(() => existing && updateOf(existing.name, existing.mode, draftFrom(existing)), [existing]);
   const patch = opened ? changedFields(opened, updateOf(name, mode, draft)) : {};
   const unchanged = opened !== undefined && Object.keys(patch).length === 0;
-  const signalsNote =
-    existing?.signals_default === undefined
-      ? undefined
-      : "signals_required" in patch
-        ? "Publishing fixes the checks to those ticked: the template stops following this deployment's default checks."
-        : "This deployment's default checks: the template follows them as they change, until you change them here.";
+  const pinnedNote =
+    existing?.signals_default !== undefined && "signals_required" in patch
+      ? "Publishing fixes the checks to those ticked: the template stops following this deployment's default checks."
+      : undefined;
   const save = useAction(async () => {
     checkDraft(draft);
     if (!existing) return ok(api.POST("/v1/link-templates", { body: { ...toRequest(draft), slug: slug.trim(), name: name.trim(), mode } }));
@@ -204,7 +202,14 @@ function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) 
             </Field>
           </div>
         </Section>
-        <ConfigFields draft={draft} onChange={setDraft} errors={errors} idPrefix="tpl" signalsNote={signalsNote} />
+        <ConfigFields
+          draft={draft}
+          onChange={setDraft}
+          errors={errors}
+          idPrefix="tpl"
+          signalsNote="This deployment's default checks: the template follows them as they change, until you change them here."
+          pinnedNote={pinnedNote}
+        />
         <div class="form-actions">
           <button type="button" class="button secondary" onClick={() => props.onDone()}>
             Cancel

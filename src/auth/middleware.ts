@@ -15,6 +15,16 @@ import { CROSS_ORIGIN_MESSAGE, sameOrigin } from "./same-origin";
 import { readSession, SESSION_COOKIE } from "./session";
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
+/**
+ * The `Authorization` header when it is this API's (a Bearer API key). Another scheme is not ours: a
+ * browser sends `Basic` to every page of an origin behind HTTP basic authentication (a staging
+ * console), and that must not stand in for the session cookie beside it.
+ */
+function bearerHeader(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header("Authorization");
+  return header !== undefined && /^Bearer\b/i.test(header.trim()) ? header : undefined;
+}
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** Which credentials a route accepts; checked in this order. */
@@ -34,7 +44,7 @@ const BOT_ONLY = "This operation is the messaging bot's: sign it with X-Bot-Auth
  * answered as on every session-only route, 401 for a bad key and 403 for a valid one.
  */
 export async function refuseApiKeys(c: Context<AppEnv>): Promise<void> {
-  const header = c.req.header("Authorization");
+  const header = bearerHeader(c);
   if (header === undefined) return;
   const token = BEARER.exec(header)?.[1];
   const key = token ? await resolveApiKey(createDb(c.env.DB), token, settings(c.env).keyEnvironment) : null;
@@ -48,7 +58,7 @@ export async function refuseApiKeys(c: Context<AppEnv>): Promise<void> {
  */
 export function authenticate(options: AuthOptions) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const header = c.req.header("Authorization");
+    const header = bearerHeader(c);
     if (header !== undefined && (options.apiKey || options.session)) {
       const token = BEARER.exec(header)?.[1];
       const db = createDb(c.env.DB);

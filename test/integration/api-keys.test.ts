@@ -61,6 +61,14 @@ describe("API keys (dashboard session)", () => {
     expect(bad.body.error.fields).toHaveProperty("scope");
     const missing = await callJson("/v1/api-keys", { body: {}, headers: dashboard(sa.cookie) });
     expect(missing.status).toBe(400);
+    // A browser behind HTTP basic authentication (a staging console) sends `Authorization: Basic` with
+    // every request: beside the cookie, the session still counts; alone, it is no credential of ours.
+    const basic = { Authorization: `Basic ${btoa("staging:secret")}` };
+    expect((await callJson("/v1/api-keys", { headers: { Cookie: sa.cookie, ...basic } })).status).toBe(200);
+    expect((await callJson("/v1/api-keys", { body: { scope: "full" }, headers: dashboard(sa.cookie, basic) })).status).toBe(201);
+    const alone = await callJson("/v1/api-keys", { headers: basic });
+    expect(alone.status).toBe(401);
+    expect(alone.body.error.message).toBe("Authentication required.");
     // A key's name is the actor the audit log prints: one line.
     const twoLines = await callJson("/v1/api-keys", { body: { scope: "full", name: "Back-end\nforged entry" }, headers: dashboard(sa.cookie) });
     expect(twoLines.status).toBe(400);

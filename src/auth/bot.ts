@@ -24,7 +24,10 @@ import { base64UrlEncode, hmacSha256, hmacVerify, toHex } from "../lib/crypto";
 export const BOT_AUTH_HEADER = "X-Bot-Auth";
 export const BOT_TOLERANCE_SECONDS = 300;
 
-const HEADER_PATTERN = /^t=(\d{1,12})(?:,n=([A-Za-z0-9_-]{16,64}))?((?:,v[12]=[0-9a-f]{64}){1,2})$/;
+/** A nonce's form (`n=`), the same for the header read and the header signed. */
+const NONCE = "[A-Za-z0-9_-]{16,64}";
+const NONCE_PATTERN = new RegExp(`^${NONCE}$`);
+const HEADER_PATTERN = new RegExp(`^t=(\\d{1,12})(?:,n=(${NONCE}))?((?:,v[12]=[0-9a-f]{64}){1,2})$`);
 
 /** What a bot signature covers besides its timestamp (and nonce). */
 export interface BotRequest {
@@ -61,7 +64,7 @@ export interface SignOptions {
  */
 export async function signBotRequest(secret: string, request: BotRequest, timestamp: number, options: Scheme[] | SignOptions = {}): Promise<string> {
   const { nonce, schemes = nonce === undefined ? ["v1", "v2"] : ["v2"] } = Array.isArray(options) ? { schemes: options } : options;
-  if (nonce !== undefined && (!/^[A-Za-z0-9_-]{16,64}$/.test(nonce) || schemes.includes("v1"))) {
+  if (nonce !== undefined && (!NONCE_PATTERN.test(nonce) || schemes.includes("v1"))) {
     throw new Error("A bot nonce is 16-64 characters of [A-Za-z0-9_-] and travels with v2 only.");
   }
   const parts = await Promise.all(schemes.map(async (scheme) => `${scheme}=${toHex(await hmacSha256(secret, signedText(scheme, request, timestamp, nonce)))}`));

@@ -99,7 +99,7 @@ function applyExif(out: ImageMetadata, exif: Record<string, unknown>): void {
   out.user_comment = decodeUserComment(exif.UserComment ?? exif.userComment ?? exif[37510]);
   const lat = exif.latitude;
   const lng = exif.longitude;
-  if (typeof lat === "number" && typeof lng === "number" && Number.isFinite(lat) && Number.isFinite(lng)) {
+  if (typeof lat === "number" && typeof lng === "number" && isFix(lat, lng, exif.GPSStatus)) {
     const accuracy = exif.GPSHPositioningError;
     out.gps = { lat, lng, accuracy_m: typeof accuracy === "number" && accuracy > 0 ? accuracy : null };
   }
@@ -107,6 +107,17 @@ function applyExif(out: ImageMetadata, exif: Record<string, unknown>): void {
     if (key === "DigitalSourceType" && typeof value === "string") out.digital_source_types.push(value.trim());
     if (key === "CreatorTool" && typeof value === "string") out.creator_tool = value.trim();
   }
+}
+
+/**
+ * A GPS block is a fix only if the file does not call it void (GPSStatus "V": "measurement void")
+ * and it is not 0°, 0°: cameras without a fix write zeros there, and a reading of exactly both is a
+ * placeholder, not a place (a fix in the Gulf of Guinea would read as "device elsewhere").
+ */
+function isFix(lat: number, lng: number, status: unknown): boolean {
+  if (typeof status === "string" && status.trim().toUpperCase() === "V") return false;
+  if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) return false;
+  return lat !== 0 || lng !== 0;
 }
 
 /** Regex reading of a raw XMP packet (PNG iTXt, WebP `XMP `), for the two properties the signals use. */

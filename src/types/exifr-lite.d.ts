@@ -11,3 +11,18 @@ declare module "exifr/src/segment-parsers/tiff-exif.mjs" {
     parseTag(offset: number, tag: number, blockKey: string): unknown;
   }
 }
+declare module "exifr/src/file-parsers/heif.mjs" {
+  /** An ISO BMFF box as exifr's HEIF parser walks it: `offset` is its first byte, `start` past its header (and version, once read). */
+  export interface IsoBox {
+    offset: number;
+    start: number;
+    length: number;
+    version: number;
+  }
+  /** exifr's HEIC/AVIF reader (only what src/analysis/exif-reader.ts replaces). */
+  export class HeifFileParser {
+    file: { getUint8(offset: number): number; getUint16(offset: number): number; getUintBytes(offset: number, size: number): number };
+    parseBoxFullHead(box: IsoBox): void;
+    findExtentInIloc(box: IsoBox, wantedId: number): [number, number] | undefined;
+  }
+}

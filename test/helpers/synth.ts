@@ -183,6 +183,33 @@ export function encodeDepthPng(width: number, height: number, depthAt: (x: numbe
   return encodePng({ width, height, data, channels: 1, depth: 16 });
 }
 
+/**
+ * A HEIF file's metadata as libheif 1.15 writes it (ISO/IEC 23008-12): `ftyp`, then `meta` with an
+ * `Exif` item whose `iloc` entry (version 1) places it at `base_offset` with an extent offset of 0,
+ * then `mdat` holding the item: a 4-byte offset to the TIFF header (0) and the TIFF block. No coded
+ * image: enough for a metadata reader, not for a decoder.
+ */
+export function heifWithExif(tiff: Uint8Array): Uint8Array {
+  const ascii = (t: string) => new TextEncoder().encode(t);
+  const u16 = (n: number) => new Uint8Array([n >> 8, n & 0xff]);
+  const u32 = (n: number) => new Uint8Array([n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
+  const box = (type: string, ...body: Uint8Array[]) => concat(u32(8 + body.reduce((n, b) => n + b.length, 0)), ascii(type), ...body);
+  const full = (type: string, version: number, ...body: Uint8Array[]) => box(type, u32(version << 24), ...body);
+  const item = concat(u32(0), tiff);
+  const ftyp = box("ftyp", ascii("heic"), u32(0), ascii("mif1heic"));
+  const meta = (base: number) =>
+    full(
+      "meta",
+      0,
+      full("hdlr", 0, u32(0), ascii("pict"), new Uint8Array(13)),
+      full("iinf", 0, u16(1), full("infe", 2, u16(1), u16(0), ascii("Exif"), new Uint8Array(1))),
+      // offset_size 4, length_size 4 | base_offset_size 4, index_size 0; one item, one extent.
+      full("iloc", 1, new Uint8Array([0x44, 0x40]), u16(1), u16(1), u16(0), u16(0), u32(base), u16(1), u32(0), u32(item.length)),
+    );
+  const base = ftyp.length + meta(0).length + 8;
+  return concat(ftyp, meta(base), box("mdat", item));
+}
+
 export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
@@ -218,7 +245,8 @@ export interface ExifFields {
   userComment?: string;
   /** UserComment as ASCII in IFD0, with no character-code header: where ComfyUI's "SaveImage Plus" writes its graph. */
   ifd0UserComment?: string;
-  gps?: { lat: number; lng: number; accuracy_m?: number };
+  /** `status`: GPSStatus (tag 9), "A" (measurement in progress) or "V" (void: no fix). */
+  gps?: { lat: number; lng: number; accuracy_m?: number; status?: "A" | "V" };
 }
 
 /** A little-endian TIFF whose IFD0 holds only Orientation. */
@@ -279,6 +307,7 @@ export function exifTiff(fields: ExifFields): Uint8Array {
   if (fields.gps) {
     gpsEntries.push(ascii(1, fields.gps.lat >= 0 ? "N" : "S"), rationals(2, dms(fields.gps.lat)), ascii(3, fields.gps.lng >= 0 ? "E" : "W"), rationals(4, dms(fields.gps.lng)));
     if (fields.gps.accuracy_m !== undefined) gpsEntries.push(rationals(0x1f, [fields.gps.accuracy_m]));
+    if (fields.gps.status) gpsEntries.push(ascii(9, fields.gps.status));
   }
   const ifd0: Entry[] = [];
   if (fields.make) ifd0.push(ascii(0x010f, fields.make));

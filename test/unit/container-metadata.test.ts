@@ -6,7 +6,7 @@ import { pngMetadata, TEXT_CHUNK_MAX, TEXT_CHUNKS_MAX, TEXT_TOTAL_MAX } from "..
 import { decodeImage } from "../../src/analysis/decoders";
 import { evidenceThumbnail } from "../../src/analysis/thumbnail";
 import { samplePhoto } from "../helpers/photos";
-import { concat, encodeJpeg, encodePngRgb, exifTiff, naturalScene, orientationTiff, xmpWithSourceType } from "../helpers/synth";
+import { concat, encodeJpeg, encodePngRgb, exifTiff, heifWithExif, naturalScene, orientationTiff, xmpWithSourceType } from "../helpers/synth";
 
 const ascii = (s: string) => new TextEncoder().encode(s);
 const scene = naturalScene(96, 64, 5);
@@ -138,6 +138,42 @@ function findChunk(png: Uint8Array, type: string): number {
   }
   throw new Error(`no ${type} chunk`);
 }
+
+// Probe of 2026-12-04: a HEIC made by libheif (heif-enc) from a Nikon JPEG lost its GPS, time and
+// camera (exifr read the item's extent without the item's base_offset).
+describe("EXIF in a HEIF file", () => {
+  const tiff = exifTiff({ make: "NIKON CORPORATION", model: "NIKON D2H", dateTimeOriginal: "2003:11:23 18:07:37", gps: { lat: 39.9156, lng: 116.3908 } });
+
+  it("is read where the item's location says: base_offset plus the extent's offset", async () => {
+    const meta = await readMetadata(heifWithExif(tiff), "image/heic", []);
+    expect(meta.errors).toEqual([]);
+    expect([meta.make, meta.model, meta.date_time_original]).toEqual(["NIKON CORPORATION", "NIKON D2H", "2003:11:23 18:07:37"]);
+    expect(meta.gps?.lat).toBeCloseTo(39.9156, 4);
+    expect(meta.gps?.lng).toBeCloseTo(116.3908, 4);
+  });
+
+  it("an iloc cut short is read as no EXIF, never a thrown error", async () => {
+    const heif = heifWithExif(tiff);
+    const meta = await readMetadata(heif.subarray(0, 120), "image/heic", []);
+    expect([meta.make, meta.gps]).toEqual([null, null]);
+  });
+});
+
+describe("an EXIF GPS block that is not a fix", () => {
+  const photo = (gps: { lat: number; lng: number; status?: "A" | "V" }) => encodeJpeg(naturalScene(64, 48, 3), 90, exifTiff({ make: "Canon", gps }));
+
+  it("is no location when the file calls it void (GPSStatus V) or it reads exactly 0°, 0°", async () => {
+    expect((await readMetadata(photo({ lat: 48.8584, lng: 2.2945, status: "V" }), "image/jpeg", [])).gps).toBeNull();
+    expect((await readMetadata(photo({ lat: 0, lng: 0 }), "image/jpeg", [])).gps).toBeNull();
+    expect((await readMetadata(photo({ lat: 0, lng: 0, status: "A" }), "image/jpeg", [])).gps).toBeNull();
+  });
+
+  it("a fix the camera measured, on the equator or the prime meridian too, is kept", async () => {
+    expect((await readMetadata(photo({ lat: 48.8584, lng: 2.2945, status: "A" }), "image/jpeg", [])).gps?.lat).toBeCloseTo(48.8584, 4);
+    expect((await readMetadata(photo({ lat: 0, lng: 32.58 }), "image/jpeg", [])).gps?.lng).toBeCloseTo(32.58, 4);
+    expect((await readMetadata(photo({ lat: 51.4779, lng: 0 }), "image/jpeg", [])).gps?.lat).toBeCloseTo(51.4779, 4);
+  });
+});
 
 // Issue 33 (bench:memory): exifr keeps the options of every parse in a Map keyed by the options
 // object itself (exifr/src/options.mjs, `useCached`), so a fresh object per call grew the analysis

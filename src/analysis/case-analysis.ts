@@ -75,13 +75,17 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+function verb(n: number, one: string, many: string): string {
+  return n === 1 ? one : many;
+}
+
 function crossImage(captures: CaseCapture[], uncertain: string[]): Dimension {
   const findings: Finding[] = [];
   const n = captures.length;
 
   // Capture times against each other and the claimed (submission) order.
   const timed = captures.map((c) => ({ c, t: exifMinutes(c.analysis.metadata.date_time_original) })).filter((x) => x.t !== null) as Array<{ c: CaseCapture; t: number }>;
-  if (timed.length < n) uncertain.push(`${plural(n - timed.length, "capture")} of ${n} carry no EXIF capture time: their order could not be checked.`);
+  if (timed.length < n) uncertain.push(`${plural(n - timed.length, "capture")} of ${n} ${verb(n - timed.length, "carries", "carry")} no EXIF capture time: their order could not be checked.`);
   if (timed.length >= 2) {
     let inversions = 0;
     for (let i = 1; i < timed.length; i += 1) if (timed[i]!.t < timed[i - 1]!.t) inversions += 1;
@@ -129,7 +133,7 @@ function crossImage(captures: CaseCapture[], uncertain: string[]): Dimension {
   }
   if (duplicates > 0) findings.push({ score: Math.min(0.9, 0.6 + 0.1 * duplicates), concern: `${plural(duplicates, "pair")} of captures are near-duplicates of each other.`, note: "duplicates" });
   const reused = captures.filter((c) => c.analysis.near_duplicates > 0).length;
-  if (reused > 0) findings.push({ score: 0.7, concern: `${plural(reused, "capture")} also appear in other verifications.`, note: "reuse" });
+  if (reused > 0) findings.push({ score: 0.7, concern: `${plural(reused, "capture")} also ${verb(reused, "appears", "appear")} in other verifications.`, note: "reuse" });
 
   const score = round2(noisyOr(findings.map((f) => f.score)));
   const concerns = findings.filter((f) => f.concern).map((f) => f.concern!.slice(0, 300)).slice(0, 12);

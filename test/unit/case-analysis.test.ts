@@ -49,6 +49,16 @@ describe("case analysis (deterministic dimensions)", () => {
     expect(result.uncertainty_areas).toContainEqual(expect.stringMatching(/^2 captures of 2 could not be checked for generated content .*not because they were cleared\.$/));
   });
 
+  it("one capture of several without an EXIF time is said in the singular", async () => {
+    const captures = [
+      await capture(1, jpegWith(1, { ...pixel, dateTimeOriginal: "2026:05:01 10:00:00" })),
+      await capture(2, jpegWith(2, { ...pixel, dateTimeOriginal: "2026:05:01 10:01:30" })),
+      await capture(3, jpegWith(3, pixel)),
+    ];
+    const result = analyzeCase({ captures, narrative: null, narrativeModel: null, webSearched: false });
+    expect(result.uncertainty_areas).toContain("1 capture of 3 carries no EXIF capture time: their order could not be checked.");
+  });
+
   it("times against the claimed order, mixed devices, a duplicate and GPS spread raise cross-image risk", async () => {
     const scene = naturalScene(160, 120, 9);
     const captures = [

@@ -4,6 +4,8 @@ import { PublishLinkTemplateSchema } from "../../src/schemas/link-templates";
 import { TenantSettingsPatchSchema } from "../../src/schemas/tenant-settings";
 import { TrialStartSchema } from "../../src/schemas/trial";
 import { CreateVerificationSchema } from "../../src/schemas/verification-create";
+import { FinalizeRequestSchema } from "../../src/schemas/finalize";
+import { ReviewRequestSchema } from "../../src/schemas/review";
 
 /*
  * A documented limit (docs/api.md "Input limits", the OpenAPI document's maxLength) bounds the value
@@ -30,5 +32,19 @@ describe("input limits count the value as sent", () => {
     }
     const trimmed = MintApiKeySchema.safeParse({ scope: "full", name: "  Back-end  " });
     expect(trimmed.data?.name).toBe("Back-end");
+  });
+});
+
+// docs/api.md "Input limits": a limit counts code points, as the OpenAPI document's maxLength does
+// (probe of 2026-12-04: the docs said UTF-16 units, which a narrative of emoji contradicted).
+describe("input limits count code points, as the document's maxLength does", () => {
+  const emoji = (n: number) => "😀".repeat(n);
+  it("a narrative, a review note and a metadata value of emoji are bounded by their number, not their UTF-16 length", () => {
+    expect(FinalizeRequestSchema.safeParse({ narrative: emoji(2000) }).success).toBe(true);
+    expect(FinalizeRequestSchema.safeParse({ narrative: emoji(2001) }).success).toBe(false);
+    expect(ReviewRequestSchema.safeParse({ decision: "approved", note: emoji(2000) }).success).toBe(true);
+    expect(ReviewRequestSchema.safeParse({ decision: "approved", note: emoji(2001) }).success).toBe(false);
+    expect(CreateVerificationSchema.safeParse({ steps, metadata: { claim: emoji(500) } }).success).toBe(true);
+    expect(CreateVerificationSchema.safeParse({ steps, metadata: { claim: emoji(501) } }).success).toBe(false);
   });
 });

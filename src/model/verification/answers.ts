@@ -20,7 +20,7 @@ const FORMAT_PATTERNS: Record<TextStep["validation"]["format"], RegExp> = {
 /** Checks an answer against its text step's validation; null when valid. */
 export function answerProblem(step: Pick<TextStep, "validation">, value: string): AnswerProblem | null {
   const { min_length, max_length, format } = step.validation;
-  const length = value.length; // UTF-16 code units, as zod and the browser's maxlength count
+  const length = value.length; // UTF-16 code units, as the page's maxlength counts (zod counts code points)
   if (value.trim().length === 0) return { code: "blank" };
   if (min_length !== undefined && length < min_length) return { code: "too_short", limit: min_length };
   if (length > max_length) return { code: "too_long", limit: max_length };

@@ -332,7 +332,7 @@ export function finalize(state: VerificationState, narrative: string, now: numbe
   if (state.finalizedAt !== null) return errorResult("already_finalized", "This case was already finalized.");
   const status = effectiveStatus(state, now);
   if (status === "expired" || status === "failed") {
-    return errorResult("invalid_state", `A ${status} verification cannot be finalized.`);
+    return errorResult("invalid_state", `${/^[aeiou]/.test(status) ? "An" : "A"} ${status} verification cannot be finalized.`);
   }
   if (state.captures.length === 0) return errorResult("invalid_state", "A case needs at least one capture to be finalized.");
   return {

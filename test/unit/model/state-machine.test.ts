@@ -279,8 +279,8 @@ describe("expire / complete / fail / finalize", () => {
   it("finalize needs a capture, refuses expired/failed, and runs once; status unchanged", () => {
     const withCapture = state({ status: "partially_captured", captures: [{ id: "a", stepKey: "front", imageKey: "1" }] });
     expect(m.finalize(state(), "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
-    expect(m.finalize({ ...withCapture, status: "failed" }, "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
-    expect(m.finalize({ ...withCapture, expiresAt: NOW }, "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect(m.finalize({ ...withCapture, status: "failed" }, "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state", message: "A failed verification cannot be finalized." } });
+    expect(m.finalize({ ...withCapture, expiresAt: NOW }, "n", NOW)).toMatchObject({ ok: false, error: { code: "invalid_state", message: "An expired verification cannot be finalized." } });
     expect(m.finalize({ ...withCapture, finalizedAt: NOW - 1 }, "n", NOW)).toMatchObject({ ok: false, error: { code: "already_finalized" } });
     expect(m.finalize({ ...withCapture, status: "completed" }, "story", NOW)).toMatchObject({
       ok: true,

@@ -142,7 +142,7 @@ function render(payload: CertificatePayload, kid: string): void {
         v.review ? fact("Operator review", `${DECISION[v.review.decision] ?? v.review.decision}, ${when(v.review.reviewed_at)}`) : null,
         fact("Requested", when(v.created_at)),
         fact("Completed", when(v.completed_at)),
-        v.finalized_at ? fact("Case closed", when(v.finalized_at)) : null,
+        v.finalized_at ? fact("Finalized by an operator", when(v.finalized_at)) : null,
         v.redacted_at ? fact("Evidence erased", `${when(v.redacted_at)}: the photos are deleted, their digests below remain`) : null,
         fact("Verification", h("span", { class: "mono" }, v.id)),
         v.record_seal ? fact("Record seal", h("code", { class: "digest" }, v.record_seal.hash)) : null,

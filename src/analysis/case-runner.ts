@@ -2,6 +2,7 @@ import { analysesOf, type CaptureAnalysisRow } from "../db/analyses";
 import { createDb } from "../db/client";
 import { loadRecord, type VerificationRecord } from "../db/verifications";
 import { unwrap, verificationObject } from "../durable-objects/verification-client";
+import { caseAnalysisCovers } from "../model/verification/case-coverage";
 import { analysisProviders } from "../providers/analysis";
 import type { VisionJudge } from "../providers/vision";
 import { readEvidence } from "../storage/evidence";
@@ -18,20 +19,22 @@ export class CaseNotReady extends Error {
 const NARRATIVE_CAPTURES = 6;
 
 /**
- * Runs the case analysis of a finalized verification and records it through its Durable Object
- * (written once; a second run is a no-op). Returns the updated record, or null when there is nothing
- * to do (unknown or not finalized).
+ * Runs the case analysis of a finalized verification over every capture it holds and records it
+ * through its Durable Object. A run when the stored analysis already read each capture is a no-op;
+ * one after evidence received since finalize replaces it (`caseAnalysisCovers`). Returns the updated
+ * record, or null when there is nothing to do (unknown or not finalized).
  */
 export async function runCaseAnalysis(env: Env, verificationId: string): Promise<VerificationRecord | null> {
   const db = createDb(env.DB);
   const record = await loadRecord(db, verificationId);
   if (!record || record.row.redactedAt !== null || record.row.finalizedAt === null || record.row.narrative === null) return null;
-  if (record.row.caseAnalysis) return record;
   const rows = new Map((await analysesOf(db, verificationId)).map((r) => [r.captureId, r]));
   if (record.captures.some((c) => !rows.has(c.id))) throw new CaseNotReady(`verification ${verificationId}: captures still being analysed`);
   const captures: CaseCapture[] = record.captures
     .filter((c) => rows.get(c.id)!.status === "completed")
     .map((c) => ({ capture_id: c.id, seq: c.seq, created_at: c.createdAt, analysis: rows.get(c.id)!.result as CaptureAnalysisResult }));
+  const read = captures.map((c) => c.capture_id);
+  if (record.row.caseAnalysis && caseAnalysisCovers(record.row.caseAnalysis, read)) return record;
   const providers = analysisProviders(env);
   const vision = providers.vision;
   const narrative = vision ? await judgeNarrative(env, vision, record, rows, record.row.narrative) : null;
@@ -44,7 +47,7 @@ export async function runCaseAnalysis(env: Env, verificationId: string): Promise
   const failedCount = record.captures.length - captures.length;
   if (failedCount > 0) caseAnalysis.uncertainty_areas.unshift(`${failedCount} capture(s) could not be analysed and were left out.`);
   caseAnalysis.uncertainty_areas = caseAnalysis.uncertainty_areas.slice(0, 12);
-  const recorded = await verificationObject(env, verificationId).recordCaseAnalysis(verificationId, caseAnalysis);
+  const recorded = await verificationObject(env, verificationId).recordCaseAnalysis(verificationId, caseAnalysis, read);
   // Redacted while this ran: the analysis is dropped with the rest of the evidence.
   if (!recorded.ok && recorded.error.code === "redacted") return null;
   return unwrap(recorded).record;

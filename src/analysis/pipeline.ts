@@ -17,6 +17,7 @@ import { isUploaded } from "../domain/evidence/uploaded";
 import { DEFAULT_CHANNEL } from "./capabilities";
 import type { CaptureIntegrity } from "../schemas/capture-integrity";
 import { receivedBurst } from "./burst/received";
+import { CaseNotReady, runCaseAnalysis } from "./case-runner";
 
 /** Evidence that is missing from storage: retried by the queue, then the verification fails. */
 export class EvidenceUnreadable extends Error {
@@ -38,11 +39,28 @@ export async function analyzeCapture(env: Env, verificationId: string, captureId
   if (analysed || isTerminal(record.row.status)) {
     // Nothing written: the row just read (after the analysis it found, if any) decides settling.
     await settleFrom(env, verificationId, record.row, options);
+    await recaseIfFinalized(env, record);
     return;
   }
   const { result, thumbnail } = await runAnalysis(env, db, record, capture, aiDetectionProvider);
   const settling = await saveAnalysisThenSettling(db, { captureId, verificationId, status: "completed", result, error: null, analyzedAt: Date.now(), thumbnail });
   await settleFrom(env, verificationId, settling, options);
+  await recaseIfFinalized(env, record);
+}
+
+/**
+ * A capture analysed after its verification was finalized (finalize leaves the flow open): the case
+ * analysis runs again so that it reads this capture too (a no-op if it already did). Each analysis
+ * is stored before this runs, so the last capture to finish finds every analysis in and runs it; the
+ * others find one missing (`CaseNotReady`) and leave it to that one.
+ */
+async function recaseIfFinalized(env: Env, record: VerificationRecord): Promise<void> {
+  if (record.row.finalizedAt === null || record.row.redactedAt !== null) return;
+  try {
+    await runCaseAnalysis(env, record.row.id);
+  } catch (err) {
+    if (!(err instanceof CaseNotReady)) throw err;
+  }
 }
 
 async function runAnalysis(

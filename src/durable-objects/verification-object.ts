@@ -139,9 +139,9 @@ export class VerificationObject extends DurableObject<Env> {
     return this.#mutate(id, withAudit(plans.finalizePlan(narrative), audit));
   }
 
-  /** The case analysis result, written once after finalize (synchronously or by the queue). */
-  recordCaseAnalysis(id: string, caseAnalysis: unknown): Promise<MutationResult> {
-    return this.#mutate(id, plans.caseAnalysisPlan(caseAnalysis));
+  /** The case analysis of the captures `read`, after finalize (synchronously or by the queue); again when later evidence came. */
+  recordCaseAnalysis(id: string, caseAnalysis: unknown, read: readonly string[]): Promise<MutationResult> {
+    return this.#mutate(id, plans.caseAnalysisPlan(caseAnalysis, read));
   }
 
   /** An operator's decision beside the verdict (which never changes); on the timeline and a webhook. */

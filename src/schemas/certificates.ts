@@ -48,7 +48,7 @@ const verificationFields = {
   status: z.enum(STATUSES),
   created_at: DateTime,
   completed_at: DateTime,
-  finalized_at: DateTime.optional().openapi({ description: "When an operator closed the case (finalize)." }),
+  finalized_at: DateTime.optional().openapi({ description: "When an operator finalized the case with a narrative (finalize); evidence received after it is still taken." }),
   redacted_at: DateTime.optional().openapi({ description: "When the evidence was erased: the photos are gone, the digests stay." }),
   review: z
     .object({ decision: z.enum(REVIEW_DECISIONS), reviewed_at: DateTime })

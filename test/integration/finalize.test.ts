@@ -92,6 +92,31 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     expect(later.case_analysis.review_priority).toBe("low");
   });
 
+  // Probe of 2026-12-04: finalize leaves the status alone, so a verification finalized after its
+  // first capture went on taking evidence, and its case analysis read the first capture only, for good.
+  it("finalized while it still takes evidence, its case analysis is run again over the captures that came after", async () => {
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 2 });
+    const photo = (seed: number, time: string) => encodeJpeg(naturalScene(128, 96, seed), 90, exifTiff({ make: "Google", model: "Pixel 8", dateTimeOriginal: time }));
+    const firstId = (await captureInline(v.id, photo(40, "2026:05:01 10:00:00"))).captures[0].id;
+    await pollVerification(t.key, v.id, (x) => x.status === "partially_captured");
+    const early = await callJson(`/v1/verifications/${v.id}/finalize`, { key: t.key, body: { narrative } });
+    expect(early.status).toBe(200);
+    expect(early.body.status).toBe("partially_captured");
+    const ids = (x: any) => (x.case_analysis?.analysis ?? []).map((a: any) => a.capture_id);
+    const before = early.body.case_analysis ? early.body : await pollVerification(t.key, v.id, (x) => x.case_analysis !== undefined);
+    expect(ids(before)).toEqual([firstId]);
+
+    const secondId = (await captureInline(v.id, photo(41, "2026:05:01 10:02:00"))).captures[1].id;
+    const after = await pollVerification(t.key, v.id, (x) => hasVerdict(x) && ids(x).length === 2);
+    expect(ids(after)).toEqual([firstId, secondId]);
+    expect(after.case_analysis.dimensions.cross_image_consistency.evidence).toMatch(/2 capture/);
+    expect(after.narrative).toBe(narrative);
+    // finalize is recorded once, whatever ran after it.
+    const events = await callJson(`/v1/verifications/${v.id}/events`, { key: t.key });
+    expect(events.body.events.filter((e: any) => e.event_name === "verification.case.completed")).toHaveLength(1);
+  });
+
   it("shows the vision provider each capture's stored evidence thumbnail, never a decode of the original (the API Worker decodes nothing)", async () => {
     const t = await seedTenant();
     const v = await completedVerification(t.key, 40);

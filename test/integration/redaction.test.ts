@@ -336,7 +336,7 @@ describe("redaction", () => {
     const stub = verificationObject(env, v.id);
     expect((await stub.finalize(v.id, "Jane Roe dented the rear door")).ok).toBe(true);
     expect((await redact(v.id)).status).toBe(200);
-    const late = await stub.recordCaseAnalysis(v.id, { summary: "Jane Roe's blue hatchback" });
+    const late = await stub.recordCaseAnalysis(v.id, { summary: "Jane Roe's blue hatchback" }, []);
     expect(late).toMatchObject({ ok: false, error: { code: "redacted" } });
     const p = await persisted(v.id);
     expect(p.row.caseAnalysis).toBeNull();

@@ -78,7 +78,7 @@ function SignedView(props: { verification: Verification }) {
             <dd>{formatDateTime(c.payload.verification.completed_at)}</dd>
             {c.payload.verification.finalized_at ? (
               <>
-                <dt>Case closed</dt>
+                <dt>Finalized by an operator</dt>
                 <dd>{formatDateTime(c.payload.verification.finalized_at)}</dd>
               </>
             ) : null}

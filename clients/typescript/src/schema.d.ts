@@ -1014,7 +1014,7 @@ export interface paths {
         put?: never;
         /**
          * Close a case with its narrative and run the case analysis
-         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later. A dashboard session needs the `reviewer` role or higher.
+         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged, and a verification still taking evidence goes on taking it: each capture analysed after finalize runs the case analysis again over every capture. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later. A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["finalizeVerification"];
         delete?: never;
@@ -1851,7 +1851,7 @@ export interface components {
                 completed_at: string;
                 /**
                  * Format: date-time
-                 * @description When an operator closed the case (finalize).
+                 * @description When an operator finalized the case with a narrative (finalize); evidence received after it is still taken.
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 finalized_at?: string;
@@ -2009,7 +2009,7 @@ export interface components {
                 completed_at: string;
                 /**
                  * Format: date-time
-                 * @description When an operator closed the case (finalize).
+                 * @description When an operator finalized the case with a narrative (finalize); evidence received after it is still taken.
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 finalized_at?: string;

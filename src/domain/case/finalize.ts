@@ -14,7 +14,7 @@ export const CASE_ANALYSIS_BUDGET_MS = 4_000;
 const BUDGET_EXCEEDED = Symbol("budget exceeded");
 
 /**
- * Closes a case with its narrative (once; the status is unchanged), then tries the case analysis
+ * Finalizes a case with its narrative (once; the status is unchanged), then tries the case analysis
  * within the budget. When it does not finish in time, or the captures are still being analysed, the
  * analysis is queued and `case_analysis` appears on the verification later.
  */

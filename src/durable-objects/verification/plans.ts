@@ -3,6 +3,7 @@ import { insertRow } from "../../db/statements";
 import { recordUploadDigest } from "../../db/uploads";
 import { errorResult } from "../../lib/errors";
 import { captureRow, type CaptureInput } from "../../model/verification/capture";
+import { caseAnalysisCovers } from "../../model/verification/case-coverage";
 import { computeSealHash } from "../../model/verification/seal";
 import * as machine from "../../model/verification/transitions";
 import type { ProgressKind, ReviewCommand } from "../../model/verification/transitions";
@@ -93,13 +94,17 @@ export function finalizePlan(narrative: string): Decide {
   };
 }
 
-/** The case analysis result, written once after finalize. */
-export function caseAnalysisPlan(caseAnalysis: unknown): Decide {
+/**
+ * The case analysis of the captures `read` (their analyses completed), written after finalize; a
+ * later one replaces it only if it read a capture the stored one did not (evidence received after
+ * finalize), so runs racing over an older set of captures change nothing.
+ */
+export function caseAnalysisPlan(caseAnalysis: unknown, read: readonly string[]): Decide {
   return (state, record) => {
     // A run that read the narrative before a redaction ends here: nothing is written back onto a tombstone.
     if (state.redactedAt !== null) return errorResult("redacted", "This verification was redacted.");
     if (state.finalizedAt === null) return errorResult("invalid_state", "The case was not finalized.");
-    if (record.row.caseAnalysis) return { transition: noChange(state), noop: true };
+    if (record.row.caseAnalysis && caseAnalysisCovers(record.row.caseAnalysis, read)) return { transition: noChange(state), noop: true };
     return { transition: { status: state.status, patch: {}, events: [{ name: "verification.case.analyzed" }] }, columns: { caseAnalysis } };
   };
 }

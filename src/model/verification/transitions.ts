@@ -325,7 +325,7 @@ export function fail(state: VerificationState, reason: string): Decision {
   return { ok: true, transition: transition(state, "failed", [{ name: "verification.failed", payload: { reason } }]) };
 }
 
-/** Operator closes the case with a narrative; the status does not change. */
+/** Operator finalizes the case with a narrative; the status does not change (evidence may still come). */
 export function finalize(state: VerificationState, narrative: string, now: number): Decision {
   const redacted = guardNotRedacted(state);
   if (redacted) return redacted;

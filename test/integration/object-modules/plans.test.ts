@@ -35,18 +35,24 @@ describe("the commands' plans", () => {
       expect((await loadRecord(db(), v.id))!.row.version).toBe(2);
     }));
 
-  it("the case analysis is written once after finalize, and never onto a redacted verification", () =>
+  it("the case analysis is written after finalize, replaced only by one that read a capture it did not, and never onto a redacted verification", () =>
     inFreshObject(async (state) => {
       const { cx, clock } = moduleContext(state.storage);
+      const read = (...ids: string[]) => ({ analysis: ids.map((capture_id) => ({ capture_id, ai: "low", screen: false })) });
       const notFinalized = await seedVerification(t.id, clock.now, { status: "completed" });
-      expect(await commitSteps(cx, notFinalized.id).steps.apply(caseAnalysisPlan({ summary: "x" }))).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+      expect(await commitSteps(cx, notFinalized.id).steps.apply(caseAnalysisPlan(read("cap_1"), ["cap_1"]))).toMatchObject({ ok: false, error: { code: "invalid_state" } });
 
       const finalized = await seedVerification(t.id, clock.now, { status: "completed", finalizedAt: clock.now, narrative: "n" });
       const { steps } = commitSteps(cx, finalized.id);
-      expect(await steps.apply(caseAnalysisPlan({ summary: "first" }))).toMatchObject({ ok: true, record: { row: { version: 2, caseAnalysis: { summary: "first" } } } });
-      expect(await steps.apply(caseAnalysisPlan({ summary: "second" }))).toMatchObject({ ok: true, record: { row: { version: 2, caseAnalysis: { summary: "first" } } } });
+      expect(await steps.apply(caseAnalysisPlan(read("cap_1"), ["cap_1"]))).toMatchObject({ ok: true, record: { row: { version: 2, caseAnalysis: read("cap_1") } } });
+      // The same captures again (a redelivery, a racing run): nothing changes.
+      expect(await steps.apply(caseAnalysisPlan({ ...read("cap_1"), text_analysis: "second" }, ["cap_1"]))).toMatchObject({ ok: true, record: { row: { version: 2, caseAnalysis: read("cap_1") } } });
+      // A capture received after finalize: the analysis that read it replaces the one that did not.
+      expect(await steps.apply(caseAnalysisPlan(read("cap_1", "cap_2"), ["cap_1", "cap_2"]))).toMatchObject({ ok: true, record: { row: { version: 3, caseAnalysis: read("cap_1", "cap_2") } } });
+      // A slower run over the older set, finishing last, does not bring it back.
+      expect(await steps.apply(caseAnalysisPlan(read("cap_1"), ["cap_1"]))).toMatchObject({ ok: true, record: { row: { version: 3, caseAnalysis: read("cap_1", "cap_2") } } });
 
       const redacted = await seedVerification(t.id, clock.now, { status: "completed", finalizedAt: clock.now, redactedAt: clock.now });
-      expect(await commitSteps(cx, redacted.id).steps.apply(caseAnalysisPlan({ summary: "late" }))).toMatchObject({ ok: false, error: { code: "redacted" } });
+      expect(await commitSteps(cx, redacted.id).steps.apply(caseAnalysisPlan(read("cap_1"), ["cap_1"]))).toMatchObject({ ok: false, error: { code: "redacted" } });
     }));
 });

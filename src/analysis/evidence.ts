@@ -74,7 +74,7 @@ export const NOT_ASSESSED_REASONS = [
   "burst_nonce_invalid",
   /** The burst's nonce was issued more than 30 minutes before the capture arrived. */
   "burst_nonce_expired",
-  /** No frame of the burst is at the shutter, so the photo cannot be compared with it. */
+  /** No frame of the burst is at the shutter, or the photo is too plain, so the photo cannot be compared with it. */
   "burst_photo_unmatched",
 ] as const;
 export type NotAssessedReason = (typeof NOT_ASSESSED_REASONS)[number];

@@ -157,7 +157,7 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/3)", () => {
+describe("depth from the capture burst (decision, capture-burst/4)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
     expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
@@ -183,7 +183,7 @@ describe("depth from the capture burst (decision, capture-burst/3)", () => {
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/3" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/4" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -292,9 +292,10 @@ describe("depth from the capture burst (decision, capture-burst/3)", () => {
     const aspect = assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "aspect", detail: "photo 1000x1000" } } }));
     expect(codes(aspect)).toContain("burst_photo_mismatch");
     expect(assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "no_frame", detail: "x" } } }))).toMatchObject({ status: "not_assessed", reason: "burst_photo_unmatched" });
-    // Too plain to compare (a white wall): said, and not held against it.
+    // Too plain to compare (a white wall): not held against it, but never a pass either: frames of
+    // another scene beside a plain photo passed (probe of 2026-12-04).
     const plain = assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "plain", detail: "x" } } }));
-    expect(plain).toMatchObject({ anomaly: false });
+    expect(plain).toMatchObject({ status: "not_assessed", reason: "burst_photo_unmatched" });
     expect(codes(plain)).toContain("burst_photo_agreement_not_measured");
   });
 

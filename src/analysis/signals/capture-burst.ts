@@ -14,7 +14,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/3";
+export const CAPTURE_BURST_VERSION = "capture-burst/4";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -182,7 +182,9 @@ function integrity(burst: ReceivedBurst, agreement: Agreement | null): { against
     } else if (agreement.why === "no_frame") {
       unknown.push({ reason: "burst_photo_unmatched", evidence: { code: "burst_photo_unmatched", detail: agreement.detail } });
     } else {
-      seen.push({ code: "burst_photo_agreement_not_measured", detail: agreement.detail });
+      // Too plain to compare (a white wall): not held against it, but frames that cannot be tied to
+      // the photo cannot pass for it either (frames of another scene would).
+      unknown.push({ reason: "burst_photo_unmatched", evidence: { code: "burst_photo_agreement_not_measured", detail: agreement.detail } });
     }
   }
   return { against, unknown, seen };

@@ -2,7 +2,7 @@
  * Every upper bound the API's input schemas enforce, read from the OpenAPI document (the document is
  * generated from the zod schemas that validate, so this is what the service refuses above): request
  * bodies and parameters of every operation, each field by its dotted path (`steps[].key`,
- * `metadata{}` for a map's values, `query:limit`, `header:idempotency-key`).
+ * `metadata{}` for a map's values, `metadata{key}` for its keys, `query:limit`, `header:idempotency-key`).
  *
  * docs/api.md lists them between `<!-- input-limits:start -->` and `<!-- input-limits:end -->`;
  * `npm run gen:client` rewrites that table and test/integration/input-limits-docs.test.ts fails when it
@@ -12,7 +12,7 @@
 type Schema = { [key: string]: unknown };
 
 export interface InputLimit {
-  /** The field: a dotted path, `[]` for an array's items, `{}` for a map's values, `in:name` for a parameter. */
+  /** The field: a dotted path, `[]` for an array's items, `{}` for a map's values, `{key}` for its keys, `in:name` for a parameter. */
   field: string;
   /** `maxLength` (characters), `maxItems`, `maximum` (inclusive) or `exclusiveMaximum`, `maxProperties`. */
   kind: string;
@@ -42,6 +42,7 @@ export function inputLimits(document: Schema): InputLimit[] {
     for (const [name, property] of Object.entries((n.properties as Record<string, unknown> | undefined) ?? {})) walk(property, path ? `${path}.${name}` : name, refs);
     if (n.items) walk(n.items, `${path}[]`, refs);
     if (n.additionalProperties && typeof n.additionalProperties === "object") walk(n.additionalProperties, `${path}{}`, refs);
+    if (n.propertyNames && typeof n.propertyNames === "object") walk(n.propertyNames, `${path}{key}`, refs);
   };
   for (const operations of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
     for (const operation of Object.values(operations)) {

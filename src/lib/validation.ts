@@ -56,6 +56,9 @@ export function zodFields(error: ZodError): FieldErrors {
   for (const issue of error.issues.flatMap(closest)) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) put([...issue.path, key], "Unknown field.");
+    } else if (issue.code === "invalid_key" && issue.issues.length > 0) {
+      // A map's key out of its bounds: zod says only "Invalid key in record"; say which bound.
+      put(issue.path, `This key: ${plainMessage(issue.issues[0] as Issue)}`);
     } else {
       put(issue.path, plainMessage(issue));
     }

@@ -30,6 +30,13 @@ export const MAX_TOTAL_CAPTURES = 20;
 export const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
 export const MAX_EXPIRES_IN_SECONDS = 2_592_000;
 
+/**
+ * A map's key bounds in the document as the record enforces them: JSON Schema's `propertyNames`
+ * (OpenAPI 3.1), which zod-openapi's metadata type does not list, so a schema validator refuses the
+ * keys the service refuses.
+ */
+const keyBounds = (minLength: number, maxLength: number): object => ({ propertyNames: { type: "string", minLength, maxLength } });
+
 /** `context.attributes` bounds: the vision prompt and every stored copy stay small. */
 export const MAX_CONTEXT_ATTRIBUTES = 50;
 export const MAX_CONTEXT_ATTRIBUTES_BYTES = 8 * 1024;
@@ -44,7 +51,11 @@ const ContextAttributesSchema = tenantMap(
         ctx.addIssue({ code: "custom", message: `At most ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON.` });
       }
     })
-    .openapi({ description: `Up to ${MAX_CONTEXT_ATTRIBUTES} keys (1..64 chars), ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON in total.` }),
+    .openapi({
+      description: `Up to ${MAX_CONTEXT_ATTRIBUTES} keys (1..64 chars), ${MAX_CONTEXT_ATTRIBUTES_BYTES} bytes as JSON in total.`,
+      maxProperties: MAX_CONTEXT_ATTRIBUTES,
+      ...keyBounds(1, 64),
+    }),
 );
 
 export const ContextSchema = z
@@ -59,7 +70,11 @@ const MetadataSchema = tenantMap(
   z
     .record(z.string().min(1).max(40), z.string().max(500))
     .refine((m) => Object.keys(m).length <= 50, { message: "At most 50 metadata keys." })
-    .openapi({ description: "Up to 50 string keys (1..40 chars) with string values (up to 500 chars)." }),
+    .openapi({
+      description: "Up to 50 string keys (1..40 chars) with string values (up to 500 chars).",
+      maxProperties: 50,
+      ...keyBounds(1, 40),
+    }),
 );
 
 /** The fields of a verification's config that a creation request (or a link template) may carry. */

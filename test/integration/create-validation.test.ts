@@ -246,6 +246,22 @@ describe("the other config fields", () => {
     await rejects({ max_captures: 1, metadata: { n: 1 } }, "metadata.n");
   });
 
+  // Probe of 2026-12-04: these bounds were enforced but absent from the document (a validator took
+  // what the service refused), and a bad key was "Invalid key in record".
+  it("metadata's key count and key length are bounds of the document too, and a bad key says which bound", async () => {
+    const long = "k".repeat(41);
+    const res = await create({ max_captures: 1, metadata: { [long]: "x" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields[`metadata.${long}`]).toBe("This key: Use at most 40 characters.");
+    const empty = await create({ max_captures: 1, metadata: { "": "x" } });
+    expect(empty.body.error.fields["metadata."]).toBe("This key: Must not be empty.");
+    await rejects({ max_captures: 1, metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"])) }, "metadata");
+    await accepts({ max_captures: 1, metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`.padEnd(40, "x"), "v"])) });
+    const served = (await callJson("/v1/openapi.json")).body;
+    const metadata = served.components.schemas.CreateVerificationRequest.properties.metadata;
+    expect(metadata).toMatchObject({ maxProperties: 50, propertyNames: { minLength: 1, maxLength: 40 } });
+  });
+
   it("a map key a JavaScript object cannot hold as data (__proto__) is refused by name, never dropped in silence", async () => {
     const withKey = (json: string) => JSON.parse(json) as Record<string, unknown>;
     await rejects(withKey('{"max_captures":1,"metadata":{"claim":"C-1","__proto__":"x"}}'), "metadata.__proto__");

@@ -25,9 +25,11 @@ const baseUrl = (process.env.VERIFY_BASE_URL ?? "http://localhost:8787").replace
 const client = createClient({ baseUrl, apiKey });
 
 try {
-  const verification = await client.createVerification({ max_captures: 1, metadata: { claim_id: "CLM-QUICKSTART" } });
+  // A script sends the photo, so the `api` channel: the default `hosted_page` also requires the live
+  // frames only the capture page records, and a script's photo would read `depth` not assessed.
+  const verification = await client.createVerification({ max_captures: 1, capture_channel: "api", metadata: { claim_id: "CLM-QUICKSTART" } });
 
-  // What the capture page sends for the person taking the photo: the verification id is its only credential.
+  // What a capture flow sends for the person taking the photo: the verification id is its only credential.
   const image_base64 = (await readFile(photoFile)).toString("base64");
   const captured = await fetch(`${baseUrl}/v1/verifications/${verification.id}/captures`, {
     method: "POST",

@@ -84,8 +84,13 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   cases.push({ group: `2. an injected still photo, ${label}`, rung: "2", positive: true, ...(await decideAll(stills.flatMap((v) => presses(v, device, 1000, 1000)))) });
   const noisy = photo320.map((p, i) => noisyStill(p, 30, 3, 900 + i));
   cases.push({ group: `2. the photo repeated with fresh noise (σ 1.5) on every frame, no motion, ${label}`, rung: "2", positive: true, ...(await decideAll(noisy.flatMap((v) => presses(v, device, 1000, 500)))) });
+  // Faint white noise (σ 0.4): what the probe of 2026-12-04 fed the unmodified page as a camera file.
+  const faint = photo320.map((p, i) => noisyStill(p, 30, 3, 950 + i, 0.4));
+  cases.push({ group: `2. the photo repeated with faint fresh noise (σ 0.4) on every frame, no motion, ${label}`, rung: "2", positive: true, ...(await decideAll(faint.flatMap((v) => presses(v, device, 1000, 500)))) });
   const screens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed)));
   cases.push({ group: `3. frames made by 2-D warps of the photo (a plane under hand shake) with fresh noise, ${label}`, rung: "3", positive: true, ...(await decideAll(screens.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const faintScreens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 0.4)));
+  cases.push({ group: `3. the same warps with faint fresh noise (σ 0.4), ${label}`, rung: "3", positive: true, ...(await decideAll(faintScreens.flatMap((v) => presses(v, device, 1000, 500)))) });
   for (const loop of [0.5, 1, 2]) {
     const clips = loopable.filter(({ video }) => video.frames.length / video.fps >= loop + 1).map(({ video }) => looping(video, loop, 6, 0.5));
     cases.push({ group: `looping ${loop} s clip of a real video, shutter after ≥ 1 loop, ${label}`, rung: "loop", positive: true, ...(await decideAll(clips.flatMap((v) => presses(v, device, (loop + 0.2) * 1000, 500)))) });

@@ -14,7 +14,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/4";
+export const CAPTURE_BURST_VERSION = "capture-burst/5";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -25,11 +25,13 @@ export const CAPTURE_BURST_THRESHOLDS = {
   minFrames: 5,
   minDurationMs: 300,
   /**
-   * Frozen: the native patches carry no sensor noise, and the reduced frames are all identical or
-   * neither move nor change. Below this temporal noise (σ, grey levels) there is none. An injected
-   * still measures exactly 0 on all of them; a compressed genuine video can measure 0 noise where its
-   * picture stands still (the encoder removed it), so noise alone never decides; a phone's denoiser
-   * can make a still scene's reduced frames identical, so identical frames alone never decide either.
+   * Frozen: the reduced frames are all identical, or the native patches carry no sensor noise and the
+   * reduced frames neither move nor change. Below this temporal noise (σ, grey levels) there is none.
+   * An injected still measures exactly 0 on all of them; a compressed genuine video can measure 0
+   * noise where its picture stands still (the encoder removed it), so noise alone never decides.
+   * Identical frames alone do (capture-burst/5): the patches are not tied to the frames, so noise in
+   * them beside frames that never change was a script's (probe of 2026-12-04), and no genuine press
+   * of the evaluations has reduced frames that never change.
    */
   frozenNoiseBelow: 0.1,
   /** …and below this whole-frame motion (px of the reduced frame) the frames did not move. */
@@ -69,9 +71,11 @@ export const CAPTURE_BURST_THRESHOLDS = {
    * Chosen on the Debian videos and the footage's training split (scripts/eval/noise-rules.ts sweeps;
    * docs/signals.md): 0.15 flags no genuine footage press of 266 and 3 of 216 Debian presses, all
    * one fixed webcam's (0.2 flags 5 footage presses; adding "near − far < 0" catches 99 % of the
-   * warps instead of 86 %, and 2 footage presses more).
+   * warps instead of 86 %, and 2 footage presses more). From the frozen rule's 0.1 σ up
+   * (capture-burst/5; 0.5 before, and σ 0.4 through the page passed): the sweep counts every press
+   * whose correlation is measured, whatever its noise, and the figures did not move.
    */
-  whiteNoiseMin: 0.5,
+  whiteNoiseMin: 0.1,
   whiteNoiseBelow: 0.15,
   /** A flat scene that passes reads at most this confident: one plane says nothing about depth. */
   flatSceneConfidence: 0.4,
@@ -222,8 +226,10 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     if (m.repeated_frames > 0) against.push({ code: "repeated_frames", value: m.repeated_frames, detail: "frames of the burst exactly equal to earlier ones: a looping clip" });
     const allIdentical = m.identical_pairs >= m.frames - 1;
     const still = m.motion_px < t.frozenMotionBelow && m.changed_fraction < t.frozenChangedBelow;
-    if (m.frames >= 2 && m.temporal_noise < t.frozenNoiseBelow && (allIdentical || still)) {
-      against.push({ code: "frozen_stream", value: m.identical_pairs, detail: "no sensor noise and no motion between frames" });
+    // Reduced frames that never change at all are frozen whatever the native patches carry: the
+    // patches are not tied to the frames, and noise added to them alone passed (probe of 2026-12-04).
+    if (m.frames >= 2 && (allIdentical || (m.temporal_noise < t.frozenNoiseBelow && still))) {
+      against.push({ code: "frozen_stream", value: m.identical_pairs, detail: allIdentical ? "the frames never changed at all" : "no sensor noise and no motion between frames" });
     }
     if (m.temporal_noise >= t.whiteNoiseMin && m.noise_correlation !== null && m.noise_correlation < t.whiteNoiseBelow) {
       against.push({ code: "white_noise", value: round2(m.noise_correlation!), detail: "noise not spread over neighbouring pixels as a camera's is: added to a picture" });

@@ -41,6 +41,7 @@ const METHOD: Record<string, string> = {
   depth_map: "from the depth map",
   capture_burst: "from the frames around the shutter that the service received and measured",
   capture_burst_flat_scene: "from the frames around the shutter that the service received and measured: a flat scene",
+  capture_burst_no_parallax: "from the frames around the shutter that the service received and measured: too little motion to judge depth",
   perceptual_hash: "compared with earlier photos",
 };
 const DECISION: Record<string, string> = { approved: "Approved", rejected: "Rejected", needs_more: "More evidence asked for" };

@@ -30,7 +30,7 @@ export const CertifiedSignalSchema = z
     }),
     method: z.string().optional().openapi({
       description:
-        "What decided an assessed signal: `pixels` (measured on the image's pixels by the moiré detector of `screen_detection`, never for `ai_detection`, where `pixels` is reserved: no detector of generated images ships), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: a scene with depth, or too little motion to tell), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `perceptual_hash` " +
+        "What decided an assessed signal: `pixels` (measured on the image's pixels by the moiré detector of `screen_detection`, never for `ai_detection`, where `pixels` is reserved: no detector of generated images ships), `provenance` (the file's provenance metadata), `depth_map`, `capture_burst` (the frames around the shutter that the capture page sent and the service measured: they moved with depth), `capture_burst_flat_scene` (the same, where the frames moved as one plane: a flat subject or a scene far away, not a scene with depth), `capture_burst_no_parallax` (the same, where the frames moved too little, or held too little texture, to judge depth: a live camera, nothing said of the scene), `perceptual_hash` " +
         "(compared with earlier captures), or `provider:<name>` (an external provider); several, comma-separated, when captures were decided differently.",
       example: "provenance",
     }),

@@ -171,7 +171,7 @@ export function checkConfigRules(input: ConfigFields, ctx: z.RefinementCtx): voi
       ctx.addIssue({ code: "custom", path: ["signals_required"], message: "signals_required must not repeat a signal." });
     }
     if (input.signals_required.includes("context") && !input.context) {
-      ctx.addIssue({ code: "custom", path: ["context"], message: "The context signal requires a context object." });
+      ctx.addIssue({ code: "custom", path: ["context"], message: "The context signal requires a context object, and a deployment that assesses it (GET /v1/capabilities: signals.context)." });
     }
     // A context is cross-checked against the captures by the context signal: never stored unchecked.
     if (input.context && !input.signals_required.includes("context")) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { burstAround, fingerprint, RepeatWatch } from "../../client/capture-page/integrity/frames";
 import { measureBurst, PATCH_SIDE, type BurstMeasures, type GreyFrame } from "../../src/analysis/burst/measures";
 import type { ReceivedBurst } from "../../src/analysis/burst/received";
-import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, FLAT_SCENE_METHOD, virtualCameraOf, type LiveCaptureFindings } from "../../src/analysis/signals/capture-burst";
+import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, FLAT_SCENE_METHOD, NO_PARALLAX_METHOD, virtualCameraOf, type LiveCaptureFindings } from "../../src/analysis/signals/capture-burst";
 import { aggregateVerdict } from "../../src/analysis/verdict";
 import type { CaptureIntegrityV1, CaptureIntegrityV2 } from "../../src/schemas/capture-integrity";
 import { rng } from "../helpers/synth";
@@ -270,6 +270,8 @@ describe("depth from the capture burst (decision, capture-burst/5)", () => {
     expect(result).toMatchObject({ anomaly: false });
     expect(codes(result)).toContain("parallax_not_measured");
     expect((result as { confidence: number }).confidence).toBeGreaterThanOrEqual(0.3);
+    // Certified as what it is: a live camera, nothing said of the scene's depth (probe of 2026-12-04).
+    expect((result as { method?: string }).method).toBe(NO_PARALLAX_METHOD);
   });
 
   it("a burst too short to measure is not assessed, unless a claim already names a virtual camera", () => {

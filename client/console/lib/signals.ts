@@ -132,9 +132,9 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
         // A capture's result says `anomaly`; the verdict's {source, confidence} trips below 0.25.
         const anomaly = typeof value.anomaly === "boolean" ? value.anomaly : typeof value.confidence === "number" && value.confidence < 0.25;
         if (anomaly) return { text: `Frames no live camera over a real scene gives${confidence}`, tone: "bad" };
-        return value.method === "capture_burst_flat_scene"
-          ? { text: `Frames as a live camera gives them, of a flat scene (one moving plane)${confidence}`, tone: "good" }
-          : { text: `Frames as a live camera gives them${confidence}`, tone: "good" };
+        if (value.method === "capture_burst_flat_scene") return { text: `Frames as a live camera gives them, of a flat scene (one moving plane)${confidence}`, tone: "good" };
+        if (value.method === "capture_burst_no_parallax") return { text: `Frames as a live camera gives them; too little motion to judge depth${confidence}`, tone: "good" };
+        return { text: `Frames as a live camera gives them, moving with depth${confidence}`, tone: "good" };
       }
       return { text: `Depth from ${String(value.source)}${value.anomaly ? ": flat, implausible" : ""}${confidence}`, tone: value.anomaly ? "bad" : "neutral" };
     case "context_match":

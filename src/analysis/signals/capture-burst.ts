@@ -18,6 +18,8 @@ export const CAPTURE_BURST_VERSION = "capture-burst/5";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
+/** …and for one that passed with too little motion (or texture) to judge depth: a live camera, nothing said of the scene. */
+export const NO_PARALLAX_METHOD = "capture_burst_no_parallax";
 
 /** Every threshold of the decision, in one place (docs/signals.md lists them with how they were chosen). */
 export const CAPTURE_BURST_THRESHOLDS = {
@@ -221,6 +223,7 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
   }
 
   let flat = false;
+  let parallaxMeasured = false;
   let depthTerm = 0;
   if (m && !f.burst.unreadable) {
     if (m.repeated_frames > 0) against.push({ code: "repeated_frames", value: m.repeated_frames, detail: "frames of the burst exactly equal to earlier ones: a looping clip" });
@@ -239,6 +242,7 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     const p = m.parallax;
     if (p && p.blocks >= t.parallaxMinBlocks && p.baseline_px >= t.parallaxMinBaselinePx) {
       const flatBelow = Math.max(t.flatResidualPx, t.flatResidualPerBaseline * p.baseline_px);
+      parallaxMeasured = true;
       flat = p.residual_px <= flatBelow;
       depthTerm = clamp01((p.residual_px - flatBelow) / Math.max(0.1, t.sceneResidualPx - flatBelow));
       evidence.push({
@@ -258,5 +262,6 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
   const confidence = 0.3 + 0.25 * clamp01(m!.temporal_noise / t.noiseFull) + 0.2 * clamp01(m!.motion_px / t.motionFull) + 0.2 * depthTerm;
   // A clean burst never reads below 0.3: the verdict takes a depth confidence under 0.25 as an anomaly.
   if (flat) return result(Math.min(t.flatSceneConfidence, Math.max(0.3, confidence)), false, evidence, FLAT_SCENE_METHOD);
-  return result(Math.min(0.95, Math.max(0.3, confidence)), false, evidence);
+  // Certificates must not word a burst that could not show depth as one that did (probe of 2026-12-04).
+  return result(Math.min(0.95, Math.max(0.3, confidence)), false, evidence, parallaxMeasured ? undefined : NO_PARALLAX_METHOD);
 }

@@ -20,6 +20,7 @@ const METHODS: Readonly<Record<string, string>> = {
   depth_map: "the device's depth map",
   capture_burst: "the frames around the shutter the capture page sent, measured by the service",
   capture_burst_flat_scene: "the frames around the shutter the capture page sent, measured by the service: a flat scene (one moving plane)",
+  capture_burst_no_parallax: "the frames around the shutter the capture page sent, measured by the service: too little motion to judge depth",
   perceptual_hash: "the service's image history (perceptual hash)",
 };
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { capabilitiesOf, defaultSignals, unassessable, type Capabilities, type Requirements } from "../analysis/capabilities";
 import type { Db } from "../db/client";
 import { tenants } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { ApiError, type FieldErrors } from "../lib/errors";
 import type { SignalDefaults } from "../model/verification/config";
 import { analysisProviders } from "../providers/analysis";
 import type { CaptureChannel } from "../schemas/verification-create";
@@ -26,9 +26,13 @@ export async function tenantCapabilities(env: Env, db: Db, tenantId: string): Pr
 export function assertAssessable(env: Env, requirements: Requirements, channel: CaptureChannel): SignalDefaults {
   const capabilities = capabilitiesOf(analysisProviders(env));
   const refused = unassessable(requirements, capabilities, channel);
+  // The context signal judges the captures against a context object: one asked for without it is
+  // refused here, beside what the deployment cannot assess, so one answer names every field to fix.
+  const missing: FieldErrors = requirements.signals_required?.includes("context") && !requirements.context ? { context: "The context signal requires a context object." } : {};
   if (Object.keys(refused).length > 0) {
-    throw ApiError.invalid(refused, "This deployment cannot assess what the request requires: each field says why and what enables it (GET /v1/capabilities).");
+    throw ApiError.invalid({ ...refused, ...missing }, "This deployment cannot assess what the request requires: each field says why and what enables it (GET /v1/capabilities).");
   }
+  if (Object.keys(missing).length > 0) throw ApiError.invalid(missing);
   return defaultSignals(capabilities.signals, channel);
 }
 

@@ -170,9 +170,8 @@ export function checkConfigRules(input: ConfigFields, ctx: z.RefinementCtx): voi
     if (new Set(input.signals_required).size !== input.signals_required.length) {
       ctx.addIssue({ code: "custom", path: ["signals_required"], message: "signals_required must not repeat a signal." });
     }
-    if (input.signals_required.includes("context") && !input.context) {
-      ctx.addIssue({ code: "custom", path: ["context"], message: "The context signal requires a context object, and a deployment that assesses it (GET /v1/capabilities: signals.context)." });
-    }
+    // "context" without a context object is refused with what the deployment can assess
+    // (domain/capabilities.ts `assertAssessable`), so the first answer names both.
     // A context is cross-checked against the captures by the context signal: never stored unchecked.
     if (input.context && !input.signals_required.includes("context")) {
       ctx.addIssue({ code: "custom", path: ["context"], message: 'A context is cross-checked by the context signal: add "context" to signals_required, or leave context out.' });

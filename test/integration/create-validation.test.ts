@@ -170,6 +170,16 @@ describe("the other config fields", () => {
     await accepts({ max_captures: 1, signals_required: ["context"], context: { kind: "car", summary: "A blue car" } });
   });
 
+  // Docs probe of 2026-12-04: without a vision provider the first answer named only the missing
+  // context object; the second, once it was sent, said the deployment cannot assess context at all.
+  it("context asked for without a context object, where nothing assesses it: one answer names both fields", async () => {
+    const res = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1, signals_required: ["screen", "context"] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
+    expect(res.body.error.fields.context).toBe("The context signal requires a context object.");
+    expect(res.body.error.fields["signals_required.1"]).toMatch(/cannot be assessed by this deployment/);
+  });
+
   it("context is cross-checked whenever it is given: left out, signals_required gains context; given without it, 400 naming context", async () => {
     const context = { kind: "car", summary: "A blue car" };
     const defaulted = await accepts({ max_captures: 1, context });

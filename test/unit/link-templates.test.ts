@@ -37,12 +37,13 @@ describe("mergeSpec", () => {
   it("refuses a merged spec that breaks the creation rules, with field paths", () => {
     let error: unknown;
     try {
-      mergeSpec({ max_captures: 2 }, { signals_required: ["context"] });
+      mergeSpec({ max_captures: 2 }, { signals_required: ["ai", "ai"] });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).fields).toHaveProperty("context");
+    // (A "context" without a context object is the capability check's: assertAssessable, tested with the routes.)
+    expect((error as ApiError).fields).toHaveProperty("signals_required");
   });
 });
 

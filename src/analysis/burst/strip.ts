@@ -9,30 +9,9 @@ import { DecodeFailure } from "../decoders/types";
  * inflated.
  */
 
-/**
- * Every chunk whole, up to an IEND that ends the file: the page writes exactly that, and the strip
- * is stored as evidence a reviewer's viewer must open. (Uploads are read leniently, as cameras and
- * editors write them; a strip is the service's own format.)
- */
-function assertWholeChunks(bytes: Uint8Array): void {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let i = 8;
-  while (i + 12 <= bytes.length) {
-    const end = i + 12 + view.getUint32(i);
-    if (end > bytes.length) throw new DecodeFailure("undecodable_image", `a burst strip's chunk at byte ${i} runs past the end of the file`);
-    if (String.fromCharCode(bytes[i + 4]!, bytes[i + 5]!, bytes[i + 6]!, bytes[i + 7]!) === "IEND") {
-      if (end !== bytes.length) throw new DecodeFailure("undecodable_image", "a burst strip has bytes after its IEND");
-      return;
-    }
-    i = end;
-  }
-  throw new DecodeFailure("undecodable_image", "a burst strip ends without IEND");
-}
-
 /** The strip's tiles, each `width` × `height` bytes; throws DecodeFailure for anything else. */
 export function readGreyStrip(bytes: Uint8Array, width: number, height: number, count: number): Uint8Array[] {
   const parts = readPngParts(bytes);
-  assertWholeChunks(bytes);
   const h = parts.header;
   if (h.depth !== 8 || h.colorType !== 0 || h.interlaced) {
     throw new DecodeFailure("undecodable_image", `a burst strip is an 8-bit greyscale PNG, not interlaced (got ${h.depth}-bit, colour type ${h.colorType}${h.interlaced ? ", interlaced" : ""})`);

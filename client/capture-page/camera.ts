@@ -33,15 +33,25 @@ export function closeCamera(): void {
   current = null;
 }
 
-/** The current video frame as a JPEG. */
-export function snapshot(video: HTMLVideoElement): Promise<Blob> {
+/**
+ * The video frame on screen now, drawn once at full resolution. The photo is encoded from this
+ * canvas and the capture-integrity record reads its shutter frame from it too, so the photo is one
+ * of the burst's frames by construction (two separate reads of the video can fall on different
+ * frames on a loaded phone).
+ */
+export function stillOf(video: HTMLVideoElement): HTMLCanvasElement {
   const canvas = document.createElement("canvas");
   canvas.width = video.videoWidth;
   canvas.height = video.videoHeight;
   const ctx = canvas.getContext("2d");
-  if (!ctx || canvas.width === 0) return Promise.reject(new Error("The camera has not delivered a picture yet."));
+  if (!ctx || canvas.width === 0) throw new Error("The camera has not delivered a picture yet.");
   ctx.drawImage(video, 0, 0, canvas.width, canvas.height);
-  return toJpeg(canvas);
+  return canvas;
+}
+
+/** A still (stillOf) as the photo's JPEG. */
+export function photoOf(still: HTMLCanvasElement): Promise<Blob> {
+  return toJpeg(still);
 }
 
 function toJpeg(canvas: HTMLCanvasElement): Promise<Blob> {

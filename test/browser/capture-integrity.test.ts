@@ -100,8 +100,9 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
     expect(done.verdict, why).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     expect(capture.capture_integrity.preview.repeated_frames).toBe(0);
     expect(codes(capture), why).toContain("burst_photo_agreement");
-    // The photo is the frame at the shutter: the service finds it among the frames the page sent.
-    expect(valueOf(capture, "burst_photo_agreement"), why).toBeGreaterThanOrEqual(0.9);
+    // The photo is the frame at the shutter, one of the frames the page sent (the JPEG and the two
+    // reductions differ by a grey level or so): far above the 0.9 the service asks of it.
+    expect(valueOf(capture, "burst_photo_agreement"), why).toBeGreaterThanOrEqual(0.98);
     expect(codes(capture)).not.toEqual(expect.arrayContaining(["frozen_stream", "white_noise", "burst_nonce_invalid"]));
     console.log(`${fixture}: agreement ${valueOf(capture, "burst_photo_agreement")}, noise correlation ${valueOf(capture, "noise_correlation")}, strips ${capture.capture_integrity.frames.bytes} + ${capture.capture_integrity.patches.bytes} bytes`);
   });

@@ -28,9 +28,14 @@ const MAX_SHARE = 1 / 6;
 /** How long the shutter waits for frames after it before measuring what it has. */
 const AFTER_SHUTTER_WAIT_MS = 1000;
 
+type Source = { image: CanvasImageSource; width: number; height: number };
+
 export interface IntegrityMonitor {
-  /** The record for a shutter pressed now: waits for frames after it (at most a second); null when the camera gave almost none. */
-  record(): Promise<PendingIntegrity | null>;
+  /**
+   * The record for a shutter pressed now, whose photo is `still` (camera.ts#stillOf): waits for
+   * frames after it (at most a second); null when the camera gave almost none.
+   */
+  record(still: HTMLCanvasElement): Promise<PendingIntegrity | null>;
   stop(): void;
 }
 
@@ -50,21 +55,22 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
   let wake: (() => void) | null = null;
   let lastMediaTime = -1;
 
-  /** The frame on screen now, reduced, and (when asked) the centre patch at native resolution. */
-  const grab = (now: number, withPatch: boolean): { frame: GreyFrame; patch: Uint8Array | null } | null => {
-    if (!reduced || !patch || video.videoWidth === 0) return null;
-    const scale = Math.min(1, REDUCED_MAX_SIDE / Math.max(video.videoWidth, video.videoHeight));
-    const w = Math.max(1, Math.round(video.videoWidth * scale));
-    const h = Math.max(1, Math.round(video.videoHeight * scale));
+  /** A frame (the video's current one, or the photo's still), reduced, and (when asked) the centre patch at native resolution. */
+  const grab = (now: number, withPatch: boolean, source: Source = { image: video, width: video.videoWidth, height: video.videoHeight }): { frame: GreyFrame; patch: Uint8Array | null } | null => {
+    const { image, width, height } = source;
+    if (!reduced || !patch || width === 0 || height === 0) return null;
+    const scale = Math.min(1, REDUCED_MAX_SIDE / Math.max(width, height));
+    const w = Math.max(1, Math.round(width * scale));
+    const h = Math.max(1, Math.round(height * scale));
     if (reduced.canvas.width !== w || reduced.canvas.height !== h) [reduced.canvas.width, reduced.canvas.height] = [w, h];
     // "medium" is mipmapped, so the reduction averages; "high" resampled the whole frame anew each time.
     reduced.imageSmoothingQuality = "medium";
-    reduced.drawImage(video, 0, 0, w, h);
+    reduced.drawImage(image, 0, 0, w, h);
     const frame: GreyFrame = { t: now, width: w, height: h, luma: lumaOf(reduced.getImageData(0, 0, w, h).data) };
     if (!withPatch) return { frame, patch: null };
-    const side = Math.min(PATCH_SIDE, video.videoWidth, video.videoHeight);
+    const side = Math.min(PATCH_SIDE, width, height);
     [patch.canvas.width, patch.canvas.height] = [PATCH_SIDE, PATCH_SIDE];
-    patch.drawImage(video, (video.videoWidth - side) >> 1, (video.videoHeight - side) >> 1, side, side, 0, 0, PATCH_SIDE, PATCH_SIDE);
+    patch.drawImage(image, (width - side) >> 1, (height - side) >> 1, side, side, 0, 0, PATCH_SIDE, PATCH_SIDE);
     return { frame, patch: lumaOf(patch.getImageData(0, 0, PATCH_SIDE, PATCH_SIDE).data) };
   };
 
@@ -111,15 +117,17 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
   loop();
 
   return {
-    async record() {
+    async record(still) {
       const pressed = performance.now();
       shutterAt = pressed;
       patches.length = 0;
-      // The frame on screen at the press is the photo's (camera.ts#snapshot draws it): it leads the patches and, unless just read, joins the frames.
-      const now = grab(pressed, true);
+      // The photo's frame leads the patches and joins the frames (in place of the last one read, when that was the same picture).
+      const now = grab(pressed, true, { image: still, width: still.width, height: still.height });
       if (now) {
+        // The last frame read may be the photo's own frame, reduced from the video rather than the still.
         const last = recent.at(-1);
-        if (!last || !sameLuma(last.luma, now.frame.luma)) keep(now.frame);
+        if (last && nearlySame(last.luma, now.frame.luma)) last.luma = now.frame.luma;
+        else keep(now.frame);
         patches.push({ t: pressed, luma: now.patch! });
       }
       const deadline = pressed + AFTER_SHUTTER_WAIT_MS;
@@ -148,10 +156,12 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
   };
 }
 
-function sameLuma(a: Uint8Array, b: Uint8Array): boolean {
+/** The same picture reduced twice: differences of a fraction of a grey level on average. */
+function nearlySame(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
-  return true;
+  let sum = 0;
+  for (let i = 0; i < a.length; i += 1) sum += Math.abs(a[i]! - b[i]!);
+  return sum <= a.length / 2;
 }
 
 const offset = (t: number, pressed: number) => Math.round((t - pressed) * 10) / 10;

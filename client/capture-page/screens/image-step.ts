@@ -1,4 +1,4 @@
-import { closeCamera, liveCameraSupported, openCamera, reencodeAsJpeg, snapshot } from "../camera";
+import { closeCamera, liveCameraSupported, openCamera, photoOf, reencodeAsJpeg, stillOf } from "../camera";
 import type { ScreenContext } from "../context";
 import { h, nextPaint, show } from "../dom";
 import type { ImageStepView } from "../flow";
@@ -127,7 +127,8 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
           shutter.disabled = true;
           try {
             const capturedAt = Date.now();
-            const [photo, integrity] = await Promise.all([snapshot(video), monitor.record()]);
+            const still = stillOf(video);
+            const [photo, integrity] = await Promise.all([photoOf(still), monitor.record(still)]);
             monitor.stop();
             review(photo, "image/jpeg", capturedAt, integrity ?? undefined);
           } catch {

@@ -110,6 +110,9 @@ const strip = (maxBytes: number) =>
     .regex(BASE64, "Must be base64.")
     .openapi({ description: `A greyscale 8-bit PNG (base64, at most ${maxBytes} bytes decoded).` });
 
+/** What the capture endpoint checks of a strip before storing it (domain/capture/burst.ts). */
+const WHOLE_PNG = "Not interlaced, and whole: every chunk within the file, image data, and an IEND chunk that ends it (400 naming the field otherwise).";
+
 const FramesRequestSchema = z
   .strictObject({
     width: z.int().min(BURST_LIMITS.frameMinSide).max(BURST_LIMITS.frameMaxSide).openapi({ description: "One reduced frame's width." }),
@@ -118,7 +121,7 @@ const FramesRequestSchema = z
       description: "Each frame's time, in milliseconds from the shutter press (the frame on screen at the press is at 0). Its length is the frame count.",
     }),
     png_base64: strip(BURST_LIMITS.maxFramesBytes).openapi({
-      description: `The frames, oldest first, stacked top to bottom in one greyscale 8-bit PNG of \`width\` × \`height\`·count pixels (base64, at most ${BURST_LIMITS.maxFramesBytes} bytes decoded).`,
+      description: `The frames, oldest first, stacked top to bottom in one greyscale 8-bit PNG of \`width\` × \`height\`·count pixels (base64, at most ${BURST_LIMITS.maxFramesBytes} bytes decoded). ${WHOLE_PNG}`,
     }),
   })
   .openapi("CaptureBurstFramesUpload");
@@ -128,7 +131,7 @@ const PatchesRequestSchema = z
     side: z.literal(BURST_LIMITS.patchSide).openapi({ description: "Each patch's side, in the camera's native pixels." }),
     times_ms: FrameTimes(BURST_LIMITS.minPatches, BURST_LIMITS.maxPatches).openapi({ description: "Each patch's frame time, from the shutter press; its length is the patch count." }),
     png_base64: strip(BURST_LIMITS.maxPatchesBytes).openapi({
-      description: `The centre of consecutive frames at the camera's native resolution, stacked top to bottom in one greyscale 8-bit PNG of \`side\` × \`side\`·count pixels (at most ${BURST_LIMITS.maxPatchesBytes} bytes decoded).`,
+      description: `The centre of consecutive frames at the camera's native resolution, stacked top to bottom in one greyscale 8-bit PNG of \`side\` × \`side\`·count pixels (at most ${BURST_LIMITS.maxPatchesBytes} bytes decoded). ${WHOLE_PNG}`,
     }),
   })
   .openapi("CaptureBurstPatchesUpload");

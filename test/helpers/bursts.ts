@@ -176,3 +176,17 @@ export function receivedOf(capture: SyntheticCapture, over: Partial<ReceivedBurs
   };
   return { captureIntegrity: record, burst };
 }
+
+/**
+ * A strip (base64) whose chunks lie about the file: its first IDAT claiming 4 GiB, its IEND cut
+ * off, a byte after its IEND, and its image data dropped (IHDR then IEND).
+ */
+export function stripLies(pngBase64: string): string[] {
+  const png = Uint8Array.from(atob(pngBase64), (c) => c.charCodeAt(0));
+  const idat = 33; // after the signature (8) and IHDR (25): the page writes IDAT next
+  if (String.fromCharCode(...png.subarray(idat + 4, idat + 8)) !== "IDAT") throw new Error("the strip's second chunk is not IDAT");
+  const huge = png.slice();
+  new DataView(huge.buffer).setUint32(idat, 0xffffffff);
+  const base64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
+  return [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)])].map(base64);
+}

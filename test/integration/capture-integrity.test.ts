@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
-import { burstNonce, sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
+import { burstNonce, sentIntegrity, stripLies, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
 import { captureByKey, captureInline, hasVerdict, inlineCapture, pollVerification, upload } from "../helpers/capture";
 import { genuineRecord } from "../helpers/capture-integrity";
 import { encodeJpeg, naturalScene, rng } from "../helpers/synth";
@@ -192,6 +192,8 @@ describe("the live capture measured by the service", () => {
       // The strip holds 16 frames' rows, the times name 15.
       ["capture_integrity.frames.png_base64", { ...good, frames: { ...good.frames, times_ms: good.frames.times_ms.slice(1) } }],
       ["capture_integrity.frames.png_base64", { ...good, frames: { ...good.frames, png_base64: other.integrity.patches.png_base64 } }],
+      // Whole chunks up to an IEND that ends the file (forge probe of 2026-12-04: an IDAT claiming 4 GiB was stored and measured).
+      ...stripLies(good.frames.png_base64).map((png_base64): [string, unknown] => ["capture_integrity.frames.png_base64", { ...good, frames: { ...good.frames, png_base64 } }]),
       ["capture_integrity.frames.times_ms", { ...good, frames: { ...good.frames, times_ms: [...good.frames.times_ms].reverse() } }],
       ["capture_integrity.frames.times_ms", { ...good, frames: { ...good.frames, times_ms: Array.from({ length: 17 }, (_, i) => i) } }],
       ["capture_integrity.frames.width", { ...good, frames: { ...good.frames, width: 4000 } }],

@@ -34,7 +34,12 @@ async function strip(text: string, field: string, maxBytes: number, width: numbe
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-/** Why `bytes` is not a PNG whose first chunk declares an 8-bit greyscale, non-interlaced `width` × `height` image (null: it is). */
+/**
+ * Why `bytes` is not a PNG whose first chunk declares an 8-bit greyscale, non-interlaced `width` ×
+ * `height` image, made of whole chunks with image data up to an IEND that ends the file, as the page
+ * writes it (null: it is). A strip is stored as evidence: one whose chunk claims 4 GiB was stored
+ * and measured (forge probe of 2026-12-04). Chunk CRCs and the data itself are the analysis's.
+ */
 function stripShapeProblem(bytes: Uint8Array, width: number, height: number): string | null {
   if (bytes.length < 33 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b)) return "not a PNG";
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -44,7 +49,24 @@ function stripShapeProblem(bytes: Uint8Array, width: number, height: number): st
   const [w, h, depth, colour, compression, filter, interlace] = [view.getUint32(16), view.getUint32(20), bytes[24], bytes[25], bytes[26], bytes[27], bytes[28]];
   if (depth !== 8 || colour !== 0 || compression !== 0 || filter !== 0 || interlace !== 0) return `not 8-bit greyscale and not interlaced (depth ${depth}, colour type ${colour}, interlace ${interlace})`;
   if (w !== width || h !== height) return `${w}x${h}, not the ${width}x${height} its frames declare`;
-  return null;
+  return chunksProblem(bytes, view);
+}
+
+/** Each chunk is at least 12 bytes, so the walk ends within bytes.length / 12 steps of a budgeted strip. */
+function chunksProblem(bytes: Uint8Array, view: DataView): string | null {
+  let imageData = false;
+  for (let at = 8; at + 12 <= bytes.length; ) {
+    const end = at + 12 + view.getUint32(at);
+    if (end > bytes.length) return `its chunk at byte ${at} runs past the end of the file`;
+    const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    if (type === "IDAT") imageData = true;
+    if (type === "IEND") {
+      if (!imageData) return "it holds no image data";
+      return end === bytes.length ? null : "bytes follow its IEND chunk";
+    }
+    at = end;
+  }
+  return "it ends without an IEND chunk";
 }
 
 export async function receiveBurst(upload: CaptureIntegrityUpload): Promise<ReceivedBurst> {

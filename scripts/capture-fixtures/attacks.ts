@@ -7,7 +7,10 @@
  *    photo with the homography a flat plane takes under a hand-held camera's rotation and
  *    translation, with fresh sensor noise (σ 1.5 grey levels) on every frame;
  *  - a still with fresh noise on every frame and no motion (a virtual camera behind a noise
- *    filter): a known miss, measured to say so.
+ *    filter): a known miss, measured to say so;
+ *  - the warps with noise shaped like a camera's: white noise box-blurred twice (3 × 3), so
+ *    neighbouring pixels' noise correlates as a camera pipeline's does (the forge probe of
+ *    2026-12-04 passed with it).
  */
 import { rng } from "../../test/helpers/synth";
 import { HEIGHT, WIDTH, type GreyVideo } from "./video";
@@ -33,6 +36,37 @@ export function noisyStill(frame: Uint8Array, fps: number, seconds: number, seed
   return { fps, width: WIDTH, height: HEIGHT, frames };
 }
 
+/**
+ * Fresh noise of standard deviation `sigma`: white, or box-blurred twice (3 × 3; each pixel's noise
+ * then correlates about 0.84 with its neighbours', as a camera's demosaicked and denoised noise does).
+ */
+function noiseField(width: number, height: number, random: () => number, sigma: number, shape: NoiseShape): Float32Array {
+  const field = Float32Array.from({ length: width * height }, () => gaussian(random));
+  if (shape === "white") return field.map((v) => v * sigma);
+  let out: Float32Array = field;
+  for (let pass = 0; pass < 2; pass += 1) out = boxBlur3(out, width, height);
+  // Two 3 × 3 box blurs are a 5 × 5 kernel (1 2 3 2 1)²/81: the noise's σ shrinks by √(19/81)² = 19/81.
+  return out.map((v) => (v * sigma * 81) / 19);
+}
+
+/** A 3 × 3 box blur, edges clamped. */
+function boxBlur3(field: Float32Array, width: number, height: number): Float32Array {
+  const out = new Float32Array(field.length);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      let sum = 0;
+      for (let dy = -1; dy <= 1; dy += 1) {
+        const yy = Math.max(0, Math.min(height - 1, y + dy));
+        for (let dx = -1; dx <= 1; dx += 1) sum += field[yy * width + Math.max(0, Math.min(width - 1, x + dx))]!;
+      }
+      out[y * width + x] = sum / 9;
+    }
+  }
+  return out;
+}
+
+export type NoiseShape = "white" | "camera-shaped";
+
 /** 3×3 matrix product. */
 function mul(a: number[], b: number[]): number[] {
   const out = new Array<number>(9).fill(0);
@@ -45,9 +79,9 @@ function mul(a: number[], b: number[]): number[] {
  * distance 1 facing the camera, filmed by a hand-held camera: small rotations (yaw, pitch, roll up to
  * ~1.5°) and translations (up to ~4 % of the distance) as sums of slow sinusoids, focal length
  * WIDTH px (about 53° across). Each output pixel is read through the plane's homography, bilinearly,
- * and gets fresh Gaussian noise.
+ * and gets fresh Gaussian noise (white, or camera-shaped: `noiseField`).
  */
-export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number, sigma = 1.5): GreyVideo {
+export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number, sigma = 1.5, shape: NoiseShape = "white"): GreyVideo {
   const random = rng(seed);
   const wave = (amplitude: number) => {
     const parts = [0, 1, 2].map(() => ({ a: amplitude * (0.3 + random()), f: 0.5 + 3 * random(), p: 2 * Math.PI * random() }));
@@ -70,6 +104,7 @@ export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: num
     // Camera at (tx, ty, -1 + tz) looking down +z at the plane z = 0: a ray through pixel (u, v) is
     // d = Rᵀ·((u - cx)/f, (v - cy)/f, 1); it meets the plane at o + s·d with s = -oz / dz.
     const o = [tx(t), ty(t), -1 + tz(t)];
+    const noise = noiseField(WIDTH, HEIGHT, random, sigma, shape);
     const out = new Uint8Array(WIDTH * HEIGHT);
     for (let v = 0; v < HEIGHT; v += 1) {
       for (let u = 0; u < WIDTH; u += 1) {
@@ -87,7 +122,7 @@ export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: num
         const fy = Math.max(0, Math.min(1, py - y0));
         const p = y0 * pw + x0;
         const value =
-          (photo[p]! * (1 - fx) + photo[p + 1]! * fx) * (1 - fy) + (photo[p + pw]! * (1 - fx) + photo[p + pw + 1]! * fx) * fy + sigma * gaussian(random);
+          (photo[p]! * (1 - fx) + photo[p + 1]! * fx) * (1 - fy) + (photo[p + pw]! * (1 - fx) + photo[p + pw + 1]! * fx) * fy + noise[v * WIDTH + u]!;
         out[v * WIDTH + u] = Math.max(0, Math.min(255, Math.round(value)));
       }
     }

@@ -91,6 +91,9 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   cases.push({ group: `3. frames made by 2-D warps of the photo (a plane under hand shake) with fresh noise, ${label}`, rung: "3", positive: true, ...(await decideAll(screens.flatMap((v) => presses(v, device, 1000, 500)))) });
   const faintScreens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 0.4)));
   cases.push({ group: `3. the same warps with faint fresh noise (σ 0.4), ${label}`, rung: "3", positive: true, ...(await decideAll(faintScreens.flatMap((v) => presses(v, device, 1000, 500)))) });
+  // Noise shaped like a camera's (white noise box-blurred twice): what passed the forge probe of 2026-12-04.
+  const shapedScreens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 1.5, "camera-shaped")));
+  cases.push({ group: `3. the same warps with camera-shaped noise (σ 1.5, white noise box-blurred twice), ${label}`, rung: "3", positive: true, ...(await decideAll(shapedScreens.flatMap((v) => presses(v, device, 1000, 500)))) });
   for (const loop of [0.5, 1, 2]) {
     const clips = loopable.filter(({ video }) => video.frames.length / video.fps >= loop + 1).map(({ video }) => looping(video, loop, 6, 0.5));
     cases.push({ group: `looping ${loop} s clip of a real video, shutter after ≥ 1 loop, ${label}`, rung: "loop", positive: true, ...(await decideAll(clips.flatMap((v) => presses(v, device, (loop + 0.2) * 1000, 500)))) });

@@ -134,7 +134,12 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
         if (anomaly) return { text: `Frames no live camera over a real scene gives${confidence}`, tone: "bad" };
         if (value.method === "capture_burst_flat_scene") return { text: `Frames as a live camera gives them, of a flat scene (one moving plane)${confidence}`, tone: "good" };
         if (value.method === "capture_burst_no_parallax") return { text: `Frames as a live camera gives them; too little motion to judge depth${confidence}`, tone: "good" };
-        return { text: `Frames as a live camera gives them, moving with depth${confidence}`, tone: "good" };
+        // Depth is claimed only where the capture's evidence measured it: the verdict's combined
+        // value carries no method (each photo's row says which), and analyses before
+        // capture-burst/5 left the method out where the parallax went unmeasured.
+        const evidence = Array.isArray(value.evidence) ? (value.evidence as Array<{ code?: unknown }>) : [];
+        if (evidence.some((e) => e.code === "parallax")) return { text: `Frames as a live camera gives them, moving with depth${confidence}`, tone: "good" };
+        return { text: `Frames as a live camera gives them${confidence}`, tone: "good" };
       }
       return { text: `Depth from ${String(value.source)}${value.anomaly ? ": flat, implausible" : ""}${confidence}`, tone: value.anomaly ? "bad" : "neutral" };
     case "context_match":

@@ -124,9 +124,10 @@ export function watchPreview(video: FrameVideo, stream: MediaStream): IntegrityM
       // The photo's frame leads the patches and joins the frames (in place of the last one read, when that was the same picture).
       const now = grab(pressed, true, { image: still, width: still.width, height: still.height });
       if (now) {
-        // The last frame read may be the photo's own frame, reduced from the video rather than the still.
+        // The last frame read may be the photo's own frame, reduced from the video rather than the
+        // still: the still takes its place, at the press (the service looks for the photo near it).
         const last = recent.at(-1);
-        if (last && nearlySame(last.luma, now.frame.luma)) last.luma = now.frame.luma;
+        if (last && nearlySame(last.luma, now.frame.luma)) recent[recent.length - 1] = { ...now.frame, t: Math.max(last.t, pressed) };
         else keep(now.frame);
         patches.push({ t: pressed, luma: now.patch! });
       }

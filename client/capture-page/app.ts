@@ -274,8 +274,11 @@ export class App {
     }
     const status = this.view.status;
     if (status === "completed" || status === "expired" || status === "failed") {
-      // Ended by this end user's own submit (a lost answer, then a retry): their success.
-      const own = this.phase === "finishing" && (status === "completed" || this.view.submitted);
+      // Ended by this page's own submit (its reply lost, then refused on a retry): their success.
+      // Jobs are sent in order and the submit goes last, so a photo, file or answer refused here
+      // was never followed by this page's submit: another tab or device ended it, and this job
+      // was not kept.
+      const own = this.phase === "finishing" && job.kind === "submit" && (status === "completed" || this.view.submitted);
       return this.end(own ? "success" : status);
     }
     // Submit refused (the server would not take it, or did not): never queued again on its own.

@@ -317,4 +317,41 @@ describe("a step another device filled", () => {
       await other.close();
     }
   });
+
+  it("an answer refused because another device finished first is not called received: the page says it was already done", async () => {
+    // The page took any completion it met while finishing for its own submit, so the second device
+    // read "Everything was received" while the service kept only the first device's answer (probe of 2026-12-04).
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 1, max: 1 },
+        { key: "policy", type: "text", description: "Policy number", required: true, validation: { max_length: 40, format: "free_text" } },
+      ],
+    });
+    const other = await openPhone();
+    try {
+      phone = await openPhone();
+      for (const page of [phone.page, other.page]) {
+        await page.goto(pageUrl(v.id));
+        await page.getByRole("button", { name: "Start" }).click();
+      }
+      await takeLivePhoto(other.page);
+      await eventually("the other device's photo", () => tenant.getVerification(v.id), (body) => body.captures_count === 1);
+      await takeLivePhoto(phone.page);
+      await phone.page.getByText("Step 2 of 2").waitFor({ timeout: 30_000 });
+      await other.page.getByRole("textbox").fill("from the other device");
+      await other.page.getByRole("button", { name: "Finish" }).click();
+      await other.page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+      await eventually("completed", () => tenant.getVerification(v.id), (body) => body.status === "completed");
+
+      await phone.page.getByRole("textbox").fill("from this device");
+      await phone.page.getByRole("button", { name: "Finish" }).click();
+      await phone.page.getByRole("heading", { name: "Already done" }).waitFor({ timeout: 30_000 });
+      expect(await phone.page.getByRole("heading", { name: "Thank you!" }).count()).toBe(0);
+      expect((await tenant.getVerification(v.id)).answers).toMatchObject({ policy: { value: "from the other device" } });
+      await screenshot(phone.page, "24-finished-elsewhere");
+      await axeClean(phone.page, "finished elsewhere");
+    } finally {
+      await other.close();
+    }
+  });
 });

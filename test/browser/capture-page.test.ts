@@ -271,6 +271,14 @@ describe("capture page in Chromium", () => {
     expect(await fallback.getAttribute("capture")).toBe("environment");
     expect(await page.getByText("Take photo with camera app").count()).toBe(1);
 
+    // A file no browser opens as a photo is named, and the camera app stays offered (the page used to
+    // ignore it without a word: an uncaught "The source image cannot be decoded").
+    await fallback.setInputFiles({ name: "notes.jpg", mimeType: "image/jpeg", buffer: Buffer.from("not a photo at all") });
+    await page.getByText("“notes.jpg” could not be opened as a photo. Take one with the camera app, or pick another.").waitFor();
+    expect(phone.pageErrors()).toEqual([]);
+    await screenshot(page, "08b-camera-app-unreadable");
+    await axeClean(page, "camera app: unreadable file");
+
     // Named and declared as HEIC, but its bytes are a JPEG: sent as the JPEG it is, not refused.
     await fallback.setInputFiles({ name: "IMG_0001.HEIC", mimeType: "image/heic", buffer: await jpegFromPage(page, "#2c3e50") });
     await page.getByRole("button", { name: "Use this photo" }).click();

@@ -74,7 +74,14 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
         if (!file) return;
         // Sent as what its bytes are; anything else the server would not take (or too big) goes as a JPEG.
         const type = await fileMediaType(file);
-        const blob = !type || file.size > ctx.view().limits.image_max_bytes ? await reencodeAsJpeg(file) : file;
+        let blob: Blob;
+        try {
+          blob = !type || file.size > ctx.view().limits.image_max_bytes ? await reencodeAsJpeg(file) : file;
+        } catch {
+          // Not an image this browser can open (a text file, RAW, a HEIC over the limit where HEIC is not decoded).
+          stage.replaceChildren(errorList([i18n.t("photo_unreadable", { name: file.name })])!);
+          return;
+        }
         if (blob.size > ctx.view().limits.image_max_bytes) {
           const [size, limit] = i18n.bytesPair(blob.size, ctx.view().limits.image_max_bytes);
           stage.replaceChildren(errorList([i18n.t("file_too_large", { name: file.name, size, limit })])!);

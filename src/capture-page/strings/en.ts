@@ -53,6 +53,7 @@ export const en = {
   files_counter: "{n} of {max} added",
   file_too_large: "“{name}” is {size}; the limit is {limit}.",
   file_wrong_type: "“{name}” isn't an accepted type ({types}).",
+  photo_unreadable: "“{name}” could not be opened as a photo. Take one with the camera app, or pick another.",
   file_too_many: "Not added, as this step takes at most {max}: {names}.",
   text_heading: "Your answer",
   text_label: "Answer",

@@ -50,6 +50,7 @@ export const es: Strings = {
   files_counter: "{n} de {max} añadidas",
   file_too_large: "«{name}» ocupa {size}; el límite es {limit}.",
   file_wrong_type: "«{name}» no es de un tipo aceptado ({types}).",
+  photo_unreadable: "«{name}» no se pudo abrir como foto. Haz una con la app de la cámara o elige otra.",
   file_too_many: "No se añadió, porque este paso admite como máximo {max}: {names}.",
   text_heading: "Tu respuesta",
   text_label: "Respuesta",

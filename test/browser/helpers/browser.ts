@@ -30,6 +30,8 @@ export interface Phone {
   close(): Promise<void>;
   /** What a failing test needs to say why: the page's text, its refused requests, its console. */
   diagnostics(): Promise<string>;
+  /** The page's uncaught errors so far (a failure nothing on the page handled). */
+  pageErrors(): string[];
 }
 
 /**
@@ -76,10 +78,15 @@ export async function openPhone(options: { camera?: "allow" | "deny"; locale?: s
   page.on("console", (message) => {
     if (message.type() === "error" || message.type() === "warning") events.push(`${at()} console.${message.type()}: ${message.text()}`);
   });
-  page.on("pageerror", (error) => events.push(`${at()} page error: ${error.stack ?? error.message}`));
+  const pageErrors: string[] = [];
+  page.on("pageerror", (error) => {
+    pageErrors.push(error.message);
+    events.push(`${at()} page error: ${error.stack ?? error.message}`);
+  });
   return {
     context,
     page,
+    pageErrors: () => [...pageErrors],
     async diagnostics() {
       const text = await page
         .evaluate(() => document.body.innerText)

@@ -301,6 +301,25 @@ describe("capture page in Chromium", () => {
     await screenshot(phone.page, "09-expired");
   });
 
+  it("the keyboard focus ring stands out from the page at 3:1 or more (WCAG 1.4.11)", async () => {
+    // The ring sits 2 px off the button, on the page: amber #f9ab00 on white was 1.93:1 (probe of 2026-12-04; axe does not check it).
+    const v = await tenant.createVerification({ max_captures: 1 });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    const start = page.getByRole("button", { name: "Start" });
+    await start.waitFor();
+    for (let i = 0; i < 10 && !(await start.evaluate((el) => el === document.activeElement)); i += 1) await page.keyboard.press("Tab");
+    const { ring, behind } = await start.evaluate((el) => {
+      // What the ring is drawn on: the nearest ancestor with a background of its own.
+      let under = el.parentElement;
+      while (under && getComputedStyle(under).backgroundColor === "rgba(0, 0, 0, 0)") under = under.parentElement;
+      return { ring: getComputedStyle(el).outlineColor, behind: under ? getComputedStyle(under).backgroundColor : "rgb(255, 255, 255)" };
+    });
+    expect(contrast(ring, behind), `${ring} on ${behind}`).toBeGreaterThanOrEqual(3);
+    await screenshot(page, "11-focus-ring");
+  });
+
   it("an unknown link says so", async () => {
     phone = await openPhone();
     await phone.page.goto(pageUrl("vfy_01JZZZZZZZZZZZZZZZZZZZZZZZ"));
@@ -527,3 +546,13 @@ describe("a slow device store", () => {
     expect(done.answers?.order?.value).toBe("A-1001");
   });
 });
+
+/** WCAG contrast ratio of two computed `rgb(…)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (css: string) => {
+    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}

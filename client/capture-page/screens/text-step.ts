@@ -52,8 +52,10 @@ export function textStep(ctx: ScreenContext, step: TextStepView): void {
       novalidate: true,
       onsubmit: async (e: Event) => {
         e.preventDefault();
-        const value = input.value;
-        if (value === "" && (already || !step.required)) return ctx.next();
+        // Spaces around an id (a phone keyboard's trailing space) are not part of it; a blank
+        // optional answer is a skipped one.
+        const value = format === "free_text" ? input.value : input.value.trim();
+        if (value.trim() === "" && (already || !step.required)) return ctx.next();
         const problem = answerProblem(step, value);
         if (problem) return fail(problemText(i18n, problem));
         await ctx.addAnswer(step.key, value);

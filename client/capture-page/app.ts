@@ -384,10 +384,9 @@ export class App {
     const waiting = jobs.filter((j) => j.kind !== "submit").length;
     const held = waiting > 0 && this.view !== undefined && this.nextToSend(jobs) === undefined;
     const parts: string[] = [];
-    if (this.syncState.kind === "waiting") {
-      const seconds = Math.max(1, Math.round((this.syncState.retryAt - Date.now()) / 1000));
-      parts.push(this.syncState.offline ? this.i18n.t("offline") : this.i18n.t("retrying", { seconds }));
-    }
+    // No countdown: this line is a live region, and a number written once went stale at once (a
+    // wait of 7 s read "Retrying in 7 s." throughout).
+    if (this.syncState.kind === "waiting") parts.push(this.syncState.offline ? this.i18n.t("offline") : this.i18n.t("retrying"));
     if (this.syncState.kind === "stalled" && waiting > 0) parts.push(this.i18n.t("stalled_notice"));
     if (held) parts.push(this.i18n.plural("held", waiting));
     else if (waiting > 0) parts.push(`${this.i18n.plural("pending", waiting)}${this.syncState.kind === "sending" ? ` · ${this.i18n.t("uploading")}` : ""}`);

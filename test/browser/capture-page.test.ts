@@ -461,7 +461,7 @@ describe("capture page in Chromium", () => {
     await page.route("**/v1/uploads/**", (route) => route.abort("internetdisconnected"));
     await takeLivePhoto(page);
     await page.getByText("Step 2 of 2").waitFor();
-    await page.getByText(/Connection problem\. Retrying in \d+ s\./).waitFor();
+    await page.getByText("Not sent yet: the connection or the service failed. Trying again shortly; what you captured is kept.").waitFor();
     await page.getByText("1 item waiting to upload").waitFor();
     await screenshot(page, "11-retrying");
     expect((await tenant.getVerification(v.id)).captures).toEqual([]);

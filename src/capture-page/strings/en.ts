@@ -74,7 +74,7 @@ export const en = {
   held_other: "{n} items will be sent when you finish",
   uploading: "Uploading…",
   offline: "You're offline. What you captured is kept on this device and will be sent when you're back online.",
-  retrying: "Connection problem. Retrying in {seconds} s.",
+  retrying: "Not sent yet: the connection or the service failed. Trying again shortly; what you captured is kept.",
   finishing_heading: "Sending…",
   finishing_body: "Keep this page open until everything is sent.",
   success_heading: "Thank you!",

@@ -71,7 +71,7 @@ export const es: Strings = {
   held_other: "{n} elementos se enviarán al terminar",
   uploading: "Enviando…",
   offline: "Estás sin conexión. Lo que capturaste se guarda en este dispositivo y se enviará cuando vuelvas a tener conexión.",
-  retrying: "Problema de conexión. Reintentando en {seconds} s.",
+  retrying: "Aún no se ha enviado: falló la conexión o el servicio. Se reintentará en breve; lo que capturaste se guarda.",
   finishing_heading: "Enviando…",
   finishing_body: "Mantén esta página abierta hasta que se envíe todo.",
   success_heading: "¡Gracias!",

@@ -13,7 +13,7 @@ import { log } from "../lib/log";
 import { createDb } from "../db/client";
 import { queueFailures } from "../db/schema";
 
-/** Verifications whose domain events one batch handles at once. */
+/** Verifications (and webhook deliveries) one batch handles at once. */
 const EVENT_CONCURRENCY = 20;
 
 /**
@@ -79,7 +79,8 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
     }
   };
   // Domain events of different verifications run concurrently, those of one verification in order;
-  // every other message runs in order, as before.
+  // webhook attempts each on their own (a receiver taking its 10 s must not hold up another
+  // tenant's: API probe of 2026-12-04); every other message runs in order.
   const groups = new Map<string, Array<[Message<unknown>, QueueMessage]>>();
   const malformed: Message<unknown>[] = [];
   for (const message of batch.messages) {
@@ -88,7 +89,7 @@ async function handleBatch(batch: MessageBatch<unknown>, env: Env, ctx: Executio
       malformed.push(message);
       continue;
     }
-    const key = !deadLetter && parsed.data.type === "domain_event" ? parsed.data.event.verification_id : "(in order)";
+    const key = deadLetter ? "(in order)" : parsed.data.type === "domain_event" ? parsed.data.event.verification_id : parsed.data.type === "deliver_webhook" ? `webhook ${parsed.data.delivery_id}` : "(in order)";
     const group = groups.get(key) ?? [];
     group.push([message, parsed.data]);
     groups.set(key, group);

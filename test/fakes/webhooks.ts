@@ -7,12 +7,14 @@ import type { FakeHandler } from "./server";
  *   `?fail=always` fail until `POST /webhooks/<id>/recover` is called;
  *   `?redirect=1`  answer 302 to another receiver (must not be followed);
  *   `?delay=MS`    answer 204 after MS milliseconds.
- * `GET /webhooks/<id>` returns what it received: `[{headers, body, answered}]` in arrival order.
+ * `GET /webhooks/<id>` returns what it received: `[{headers, body, answered, at}]` in arrival order.
  */
 interface Received {
   headers: Record<string, string>;
   body: string;
   answered: number;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
 }
 
 const receivers = new Map<string, { received: Received[]; recovered: boolean }>();
@@ -46,6 +48,6 @@ export const webhookReceivers: FakeHandler = (req) => {
   } else if (req.query.get("delay")) extra.delayMs = Number(req.query.get("delay"));
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
-  r.received.push({ headers, body: req.body.toString("utf8"), answered });
+  r.received.push({ headers, body: req.body.toString("utf8"), answered, at: Date.now() });
   return { status: answered, body: "", ...extra };
 };

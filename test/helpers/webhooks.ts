@@ -6,6 +6,8 @@ export interface Received {
   headers: Record<string, string>;
   body: string;
   answered: number;
+  /** When the receiver got it (ms since the epoch, the fake's clock). */
+  at: number;
 }
 
 /** A fresh receiver of the loopback fake (test/fakes/webhooks.ts) and its URL. */

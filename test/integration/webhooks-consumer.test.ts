@@ -1,8 +1,10 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { attemptsOf, insertDeliveryOnce, loadDelivery, type DeliveryRow } from "../../src/db/webhooks";
 import { attemptDelivery } from "../../src/domain/webhooks/deliveries";
 import { newId } from "../../src/lib/ids";
+import { handleQueue } from "../../src/queues";
 import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { received, receiver, sessionHeaders } from "../helpers/webhooks";
 
@@ -126,5 +128,28 @@ describe("a single delivery attempt", () => {
     const res = await callJson(`/v1/webhook-deliveries/${d.id}/retry`, { method: "POST", headers: await sessionHeaders(d.tenantId) });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("invalid_state");
+  });
+});
+
+describe("a batch of deliveries", () => {
+  it("a slow receiver does not hold up the other deliveries of the batch: attempts run side by side", async () => {
+    // They ran one after another: three hanging receivers of one tenant delayed another tenant's
+    // webhook by 31.6 s (API probe of 2026-12-04).
+    const slow = receiver("delay=3000");
+    const fast = receiver();
+    const [first, second] = [await pendingDelivery(slow.url), await pendingDelivery(fast.url)];
+    const batch = createMessageBatch(
+      "vfy-webhooks-local",
+      [first, second].map((d) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { type: "deliver_webhook", v: 1, delivery_id: d.id } })),
+    );
+    const ctx = createExecutionContext();
+    const started = Date.now();
+    await handleQueue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toHaveLength(2);
+    const [hit] = await received(fast.id);
+    expect(hit!.at - started).toBeLessThan(2_000);
+    expect(await loadDelivery(db(), second.id)).toMatchObject({ status: "succeeded" });
+    expect(await loadDelivery(db(), first.id)).toMatchObject({ status: "succeeded" });
   });
 });

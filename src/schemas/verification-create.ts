@@ -58,6 +58,18 @@ const ContextAttributesSchema = tenantMap(
     }),
 );
 
+/**
+ * A receiver's URL: http(s), and a URI as the API document declares it. An IRI (`http://exämple.com/`)
+ * passed `z.url()` and was echoed back as given, which broke every response and list page holding it
+ * (API probe of 2026-12-04); its ASCII form is what to send.
+ */
+export const WebhookUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .refine((url) => /^[\x21-\x7e]+$/.test(url), {
+    message: "Not a URI: write the host in its ASCII (punycode) form and percent-encode other characters, as new URL(value).href does.",
+  });
+
 export const ContextSchema = z
   .strictObject({
     kind: z.string().min(1).max(64),
@@ -107,7 +119,7 @@ export const ConfigFieldsSchema = z.strictObject({
       "Always cross-checked against the captures (the `context` signal, `context_match`): left out, `signals_required` gains `context`; given, it must include it " +
       "(400 naming `context` otherwise). Where no vision provider is configured a context is 400 too (`GET /v1/capabilities`).",
   }),
-  webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  webhook_url: WebhookUrlSchema.optional(),
   notify_email: z.email().max(254).optional(),
   metadata: MetadataSchema.optional(),
   expected_location: z.string().max(500).trim().min(1).optional(),

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DateTime } from "./common";
 import { CertificateSchema } from "./certificates";
 import { VerificationSchema } from "./verification";
+import { WebhookUrlSchema } from "./verification-create";
 
 export const WebhookAttemptSchema = z
   .object({
@@ -78,10 +79,7 @@ export const RecentDeliveriesQuerySchema = z.object({
 
 export const WebhookTestRequestSchema = z
   .strictObject({
-    url: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .openapi({ description: "Where to send it: the same rules as a verification's `webhook_url` (https, a public host)." }),
+    url: WebhookUrlSchema.openapi({ description: "Where to send it: the same rules as a verification's `webhook_url` (https, a public host)." }),
   })
   .openapi("WebhookTestRequest");
 

@@ -252,6 +252,9 @@ describe("the other config fields", () => {
     expect(v.config).toMatchObject({ webhook_url: hook, notify_email: "ops@example.com", metadata: { claim: "C-1", empty: "" } });
     await rejects({ max_captures: 1, webhook_url: "not a url" }, "webhook_url");
     await rejects({ max_captures: 1, webhook_url: "ftp://example.com/x" }, "webhook_url");
+    // An IRI passed and was echoed as given, so the response (and every list page holding it) broke the document's `format: uri` (API probe of 2026-12-04).
+    await rejects({ max_captures: 1, webhook_url: "http://exämple.com/x" }, "webhook_url");
+    await rejects({ max_captures: 1, webhook_url: "https://example.com/ünïcode" }, "webhook_url");
     await rejects({ max_captures: 1, notify_email: "nobody" }, "notify_email");
     await rejects({ max_captures: 1, metadata: { n: 1 } }, "metadata.n");
   });

@@ -94,7 +94,8 @@ export function realityDefender(options: { apiKey: string; url?: string; fetcher
         }
       } catch (err) {
         if (err instanceof Failed) return { error: err.message };
-        if (err instanceof NotJson) return { error: err.message };
+        // A body cut off by the budget's abort reads as no JSON: it is the timeout (seen in .ci/run).
+        if (err instanceof NotJson) return left() <= 0 ? timedOut : { error: err.message };
         // The budget ran out during the presign, the upload or a poll: the same answer as after the last poll.
         if (err instanceof Error && err.name === "TimeoutError") return timedOut;
         return postFailure(err);

@@ -72,6 +72,22 @@ describe("Reality Defender (loopback fake)", () => {
     expect(await provider("forever:short", { budgetMs: 1 }).detect(png, "image/png")).toEqual({ error: "timeout: no result within 0 s" });
   });
 
+  it("an answer whose body the budget cut off is the same timeout, not 'the answer is not JSON'", async () => {
+    // .ci/run of 2026-12-04: the 1 ms budget above aborted the presign's body mid-read, and the
+    // provider said its answer was not JSON. Here the body always outlives a 5 ms budget.
+    const slowBody: typeof fetch = async (_input, init) =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            init?.signal?.addEventListener("abort", () => controller.error(new SyntaxError("cut off")));
+          },
+        }),
+        { status: 200, headers: { "content-type": "application/json" } },
+      );
+    const rd = realityDefender({ apiKey: "k", url: "https://rd.invalid", fetcher: slowBody, budgetMs: 5 });
+    expect(await rd.detect(png, "image/png")).toEqual({ error: "timeout: no result within 0 s" });
+  });
+
   it("through a capture's analysis: the original PNG with its text chunks stripped is uploaded, and decides", async () => {
     const original = encodePngRgb(naturalScene(400, 300, 6), { parameters: "a dented car door\nSteps: 20, Sampler: Euler a", Author: "claimant" });
     const expected = stripMetadata(original, "image/png", Infinity);

@@ -27,15 +27,17 @@ export function postFailure(err: unknown): AiProviderOutcome {
 
 /** POSTs to a provider and reads its JSON answer: the status and body, or the outcome naming why there is none. */
 export async function postForJson(doFetch: typeof fetch, endpoint: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: unknown } | AiProviderOutcome> {
+  const signal = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
-    res = await doFetch(endpoint, { ...init, method: "POST", signal: AbortSignal.timeout(timeoutMs) });
+    res = await doFetch(endpoint, { ...init, method: "POST", signal });
   } catch (err) {
     return postFailure(err);
   }
   try {
     return { status: res.status, body: await res.json() };
   } catch {
-    return { error: `HTTP ${res.status}: the answer is not JSON` };
+    // A body the budget's abort cut off reads as no JSON: it is the timeout.
+    return signal.aborted ? { error: "timeout" } : { error: `HTTP ${res.status}: the answer is not JSON` };
   }
 }

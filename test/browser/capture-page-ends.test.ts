@@ -297,25 +297,13 @@ describe("a step another device filled", () => {
         { key: "back", type: "image", description: "Back", min: 1, max: 1 },
       ],
     });
-    const other = await openPhone();
-    try {
-      phone = await openPhone();
-      // Both devices on the first step; the other one takes its photo first.
-      for (const page of [phone.page, other.page]) {
-        await page.goto(pageUrl(v.id));
-        await page.getByRole("button", { name: "Start" }).click();
-      }
-      await takeLivePhoto(other.page);
-      await eventually("the other device's photo", () => tenant.getVerification(v.id), (body) => body.captures_count === 1);
-      await takeLivePhoto(phone.page);
-      await phone.page.getByText("This step already had everything it needs (sent from another tab or device), so this one was not added.").waitFor({ timeout: 30_000 });
-      await phone.page.getByText("Step 2 of 2").waitFor();
+    await afterTheOtherDevicesPhoto(v.id, async (here) => {
+      await here.getByText("This step already had everything it needs (sent from another tab or device), so this one was not added.").waitFor({ timeout: 30_000 });
+      await here.getByText("Step 2 of 2").waitFor();
       expect((await tenant.getVerification(v.id)).captures_count).toBe(1);
-      await screenshot(phone.page, "23-step-full-elsewhere");
-      await axeClean(phone.page, "step full elsewhere");
-    } finally {
-      await other.close();
-    }
+      await screenshot(here, "23-step-full-elsewhere");
+      await axeClean(here, "step full elsewhere");
+    });
   });
 
   it("an answer refused because another device finished first is not called received: the page says it was already done", async () => {
@@ -327,31 +315,41 @@ describe("a step another device filled", () => {
         { key: "policy", type: "text", description: "Policy number", required: true, validation: { max_length: 40, format: "free_text" } },
       ],
     });
-    const other = await openPhone();
-    try {
-      phone = await openPhone();
-      for (const page of [phone.page, other.page]) {
-        await page.goto(pageUrl(v.id));
-        await page.getByRole("button", { name: "Start" }).click();
-      }
-      await takeLivePhoto(other.page);
-      await eventually("the other device's photo", () => tenant.getVerification(v.id), (body) => body.captures_count === 1);
-      await takeLivePhoto(phone.page);
-      await phone.page.getByText("Step 2 of 2").waitFor({ timeout: 30_000 });
-      await other.page.getByRole("textbox").fill("from the other device");
-      await other.page.getByRole("button", { name: "Finish" }).click();
-      await other.page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    await afterTheOtherDevicesPhoto(v.id, async (here, other) => {
+      await here.getByText("Step 2 of 2").waitFor({ timeout: 30_000 });
+      await other.getByRole("textbox").fill("from the other device");
+      await other.getByRole("button", { name: "Finish" }).click();
+      await other.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
       await eventually("completed", () => tenant.getVerification(v.id), (body) => body.status === "completed");
 
-      await phone.page.getByRole("textbox").fill("from this device");
-      await phone.page.getByRole("button", { name: "Finish" }).click();
-      await phone.page.getByRole("heading", { name: "Already done" }).waitFor({ timeout: 30_000 });
-      expect(await phone.page.getByRole("heading", { name: "Thank you!" }).count()).toBe(0);
+      await here.getByRole("textbox").fill("from this device");
+      await here.getByRole("button", { name: "Finish" }).click();
+      await here.getByRole("heading", { name: "Already done" }).waitFor({ timeout: 30_000 });
+      expect(await here.getByRole("heading", { name: "Thank you!" }).count()).toBe(0);
       expect((await tenant.getVerification(v.id)).answers).toMatchObject({ policy: { value: "from the other device" } });
-      await screenshot(phone.page, "24-finished-elsewhere");
-      await axeClean(phone.page, "finished elsewhere");
-    } finally {
-      await other.close();
-    }
+      await screenshot(here, "24-finished-elsewhere");
+      await axeClean(here, "finished elsewhere");
+    });
   });
 });
+
+/**
+ * Two devices open the link and start on the first step; the other device's photo is received
+ * first, then this device takes its own. `then` goes on with both pages.
+ */
+async function afterTheOtherDevicesPhoto(id: string, then: (here: Page, other: Page) => Promise<void>): Promise<void> {
+  const other = await openPhone();
+  try {
+    phone = await openPhone();
+    for (const page of [phone.page, other.page]) {
+      await page.goto(pageUrl(id));
+      await page.getByRole("button", { name: "Start" }).click();
+    }
+    await takeLivePhoto(other.page);
+    await eventually("the other device's photo", () => tenant.getVerification(id), (body) => body.captures_count === 1);
+    await takeLivePhoto(phone.page);
+    await then(phone.page, other.page);
+  } finally {
+    await other.close();
+  }
+}

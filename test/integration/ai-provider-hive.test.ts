@@ -51,6 +51,20 @@ describe("Hive AI-generated image detection (loopback fake)", () => {
     expect(await provider("slow").detect(jpeg, "image/jpeg")).toMatchObject({ score: 0.02 });
   });
 
+  it("an answer whose body the timeout cut off is the timeout, not 'the answer is not JSON'", async () => {
+    // The headers came in time, the body did not: the abort errors the body mid-read (postForJson, shared with Sightengine).
+    const slowBody: typeof fetch = async (_input, init) =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            init?.signal?.addEventListener("abort", () => controller.error(new SyntaxError("cut off")));
+          },
+        }),
+        { status: 200, headers: { "content-type": "application/json" } },
+      );
+    expect(await hiveAiGenerated({ apiKey: "k", url: "https://hive.invalid", fetcher: slowBody, timeoutMs: 5 }).detect(jpeg, "image/jpeg")).toEqual({ error: "timeout" });
+  });
+
   it("through a capture's analysis: Hive gets the original with its metadata stripped, byte for byte, and decides", async () => {
     const original = encodeJpeg(naturalScene(800, 600, 4), 92, exifTiff({ make: "Canon", model: "EOS R5", gps: { lat: 48.8566, lng: 2.3522 } }));
     const expected = stripMetadata(original, "image/jpeg", Infinity);

@@ -6,9 +6,10 @@ import type { GreyFrame } from "./measures";
  * Does the photo belong to the burst? The capture page's photo is the video frame on screen at the
  * shutter, drawn once (client/capture-page/camera.ts#stillOf), and that drawing leads the burst's
  * patches and is among its frames, so the photo reduced to the burst's frame size matches the
- * burst's frames at the shutter. Real footage of another scene sent beside a photo does not. The score is the best
- * normalised cross-correlation of the reduced photo with a frame within SHUTTER_WINDOW_MS of the
- * press, over integer shifts of up to SHIFT px (the two reductions differ by a fraction of a pixel).
+ * burst's frames at the shutter. Real footage of another scene sent beside a photo does not. The
+ * score is the best normalised cross-correlation of the reduced photo with a frame within
+ * SHUTTER_WINDOW_MS of the press, over integer shifts of up to SHIFT px (the two reductions differ
+ * by a fraction of a pixel).
  */
 
 export const SHUTTER_WINDOW_MS = 150;

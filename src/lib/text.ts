@@ -9,6 +9,13 @@ export const CONTROL_OR_LINE_BREAK = /[\p{Cc}\u2028\u2029]/u;
 export const CONTROL_IN_PROSE = /(?![\t\n\r])[\p{Cc}\u2028\u2029]/u;
 
 /**
+ * The bidirectional controls (ALM, LRM, RLM, the embeddings and overrides U+202A–U+202E, the isolates
+ * U+2066–U+2069): in a name that identifies something (a step key) they reorder what a reader sees,
+ * so two different keys can print alike.
+ */
+export const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/**
  * Half a surrogate pair on its own (JSON can carry one as `\ud800`): not a character, and stored it
  * becomes U+FFFD, so a name would read back as something other than what was sent.
  */

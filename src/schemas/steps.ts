@@ -1,5 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { singleLine } from "./common";
+import { BIDI_CONTROL } from "../lib/text";
+import { prose, singleLine } from "./common";
+
+const BIDI_CONTROL_MESSAGE = "Must not hold bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they reorder what a reader sees.";
 
 export const MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -13,8 +16,13 @@ export const TEXT_FORMATS = ["free_text", "numeric_id", "alphanumeric_id"] as co
 const stepKey = singleLine()
   .min(1)
   .max(64)
-  .openapi({ description: "Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused)." });
-const description = z.string().max(500);
+  .refine((key) => key.trim() !== "", { message: "Must not be blank." })
+  .refine((key) => !BIDI_CONTROL.test(key), { message: BIDI_CONTROL_MESSAGE })
+  .openapi({
+    description:
+      "Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused).",
+  });
+const description = prose(z.string().max(500)).openapi({ description: "Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused." });
 
 export const ImageStepSchema = z
   .strictObject({

@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { singleLine } from "./common";
 
 export const TrialStartSchema = z
   .strictObject({
-    source: z.string().max(100).trim().min(1).optional().openapi({ description: "Free-text tag recorded in the verification's metadata.", example: "landing-page" }),
+    source: singleLine(z.string().max(100).trim().min(1)).optional().openapi({ description: "Free-text tag recorded in the verification's metadata: one line, without control characters.", example: "landing-page" }),
   })
   .openapi("TrialStartRequest");
 

@@ -99,6 +99,33 @@ describe("steps", () => {
     await accepts({ steps: [image({ key: "Fahrzeug-Schein_vorn (ß, é, 車)" })] });
   });
 
+  // Probe of 2026-12-04: an override (U+202E) and a key of one space were taken as step keys.
+  it("key is not blank and holds no bidirectional control, which would make two keys print alike", async () => {
+    for (const bad of ["a\u202Eb", "\u2066photo\u2069", "a\u200Fb", "a\u061Cb"]) {
+      const res = await create({ steps: [image({ key: bad })] });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.fields["steps.0.key"]).toMatch(/bidirectional controls/);
+    }
+    for (const blank of [" ", "\u3000 "]) {
+      const res = await create({ steps: [image(), text({ key: blank })] });
+      expect(res.status, JSON.stringify(blank)).toBe(400);
+      expect(res.body.error.fields["steps.1.key"]).toBe("Must not be blank.");
+    }
+    await accepts({ steps: [image({ key: "صورة_1" })] });
+  });
+
+  it("description is text shown to the end user: lines and tabs kept, NUL and escape sequences refused", async () => {
+    for (const bad of ["x\u0000y", "\u001b[31mred", "a\u2028b", "a\u0085b"]) {
+      for (const [i, steps] of [[0, [image({ description: bad })]], [1, [image(), text({ description: bad })]], [1, [image(), upload({ description: bad })]]] as const) {
+        const res = await create({ steps });
+        expect(res.status, JSON.stringify(bad)).toBe(400);
+        expect(res.body.error.fields[`steps.${i}.description`]).toMatch(/control characters other than tab and line breaks/);
+      }
+    }
+    const v = await accepts({ steps: [image({ description: "Front of the car\n\t(plate visible)" })] });
+    expect(v.config.steps[0].description).toBe("Front of the car\n\t(plate visible)");
+  });
+
   it("description is at most 500 characters", async () => {
     await accepts({ steps: [image({ description: str(500) })] });
     await rejects({ steps: [image({ description: str(501) })] }, "steps.0.description");
@@ -273,6 +300,18 @@ describe("the other config fields", () => {
     const served = (await callJson("/v1/openapi.json")).body;
     const metadata = served.components.schemas.CreateVerificationRequest.properties.metadata;
     expect(metadata).toMatchObject({ maxProperties: 50, propertyNames: { minLength: 1, maxLength: 40 } });
+  });
+
+  // Probe of 2026-12-04: NUL in a metadata value was stored and sent back in every webhook.
+  it("metadata values are text (lines kept, NUL and escape sequences refused) and keys one line", async () => {
+    const res = await create({ max_captures: 1, metadata: { claim: "a\u0000b", note: "x\u001b[2J" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields).toMatchObject({ "metadata.claim": expect.stringMatching(/control characters/), "metadata.note": expect.stringMatching(/control characters/) });
+    const key = await create({ max_captures: 1, metadata: { "a\nb": "x" } });
+    expect(key.status).toBe(400);
+    expect(key.body.error.fields["metadata.a\nb"]).toMatch(/^This key: Must be one line/);
+    const v = await accepts({ max_captures: 1, metadata: { address: "1 Main St\r\nSpringfield" } });
+    expect(v.config.metadata).toEqual({ address: "1 Main St\r\nSpringfield" });
   });
 
   it("a map key a JavaScript object cannot hold as data (__proto__) is refused by name, never dropped in silence", async () => {

@@ -42,6 +42,10 @@ describe("trial start", () => {
     expect(bareRow!.config.metadata).toEqual({ origin_channel: "wa" });
 
     expect((await start(ip, { source: "x".repeat(101) })).status).toBe(400);
+    // An unauthenticated door writing into metadata: a tag is one line.
+    const control = await start(ip, { source: "ad\u0000\u001b[2J" });
+    expect(control.status).toBe(400);
+    expect(control.body.error.fields.source).toMatch(/control characters/);
     expect((await start(ip, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z" })).status).toBe(400);
     await endWindow(trialLimiterKey(ip));
   });

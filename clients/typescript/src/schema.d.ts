@@ -1515,10 +1515,11 @@ export interface components {
             condition_aspects?: string[];
         };
         Step: components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /** @enum {string} */
             type: "upload";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description?: string;
             min: number;
             max: number;
@@ -1528,25 +1529,27 @@ export interface components {
             max_size_bytes: number;
         };
         ImageStep: {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "image";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description: string;
             min: number;
             max: number;
         };
         TextStep: {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "text";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description?: string;
             required: boolean;
             validation: components["schemas"]["TextValidation"];
@@ -2213,7 +2216,7 @@ export interface components {
             webhook_url?: string;
             /** Format: email */
             notify_email?: string;
-            /** @description Up to 50 string keys (1..40 chars) with string values (up to 500 chars). */
+            /** @description Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
             metadata?: {
                 [key: string]: string;
             };
@@ -2231,13 +2234,14 @@ export interface components {
             expires_in_seconds?: number;
         };
         UploadStep: {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "upload";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description?: string;
             min: number;
             max: number;
@@ -2380,39 +2384,42 @@ export interface components {
             };
         };
         CaptureFlowImageStep: {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "image";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description: string;
             min: number;
             max: number;
             captured: number;
         };
         CaptureFlowTextStep: {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "text";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description?: string;
             required: boolean;
             validation: components["schemas"]["TextValidation"];
             answered: boolean;
         };
         CaptureFlowUploadStep: {
-            /** @description Unique within the verification; one line (control characters and line breaks such as CR, LF, U+2028, U+2029 are refused). */
+            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "upload";
+            /** @description Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused. */
             description?: string;
             min: number;
             max: number;
@@ -3017,7 +3024,7 @@ export interface components {
             webhook_url?: string;
             /** Format: email */
             notify_email?: string;
-            /** @description Up to 50 string keys (1..40 chars) with string values (up to 500 chars). */
+            /** @description Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
             metadata?: {
                 [key: string]: string;
             };
@@ -3128,7 +3135,7 @@ export interface components {
             webhook_url?: string;
             /** Format: email */
             notify_email?: string;
-            /** @description Up to 50 string keys (1..40 chars) with string values (up to 500 chars). */
+            /** @description Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
             metadata?: {
                 [key: string]: string;
             };
@@ -3188,7 +3195,7 @@ export interface components {
         };
         TrialStartRequest: {
             /**
-             * @description Free-text tag recorded in the verification's metadata.
+             * @description Free-text tag recorded in the verification's metadata: one line, without control characters.
              * @example landing-page
              */
             source?: string;

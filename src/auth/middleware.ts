@@ -37,6 +37,17 @@ export interface AuthOptions {
 }
 
 const SESSION_ONLY = "This operation needs a dashboard session: API keys cannot use it.";
+
+/**
+ * A 401 where an API key would be taken carries the Bearer challenge (RFC 6750 §3), naming
+ * `invalid_token` when a key was sent. A session-only route sends none: no scheme a client could
+ * answer signs in there.
+ */
+function notAuthenticated(message: string, options: AuthOptions, keySent: boolean): ApiError {
+  if (!options.apiKey) return new ApiError("unauthorized", message);
+  const challenge = keySent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"';
+  return new ApiError("unauthorized", message, { headers: { "WWW-Authenticate": challenge } });
+}
 const BOT_ONLY = "This operation is the messaging bot's: sign it with X-Bot-Auth (API keys and sessions cannot use it).";
 
 /**
@@ -63,7 +74,7 @@ export function authenticate(options: AuthOptions) {
       const token = BEARER.exec(header)?.[1];
       const db = createDb(c.env.DB);
       const key = token ? await resolveApiKey(db, token, settings(c.env).keyEnvironment) : null;
-      if (!key) throw new ApiError("unauthorized", "Invalid API key.");
+      if (!key) throw notAuthenticated("Invalid API key.", options, true);
       // A valid key is an authenticated caller: on a route keys may not use, that is 403, not 401.
       if (!options.apiKey) throw new ApiError("forbidden", SESSION_ONLY);
       if (options.apiKey === "full" && key.scope !== "full") {
@@ -98,7 +109,7 @@ export function authenticate(options: AuthOptions) {
     // The bot's own operations: a key (valid or not) or a session is not what they take, and saying
     // "Invalid API key." would send a developer to rotate a good one.
     if (options.bot && !options.apiKey && !options.session) throw new ApiError("unauthorized", BOT_ONLY);
-    throw new ApiError("unauthorized", header === undefined ? "Authentication required." : "Invalid API key.");
+    throw notAuthenticated(header === undefined ? "Authentication required." : "Invalid API key.", options, header !== undefined);
   });
 }
 

@@ -69,6 +69,22 @@ export function isJsonContentType(value: string | undefined): boolean {
 }
 
 /**
+ * Why a body cannot be read as sent, or null: a `Content-Encoding` other than identity. The runtime
+ * hands the bytes over still compressed, so it is 415, not a "malformed JSON" 400 or a stored gzip.
+ */
+export function unsupportedEncoding(contentEncoding: string | undefined): string | null {
+  const encoding = contentEncoding?.trim().toLowerCase();
+  return encoding && encoding !== "identity" ? `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed.` : null;
+}
+
+/** A JSON body labelled with a charset other than UTF-8 (JSON is UTF-8, RFC 8259 §8.1, and is read so whatever the label): why, or null. */
+function unsupportedCharset(contentType: string | undefined): string | null {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+  if (charset === undefined || charset === "utf-8" || charset === "utf8") return null;
+  return `JSON is UTF-8: send charset=utf-8 or no charset (got ${charset.slice(0, 40) || "an empty one"}).`;
+}
+
+/**
  * JSON routes take only `Content-Type: application/json` bodies (415 `unsupported_media_type`
  * otherwise): a cross-site form or `text/plain` beacon can then never reach them without a CORS
  * preflight, which is what keeps login CSRF (`/v1/auth/otp/verify`) and friends out. A body must
@@ -83,6 +99,8 @@ export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
     if (!isJsonContentType(c.req.header("Content-Type"))) {
       throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
     }
+    const unreadable = unsupportedEncoding(c.req.header("Content-Encoding")) ?? unsupportedCharset(c.req.header("Content-Type"));
+    if (unreadable) throw new ApiError("unsupported_media_type", unreadable);
     let body: unknown;
     try {
       body = JSON.parse(text);

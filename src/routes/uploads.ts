@@ -4,6 +4,8 @@ import { createDb } from "../db/client";
 import { receiveUpload } from "../domain/capture/uploads";
 import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+import { unsupportedEncoding } from "../lib/http";
 import { validationHook } from "../lib/validation";
 import { jsonContent, pickErrors } from "../schemas/common";
 import { UploadReceiptSchema } from "../schemas/capture-flow";
@@ -24,7 +26,7 @@ const put = createRoute({
   tags: ["Capture flow"],
   summary: "Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)",
   description:
-    "The raw bytes, with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. " +
+    "The raw bytes, uncompressed (a `Content-Encoding` other than identity is 415), with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. " +
     "Once the URL or its verification expired (or the verification was redacted) it is 410 before anything is read or stored. Counted with the capture flow's writes: 300 per minute per client network (429).",
   security: [],
   request: {
@@ -37,6 +39,8 @@ const put = createRoute({
 app.openapi(put, async (c) => {
   // Counted with the capture flow's other writes, before the token is checked or a byte is read.
   await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
+  const compressed = unsupportedEncoding(c.req.header("Content-Encoding"));
+  if (compressed) throw new ApiError("unsupported_media_type", compressed);
   const receipt = await receiveUpload(c.env.EVIDENCE, createDb(c.env.DB), {
     token: c.req.valid("param").token,
     secret: await signingKey(c.env, "upload_urls"),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime } from "./common";
+import { DateTime, pageLimit } from "./common";
 
 /** Every action the operator audit log records (domain/audit/log.ts writes them). */
 export const AUDIT_ACTIONS = [
@@ -67,7 +67,7 @@ export const AuditLogSchema = z
   .openapi("AuditLog");
 
 export const AuditLogQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ description: "1..100, default 50" }),
+  limit: pageLimit().default(50).openapi({ description: "1..100, default 50" }),
   cursor: z.string().max(500).optional(),
   action: AuditActionSchema.optional(),
   actor_id: z.string().max(64).optional().openapi({ description: "Entries of one user (`usr_…`) or API key (`key_…`)." }),

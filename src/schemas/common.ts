@@ -122,9 +122,16 @@ export const IdempotencyHeaders = z.object({
   "idempotency-key": z.string().min(1).max(255).optional().openapi({ description: "Replays the first response for 24 h." }),
 });
 
+/**
+ * A page size in the query string, 1..100: digits only, as the document's `integer` says (" 5",
+ * "1e2" and "5.0" would read as numbers through `Number()`, and are refused instead).
+ */
+export const pageLimit = () =>
+  z.preprocess((value) => (typeof value === "string" && /^[0-9]{1,4}$/.test(value) ? Number(value) : value), z.int({ error: "Must be a whole number written in digits, 1..100." }).min(1).max(100));
+
 /** A keyset page: `limit` and the `next_cursor` of the previous page passed back as `cursor`. */
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(100).openapi({ description: "1..100, default 100" }),
+  limit: pageLimit().default(100).openapi({ description: "1..100, default 100" }),
   cursor: z.string().max(500).optional(),
 });
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, DateTimeInput, VerificationId } from "./common";
+import { DateTime, DateTimeInput, pageLimit, VerificationId } from "./common";
 import { ReviewSchema } from "./review";
 import { StepSchema } from "./steps";
 import { CAPTURE_CHANNELS, ContextSchema, DEFAULT_SIGNALS_IN_WORDS, SIGNALS } from "./verification-create";
@@ -241,7 +241,7 @@ export const VerificationListSchema = z
   .openapi("VerificationList");
 
 export const ListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
+  limit: pageLimit().optional(),
   cursor: z.string().max(512).optional(),
   status: z.enum(STATUSES).optional(),
   verdict: z.enum(VERDICT_LABELS).optional().openapi({ description: "Only verifications whose verdict has this label." }),

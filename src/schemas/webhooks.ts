@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime } from "./common";
+import { DateTime, pageLimit } from "./common";
 import { CertificateSchema } from "./certificates";
 import { VerificationSchema } from "./verification";
 import { WebhookUrlSchema } from "./verification-create";
@@ -72,7 +72,7 @@ export const WebhookDeliveryPageSchema = z
   .openapi("WebhookDeliveryPage");
 
 export const RecentDeliveriesQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
+  limit: pageLimit().optional(),
   cursor: z.string().max(512).optional(),
   status: z.enum(["pending", "succeeded", "failed"]).optional(),
 });

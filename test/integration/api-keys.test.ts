@@ -42,6 +42,18 @@ describe("API keys (dashboard session)", () => {
     expect((await callJson("/v1/verifications", { key: minted.body.key })).status).toBe(403);
   });
 
+  // Probe of 2026-12-04: a 401 on a key route carried no challenge (RFC 6750 §3).
+  it("a 401 where an API key is taken carries the Bearer challenge, naming invalid_token when a key was sent", async () => {
+    const none = await callJson("/v1/verifications");
+    expect(none.status).toBe(401);
+    expect(none.headers.get("WWW-Authenticate")).toBe('Bearer realm="api"');
+    for (const key of ["sk_test_nope", "not a key at all"]) {
+      const wrong = await callJson("/v1/verifications", { key });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get("WWW-Authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    }
+  });
+
   it("is session only and tenant scoped; bad input is a 400", async () => {
     const a = await seedTenant();
     const b = await seedTenant();
@@ -69,6 +81,8 @@ describe("API keys (dashboard session)", () => {
     const alone = await callJson("/v1/api-keys", { headers: basic });
     expect(alone.status).toBe(401);
     expect(alone.body.error.message).toBe("Authentication required.");
+    // A session-only route names no scheme a client could answer.
+    expect(alone.headers.get("WWW-Authenticate")).toBeNull();
     // A key's name is the actor the audit log prints: one line.
     const twoLines = await callJson("/v1/api-keys", { body: { scope: "full", name: "Back-end\nforged entry" }, headers: dashboard(sa.cookie) });
     expect(twoLines.status).toBe(400);

@@ -201,6 +201,11 @@ describe("upload URLs", () => {
     const path = new URL(minted.body.upload_url).pathname;
     const wrongType = await callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/png" } });
     expect(wrongType.status).toBe(415);
+    // The runtime hands a compressed body over as it came: refused before the URL is used, never stored as the photo.
+    const gzipped = await new Response(new Blob([uniqueJpeg()]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+    const compressed = await callJson(path, { method: "PUT", rawBody: gzipped, headers: { "Content-Type": "image/jpeg", "Content-Encoding": "gzip" } });
+    expect(compressed.status).toBe(415);
+    expect(compressed.body.error.message).toBe("Content-Encoding gzip is not supported: send the body uncompressed.");
     const first = await callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
     expect(first.status).toBe(200);
     expect(first.body.image_key).toBe(minted.body.image_key);

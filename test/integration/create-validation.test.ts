@@ -418,4 +418,20 @@ describe("bodies that are not a config object", () => {
     });
     expect(ok.status).toBe(201);
   });
+
+  // Probe of 2026-12-04: a gzip body was "Malformed JSON" (400) and a latin-1 one read as UTF-8.
+  it("a compressed body or a charset other than UTF-8 is 415 saying so, not malformed JSON", async () => {
+    const json = '{"max_captures":2,"metadata":{"name":"Jos\u00e9"}}';
+    const gzipped = await new Response(new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+    const gzip = await callJson("/v1/verifications", { key: t.key, method: "POST", rawBody: gzipped, headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" } });
+    expect(gzip.status).toBe(415);
+    expect(gzip.body).toEqual({ error: { code: "unsupported_media_type", message: "Content-Encoding gzip is not supported: send the body uncompressed." } });
+    const latin1 = await callJson("/v1/verifications", { key: t.key, method: "POST", rawBody: json, headers: { "Content-Type": "application/json; charset=ISO-8859-1" } });
+    expect(latin1.status).toBe(415);
+    expect(latin1.body.error.message).toMatch(/^JSON is UTF-8/);
+    for (const label of ['application/json; charset="UTF-8"', "application/json;charset=utf8"]) {
+      const res = await callJson("/v1/verifications", { key: t.key, method: "POST", rawBody: json, headers: { "Content-Type": label, "Content-Encoding": "identity" } });
+      expect(res.status, label).toBe(201);
+    }
+  });
 });

@@ -130,6 +130,12 @@ describe("listing", () => {
       expect(res.status, query).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");
     }
+    // Probe of 2026-12-04: Number() read these as 5, 100 and 5 where the document says integer.
+    for (const query of ["limit=%205", "limit=1e2", "limit=5.0", "limit=0x5", "limit="]) {
+      const res = await callJson(`/v1/verifications?${query}`, { key: tenant.key });
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.fields.limit, query).toBe("Must be a whole number written in digits, 1..100.");
+    }
     const page = await callJson("/v1/verifications?limit=1", { key: tenant.key });
     const cursor: string = page.body.next_cursor;
     const [payload, sig] = cursor.split(".");

@@ -277,7 +277,7 @@ const progress = createRoute({
   summary: "Report a funnel snapshot (overwrites the previous one)",
   description:
     "Taken in any status until `expires_at` (410 `expired` after it), a finished verification included: the snapshot is overwritten and the status stays. " +
-    "`kind: abandoned` parks a pending or partially captured verification whose evidence is not complete yet; the end user's next capture, answer or submit brings it back.",
+    "`kind: abandoned` parks a pending or partially captured verification whose evidence is not complete yet; the end user's next capture, answer, submit or any other progress report (the page on screen again, as after a reload) brings it back.",
   request: { params: TokenParam, body: jsonBody(ProgressRequestSchema, { schema_version: 1, kind: "step_reached", step: "capturing", elapsed_ms: 5400, step_index: 0 }) },
   responses: { 204: { description: "Recorded" }, ...pickErrors(400, 404, 409, 410, 413, 429, 500) },
 });

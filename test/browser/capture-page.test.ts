@@ -474,6 +474,8 @@ describe("capture page in Chromium", () => {
     const timeline = await tenant.api.GET("/v1/verifications/{id}/events", { params: { path: { id: v.id } } });
     const events = timeline.data!.events.map((e) => e.event_name);
     expect(events).toContain("verification.abandoned"); // the beacon of the page that was left
+    // The reopened page is on screen, so the end user has not left (probe of 2026-12-04: it stayed abandoned).
+    await eventually("the reopened page to bring it back", () => tenant.getVerification(v.id), (body) => body.status === "pending");
 
     // Back online: the queued photo arrives exactly once, then the flow finishes.
     await page.unroute("**/v1/uploads/**");

@@ -257,7 +257,7 @@ export interface paths {
         put?: never;
         /**
          * Report a funnel snapshot (overwrites the previous one)
-         * @description Taken in any status until `expires_at` (410 `expired` after it), a finished verification included: the snapshot is overwritten and the status stays. `kind: abandoned` parks a pending or partially captured verification whose evidence is not complete yet; the end user's next capture, answer or submit brings it back.
+         * @description Taken in any status until `expires_at` (410 `expired` after it), a finished verification included: the snapshot is overwritten and the status stays. `kind: abandoned` parks a pending or partially captured verification whose evidence is not complete yet; the end user's next capture, answer, submit or any other progress report (the page on screen again, as after a reload) brings it back.
          */
         post: operations["reportProgress"];
         delete?: never;

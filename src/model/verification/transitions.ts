@@ -281,15 +281,14 @@ export type ProgressKind = "step_reached" | "camera_permission" | "abandoned";
 /**
  * A funnel snapshot, accepted in any status until the link dies (the page reports `success` after
  * the verdict too: it overwrites the snapshot); `abandoned` parks an unfinished verification (no
- * webhook fires for it).
+ * webhook fires for it). Any other report is a page on screen, so it brings an abandoned verification
+ * back: a reload sends `abandoned` as the old page goes and `step_reached` as the new one opens.
  */
 export function reportProgress(state: VerificationState, kind: ProgressKind, now: number): Decision {
   const dead = guardLive(state, now);
   if (dead) return dead;
-  const abandons =
-    kind === "abandoned" &&
-    state.readyAt === null &&
-    (state.status === "pending" || state.status === "partially_captured");
+  if (kind !== "abandoned") return { ok: true, transition: transition(state, resumed(state), []) };
+  const abandons = state.readyAt === null && (state.status === "pending" || state.status === "partially_captured");
   if (!abandons) return { ok: true, transition: transition(state, state.status, []) };
   return { ok: true, transition: transition(state, "abandoned", [{ name: "verification.abandoned" }]) };
 }

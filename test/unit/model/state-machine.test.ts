@@ -242,12 +242,24 @@ describe("reportProgress", () => {
     else expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [{ name: "verification.abandoned" }] } });
   });
 
-  it("does not abandon a verification whose evidence is complete, and other kinds never change status", () => {
+  it("does not abandon a verification whose evidence is complete, and other kinds never change a live status", () => {
     expect(m.reportProgress(state({ status: "partially_captured", readyAt: NOW }), "abandoned", NOW)).toMatchObject({
       ok: true,
       transition: { status: "partially_captured", events: [] },
     });
-    expect(m.reportProgress(state(), "step_reached", NOW)).toMatchObject({ ok: true, transition: { status: "pending", events: [] } });
+    for (const status of ["pending", "partially_captured", "completed", "failed"] as const) {
+      expect(m.reportProgress(state({ status }), "step_reached", NOW)).toMatchObject({ ok: true, transition: { status, events: [] } });
+    }
+  });
+
+  // Probe of 2026-12-04: a reload sent `abandoned` as the old page went, and the verification stayed
+  // abandoned while the end user worked on the new one.
+  it("any other report is a page on screen: it brings an abandoned verification back", () => {
+    const captured = [{ id: "a", stepKey: "front", imageKey: "1" }];
+    for (const kind of ["step_reached", "camera_permission"] as const) {
+      expect(m.reportProgress(state({ status: "abandoned" }), kind, NOW)).toMatchObject({ ok: true, transition: { status: "pending", events: [] } });
+      expect(m.reportProgress(state({ status: "abandoned", captures: captured }), kind, NOW)).toMatchObject({ ok: true, transition: { status: "partially_captured" } });
+    }
   });
 
   it("a capture after abandonment returns it to partially_captured", () => {

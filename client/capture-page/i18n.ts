@@ -22,12 +22,13 @@ export class I18n {
     return this.t(key, { n, ...vars });
   }
 
+  /** Decimal units, as phones show a file's size (1 MB = 1 000 000 bytes): a limit of 2 000 000 bytes reads "2 MB". */
   bytes(n: number): string {
     const units = ["B", "KB", "MB", "GB"];
     let value = n;
     let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
+    while (value >= 1000 && unit < units.length - 1) {
+      value /= 1000;
       unit += 1;
     }
     return `${new Intl.NumberFormat(this.locale, { maximumFractionDigits: value < 10 && unit > 0 ? 1 : 0 }).format(value)} ${units[unit]}`;

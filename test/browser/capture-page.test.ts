@@ -412,6 +412,22 @@ describe("capture page in Chromium", () => {
     expect(new URL(page.url()).hash).toBe("");
   });
 
+  // Probe of 2026-12-04: a reload on a text step lost what had been typed.
+  it("a reload on a text step gives back the half-typed answer, and only until it is sent", async () => {
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
+    const page = await upToTheOptionalQuestion(v.id);
+    await page.getByLabel("Anything else?").fill("The dent is on the left");
+    await page.reload();
+    await page.getByLabel("Anything else?").waitFor();
+    expect(await page.getByLabel("Anything else?").inputValue()).toBe("The dent is on the left");
+    await page.getByLabel("Anything else?").fill("The dent is on the left door");
+    await page.getByRole("button", { name: "Finish" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 30_000 });
+    const done = await eventually("the answer", () => tenant.getVerification(v.id), (body) => body.answers?.notes !== undefined);
+    expect(done.answers?.notes?.value).toBe("The dent is on the left door");
+    expect(await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith("answer-draft:")))).toEqual([]);
+  });
+
   it("Back and Forward move between the screens the end user has seen; once the evidence is sent, Back leaves the page", async () => {
     const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
     const page = await upToTheOptionalQuestion(v.id);

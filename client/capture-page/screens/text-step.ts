@@ -19,6 +19,32 @@ function hints(i18n: I18n, step: TextStepView): string {
   return parts.filter(Boolean).join(" · ");
 }
 
+/**
+ * What the person is typing, kept for this tab only (sessionStorage): a reload, or a camera app that
+ * made the browser drop the page, gives the half-typed answer back. Storage may be refused (a
+ * private window's quota): the draft is then just not kept.
+ */
+function draftStore(verificationId: string, stepKey: string) {
+  const key = `answer-draft:${verificationId}:${stepKey}`;
+  return {
+    read: (): string | null => {
+      try {
+        return sessionStorage.getItem(key);
+      } catch {
+        return null;
+      }
+    },
+    write: (value: string): void => {
+      try {
+        if (value === "") sessionStorage.removeItem(key);
+        else sessionStorage.setItem(key, value);
+      } catch {
+        // Not kept.
+      }
+    },
+  };
+}
+
 /** A form field checked on the page with the server's own rules (the same module validates there). */
 export function textStep(ctx: ScreenContext, step: TextStepView): void {
   const { i18n } = ctx;
@@ -40,6 +66,9 @@ export function textStep(ctx: ScreenContext, step: TextStepView): void {
     ...(format === "alphanumeric_id" ? { autocapitalize: "characters", spellcheck: false } : {}),
   };
   const input = long ? h("textarea", { ...attrs, rows: 4 }) : h("input", { ...attrs, type: "text" });
+  const draft = draftStore(ctx.view().id, step.key);
+  if (!already) input.value = draft.read() ?? "";
+  input.addEventListener("input", () => draft.write(input.value));
   const error = h("p", { id: `${id}-error`, class: "field-error", role: "alert" });
   const fail = (message: string) => {
     error.textContent = message;
@@ -59,6 +88,7 @@ export function textStep(ctx: ScreenContext, step: TextStepView): void {
         const problem = answerProblem(step, value);
         if (problem) return fail(problemText(i18n, problem));
         await ctx.addAnswer(step.key, value);
+        draft.write("");
         ctx.next();
       },
     },

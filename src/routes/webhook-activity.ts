@@ -6,9 +6,8 @@ import { presentDelivery } from "../domain/webhooks/present";
 import { sendTestEvent } from "../domain/webhooks/test-event";
 import type { AppEnv } from "../env";
 import { isLocalRequest } from "../env";
-import { signToken, verifyToken } from "../lib/crypto";
+import { issueCursor, readCursor } from "../lib/page-cursor";
 import { signingKey } from "../lib/signing-keys";
-import { ApiError } from "../lib/errors";
 import { validationHook } from "../lib/validation";
 import { jsonBody, jsonContent, pickErrors } from "../schemas/common";
 import {
@@ -38,14 +37,8 @@ const recent = createRoute({
 app.openapi(recent, async (c) => {
   const q = c.req.valid("query");
   const secret = await signingKey(c.env, "cursors");
-  let beforeId: string | undefined;
-  if (q.cursor !== undefined) {
-    const decoded = (await verifyToken(secret, CURSOR_PURPOSE, q.cursor)) as { before?: unknown } | null;
-    if (!decoded || typeof decoded.before !== "string") {
-      throw ApiError.invalid({ cursor: "Invalid cursor: pass back the next_cursor of the previous page unchanged." });
-    }
-    beforeId = decoded.before;
-  }
+  const query = { purpose: CURSOR_PURPOSE, tenantId: c.get("principal").tenantId, filters: { status: q.status } };
+  const beforeId = q.cursor !== undefined ? await readCursor(secret, query, q.cursor) : undefined;
   const limit = q.limit ?? 20;
   const rows = await recentDeliveries(createDb(c.env.DB), c.get("principal").tenantId, {
     limit: limit + 1,
@@ -54,7 +47,7 @@ app.openapi(recent, async (c) => {
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const nextCursor = rows.length > limit && last ? await signToken(secret, CURSOR_PURPOSE, { before: last.id }) : undefined;
+  const nextCursor = rows.length > limit && last ? await issueCursor(secret, query, last.id) : undefined;
   const items = page.map((d) => presentDelivery(d, d.attemptLog)) as z.infer<typeof WebhookDeliveryPageSchema>["items"];
   return c.json({ items, ...(nextCursor ? { next_cursor: nextCursor } : {}) }, 200);
 });

@@ -222,6 +222,10 @@ describe("operator audit log", () => {
     const page2 = await callJson(`/v1/audit-log?limit=3&cursor=${encodeURIComponent(page1.body.next_cursor)}`, { headers: { Cookie: again.cookie } });
     expect([...page1.body.items, ...page2.body.items].map((e: Entry) => e.id)).toEqual(all.slice(0, 6).map((e) => e.id));
     expect((await callJson("/v1/audit-log?cursor=forged", { headers: { Cookie: again.cookie } })).status).toBe(400);
+    // A cursor is its query's: with another filter it is refused, not read as a position.
+    const filtered = await callJson(`/v1/audit-log?limit=3&action=member.role_changed&cursor=${encodeURIComponent(page1.body.next_cursor)}`, { headers: { Cookie: again.cookie } });
+    expect(filtered.status).toBe(400);
+    expect(filtered.body.error.fields.cursor).toMatch(/^This cursor belongs to another query/);
     expect((await callJson("/v1/audit-log?action=member.eaten", { headers: { Cookie: again.cookie } })).status).toBe(400);
     // Another tenant sees none of it.
     const stranger = await signIn((await seedTenant("Other")).id, "owner");

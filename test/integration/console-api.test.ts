@@ -195,6 +195,9 @@ describe("recent webhook deliveries across verifications", () => {
     const tampered = await callJson(`/v1/webhook-deliveries?cursor=${encodeURIComponent(`${page1.body.next_cursor}x`)}`, { key: t.key });
     expect(tampered.status).toBe(400);
     expect(tampered.body.error.fields.cursor).toBeDefined();
+    const otherFilter = await callJson(`/v1/webhook-deliveries?limit=1&status=failed&cursor=${encodeURIComponent(page1.body.next_cursor)}`, { key: t.key });
+    expect(otherFilter.status).toBe(400);
+    expect(otherFilter.body.error.fields.cursor).toMatch(/^This cursor belongs to another query/);
   });
 });
 

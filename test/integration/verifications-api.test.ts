@@ -146,6 +146,26 @@ describe("listing", () => {
       expect(res.body.error.fields).toHaveProperty("cursor");
     }
   });
+
+  // Probe of 2026-12-04: a cursor passed with other filters, or by another tenant, answered a page of
+  // a query nobody asked for.
+  it("a cursor is bound to its query: with other filters or another tenant's key it is 400, with another limit it pages on", async () => {
+    const tenant = await seedTenant("Cursor owner");
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await createVerification(tenant.key, { max_captures: 1, metadata: { claim: `C-${i}` } }));
+    const first = await callJson("/v1/verifications?limit=1&status=pending", { key: tenant.key });
+    const cursor = encodeURIComponent(first.body.next_cursor);
+    for (const query of ["", "&status=completed", "&status=pending&q=C-1", "&status=pending&has_review=false"]) {
+      const res = await callJson(`/v1/verifications?limit=1&cursor=${cursor}${query}`, { key: tenant.key });
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.fields.cursor, query).toBe("This cursor belongs to another query: send it with the same filters as the request whose page returned it.");
+    }
+    const intruder = await seedTenant("Cursor thief");
+    expect((await callJson(`/v1/verifications?limit=1&status=pending&cursor=${cursor}`, { key: intruder.key })).status).toBe(400);
+    const next = await callJson(`/v1/verifications?limit=5&status=pending&cursor=${cursor}`, { key: tenant.key });
+    expect(next.status).toBe(200);
+    expect(next.body.items.map((v: { id: string }) => v.id)).toEqual([made[1]!.id, made[0]!.id]);
+  });
 });
 
 describe("authentication and tenancy", () => {

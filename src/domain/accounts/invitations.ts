@@ -4,7 +4,8 @@ import type { Db } from "../../db/client";
 import { auditLog, invitations, memberships, tenants, userIdentities, users } from "../../db/schema";
 import { insertRowWhere, toStatement } from "../../db/statements";
 import { settings } from "../../env";
-import { randomBase62, sha256Hex, signToken, verifyToken } from "../../lib/crypto";
+import { randomBase62, sha256Hex } from "../../lib/crypto";
+import { issueCursor, readCursor } from "../../lib/page-cursor";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { emailTransport } from "../../providers/email";
@@ -259,16 +260,13 @@ const CURSOR_PURPOSE = "invitations-cursor";
 
 /** Open invitations (pending, expired or awaiting the invitee's sign-in; not accepted or revoked), newest first, keyset by id. */
 export async function listInvitations(db: Db, secret: string, tenantId: string, page: { limit: number; cursor?: string }): Promise<{ rows: InvitationRow[]; nextCursor?: string }> {
+  const query = { purpose: CURSOR_PURPOSE, tenantId };
   const conditions: SQL[] = [eq(invitations.tenantId, tenantId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)];
-  if (page.cursor !== undefined) {
-    const decoded = (await verifyToken(secret, CURSOR_PURPOSE, page.cursor)) as { before?: unknown } | null;
-    if (!decoded || typeof decoded.before !== "string") throw ApiError.invalid({ cursor: "Invalid cursor: pass back the next_cursor of the previous page unchanged." });
-    conditions.push(lt(invitations.id, decoded.before));
-  }
+  if (page.cursor !== undefined) conditions.push(lt(invitations.id, await readCursor(secret, query, page.cursor)));
   const rows = await db.select().from(invitations).where(and(...conditions)).orderBy(desc(invitations.id)).limit(page.limit + 1);
   const kept = rows.slice(0, page.limit);
   const last = kept[kept.length - 1];
-  if (rows.length > page.limit && last) return { rows: kept, nextCursor: await signToken(secret, CURSOR_PURPOSE, { before: last.id }) };
+  if (rows.length > page.limit && last) return { rows: kept, nextCursor: await issueCursor(secret, query, last.id) };
   return { rows: kept };
 }
 

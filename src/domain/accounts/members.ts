@@ -2,7 +2,7 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { mayManage, type Role } from "../../auth/roles";
 import type { Db } from "../../db/client";
 import { memberships, users } from "../../db/schema";
-import { signToken, verifyToken } from "../../lib/crypto";
+import { issueCursor, readCursor } from "../../lib/page-cursor";
 import { ApiError } from "../../lib/errors";
 import { auditInsert, auditInsertWhile, type AuditEntry } from "../audit/log";
 
@@ -26,12 +26,9 @@ const CURSOR_PURPOSE = "members-cursor";
 
 /** The tenant's members in user-id order (keyset on the user id). */
 export async function listMembers(db: Db, secret: string, tenantId: string, page: { limit: number; cursor?: string }): Promise<{ members: MemberView[]; nextCursor?: string }> {
+  const query = { purpose: CURSOR_PURPOSE, tenantId };
   const conditions = [eq(memberships.tenantId, tenantId)];
-  if (page.cursor !== undefined) {
-    const decoded = (await verifyToken(secret, CURSOR_PURPOSE, page.cursor)) as { after?: unknown } | null;
-    if (!decoded || typeof decoded.after !== "string") throw ApiError.invalid({ cursor: "Invalid cursor: pass back the next_cursor of the previous page unchanged." });
-    conditions.push(gt(memberships.userId, decoded.after));
-  }
+  if (page.cursor !== undefined) conditions.push(gt(memberships.userId, await readCursor(secret, query, page.cursor)));
   const rows = await db
     .select({ userId: users.id, email: users.email, phone: users.phone, displayName: users.displayName, role: memberships.role, joinedAt: memberships.createdAt })
     .from(memberships)
@@ -41,7 +38,7 @@ export async function listMembers(db: Db, secret: string, tenantId: string, page
     .limit(page.limit + 1);
   const members = rows.slice(0, page.limit);
   const last = members[members.length - 1];
-  if (rows.length > page.limit && last) return { members, nextCursor: await signToken(secret, CURSOR_PURPOSE, { after: last.userId }) };
+  if (rows.length > page.limit && last) return { members, nextCursor: await issueCursor(secret, query, last.userId) };
   return { members };
 }
 

@@ -2,8 +2,7 @@ import { and, desc, eq, lt, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { auditLog } from "../../db/schema";
 import { insertRowWhere } from "../../db/statements";
-import { ApiError } from "../../lib/errors";
-import { signToken, verifyToken } from "../../lib/crypto";
+import { issueCursor, readCursor } from "../../lib/page-cursor";
 import { auditRow, type AuditAction, type AuditEntry, type AuditRow } from "../../model/audit/entry";
 
 export { AUDIT_ACTIONS } from "../../schemas/audit-log";
@@ -52,14 +51,9 @@ const CURSOR_PURPOSE = "audit-cursor";
  * millisecond). Each filter is an equality on an index that ends in `id`.
  */
 export async function listAuditLog(db: Db, secret: string, tenantId: string, filters: AuditFilters): Promise<{ rows: AuditRow[]; nextCursor?: string }> {
+  const query = { purpose: CURSOR_PURPOSE, tenantId, filters: { action: filters.action, actorId: filters.actorId } };
   const conditions: SQL[] = [eq(auditLog.tenantId, tenantId)];
-  if (filters.cursor !== undefined) {
-    const decoded = (await verifyToken(secret, CURSOR_PURPOSE, filters.cursor)) as { before?: unknown } | null;
-    if (!decoded || typeof decoded.before !== "string") {
-      throw ApiError.invalid({ cursor: "Invalid cursor: pass back the next_cursor of the previous page unchanged." });
-    }
-    conditions.push(lt(auditLog.id, decoded.before));
-  }
+  if (filters.cursor !== undefined) conditions.push(lt(auditLog.id, await readCursor(secret, query, filters.cursor)));
   if (filters.action) conditions.push(eq(auditLog.action, filters.action));
   if (filters.actorId) conditions.push(eq(auditLog.actorId, filters.actorId));
   const rows = await db
@@ -70,6 +64,6 @@ export async function listAuditLog(db: Db, secret: string, tenantId: string, fil
     .limit(filters.limit + 1);
   const page = rows.slice(0, filters.limit);
   const last = page[page.length - 1];
-  if (rows.length > filters.limit && last) return { rows: page, nextCursor: await signToken(secret, CURSOR_PURPOSE, { before: last.id }) };
+  if (rows.length > filters.limit && last) return { rows: page, nextCursor: await issueCursor(secret, query, last.id) };
   return { rows: page };
 }

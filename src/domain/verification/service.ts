@@ -9,7 +9,8 @@ import { eventHints, queuePublisher, type EventHints } from "../../events/publis
 import { log } from "../../lib/log";
 import { settings } from "../../env";
 import { signingKey } from "../../lib/signing-keys";
-import { sha256Hex, signToken, verifyToken } from "../../lib/crypto";
+import { sha256Hex } from "../../lib/crypto";
+import { issueCursor, readCursor } from "../../lib/page-cursor";
 import { ApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { presentVerification, type Audience } from "../../model/verification/present";
@@ -196,14 +197,10 @@ export interface ListFilters {
  */
 export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters, now: number): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
   const secret = await signingKey(env, "cursors");
+  const { limit: _limit, cursor, ...where } = filters;
+  const query = { purpose: "list-cursor", tenantId, filters: where };
   const conditions: SQL[] = [eq(verifications.tenantId, tenantId)];
-  if (filters.cursor !== undefined) {
-    const decoded = (await verifyToken(secret, "list-cursor", filters.cursor)) as { after?: unknown } | null;
-    if (!decoded || typeof decoded.after !== "string") {
-      throw ApiError.invalid({ cursor: "Invalid cursor: pass back the next_cursor of the previous page unchanged." });
-    }
-    conditions.push(lt(verifications.id, decoded.after));
-  }
+  if (cursor !== undefined) conditions.push(lt(verifications.id, await readCursor(secret, query, cursor)));
   if (filters.status) conditions.push(statusCondition(filters.status, now));
   // The same expression as the index verifications_tenant_verdict_idx, so SQLite uses it.
   if (filters.verdict) conditions.push(sql`(${verifications.verdict} ->> '$.label') = ${filters.verdict}`);
@@ -223,7 +220,7 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
   const records = await attachChildren(db, page);
   const last = page[page.length - 1];
   if (rows.length > filters.limit && last) {
-    return { records, nextCursor: await signToken(secret, "list-cursor", { after: last.id }) };
+    return { records, nextCursor: await issueCursor(secret, query, last.id) };
   }
   return { records };
 }

@@ -30,3 +30,17 @@ export function analyseWith(aiProvider: AiDetectionProvider, bytes: Uint8Array, 
     { searchHistory: async () => ({ matches: [], shared: false }), vision: null, web: null, trustedSigners: [], aiProvider },
   );
 }
+
+/**
+ * A provider whose headers come in time and whose body never does: the caller's abort errors the
+ * body mid-read, as a budget spent while the body streams does (.ci/run of 2026-12-04).
+ */
+export const bodyCutOffByAbort: typeof fetch = async (_input, init) =>
+  new Response(
+    new ReadableStream({
+      start(controller) {
+        init?.signal?.addEventListener("abort", () => controller.error(new SyntaxError("cut off")));
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );

@@ -4,7 +4,7 @@ import { combineAiDetection } from "../../src/analysis/signals/ai-combine";
 import { stripMetadata } from "../../src/analysis/strip-metadata";
 import { hiveAiGenerated } from "../../src/providers/ai-detection-hive";
 import { aiDetectionProvider } from "../../src/providers/ai-detection";
-import { analyseWith, noMarker, requestsTo, sha256Hex } from "../helpers/ai-providers";
+import { analyseWith, bodyCutOffByAbort, noMarker, requestsTo, sha256Hex } from "../helpers/ai-providers";
 import { samplePhoto } from "../helpers/photos";
 import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
 
@@ -52,17 +52,8 @@ describe("Hive AI-generated image detection (loopback fake)", () => {
   });
 
   it("an answer whose body the timeout cut off is the timeout, not 'the answer is not JSON'", async () => {
-    // The headers came in time, the body did not: the abort errors the body mid-read (postForJson, shared with Sightengine).
-    const slowBody: typeof fetch = async (_input, init) =>
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            init?.signal?.addEventListener("abort", () => controller.error(new SyntaxError("cut off")));
-          },
-        }),
-        { status: 200, headers: { "content-type": "application/json" } },
-      );
-    expect(await hiveAiGenerated({ apiKey: "k", url: "https://hive.invalid", fetcher: slowBody, timeoutMs: 5 }).detect(jpeg, "image/jpeg")).toEqual({ error: "timeout" });
+    // postForJson, shared with Sightengine.
+    expect(await hiveAiGenerated({ apiKey: "k", url: "https://hive.invalid", fetcher: bodyCutOffByAbort, timeoutMs: 5 }).detect(jpeg, "image/jpeg")).toEqual({ error: "timeout" });
   });
 
   it("through a capture's analysis: Hive gets the original with its metadata stripped, byte for byte, and decides", async () => {

@@ -4,7 +4,7 @@ import { combineAiDetection } from "../../src/analysis/signals/ai-combine";
 import { stripMetadata } from "../../src/analysis/strip-metadata";
 import { aiDetectionProvider } from "../../src/providers/ai-detection";
 import { realityDefender } from "../../src/providers/ai-detection-reality-defender";
-import { analyseWith, noMarker, requestsTo, sha256Hex } from "../helpers/ai-providers";
+import { analyseWith, bodyCutOffByAbort, noMarker, requestsTo, sha256Hex } from "../helpers/ai-providers";
 import { encodePngRgb, naturalScene } from "../helpers/synth";
 
 /* The Reality Defender adapter (upload, then poll) against a loopback fake that speaks its documented format (test/fakes/reality-defender.ts). */
@@ -75,16 +75,7 @@ describe("Reality Defender (loopback fake)", () => {
   it("an answer whose body the budget cut off is the same timeout, not 'the answer is not JSON'", async () => {
     // .ci/run of 2026-12-04: the 1 ms budget above aborted the presign's body mid-read, and the
     // provider said its answer was not JSON. Here the body always outlives a 5 ms budget.
-    const slowBody: typeof fetch = async (_input, init) =>
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            init?.signal?.addEventListener("abort", () => controller.error(new SyntaxError("cut off")));
-          },
-        }),
-        { status: 200, headers: { "content-type": "application/json" } },
-      );
-    const rd = realityDefender({ apiKey: "k", url: "https://rd.invalid", fetcher: slowBody, budgetMs: 5 });
+    const rd = realityDefender({ apiKey: "k", url: "https://rd.invalid", fetcher: bodyCutOffByAbort, budgetMs: 5 });
     expect(await rd.detect(png, "image/png")).toEqual({ error: "timeout: no result within 0 s" });
   });
 

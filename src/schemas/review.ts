@@ -1,12 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime } from "./common";
+import { DateTime, prose } from "./common";
 
 export const REVIEW_DECISIONS = ["approved", "rejected", "needs_more"] as const;
 
 export const ReviewRequestSchema = z
   .strictObject({
     decision: z.enum(REVIEW_DECISIONS),
-    note: z.string().min(1).max(2000).openapi({ description: "Why: kept on the audit timeline with the reviewer." }),
+    note: prose(z.string().min(1).max(2000))
+      .refine((value) => value.trim().length > 0, { message: "Must say something: a note of only spaces and line breaks is not one." })
+      .openapi({
+        description:
+          "Why: kept on the audit timeline with the reviewer, and printed in the report. Lines and tabs are kept; other control characters and a note of only white space are refused (400).",
+      }),
   })
   .openapi("ReviewRequest");
 

@@ -103,6 +103,23 @@ describe("verification list filters", () => {
     expect(await listIds(t, "q=clm&verdict=suspicious")).toEqual([claim2.id]);
   });
 
+  // Probe of 2026-12-04: a note took NUL and escape sequences, and a note of one space, where a narrative refuses them.
+  it("a review note is text: control characters other than lines and tabs, and a blank note, are 400", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const v = await createVerification(t.key, { max_captures: 1 });
+    const review = (note: string) => callJson(`/v1/verifications/${v.id}/review`, { body: { decision: "approved", note }, headers: dashboard(cookie) });
+    for (const note of ["ok\u0000", "\u001b[2Jok", "a\u2028b"]) {
+      const res = await review(note);
+      expect(res.status, JSON.stringify(note)).toBe(400);
+      expect(res.body.error.fields.note).toMatch(/control characters/);
+    }
+    const blank = await review(" \n ");
+    expect(blank.status).toBe(400);
+    expect(blank.body.error.fields.note).toMatch(/^Must say something/);
+    expect((await review("Plate matches.\n\tChecked twice.")).status).toBe(200);
+  });
+
   it("filters by whether an operator reviewed it", async () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);

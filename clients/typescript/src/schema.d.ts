@@ -3381,7 +3381,7 @@ export interface components {
         ReviewRequest: {
             /** @enum {string} */
             decision: "approved" | "rejected" | "needs_more";
-            /** @description Why: kept on the audit timeline with the reviewer. */
+            /** @description Why: kept on the audit timeline with the reviewer, and printed in the report. Lines and tabs are kept; other control characters and a note of only white space are refused (400). */
             note: string;
         };
         Jwks: {

@@ -38,16 +38,24 @@ export class ApiError extends Error {
   }
 }
 
-/** A session that ended (expired, signed out elsewhere) sends the operator to sign in and back. */
+/** Not a sign-in form's own refusal (a wrong code): the session ended. */
+const sessionEnded = (status: number, url: string): boolean => status === 401 && !new URL(url).pathname.startsWith("/v1/auth/");
+
+/**
+ * A session that ended (expired, signed out elsewhere) sends the operator to sign in and back when
+ * a screen reads. A write stays where it is: leaving would throw away what was typed (a review
+ * note, a narrative), so `ok` says how to go on instead.
+ */
 const signedOut: Middleware = {
   onResponse({ request, response }) {
-    const path = new URL(request.url).pathname;
-    if (response.status === 401 && !path.startsWith("/v1/auth/")) {
+    if (sessionEnded(response.status, request.url) && request.method === "GET") {
       window.location.assign(signInUrl(`${location.pathname}${location.search}`));
     }
     return undefined;
   },
 };
+
+const SIGNED_OUT_WRITE = "You were signed out (the session ended, or someone signed everyone out). Sign in again in another tab, then press again here: what you typed is kept.";
 
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
 api.use(signedOut);
@@ -63,6 +71,7 @@ export async function ok<T>(pending: Promise<Answer<T>>): Promise<T> {
     throw new ApiError(0, "network_error", "The service could not be reached. Check the connection and try again.");
   }
   if (answer.response.ok && answer.data !== undefined) return answer.data;
+  if (sessionEnded(answer.response.status, answer.response.url)) throw new ApiError(401, "unauthorized", SIGNED_OUT_WRITE);
   const body = answer.error as { error?: { code?: string; message?: string; fields?: Record<string, string> } | string } | undefined;
   const error = body?.error;
   if (error && typeof error === "object") {

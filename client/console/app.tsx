@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Me } from "./api";
-import { ErrorNotice, Notice, Progress } from "./components/ui";
+import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
 import { useAction } from "./lib/hooks";
 import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
 import { HOME, match, useLocation, type Location } from "./router";
@@ -27,25 +27,29 @@ const NAV: Array<{ href: string; label: string; role: Role; matches: (p: string)
   { href: "/console/settings", label: "Settings", role: "viewer", matches: (p) => p.startsWith("/console/settings") },
 ];
 
-function NotForRole(props: { role: Role; what: string }) {
+/** A screen above the member's role: its heading stays (focus and the page outline need one), the notice says why it is empty. */
+function NotForRole(props: { role: Role; title: string; what: string }) {
   return (
-    <Notice tone="warning">
-      {props.what} needs the {ROLE_NAMES[props.role].toLowerCase()} role or higher. <a href={HOME}>Go to the verifications</a>.
-    </Notice>
+    <>
+      <PageHeader title={props.title} />
+      <Notice tone="warning">
+        {props.what} needs the {ROLE_NAMES[props.role].toLowerCase()} role or higher. <a href={HOME}>Go to the verifications</a>.
+      </Notice>
+    </>
   );
 }
 
 function screenFor(location: Location, role: Role) {
   const { path } = location;
   if (path === HOME || path === "/console/verifications") return <VerificationsScreen />;
-  if (path === "/console/verifications/new") return atLeast(role, "reviewer") ? <NewVerificationScreen /> : <NotForRole role="reviewer" what="Creating verifications" />;
+  if (path === "/console/verifications/new") return atLeast(role, "reviewer") ? <NewVerificationScreen /> : <NotForRole role="reviewer" title="New verification" what="Creating verifications" />;
   const certificate = match("/console/verifications/:id/certificate", path);
   if (certificate) return <CertificateScreen id={certificate.id!} />;
   const detail = match("/console/verifications/:id", path);
   if (detail) return <VerificationDetailScreen key={detail.id} id={detail.id!} />;
   if (path === "/console/templates") return <TemplatesScreen />;
   if (path === "/console/team") return <TeamScreen />;
-  if (path === "/console/audit-log") return atLeast(role, "admin") ? <AuditLogScreen /> : <NotForRole role="admin" what="The audit log" />;
+  if (path === "/console/audit-log") return atLeast(role, "admin") ? <AuditLogScreen /> : <NotForRole role="admin" title="Audit log" what="The audit log" />;
   if (path === "/console/developers") return <DevelopersScreen />;
   if (path === "/console/settings") return <SettingsScreen />;
   return (

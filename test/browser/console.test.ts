@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
-import { checkedFetch, eventually, tenantClient, workerLogTail } from "./helpers/api";
-import { openPhone } from "./helpers/browser";
-import { openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
+import { checkedFetch, eventually, tenantClient } from "./helpers/api";
+import { captureOnPhone, openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
 
 /*
  * The operator console, driven like an operator would (issue 12): sign in, create a verification,
@@ -22,31 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ui?.close();
 });
-
-/** The capture page on a phone with the fake camera: one live photo in each of `steps` steps, then done. */
-async function captureOnPhone(captureUrl: string, steps: number): Promise<void> {
-  const phone = await openPhone();
-  try {
-    const { page } = phone;
-    await page.goto(captureUrl);
-    await page.getByRole("button", { name: "Start" }).click();
-    for (let n = 1; n <= steps; n += 1) {
-      await page.getByText(`Step ${n} of ${steps}`).waitFor();
-      const shutter = page.getByRole("button", { name: "Take photo" });
-      await shutter.waitFor();
-      await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
-      await shutter.click();
-      await page.getByRole("button", { name: "Use this photo" }).click();
-    }
-    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 60_000 });
-  } catch (err) {
-    await phone.page.screenshot({ path: "test-results/console/phone-failure.png" });
-    console.error(`the phone's capture failed\n${await phone.diagnostics()}\n${workerLogTail()}`);
-    throw err;
-  } finally {
-    await phone.close();
-  }
-}
 
 const row = (page: Page, id: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: id }) });
 

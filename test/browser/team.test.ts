@@ -117,6 +117,16 @@ describe("the team in Chromium", () => {
     expect(await colleague.page.getByRole("button", { name: "Send invitation" }).count()).toBe(0);
     expect(await colleague.page.getByRole("button", { name: /^Change role/ }).count()).toBe(0);
     await shoot(colleague, "17-team-as-viewer");
+    // A screen above the role keeps its heading (focus and the outline need one) and says why it is
+    // empty (probe of 2026-12-04: a notice alone, no level-one heading).
+    for (const [path, heading, notice] of [
+      ["/console/audit-log", "Audit log", "The audit log needs the admin role or higher."],
+      ["/console/verifications/new", "New verification", "Creating verifications needs the reviewer role or higher."],
+    ] as const) {
+      await colleague.page.goto(`${base}${path}`);
+      await colleague.page.getByRole("heading", { level: 1, name: heading }).waitFor();
+      await colleague.page.getByText(notice).waitFor();
+    }
 
     // The audit log: who did what, from where; filtered to the role change.
     await nav(page).getByRole("link", { name: "Audit log" }).click();

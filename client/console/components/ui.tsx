@@ -24,13 +24,14 @@ export function focusSoon(target: { current: HTMLElement | null }): void {
  * The screen's heading. After an in-app navigation it takes focus, so a screen reader announces the
  * new screen and Tab continues from it; on a first load focus stays at the top (skip link first).
  */
-export function PageHeader(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren }) {
+/** `focusKey` names the screen when `title` is not a string (the heading is focused when it changes). */
+export function PageHeader(props: { title: ComponentChildren; focusKey?: string; subtitle?: ComponentChildren; actions?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   // In the commit that shows the heading, not a frame later: until then focus sits on <body> (the
   // link that was pressed is gone), and a key pressed in between would start from the top.
   useLayoutEffect(() => {
     if (hasNavigated()) heading.current?.focus({ preventScroll: true });
-  }, [props.title]);
+  }, [props.focusKey ?? props.title]);
   return (
     <header class="page-header">
       <div>

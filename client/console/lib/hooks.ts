@@ -91,3 +91,32 @@ export function useTitle(title: string): void {
     document.title = `${title} · Verification console`;
   }, [title]);
 }
+
+/**
+ * Text an operator is writing (a review note, a narrative), kept in this tab's sessionStorage under
+ * `key` until `clear()`: a session that ends sends the console to sign in and back, and a reload
+ * loses the page, neither of which may lose what was typed. Storage refused: held in memory only.
+ */
+export function useDraft(key: string): [string, (value: string) => void, () => void] {
+  const storageKey = `console-draft:${key}`;
+  const [value, setValue] = useState(() => {
+    try {
+      return sessionStorage.getItem(storageKey) ?? "";
+    } catch {
+      return "";
+    }
+  });
+  const keep = useCallback(
+    (next: string) => {
+      setValue(next);
+      try {
+        if (next === "") sessionStorage.removeItem(storageKey);
+        else sessionStorage.setItem(storageKey, next);
+      } catch {
+        // Kept in memory only.
+      }
+    },
+    [storageKey],
+  );
+  return [value, keep, useCallback(() => keep(""), [keep])];
+}

@@ -56,7 +56,12 @@ export function TemplatesScreen() {
         of={list}
         failed="Templates could not be loaded"
         loading="Loading templates…"
-        empty={items.length === 0 && "No templates yet. Publish one to get a link you can put on a website or in a message."}
+        empty={
+          items.length === 0 &&
+          (can("admin")
+            ? "No templates yet. Publish one to get a link you can put on a website or in a message."
+            : "No templates yet. Admins and owners publish them: a link you can put on a website or in a message.")
+        }
       />
       {items.length > 0 ? (
         <ListTable

@@ -70,7 +70,17 @@ export function VerificationDetailScreen(props: { id: string }) {
         <a href="/console/verifications">Verifications</a> <span aria-hidden="true">/</span> <span class="mono">{v.id}</span>
       </nav>
       <PageHeader
-        title={metadata.length > 0 ? metadata.map(([k, value]) => `${k} ${value}`).join(" · ") : "Verification"}
+        title={
+          metadata.length > 0
+            ? metadata.map(([k, value], i) => (
+                <span key={k}>
+                  {i > 0 ? " · " : null}
+                  <bdi>{k}</bdi> <bdi>{value}</bdi>
+                </span>
+              ))
+            : "Verification"
+        }
+        focusKey={v.id}
         subtitle={
           <>
             <span class="mono">{v.id}</span> · created {formatDateTime(v.created_at)}
@@ -267,7 +277,7 @@ function Answers(props: { verification: Verification }) {
             <dd>
               {answer ? (
                 <>
-                  <span class="answer">{answer.value}</span> <span class="meta">answered {formatDateTime(answer.answered_at)}; declared by the person, not attested</span>
+                  <bdi class="answer">{answer.value}</bdi> <span class="meta">answered {formatDateTime(answer.answered_at)}; declared by the person, not attested</span>
                 </>
               ) : (
                 <span class="muted">Not answered</span>
@@ -324,7 +334,7 @@ function ConfigFacts(props: { verification: Verification }) {
             <ul class="plain">
               {Object.entries(c.metadata ?? {}).map(([k, value]) => (
                 <li key={k}>
-                  <span class="mono">{k}</span>: {value}
+                  <bdi class="mono">{k}</bdi>: <bdi>{value}</bdi>
                 </li>
               ))}
             </ul>

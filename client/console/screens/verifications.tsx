@@ -275,7 +275,7 @@ function VerificationCell(props: { v: Verification }) {
         <span class="meta">
           {metadata.map(([k, value]) => (
             <span key={k}>
-              {k}: {value}
+              <bdi>{k}</bdi>: <bdi>{value}</bdi>
             </span>
           ))}
         </span>

@@ -4,8 +4,8 @@ import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { inject } from "vitest";
 import { ContractViolation } from "../../helpers/openapi-contract";
-import { servedContract } from "./api";
-import { BASE_FLAGS, checkPageResponse, CHROMIUM } from "./browser";
+import { servedContract, workerLogTail } from "./api";
+import { BASE_FLAGS, checkPageResponse, CHROMIUM, openPhone } from "./browser";
 
 /** Screenshots of every console screen at both viewports (docs/console.md, "Operator console"). */
 export const CONSOLE_SHOTS = path.resolve(import.meta.dirname, "../../../test-results/console");
@@ -104,4 +104,29 @@ export async function tabTo(page: Page, role: "link" | "button" | "textbox" | "c
     if (roleOf === role && focused.name === name) return presses;
   }
   throw new Error(`Tab never reached the ${role} “${name}”`);
+}
+
+/** The capture page on a phone with the fake camera: one live photo in each of `steps` steps, then done. */
+export async function captureOnPhone(captureUrl: string, steps: number): Promise<void> {
+  const phone = await openPhone();
+  try {
+    const { page } = phone;
+    await page.goto(captureUrl);
+    await page.getByRole("button", { name: "Start" }).click();
+    for (let n = 1; n <= steps; n += 1) {
+      await page.getByText(`Step ${n} of ${steps}`).waitFor();
+      const shutter = page.getByRole("button", { name: "Take photo" });
+      await shutter.waitFor();
+      await page.locator("video").evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener("loadeddata", () => r(null)))));
+      await shutter.click();
+      await page.getByRole("button", { name: "Use this photo" }).click();
+    }
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 60_000 });
+  } catch (err) {
+    await phone.page.screenshot({ path: "test-results/console/phone-failure.png" });
+    console.error(`the phone's capture failed\n${await phone.diagnostics()}\n${workerLogTail()}`);
+    throw err;
+  } finally {
+    await phone.close();
+  }
 }

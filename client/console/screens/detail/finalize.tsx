@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { api, ok, type Schemas, type Verification } from "../../api";
-import { Badge, ConfirmDialog, ErrorNotice, Field, Progress } from "../../components/ui";
-import { useAction, usePolling } from "../../lib/hooks";
+import { api, ApiError, ok, type Schemas, type Verification } from "../../api";
+import { announce, Badge, ConfirmDialog, ErrorNotice, Field, Progress } from "../../components/ui";
+import { useAction, useDraft, usePolling } from "../../lib/hooks";
 
 type CaseAnalysis = Schemas["CaseAnalysis"];
 const PRIORITY_TONE = { low: "good", medium: "warn", high: "bad" } as const;
@@ -20,10 +20,19 @@ function erasedWords(finalized: boolean | undefined): string {
  */
 export function FinalizePanel(props: { verification: Verification; canFinalize: boolean; finalizedOnTimeline?: boolean; onChange: (v: Verification) => void }) {
   const v = props.verification;
-  const [narrative, setNarrative] = useState("");
+  const [narrative, setNarrative, clearNarrative] = useDraft(`narrative:${v.id}`);
   const [confirming, setConfirming] = useState(false);
   const finalize = useAction(async () => {
-    props.onChange(await ok(api.POST("/v1/verifications/{id}/finalize", { params: { path: { id: v.id } }, body: { narrative: narrative.trim() } })));
+    try {
+      props.onChange(await ok(api.POST("/v1/verifications/{id}/finalize", { params: { path: { id: v.id } }, body: { narrative: narrative.trim() } })));
+      clearNarrative();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === "already_finalized")) throw err;
+      // Finalized meanwhile (another tab, another member): show the case as the service has it.
+      props.onChange(await ok(api.GET("/v1/verifications/{id}", { params: { path: { id: v.id } } })));
+      announce("This case was already finalized elsewhere: its narrative is shown.");
+      clearNarrative();
+    }
     setConfirming(false);
   });
   const waiting = v.narrative !== undefined && v.case_analysis === undefined;
@@ -42,7 +51,9 @@ export function FinalizePanel(props: { verification: Verification; canFinalize: 
   if (v.narrative !== undefined) {
     return (
       <div class="stack">
-        <blockquote class="narrative">{v.narrative}</blockquote>
+        <blockquote class="narrative" dir="auto">
+          {v.narrative}
+        </blockquote>
         {v.case_analysis ? <CaseAnalysisView analysis={v.case_analysis} /> : <Progress label="Waiting for the case analysis… it appears here when it arrives." />}
       </div>
     );

@@ -3,7 +3,7 @@ import { api, ok, type Verification } from "../../api";
 import { ReviewBadge } from "../../components/badges";
 import { announce, ErrorNotice, Field, focusSoon, Notice, Progress } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
-import { useAction } from "../../lib/hooks";
+import { useAction, useDraft } from "../../lib/hooks";
 import { useWho } from "../../lib/people";
 
 type Decision = "approved" | "rejected" | "needs_more";
@@ -18,13 +18,13 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
   const v = props.verification;
   const who = useWho();
   const [decision, setDecision] = useState<Decision | undefined>(undefined);
-  const [note, setNote] = useState("");
+  const [note, setNote, clearNote] = useDraft(`review-note:${v.id}`);
   const latest = useRef<HTMLDivElement>(null);
   const submit = useAction(async () => {
     const next = await ok(api.POST("/v1/verifications/{id}/review", { params: { path: { id: v.id } }, body: { decision: decision!, note: note.trim() } }));
     props.onChange(next);
     setDecision(undefined);
-    setNote("");
+    clearNote();
     announce("Review recorded");
     focusSoon(latest);
   });
@@ -33,7 +33,10 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
       <div ref={latest} tabIndex={-1}>
         {v.review ? (
           <Notice>
-            Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“{v.review.note}”</> : null} <span class="meta">by {who(v.review.by)}, {formatDateTime(v.review.at)}</span>
+            Latest review: <ReviewBadge review={v.review} /> {v.review.note ? <>“<bdi>{v.review.note}</bdi>”</> : null}{" "}
+            <span class="meta">
+              by <bdi>{who(v.review.by)}</bdi>, {formatDateTime(v.review.at)}
+            </span>
           </Notice>
         ) : null}
       </div>
@@ -59,7 +62,7 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
             ))}
             {submit.error?.fields.decision ? <p class="field-error">{submit.error.fields.decision}</p> : null}
           </fieldset>
-          <Field label="Note" hint="Why (kept on the timeline with your name; up to 2000 characters)." error={submit.error?.fields.note}>
+          <Field label="Note (required)" hint="Why (kept on the timeline with your name; up to 2000 characters)." error={submit.error?.fields.note}>
             {(c) => <textarea {...c} required maxLength={2000} rows={3} value={note} onInput={(e) => setNote(e.currentTarget.value)} />}
           </Field>
           {submit.error && Object.keys(submit.error.fields).length === 0 ? <ErrorNotice error={submit.error} what="The review was not recorded" /> : null}

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import type { AuditEvent } from "../../api";
 import { Empty } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
@@ -21,16 +22,31 @@ const NAMES: Record<string, string> = {
 
 const DECISIONS: Record<string, string> = { approved: "approved", rejected: "rejected", needs_more: "needs more evidence" };
 
-/** The words of one payload, for the entries whose payload says something to a person. */
-function detail(e: AuditEvent, who: (id: string) => string): string | undefined {
+/**
+ * The words of one payload, for the entries whose payload says something to a person. What a person
+ * typed is isolated (`<bdi>`): a bidi override in a note would otherwise reorder the attribution
+ * beside it, and the timeline would name another reviewer.
+ */
+function detail(e: AuditEvent, who: (id: string) => string): ComponentChildren {
   const p = (e.payload ?? {}) as Record<string, unknown>;
   if (e.event_name === "verification.reviewed" && typeof p.decision === "string") {
-    return `${DECISIONS[p.decision] ?? p.decision}${typeof p.note === "string" ? `: “${p.note}”` : ""}${typeof p.by === "string" ? ` (by ${who(p.by)})` : ""}`;
+    return (
+      <>
+        {DECISIONS[p.decision] ?? p.decision}
+        {typeof p.note === "string" ? <>: “<bdi>{p.note}</bdi>”</> : null}
+        {typeof p.by === "string" ? <> (by <bdi>{who(p.by)}</bdi>)</> : null}
+      </>
+    );
   }
-  if (e.event_name === "verification.case.completed" && typeof p.narrative === "string") return `“${p.narrative}”`;
-  if (e.event_name === "verification.capture.persisted" && typeof p.step_key === "string") return `step ${p.step_key}`;
+  if (e.event_name === "verification.case.completed" && typeof p.narrative === "string") return <>“<bdi>{p.narrative}</bdi>”</>;
+  if (e.event_name === "verification.capture.persisted" && typeof p.step_key === "string") return <>step <bdi>{p.step_key}</bdi></>;
   if (e.event_name === "verification.answer.recorded" && typeof p.step_key === "string") {
-    return `step ${p.step_key}${typeof p.revision === "number" && p.revision > 1 ? ` (answer changed, version ${p.revision})` : ""}`;
+    return (
+      <>
+        step <bdi>{p.step_key}</bdi>
+        {typeof p.revision === "number" && p.revision > 1 ? ` (answer changed, version ${p.revision})` : ""}
+      </>
+    );
   }
   if (e.event_name === "verification.completed" && typeof p.label === "string") return `verdict ${p.label}`;
   if (e.event_name === "verification.failed" && typeof p.reason === "string") return p.reason;

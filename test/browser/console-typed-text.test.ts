@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import type { Page } from "playwright-core";
+import { eventually, tenantClient } from "./helpers/api";
+import { captureOnPhone, openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+
+/*
+ * What people typed, shown to operators (console probe of 2026-12-04): tenant metadata, a review
+ * note, a narrative. It must neither widen the page nor reorder the console's own words around it,
+ * and a session that ended while it was typed must not throw it away.
+ */
+
+const tenant = tenantClient();
+let ui: ConsoleBrowser;
+
+beforeAll(async () => {
+  ui = await openConsole();
+  await signInAsDev(ui.page);
+});
+
+afterAll(async () => {
+  await ui?.close();
+});
+
+const TWO_PHOTOS = [
+  { key: "front", type: "image" as const, description: "Front", min: 1, max: 1 },
+  { key: "rear", type: "image" as const, description: "Rear", min: 1, max: 1 },
+];
+const detailUrl = (id: string) => `${inject("baseUrl")}/console/verifications/${id}`;
+
+async function review(page: Page, decision: "Approve" | "Reject", note: string): Promise<void> {
+  const panel = page.getByRole("region", { name: "Review", exact: true });
+  await panel.getByLabel(decision).check();
+  await panel.getByLabel("Note").fill(note);
+  await panel.getByRole("button", { name: "Record the review" }).click();
+}
+
+describe("typed text in the console", () => {
+  it("a 500-character metadata value wraps in the heading, and a note's bidi override cannot move the reviewer's name", async () => {
+    const v = await tenant.createVerification({ max_captures: 1, metadata: { claim: "C-77", long: "x".repeat(500) } });
+    const { page } = ui;
+    await page.goto(detailUrl(v.id));
+    await page.getByRole("heading", { level: 1, name: /claim C-77/ }).waitFor();
+    // It widened the page to about 7 800 px at desktop widths.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+
+    // U+202E reverses everything after it up to the end of its paragraph: "(by you)" read ")uoy yb(" inside the quotes.
+    const note = "Looks fine \u202E)lareneg-ycilop yb( ";
+    await review(page, "Reject", note);
+    const entry = page.getByRole("region", { name: "Timeline" }).getByRole("listitem").filter({ hasText: "Reviewed" });
+    await entry.getByText(/\(by you\)$/).waitFor();
+    const layout = await entry.evaluate((li) => {
+      const typed = li.querySelector(".event-detail bdi")!;
+      const walker = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+      let attribution: Text | null = null;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.textContent?.includes("(by ")) attribution = node as Text;
+      const range = document.createRange();
+      range.selectNodeContents(attribution!);
+      return { typed: typed.textContent, typedRight: typed.getBoundingClientRect().right, attributionLeft: range.getBoundingClientRect().left, outside: !typed.contains(attribution) };
+    });
+    expect(layout.typed).toBe(note.trim());
+    expect(layout.outside).toBe(true);
+    // Drawn after the note, left to right, as the words say.
+    expect(layout.attributionLeft).toBeGreaterThanOrEqual(layout.typedRight - 1);
+    await shoot(ui, "30-typed-text");
+    expect(ui.accessibility).toEqual([]);
+  });
+
+  it("signed out everywhere while a note is typed: the note stays, the page says how to go on, and pressing again records it", async () => {
+    // A finished case: the page reads nothing on its own, so only the write meets the ended session.
+    const v = await tenant.createVerification({ steps: TWO_PHOTOS });
+    await captureOnPhone(v.capture_url, 2);
+    await eventually("the verdict", () => tenant.getVerification(v.id), (body) => body.verdict !== undefined, 60_000);
+    const { page } = ui;
+    await page.goto(detailUrl(v.id));
+    const note = "Plate matches the policy; the dent is where the narrative says.";
+    // The draft outlives the page (a reload, or the sign-in round trip a read's 401 starts).
+    await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").fill(note);
+    await page.reload();
+    expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe(note);
+
+    // Another tab of the same browser signs every member out.
+    const other = await ui.context.newPage();
+    await other.goto(`${inject("baseUrl")}/console/settings`);
+    await other.getByRole("button", { name: "Sign everyone out" }).click();
+    await other.getByRole("dialog", { name: "Sign every member out, everywhere?" }).getByRole("button", { name: "Sign everyone out" }).click();
+    await other.waitForURL(/\/console\/sign-in/);
+
+    // It used to leave for the sign-in page at once and come back with the note empty.
+    await review(page, "Approve", note);
+    await page.getByText(/^The review was not recorded.*You were signed out/).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/verifications/${v.id}`);
+    expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe(note);
+
+    await signInAsDev(other);
+    await other.close();
+    await page.getByRole("region", { name: "Review", exact: true }).getByRole("button", { name: "Record the review" }).click();
+    await page.getByRole("region", { name: "Timeline" }).getByText(`approved: “${note}” (by you)`).waitFor();
+    // Recorded: the draft is gone.
+    await page.reload();
+    expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe("");
+  });
+
+  it("finalizing a case another tab finalized meanwhile shows that case, not a failure", async () => {
+    const v = await tenant.createVerification({ steps: TWO_PHOTOS });
+    await captureOnPhone(v.capture_url, 2);
+    const { page } = ui;
+    const other = await ui.context.newPage();
+    try {
+      for (const p of [page, other]) {
+        await p.goto(detailUrl(v.id));
+        await p.getByLabel("Narrative").waitFor();
+      }
+      const finalize = async (p: Page, narrative: string) => {
+        await p.getByLabel("Narrative").fill(narrative);
+        await p.getByRole("button", { name: "Finalize and analyse the case" }).click();
+        await p.getByRole("dialog", { name: "Finalize this case?" }).getByRole("button", { name: "Finalize" }).click();
+      };
+      await finalize(other, "Reversed into a bollard in the car park.");
+      await other.locator("blockquote.narrative").getByText("Reversed into a bollard in the car park.").waitFor({ timeout: 60_000 });
+
+      await finalize(page, "A narrative typed in the stale tab.");
+      await page.locator("blockquote.narrative").getByText("Reversed into a bollard in the car park.").waitFor();
+      expect(await page.getByRole("dialog").count()).toBe(0);
+      expect(await page.getByText(/Finalize failed/).count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -158,6 +158,26 @@ describe("what the report says stays true", () => {
     }
   });
 
+  // Console probe of 2026-12-04: an Arabic narrative printed as "??????? ?????? ??", and nothing said text was lost.
+  it("says how many characters it printed as ?, on every page and in a closing note, and nothing when it printed all", async () => {
+    const config = (metadata: Record<string, string>) => ({ max_captures: 1, steps: [], signals_required: ["screen"], metadata });
+    const lines = await reportText(content({ verification: { config: config({ claim: "مطالبة-٧٧" }), narrative: "Front bumper dented.", review: { decision: "approved", by: "usr_1", at: "2026-11-27T08:45:00.000Z", note: "OK שלום" } } }));
+    const unprintable = [..."مطالبة٧٧שלום"].length;
+    expect(lines).toContain("Text this report could not print");
+    expect(lines.join(" ")).toContain(`${unprintable} characters were printed as “?”: this report's font covers Latin, Greek and Cyrillic only.`);
+    const footers = lines.flatMap((line, i) => (line.startsWith("Evidence report vfy_") ? [lines[i + 1]!] : []));
+    expect(footers.length).toBeGreaterThan(0);
+    const measure = await flow();
+    for (const footer of footers) {
+      expect(footer).toBe(`“?” marks ${unprintable} characters this report's font cannot print (see “Text this report could not print”)`);
+      expect(measure.measure(footer, measure.fonts.regular, 7.5)).toBeLessThanOrEqual(CONTENT_WIDTH);
+    }
+    const latin = await reportText(content({ verification: { config: config({ claim: "C-77" }) } }));
+    expect(latin.join(" ")).toContain("claim: C-77");
+    expect(latin).not.toContain("Text this report could not print");
+    expect(latin.some((line) => line.includes("cannot print"))).toBe(false);
+  });
+
   it("names a reviewer by address only while gathered as a member; otherwise a former member", async () => {
     const review = { decision: "approved", by: "usr_1", at: "2026-11-27T08:45:00.000Z" };
     const named = await reportText(content({ verification: { review }, reviewer: "ops@acme.example" }));

@@ -34,6 +34,8 @@ export class PageFlow {
   y = 0;
   /** Every line of text drawn, in order (a field's label and its value each a line of their own): what the report says, as a reader sees it. */
   readonly printed: string[] = [];
+  /** Characters `clean` printed as "?" because the fonts lack them (Arabic, Hebrew, CJK, emoji): the report says how many. */
+  unprintable = 0;
   private readonly supported: Set<number>;
   /** Advance widths at size 1 per font and character: the fonts carry no kerning or ligatures, so a text's width is their sum. */
   private readonly advances = new Map<PDFFont, Map<string, number>>();
@@ -66,7 +68,11 @@ export class PageFlow {
     for (const ch of text.replace(/[\r\n\t]+/g, " ")) {
       const cp = ch.codePointAt(0)!;
       if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) continue;
-      out += this.supported.has(cp) ? ch : "?";
+      if (this.supported.has(cp)) out += ch;
+      else {
+        out += "?";
+        this.unprintable += 1;
+      }
     }
     return out;
   }
@@ -172,12 +178,17 @@ export class PageFlow {
   }
 
   /** "Label · page n of N" at the foot of every page, once the document is complete. */
-  footers(label: string): void {
+  /** `label` and the page number at the foot of every page, and `note`, when given, on a line under it. */
+  footers(label: string, note?: string): void {
     const pages = this.doc.getPages();
     pages.forEach((page, i) => {
       const text = this.clean(`${label} · page ${i + 1} of ${pages.length}`);
       page.drawText(text, { x: MARGIN, y: MARGIN - 14, size: 7.5, font: this.fonts.regular, color: MUTED });
       this.printed.push(text);
+      if (note === undefined) return;
+      const under = this.clean(note);
+      page.drawText(under, { x: MARGIN, y: MARGIN - 24, size: 7.5, font: this.fonts.regular, color: MUTED });
+      this.printed.push(under);
     });
   }
 }

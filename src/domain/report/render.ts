@@ -65,9 +65,24 @@ async function layoutReport(content: ReportContent): Promise<{ doc: PDFDocument;
   certificate(flow, content);
   seal(flow, content);
   timeline(flow, content);
+  const unprintable = flow.unprintable;
+  if (unprintable > 0) unprintableNote(flow, unprintable);
 
-  flow.footers(`Evidence report ${shown} · generated ${when(content.generatedAt)}`);
+  const marks = unprintable > 0 ? `“?” marks ${unprintable} character${unprintable === 1 ? "" : "s"} this report's font cannot print (see “Text this report could not print”)` : undefined;
+  flow.footers(`Evidence report ${shown} · generated ${when(content.generatedAt)}`, marks);
   return { doc, flow };
+}
+
+/**
+ * Text in a script the embedded fonts lack printed as "?": the report says so on every page and here,
+ * so that nobody files it as what was written. The service holds the text as written.
+ */
+function unprintableNote(flow: PageFlow, count: number): void {
+  flow.heading("Text this report could not print");
+  flow.paragraph(
+    `${count} character${count === 1 ? " was" : "s were"} printed as “?”: this report's font covers Latin, Greek and Cyrillic only. ` +
+      "The text as written (answers, notes, narrative, metadata) is in the console and in GET /v1/verifications/{id}.",
+  );
 }
 
 function header(flow: PageFlow, content: ReportContent): void {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
 import { eventually, tenantClient } from "./helpers/api";
-import { captureOnPhone, openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
+import { captureOnPhone, DESKTOP, openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 
 /*
  * What people typed, shown to operators (console probe of 2026-12-04): tenant metadata, a review
@@ -41,6 +41,8 @@ describe("typed text in the console", () => {
     const { page } = ui;
     await page.goto(detailUrl(v.id));
     await page.getByRole("heading", { level: 1, name: /claim C-77/ }).waitFor();
+    // No certificate before the verdict: the header offered one that led to "nothing to share".
+    expect(await page.getByRole("link", { name: "Open certificate" }).count()).toBe(0);
     // It widened the page to about 7 800 px at desktop widths.
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
 
@@ -64,6 +66,28 @@ describe("typed text in the console", () => {
     expect(layout.attributionLeft).toBeGreaterThanOrEqual(layout.typedRight - 1);
     await shoot(ui, "30-typed-text");
     expect(ui.accessibility).toEqual([]);
+  });
+
+  it("a key named with one 100-character word wraps: its row's Revoke button stays on screen", async () => {
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${inject("baseUrl")}/console/developers`);
+    const name = `Claims-${"k".repeat(93)}`;
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("button", { name: "Done" }).click();
+    const revoke = page.getByRole("button", { name: `Revoke ${name}` });
+    // The table scrolled sideways inside its card, the button half cut off (it ended at x = 1 357 in a 1 280 px window).
+    const fit = await revoke.evaluate((button) => {
+      const wrap = button.closest(".table-wrap")!;
+      return { overflow: wrap.scrollWidth - wrap.clientWidth, past: button.getBoundingClientRect().right - wrap.getBoundingClientRect().right };
+    });
+    expect(fit.overflow).toBeLessThanOrEqual(0);
+    expect(fit.past).toBeLessThanOrEqual(0);
+    await revoke.click();
+    await page.getByRole("dialog", { name: `Revoke ${name}?` }).getByRole("button", { name: "Revoke the key" }).click();
+    await page.getByRole("row").filter({ hasText: name }).getByText(/revoked/).waitFor();
+    await page.setViewportSize(DESKTOP);
   });
 
   it("signed out everywhere while a note is typed: the note stays, the page says how to go on, and pressing again records it", async () => {

@@ -83,7 +83,7 @@ function Target(props: { entry: Entry }) {
   if (target.type === "verification") return <a href={`/console/verifications/${target.id}`}>{target.id}</a>;
   return (
     <>
-      <span class="meta">{target.type.replaceAll("_", " ")}</span> <span class={target.label ? "" : "mono"}>{text}</span>
+      <span class="meta">{target.type.replaceAll("_", " ")}</span> <bdi class={target.label ? "break" : "mono"}>{text}</bdi>
     </>
   );
 }

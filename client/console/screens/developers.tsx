@@ -109,7 +109,9 @@ function ApiKeys() {
               label: "Key",
               cell: (k) => (
                 <>
-                  <strong>{k.name ?? "Unnamed key"}</strong> <span class="mono">{k.prefix}</span>
+                  <bdi class="break">
+                    <strong>{k.name ?? "Unnamed key"}</strong>
+                  </bdi> <span class="mono">{k.prefix}</span>
                 </>
               ),
             },

@@ -73,7 +73,10 @@ export function TemplatesScreen() {
               label: "Template",
               cell: (t) => (
                 <>
-                  <strong>{t.name}</strong> <Badge tone={t.status === "active" ? "good" : "neutral"}>{t.status}</Badge>
+                  <bdi class="break">
+                    <strong>{t.name}</strong>
+                  </bdi>{" "}
+                  <Badge tone={t.status === "active" ? "good" : "neutral"}>{t.status}</Badge>
                   <span class="meta">
                     {t.mode === "audit" ? "audit (uploaded content)" : "live capture"} · updated {formatDateTime(t.updated_at)}
                   </span>

@@ -11,7 +11,7 @@ import { FinalizePanel } from "./detail/finalize";
 import { Photos } from "./detail/photos";
 import { RedactPanel } from "./detail/redact";
 import { ReviewPanel } from "./detail/review";
-import { CertificatePanel } from "./detail/certificate";
+import { CertificatePanel, isCertified } from "./detail/certificate";
 import { Timeline } from "./detail/timeline";
 
 /** Every page of the timeline (bounded by design: a few pages at most). */
@@ -98,9 +98,12 @@ export function VerificationDetailScreen(props: { id: string }) {
             {can("reviewer") && OPEN_STATUSES.includes(v.status) && !v.redacted_at && !v.submitted_at ? (
               <CopyButton text={v.capture_url} label="Copy capture link" />
             ) : null}
-            <a class="button secondary small" href={`/console/verifications/${v.id}/certificate`}>
-              Open certificate
-            </a>
+            {/* Only once there is one: before, the Certificate card below says when it comes. */}
+            {isCertified(v) ? (
+              <a class="button secondary small" href={`/console/verifications/${v.id}/certificate`}>
+                Open certificate
+              </a>
+            ) : null}
             <a class="button secondary small" href={`/v1/verifications/${v.id}/report.pdf`} download={`evidence-report-${v.id}.pdf`}>
               Download report
             </a>

@@ -97,9 +97,10 @@ export function FinalizePanel(props: { verification: Verification; canFinalize: 
 }
 
 const DIMENSIONS: Array<[keyof CaseAnalysis["dimensions"], string]> = [
-  ["narrative_image_match", "Narrative and photos agree"],
-  ["cross_image_consistency", "Photos consistent with each other"],
-  ["physical_plausibility", "Physically plausible"],
+  // Named as what is measured, not as a finding: beside "risk 75 / 100", "Physically plausible" read as a pass.
+  ["narrative_image_match", "Narrative against the photos"],
+  ["cross_image_consistency", "Consistency between photos"],
+  ["physical_plausibility", "Physical plausibility"],
 ];
 
 export function CaseAnalysisView(props: { analysis: CaseAnalysis }) {

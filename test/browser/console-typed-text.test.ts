@@ -125,6 +125,30 @@ describe("typed text in the console", () => {
     expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe("");
   });
 
+  it("a tab the operator comes back to shows the review another tab recorded meanwhile", async () => {
+    // A finished case is not polled: the first tab kept showing no review (console probe of 2026-12-04, F7).
+    const v = await tenant.createVerification({ steps: TWO_PHOTOS });
+    await captureOnPhone(v.capture_url, 2);
+    await eventually("the verdict", () => tenant.getVerification(v.id), (body) => body.verdict !== undefined, 60_000);
+    const { page } = ui;
+    await page.goto(detailUrl(v.id));
+    await page.getByRole("region", { name: "Review", exact: true }).waitFor();
+    const other = await ui.context.newPage();
+    try {
+      await other.goto(detailUrl(v.id));
+      await review(other, "Approve", "Checked on the phone with the claimant.");
+      await other.getByRole("region", { name: "Timeline" }).getByText(/^approved: “Checked on the phone/).waitFor();
+      // Headless Chromium neither hides a background tab nor moves the window's focus between tabs
+      // (bringToFront fires neither event), so the focus a real switch back gives is sent here.
+      await page.bringToFront();
+      await page.evaluate(() => window.dispatchEvent(new FocusEvent("focus")));
+      await page.getByRole("region", { name: "Review", exact: true }).getByText("Checked on the phone with the claimant.").waitFor({ timeout: 10_000 });
+      await page.getByRole("region", { name: "Timeline" }).getByText(/^approved: “Checked on the phone/).waitFor();
+    } finally {
+      await other.close();
+    }
+  });
+
   it("finalizing a case another tab finalized meanwhile shows that case, not a failure", async () => {
     const v = await tenant.createVerification({ steps: TWO_PHOTOS });
     await captureOnPhone(v.capture_url, 2);

@@ -85,6 +85,30 @@ export function usePolling(tick: () => void | Promise<void>, ms: number, active:
   }, [ms, active]);
 }
 
+/**
+ * Calls `refresh` when the operator comes back to this tab (it becomes visible, or its window gets
+ * the focus): what another tab or member did meanwhile (a review, a finalize) is then on screen
+ * before they act on a stale page. At most once a second.
+ */
+export function useRefreshOnReturn(refresh: () => void | Promise<void>): void {
+  const latest = useRef(refresh);
+  latest.current = refresh;
+  useEffect(() => {
+    let last = 0;
+    const back = () => {
+      if (document.visibilityState !== "visible" || Date.now() - last < 1_000) return;
+      last = Date.now();
+      void latest.current();
+    };
+    document.addEventListener("visibilitychange", back);
+    window.addEventListener("focus", back);
+    return () => {
+      document.removeEventListener("visibilitychange", back);
+      window.removeEventListener("focus", back);
+    };
+  }, []);
+}
+
 /** The document title for a screen. */
 export function useTitle(title: string): void {
   useEffect(() => {

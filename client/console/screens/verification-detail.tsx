@@ -2,7 +2,7 @@ import { api, isOpen, ok, OPEN_STATUSES, type Verification, type WebhookDelivery
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime, SIGNAL_NAMES } from "../lib/format";
-import { useLoad, usePolling, useTitle } from "../lib/hooks";
+import { useLoad, usePolling, useRefreshOnReturn, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
 import { reasonLabel, SIGNAL_CHECKS, signalResult } from "../lib/signals";
 import { IndependentChecks } from "./detail/checks";
@@ -44,6 +44,11 @@ export function VerificationDetailScreen(props: { id: string }) {
     4_000,
     v !== undefined && (isOpen(v) || (captures.data?.items ?? []).some((c) => c.analysis.status === "pending")),
   );
+
+  // A finished case is not polled, yet another tab or member may still review or finalize it.
+  useRefreshOnReturn(async () => {
+    await Promise.all([verification.reload(), events.reload()]);
+  });
 
   const update = (next: Verification) => {
     verification.set(next);

@@ -250,8 +250,27 @@ describe("capture page in Chromium", () => {
     await page.locator("input[type=file]").setInputFiles(["a.jpg", "b.jpg", "c.jpg"].map((name) => ({ name, mimeType: "image/jpeg", buffer: jpeg })));
     await page.getByText("Not added, as this step takes at most 2: “c.jpg”.").waitFor();
     await page.getByText("2 of 2 added").waitFor();
+    // The files this device added are named (probe of 2026-12-04: only a count).
+    expect(await page.locator(".file-list li").allTextContents()).toEqual(["a.jpg", "b.jpg"]);
     await screenshot(page, "07b-files-past-max");
     await axeClean(page, "files past max");
+  });
+
+  it("an upload step names the files this device added, also after a reload", async () => {
+    const v = await tenant.createVerification({ steps: [{ key: "docs", type: "upload", description: "Receipts", min: 1, max: 3, accept: ["image/jpeg"] }] });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.getByText("0 of 3 added").waitFor();
+    await page.locator("input[type=file]").setInputFiles({ name: "receipt-garage.jpg", mimeType: "image/jpeg", buffer: await jpegFromPage(page) });
+    await page.getByText("1 of 3 added").waitFor();
+    const listed = async () => page.locator(".file-list li").allTextContents();
+    expect(await listed()).toEqual(["receipt-garage.jpg"]);
+    await page.reload();
+    await page.getByText("Added from this device:").waitFor();
+    expect(await listed()).toEqual(["receipt-garage.jpg"]);
+    await axeClean(page, "files added here");
   });
 
   it("camera denied: explains how to allow it and falls back to the camera app", async () => {

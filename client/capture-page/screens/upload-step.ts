@@ -26,17 +26,48 @@ async function screenFiles(ctx: ScreenContext, step: UploadStepView, files: File
   return { ok, problems };
 }
 
+/**
+ * The names of the files this tab added to a step (sessionStorage: a reload keeps them, another
+ * device never sees them). The service keeps no file names, so this is the person's only list of what
+ * they chose. Storage refused: the list is just not kept.
+ */
+function addedHere(verificationId: string, stepKey: string) {
+  const key = `files-added:${verificationId}:${stepKey}`;
+  const read = (): string[] => {
+    try {
+      const names: unknown = JSON.parse(sessionStorage.getItem(key) ?? "[]");
+      return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : [];
+    } catch {
+      return [];
+    }
+  };
+  return {
+    read,
+    add: (name: string): void => {
+      try {
+        sessionStorage.setItem(key, JSON.stringify([...read(), name]));
+      } catch {
+        // Not kept.
+      }
+    },
+  };
+}
+
 /** Image files from the device, limited to the step's `accept` and `max_size_bytes`. */
 export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: string[] = []): void {
   const { i18n } = ctx;
   const n = ctx.count(step.key);
   const room = step.max - n;
+  const added = addedHere(ctx.view().id, step.key);
+  const names = added.read();
   ctx.progress.stepReached("capturing", ctx.index);
   show(
     ctx.root,
     ...stepHeader(ctx, step.description || i18n.t("upload_heading")),
     h("p", { class: "hint" }, i18n.t("upload_hint", { types: i18n.list(step.accept.map(typeName)), size: i18n.bytes(step.max_size_bytes) })),
     h("p", { class: "counter" }, i18n.t("files_counter", { n, max: step.max })),
+    names.length > 0 ? h("p", { class: "hint" }, i18n.t("files_added_here")) : null,
+    names.length > 0 ? h("ul", { class: "file-list" }, ...names.map((name) => h("li", {}, name))) : null,
     errorList(problems),
     // Full (come back to with the browser's Back): nothing more to choose, only the way on.
     room <= 0
@@ -46,7 +77,10 @@ export function uploadStep(ctx: ScreenContext, step: UploadStepView, problems: s
           { class: "actions" },
           filePicker(i18n.t("choose_file"), { accept: step.accept.join(","), multiple: room > 1 }, async (files) => {
             const { ok, problems: found } = await screenFiles(ctx, step, files);
-            for (const { file, type } of ok) await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
+            for (const { file, type } of ok) {
+              await ctx.addCapture(step.key, file, type, file.lastModified || Date.now());
+              added.add(file.name);
+            }
             if (found.length === 0 && ctx.count(step.key) >= step.max) return ctx.next();
             const now = ctx.view().steps[ctx.index];
             uploadStep(ctx, now?.type === "upload" ? now : step, found);

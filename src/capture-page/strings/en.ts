@@ -51,6 +51,7 @@ export const en = {
   upload_hint: "{types}, up to {size} each",
   choose_file: "Choose image",
   files_counter: "{n} of {max} added",
+  files_added_here: "Added from this device:",
   file_too_large: "“{name}” is {size}; the limit is {limit}.",
   file_wrong_type: "“{name}” isn't an accepted type ({types}).",
   photo_unreadable: "“{name}” could not be opened as a photo. Take one with the camera app, or pick another.",

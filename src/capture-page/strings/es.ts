@@ -48,6 +48,7 @@ export const es: Strings = {
   upload_hint: "{types}, hasta {size} cada una",
   choose_file: "Elegir imagen",
   files_counter: "{n} de {max} añadidas",
+  files_added_here: "Añadidas desde este dispositivo:",
   file_too_large: "«{name}» ocupa {size}; el límite es {limit}.",
   file_wrong_type: "«{name}» no es de un tipo aceptado ({types}).",
   photo_unreadable: "«{name}» no se pudo abrir como foto. Haz una con la app de la cámara o elige otra.",

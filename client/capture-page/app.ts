@@ -33,6 +33,7 @@ import { landingScreen } from "./screens/landing";
 import { textStep } from "./screens/text-step";
 import { uploadStep } from "./screens/upload-step";
 import { sha256Hex } from "./sha256";
+import { Peers } from "./peers";
 import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
 
 type Phase = "loading" | "landing" | "step" | "finishing" | "done";
@@ -110,8 +111,14 @@ export class App {
       attestationToken: (binding) => this.attestation.token(binding),
     });
     if (this.view.attestation?.site_key) this.attestation = loadAttestation(this.view.attestation.site_key, this.widget);
+    const peers = new Peers(this.view.id);
     addEventListener("pagehide", () => {
-      if (this.phase === "landing" || this.phase === "step") this.progress.abandoned();
+      // Closing one of two tabs on this link is not leaving: the end user is in the other.
+      if ((this.phase === "landing" || this.phase === "step") && !peers.othersOpen) this.progress.abandoned();
+      peers.leave();
+    });
+    addEventListener("pageshow", (event) => {
+      if (event.persisted) peers.back();
     });
     addEventListener("popstate", (event) => this.navigated(event.state));
     this.watchExpiry();

@@ -480,6 +480,34 @@ describe("capture page in Chromium", () => {
     await page.waitForURL("about:blank");
   });
 
+  // Probe of 2026-12-04: closing a duplicate tab marked the verification abandoned while the end user worked in the other.
+  it("closing one of two tabs on the link is not leaving; closing the last one is", async () => {
+    const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.getByText("Step 1 of 3").waitFor();
+    const duplicate = await phone.context.newPage();
+    await duplicate.goto(pageUrl(v.id));
+    await duplicate.getByRole("button", { name: "Start" }).waitFor();
+    // The tabs learn of each other by a message each way; the duplicate's answer from the first tab
+    // is a few milliseconds away on an idle machine, more under a loaded one.
+    await duplicate.waitForTimeout(1_000);
+    const abandons = (r: { url(): string; postData(): string | null }) => r.url().endsWith("/progress") && (r.postData() ?? "").includes('"abandoned"');
+    const beaconed = phone.context.waitForEvent("request", { predicate: abandons, timeout: 3_000 }).then(
+      () => true,
+      () => false,
+    );
+    await duplicate.close({ runBeforeUnload: true });
+    expect(await beaconed).toBe(false);
+    expect((await tenant.getVerification(v.id)).status).toBe("pending");
+
+    // The last tab going is leaving.
+    await page.close({ runBeforeUnload: true });
+    await eventually("abandoned", () => tenant.getVerification(v.id), (body) => body.status === "abandoned");
+  });
+
   it("a reload mid-flow resumes: the photo queued on the device is sent, the step is kept", async () => {
     const v = await tenant.createVerification({
       steps: [

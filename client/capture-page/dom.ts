@@ -39,3 +39,12 @@ export function show(root: HTMLElement, ...children: Child[]): void {
 export function nextPaint(): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
+
+/**
+ * `text` between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, for a name placed in a sentence
+ * as plain text: whatever bidi controls it holds stay inside (UAX #9: the isolate's end closes them),
+ * as `<bdi>` does for an element.
+ */
+export function isolated(text: string): string {
+  return `\u2068${text}\u2069`;
+}

@@ -127,7 +127,10 @@ function render(payload: CertificatePayload, kid: string): void {
       "header",
       { class: "masthead" },
       h("p", { class: "eyebrow" }, "Verification certificate"),
-      h("h1", null, requester.kind === "verified_domain" ? `${label}: verification for ${requester.name}` : `${label}: verification requested by “${requester.name}”, as declared by the tenant`),
+      // The name is isolated (<bdi>): a bidi control in a declared name must not reorder the words the issuer adds around it.
+      requester.kind === "verified_domain"
+        ? h("h1", null, `${label}: verification for `, h("bdi", null, requester.name))
+        : h("h1", null, `${label}: verification requested by “`, h("bdi", null, requester.name), "”, as declared by the tenant"),
       h("p", { class: "signature valid", role: "status" }, h("strong", null, "Signature valid. "), `Issued by ${payload.iss} and signed with one of its published keys (${shortKid(kid)}).`),
     ),
     h(
@@ -198,9 +201,9 @@ function requestedBy(payload: CertificatePayload): Node {
   const tenant = payload.verification.tenant;
   const id = "id" in tenant ? h("span", { class: "muted" }, ` (account ${tenant.id})`) : null;
   if (requester.kind === "verified_domain") {
-    return h("span", null, h("strong", null, requester.name), ", a domain the requester proved it controls (DNS record checked by the issuer)", id);
+    return h("span", null, h("strong", null, h("bdi", null, requester.name)), ", a domain the requester proved it controls (DNS record checked by the issuer)", id);
   }
-  return h("span", null, h("strong", null, `“${requester.name}”`), ", as declared by the tenant: the issuer has not verified who they are", id);
+  return h("span", null, h("strong", null, "“", h("bdi", null, requester.name), "”"), ", as declared by the tenant: the issuer has not verified who they are", id);
 }
 
 function signalList(signals: Record<string, { status: string; method?: string }>): Node {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Me } from "./api";
+import { isolated } from "./lib/format";
 import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
 import { useAction } from "./lib/hooks";
 import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
@@ -89,7 +90,7 @@ function SignedIn(props: { location: Location }) {
       <header class="topbar">
         <a class="brand" href={HOME}>
           <span class="brand-mark" aria-hidden="true" />
-          <span>{me.tenant.display_name}</span>
+          <bdi>{me.tenant.display_name}</bdi>
         </a>
         <button type="button" class="button secondary small menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
@@ -145,7 +146,7 @@ function TenantSwitcher(props: { me: Me }) {
       <select id="tenant-switch" value={tenantId} onChange={(e) => setTenantId(e.currentTarget.value)}>
         {props.me.memberships.map((m) => (
           <option key={m.tenant.id} value={m.tenant.id}>
-            {m.tenant.display_name} ({ROLE_NAMES[m.role].toLowerCase()})
+            {isolated(m.tenant.display_name)} ({ROLE_NAMES[m.role].toLowerCase()})
           </option>
         ))}
       </select>

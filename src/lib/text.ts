@@ -15,15 +15,23 @@ export const CONTROL_IN_PROSE = /(?![\t\n\r])[\p{Cc}\u2028\u2029]/u;
  */
 export const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
+/** Any character that shows (not only format, combining, space or separator characters): a name needs one. */
+export const VISIBLE = /[^\p{Cf}\p{Mn}\p{Me}\p{Z}\s]/u;
+
 /**
  * Half a surrogate pair on its own (JSON can carry one as `\ud800`): not a character, and stored it
  * becomes U+FFFD, so a name would read back as something other than what was sent.
  */
 export const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** `text` with each run of CONTROL_OR_LINE_BREAK made one space, trimmed: for names the service did not get from a form it validates. */
+/**
+ * `text` with each run of CONTROL_OR_LINE_BREAK made one space, bidirectional controls dropped,
+ * trimmed: for names the service did not get from a form it validates. A name with nothing visible
+ * left is empty.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").trim();
+  const line = text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(new RegExp(BIDI_CONTROL.source, "gu"), "").trim();
+  return VISIBLE.test(line) ? line : "";
 }
 
 export const UNPAIRED_SURROGATE_MESSAGE = "Must be valid Unicode text: half a surrogate pair on its own (\\uD800–\\uDFFF) is not a character.";

@@ -92,7 +92,8 @@ describe("capture page in Chromium", () => {
     await page.goto(pageUrl(v.id));
 
     await page.getByRole("heading", { name: "A few photos are needed" }).waitFor();
-    await page.getByText("Requested by Dev Tenant").waitFor();
+    // The tenant's name is a bidi isolate (FSI … PDI): a control in it cannot reorder "Requested by" (settings probe of 2026-12-04).
+    await page.getByText("Requested by \u2068Dev Tenant\u2069").waitFor();
     expect(await page.locator('link[rel="icon"]').count()).toBe(1);
     expect(await page.locator(".checklist li").allTextContents()).toEqual([
       "1 photo — Front of the car, whole plate visible",

@@ -102,6 +102,8 @@ describe("the certificate page", () => {
     // Who: the name the tenant typed, said to be only that (it proved no domain); how: each required signal.
     await page.getByRole("heading", { level: 1, name: /^Verified: verification requested by “Dev Tenant[^”]*”, as declared by the tenant$/ }).waitFor();
     await page.getByText(/as declared by the tenant: the issuer has not verified who they are/).waitFor();
+    // The declared name is isolated wherever the page prints it: an override in it reversed this disclaimer (settings probe of 2026-12-04).
+    expect(await page.locator("h1 bdi, strong bdi").allTextContents()).toEqual([expect.stringMatching(/^Dev Tenant/), expect.stringMatching(/^Dev Tenant/)]);
     await page.getByText("Photo of a screen: checked, from the image's pixels").waitFor();
     await page.getByRole("cell", { name: "Submitted through the capture link" }).waitFor();
     expect(await page.getByText(/Live photo|taken with/i).count()).toBe(0);

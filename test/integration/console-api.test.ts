@@ -294,14 +294,32 @@ describe("tenant display name", () => {
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.error.fields.display_name).toMatch(/surrogate/);
     }
+    // Settings probe of 2026-12-04: an override turned the certificate page's "as declared by the
+    // tenant" into mirrored gibberish, and a name of invisible characters printed as nothing.
+    for (const name of ["Acme \u202E)noitazinagro eht yb deifirev( ", "Acme \u2067x", "\u200FAcme"]) {
+      const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: name }, headers: dashboard(cookie) });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.fields.display_name).toMatch(/^Must not hold bidirectional controls/);
+    }
+    for (const name of ["\u200b\u2060", "\u0301", "\u3000\u200d"]) {
+      const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: name }, headers: dashboard(cookie) });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.fields.display_name).toMatch(/^Must show something|^Must not be empty/);
+    }
     expect((await callJson("/v1/tenant/settings", { headers: dashboard(cookie) })).body).toEqual(before);
     expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "Zürich Versicherung — 東京 😀" }, headers: dashboard(cookie) })).status).toBe(200);
+    expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "شركة التأمين 👨‍👩‍👧" }, headers: dashboard(cookie) })).status).toBe(200);
   });
 
   it("a first sign-in names its new tenant after the identity provider's name claim kept to one line (it is not input the API validated)", async () => {
     const subject = `ctl-${crypto.randomUUID()}`;
     const signedIn = await signInIdentity(db(), { provider: "oidc", subject, displayName: "Evil\nVerified domain: bank.example\u2028\u0000Corp" }, { method: "oidc", client: { ip: null, userAgent: null } });
     expect((await findTenant(db(), signedIn.tenantId))?.displayName).toBe("Evil Verified domain: bank.example Corp");
+    // Bidirectional controls are dropped; a claim with nothing visible left names the tenant after the address.
+    const reversed = await signInIdentity(db(), { provider: "oidc", subject: `${subject}-bidi`, displayName: "Acme \u202E)nimda(" }, { method: "oidc", client: { ip: null, userAgent: null } });
+    expect((await findTenant(db(), reversed.tenantId))?.displayName).toBe("Acme )nimda(");
+    const invisible = await signInIdentity(db(), { provider: "oidc", subject: `${subject}-zw`, displayName: "\u200b\u2060", email: "zw@example.com" }, { method: "oidc", client: { ip: null, userAgent: null } });
+    expect((await findTenant(db(), invisible.tenantId))?.displayName).toBe("zw");
   });
 });
 

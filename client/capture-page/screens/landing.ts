@@ -1,4 +1,4 @@
-import { h, heading, show } from "../dom";
+import { h, heading, isolated, show } from "../dom";
 import { asPicked, type StepView, type VerifyView } from "../flow";
 import type { I18n } from "../i18n";
 
@@ -36,7 +36,7 @@ export function landingScreen(root: HTMLElement, i18n: I18n, view: VerifyView, r
   const single = evidence.length === 1 && evidence[0]!.max === 1;
   show(
     root,
-    view.tenant.display_name ? h("p", { class: "eyebrow" }, i18n.t("requested_by", { tenant: view.tenant.display_name })) : null,
+    view.tenant.display_name ? h("p", { class: "eyebrow" }, i18n.t("requested_by", { tenant: isolated(view.tenant.display_name) })) : null,
     heading(i18n.t(camera ? (single ? "landing_heading_one" : "landing_heading") : files ? (single ? "landing_heading_files_one" : "landing_heading_files") : "landing_heading_answers")),
     h("p", null, i18n.t("landing_intro")),
     h("ul", { class: "checklist" }, ...view.steps.map((s) => item(i18n, view, s))),

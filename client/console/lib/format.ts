@@ -65,3 +65,8 @@ export function stepsSummary(v: Verification): string {
   const texts = steps.filter((s) => s.type === "text").length;
   return [`${photos} photo${photos === 1 ? "" : "s"} max`, texts ? `${texts} question${texts === 1 ? "" : "s"}` : ""].filter(Boolean).join(", ");
 }
+
+/** `text` as a bidi isolate (FSI … PDI), for a name inside plain text where `<bdi>` cannot go (an `<option>`). */
+export function isolated(text: string): string {
+  return `\u2068${text}\u2069`;
+}

@@ -13,7 +13,14 @@ export function SettingsScreen() {
   const can = useCan();
   return (
     <>
-      <PageHeader title="Settings" subtitle={`Organisation ${me.tenant.display_name} (${me.tenant.slug}), tenant ${me.tenant.id}`} />
+      <PageHeader
+        title="Settings"
+        subtitle={
+          <>
+            Organisation <bdi>{me.tenant.display_name}</bdi> ({me.tenant.slug}), tenant {me.tenant.id}
+          </>
+        }
+      />
       <div class="stack">
         {can("admin") ? (
           <>
@@ -43,7 +50,9 @@ function OrganisationFacts() {
         <dl class="facts">
           <div class="fact">
             <dt>Display name</dt>
-            <dd>{current.display_name}</dd>
+            <dd>
+              <bdi>{current.display_name}</bdi>
+            </dd>
           </div>
           <div class="fact">
             <dt>Verified domain</dt>

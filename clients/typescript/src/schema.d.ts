@@ -3447,7 +3447,7 @@ export interface components {
         };
         TenantSettings: {
             /**
-             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) and bidirectional controls are refused, and so is a name of only invisible, combining or space characters.
              * @example Acme Insurance
              */
             display_name: string;
@@ -3470,7 +3470,7 @@ export interface components {
         };
         TenantSettingsPatch: {
             /**
-             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) are refused.
+             * @description The organisation's name as people see it: on the capture page ("Requested by …"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) and bidirectional controls are refused, and so is a name of only invisible, combining or space characters.
              * @example Acme Insurance
              */
             display_name?: string;

@@ -2,7 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Me } from "./api";
 import { isolated } from "./lib/format";
 import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
-import { useAction } from "./lib/hooks";
+import { useAction, useRefreshOnReturn } from "./lib/hooks";
+import { announceSessionChanged, onSessionChanged } from "./lib/session-channel";
 import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
 import { HOME, match, useLocation, type Location } from "./router";
 import { CertificateScreen } from "./screens/certificate";
@@ -74,6 +75,7 @@ function SignedIn(props: { location: Location }) {
     ok(api.GET("/v1/me")).then(setMe, (err: Error) => setFailed(err.message));
   }, []);
   useEffect(() => setMenuOpen(false), [props.location.path]);
+  useSameSession(me);
 
   const signOut = async () => {
     await api.POST("/v1/auth/logout");
@@ -123,6 +125,22 @@ function SignedIn(props: { location: Location }) {
 }
 
 /**
+ * Keeps this tab on the organisation and user the session holds: when another tab switches (it
+ * announces it), or when the operator comes back to this tab, `/v1/me` is read again, and a tab
+ * whose session now names another organisation or user reloads into it rather than acting there
+ * under the old name (settings probe of 2026-12-04).
+ */
+function useSameSession(me: Me | undefined): void {
+  const check = async () => {
+    if (!me) return;
+    const now = await ok(api.GET("/v1/me")).catch(() => undefined);
+    if (now && (now.tenant.id !== me.tenant.id || now.user.id !== me.user.id)) window.location.reload();
+  };
+  useEffect(() => onSessionChanged(() => void check()), [me?.tenant.id, me?.user.id]);
+  useRefreshOnReturn(check);
+}
+
+/**
  * The organisations the user belongs to, when more than one: switching opens a new session for the
  * chosen one (`POST /v1/auth/switch-tenant`) and reloads the console into it.
  */
@@ -130,6 +148,7 @@ function TenantSwitcher(props: { me: Me }) {
   const [tenantId, setTenantId] = useState(props.me.tenant.id);
   const change = useAction(async () => {
     await ok(api.POST("/v1/auth/switch-tenant", { body: { tenant_id: tenantId } }));
+    announceSessionChanged();
     window.location.assign(HOME);
   });
   return (

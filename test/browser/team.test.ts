@@ -81,11 +81,19 @@ describe("the team in Chromium", () => {
     await colleague.page.getByRole("button", { name: "Go to the sign-in page" }).click();
     await signInByMagicLink(colleague.page, address);
     await colleague.page.locator(".topbar .brand").getByText(address.split("@")[0]!).waitFor();
+    // A second tab of theirs, on their own organisation's settings.
+    const secondTab = await colleague.context.newPage();
+    await secondTab.goto(`${base}/console/settings`);
+    await secondTab.locator(".topbar .brand").getByText(address.split("@")[0]!).waitFor();
     const devTenant = colleague.page.getByLabel("Organisation").locator("option", { hasText: "(reviewer)" });
     await colleague.page.getByLabel("Organisation").selectOption((await devTenant.getAttribute("value"))!);
     await colleague.page.getByRole("button", { name: "Switch" }).click();
     await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
     await colleague.page.locator(".topbar .brand").getByText("Dev Tenant").waitFor();
+    // The session is shared: the other tab follows instead of showing their own organisation's name
+    // over Dev Tenant's data (settings probe of 2026-12-04: a key minted there went to Dev Tenant).
+    await secondTab.locator(".topbar .brand").getByText("Dev Tenant").waitFor({ timeout: 10_000 });
+    await secondTab.close();
     // A reviewer creates verifications but sees no audit log; the switcher offers both organisations.
     await nav(colleague.page).getByRole("link", { name: "New verification" }).waitFor();
     expect(await nav(colleague.page).getByRole("link", { name: "Audit log" }).count()).toBe(0);
@@ -141,7 +149,8 @@ describe("the team in Chromium", () => {
     await log.getByRole("row").filter({ hasText: "Changed a member's role" }).filter({ hasText: "reviewer → viewer" }).first().waitFor();
 
     // The colleague switches back to their own organisation, where they are the owner.
-    await colleague.page.getByLabel("Organisation").selectOption({ label: `${address.split("@")[0]} (owner)` });
+    // Each organisation's name is a bidi isolate in its option (FSI … PDI): a name cannot reorder the role after it.
+    await colleague.page.getByLabel("Organisation").selectOption({ label: `\u2068${address.split("@")[0]}\u2069 (owner)` });
     await shoot(colleague, "19-tenant-switcher");
     await colleague.page.getByRole("button", { name: "Switch" }).click();
     await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();

@@ -1,4 +1,5 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { refreshed } from "../lib/list-refresh";
 import { api, isOpen, ok, type ListQuery, type Verification } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { ListTable, type Column } from "../components/list-table";
@@ -69,6 +70,13 @@ export function VerificationsScreen() {
   const [rows, setRows] = useState<Verification[]>([]);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [refreshedAt, setRefreshedAt] = useState<Date | undefined>(undefined);
+  // Which list the rows on screen are: the filters they were read for, and how many times a first
+  // page or "Load more" changed them. An answer for another list, or one that set off before a page
+  // landed, is dropped rather than mixed in (settings probe of 2026-12-04: a refresh overlapping
+  // "Load more" listed 25 rows twice; a page still in flight as a filter changed showed its rows
+  // under the new filter).
+  const listed = useRef({ key, pages: 0 });
+  listed.current.key = key;
   // The template filter's names are not needed to show the list: they load once the list is on
   // screen (or at once when the URL already filters by a template).
   const [wantTemplates, setWantTemplates] = useState(location.query.has("template_id"));
@@ -81,6 +89,7 @@ export function VerificationsScreen() {
       return null;
     }
     const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE } } }));
+    listed.current.pages += 1;
     setRows(page.items);
     setCursor(page.next_cursor);
     setRefreshedAt(new Date());
@@ -90,7 +99,10 @@ export function VerificationsScreen() {
 
   const more = useAction(async () => {
     if (!cursor) return;
+    const asked = key;
     const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE, cursor } } }));
+    if (listed.current.key !== asked) return;
+    listed.current.pages += 1;
     setRows((current) => [...current, ...page.items]);
     setCursor(page.next_cursor);
   });
@@ -101,10 +113,14 @@ export function VerificationsScreen() {
   usePolling(
     async () => {
       const limit = Math.min(Math.max(rows.length, PAGE), 100);
+      const asked = { ...listed.current };
       try {
         const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit } } }));
-        setRows((current) => [...page.items, ...current.slice(limit).filter((r) => !page.items.some((p) => p.id === r.id))]);
-        if (rows.length <= limit) setCursor(page.next_cursor);
+        if (listed.current.key !== asked.key || listed.current.pages !== asked.pages) return;
+        const next = refreshed(rows, page.items, limit);
+        setRows(next);
+        // The cursor moves only when the refresh covered every row loaded (else the loaded tail's still holds).
+        if (next.length === page.items.length) setCursor(page.next_cursor);
         setRefreshedAt(new Date());
       } catch {
         // A failed refresh keeps what is on screen; the next tick tries again.

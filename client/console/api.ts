@@ -82,4 +82,5 @@ export async function ok<T>(pending: Promise<Answer<T>>): Promise<T> {
 
 /** The statuses a verification can still leave on its own (what live refresh watches). */
 export const OPEN_STATUSES: readonly VerificationStatus[] = ["pending", "partially_captured", "abandoned"];
-export const isOpen = (v: Verification): boolean => OPEN_STATUSES.includes(v.status) || (v.status === "completed" && !v.verdict);
+/** Erased evidence never changes again, whatever its status reads (retention erases open verifications too). */
+export const isOpen = (v: Verification): boolean => !v.redacted_at && (OPEN_STATUSES.includes(v.status) || (v.status === "completed" && !v.verdict));

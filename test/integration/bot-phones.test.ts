@@ -31,7 +31,8 @@ describe("registered phones (POST/GET/DELETE /v1/phones)", () => {
     const duplicate = await callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: number } });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.error.fields).toHaveProperty("phone");
-    for (const bad of [{ phone: "07700 900123" }, { phone: "+0123456789" }, {}, { phone: number, extra: 1 }, { phone: number, label: "" }]) {
+    // A label is printed as a name: one line (settings probe of 2026-12-04 stored "line1\nline2\u0007").
+    for (const bad of [{ phone: "07700 900123" }, { phone: "+0123456789" }, {}, { phone: number, extra: 1 }, { phone: number, label: "" }, { phone: "+447700900125", label: "line1\nline2\u0007" }]) {
       const res = await callJson("/v1/phones", { headers: dashboard(cookie), body: bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");

@@ -289,8 +289,9 @@ function VerificationCell(props: { v: Verification }) {
       </a>
       {metadata.length > 0 ? (
         <span class="meta">
-          {metadata.map(([k, value]) => (
+          {metadata.map(([k, value], i) => (
             <span key={k}>
+              {i > 0 ? " · " : null}
               <bdi>{k}</bdi>: <bdi>{value}</bdi>
             </span>
           ))}

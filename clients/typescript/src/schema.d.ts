@@ -3002,7 +3002,10 @@ export interface components {
         RegisterPhoneRequest: {
             /** @example +447700900123 */
             phone: string;
-            /** @example Field team lead */
+            /**
+             * @description One line: control characters and line breaks are refused.
+             * @example Field team lead
+             */
             label?: string;
         };
         PhoneList: {

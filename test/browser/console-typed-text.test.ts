@@ -26,6 +26,14 @@ const TWO_PHOTOS = [
   { key: "front", type: "image" as const, description: "Front", min: 1, max: 1 },
   { key: "rear", type: "image" as const, description: "Rear", min: 1, max: 1 },
 ];
+/** A verification captured on a phone, with its verdict: the console no longer polls it. */
+async function finishedCase() {
+  const v = await tenant.createVerification({ steps: TWO_PHOTOS });
+  await captureOnPhone(v.capture_url, 2);
+  await eventually("the verdict", () => tenant.getVerification(v.id), (body) => body.verdict !== undefined, 60_000);
+  return v;
+}
+
 const detailUrl = (id: string) => `${inject("baseUrl")}/console/verifications/${id}`;
 
 async function review(page: Page, decision: "Approve" | "Reject", note: string): Promise<void> {
@@ -92,9 +100,7 @@ describe("typed text in the console", () => {
 
   it("signed out everywhere while a note is typed: the note stays, the page says how to go on, and pressing again records it", async () => {
     // A finished case: the page reads nothing on its own, so only the write meets the ended session.
-    const v = await tenant.createVerification({ steps: TWO_PHOTOS });
-    await captureOnPhone(v.capture_url, 2);
-    await eventually("the verdict", () => tenant.getVerification(v.id), (body) => body.verdict !== undefined, 60_000);
+    const v = await finishedCase();
     const { page } = ui;
     await page.goto(detailUrl(v.id));
     const note = "Plate matches the policy; the dent is where the narrative says.";
@@ -127,9 +133,7 @@ describe("typed text in the console", () => {
 
   it("a tab the operator comes back to shows the review another tab recorded meanwhile", async () => {
     // A finished case is not polled: the first tab kept showing no review (console probe of 2026-12-04, F7).
-    const v = await tenant.createVerification({ steps: TWO_PHOTOS });
-    await captureOnPhone(v.capture_url, 2);
-    await eventually("the verdict", () => tenant.getVerification(v.id), (body) => body.verdict !== undefined, 60_000);
+    const v = await finishedCase();
     const { page } = ui;
     await page.goto(detailUrl(v.id));
     await page.getByRole("region", { name: "Review", exact: true }).waitFor();
@@ -150,8 +154,8 @@ describe("typed text in the console", () => {
   });
 
   it("finalizing a case another tab finalized meanwhile shows that case, not a failure", async () => {
-    const v = await tenant.createVerification({ steps: TWO_PHOTOS });
-    await captureOnPhone(v.capture_url, 2);
+    // With its verdict in, the stale tab does not poll: it learns of the other tab's finalize only from its own.
+    const v = await finishedCase();
     const { page } = ui;
     const other = await ui.context.newPage();
     try {

@@ -3,24 +3,44 @@
  * Anything else (no API, insecure context, no device, refusal) is reported as an outcome so the page
  * can fall back to the camera app through a file input.
  */
-export type CameraOutcome = { ok: true; stream: MediaStream } | { ok: false; reason: "denied" | "unavailable" };
+export type CameraOutcome = { ok: true; stream: MediaStream } | { ok: false; reason: "denied" | "unavailable" | "closed" };
 
 export function liveCameraSupported(): boolean {
   return typeof navigator !== "undefined" && !!navigator.mediaDevices?.getUserMedia && window.isSecureContext !== false;
 }
 
 let current: MediaStream | null = null;
+/** The request in flight, shared: a step shown again meanwhile waits for the same stream. */
+let opening: Promise<CameraOutcome> | null = null;
+/** Bumped by closeCamera: a stream granted after the page moved on is stopped, not kept live. */
+let generation = 0;
 
 /** Opens the camera, or returns the stream that is already open. */
-export async function openCamera(): Promise<CameraOutcome> {
-  if (current && current.getVideoTracks().some((t) => t.readyState === "live")) return { ok: true, stream: current };
-  if (!liveCameraSupported()) return { ok: false, reason: "unavailable" };
+export function openCamera(): Promise<CameraOutcome> {
+  if (current && current.getVideoTracks().some((t) => t.readyState === "live")) return Promise.resolve({ ok: true, stream: current });
+  if (!liveCameraSupported()) return Promise.resolve({ ok: false, reason: "unavailable" });
+  if (opening) return opening;
+  const pending = request(generation);
+  opening = pending;
+  void pending.then(() => {
+    if (opening === pending) opening = null;
+  });
+  return pending;
+}
+
+async function request(asked: number): Promise<CameraOutcome> {
   try {
-    current = await navigator.mediaDevices.getUserMedia({
+    const stream = await navigator.mediaDevices.getUserMedia({
       audio: false,
       video: { facingMode: { ideal: "environment" }, width: { ideal: 1920 }, height: { ideal: 1440 } },
     });
-    return { ok: true, stream: current };
+    if (asked !== generation) {
+      // The end user left the step while the camera was starting: its indicator must not stay on.
+      for (const track of stream.getTracks()) track.stop();
+      return { ok: false, reason: "closed" };
+    }
+    current = stream;
+    return { ok: true, stream };
   } catch (err) {
     const name = err instanceof Error ? err.name : "";
     return { ok: false, reason: name === "NotAllowedError" || name === "SecurityError" || name === "PermissionDeniedError" ? "denied" : "unavailable" };
@@ -29,6 +49,8 @@ export async function openCamera(): Promise<CameraOutcome> {
 
 /** Releases the camera (the phone's indicator goes off) when no image step is on screen. */
 export function closeCamera(): void {
+  generation += 1;
+  opening = null;
   for (const track of current?.getTracks() ?? []) track.stop();
   current = null;
 }

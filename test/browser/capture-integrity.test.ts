@@ -1,8 +1,8 @@
 import { inject } from "vitest";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildFixtures, type FIXTURES } from "../../scripts/capture-fixtures/build";
-import { checkedFetch, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
-import { axeClean, openPhone, screenshot, type Phone } from "./helpers/browser";
+import { checkedFetch, pageUrl, tenantClient } from "./helpers/api";
+import { axeClean, closePhone, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 /*
  * Issues 32 and 41 in Chromium: what is fed to the page as its camera decides the verdict's
@@ -24,9 +24,9 @@ beforeAll(() => {
 });
 
 afterEach(async ({ task }) => {
-  if (task.result?.state === "fail" && phone) console.error(`${task.name}: what the phone showed\n${await phone.diagnostics()}\n${workerLogTail()}`);
-  await phone?.close();
+  const open = phone;
   phone = undefined;
+  await closePhone(task, open);
 });
 
 /** One live photo through the page with `video` as the camera; the finished verification and its capture. */

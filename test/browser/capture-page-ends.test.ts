@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Page, Request } from "playwright-core";
 import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
-import { eventually, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
-import { axeClean, jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
+import { eventually, pageUrl, tenantClient } from "./helpers/api";
+import { axeClean, closePhone, jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 /*
  * No end user is ever stuck (issue 42): the page sends submit only when the server says it would
@@ -20,9 +20,9 @@ const ALL_OPTIONAL: CreateVerificationRequest["steps"] = [
 
 let phone: Phone | undefined;
 afterEach(async ({ task }) => {
-  if (task.result?.state === "fail" && phone) console.error(`${task.name}: what the phone showed\n${await phone.diagnostics()}\n${workerLogTail()}`);
-  await phone?.close();
+  const open = phone;
   phone = undefined;
+  await closePhone(task, open);
 });
 
 /** The first request to `glob` gets the standard error body `error` with `status`; the rest reach the Worker. */

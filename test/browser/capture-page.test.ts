@@ -3,8 +3,8 @@ import { decode } from "fast-png";
 import type { Page, Request } from "playwright-core";
 import type { CreateVerificationRequest } from "../../clients/typescript/src/index";
 import { inject } from "vitest";
-import { checkedFetch, eventually, pageUrl, tenantClient, workerLogTail } from "./helpers/api";
-import { axeClean, jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
+import { checkedFetch, eventually, pageUrl, tenantClient } from "./helpers/api";
+import { axeClean, closePhone, jpegFromPage, openPhone, screenshot, type Phone } from "./helpers/browser";
 
 const tenant = tenantClient();
 
@@ -24,9 +24,9 @@ const PHOTO_THEN_QUESTIONS: CreateVerificationRequest["steps"] = [
 
 let phone: Phone | undefined;
 afterEach(async ({ task }) => {
-  if (task.result?.state === "fail" && phone) console.error(`${task.name}: what the phone showed\n${await phone.diagnostics()}\n${workerLogTail()}`);
-  await phone?.close();
+  const open = phone;
   phone = undefined;
+  await closePhone(task, open);
 });
 
 /**
@@ -312,6 +312,39 @@ describe("capture page in Chromium", () => {
     expect(progress).toContainEqual(expect.objectContaining({ kind: "step_reached", step: "camera_blocked", step_index: 0 }));
   });
 
+  it("a camera slow to start moves nothing under the end user's finger, and is turned off if they skip before it starts", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "front", type: "image", description: "Front", min: 0, max: 1 },
+        { key: "notes", type: "text", required: false, description: "Anything else?", validation: { max_length: 200, format: "free_text" } },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.addInitScript(HOLD_CAMERA);
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("button", { name: "Start" }).click();
+    await page.getByText("Starting the camera…").waitFor();
+    const shutter = page.getByRole("button", { name: "Take photo" });
+    const skip = page.getByRole("button", { name: "Skip" });
+    expect(await shutter.isDisabled()).toBe(true);
+    const before = await skip.boundingBox();
+    await page.evaluate(() => (window as unknown as { releaseCamera: () => void }).releaseCamera());
+    await expect.poll(() => shutter.isEnabled()).toBe(true);
+    // The shutter came on where it already stood: Skip did not move (a tap on it was lost when it did).
+    expect(await skip.boundingBox()).toEqual(before);
+
+    // Skipped while the camera is still starting: the stream it grants afterwards is stopped at once.
+    await page.reload();
+    await page.getByText("Starting the camera…").waitFor();
+    await skip.click();
+    await page.getByLabel("Anything else?").waitFor();
+    await page.evaluate(() => (window as unknown as { releaseCamera: () => void }).releaseCamera());
+    const live = () => page.evaluate(() => (window as unknown as { cameraStreams: MediaStream[] }).cameraStreams.flatMap((s) => s.getTracks()).filter((t) => t.readyState === "live").length);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { cameraStreams: MediaStream[] }).cameraStreams.length)).toBe(1);
+    await expect.poll(live).toBe(0);
+  });
+
   it("an expired link shows the expired state", async () => {
     const v = await tenant.createVerification({ max_captures: 1, expires_in_seconds: 1 });
     await new Promise((r) => setTimeout(r, 1_500));
@@ -586,6 +619,28 @@ function holdStoreScript(flag: string, release: string, method: "put" | "delete"
 })();
 `;
 }
+
+/**
+ * The camera opens (its stream is granted and live) but the page hears of it only once the test calls
+ * `window.releaseCamera()`: a phone slow to start its camera. Every stream handed out is kept in
+ * `window.cameraStreams`.
+ */
+const HOLD_CAMERA = `
+(() => {
+  const media = navigator.mediaDevices;
+  const real = media.getUserMedia.bind(media);
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  window.releaseCamera = () => release();
+  window.cameraStreams = [];
+  media.getUserMedia = async (constraints) => {
+    const stream = await real(constraints);
+    window.cameraStreams.push(stream);
+    await held;
+    return stream;
+  };
+})();
+`;
 
 /** Holds the write that queues a new photo (`holdStore` / `releaseStore`). */
 const HOLD_NEW_CAPTURES_IN_STORE = holdStoreScript("holdStore", "releaseStore", "put", "(value) => value && value.kind === 'capture' && !value.image_key");

@@ -29,7 +29,10 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
     step.min === step.max ? i18n.t("photo_counter", { n: n + 1, max: step.max }) : i18n.t("photo_counter_optional", { n: n + 1, max: step.max }),
   );
   const stage = h("div", { class: "stage" });
-  const actions = h("div", { class: "actions" });
+  // On screen, disabled, from the start: were it added once the camera runs, everything below it
+  // would move down under a finger already on its way to Skip.
+  const shutter = h("button", { type: "button", class: "button primary shutter", disabled: true }, i18n.t("shutter"));
+  const actions = h("div", { class: "actions" }, shutter);
   const leave = leaveButton(ctx, step);
   show(ctx.root, ...stepHeader(ctx, step.description || i18n.t("image_heading")), counter, stage, actions, leave);
 
@@ -111,7 +114,7 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
   stage.replaceChildren(h("p", { class: "status", role: "status" }, i18n.t("camera_starting")));
   void camera.then(async (outcome) => {
     if (!stage.isConnected) return; // the user moved on meanwhile
-    if (!outcome.ok) return blocked(outcome.reason);
+    if (!outcome.ok) return outcome.reason === "closed" ? undefined : blocked(outcome.reason);
     if (!reportedPermission) ctx.progress.camera("granted", ctx.index);
     reportedPermission = true;
     const video = h("video", { class: "viewfinder", autoplay: true, muted: true, playsInline: true, "aria-label": i18n.t("camera_label") });
@@ -125,26 +128,18 @@ export function imageStep(ctx: ScreenContext, step: ImageStepView): void {
     // What the preview shows of the camera, for the capture-integrity record sent with the photo.
     const monitor = watchPreview(video, outcome.stream);
     ctx.progress.stepReached("capturing", ctx.index);
-    const shutter = h(
-      "button",
-      {
-        type: "button",
-        class: "button primary shutter",
-        onclick: async () => {
-          shutter.disabled = true;
-          try {
-            const capturedAt = Date.now();
-            const still = stillOf(video);
-            const [photo, integrity] = await Promise.all([photoOf(still), monitor.record(still)]);
-            monitor.stop();
-            review(photo, "image/jpeg", capturedAt, integrity ?? undefined);
-          } catch {
-            shutter.disabled = false;
-          }
-        },
-      },
-      i18n.t("shutter"),
-    );
-    actions.replaceChildren(shutter);
+    shutter.onclick = async () => {
+      shutter.disabled = true;
+      try {
+        const capturedAt = Date.now();
+        const still = stillOf(video);
+        const [photo, integrity] = await Promise.all([photoOf(still), monitor.record(still)]);
+        monitor.stop();
+        review(photo, "image/jpeg", capturedAt, integrity ?? undefined);
+      } catch {
+        shutter.disabled = false;
+      }
+    };
+    shutter.disabled = false;
   });
 }

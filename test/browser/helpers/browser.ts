@@ -5,7 +5,7 @@ import path from "node:path";
 import { chromium, type BrowserContext, type Page, type Response } from "playwright-core";
 import { expect, inject } from "vitest";
 import { ContractViolation, type Contract } from "../../helpers/openapi-contract";
-import { servedContract } from "./api";
+import { servedContract, workerLogTail } from "./api";
 
 /** Where the phone-sized screenshots of every screen go (docs/development.md, "Capture page"). */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "../../../test-results/capture-page");
@@ -32,6 +32,18 @@ export interface Phone {
   diagnostics(): Promise<string>;
   /** The page's uncaught errors so far (a failure nothing on the page handled). */
   pageErrors(): string[];
+}
+
+/**
+ * Closes a test's phone; when the test failed, first fails it again with what the phone showed (page
+ * text, refused requests, console, the Worker's log). An error of the hook is printed with the test's
+ * failure in the run's summary, where CI keeps it; a test's stderr may not be kept.
+ */
+export async function closePhone(test: { name: string; result?: { state?: string } }, phone: Phone | undefined): Promise<void> {
+  if (!phone) return;
+  const seen = test.result?.state === "fail" ? await phone.diagnostics() : null;
+  await phone.close();
+  if (seen !== null) throw new Error(`${test.name}: what the phone showed\n${seen}\n${workerLogTail()}`);
 }
 
 /**

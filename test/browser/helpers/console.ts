@@ -124,8 +124,8 @@ export async function captureOnPhone(captureUrl: string, steps: number): Promise
     await page.getByRole("heading", { name: "Thank you!" }).waitFor({ timeout: 60_000 });
   } catch (err) {
     await phone.page.screenshot({ path: "test-results/console/phone-failure.png" });
-    console.error(`the phone's capture failed\n${await phone.diagnostics()}\n${workerLogTail()}`);
-    throw err;
+    // In the error itself: CI keeps the run's summary, not necessarily a test's stderr.
+    throw new Error(`the phone's capture failed: ${String(err)}\n${await phone.diagnostics()}\n${workerLogTail()}`, { cause: err });
   } finally {
     await phone.close();
   }

@@ -304,7 +304,7 @@ describe("operator console in Chromium", () => {
     expect(ui.accessibility).toEqual([]);
   }, 400_000);
 
-  it("a filter the list cannot apply (a hand-edited date, an over-long search) is named, and nothing is listed as if it matched", async () => {
+  it("a filter the list cannot apply (a hand-edited date, dates the wrong way round, an over-long search) is named, and nothing is listed as if it matched", async () => {
     await tenant.createVerification({ max_captures: 1 });
     const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
@@ -316,6 +316,9 @@ describe("operator console in Chromium", () => {
       await page.getByText("“Created from” is not a date: 2026-13-45. “Created to” is not a date: yesterday.").waitFor();
       expect(await page.getByRole("table").count()).toBe(0);
       await shoot(ui, "16-filters-not-applied", page);
+      await page.goto(`${inject("baseUrl")}/console/verifications?from=2026-12-04&to=2026-12-01`);
+      await page.getByText("“Created from” (2026-12-04) is after “Created to” (2026-12-01).").waitFor();
+      expect(await page.getByRole("table").count()).toBe(0);
       await page.getByRole("link", { name: "Clear filters" }).click();
       await page.getByRole("table", { name: "Verifications, newest first" }).waitFor();
 
@@ -325,6 +328,45 @@ describe("operator console in Chromium", () => {
       expect(await page.getByRole("table").count()).toBe(0);
       expect(thrown).toEqual([]);
       expect(ui.accessibility).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a search answered late is not listed under the search that replaced it", async () => {
+    const tag = Date.now().toString(36);
+    const slow = await tenant.createVerification({ max_captures: 1, metadata: { claim_id: `SLOW-${tag}` } });
+    const fast = await tenant.createVerification({ max_captures: 1, metadata: { claim_id: `FAST-${tag}` } });
+    const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${inject("baseUrl")}/console/verifications`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      await page.getByRole("table", { name: "Verifications, newest first" }).waitFor();
+      // The first search's answer is held until the second one is on screen.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route(
+        (url) => url.pathname === "/v1/verifications" && url.searchParams.get("q") === `SLOW-${tag}`,
+        async (route) => {
+          await held;
+          await route.continue();
+        },
+      );
+      const search = page.getByLabel("Search");
+      await search.fill(`SLOW-${tag}`);
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.waitForURL(/q=SLOW/);
+      await search.fill(`FAST-${tag}`);
+      await page.getByRole("button", { name: "Search" }).click();
+      await row(page, fast.id).waitFor();
+
+      const lateAnswer = page.waitForResponse((r) => new URL(r.url()).searchParams.get("q") === `SLOW-${tag}`);
+      release();
+      await lateAnswer;
+      await page.waitForTimeout(500);
+      expect(await row(page, slow.id).count()).toBe(0);
+      expect(await row(page, fast.id).count()).toBe(1);
     } finally {
       await context.close();
     }

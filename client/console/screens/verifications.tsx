@@ -58,6 +58,8 @@ function filtersFrom(query: URLSearchParams): { filters: Filters; problems: stri
     end.setDate(end.getDate() + 1);
     f.created_lt = end.toISOString();
   } else if (to) problems.push(`“Created to” is not a date: ${to}.`);
+  // Both dates, the wrong way round: said as such, not listed as "no verification matches".
+  if (start && end && start >= end) problems.push(`“Created from” (${from}) is after “Created to” (${to}).`);
   return { filters: f, problems };
 }
 
@@ -82,13 +84,18 @@ export function VerificationsScreen() {
   const [wantTemplates, setWantTemplates] = useState(location.query.has("template_id"));
   const templates = useLoad(async () => (wantTemplates ? ok(api.GET("/v1/link-templates")) : undefined), [wantTemplates]);
 
+  // The newest first-page load is the only one whose rows are shown: an older one answering late
+  // (a slow search replaced by another) would list its rows under the newer filters.
+  const loads = useRef(0);
   const first = useLoad(async () => {
+    const mine = ++loads.current;
     if (problems.length > 0) {
       setRows([]);
       setCursor(undefined);
       return null;
     }
     const page = await ok(api.GET("/v1/verifications", { params: { query: { ...filters, limit: PAGE } } }));
+    if (mine !== loads.current) return page;
     listed.current.pages += 1;
     setRows(page.items);
     setCursor(page.next_cursor);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Me } from "./api";
-import { isolated } from "./lib/format";
+import { isolated, shortened } from "./lib/format";
 import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
 import { useAction, useRefreshOnReturn } from "./lib/hooks";
 import { announceSessionChanged, onSessionChanged } from "./lib/session-channel";
@@ -19,6 +19,9 @@ import { VerificationsScreen } from "./screens/verifications";
 import { Session } from "./session";
 
 /** The console's screens; `role`: the least role whose members see the entry (the service checks each request anyway). */
+/** The characters of an organisation's name the switcher shows: with the role after it, an option fits the bar at 1 280 px. */
+const SWITCHER_NAME_MAX = 24;
+
 const NAV: Array<{ href: string; label: string; role: Role; matches: (p: string) => boolean }> = [
   { href: "/console/verifications", label: "Verifications", role: "viewer", matches: (p) => p === HOME || (p.startsWith("/console/verifications") && p !== "/console/verifications/new") },
   { href: "/console/verifications/new", label: "New verification", role: "reviewer", matches: (p) => p === "/console/verifications/new" },
@@ -164,8 +167,9 @@ function TenantSwitcher(props: { me: Me }) {
       </label>
       <select id="tenant-switch" value={tenantId} onChange={(e) => setTenantId(e.currentTarget.value)}>
         {props.me.memberships.map((m) => (
-          <option key={m.tenant.id} value={m.tenant.id}>
-            {isolated(m.tenant.display_name)} ({ROLE_NAMES[m.role].toLowerCase()})
+          // A long name is shortened so the role after it stays in view (the select cannot wrap).
+          <option key={m.tenant.id} value={m.tenant.id} title={m.tenant.display_name}>
+            {isolated(shortened(m.tenant.display_name, SWITCHER_NAME_MAX))} ({ROLE_NAMES[m.role].toLowerCase()})
           </option>
         ))}
       </select>

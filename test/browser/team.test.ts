@@ -40,7 +40,8 @@ const nav = (page: Page) => page.getByRole("navigation", { name: "Console" });
 describe("the team in Chromium", () => {
   it("invite, join by the email's link, change the role, read the audit log, switch organisations", async () => {
     const base = inject("baseUrl");
-    const address = `colleague-${Date.now().toString(36)}@example.test`;
+    // The colleague's own organisation is named after the address: a long name, for the switcher.
+    const address = `colleague-with-a-long-organisation-name-${Date.now().toString(36)}@example.test`;
 
     // The colleague has an organisation of their own already.
     await signInByMagicLink(colleague.page, address);
@@ -150,7 +151,21 @@ describe("the team in Chromium", () => {
 
     // The colleague switches back to their own organisation, where they are the owner.
     // Each organisation's name is a bidi isolate in its option (FSI … PDI): a name cannot reorder the role after it.
-    await colleague.page.getByLabel("Organisation").selectOption({ label: `\u2068${address.split("@")[0]}\u2069 (owner)` });
+    // A long name is shortened, so every option's role shows whole in the select (it cannot wrap).
+    const ownName = address.split("@")[0]!;
+    await colleague.page.getByLabel("Organisation").selectOption({ label: `\u2068${ownName.slice(0, 23)}…\u2069 (owner)` });
+    const switcher = colleague.page.getByLabel("Organisation");
+    expect(await switcher.locator("option", { hasText: "(owner)" }).getAttribute("title")).toBe(ownName);
+    const room = await switcher.evaluate((select: HTMLSelectElement) => {
+      const style = getComputedStyle(select);
+      const pen = document.createElement("canvas").getContext("2d")!;
+      pen.font = style.font;
+      const widest = Math.max(...Array.from(select.options, (o) => pen.measureText(o.text).width));
+      // What the select shows of its text: its width less padding, border and the arrow (about 1.5em).
+      const inner = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 1.5 * parseFloat(style.fontSize);
+      return { widest, inner };
+    });
+    expect(room.widest).toBeLessThanOrEqual(room.inner);
     await shoot(colleague, "19-tenant-switcher");
     await colleague.page.getByRole("button", { name: "Switch" }).click();
     await colleague.page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();

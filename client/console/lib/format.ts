@@ -70,3 +70,9 @@ export function stepsSummary(v: Verification): string {
 export function isolated(text: string): string {
   return `\u2068${text}\u2069`;
 }
+
+/** `text` cut to `max` characters as a reader counts them (grapheme clusters: an emoji or an accent stays whole), with "…" when cut. */
+export function shortened(text: string, max: number): string {
+  const graphemes = Array.from(new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text), (s) => s.segment);
+  return graphemes.length <= max ? text : `${graphemes.slice(0, max - 1).join("").trimEnd()}…`;
+}

@@ -218,6 +218,21 @@ function AiDetection() {
 type TenantDomain = Schemas["TenantDomain"];
 
 /**
+ * A domain typed in its own letters (пример.рф, bücher.de) in the `xn--` form the API takes and DNS
+ * publishes, as the browser's URL parser writes it; anything else is sent as typed, for the API to judge.
+ */
+function asciiDomain(typed: string): string {
+  const name = typed.trim();
+  if (/^[\x21-\x7e]*$/.test(name)) return name;
+  try {
+    const url = new URL(`http://${name}`);
+    return url.pathname === "/" && url.search === "" && url.hash === "" && url.port === "" && url.username === "" ? url.hostname : name;
+  } catch {
+    return name;
+  }
+}
+
+/**
  * Proving a domain with a DNS TXT record: certificates and emails then name the organisation by it
  * instead of the display name, which anyone could type.
  */
@@ -229,7 +244,7 @@ function Domain() {
     state.set(next);
     announce(message);
   };
-  const claim = useAction(async () => done(await ok(api.POST("/v1/tenant/domain/claim", { body: { domain: domain.trim() } })), "Publish the TXT record shown, then check it"));
+  const claim = useAction(async () => done(await ok(api.POST("/v1/tenant/domain/claim", { body: { domain: asciiDomain(domain) } })), "Publish the TXT record shown, then check it"));
   const check = useAction(async () => {
     const next = await ok(api.POST("/v1/tenant/domain/check"));
     setDomain("");

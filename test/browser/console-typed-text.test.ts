@@ -98,6 +98,24 @@ describe("typed text in the console", () => {
     await page.setViewportSize(DESKTOP);
   });
 
+  it("a certificate link made with an API key: the key's id wraps in the By column, the table stays in its card", async () => {
+    const v = await finishedCase();
+    const made = await tenant.api.POST("/v1/verifications/{id}/certificate-link", { params: { path: { id: v.id } } });
+    expect(made.response.status).toBe(201);
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(detailUrl(v.id));
+    const table = page.getByRole("table", { name: "Certificate links" });
+    await table.getByText(/^an API key \(key_/).waitFor();
+    // "an API key (key_0NW8…)" unbroken pushed the table 88 px past its card at 1 280 px.
+    const overflow = await table.evaluate((t) => {
+      const wrap = t.closest(".table-wrap")!;
+      return wrap.scrollWidth - wrap.clientWidth;
+    });
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize(DESKTOP);
+  });
+
   it("signed out everywhere while a note is typed: the note stays, the page says how to go on, and pressing again records it", async () => {
     // A finished case: the page reads nothing on its own, so only the write meets the ended session.
     const v = await finishedCase();

@@ -199,7 +199,8 @@ function CertificateLinks(props: { verification: Verification }) {
           rowKey={(l) => l.id}
           columns={[
             { label: "Created", cell: (l) => formatDateTime(l.created_at) },
-            { label: "By", cell: (l) => who(l.created_by) },
+            // "an API key (key_…)" is one long word: it wraps rather than widen the table.
+            { label: "By", cell: (l) => <span class="break">{who(l.created_by)}</span> },
             { label: "Status", cell: (l) => (l.revoked_at ? <Badge tone="neutral">revoked {formatDateTime(l.revoked_at)}</Badge> : <Badge tone="good">active</Badge>) },
             {
               label: "Actions",

@@ -3,7 +3,7 @@ import { access } from "../auth/access";
 import { auditEntry } from "../auth/audit-context";
 import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
-import { listPhones, registerPhone, removePhone, type PhoneRow } from "../domain/accounts/phones";
+import { listPhones, MAX_PHONES_PER_TENANT, registerPhone, removePhone, type PhoneRow } from "../domain/accounts/phones";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
@@ -39,10 +39,11 @@ const register = createRoute({
   summary: "Register a phone whose messaging sign-in codes may join this tenant",
   description:
     "A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). " +
-    "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`).",
+    "A number already registered for this tenant is 400 `invalid_request` (`fields.phone`). " +
+    `A tenant holds at most ${MAX_PHONES_PER_TENANT} registrations: one more is 409 \`invalid_state\` until one is removed.`,
   ...access({ session: "admin" }),
   request: { body: jsonBody(RegisterPhoneSchema, { phone: "+447700900123", label: "Claims desk" }) },
-  responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 413, 500) },
+  responses: { 201: jsonContent(PhoneSchema, "Registered"), ...pickErrors(400, 401, 403, 409, 413, 500) },
 });
 
 app.openapi(register, async (c) => {
@@ -64,6 +65,7 @@ const list = createRoute({
   operationId: "listPhones",
   tags,
   summary: "List the tenant's registered phones, newest first",
+  description: `All of them in one answer: a tenant holds at most ${MAX_PHONES_PER_TENANT}.`,
   ...access({ session: "admin" }),
   responses: { 200: jsonContent(PhoneListSchema, "The registered phones"), ...pickErrors(401, 403, 500) },
 });

@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { otpCodes, tenantPhones } from "../../src/db/schema";
+import { auditLog, otpCodes, tenantPhones } from "../../src/db/schema";
+import { MAX_PHONES_PER_TENANT } from "../../src/domain/accounts/phones";
+import { newId } from "../../src/lib/ids";
 import { call, callJson, db, seedTenant } from "../helpers/api";
 import { botCall } from "../helpers/bot";
 import { dashboard, setCookie, signIn } from "../helpers/session";
@@ -52,6 +54,37 @@ describe("registered phones (POST/GET/DELETE /v1/phones)", () => {
     expect((await callJson(`/v1/phones/${created.body.id}`, { method: "DELETE", headers: dashboard(cookie) })).status).toBe(404);
     expect((await callJson("/v1/phones/garbage", { method: "DELETE", headers: dashboard(cookie) })).status).toBe(404);
     expect((await phonesOf(t.id)).map((p) => p.id)).toEqual([second.body.id]);
+  });
+
+  it(`holds at most ${MAX_PHONES_PER_TENANT} per tenant: two racing for the last place, one gets it; the next is 409 and writes nothing`, async () => {
+    const t = await seedTenant();
+    const { userId, cookie } = await signIn(t.id);
+    // All but one place taken (settings probe of 2026-12-04 registered 302, listed in one answer).
+    const now = Date.now();
+    const taken = Array.from({ length: MAX_PHONES_PER_TENANT - 1 }, (_, i) => ({
+      id: newId("phone", now),
+      tenantId: t.id,
+      phone: `+4420${String(7_000_000 + i)}`,
+      label: null,
+      registeredBy: userId,
+      createdAt: now - i,
+    }));
+    await db().batch(taken.map((row) => db().insert(tenantPhones).values(row)) as [never, ...never[]]);
+
+    const [a, b] = await Promise.all([phone(), phone()].map((number) => callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: number } })));
+    expect([a!.status, b!.status].sort()).toEqual([201, 409]);
+    const refused = a!.status === 409 ? a! : b!;
+    expect(refused.body.error).toEqual({ code: "invalid_state", message: `A tenant registers at most ${MAX_PHONES_PER_TENANT} phones; remove one before adding another.` });
+    expect(await phonesOf(t.id)).toHaveLength(MAX_PHONES_PER_TENANT);
+    const audited = async () => (await db().select().from(auditLog).where(eq(auditLog.tenantId, t.id))).filter((e) => e.action === "phone.registered").length;
+    expect(await audited()).toBe(1);
+
+    const listed = await callJson("/v1/phones", { headers: { Cookie: cookie } });
+    expect(listed.body.items).toHaveLength(MAX_PHONES_PER_TENANT);
+    // Removing one makes room again.
+    expect((await callJson(`/v1/phones/${taken[0]!.id}`, { method: "DELETE", headers: dashboard(cookie) })).status).toBe(200);
+    expect((await callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: phone() } })).status).toBe(201);
+    expect(await audited()).toBe(2);
   });
 
   it("needs a dashboard session", async () => {

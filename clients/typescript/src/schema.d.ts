@@ -792,13 +792,13 @@ export interface paths {
         };
         /**
          * List the tenant's registered phones, newest first
-         * @description A dashboard session needs the `admin` role or higher.
+         * @description All of them in one answer: a tenant holds at most 100. A dashboard session needs the `admin` role or higher.
          */
         get: operations["listPhones"];
         put?: never;
         /**
          * Register a phone whose messaging sign-in codes may join this tenant
-         * @description A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). A number already registered for this tenant is 400 `invalid_request` (`fields.phone`). A dashboard session needs the `admin` role or higher.
+         * @description A code the bot issues for it signs its person in to this tenant, joining it as a `reviewer` the first time (an admin may change the role; removing the member also removes this registration). A number already registered for this tenant is 400 `invalid_request` (`fields.phone`). A tenant holds at most 100 registrations: one more is 409 `invalid_state` until one is removed. A dashboard session needs the `admin` role or higher.
          */
         post: operations["registerPhone"];
         delete?: never;
@@ -7593,6 +7593,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description Payload too large. Codes: `payload_too_large`. */

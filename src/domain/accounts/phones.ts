@@ -3,8 +3,8 @@ import type { Db } from "../../db/client";
 import { tenantPhones } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { mixedBatch } from "../../db/statements";
-import { auditInsert, auditInsertWhile, type AuditEntry } from "../audit/log";
+import { insertRowWhere, mixedBatch } from "../../db/statements";
+import { auditInsertWhile, type AuditEntry } from "../audit/log";
 import { isUniqueViolation } from "../tenants/tenants";
 
 /*
@@ -14,6 +14,12 @@ import { isUniqueViolation } from "../tenants/tenants";
  */
 
 export type PhoneRow = typeof tenantPhones.$inferSelect;
+
+/**
+ * Registrations a tenant may hold. Each one lets a person join the tenant by a bot code, so the set is
+ * a short list an admin can read whole (`GET /v1/phones` is one page), not an open-ended one.
+ */
+export const MAX_PHONES_PER_TENANT = 100;
 
 export async function registerPhone(
   db: Db,
@@ -28,14 +34,19 @@ export async function registerPhone(
     registeredBy: input.registeredBy,
     createdAt: now,
   };
+  // Checked in the statement that inserts: two registrations racing for the last place cannot both take it.
+  const room = { sql: "(SELECT COUNT(*) FROM tenant_phones WHERE tenant_id = ?) < ?", params: [input.tenantId, MAX_PHONES_PER_TENANT] };
+  let inserted: boolean;
   try {
-    const insert = db.insert(tenantPhones).values(row);
-    if (input.audit) await db.batch([insert, auditInsert(db, input.audit(row), now)]);
-    else await insert;
+    const insert = insertRowWhere(db.$client, tenantPhones, row, room);
+    // The audit entry first, under the same condition: both see the count before this insert.
+    const results = await mixedBatch(db.$client, input.audit ? [auditInsertWhile(db, input.audit(row), now, room), insert] : [insert]);
+    inserted = results.at(-1)?.meta.changes === 1;
   } catch (err) {
     if (isUniqueViolation(err)) throw ApiError.invalid({ phone: "This number is already registered for this tenant." });
     throw err;
   }
+  if (!inserted) throw new ApiError("invalid_state", `A tenant registers at most ${MAX_PHONES_PER_TENANT} phones; remove one before adding another.`);
   return row;
 }
 

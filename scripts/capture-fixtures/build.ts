@@ -11,16 +11,18 @@
  *                     still behind a noise filter (the attack ladder's rung 2)
  *   near3d-bobot.y4m  dlib's example video frames (Debian's libdlib19.1: the BoBoT tracking dataset, a
  *                     table of boxes and mugs walked around by hand), 6 s at 25 fps
+ *   flat-wall.y4m     a wall with printed markers filmed by a phone held by hand (AR.js's sample video,
+ *                     npm's ar.js 1.4.10), 10 s from 3 s: a flat genuine scene, one moving plane
  *
- * Sources are fetched with `apt-get download` (nothing installed; CI reaches Debian), converted by
+ * Sources are fetched with `apt-get download` (nothing installed; CI reaches Debian) or `npm pack`, converted by
  * ffmpeg. Idempotent. `npm run capture-fixtures`; the evaluation (scripts/eval/capture-burst.ts)
  * reads the same sources.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { noisyStill } from "./attacks";
-import { BROWSER_GENUINE, GENUINE, SCREEN_PHOTOS } from "./sources";
-import { CACHE, debianFile, HEIGHT, readPhotoGrey, sequenceToY4m, videoToY4m, WIDTH, writeGreyY4m } from "./video";
+import { BROWSER_GENUINE, FLAT_WALL, GENUINE, SCREEN_PHOTOS } from "./sources";
+import { CACHE, debianFile, HEIGHT, npmFile, readPhotoGrey, sequenceToY4m, videoToY4m, WIDTH, writeGreyY4m } from "./video";
 
 export const BROWSER_FIXTURES = path.join(CACHE, "browser");
 export const FIXTURES = {
@@ -29,6 +31,7 @@ export const FIXTURES = {
   still2: path.join(BROWSER_FIXTURES, "still-2.y4m"),
   noisy: path.join(BROWSER_FIXTURES, "noisy.y4m"),
   near3d: path.join(BROWSER_FIXTURES, "near3d-bobot.y4m"),
+  flat: path.join(BROWSER_FIXTURES, "flat-wall.y4m"),
 };
 
 /** dlib's example frames (scripts/eval/capture-footage/manifest.tsv, `dlib-bobot-table`). */
@@ -46,6 +49,7 @@ export function buildFixtures(): typeof FIXTURES {
   // A photograph of its own: the reuse index would otherwise find the still tests' photo in it.
   if (!existsSync(FIXTURES.noisy)) writeGreyY4m(FIXTURES.noisy, noisyStill(readPhotoGrey(debianFile(SCREEN_PHOTOS[3]!), WIDTH, HEIGHT), 30, 10, 32));
   if (!existsSync(FIXTURES.near3d)) sequenceToY4m(debianFile(BOBOT.source), BOBOT.pattern, BOBOT.fps, FIXTURES.near3d);
+  if (!existsSync(FIXTURES.flat)) videoToY4m(npmFile(FLAT_WALL), FIXTURES.flat, { start: 3, seconds: 10 });
   return FIXTURES;
 }
 

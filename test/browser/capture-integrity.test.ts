@@ -95,6 +95,7 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
   it.each([
     ["genuine", "a phone's hand-held video of a cockatoo (near 3-D)"],
     ["near3d", "a table of boxes and mugs walked around by hand (BoBoT)"],
+    ["flat", "a wall with printed markers filmed by a phone held by hand (AR.js): one moving plane"],
   ] as const)("a real hand-held video fed as the camera, named as a phone's (%s: %s): verified, measured by the service", async (fixture, _what) => {
     const { done, capture, why } = await captureWith(fixture, { video: fixtures[fixture], renameCamera: "Back Camera" });
     expect(done.verdict, why).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
@@ -104,7 +105,7 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
     // reductions differ by a grey level or so): far above the 0.9 the service asks of it.
     expect(valueOf(capture, "burst_photo_agreement"), why).toBeGreaterThanOrEqual(0.98);
     expect(codes(capture)).not.toEqual(expect.arrayContaining(["frozen_stream", "white_noise", "burst_nonce_invalid"]));
-    console.log(`${fixture}: agreement ${valueOf(capture, "burst_photo_agreement")}, noise correlation ${valueOf(capture, "noise_correlation")}, strips ${capture.capture_integrity.frames.bytes} + ${capture.capture_integrity.patches.bytes} bytes`);
+    console.log(`${fixture}: depth evidence ${codes(capture).join(", ")}; agreement ${valueOf(capture, "burst_photo_agreement")}, noise correlation ${valueOf(capture, "noise_correlation")}, strips ${capture.capture_integrity.frames.bytes} + ${capture.capture_integrity.patches.bytes} bytes`);
   });
 
   it("a burst the server refuses does not cost the end user the photo: it is sent again without, and depth reads not assessed", async () => {

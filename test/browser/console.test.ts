@@ -372,6 +372,73 @@ describe("operator console in Chromium", () => {
     }
   });
 
+  it("a refresh or a page answered after the list changed under it is dropped: no row twice, none lost, none from another search", async () => {
+    const tag = Date.now().toString(36);
+    const many = [];
+    for (let i = 0; i < 30; i += 1) many.push(await tenant.createVerification({ max_captures: 1, metadata: { claim_id: `RACE-${tag}-${String(i).padStart(2, "0")}` } }));
+    const lone = await tenant.createVerification({ max_captures: 1, metadata: { claim_id: `LONE-${tag}` } });
+    const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const listedIds = () => page.getByRole("table", { name: "Verifications, newest first" }).locator("a.row-link").allTextContents();
+    try {
+      await page.goto(`${inject("baseUrl")}/console/verifications?q=RACE-${tag}`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      await row(page, many[29]!.id).waitFor();
+      expect(await listedIds()).toHaveLength(25);
+
+      // S1: the live refresh (open rows: every 4 s) is held in flight while "Load more" adds the last 5.
+      let releaseRefresh!: () => void;
+      const refreshHeld = new Promise<void>((resolve) => (releaseRefresh = resolve));
+      let refreshSeen!: () => void;
+      const refreshAsked = new Promise<void>((resolve) => (refreshSeen = resolve));
+      const isList = (url: URL) => url.pathname === "/v1/verifications" && url.searchParams.get("q") === `RACE-${tag}`;
+      await page.route(
+        (url) => isList(url) && !url.searchParams.has("cursor"),
+        async (route) => {
+          refreshSeen();
+          await refreshHeld;
+          await route.continue();
+        },
+      );
+      await refreshAsked;
+      await page.getByRole("button", { name: "Load more" }).click();
+      await row(page, many[0]!.id).waitFor();
+      const lateRefresh = page.waitForResponse((r) => isList(new URL(r.url())) && !new URL(r.url()).searchParams.has("cursor"));
+      releaseRefresh();
+      await lateRefresh;
+      await page.unroute((url) => isList(url) && !url.searchParams.has("cursor"));
+      await page.waitForTimeout(500);
+      const afterRefresh = await listedIds();
+      expect(afterRefresh).toHaveLength(30);
+      expect(new Set(afterRefresh).size).toBe(30);
+
+      // S2: a "Load more" still in flight when the search changes is not appended under the new one.
+      await page.goto(`${inject("baseUrl")}/console/verifications?q=RACE-${tag}`);
+      await row(page, many[29]!.id).waitFor();
+      let releasePage!: () => void;
+      const pageHeld = new Promise<void>((resolve) => (releasePage = resolve));
+      await page.route(
+        (url) => isList(url) && url.searchParams.has("cursor"),
+        async (route) => {
+          await pageHeld;
+          await route.continue();
+        },
+      );
+      await page.getByRole("button", { name: "Load more" }).click();
+      const search = page.getByLabel("Search");
+      await search.fill(`LONE-${tag}`);
+      await page.getByRole("button", { name: "Search" }).click();
+      await row(page, lone.id).waitFor();
+      const latePage = page.waitForResponse((r) => isList(new URL(r.url())) && new URL(r.url()).searchParams.has("cursor"));
+      releasePage();
+      await latePage;
+      await page.waitForTimeout(500);
+      expect(await listedIds()).toEqual([lone.id]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("works with the keyboard alone: sign in, skip to content, create, open, dialogs that trap and return focus", async () => {
     const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();

@@ -18,10 +18,10 @@ import { VerificationDetailScreen } from "./screens/verification-detail";
 import { VerificationsScreen } from "./screens/verifications";
 import { Session } from "./session";
 
-/** The console's screens; `role`: the least role whose members see the entry (the service checks each request anyway). */
 /** The characters of an organisation's name the switcher shows: with the role after it, an option fits the bar at 1 280 px. */
 const SWITCHER_NAME_MAX = 24;
 
+/** The console's screens; `role`: the least role whose members see the entry (the service checks each request anyway). */
 const NAV: Array<{ href: string; label: string; role: Role; matches: (p: string) => boolean }> = [
   { href: "/console/verifications", label: "Verifications", role: "viewer", matches: (p) => p === HOME || (p.startsWith("/console/verifications") && p !== "/console/verifications/new") },
   { href: "/console/verifications/new", label: "New verification", role: "reviewer", matches: (p) => p === "/console/verifications/new" },

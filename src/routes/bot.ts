@@ -74,8 +74,9 @@ const otp = createRoute({
   tags: ["Messaging bot"],
   summary: "Issue a dashboard sign-in code for `phone` in `tenant_id` (the bot delivers it)",
   description:
-    "Only for a phone an operator of the tenant registered (`POST /v1/phones`); any other number is 403 `forbidden`, " +
-    "and so is a number already signing in to another tenant. The code is redeemed with `POST /v1/auth/otp/verify`.",
+    "Only for a phone an operator of the tenant registered (`POST /v1/phones`); any other number is 403 `forbidden`. " +
+    "Several tenants may register the same number: each code signs in to the tenant it was issued for (joining it as a reviewer the first time). " +
+    "The code is redeemed with `POST /v1/auth/otp/verify`.",
   ...access({ bot: true }),
   request: { body: jsonBody(BotOtpRequestSchema, { tenant_id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", phone: "+447700900123" }) },
   responses: { 201: jsonContent(BotOtpSchema, "The code to deliver"), ...pickErrors(400, 401, 403, 404, 413, 500) },

@@ -278,7 +278,14 @@ export const PublicVerificationSchema = z
     created_at: DateTime,
     completed_at: DateTime.optional(),
     captures_count: z.int(),
-    verdict: z.object({ label: z.enum(["verified", "suspicious", "failed"]) }).optional(),
+    verdict: z
+      .object({ label: z.enum(["verified", "suspicious", "failed"]) })
+      .optional()
+      .openapi({
+        description:
+          "Absent until the evidence is analysed, and when the analysis evaluated nothing (`assessment: none`, e.g. only uploaded content): " +
+          "nothing evaluated is never a verdict to share.",
+      }),
   })
   .openapi("PublicVerification");
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { Page } from "playwright-core";
 import { checkedFetch, eventually, tenantClient } from "./helpers/api";
+import { jpegFromPage } from "./helpers/browser";
 import { captureOnPhone, openConsole, shoot, signInAsDev, tabTo, type ConsoleBrowser } from "./helpers/console";
 
 /*
@@ -327,6 +328,44 @@ describe("operator console in Chromium", () => {
       await page.getByText("A search is at most 200 characters; this one has 264.").waitFor();
       expect(await page.getByRole("table").count()).toBe(0);
       expect(thrown).toEqual([]);
+      expect(ui.accessibility).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a verdict that evaluated nothing reads “Not assessed” in the list and the detail, never as a green “Verified”", async () => {
+    // Audit mode, one uploaded photo: no signal applies, so the stored label `verified` claims nothing.
+    const claim = `AUD-${Date.now().toString().slice(-6)}`;
+    const v = await tenant.createVerification({ max_captures: 1, mode: "audit", metadata: { claim } });
+    const context = await ui.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    try {
+      const jpeg = await jpegFromPage(page, `#${Date.now().toString(16).slice(-6)}`);
+      const sent = await checkedFetch(
+        new Request(`${inject("baseUrl")}/v1/verifications/${v.id}/captures`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ image_base64: jpeg.toString("base64") }),
+        }),
+      );
+      expect(sent.status).toBe(201);
+      const done = await eventually("the verdict", () => tenant.getVerification(v.id), (b) => b.verdict !== undefined, 60_000);
+      expect(done.verdict).toMatchObject({ label: "verified", assessment: "none" });
+
+      await page.goto(`${inject("baseUrl")}/console/verifications?q=${claim}`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      const listed = row(page, v.id);
+      await listed.getByText("Not assessed", { exact: true }).waitFor();
+      expect(await listed.getByText("Verified", { exact: true }).count()).toBe(0);
+      await shoot(ui, "17-not-assessed-list", page);
+      await listed.getByRole("link", { name: v.id }).click();
+      const verdict = page.getByRole("region", { name: "Verdict" });
+      await verdict.getByText(/^Nothing was assessed/).waitFor();
+      await verdict.getByText("Not assessed", { exact: true }).waitFor();
+      await page.getByRole("region", { name: "Timeline" }).getByText("nothing assessed (stored label: verified)").waitFor();
+      expect(await page.getByText("Verified", { exact: true }).count()).toBe(0);
+      await shoot(ui, "18-not-assessed-detail", page);
       expect(ui.accessibility).toEqual([]);
     } finally {
       await context.close();

@@ -58,6 +58,9 @@ describe("the certificate of a completed verification", () => {
     const jwks = await publishedJwks();
     const { payload } = await verifyCertificate(cert.certificate, jwks);
     expect(payload).toEqual(cert.payload);
+    // What was certified is what the share-safe projection shows: the label and nothing more.
+    const pub = await callJson(`/v1/verifications/${v.id}/public`);
+    expect(pub.body.verdict).toEqual({ label: cert.payload.verification.verdict.label });
     expect(payload).toEqual({
       iss: BASE,
       iat: Math.floor(Date.parse(cert.issued_at) / 1000),
@@ -173,6 +176,11 @@ describe("the certificate of a completed verification", () => {
     expect(link.status).toBe(409);
     expect(link.body.error.code).toBe("invalid_state");
     expect(await currentCertificate(env, db(), v.id)).toBeNull();
+    // The share-safe projection shares no label either: a bare `verified` there would certify what the certificate refuses.
+    const pub = await callJson(`/v1/verifications/${v.id}/public`);
+    expect(pub.status).toBe(200);
+    expect(pub.body.status).toBe("completed");
+    expect(pub.body).not.toHaveProperty("verdict");
     // The events consumer signed nothing on completion either.
     await new Promise((r) => setTimeout(r, 300));
     expect(await certificatesOf(db(), v.id)).toEqual([]);

@@ -178,6 +178,17 @@ describe("what the report says stays true", () => {
     expect(latin.some((line) => line.includes("cannot print"))).toBe(false);
   });
 
+  it("heads a verdict that evaluated nothing NOT ASSESSED, never with its label", async () => {
+    const verdict = (assessment: string) => ({ label: "verified", score: 0, assessment, not_assessed: [], signals: { screen_detection: { status: "not_applicable" } } });
+    const none = await reportText(content({ verification: { verdict: verdict("none") } }));
+    const headline = none[none.indexOf("Verdict") + 1];
+    expect(headline).toBe("NOT ASSESSED");
+    expect(none).not.toContain("VERIFIED");
+    expect(none.join(" ")).toContain("no check could be made");
+    const checked = await reportText(content({ verification: { verdict: { ...verdict("complete"), score: 0.9, signals: { screen_detection: { status: "assessed", detected: false } } } } }));
+    expect(checked[checked.indexOf("Verdict") + 1]).toBe("VERIFIED");
+  });
+
   it("names a reviewer by address only while gathered as a member; otherwise a former member", async () => {
     const review = { decision: "approved", by: "usr_1", at: "2026-11-27T08:45:00.000Z" };
     const named = await reportText(content({ verification: { review }, reviewer: "ops@acme.example" }));

@@ -19,6 +19,16 @@ export function StatusBadge(props: { status: Verification["status"] }) {
 export function VerdictBadge(props: { verification: Verification; withReason?: boolean }) {
   const { verdict, status } = props.verification;
   if (!verdict) return <span class="muted">{status === "completed" ? "Analysing…" : "No verdict yet"}</span>;
+  // Nothing evaluated is never a verdict: the stored label is not shown as a result (the certificate is refused too).
+  if (verdict.assessment === "none") {
+    return (
+      <span class="verdict">
+        <Badge tone="neutral" title={`Stored label: ${VERDICT_LABEL[verdict.label]}; no check could be made`}>
+          Not assessed
+        </Badge>
+      </span>
+    );
+  }
   const tone = verdict.label === "verified" ? "good" : verdict.label === "suspicious" ? "warn" : "bad";
   return (
     <span class="verdict">

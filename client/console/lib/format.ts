@@ -1,5 +1,5 @@
 import type { Verdict, Verification, VerificationStatus } from "../api";
-import { reasonLabel, REASON_WORDS } from "./signals";
+import { REASON_WORDS } from "./signals";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
 const timeOnly = new Intl.DateTimeFormat("en-GB", { timeStyle: "medium" });
@@ -42,13 +42,6 @@ export const VERDICT_LABEL: Record<Verdict["label"], string> = { verified: "Veri
 
 /** Each `reason_code` in words, typed by the API's enum so the two lists stay in step. */
 export const REASON_LABEL: Record<NonNullable<Verdict["reason_code"]>, string> = REASON_WORDS;
-
-export function verdictSummary(v: Verification): string {
-  if (!v.verdict) return v.status === "completed" ? "Analysing…" : "—";
-  const label = reasonLabel(v.verdict);
-  const reason = label ? `: ${label}` : "";
-  return `${VERDICT_LABEL[v.verdict.label]}${reason}`;
-}
 
 export const SIGNAL_NAMES = {
   screen: "Screen detection",

@@ -872,7 +872,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a dashboard sign-in code for `phone` in `tenant_id` (the bot delivers it)
-         * @description Only for a phone an operator of the tenant registered (`POST /v1/phones`); any other number is 403 `forbidden`, and so is a number already signing in to another tenant. The code is redeemed with `POST /v1/auth/otp/verify`.
+         * @description Only for a phone an operator of the tenant registered (`POST /v1/phones`); any other number is 403 `forbidden`. Several tenants may register the same number: each code signs in to the tenant it was issued for (joining it as a reviewer the first time). The code is redeemed with `POST /v1/auth/otp/verify`.
          */
         post: operations["botIssueOtp"];
         delete?: never;
@@ -2273,6 +2273,7 @@ export interface components {
              */
             completed_at?: string;
             captures_count: number;
+            /** @description Absent until the evidence is analysed, and when the analysis evaluated nothing (`assessment: none`, e.g. only uploaded content): nothing evaluated is never a verdict to share. */
             verdict?: {
                 /** @enum {string} */
                 label: "verified" | "suspicious" | "failed";

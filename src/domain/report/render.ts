@@ -128,7 +128,13 @@ function verdict(flow: PageFlow, content: ReportContent): void {
     flow.paragraph("No verdict yet: the evidence has not been analysed.");
     return;
   }
-  flow.paragraph(LABELS[verdict.label] ?? verdict.label.toUpperCase(), { size: 16, bold: true });
+  if (verdict.assessment === "none") {
+    // Nothing evaluated is never a verdict: no headline may read as a check (the certificate is refused too).
+    flow.paragraph("NOT ASSESSED", { size: 16, bold: true });
+    flow.field("Label", `${verdict.label}, as stored; it claims nothing about the evidence, since no check was made`);
+  } else {
+    flow.paragraph(LABELS[verdict.label] ?? verdict.label.toUpperCase(), { size: 16, bold: true });
+  }
   const reason = reasonWords(verdict.reason_code);
   if (reason) flow.field("Reason", `${reason} (${verdict.reason_code})`);
   flow.field("Assessment", `${verdict.assessment}: ${assessmentWords(verdict.assessment)}`);

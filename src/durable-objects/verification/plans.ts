@@ -72,8 +72,9 @@ export function progressPlan(kind: ProgressKind, snapshot: Record<string, unknow
 /** The analysis outcome: the verdict and the independent checks, then `completed`. */
 export function completePlan(outcome: { verdict: unknown; objectMatch?: unknown; locationMatch?: unknown; condition?: unknown }): Decide {
   return (state, _record, now) => {
-    const label = (outcome.verdict as { label?: string } | null)?.label;
-    const decision = machine.complete(state, now, label ? { label } : {});
+    // The timeline names the label, and says when it claims nothing (`assessment: none`).
+    const { label, assessment } = (outcome.verdict ?? {}) as { label?: string; assessment?: string };
+    const decision = machine.complete(state, now, label ? { label, ...(assessment ? { assessment } : {}) } : {});
     if (!decision.ok) return decision;
     const columns = { verdict: outcome.verdict, objectMatch: outcome.objectMatch ?? null, locationMatch: outcome.locationMatch ?? null, condition: outcome.condition ?? null };
     return { transition: decision.transition, columns };

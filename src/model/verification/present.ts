@@ -121,7 +121,10 @@ function presentReview(stored: unknown): Record<string, unknown> {
 /** The share-safe certificate projection: verdict label only, nothing personal or tenant-private. */
 export function presentPublic(record: VerificationRecord, tenantName: string, now = Date.now()): Record<string, unknown> {
   const { row } = record;
-  const verdict = row.verdict as { label?: string } | null;
+  // Nothing evaluated is never a verdict: the share-safe projection shows a label only when a check ran
+  // (the certificate is refused on the same rule).
+  const verdict = presentVerdict(row.verdict) as { label?: string; assessment?: string } | null;
+  const label = verdict?.assessment === "none" ? undefined : verdict?.label;
   return {
     id: row.id,
     status: effectiveStatus(row, now),
@@ -129,7 +132,7 @@ export function presentPublic(record: VerificationRecord, tenantName: string, no
     created_at: iso(row.createdAt),
     ...(row.completedAt !== null ? { completed_at: iso(row.completedAt) } : {}),
     captures_count: row.capturesCount,
-    ...(verdict?.label ? { verdict: { label: verdict.label } } : {}),
+    ...(label ? { verdict: { label } } : {}),
   };
 }
 

@@ -48,7 +48,9 @@ function detail(e: AuditEvent, who: (id: string) => string): ComponentChildren {
       </>
     );
   }
-  if (e.event_name === "verification.completed" && typeof p.label === "string") return `verdict ${p.label}`;
+  if (e.event_name === "verification.completed" && typeof p.label === "string") {
+    return p.assessment === "none" ? `nothing assessed (stored label: ${p.label})` : `verdict ${p.label}`;
+  }
   if (e.event_name === "verification.failed" && typeof p.reason === "string") return p.reason;
   return undefined;
 }

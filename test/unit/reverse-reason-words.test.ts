@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { reasonLabel } from "../../client/console/lib/signals";
 import type { VerificationRecord } from "../../src/db/verifications";
-import { verificationEmail } from "../../src/domain/notifications/texts";
+import { trialVerdictMessage, verificationEmail } from "../../src/domain/notifications/texts";
 
 /*
  * CONTRACT: `found_online` is true only for a web match. A reverse-search match found in the
@@ -39,5 +39,30 @@ describe("a reverse-search match in words", () => {
     const bare = { ...verdictWith(false), signals: {} };
     expect(reasonLabel(bare)).toBe("seen before (in earlier captures or online)");
     expect(emailReason(bare)).toBe("Reason: the image was seen before, in earlier captures or online");
+  });
+});
+
+describe("a verdict that evaluated nothing in words", () => {
+  const none = { label: "verified", score: 0, signals: { screen_detection: { status: "not_applicable" } }, assessment: "none", not_assessed: [] };
+  const row = (verdict: object) =>
+    ({ id: "vrf_1", tenantId: "ten_1", verdict, status: "completed", failureReason: null, capturesCount: 1, createdAt: 0, completedAt: 1000, expiresAt: 2000 }) as unknown as VerificationRecord["row"];
+
+  it("is 'not assessed' in the notify email's subject and verdict line, never 'verified'", () => {
+    const { subject, body } = verificationEmail({ row: row(none), captures: [], answers: [] }, "completed", "https://verify.example", { tenantId: "ten_1", verifiedDomain: null });
+    expect(subject).toBe("Verification vrf_1 completed: not assessed");
+    expect(body).toContain("Verdict: not assessed: no check could be made (stored label verified)");
+    // A verdict stored before `assessment` existed, with nothing evaluated, reads the same.
+    const { assessment: _a, not_assessed: _n, ...old } = none;
+    expect(verificationEmail({ row: row(old), captures: [], answers: [] }, "completed", "https://verify.example", { tenantId: "ten_1", verifiedDomain: null }).subject).toBe(
+      "Verification vrf_1 completed: not assessed",
+    );
+  });
+
+  it("is NOT ASSESSED in the trial's chat message, never VERIFIED", () => {
+    const message = trialVerdictMessage({ row: row(none), captures: [], answers: [] });
+    expect(message).toContain("NOT ASSESSED");
+    expect(message).not.toContain("VERIFIED");
+    const checked = trialVerdictMessage({ row: row({ ...none, score: 0.9, assessment: "complete", signals: { screen_detection: { status: "assessed" } } }), captures: [], answers: [] });
+    expect(checked).toContain("VERIFIED (confidence 90%)");
   });
 });

@@ -1,5 +1,6 @@
 import type { VerificationRecord } from "../../db/verifications";
 import { iso } from "../../lib/time";
+import { presentVerdict } from "../../model/verification/present";
 
 /*
  * The words of outbound notifications: plain text, pure functions of the record. Every word is the
@@ -32,14 +33,23 @@ const REASONS: Record<string, string> = {
 
 interface VerdictView {
   label?: string;
+  assessment?: string;
   score?: number;
   reason_code?: string;
   signals?: { reverse_search?: { found_online?: unknown } };
 }
 
+/** The verdict as served (`assessment` derived for verdicts stored before it existed). */
 function verdictOf(record: VerificationRecord): VerdictView | null {
-  const v = record.row.verdict;
+  const v = presentVerdict(record.row.verdict);
   return v && typeof v === "object" ? (v as VerdictView) : null;
+}
+
+/** Nothing evaluated is never a verdict: its stored label is not announced as a result. */
+const NOTHING_ASSESSED = "not assessed";
+
+function headlineLabel(verdict: VerdictView): string {
+  return verdict.assessment === "none" ? NOTHING_ASSESSED : (verdict.label ?? "unknown");
 }
 
 /** "Found online" only for a web match (`found_online`); a match in the service's history is a photo seen before. */
@@ -52,6 +62,7 @@ function reasonWords(verdict: VerdictView, code: string): string {
 }
 
 function verdictLine(verdict: VerdictView): string {
+  if (verdict.assessment === "none") return `Verdict: ${NOTHING_ASSESSED}: no check could be made (stored label ${verdict.label ?? "unknown"})`;
   const score = typeof verdict.score === "number" ? ` (score ${verdict.score.toFixed(2)})` : "";
   return `Verdict: ${verdict.label ?? "unknown"}${score}`;
 }
@@ -73,7 +84,7 @@ export function verificationEmail(record: VerificationRecord, kind: EmailKind, b
   const lines: string[] = [];
   let subject: string;
   if (kind === "completed") {
-    subject = `Verification ${row.id} completed: ${verdict?.label ?? "no verdict"}`;
+    subject = `Verification ${row.id} completed: ${verdict ? headlineLabel(verdict) : "no verdict"}`;
     lines.push(`Verification ${row.id} has completed.`, "");
     if (verdict) {
       lines.push(verdictLine(verdict));
@@ -103,6 +114,9 @@ export function trialVerdictMessage(record: VerificationRecord): string {
     return `Your photo verification could not be completed: ${why}. Start a new one to try again with another photo.\nReference: ${record.row.id}`;
   }
   const verdict = verdictOf(record);
+  if (verdict?.assessment === "none") {
+    return `Your photo verification is complete, but no check could be made on it (an existing file rather than a photo taken through the link): NOT ASSESSED.\nReference: ${record.row.id}`;
+  }
   const label = verdict?.label;
   const confidence = typeof verdict?.score === "number" ? ` (confidence ${Math.round(verdict.score * 100)}%)` : "";
   const headline =

@@ -7,6 +7,7 @@ export interface BundledModules {
 export function bundle(config: string, outDir: string): BundledModules;
 export function workerName(config: string): string;
 export function workerOptions(config: string, outDir: string, options?: { vars?: Record<string, string>; assets?: boolean; socket?: number }): Record<string, unknown> & { name: string };
+export function withLocalRateLimits<T extends Record<string, unknown>>(options: T): { worker: T; limiter: Record<string, unknown> | null };
 export function workerdInstance(options: {
   name: string;
   workers: unknown[];

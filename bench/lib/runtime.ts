@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LogLevel, type Miniflare } from "miniflare";
-import { workerdInstance, workerOptions } from "../../scripts/local-runtime.mjs";
+import { withLocalRateLimits, workerdInstance, workerOptions } from "../../scripts/local-runtime.mjs";
 import { applyMigrations, freePort, generateSecrets, seedDevTenant } from "../../scripts/local-worker.mjs";
 
 export { freePort };
@@ -82,9 +82,11 @@ export async function startRuntime(options: StartOptions): Promise<Runtime> {
     // The API Worker's links (upload URLs, capture links) point at its own socket.
     const own = i === 0 ? { ...spec, vars: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...spec.vars } } : spec;
     // The capture page's static assets are not part of these benchmarks (bench/page.ts uses wrangler dev).
-    const worker = workerOptions(own.config, path.join(persistDir, "bundles", String(i)), { vars: own.vars, assets: false, socket: port });
+    // Rate Limiting bindings counted in process memory, as `npm start` counts them (scripts/local-rate-limits.worker.js).
+    const { worker, limiter } = withLocalRateLimits(workerOptions(own.config, path.join(persistDir, "bundles", String(i)), { vars: own.vars, assets: false, socket: port }));
     urls[worker.name] = `http://127.0.0.1:${port}`;
     workersA.push(worker);
+    if (limiter && !workersA.some((w) => w.name === limiter.name)) workersA.push(limiter);
   }
   const analysisWorker = options.analysis
     ? workerOptions("wrangler.analysis.toml", path.join(persistDir, "bundles", "analysis"), {

@@ -83,3 +83,21 @@ it("a capture sent the moment the port answers has its verdict within 30 s", { t
   expect(last?.body.status, `still ${last?.body.status} 30 s after the capture`).toBe("completed");
   expect(last?.body.verdict?.label).toBeTypeOf("string");
 });
+
+it("its Rate Limiting bindings still count (in process memory): one network's capture-link reads stop at 60 a minute, another's go on", async () => {
+  const { url } = await runtime!;
+  const read = (network: string) => fetch(`${url}/v1/verify/vfy_01M82BB9AB26PZRT0D1PRV3Y8W`, { headers: { "CF-Connecting-IP": network } });
+  // A fixed window of 60 s: 121 reads fill at least one window whatever boundary they straddle.
+  const statuses: number[] = [];
+  let limited: Response | undefined;
+  while (statuses.length < 121 && !limited) {
+    const res = await read("198.51.100.7");
+    statuses.push(res.status);
+    if (res.status === 429) limited = res;
+  }
+  expect(limited, `no 429 in ${statuses.length} reads`).toBeDefined();
+  expect(statuses.slice(0, -1).every((s) => s === 404)).toBe(true);
+  expect(statuses.length).toBeGreaterThan(60);
+  expect(limited!.headers.get("Retry-After")).toBe("60");
+  expect((await read("198.51.100.8")).status).toBe(404);
+});

@@ -13,7 +13,9 @@ import { toBase64, uniqueJpeg, unreadableJpeg } from "../helpers/images";
 import { signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 
-const VERDICT = { label: "suspicious", score: 0.42, signals: {}, reason_code: "screen_detected" };
+// Verdicts whose screen check ran: one that evaluated nothing is announced as "not assessed" (texts.ts).
+const SCREEN_CHECKED = (detected: boolean) => ({ screen_detection: { detected, confidence: 0.9 } });
+const VERDICT = { label: "suspicious", score: 0.42, signals: SCREEN_CHECKED(true), reason_code: "screen_detected" };
 
 async function captureOne(id: string): Promise<void> {
   expect((await callJson(`/v1/verifications/${id}/captures`, { body: { image_base64: toBase64(uniqueJpeg()) } })).status).toBe(201);
@@ -98,7 +100,7 @@ describe("notify_email", () => {
   it("in production goes through the HTTP email API; a failed send is released for the retry", async () => {
     const t = await seedTenant();
     const v = await createVerification(t.key, { max_captures: 1, notify_email: "ops@acme.example" });
-    await complete(v.id, { label: "verified", score: 0.93, signals: {} });
+    await complete(v.id, { label: "verified", score: 0.93, signals: SCREEN_CHECKED(false) });
     await waitForMessages(v.id, 1); // the local-outbox copy of the real event
     const box = `email-${crypto.randomUUID()}`;
     const production = { ...env, ENVIRONMENT: "production", EMAIL_API_KEY: "test-email-key", EMAIL_FROM: "noreply@verify.example" };
@@ -182,7 +184,7 @@ describe("trial verdict over WhatsApp", () => {
   it("a completed trial verification sends its verdict to the configured trial number; others send nothing", async () => {
     const t = await seedTenant();
     const trial = await trialVerification(t.id);
-    await complete(trial.id, { label: "verified", score: 0.9, signals: {} });
+    await complete(trial.id, { label: "verified", score: 0.9, signals: SCREEN_CHECKED(false) });
     const [message] = await waitForMessages(trial.id, 1);
     expect(message).toMatchObject({ channel: "whatsapp", recipient: env.TRIAL_WHATSAPP_NUMBER, status: "recorded" });
     expect(message!.body).toBe(`Your photo verification is complete: VERIFIED (confidence 90%).\nReference: ${trial.id}`);
@@ -207,7 +209,7 @@ describe("trial verdict over WhatsApp", () => {
   it("only the server-set trial origin sends: a tenant's metadata.origin_channel = wa does not", async () => {
     const t = await seedTenant();
     const lookalike = await createVerification(t.key, { max_captures: 1, metadata: { origin_channel: "wa", source: "landing" } });
-    await complete(lookalike.id, { label: "verified", score: 0.9, signals: {} });
+    await complete(lookalike.id, { label: "verified", score: 0.9, signals: SCREEN_CHECKED(false) });
     expect(await sendTrialVerdict(env, db(), completedEvent(lookalike.id, t.id))).toBe(false);
     expect(await messagesOf(lookalike.id)).toHaveLength(0);
   });

@@ -115,7 +115,8 @@ export function trialVerdictMessage(record: VerificationRecord): string {
   }
   const verdict = verdictOf(record);
   if (verdict?.assessment === "none") {
-    return `Your photo verification is complete, but no check could be made on it (an existing file rather than a photo taken through the link): NOT ASSESSED.\nReference: ${record.row.id}`;
+    // Either every photo was an existing file, or no required check could run: neither is a result.
+    return `Your photo verification is complete, but no check could be made on it: NOT ASSESSED.\nReference: ${record.row.id}`;
   }
   const label = verdict?.label;
   const confidence = typeof verdict?.score === "number" ? ` (confidence ${Math.round(verdict.score * 100)}%)` : "";

@@ -2,7 +2,7 @@
 // memory: one call, no storage. Cloudflare's binding counts on the machine the Worker runs on and
 // synchronises in the background, so a `limit()` costs no round trip in production; Miniflare's own
 // simulation writes each call to a SQLite-backed Durable Object on disk, about 2 ms of CPU per call
-// here (three calls per end-to-end capture: bench/PERF-RESULTS.md, "Where the gap stands"). Same
+// here (three calls per end-to-end capture: bench/PERF-RESULTS.md, "The local Rate Limiting binding"). Same
 // answer as both: a fixed window of `period` seconds per key, `success` while the count is within
 // `limit`. The test suite keeps Miniflare's simulation (vitest's pool reads wrangler.toml).
 /* global Response */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm start`: local development with every binding simulated by miniflare.
+// `npm start`: local development with every binding simulated by miniflare (the Rate Limiting
+// bindings counted in process memory instead, as Cloudflare counts them: scripts/local-rate-limits.worker.js).
 //  1. writes .dev.vars (secrets and the dev tenant's API key) on first start, keeps it afterwards;
 //  2. applies the D1 migrations to the local database;
 //  3. seeds the dev tenant and its pk_test_ key, the dashboard user dev@localhost (sign in at

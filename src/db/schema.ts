@@ -232,6 +232,7 @@ export const verifications = sqliteTable("verifications", {
   index("verifications_retention_idx").on(t.tenantId, t.createdAt, t.id).where(sql`redacted_at IS NULL`),
   // List filters (GET /v1/verifications): each is an equality prefix before the keyset column `id`.
   index("verifications_tenant_verdict_idx").on(t.tenantId, sql`(verdict ->> '$.label')`, t.id),
+  index("verifications_tenant_assessed_idx").on(t.tenantId, sql`((verdict ->> '$.assessment') = 'none')`, t.id),
   index("verifications_tenant_template_idx").on(t.tenantId, t.templateId, t.id),
   index("verifications_tenant_reviewed_idx").on(t.tenantId, t.id).where(sql`review IS NOT NULL`),
   // Open verifications by expiry, for the minutely sweep (domain/verification/sweep.ts).

@@ -89,7 +89,7 @@ const list = createRoute({
   summary: "List verifications, newest first",
   description:
     "Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. " +
-    "Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.",
+    "Filters combine (AND): `status`, `verdict` (label), `assessed`, `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`.",
   ...access({ apiKey: "full", session: "viewer" }),
   request: { query: ListQuerySchema },
   responses: { 200: jsonContent(VerificationListSchema, "One page"), ...pickErrors(400, 401, 403, 500) },
@@ -104,6 +104,7 @@ app.openapi(list, async (c) => {
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(q.status ? { status: q.status } : {}),
     ...(q.verdict ? { verdict: q.verdict } : {}),
+    ...(q.assessed !== undefined ? { assessed: q.assessed === "true" } : {}),
     ...(q.template_id ? { templateId: q.template_id } : {}),
     ...(q.q !== undefined ? { q: q.q } : {}),
     ...(q.has_review !== undefined ? { hasReview: q.has_review === "true" } : {}),

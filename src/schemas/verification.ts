@@ -245,6 +245,14 @@ export const ListQuerySchema = z.object({
   cursor: z.string().max(512).optional(),
   status: z.enum(STATUSES).optional(),
   verdict: z.enum(VERDICT_LABELS).optional().openapi({ description: "Only verifications whose verdict has this label." }),
+  assessed: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({
+      description:
+        "`false`: only verifications whose verdict evaluated nothing (`verdict.assessment: none`: no certificate, whatever its label); `true`: only those whose verdict evaluated something " +
+        "(`complete` or `partial`). Verifications without a verdict match neither. `verdict=verified&assessed=true` lists the verified verdicts that were checked.",
+    }),
   template_id: z
     .string()
     .regex(/^tpl_[0-9A-HJKMNP-TV-Z]{26}$/, "Expected a tpl_ id.")

@@ -359,6 +359,14 @@ describe("operator console in Chromium", () => {
       await listed.getByText("Not assessed", { exact: true }).waitFor();
       expect(await listed.getByText("Verified", { exact: true }).count()).toBe(0);
       await shoot(ui, "17-not-assessed-list", page);
+      // The verdict filter's choices are the badges: it is listed under "Not assessed", not under "Verified".
+      const verdictFilter = page.getByLabel("Verdict", { exact: true });
+      await verdictFilter.selectOption({ label: "Verified" });
+      await page.getByText("No verification matches these filters.").waitFor();
+      await verdictFilter.selectOption({ label: "Not assessed" });
+      await listed.getByText("Not assessed", { exact: true }).waitFor();
+      expect(page.url()).toContain("verdict=not_assessed");
+      await shoot(ui, "17-not-assessed-filter", page);
       await listed.getByRole("link", { name: v.id }).click();
       const verdict = page.getByRole("region", { name: "Verdict" });
       await verdict.getByText(/^Nothing was assessed/).waitFor();

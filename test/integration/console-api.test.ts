@@ -13,6 +13,7 @@ import { waitFor } from "../helpers/wait";
 import { received, receiver } from "../helpers/webhooks";
 import { magicLinkLimitKey, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
 import { signInIdentity } from "../../src/domain/accounts/users";
+import { presentVerdict } from "../../src/model/verification/present";
 
 /*
  * What the operator console needs from the public API (issue 12): list filters by verdict label,
@@ -21,8 +22,8 @@ import { signInIdentity } from "../../src/domain/accounts/users";
  */
 
 /** Gives a verification a verdict label as the analysis would (a version bump, as the CAS trigger requires). */
-async function setVerdict(id: string, label: "verified" | "suspicious" | "failed"): Promise<void> {
-  const verdict = { label, score: 0.5, signals: {}, assessment: "complete", not_assessed: [], ...(label === "verified" ? {} : { reason_code: "screen_detected" }) };
+async function setVerdict(id: string, label: "verified" | "suspicious" | "failed", assessment: "complete" | "partial" | "none" = "complete"): Promise<void> {
+  const verdict = { label, score: 0.5, signals: {}, assessment, not_assessed: [], ...(label === "verified" ? {} : { reason_code: "screen_detected" }) };
   await env.DB.prepare("UPDATE verifications SET version = version + 1, verdict = ?1 WHERE id = ?2").bind(JSON.stringify(verdict), id).run();
 }
 
@@ -120,6 +121,60 @@ describe("verification list filters", () => {
     expect((await review("Plate matches.\n\tChecked twice.")).status).toBe(200);
   });
 
+  // A verified label that evaluated nothing was listed under "Verified" with the checked ones (probe of 2026-12-05).
+  it("filters by whether the verdict evaluated anything: a verified label that evaluated nothing is told apart from a checked one", async () => {
+    const t = await seedTenant();
+    const checked = await createVerification(t.key, { max_captures: 1 });
+    const unchecked = await createVerification(t.key, { max_captures: 1 });
+    const partial = await createVerification(t.key, { max_captures: 1 });
+    await setVerdict(checked.id, "verified");
+    await setVerdict(unchecked.id, "verified", "none");
+    await setVerdict(partial.id, "suspicious", "partial");
+    expect(await listIds(t, "verdict=verified")).toEqual([unchecked.id, checked.id]);
+    expect(await listIds(t, "verdict=verified&assessed=true")).toEqual([checked.id]);
+    expect(await listIds(t, "assessed=false")).toEqual([unchecked.id]);
+    expect(await listIds(t, "assessed=true")).toEqual([partial.id, checked.id]);
+    expect(await listIds(t, "verdict=suspicious&assessed=false")).toEqual([]);
+    await createVerification(t.key, { max_captures: 1 }); // no verdict: matches neither
+    expect(await listIds(t, "assessed=false")).toEqual([unchecked.id]);
+    const bad = await callJson("/v1/verifications?assessed=some", { key: t.key });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.error.fields)).toEqual(["assessed"]);
+  });
+
+  it("migration 0017 writes down each stored verdict's assessment as it is served", async () => {
+    const t = await seedTenant();
+    const notApplicable = { status: "not_applicable", reason: "uploaded_content" };
+    const legacy = {
+      // Stored before `assessment` existed.
+      bare: { label: "verified", score: 0.8, signals: { screen_detection: { screen_detected: false, confidence: 0.9 }, depth: notApplicable } },
+      // Stored as `complete` before `none` existed, though nothing was evaluated.
+      nothing: { label: "verified", score: 0, signals: { screen_detection: notApplicable, depth: notApplicable }, assessment: "complete" },
+      empty: { label: "verified", score: 0, signals: {} },
+      someMissing: { label: "suspicious", score: 0, signals: { screen_detection: { screen_detected: false, confidence: 0.9 }, depth: { status: "not_assessed", reason: "no_capture_integrity" } } },
+      allMissing: { label: "suspicious", score: 0, signals: { depth: { status: "not_assessed", reason: "no_capture_integrity" } }, assessment: "none" },
+    };
+    const ids: Record<string, string> = {};
+    for (const [name, verdict] of Object.entries(legacy)) {
+      ids[name] = (await createVerification(t.key, { max_captures: 1 })).id;
+      await env.DB.prepare("UPDATE verifications SET version = version + 1, verdict = ?1 WHERE id = ?2").bind(JSON.stringify(verdict), ids[name]).run();
+    }
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0017_"))!;
+    const backfill = migration.queries.find((q) => q.includes("UPDATE"))!;
+    // Run again on this tenant's rows only (the suite's other verifications are left alone).
+    const scoped = backfill.replace("WHERE `verdict` IS NOT NULL", "WHERE `tenant_id` = ?1 AND `verdict` IS NOT NULL");
+    expect(scoped).not.toBe(backfill);
+    await env.DB.prepare(scoped).bind(t.id).run();
+    for (const [name, verdict] of Object.entries(legacy)) {
+      const row = await env.DB.prepare("SELECT verdict FROM verifications WHERE id = ?1").bind(ids[name]).first<{ verdict: string }>();
+      const stored = JSON.parse(row!.verdict) as { assessment: string };
+      expect(stored.assessment, name).toBe((presentVerdict(verdict) as { assessment: string }).assessment);
+    }
+    expect(await listIds(t, "assessed=false")).toEqual([ids.allMissing, ids.empty, ids.nothing]);
+    expect(await listIds(t, "assessed=true")).toEqual([ids.someMissing, ids.bare]);
+    expect(await listIds(t, "verdict=verified&assessed=true")).toEqual([ids.bare]);
+  });
+
   it("filters by whether an operator reviewed it", async () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);
@@ -155,6 +210,13 @@ describe("verification list filters", () => {
     );
     expect(verdictPlan).toContain("verifications_tenant_verdict_idx");
     expect(verdictPlan).not.toContain("USE TEMP B-TREE");
+    const assessedPlan = await queryPlan(
+      "SELECT id FROM verifications WHERE tenant_id = ?1 AND ((verdict ->> '$.assessment') = 'none') = ?2 ORDER BY id DESC LIMIT 21",
+      tenant,
+      1,
+    );
+    expect(assessedPlan).toContain("verifications_tenant_assessed_idx");
+    expect(assessedPlan).not.toContain("USE TEMP B-TREE");
     const templatePlan = await queryPlan(
       "SELECT id FROM verifications WHERE tenant_id = ?1 AND template_id = ?2 ORDER BY id DESC LIMIT 21",
       tenant,

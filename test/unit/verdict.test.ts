@@ -213,7 +213,10 @@ describe("fail closed: signals that could not be assessed", () => {
     const audit = { label: "verified", score: 0, signals: { screen_detection: NOT_APPLICABLE }, assessment: "complete", not_assessed: [] };
     expect(presentVerdict(audit)).toEqual({ ...audit, assessment: "none" });
     const stored = aggregateVerdict(["screen"], [capture({ screen_detection: notAssessed("image_too_small") })]);
-    expect(presentVerdict(stored)).toBe(stored);
+    expect(presentVerdict(stored)).toEqual(stored);
+    // Written by migration 0017: the assessment stored, `not_assessed` derived.
+    const backfilled = { label: "suspicious", score: 0, signals: { screen_detection: notAssessed("image_too_small") }, assessment: "none" };
+    expect(presentVerdict(backfilled)).toEqual({ ...backfilled, not_assessed: ["screen_detection"] });
   });
 
   it("an ai_detection stored before `method` existed reads as decided from provenance; a stored method is kept", () => {

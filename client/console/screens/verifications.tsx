@@ -14,7 +14,7 @@ const PAGE = 25;
 const OPEN_REFRESH_MS = 4_000;
 const IDLE_REFRESH_MS = 30_000;
 
-type Filters = Pick<ListQuery, "status" | "verdict" | "template_id" | "has_review" | "q" | "created_gte" | "created_lt">;
+type Filters = Pick<ListQuery, "status" | "verdict" | "assessed" | "template_id" | "has_review" | "q" | "created_gte" | "created_lt">;
 const FILTER_KEYS = ["status", "verdict", "template_id", "has_review", "q", "from", "to"] as const;
 
 /** The API's limit on `q`. */
@@ -39,8 +39,10 @@ function filtersFrom(query: URLSearchParams): { filters: Filters; problems: stri
   const problems: string[] = [];
   const status = query.get("status");
   if (status) f.status = status as Filters["status"];
+  // The choices are the badges: a label that evaluated nothing is shown "Not assessed", not under its label.
   const verdict = query.get("verdict");
-  if (verdict) f.verdict = verdict as Filters["verdict"];
+  if (verdict === "not_assessed") f.assessed = "false";
+  else if (verdict) Object.assign(f, { verdict: verdict as Filters["verdict"], assessed: "true" });
   const template = query.get("template_id");
   if (template) f.template_id = template;
   const reviewed = query.get("has_review");
@@ -189,6 +191,7 @@ export function VerificationsScreen() {
             <option value="abandoned">Abandoned</option>
             <option value="expired">Expired</option>
             <option value="failed">Failed</option>
+            <option value="not_assessed">Not assessed</option>
           </select>
         </div>
         <div class="field">
@@ -198,6 +201,7 @@ export function VerificationsScreen() {
             <option value="verified">Verified</option>
             <option value="suspicious">Suspicious</option>
             <option value="failed">Failed</option>
+            <option value="not_assessed">Not assessed</option>
           </select>
         </div>
         <div class="field">

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List verifications, newest first
-         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`. A dashboard session needs the `viewer` role or higher.
+         * @description Keyset pagination: pass the previous page's `next_cursor` as `cursor` (with the same filters) until it is absent. Filters combine (AND): `status`, `verdict` (label), `assessed`, `template_id`, `has_review`, `created_gte`/`created_lt`, and the search `q`. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listVerifications"];
         put?: never;
@@ -3676,6 +3676,8 @@ export interface operations {
                 status?: "pending" | "partially_captured" | "completed" | "expired" | "failed" | "abandoned";
                 /** @description Only verifications whose verdict has this label. */
                 verdict?: "verified" | "suspicious" | "failed";
+                /** @description `false`: only verifications whose verdict evaluated nothing (`verdict.assessment: none`: no certificate, whatever its label); `true`: only those whose verdict evaluated something (`complete` or `partial`). Verifications without a verdict match neither. `verdict=verified&assessed=true` lists the verified verdicts that were checked. */
+                assessed?: "true" | "false";
                 /** @description Only verifications started from this link template (any version). */
                 template_id?: string;
                 /** @description Search: a verification id (`vfy_…`) or capture id (`cap_…`) finds that verification; any other text finds the verifications with a `metadata` value starting with it (ASCII case-insensitive), e.g. a claim number. */

@@ -182,6 +182,8 @@ export interface ListFilters {
   cursor?: string;
   status?: VerificationStatus;
   verdict?: "verified" | "suspicious" | "failed";
+  /** Whether the verdict evaluated anything (`assessment` other than `none`). */
+  assessed?: boolean;
   templateId?: string;
   /** A `vfy_`/`cap_` id, or the start of a metadata value. */
   q?: string;
@@ -192,7 +194,7 @@ export interface ListFilters {
 
 /**
  * Newest first, keyset-paginated on the id (a ULID, so it sorts by creation time). Every filter is
- * an equality on an index that ends in `id` (status, verdict label, template, reviewed), or a lookup
+ * an equality on an index that ends in `id` (status, verdict label, assessed, template, reviewed), or a lookup
  * that yields a few ids (search), so a page reads about `limit` rows whatever the tenant holds.
  */
 export async function listVerifications(env: Env, db: Db, tenantId: string, filters: ListFilters, now: number): Promise<{ records: VerificationRecord[]; nextCursor?: string }> {
@@ -204,6 +206,8 @@ export async function listVerifications(env: Env, db: Db, tenantId: string, filt
   if (filters.status) conditions.push(statusCondition(filters.status, now));
   // The same expression as the index verifications_tenant_verdict_idx, so SQLite uses it.
   if (filters.verdict) conditions.push(sql`(${verifications.verdict} ->> '$.label') = ${filters.verdict}`);
+  // Likewise verifications_tenant_assessed_idx (every stored verdict carries `assessment`: migration 0017).
+  if (filters.assessed !== undefined) conditions.push(sql`((${verifications.verdict} ->> '$.assessment') = 'none') = ${filters.assessed ? 0 : 1}`);
   if (filters.templateId) conditions.push(eq(verifications.templateId, filters.templateId));
   if (filters.q !== undefined) conditions.push(await searchCondition(db, tenantId, filters.q));
   // `review IS NOT NULL` is the condition of the partial index verifications_tenant_reviewed_idx.

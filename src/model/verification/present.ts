@@ -140,16 +140,20 @@ export function presentPublic(record: VerificationRecord, tenantName: string, no
  * A stored verdict as served. Verdicts written before `assessment` existed get it derived from their
  * signals, and those written before `none` existed say `none` when nothing was evaluated (every
  * signal not applicable); an `ai_detection` written before `method` existed was decided from
- * provenance metadata (the only method then) and says so. Every response has the same shape and meaning.
+ * provenance metadata (the only method then) and says so; `not_assessed` is derived where it was not
+ * stored. Every response has the same shape and meaning.
  */
 export function presentVerdict(stored: unknown): unknown {
   if (!stored || typeof stored !== "object") return stored;
   const verdict = withAiMethod(stored as { signals?: Record<string, unknown>; assessment?: string; not_assessed?: string[] });
-  if (verdict.assessment !== undefined && verdict.assessment !== "complete") return verdict;
   const signals = Object.entries(verdict.signals ?? {});
   const missing = signals.filter(([, v]) => isNotAssessed(v)).map(([k]) => k);
   const evaluated = signals.filter(([, v]) => !isNotAssessed(v) && !isNotApplicable(v)).length;
-  return { ...verdict, assessment: assessmentOf(evaluated, missing.length), not_assessed: verdict.not_assessed ?? missing };
+  // A stored `partial` or `none` stands (a signal one capture assessed and another could not reads as
+  // assessed but is partial); a stored `complete` may predate `none`. Migration 0017 wrote the
+  // derived value into older rows without `not_assessed`, which is derived here.
+  const assessment = verdict.assessment !== undefined && verdict.assessment !== "complete" ? verdict.assessment : assessmentOf(evaluated, missing.length);
+  return { ...verdict, assessment, not_assessed: verdict.not_assessed ?? missing };
 }
 
 function withAiMethod<T extends { signals?: Record<string, unknown> }>(verdict: T): T {

@@ -361,6 +361,9 @@ describe("operator console in Chromium", () => {
       await shoot(ui, "17-not-assessed-list", page);
       // The verdict filter's choices are the badges: it is listed under "Not assessed", not under "Verified".
       const verdictFilter = page.getByLabel("Verdict", { exact: true });
+      expect(await verdictFilter.locator("option").allTextContents()).toEqual(["Any", "Verified", "Suspicious", "Failed", "Not assessed"]);
+      // "Not assessed" is a verdict, not a status (it was added to both selects at first).
+      expect(await page.getByLabel("Status", { exact: true }).locator("option").allTextContents()).toEqual(["Any", "Waiting for capture", "Capturing", "Completed", "Abandoned", "Expired", "Failed"]);
       await verdictFilter.selectOption({ label: "Verified" });
       await page.getByText("No verification matches these filters.").waitFor();
       await verdictFilter.selectOption({ label: "Not assessed" });

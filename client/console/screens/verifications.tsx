@@ -191,7 +191,6 @@ export function VerificationsScreen() {
             <option value="abandoned">Abandoned</option>
             <option value="expired">Expired</option>
             <option value="failed">Failed</option>
-            <option value="not_assessed">Not assessed</option>
           </select>
         </div>
         <div class="field">

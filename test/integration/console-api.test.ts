@@ -23,7 +23,11 @@ import { presentVerdict } from "../../src/model/verification/present";
 
 /** Gives a verification a verdict label as the analysis would (a version bump, as the CAS trigger requires). */
 async function setVerdict(id: string, label: "verified" | "suspicious" | "failed", assessment: "complete" | "partial" | "none" = "complete"): Promise<void> {
-  const verdict = { label, score: 0.5, signals: {}, assessment, not_assessed: [], ...(label === "verified" ? {} : { reason_code: "screen_detected" }) };
+  await storeVerdict(id, { label, score: 0.5, signals: {}, assessment, not_assessed: [], ...(label === "verified" ? {} : { reason_code: "screen_detected" }) });
+}
+
+/** Writes a verdict as stored, whatever its shape (a version bump, as the CAS trigger requires). */
+async function storeVerdict(id: string, verdict: object): Promise<void> {
   await env.DB.prepare("UPDATE verifications SET version = version + 1, verdict = ?1 WHERE id = ?2").bind(JSON.stringify(verdict), id).run();
 }
 
@@ -157,7 +161,7 @@ describe("verification list filters", () => {
     const ids: Record<string, string> = {};
     for (const [name, verdict] of Object.entries(legacy)) {
       ids[name] = (await createVerification(t.key, { max_captures: 1 })).id;
-      await env.DB.prepare("UPDATE verifications SET version = version + 1, verdict = ?1 WHERE id = ?2").bind(JSON.stringify(verdict), ids[name]).run();
+      await storeVerdict(ids[name]!, verdict);
     }
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0017_"))!;
     const backfill = migration.queries.find((q) => q.includes("UPDATE"))!;

@@ -42,7 +42,10 @@ function filtersFrom(query: URLSearchParams): { filters: Filters; problems: stri
   // The choices are the badges: a label that evaluated nothing is shown "Not assessed", not under its label.
   const verdict = query.get("verdict");
   if (verdict === "not_assessed") f.assessed = "false";
-  else if (verdict) Object.assign(f, { verdict: verdict as Filters["verdict"], assessed: "true" });
+  else if (verdict) {
+    f.verdict = verdict as Filters["verdict"];
+    f.assessed = "true";
+  }
   const template = query.get("template_id");
   if (template) f.template_id = template;
   const reviewed = query.get("has_review");

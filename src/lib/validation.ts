@@ -3,14 +3,20 @@ import { ApiError, type FieldErrors } from "./errors";
 
 type Issue = ZodError["issues"][number];
 
+/** The option's own literal at its top level (a `schema_version: 2` against version 1's `1`) did not match: the input is another option. */
+const literalMismatch = (issues: Issue[]) => issues.some((i) => i.code === "invalid_value" && i.path.length === 1 && i.values.length === 1);
+
 /**
- * A union that matched no option is explained by the option it came closest to (the fewest issues,
- * the first on a tie): a version 2 capture-integrity record with one bad field names that field,
- * not every field of version 1 as well.
+ * A union that matched no option is explained by the option it came closest to: among the options
+ * whose top-level literal it carries (its `schema_version`), the fewest issues, the first on a tie.
+ * A version 2 capture-integrity record with one bad field names that field, and a broken one is
+ * never worded against version 1 (probe of 2026-12-05: `{schema_version: 2}` was told "expected 1").
  */
 function closest(issue: Issue): Issue[] {
   if (issue.code !== "invalid_union" || !("errors" in issue) || !Array.isArray(issue.errors) || issue.errors.length === 0) return [issue];
-  const options = issue.errors as Issue[][];
+  const all = issue.errors as Issue[][];
+  const carried = all.filter((o) => !literalMismatch(o));
+  const options = carried.length > 0 ? carried : all;
   const best = options.reduce((a, b) => (b.length < a.length ? b : a));
   if (best.length === 0) return [issue];
   return best.flatMap((nested) => closest({ ...nested, path: [...issue.path, ...nested.path] } as Issue));

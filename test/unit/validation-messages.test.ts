@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { zodFields } from "../../src/lib/validation";
+import { CaptureIntegrityRequestSchema } from "../../src/schemas/capture-integrity";
 
 /*
  * A 400's `fields` are read beside form fields (the console shows them under its inputs) as well as by
@@ -36,6 +37,15 @@ describe("validation messages", () => {
       limit: "Must be at most 20.",
     });
     expect(fieldsOf(schema, { name: "a", code: "abcdef", note: "", tags: ["a"], more: [], max: 1, ratio: 1, limit: 1 })).toEqual({ code: "Use at most 5 characters." });
+  });
+
+  it("words a broken record against the version it carries, never against another version of the union", () => {
+    // Probe of 2026-12-05: a version 2 record missing its parts was told "expected 1" and asked for version 1's `burst`.
+    const fields = fieldsOf(CaptureIntegrityRequestSchema, { schema_version: 2 });
+    expect(Object.keys(fields).sort()).toEqual(["device", "frames", "nonce", "patches", "preview"]);
+    expect(fieldsOf(CaptureIntegrityRequestSchema, { schema_version: 1 })).toHaveProperty("burst");
+    // A version neither option carries is explained by the closest option, its version named.
+    expect(fieldsOf(CaptureIntegrityRequestSchema, { schema_version: 3 })).toHaveProperty("schema_version");
   });
 
   it("keeps a schema's own message", () => {

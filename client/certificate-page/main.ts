@@ -38,7 +38,7 @@ const SIGNAL_STATUS: Record<string, string> = { assessed: "checked", not_assesse
 const METHOD: Record<string, string> = {
   pixels: "from the image's pixels",
   provenance: "from the file's provenance data",
-  depth_map: "from the depth map",
+  depth_map: "from the depth map uploaded with the photo (the client's, not tied to a camera)",
   capture_burst: "from the frames around the shutter that the service received and measured",
   capture_burst_flat_scene: "from the frames around the shutter that the service received and measured: a flat scene",
   capture_burst_no_parallax: "from the frames around the shutter that the service received and measured: too little motion to judge depth",

@@ -38,6 +38,8 @@ describe("the report's words", () => {
     expect(methodWords("pixels")).toBe("the service's analysis of the pixels");
     expect(methodWords("perceptual_hash+provider:google, pixels")).toBe("the service's image history (perceptual hash) and the provider google; the service's analysis of the pixels");
     expect(methodWords(undefined)).toBe("not recorded");
+    // A depth map comes from the client: the report must not call it the device's (probe of 2026-12-05).
+    expect(methodWords("depth_map")).toBe("the depth map uploaded with the photo (the client's, not tied to a camera)");
     expect(statusWords({ status: "not_assessed" })).toBe("could not be checked");
   });
 

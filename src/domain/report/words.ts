@@ -17,7 +17,8 @@ export const SIGNAL_NAMES: Readonly<Record<string, string>> = {
 const METHODS: Readonly<Record<string, string>> = {
   pixels: "the service's analysis of the pixels",
   provenance: "provenance metadata (C2PA, XMP, EXIF)",
-  depth_map: "the device's depth map",
+  // The map comes from the client with the photo: its flatness is measured, its origin is not (docs/signals.md).
+  depth_map: "the depth map uploaded with the photo (the client's, not tied to a camera)",
   capture_burst: "the frames around the shutter the capture page sent, measured by the service",
   capture_burst_flat_scene: "the frames around the shutter the capture page sent, measured by the service: a flat scene (one moving plane)",
   capture_burst_no_parallax: "the frames around the shutter the capture page sent, measured by the service: too little motion to judge depth",

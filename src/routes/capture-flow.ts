@@ -18,7 +18,7 @@ import type { AppEnv } from "../env";
 import { settings } from "../env";
 import { ApiError, toApiError } from "../lib/errors";
 import { handleError } from "../lib/http";
-import { guardLive, guardNotRedacted } from "../model/verification/transitions";
+import { checkUploadMint, guardLive, guardNotRedacted } from "../model/verification/transitions";
 import { validationHook } from "../lib/validation";
 import { attestationVerifier } from "../providers/attestation";
 import {
@@ -174,16 +174,17 @@ const burstNonce = createRoute({
   summary: "A burst nonce for the next live capture",
   description:
     "The hosted capture page asks for one before it sends each live capture, and sends it back in `capture_integrity.nonce` with the burst. The analysis checks it was issued for this verification, at most 30 minutes before the capture arrived, and carried by no other capture (`burst_nonce_invalid`, `burst_nonce_expired`, `burst_nonce_reused`). " +
-    "410 once the link is dead.",
+    "410 once the link is dead; 409 when the verification can take no more captures, as for an upload URL (`step_full` with every slot used, `invalid_state` once it is finished or submitted).",
   request: { params: TokenParam },
-  responses: { 200: jsonContent(BurstNonceSchema, "The nonce and when it lapses"), ...pickErrors(404, 410, 429, 500) },
+  responses: { 200: jsonContent(BurstNonceSchema, "The nonce and when it lapses"), ...pickErrors(404, 409, 410, 429, 500) },
 });
 
 app.openapi(burstNonce, async (c) => {
   const now = Date.now();
   const row = await writable(c, c.req.valid("param").token);
-  const dead = guardLive(row, now);
-  if (dead) throw toApiError(dead);
+  // No nonce for a capture that would be refused (probe of 2026-12-05: nonces were issued for completed verifications).
+  const refused = checkUploadMint(row, now);
+  if (refused) throw toApiError(refused);
   const issued = await issueNonce(await signingKey(c.env, "burst_nonces"), row.id, now);
   c.header("Cache-Control", "no-store");
   return c.json({ nonce: issued.nonce, expires_at: new Date(issued.expiresAt).toISOString() }, 200);

@@ -1,3 +1,4 @@
+import CRC32 from "crc-32";
 import { greyStripPng, toBase64 } from "../../client/capture-page/integrity/png-strip";
 import type { PendingIntegrity } from "../../src/schemas/capture-integrity";
 import type { ReceivedBurst } from "../../src/analysis/burst/received";
@@ -179,7 +180,8 @@ export function receivedOf(capture: SyntheticCapture, over: Partial<ReceivedBurs
 
 /**
  * A strip (base64) whose chunks lie about the file: its first IDAT claiming 4 GiB, its IEND cut
- * off, a byte after its IEND, and its image data dropped (IHDR then IEND).
+ * off, a byte after its IEND, its image data dropped (IHDR then IEND), and one byte of its image
+ * data changed under the chunk's CRC (a corrupted strip: probe of 2026-12-05).
  */
 export function stripLies(pngBase64: string): string[] {
   const png = Uint8Array.from(atob(pngBase64), (c) => c.charCodeAt(0));
@@ -188,5 +190,19 @@ export function stripLies(pngBase64: string): string[] {
   const huge = png.slice();
   new DataView(huge.buffer).setUint32(idat, 0xffffffff);
   const base64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
-  return [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)])].map(base64);
+  const corrupted = png.slice();
+  corrupted[idat + 20] = corrupted[idat + 20]! ^ 0x01;
+  return [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)]), corrupted].map(base64);
+}
+
+/** The PNG with every chunk's CRC written for its bytes as they are now (a forger's corrupted data that passes the door). */
+export function withChunkCrcs(png: Uint8Array): Uint8Array {
+  const out = png.slice();
+  const view = new DataView(out.buffer);
+  for (let at = 8; at + 12 <= out.length; ) {
+    const end = at + 12 + view.getUint32(at);
+    view.setUint32(end - 4, CRC32.buf(out.subarray(at + 4, end - 4)) >>> 0);
+    at = end;
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
-import { burstNonce, sentIntegrity, stripLies, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
+import { burstNonce, sentIntegrity, stripLies, syntheticCapture, withChunkCrcs, type SyntheticCapture } from "../helpers/bursts";
 import { captureByKey, captureInline, hasVerdict, inlineCapture, pollVerification, upload } from "../helpers/capture";
 import { genuineRecord } from "../helpers/capture-integrity";
 import { encodeJpeg, naturalScene, rng } from "../helpers/synth";
@@ -111,7 +111,7 @@ describe("the live capture measured by the service", () => {
     expect(doneA.verdict).toMatchObject({ label: "suspicious", signals: { depth: { status: "not_assessed", reason: "burst_nonce_invalid" } } });
     // A nonce issued to another verification.
     const b = await createVerification(t.key, { max_captures: 1 });
-    const elsewhere = await burstNonce(a.id);
+    const elsewhere = await burstNonce((await createVerification(t.key, { max_captures: 1 })).id);
     const capture = await syntheticCapture("scene3d", 4108);
     await captureInline(b.id, capture.photo, { capture_integrity: await sentIntegrity(b.id, capture, elsewhere) });
     expect((await pollVerification(t.key, b.id, hasVerdict)).verdict.signals.depth).toMatchObject({ status: "not_assessed", reason: "burst_nonce_invalid" });
@@ -155,7 +155,7 @@ describe("the live capture measured by the service", () => {
     expect(two.codes).toContain("attestation_not_bound");
   });
 
-  it("the nonce endpoint: 404 for an unknown link, 410 for a dead one, and never cached", async () => {
+  it("the nonce endpoint: 404 for an unknown link, 409 once no capture can be taken, 410 for a dead one, and never cached", async () => {
     const v = await createVerification(t.key, { max_captures: 1 });
     const res = await call(`/v1/verifications/${v.id}/captures/burst-nonce`, { method: "POST" });
     expect(res.status).toBe(200);
@@ -163,6 +163,12 @@ describe("the live capture measured by the service", () => {
     const body = (await res.json()) as { nonce: string; expires_at: string };
     expect(Date.parse(body.expires_at) - Date.now()).toBeGreaterThan(29 * 60_000);
     expect((await callJson("/v1/verifications/vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z/captures/burst-nonce", { method: "POST" })).status).toBe(404);
+    // Probe of 2026-12-05: nonces were issued for a verification that takes no more captures.
+    await captureInline(v.id, genuine.photo, { capture_integrity: await sentIntegrity(v.id, genuine) });
+    await pollVerification(t.key, v.id, hasVerdict);
+    const full = await callJson(`/v1/verifications/${v.id}/captures/burst-nonce`, { method: "POST" });
+    expect(full.status).toBe(409);
+    expect(full.body.error.code).toBe("step_full");
     const redacted = await call(`/v1/verifications/${v.id}/redact`, { key: t.key, method: "POST" });
     await redacted.text();
     const dead = await callJson(`/v1/verifications/${v.id}/captures/burst-nonce`, { method: "POST" });
@@ -192,7 +198,8 @@ describe("the live capture measured by the service", () => {
       // The strip holds 16 frames' rows, the times name 15.
       ["capture_integrity.frames.png_base64", { ...good, frames: { ...good.frames, times_ms: good.frames.times_ms.slice(1) } }],
       ["capture_integrity.frames.png_base64", { ...good, frames: { ...good.frames, png_base64: other.integrity.patches.png_base64 } }],
-      // Whole chunks up to an IEND that ends the file (forge probe of 2026-12-04: an IDAT claiming 4 GiB was stored and measured).
+      // Whole chunks up to an IEND that ends the file (forge probe of 2026-12-04: an IDAT claiming 4 GiB was stored and measured),
+      // each with its CRC (probe of 2026-12-05: a corrupted strip was stored and read verified).
       ...stripLies(good.frames.png_base64).map((png_base64): [string, unknown] => ["capture_integrity.frames.png_base64", { ...good, frames: { ...good.frames, png_base64 } }]),
       ["capture_integrity.frames.times_ms", { ...good, frames: { ...good.frames, times_ms: [...good.frames.times_ms].reverse() } }],
       ["capture_integrity.frames.times_ms", { ...good, frames: { ...good.frames, times_ms: Array.from({ length: 17 }, (_, i) => i) } }],
@@ -219,10 +226,11 @@ describe("the live capture measured by the service", () => {
     expect(stored.objects.filter((o) => o.key.endsWith(".png"))).toHaveLength(0);
   });
 
-  it("a strip whose header is right but whose data does not inflate: accepted (no decoder at the door), depth not assessed (burst_unreadable)", async () => {
+  it("a strip whose chunks and CRCs are right but whose data does not inflate: accepted (no decoder at the door), depth not assessed (burst_unreadable)", async () => {
     const capture = await syntheticCapture("scene3d", 4117);
     const png = Uint8Array.from(atob(capture.integrity.frames.png_base64), (c) => c.charCodeAt(0));
     png.fill(0xff, 60, Math.min(png.length - 20, 400));
+    png.set(withChunkCrcs(png));
     let bin = "";
     for (const b of png) bin += String.fromCharCode(b);
     const { v, done } = await liveOnce({ photo: capture.photo, integrity: { ...capture.integrity, frames: { ...capture.integrity.frames, png_base64: btoa(bin) } } });

@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * A burst nonce for the next live capture
-         * @description The hosted capture page asks for one before it sends each live capture, and sends it back in `capture_integrity.nonce` with the burst. The analysis checks it was issued for this verification, at most 30 minutes before the capture arrived, and carried by no other capture (`burst_nonce_invalid`, `burst_nonce_expired`, `burst_nonce_reused`). 410 once the link is dead.
+         * @description The hosted capture page asks for one before it sends each live capture, and sends it back in `capture_integrity.nonce` with the burst. The analysis checks it was issued for this verification, at most 30 minutes before the capture arrived, and carried by no other capture (`burst_nonce_invalid`, `burst_nonce_expired`, `burst_nonce_reused`). 410 once the link is dead; 409 when the verification can take no more captures, as for an upload URL (`step_full` with every slot used, `invalid_state` once it is finished or submitted).
          */
         post: operations["createBurstNonce"];
         delete?: never;
@@ -4399,6 +4399,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */

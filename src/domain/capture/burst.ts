@@ -1,3 +1,4 @@
+import CRC32 from "crc-32";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { BURST_LIMITS, type CaptureIntegrityUpload, type CaptureIntegrityV2 } from "../../schemas/capture-integrity";
@@ -36,9 +37,10 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /**
  * Why `bytes` is not a PNG whose first chunk declares an 8-bit greyscale, non-interlaced `width` ×
- * `height` image, made of whole chunks with image data up to an IEND that ends the file, as the page
- * writes it (null: it is). A strip is stored as evidence: one whose chunk claims 4 GiB was stored
- * and measured (forge probe of 2026-12-04). Chunk CRCs and the data itself are the analysis's.
+ * `height` image, made of whole chunks, each with its CRC, with image data up to an IEND that ends
+ * the file, as the page writes it (null: it is). A strip is stored as evidence: one whose chunk
+ * claimed 4 GiB (forge probe of 2026-12-04), and one with corrupted bytes (probe of 2026-12-05), were
+ * stored and measured. Whether the data inflates is the analysis's (`burst_unreadable`).
  */
 function stripShapeProblem(bytes: Uint8Array, width: number, height: number): string | null {
   if (bytes.length < 33 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b)) return "not a PNG";
@@ -52,13 +54,18 @@ function stripShapeProblem(bytes: Uint8Array, width: number, height: number): st
   return chunksProblem(bytes, view);
 }
 
-/** Each chunk is at least 12 bytes, so the walk ends within bytes.length / 12 steps of a budgeted strip. */
+/**
+ * Each chunk is at least 12 bytes, so the walk ends within bytes.length / 12 steps of a budgeted
+ * strip, and the CRCs read each byte once.
+ */
 function chunksProblem(bytes: Uint8Array, view: DataView): string | null {
   let imageData = false;
   for (let at = 8; at + 12 <= bytes.length; ) {
     const end = at + 12 + view.getUint32(at);
     if (end > bytes.length) return `its chunk at byte ${at} runs past the end of the file`;
     const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    // The CRC covers the chunk's type and data (PNG, section 5.3).
+    if (CRC32.buf(bytes.subarray(at + 4, end - 4)) >>> 0 !== view.getUint32(end - 4)) return `its chunk at byte ${at}${/^[A-Za-z]{4}$/.test(type) ? ` (${type})` : ""} fails its CRC`;
     if (type === "IDAT") imageData = true;
     if (type === "IEND") {
       if (!imageData) return "it holds no image data";

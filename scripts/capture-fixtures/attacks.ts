@@ -130,3 +130,48 @@ export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: num
   }
   return { fps, width: WIDTH, height: HEIGHT, frames };
 }
+
+/*
+ * Forged bursts with no noise at all (the outside probe of 2026-12-05 made each with a short script
+ * and read `verified` under capture-burst/5):
+ */
+
+/** The photo (pw × ph) cropped to the view at a whole-pixel offset that walks with a hand's shake: the picture moves, nothing else changes. */
+export function shiftedStill(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number): GreyVideo {
+  const random = rng(seed);
+  const reach = { x: Math.min(24, (pw - WIDTH) >> 1), y: Math.min(24, (ph - HEIGHT) >> 1) };
+  const phase = [random(), random()].map((p) => 2 * Math.PI * p);
+  const frames = Array.from({ length: Math.round(fps * seconds) }, (_, i) => {
+    const t = i / fps;
+    const ox = ((pw - WIDTH) >> 1) + Math.round(reach.x * Math.sin(2 * Math.PI * 0.7 * t + phase[0]!));
+    const oy = ((ph - HEIGHT) >> 1) + Math.round(reach.y * Math.sin(2 * Math.PI * 0.45 * t + phase[1]!));
+    const out = new Uint8Array(WIDTH * HEIGHT);
+    for (let y = 0; y < HEIGHT; y += 1) out.set(photo.subarray((oy + y) * pw + ox, (oy + y) * pw + ox + WIDTH), y * WIDTH);
+    return out;
+  });
+  return { fps, width: WIDTH, height: HEIGHT, frames };
+}
+
+/** The photo repeated with every level raised and lowered together (a triangle of ±`amplitude` levels, `perFrame` a frame): only the brightness changes. */
+export function brightnessRamp(frame: Uint8Array, fps: number, seconds: number, perFrame = 1.5, amplitude = 24): GreyVideo {
+  const period = (4 * amplitude) / perFrame;
+  const frames = Array.from({ length: Math.round(fps * seconds) }, (_, i) => {
+    const phase = (i % period) / period;
+    const level = Math.round(amplitude * (phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase));
+    return frame.map((v) => Math.max(0, Math.min(255, v + level)));
+  });
+  return { fps, width: WIDTH, height: HEIGHT, frames };
+}
+
+/**
+ * The photo repeated with one corner square (`side` px) at a new level every frame (never one seen
+ * before, so no frame repeats: a loop would trip on its own): a small area changes, the rest is still.
+ */
+export function blinkingCorner(frame: Uint8Array, fps: number, seconds: number, side = 40): GreyVideo {
+  const frames = Array.from({ length: Math.round(fps * seconds) }, (_, i) => {
+    const out = frame.slice();
+    for (let y = 0; y < side; y += 1) out.fill(20 + ((i * 53) % 211), y * WIDTH, y * WIDTH + side);
+    return out;
+  });
+  return { fps, width: WIDTH, height: HEIGHT, frames };
+}

@@ -5,14 +5,16 @@
  * page-frames.ts: the page's own frame code), a shutter pressed every 250 ms from 1 s on, and each
  * press decided as the service decides it (scripts/eval/burst-press.ts: the service's measures,
  * agreement and decision). `--write` replaces the block between the capture-eval markers in
- * docs/signals.md; `--sweep` prints the photo-agreement and flatness distributions.
+ * docs/signals.md; `--sweep` prints the photo-agreement and flatness distributions; `--measures FILE`
+ * writes every press's measures (one JSON line each, with its case) for choosing thresholds.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } from "../../src/analysis/signals/capture-burst";
+import type { BurstMeasures } from "../../src/analysis/burst/measures";
 import type { CaptureDevice } from "../../src/schemas/capture-integrity";
-import { looping, movingScreen, noisyStill, still } from "../capture-fixtures/attacks";
+import { blinkingCorner, brightnessRamp, looping, movingScreen, noisyStill, shiftedStill, still } from "../capture-fixtures/attacks";
 import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
 import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
@@ -20,7 +22,7 @@ import { codesOf, decidePress, isAnomaly, isUnassessed, type Decision } from "./
 import { sweepLines, type Spread } from "./noise-rules";
 import { rate } from "./stats";
 
-const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, sweep: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, sweep: { type: "boolean", default: false }, measures: { type: "string" } } });
 
 interface Case {
   group: string;
@@ -30,6 +32,8 @@ interface Case {
   decisions: Decision[];
   /** The noise's spatial correlations of each press, where measured. */
   spread?: Spread[];
+  /** What the service measured of each press. */
+  measures?: BurstMeasures[];
 }
 
 const OWN_NAME: CaptureDevice = { label: "OBS Virtual Camera", kind: "videoinput", settings: { width: 1920, height: 1080, frame_rate: 30 }, controls: [] };
@@ -45,9 +49,9 @@ function presses(video: GreyVideo, device: CaptureDevice, fromMs = 1000, stepMs 
   return out;
 }
 
-async function decideAll(ps: Press[]): Promise<Pick<Case, "decisions" | "spread">> {
+async function decideAll(ps: Press[]): Promise<Pick<Case, "decisions" | "spread" | "measures">> {
   const out = await Promise.all(ps.map((p) => decidePress(p)));
-  return { decisions: out.map((o) => o.decision), spread: out.flatMap(({ measures: m }) => (m.noise_correlation !== null && m.noise_correlation_far !== null ? [{ near: m.noise_correlation, far: m.noise_correlation_far }] : [])) };
+  return { decisions: out.map((o) => o.decision), measures: out.map((o) => o.measures), spread: out.flatMap(({ measures: m }) => (m.noise_correlation !== null && m.noise_correlation_far !== null ? [{ near: m.noise_correlation, far: m.noise_correlation_far }] : [])) };
 }
 
 const started = Date.now();
@@ -94,6 +98,15 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   // Noise shaped like a camera's (white noise box-blurred twice): what passed the forge probe of 2026-12-04.
   const shapedScreens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 1.5, "camera-shaped")));
   cases.push({ group: `3. the same warps with camera-shaped noise (σ 1.5, white noise box-blurred twice), ${label}`, rung: "3", positive: true, ...(await decideAll(shapedScreens.flatMap((v) => presses(v, device, 1000, 500)))) });
+  // No noise at all (the outside probe of 2026-12-05 read each of these `verified` under capture-burst/5).
+  const noiseless = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 0)));
+  cases.push({ group: `3. the same warps with no noise at all, ${label}`, rung: "3", positive: true, ...(await decideAll(noiseless.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const shifted = photos.flatMap((p, i) => [1, 2, 3].map((seed) => shiftedStill(p, 640, 480, 30, 5, 100 * i + seed)));
+  cases.push({ group: `2. the photo moved by whole pixels, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(shifted.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const ramps = photo320.map((p) => brightnessRamp(p, 30, 3));
+  cases.push({ group: `2. the photo repeated with only its brightness ramped, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(ramps.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const blinking = photo320.map((p) => blinkingCorner(p, 30, 3));
+  cases.push({ group: `2. the photo repeated with one corner blinking, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(blinking.flatMap((v) => presses(v, device, 1000, 500)))) });
   for (const loop of [0.5, 1, 2]) {
     const clips = loopable.filter(({ video }) => video.frames.length / video.fps >= loop + 1).map(({ video }) => looping(video, loop, 6, 0.5));
     cases.push({ group: `looping ${loop} s clip of a real video, shutter after ≥ 1 loop, ${label}`, rung: "loop", positive: true, ...(await decideAll(clips.flatMap((v) => presses(v, device, (loop + 0.2) * 1000, 500)))) });
@@ -161,6 +174,10 @@ if (args.sweep) {
     for (const d of r.decisions) for (const c of codesOf(d)) why.set(c, (why.get(c) ?? 0) + 1);
     console.log(`${r.group}: ${[...why.entries()].map(([c, n]) => `${c} ${n}`).join(", ")}`);
   }
+}
+
+if (args.measures) {
+  writeFileSync(args.measures, cases.flatMap((c) => (c.measures ?? []).map((m) => JSON.stringify({ case: c.group, rung: c.rung, positive: c.positive, ...m }))).join("\n") + "\n");
 }
 
 if (args.write) {

@@ -19,9 +19,13 @@ import { encodeJpeg, rng } from "./synth";
  * `scene3d`: a near object over a far background, moving at different speeds (parallax).
  * `plane`: one textured plane moving (a document, a wall, or a screen held to the camera).
  * `still`: the same picture in every frame with no noise (an injected still).
+ * Forged by a script from one picture with no noise at all (the outside probe of 2026-12-05):
+ * `shifted`: the picture moved by whole native pixels; `ramp`: the still with its levels ramped,
+ * 3 a frame; `blink`: the still with a 60 px corner at a new level every frame.
  */
 
-export type BurstScene = "scene3d" | "plane" | "still";
+export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink";
+const FORGED: ReadonlySet<BurstScene> = new Set(["still", "shifted", "ramp", "blink"]);
 
 const W = 480;
 const H = 360;
@@ -65,20 +69,25 @@ function render(scene: BurstScene, seed: number, times: number[]): Uint8Array[] 
   // Hand shake: native px per ms, with a little curvature.
   const vx = 0.012 + r() * 0.006;
   const vy = 0.006 + r() * 0.004;
-  return times.map((t) => {
+  return times.map((t, i) => {
     const frame = new Uint8Array(W * H);
+    const forged = FORGED.has(scene);
     // A camera's noise is spread over neighbouring pixels (demosaicking, denoising): each pixel averages four draws.
     const raw = Float32Array.from({ length: (W + 1) * (H + 1) }, draw);
     const noise = (x: number, y: number) => (raw[y * (W + 1) + x]! + raw[y * (W + 1) + x + 1]! + raw[(y + 1) * (W + 1) + x]! + raw[(y + 1) * (W + 1) + x + 1]!) / 2;
-    const k = scene === "still" ? 0 : t + 400;
-    const bx = vx * k + 0.00001 * k * k;
-    const by = vy * k;
+    const k = forged && scene !== "shifted" ? 0 : t + 400;
+    const whole = scene === "shifted" ? Math.round : (v: number) => v;
+    const bx = whole(vx * k + 0.00001 * k * k);
+    const by = whole(vy * k);
+    const level = scene === "ramp" ? 3 * i - 24 : 0;
     for (let y = 0; y < H; y += 1) {
       for (let x = 0; x < W; x += 1) {
         const inside = scene === "scene3d" && x > W * 0.3 && x < W * 0.7 && y > H * 0.25 && y < H * 0.75;
         // The near object moves 2.2 times as far as the background: parallax.
         const v = inside ? 120 + near(x + 2.2 * bx + 1000, y + 2.2 * by) : 128 + far(x + bx, y + by);
-        frame[y * W + x] = Math.max(0, Math.min(255, Math.round(v + (scene === "still" ? 0 : noise(x, y)))));
+        // A new level every frame (53 and 211 are coprime): no frame repeats, so no loop trips first.
+        const blink = scene === "blink" && x < 60 && y < 60 ? 20 + ((i * 53) % 211) : null;
+        frame[y * W + x] = blink ?? Math.max(0, Math.min(255, Math.round(v + level + (forged ? 0 : noise(x, y)))));
       }
     }
     return frame;

@@ -43,7 +43,7 @@ describe("the live capture measured by the service", () => {
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.verdict).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     const [{ capture, depth, codes }] = await depthOf(v.id);
-    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/5" });
+    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/6" });
     expect(codes).toEqual(expect.arrayContaining(["burst_photo_agreement", "sensor_noise", "camera_motion", "parallax"]));
     const { png_base64: _f, ...frames } = integrity.frames;
     const { png_base64: _p, ...patches } = integrity.patches;
@@ -81,6 +81,20 @@ describe("the live capture measured by the service", () => {
     expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
     const [{ codes }] = await depthOf(v.id);
     expect(codes).toContain("frozen_stream");
+  });
+
+  // capture-burst/6: each of these, made by a script from one picture with no noise, read verified
+  // under /5 (outside probe of 2026-12-05), the brightness ramp certified as a scene with depth.
+  it.each([
+    ["the picture moved by whole pixels", "shifted", "still_patches", 4120],
+    ["the still with its levels ramped", "ramp", "frozen_stream", 4121],
+    ["the still with a corner blinking", "blink", "still_patches", 4122],
+  ] as const)("a noiseless forged burst, %s: depth_anomaly (%s)", async (_what, scene, code, seed) => {
+    const { done, v } = await liveOnce(await syntheticCapture(scene, seed));
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toContain(code);
+    expect(codes).not.toContain("parallax");
   });
 
   it("one moving plane (a document, a wall) passes as a flat scene, and the certificate says so", async () => {

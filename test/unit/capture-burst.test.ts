@@ -129,6 +129,30 @@ describe("capture burst measures (the service's code)", () => {
     expect(deep.parallax!.residual_px).toBeGreaterThan(2 * CAPTURE_BURST_THRESHOLDS.flatResidualPx);
   });
 
+  // Probe of 2026-12-05: a still photo with only its levels ramped read as "the scene moved with depth".
+  it("a change of level (exposure, or a ramp of levels on a still) is no motion, no change and no noise", () => {
+    const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
+    const ramped = frames.map((f, k) => ({ ...f, luma: frames[0]!.luma.map((v) => v + 3 * (k - 6)), patch: frames[0]!.patch.map((v) => v + 3 * (k - 6)) }));
+    const burst = burstOf(ramped);
+    expect(burst).toMatchObject({ identical_pairs: 0, temporal_noise: 0, motion_px: 0, changed_fraction: 0 });
+    expect(burst.parallax === null || burst.parallax.baseline_px < CAPTURE_BURST_THRESHOLDS.parallaxMinBaselinePx).toBe(true);
+    // A live sensor's exposure change leaves its noise and its motion as they were.
+    const live = scene(12, (k) => ({ dx: 0.4 * k, dy: 0.15 * k }), 2);
+    const brighter = burstOf(live.map((f, k) => ({ ...f, luma: f.luma.map((v) => Math.min(255, v + 2 * k)), patch: f.patch.map((v) => Math.min(255, v + 2 * k)) })));
+    const plain = burstOf(live);
+    expect(Math.abs(brighter.temporal_noise - plain.temporal_noise)).toBeLessThan(0.15);
+    expect(Math.abs(brighter.motion_px - plain.motion_px)).toBeLessThan(0.05);
+  });
+
+  // Probe of 2026-12-05: the photo moved by whole pixels with no noise read as a flat scene.
+  it("native patches moved by whole pixels leave every textured pixel unchanged; a moving camera's do not", () => {
+    const live = burstOf(scene(12, (k) => ({ dx: 0.4 * k, dy: 0.15 * k }), 2));
+    expect(live.patch_still_share).toBeLessThan(0.3);
+    const shifted = burstOf(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
+    expect(shifted.patch_still_share).toBe(1);
+    expect(shifted.temporal_noise).toBe(0);
+  });
+
   it("a looping clip repeats frames exactly: the preview's watch counts it, a frozen run is not a loop", () => {
     const clip = scene(6, (k) => ({ dx: k, dy: 0 }), 2);
     const loop = new RepeatWatch();
@@ -157,7 +181,7 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/5)", () => {
+describe("depth from the capture burst (decision, capture-burst/6)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
     expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
@@ -183,7 +207,7 @@ describe("depth from the capture burst (decision, capture-burst/5)", () => {
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/5" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/6" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -202,6 +226,32 @@ describe("depth from the capture burst (decision, capture-burst/5)", () => {
     expect(result.evidence).toContainEqual({ code: "frozen_stream", value: 11, detail: "the frames never changed at all" });
   });
 
+  // capture-burst/6: three noiseless forged bursts of the probe of 2026-12-05 read verified under /5.
+  it("noiseless forged bursts are anomalies: the photo moved by whole pixels, a ramp of levels, a blinking corner", () => {
+    const moved = findings(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
+    expect(moved.measures!.patch_still_share).toBe(1);
+    const shifted = assessCaptureBurst(moved);
+    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/6" });
+    expect(shifted.evidence).toContainEqual(expect.objectContaining({ code: "still_patches", value: 1 }));
+    expect(codes(shifted)).not.toContain("frozen_stream");
+
+    const frames = scene(12, () => ({ dx: 0, dy: 0 }), 0);
+    const ramped = frames.map((f, k) => ({ ...f, luma: frames[0]!.luma.map((v) => v + 3 * (k - 6)), patch: frames[0]!.patch.map((v) => v + 3 * (k - 6)) }));
+    const ramp = assessCaptureBurst(findings(ramped));
+    expect(ramp).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(ramp)).toContain("frozen_stream");
+    expect(codes(ramp)).not.toContain("parallax");
+
+    const blinking = frames.map((f, k) => {
+      const luma = frames[0]!.luma.slice();
+      for (let y = 0; y < 20; y += 1) luma.fill(20 + ((k * 53) % 211), y * 160, y * 160 + 20);
+      return { ...f, luma, patch: frames[0]!.patch };
+    });
+    const corner = assessCaptureBurst(findings(blinking));
+    expect(corner).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(corner)).toContain("still_patches");
+  });
+
   it("a preview the page says repeated itself is shown as its claim and decides nothing: numbers the client reports never do", () => {
     const result = assessCaptureBurst(findings(depthScene(), { record: v2(PHONE, 4) }));
     expect(result).toMatchObject({ anomaly: false });
@@ -217,7 +267,7 @@ describe("depth from the capture burst (decision, capture-burst/5)", () => {
     expect(live).toMatchObject({ source: "capture_burst", anomaly: false });
     expect((live as { confidence: number }).confidence).toBeGreaterThan(0.7);
     expect((live as { method?: string }).method).toBeUndefined();
-    expect(codes(live)).toEqual(["burst_photo_agreement", "sensor_noise", "camera_motion", "noise_correlation", "parallax"]);
+    expect(codes(live)).toEqual(["burst_photo_agreement", "sensor_noise", "camera_motion", "noise_correlation", "patch_still_share", "parallax"]);
   });
 
   it("one moving plane alone passes as a flat scene (a document, a wall, a distant street); with a screen cue it trips", () => {

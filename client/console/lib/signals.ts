@@ -80,6 +80,8 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   repeated_frames_reported: "the page reported that its preview repeated frames exactly, as a looping video does (its claim, not a check)",
   white_noise: "the noise between frames is uncorrelated from pixel to pixel, as when noise is added to a picture; a camera's pipeline spreads its noise",
   noise_correlation: "how much the noise between frames spreads to neighbouring pixels (a camera's: 0.3 to 0.9; noise added to a picture: about 0)",
+  still_patches: "the full-resolution crops' edges never changed while the frames did, as when a picture is moved by whole pixels or held still; a moving camera changes them all",
+  patch_still_share: "the share of edges in the full-resolution crops left exactly unchanged between frames (a moving camera's: under 0.6; a picture moved by whole pixels: 1)",
   sensor_noise: "the noise between frames, in grey levels (a live sensor shows some)",
   camera_motion: "how far the picture moved between frames, in pixels of a 160 px frame",
   parallax: "near and far things moved differently between frames: a scene with depth",

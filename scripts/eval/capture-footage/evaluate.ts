@@ -6,7 +6,9 @@
  * decided as the service decides it (scripts/eval/burst-press.ts). Figures by category and split
  * (split by source: thresholds are chosen on `train`, `test` is held out).
  *
- *   npx tsx scripts/eval/capture-footage/evaluate.ts [--write] [--split train|test]
+ *   npx tsx scripts/eval/capture-footage/evaluate.ts [--write] [--split train|test] [--measures FILE]
+ *
+ * `--measures FILE` writes every press's measures (one JSON line each, with its clip) for choosing thresholds.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -20,7 +22,7 @@ import { rate } from "../stats";
 import { pageFramesOf, readClip } from "./frames";
 import { cachePath, readManifest, ROOT, sequence, type Clip } from "./sources";
 
-const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, split: { type: "string" }, seconds: { type: "string", default: "8" } } });
+const { values: args } = parseArgs({ options: { write: { type: "boolean", default: false }, split: { type: "string" }, seconds: { type: "string", default: "8" }, measures: { type: "string" } } });
 const SECONDS = Number(args.seconds);
 
 function pressAt(frames: PageFrame[], shutterAt: number, native: { width: number; height: number }): Press | null {
@@ -54,6 +56,7 @@ interface Result {
 const started = Date.now();
 const clips = readManifest().filter((c) => !args.split || c.split === args.split);
 const results: Result[] = [];
+const measured: string[] = [];
 for (const clip of clips) {
   const file = cachePath(clip);
   if (!existsSync(file) || (sequence(clip) && readdirSync(file).length === 0)) {
@@ -68,6 +71,7 @@ for (const clip of clips) {
     if (!press) continue;
     const { decision, measures } = await decidePress(press);
     r.n += 1;
+    measured.push(JSON.stringify({ clip: clip.name, split: clip.split, category: clip.category, camera: clip.camera, ...measures }));
     if (isAnomaly(decision)) r.anomaly += 1;
     if (isUnassessed(decision)) r.unassessed += 1;
     const codes = codesOf(decision);
@@ -118,6 +122,8 @@ for (const split of ["train", "test"]) {
   const of = (f: (c: Clip) => boolean) => results.filter((r) => r.clip.split === split && f(r.clip)).flatMap((r) => r.spread);
   console.log(`${split}:\n${sweepLines([{ name: "genuine", spreads: of(genuine) }, { name: "display", spreads: of((c) => c.category === "display") }, { name: "fixed", spreads: of((c) => c.category === "static") }]).join("\n")}`);
 }
+
+if (args.measures) writeFileSync(args.measures, `${measured.join("\n")}\n`);
 
 if (args.write) {
   const file = path.join(ROOT, "docs", "signals.md");

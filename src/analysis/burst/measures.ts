@@ -17,7 +17,16 @@ export { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame };
  * spatial correlation with near and farther neighbours (medians over consecutive patch pairs; null
  * when no pair could say).
  */
-export type BurstMeasures = BurstMeasuresV1 & { noise_correlation: number | null; noise_correlation_far: number | null };
+export type BurstMeasures = BurstMeasuresV1 & {
+  noise_correlation: number | null;
+  noise_correlation_far: number | null;
+  /**
+   * The share of the native patches' textured pixels left exactly unchanged between consecutive
+   * patches once aligned (median over pairs; null when no pair has enough texture): 1 when the
+   * patches are the same picture moved by whole pixels, or not at all.
+   */
+  patch_still_share: number | null;
+};
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -35,8 +44,36 @@ function median(values: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The integer shift (±`r` px) that best aligns patch `b` with patch `a` (sum of absolute differences on every other pixel). */
+/** The mean of `b` minus the mean of `a` (two pictures of one size): a change of exposure, or a ramp of levels. */
+function meanOffset(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i += 1) sum += b[i]! - a[i]!;
+  return a.length > 0 ? sum / a.length : 0;
+}
+
+/** The median of the integer differences `b − a` at each pixel (a histogram: no sort, no allocation per pixel). */
+function medianDifference(a: Uint8Array, b: Uint8Array, at: (i: number) => number = (i) => i, indices: Iterable<number> = a.keys()): number {
+  const histogram = new Uint32Array(511);
+  let n = 0;
+  for (const i of indices) {
+    histogram[b[at(i)]! - a[i]! + 255]! += 1;
+    n += 1;
+  }
+  if (n === 0) return 0;
+  let seen = 0;
+  for (let d = 0; d < 511; d += 1) {
+    seen += histogram[d]!;
+    if (seen * 2 >= n) return d - 255;
+  }
+  return 0;
+}
+
+/**
+ * The integer shift (±`r` px) that best aligns patch `b` with patch `a` (sum of absolute differences
+ * on every other pixel, `b`'s mean level brought to `a`'s: a change of exposure is no shift).
+ */
 export function alignPatches(a: Uint8Array, b: Uint8Array, side: number, r: number = PATCH_MARGIN): { dx: number; dy: number } {
+  const offset = meanOffset(a, b);
   let best = Infinity;
   let bx = 0;
   let by = 0;
@@ -46,7 +83,7 @@ export function alignPatches(a: Uint8Array, b: Uint8Array, side: number, r: numb
       for (let y = r; y < side - r; y += 2) {
         const ra = y * side;
         const rb = (y + dy) * side + dx;
-        for (let x = r; x < side - r; x += 2) sad += Math.abs(a[ra + x]! - b[rb + x]!);
+        for (let x = r; x < side - r; x += 2) sad += Math.abs(a[ra + x]! - b[rb + x]! + offset);
       }
       if (sad < best) [best, bx, by] = [sad, dx, dy];
     }
@@ -58,24 +95,34 @@ const PATCH_MARGIN = 8;
 
 /**
  * Temporal noise of two native patches: the best integer alignment (±8 px), then the mean of the
- * lowest 80 % of the absolute differences, scaled to σ of one frame's noise (for Gaussian noise the
- * trimmed mean of |d| is 0.5586 σ_d and σ_d = √2 σ). Edges left by sub-pixel motion are the top 20 %.
+ * lowest 80 % of the absolute differences from their median (a change of exposure, or a ramp of
+ * levels, moves every pixel alike and is no noise), scaled to σ of one frame's noise (for Gaussian
+ * noise the trimmed mean of |d| is 0.5586 σ_d and σ_d = √2 σ). Edges left by sub-pixel motion are
+ * the top 20 %.
  */
-export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): number {
+export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): number {
   const r = PATCH_MARGIN;
-  const { dx: bx, dy: by } = alignPatches(a, b, side);
-  const histogram = new Uint32Array(256);
-  let n = 0;
+  const { dx: bx, dy: by } = aligned;
+  const shifted = (i: number) => i + by * side + bx;
+  // A clipped pixel (0 or 255 in either patch) shows no noise, only how far a change of level pushed it.
+  const inner: number[] = [];
   for (let y = r; y < side - r; y += 1) {
     for (let x = r; x < side - r; x += 1) {
-      histogram[Math.abs(a[y * side + x]! - b[(y + by) * side + x + bx]!)]! += 1;
-      n += 1;
+      const i = y * side + x;
+      if (a[i]! % 255 !== 0 && b[shifted(i)]! % 255 !== 0) inner.push(i);
     }
+  }
+  const level = medianDifference(a, b, shifted, inner);
+  const histogram = new Uint32Array(511);
+  let n = 0;
+  for (const i of inner) {
+    histogram[Math.abs(b[shifted(i)]! - a[i]! - level)]! += 1;
+    n += 1;
   }
   const keep = Math.floor(n * 0.8);
   let taken = 0;
   let sum = 0;
-  for (let d = 0; d < 256 && taken < keep; d += 1) {
+  for (let d = 0; d < 511 && taken < keep; d += 1) {
     const take = Math.min(histogram[d]!, keep - taken);
     taken += take;
     sum += take * d;
@@ -97,9 +144,9 @@ const MIN_FLAT_PIXELS = 200;
  * pixel to a picture is white (about 0), and what sub-pixel motion leaves of the picture's texture
  * is smooth (`near` about `far`). Null when the pair holds too few flat pixels or no difference.
  */
-export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE): { near: number; far: number } | null {
+export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): { near: number; far: number } | null {
   const r = PATCH_MARGIN + 1;
-  const { dx, dy } = alignPatches(a, b, side);
+  const { dx, dy } = aligned;
   const d = new Float64Array(side * side);
   const flat = new Uint8Array(side * side);
   let mean = 0;
@@ -143,6 +190,32 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
   return near === null || far === null ? null : { near, far };
 }
 
+/** Fewer textured pixels than this in a pair and its still share is not measured. */
+const MIN_TEXTURED_PIXELS = 100;
+
+/**
+ * The share of patch `a`'s textured pixels (neighbours differing by at least FLAT_GRADIENT) that
+ * are exactly unchanged in `b` once aligned and `b`'s common change of level removed. A camera that
+ * moved leaves no edge where it was (sub-pixel motion and sensor noise change it); a picture moved
+ * by whole pixels, or not moved, leaves every one (probe of 2026-12-05). Null with too little texture.
+ */
+export function patchStillShare(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): number | null {
+  const r = PATCH_MARGIN + 1;
+  const at = (i: number) => i + aligned.dy * side + aligned.dx;
+  const textured: number[] = [];
+  for (let y = r; y < side - r; y += 1) {
+    for (let x = r; x < side - r; x += 1) {
+      const i = y * side + x;
+      if (Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!) >= FLAT_GRADIENT) textured.push(i);
+    }
+  }
+  if (textured.length < MIN_TEXTURED_PIXELS) return null;
+  const level = medianDifference(a, b, at, textured);
+  let still = 0;
+  for (const i of textured) if (b[at(i)]! - a[i]! === level) still += 1;
+  return still / textured.length;
+}
+
 interface BlockMatch {
   x: number;
   y: number;
@@ -163,12 +236,16 @@ function vertex(left: number, centre: number, right: number): number {
 
 /**
  * Motion of each textured BLOCK² block of `a` in `b`: SAD search within ±`radius` px of the
- * predicted shift, refined to sub-pixel. Blocks too plain to match, or whose minimum is not clear,
- * are left out.
+ * predicted shift, `b`'s mean level brought to `a`'s (a change of exposure, or a ramp of levels, is
+ * no motion: probe of 2026-12-05, where a still photo with its levels ramped read as parallax),
+ * refined to sub-pixel. Blocks too plain to match, or whose minimum is not clear, are left out.
+ * One offset for the frame, not one per block: a block's own mean would trade its shift for its
+ * level wherever the texture is a slope, and a camera's exposure moves the whole frame.
  */
 export function blockMotion(a: GreyFrame, b: GreyFrame, predicted: { dx: number; dy: number }, radius: number): BlockMatch[] {
   const { width: w, height: h } = a;
   const out: BlockMatch[] = [];
+  const offset = meanOffset(a.luma, b.luma);
   const px = Math.round(predicted.dx);
   const py = Math.round(predicted.dy);
   const sads = new Float64Array((2 * radius + 1) ** 2);
@@ -198,7 +275,7 @@ export function blockMotion(a: GreyFrame, b: GreyFrame, predicted: { dx: number;
             for (let y = 0; y < BLOCK; y += 1) {
               const ra = (y0 + y) * w + x0;
               const rb = (oy + y) * w + ox;
-              for (let x = 0; x < BLOCK; x += 1) sad += Math.abs(a.luma[ra + x]! - b.luma[rb + x]!);
+              for (let x = 0; x < BLOCK; x += 1) sad += Math.abs(a.luma[ra + x]! - b.luma[rb + x]! + offset);
             }
           }
           const i = (sy + radius) * (2 * radius + 1) + sx + radius;
@@ -318,6 +395,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     parallax: null,
     noise_correlation: null,
     noise_correlation_far: null,
+    patch_still_share: null,
   };
   if (n < 2 || !first) return empty;
   let identical = 0;
@@ -325,9 +403,14 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   const noise: number[] = [];
   const near: number[] = [];
   const far: number[] = [];
+  const stillShares: number[] = [];
   for (let i = 1; i < patches.length; i += 1) {
-    noise.push(patchNoise(patches[i - 1]!, patches[i]!));
-    const c = noiseCorrelation(patches[i - 1]!, patches[i]!);
+    const [a, b] = [patches[i - 1]!, patches[i]!];
+    const aligned = alignPatches(a, b, PATCH_SIDE);
+    noise.push(patchNoise(a, b, PATCH_SIDE, aligned));
+    const share = patchStillShare(a, b, PATCH_SIDE, aligned);
+    if (share !== null) stillShares.push(share);
+    const c = noiseCorrelation(a, b, PATCH_SIDE, aligned);
     if (c) {
       near.push(c.near);
       far.push(c.far);
@@ -341,8 +424,10 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     const b = frames[i]!;
     if (same(a, b)) identical += 1;
     else if (frames.slice(0, i - 1).some((earlier, j) => same(earlier, b) && frames.slice(j + 1, i).some((between) => !same(between, b)))) repeated += 1;
+    // Changed beyond the frame's common change of level (exposure, or a ramp of levels: no change of the scene).
+    const level = medianDifference(a.luma, b.luma);
     let moved = 0;
-    for (let p = 0; p < a.luma.length; p += 1) if (Math.abs(a.luma[p]! - b.luma[p]!) > 2) moved += 1;
+    for (let p = 0; p < a.luma.length; p += 1) if (Math.abs(b.luma[p]! - a.luma[p]! - level) > 2) moved += 1;
     changed.push(moved / a.luma.length);
     const blocks = blockMotion(a, b, { dx: 0, dy: 0 }, 4);
     const shift = blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
@@ -360,5 +445,6 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     parallax: parallaxOf(first, frames[n - 1]!, total),
     noise_correlation: near.length > 0 ? round3(median(near)) : null,
     noise_correlation_far: far.length > 0 ? round3(median(far)) : null,
+    patch_still_share: stillShares.length > 0 ? round3(median(stillShares)) : null,
   };
 }

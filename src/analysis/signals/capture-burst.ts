@@ -14,7 +14,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/5";
+export const CAPTURE_BURST_VERSION = "capture-burst/6";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -38,8 +38,22 @@ export const CAPTURE_BURST_THRESHOLDS = {
   frozenNoiseBelow: 0.1,
   /** …and below this whole-frame motion (px of the reduced frame) the frames did not move. */
   frozenMotionBelow: 0.05,
-  /** …and below this share of changed pixels nothing else in the frame changed either. */
+  /**
+   * …and below this share of changed pixels nothing else in the frame changed either. Motion, changed
+   * pixels and noise are all measured beyond the frames' common change of level (capture-burst/6:
+   * a still photo with its levels ramped read as a scene with depth, probe of 2026-12-05).
+   */
   frozenChangedBelow: 0.002,
+  /**
+   * Still patches: at least this share of the native patches' textured pixels exactly unchanged
+   * between consecutive patches once aligned (median over pairs), while the frames are not frozen.
+   * A camera that moves changes every edge by sub-pixel motion and noise; a picture moved by whole
+   * pixels, or patches held still beside changing frames, change none (probe of 2026-12-05: both read
+   * verified under capture-burst/5). Chosen on the footage's training split (scripts/eval/capture-
+   * footage/evaluate.ts --measures; docs/signals.md): no genuine hand-held press reaches 0.55; two
+   * presses of one compressed fixed camera (no noise left, its centre still) reach 0.95.
+   */
+  stillPatchesFrom: 0.9,
   /** Noise (σ) at which the frames count as fully noisy (for the confidence). */
   noiseFull: 1,
   /** Motion (px) at which the frames count as fully moving (for the confidence). */
@@ -231,14 +245,18 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     const still = m.motion_px < t.frozenMotionBelow && m.changed_fraction < t.frozenChangedBelow;
     // Reduced frames that never change at all are frozen whatever the native patches carry: the
     // patches are not tied to the frames, and noise added to them alone passed (probe of 2026-12-04).
-    if (m.frames >= 2 && (allIdentical || (m.temporal_noise < t.frozenNoiseBelow && still))) {
+    const frozen = m.frames >= 2 && (allIdentical || (m.temporal_noise < t.frozenNoiseBelow && still));
+    if (frozen) {
       against.push({ code: "frozen_stream", value: m.identical_pairs, detail: allIdentical ? "the frames never changed at all" : "no sensor noise and no motion between frames" });
+    } else if (m.patch_still_share !== null && m.patch_still_share >= t.stillPatchesFrom) {
+      against.push({ code: "still_patches", value: round2(m.patch_still_share), detail: "the native patches' edges never changed while the frames did: a picture moved by whole pixels, or held still" });
     }
     if (m.temporal_noise >= t.whiteNoiseMin && m.noise_correlation !== null && m.noise_correlation < t.whiteNoiseBelow) {
       against.push({ code: "white_noise", value: round2(m.noise_correlation!), detail: "noise not spread over neighbouring pixels as a camera's is: added to a picture" });
     }
     evidence.push({ code: "sensor_noise", value: round2(m.temporal_noise) }, { code: "camera_motion", value: round2(m.motion_px) });
     if (m.noise_correlation !== null) evidence.push({ code: "noise_correlation", value: round2(m.noise_correlation) });
+    if (m.patch_still_share !== null) evidence.push({ code: "patch_still_share", value: round2(m.patch_still_share) });
     const p = m.parallax;
     if (p && p.blocks >= t.parallaxMinBlocks && p.baseline_px >= t.parallaxMinBaselinePx) {
       const flatBelow = Math.max(t.flatResidualPx, t.flatResidualPerBaseline * p.baseline_px);

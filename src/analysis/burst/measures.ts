@@ -3,7 +3,8 @@
  * frames the capture page sent (analysis/burst/read.ts decodes them): each frame the whole picture
  * reduced to at most 160 px, and a few native-resolution patches of the centre, which carry the
  * sensor noise the reduction averages away. Measures: identical and repeated frames, temporal
- * noise, whole-frame motion, and parallax: how far the motion of textured blocks between the first
+ * noise, how much of the patches' edges stayed exactly still, whole-frame motion (each beyond the
+ * frames' common change of level), and parallax: how far the motion of textured blocks between the first
  * and last frames is from one homography (a flat screen or print moves as one plane; a scene with
  * depth does not). The evaluation (scripts/eval/capture-burst.ts) runs the same code in Node.
  */

@@ -152,6 +152,17 @@ export function shiftedStill(photo: Uint8Array, pw: number, ph: number, fps: num
   return { fps, width: WIDTH, height: HEIGHT, frames };
 }
 
+/**
+ * `video` with ±1 added to a random `share` of each frame's pixels, fresh every frame: noise sparse
+ * enough that most pixels never change (the picture moved by whole pixels with it read `verified`
+ * under capture-burst/6: the trimmed noise measure took every change for an edge).
+ */
+export function sparseNoise(video: GreyVideo, share: number, seed: number): GreyVideo {
+  const random = rng(seed);
+  const frames = video.frames.map((f) => f.map((v) => (random() < share ? Math.max(0, Math.min(255, v + (random() < 0.5 ? -1 : 1))) : v)));
+  return { ...video, frames };
+}
+
 /** The photo repeated with every level raised and lowered together (a triangle of ±`amplitude` levels, `perFrame` a frame): only the brightness changes. */
 export function brightnessRamp(frame: Uint8Array, fps: number, seconds: number, perFrame = 1.5, amplitude = 24): GreyVideo {
   const period = (4 * amplitude) / perFrame;

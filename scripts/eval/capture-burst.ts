@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } from "../../src/analysis/signals/capture-burst";
 import type { BurstMeasures } from "../../src/analysis/burst/measures";
 import type { CaptureDevice } from "../../src/schemas/capture-integrity";
-import { blinkingCorner, brightnessRamp, looping, movingScreen, noisyStill, shiftedStill, still } from "../capture-fixtures/attacks";
+import { blinkingCorner, brightnessRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still } from "../capture-fixtures/attacks";
 import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
 import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
@@ -103,6 +103,10 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   cases.push({ group: `3. the same warps with no noise at all, ${label}`, rung: "3", positive: true, ...(await decideAll(noiseless.flatMap((v) => presses(v, device, 1000, 500)))) });
   const shifted = photos.flatMap((p, i) => [1, 2, 3].map((seed) => shiftedStill(p, 640, 480, 30, 5, 100 * i + seed)));
   cases.push({ group: `2. the photo moved by whole pixels, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(shifted.flatMap((v) => presses(v, device, 1000, 500)))) });
+  for (const share of [0.08, 0.16]) {
+    const sparse = shifted.map((v, i) => sparseNoise(v, share, 7000 + i));
+    cases.push({ group: `2. the photo moved by whole pixels, ±1 on ${share * 100} % of the pixels of every frame (sparse noise), ${label}`, rung: "2", positive: true, ...(await decideAll(sparse.flatMap((v) => presses(v, device, 1000, 500)))) });
+  }
   const ramps = photo320.map((p) => brightnessRamp(p, 30, 3));
   cases.push({ group: `2. the photo repeated with only its brightness ramped, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(ramps.flatMap((v) => presses(v, device, 1000, 500)))) });
   const blinking = photo320.map((p) => blinkingCorner(p, 30, 3));

@@ -22,10 +22,12 @@ import { encodeJpeg, rng } from "./synth";
  * Forged by a script from one picture with no noise at all (the outside probe of 2026-12-05):
  * `shifted`: the picture moved by whole native pixels; `ramp`: the still with its levels ramped,
  * 3 a frame; `blink`: the still with a 60 px corner at a new level every frame.
+ * `sparse`: `shifted` with ±1 on one pixel in twelve of every frame (capture-burst/7).
  */
 
-export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink";
-const FORGED: ReadonlySet<BurstScene> = new Set(["still", "shifted", "ramp", "blink"]);
+export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink" | "sparse";
+const FORGED: ReadonlySet<BurstScene> = new Set(["still", "shifted", "ramp", "blink", "sparse"]);
+const MOVED_BY_WHOLE_PIXELS: ReadonlySet<BurstScene> = new Set(["shifted", "sparse"]);
 
 const W = 480;
 const H = 360;
@@ -75,8 +77,8 @@ function render(scene: BurstScene, seed: number, times: number[]): Uint8Array[] 
     // A camera's noise is spread over neighbouring pixels (demosaicking, denoising): each pixel averages four draws.
     const raw = Float32Array.from({ length: (W + 1) * (H + 1) }, draw);
     const noise = (x: number, y: number) => (raw[y * (W + 1) + x]! + raw[y * (W + 1) + x + 1]! + raw[(y + 1) * (W + 1) + x]! + raw[(y + 1) * (W + 1) + x + 1]!) / 2;
-    const k = forged && scene !== "shifted" ? 0 : t + 400;
-    const whole = scene === "shifted" ? Math.round : (v: number) => v;
+    const k = forged && !MOVED_BY_WHOLE_PIXELS.has(scene) ? 0 : t + 400;
+    const whole = MOVED_BY_WHOLE_PIXELS.has(scene) ? Math.round : (v: number) => v;
     const bx = whole(vx * k + 0.00001 * k * k);
     const by = whole(vy * k);
     const level = scene === "ramp" ? 3 * i - 24 : 0;
@@ -87,7 +89,8 @@ function render(scene: BurstScene, seed: number, times: number[]): Uint8Array[] 
         const v = inside ? 120 + near(x + 2.2 * bx + 1000, y + 2.2 * by) : 128 + far(x + bx, y + by);
         // A new level every frame (53 and 211 are coprime): no frame repeats, so no loop trips first.
         const blink = scene === "blink" && x < 60 && y < 60 ? 20 + ((i * 53) % 211) : null;
-        frame[y * W + x] = blink ?? Math.max(0, Math.min(255, Math.round(v + level + (forged ? 0 : noise(x, y)))));
+        const flip = scene === "sparse" && r() < 1 / 12 ? (r() < 0.5 ? -1 : 1) : 0;
+        frame[y * W + x] = blink ?? Math.max(0, Math.min(255, Math.round(v + level + (forged ? flip : noise(x, y)))));
       }
     }
     return frame;

@@ -43,7 +43,7 @@ describe("the live capture measured by the service", () => {
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.verdict).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     const [{ capture, depth, codes }] = await depthOf(v.id);
-    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/6" });
+    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/7" });
     expect(codes).toEqual(expect.arrayContaining(["burst_photo_agreement", "sensor_noise", "camera_motion", "parallax"]));
     const { png_base64: _f, ...frames } = integrity.frames;
     const { png_base64: _p, ...patches } = integrity.patches;
@@ -95,6 +95,16 @@ describe("the live capture measured by the service", () => {
     const [{ codes }] = await depthOf(v.id);
     expect(codes).toContain(code);
     expect(codes).not.toContain("parallax");
+  });
+
+  // capture-burst/7: the picture moved by whole pixels with ±1 on one pixel in twelve read verified
+  // under /6 as a flat scene (the trimmed noise measure took each change for an edge).
+  it("the picture moved by whole pixels with sparse noise added: depth_anomaly (white_noise)", async () => {
+    const { done, v } = await liveOnce(await syntheticCapture("sparse", 4123));
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toContain("white_noise");
+    expect(codes).not.toContain("still_patches");
   });
 
   it("one moving plane (a document, a wall) passes as a flat scene, and the certificate says so", async () => {

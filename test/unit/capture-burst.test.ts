@@ -181,7 +181,7 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/6)", () => {
+describe("depth from the capture burst (decision, capture-burst/7)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
     expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
@@ -207,7 +207,7 @@ describe("depth from the capture burst (decision, capture-burst/6)", () => {
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/6" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/7" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -231,7 +231,7 @@ describe("depth from the capture burst (decision, capture-burst/6)", () => {
     const moved = findings(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
     expect(moved.measures!.patch_still_share).toBe(1);
     const shifted = assessCaptureBurst(moved);
-    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/6" });
+    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/7" });
     expect(shifted.evidence).toContainEqual(expect.objectContaining({ code: "still_patches", value: 1 }));
     expect(codes(shifted)).not.toContain("frozen_stream");
 
@@ -309,10 +309,51 @@ describe("depth from the capture burst (decision, capture-burst/6)", () => {
     const faint = findings(scene(12, () => ({ dx: 0, dy: 0 }), 0.4, 1, true));
     expect(faint.measures!.temporal_noise).toBeLessThan(0.5);
     expect(codes(assessCaptureBurst(faint))).toContain("white_noise");
-    // Without noise to speak of (under the frozen rule's 0.1), its structure says nothing.
-    const none = findings(scene(12, () => ({ dx: 0, dy: 0 }), 0.04, 1, true).map((f, k, all) => (k % 2 ? { ...f, luma: all[0]!.luma } : f)));
+    // Without noise to speak of (σ 0.01: about one flat pixel in a hundred changes, under 0.1 σ
+    // both ways it is measured), its structure says nothing.
+    const none = findings(scene(12, () => ({ dx: 0, dy: 0 }), 0.01, 1, true).map((f, k, all) => (k % 2 ? { ...f, luma: all[0]!.luma } : f)));
     expect(none.measures!.temporal_noise).toBeLessThan(CAPTURE_BURST_THRESHOLDS.whiteNoiseMin);
+    expect(none.measures!.untrimmed_noise).toBeLessThan(CAPTURE_BURST_THRESHOLDS.whiteNoiseMin);
     expect(codes(assessCaptureBurst(none))).not.toContain("white_noise");
+  });
+
+  // capture-burst/7: the picture moved by whole pixels with ±1 added to one patch pixel in twelve
+  // read verified under /6 (a flat scene): the changed edges kept the still share under 0.9, and the
+  // trimmed noise measure took every change for an edge (temporal_noise 0).
+  it("sparse noise added to the patches of a picture moved by whole pixels is white_noise", () => {
+    const moved = scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0);
+    const r = rng(77);
+    const sparse = moved.map((f) => ({ ...f, patch: f.patch.map((v) => (r() < 1 / 12 ? Math.max(0, Math.min(255, v + (r() < 0.5 ? -1 : 1))) : v)) }));
+    const measured = findings(sparse);
+    expect(measured.measures!.temporal_noise).toBeLessThan(CAPTURE_BURST_THRESHOLDS.whiteNoiseMin);
+    expect(measured.measures!.patch_still_share).toBeLessThan(CAPTURE_BURST_THRESHOLDS.stillPatchesFrom);
+    expect(measured.measures!.untrimmed_noise).toBeGreaterThanOrEqual(CAPTURE_BURST_THRESHOLDS.whiteNoiseMin);
+    const result = assessCaptureBurst(measured);
+    expect(result).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(result)).toContain("white_noise");
+  });
+
+  // capture-burst/7: a patch with too few flat pixels had no correlation measured, so sparse noise
+  // on a finely textured picture moved by whole pixels passed; it is measured over the whole patch.
+  it("a patch too textured for flat areas is measured whole: sparse noise on a picture moved by whole pixels is white_noise, a camera's sub-pixel motion is not", () => {
+    const busy = texture(9);
+    const side = PATCH_SIDE;
+    const patchAt = (dx: number, dy: number, noise: (i: number) => number) =>
+      Uint8Array.from({ length: side * side }, (_, i) => Math.max(0, Math.min(255, Math.round(128 + 3 * (busy(3 * ((i % side) + dx), 3 * (Math.floor(i / side) + dy)) - 128) + noise(i)))));
+    const frames = scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0);
+    const r = rng(91);
+    const forged = frames.map((f, k) => ({ ...f, patch: patchAt(k, Math.round(k / 2), () => (r() < 1 / 12 ? (r() < 0.5 ? -1 : 1) : 0)) }));
+    const fm = findings(forged);
+    expect(fm.measures!.noise_correlation).not.toBeNull();
+    expect(fm.measures!.noise_correlation).toBeLessThan(CAPTURE_BURST_THRESHOLDS.whiteNoiseBelow);
+    expect(codes(assessCaptureBurst(fm))).toContain("white_noise");
+    const camera = frames.map((f, k) => {
+      const field = noiseField(side, side, 1.5, r);
+      return { ...f, patch: patchAt(0.37 * k, 0.21 * k, (i) => field[Math.floor(i / side) * (side + 1) + (i % side)]!) };
+    });
+    const cm = findings(camera);
+    expect(cm.measures!.noise_correlation).toBeGreaterThan(CAPTURE_BURST_THRESHOLDS.whiteNoiseBelow);
+    expect(codes(assessCaptureBurst(cm))).not.toContain("white_noise");
   });
 
   it("a live sensor that barely moved (on a table) is clean: too little motion to judge depth", () => {

@@ -27,6 +27,14 @@ export type BurstMeasures = BurstMeasuresV1 & {
    * patches are the same picture moved by whole pixels, or not at all.
    */
   patch_still_share: number | null;
+  /**
+   * σ of one frame's noise over the pixels the correlation is measured on (the native patches' flat
+   * areas, or the whole patch where it has too few), every pixel counted (median over pairs; null
+   * when no pair differs). `temporal_noise` leaves out the largest fifth of the differences (edges
+   * left by sub-pixel motion), so noise added to fewer pixels than that read there as none
+   * (capture-burst/7, "sparse noise").
+   */
+  untrimmed_noise: number | null;
 };
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -133,7 +141,7 @@ export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, alig
 
 /** Pixels whose neighbours differ by more than this (summed over both axes) are edges, not flat areas. */
 const FLAT_GRADIENT = 12;
-/** Fewer flat pixels than this in a pair and its noise structure is not measured. */
+/** Fewer flat pixels than this in a pair and its noise structure is measured over the whole patch. */
 const MIN_FLAT_PIXELS = 200;
 
 /**
@@ -143,9 +151,14 @@ const MIN_FLAT_PIXELS = 200;
  * through demosaicking, denoising and the video encoder, which spread each pixel's error to its
  * near neighbours (`near` 0.3–0.9 in the evaluations' videos, and above `far`); noise added pixel by
  * pixel to a picture is white (about 0), and what sub-pixel motion leaves of the picture's texture
- * is smooth (`near` about `far`). Null when the pair holds too few flat pixels or no difference.
+ * is smooth (`near` about `far`). A patch with too few flat pixels is measured over all of it
+ * (capture-burst/7): there the difference is mostly the texture's sub-pixel motion, spread over
+ * neighbours as well (`near` 0.31 and 0.36 on the footage's two such genuine presses: `evaluate.ts
+ * --measures`), while noise added to a picture moved by whole pixels is white there too. `sigma` is
+ * the difference's spread over those pixels, every one counted, as σ of one frame's noise
+ * (σ_d = √2 σ). Null when the patches do not differ.
  */
-export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): { near: number; far: number } | null {
+export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): { near: number; far: number; sigma: number } | null {
   const r = PATCH_MARGIN + 1;
   const { dx, dy } = aligned;
   const d = new Float64Array(side * side);
@@ -164,8 +177,19 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
       }
     }
   }
-  if (n < MIN_FLAT_PIXELS) return null;
+  if (n < MIN_FLAT_PIXELS) {
+    [mean, n] = [0, 0];
+    for (let y = r; y < side - r; y += 1) {
+      for (let x = r; x < side - r; x += 1) {
+        flat[y * side + x] = 1;
+        mean += d[y * side + x]!;
+        n += 1;
+      }
+    }
+  }
   mean /= n;
+  let spread = 0;
+  for (let i = 0; i < d.length; i += 1) if (flat[i]) spread += (d[i]! - mean) ** 2;
   const lag = (step: number): number | null => {
     let cross = 0;
     let power = 0;
@@ -188,7 +212,7 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
   };
   const near = lag(1);
   const far = lag(2);
-  return near === null || far === null ? null : { near, far };
+  return near === null || far === null ? null : { near, far, sigma: Math.sqrt(spread / n / 2) };
 }
 
 /** Fewer textured pixels than this in a pair and its still share is not measured. */
@@ -397,6 +421,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation: null,
     noise_correlation_far: null,
     patch_still_share: null,
+    untrimmed_noise: null,
   };
   if (n < 2 || !first) return empty;
   let identical = 0;
@@ -404,6 +429,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   const noise: number[] = [];
   const near: number[] = [];
   const far: number[] = [];
+  const untrimmedNoise: number[] = [];
   const stillShares: number[] = [];
   for (let i = 1; i < patches.length; i += 1) {
     const [a, b] = [patches[i - 1]!, patches[i]!];
@@ -415,6 +441,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     if (c) {
       near.push(c.near);
       far.push(c.far);
+      untrimmedNoise.push(c.sigma);
     }
   }
   const changed: number[] = [];
@@ -447,5 +474,6 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation: near.length > 0 ? round3(median(near)) : null,
     noise_correlation_far: far.length > 0 ? round3(median(far)) : null,
     patch_still_share: stillShares.length > 0 ? round3(median(stillShares)) : null,
+    untrimmed_noise: untrimmedNoise.length > 0 ? round3(median(untrimmedNoise)) : null,
   };
 }

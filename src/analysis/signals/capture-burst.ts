@@ -14,7 +14,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/6";
+export const CAPTURE_BURST_VERSION = "capture-burst/7";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -89,7 +89,9 @@ export const CAPTURE_BURST_THRESHOLDS = {
    * one fixed webcam's (0.2 flags 5 footage presses; adding "near − far < 0" catches 99 % of the
    * warps instead of 86 %, and 2 footage presses more). From the frozen rule's 0.1 σ up
    * (capture-burst/5; 0.5 before, and σ 0.4 through the page passed): the sweep counts every press
-   * whose correlation is measured, whatever its noise, and the figures did not move.
+   * whose correlation is measured, whatever its noise, and the figures did not move. The noise is
+   * the larger of `temporal_noise` and `untrimmed_noise` (capture-burst/7: sparse noise, ±1 on one pixel
+   * in twelve, read as none in the trimmed `temporal_noise`).
    */
   whiteNoiseMin: 0.1,
   whiteNoiseBelow: 0.15,
@@ -251,7 +253,10 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     } else if (m.patch_still_share !== null && m.patch_still_share >= t.stillPatchesFrom) {
       against.push({ code: "still_patches", value: round2(m.patch_still_share), detail: "the native patches' edges never changed while the frames did: a picture moved by whole pixels, or held still" });
     }
-    if (m.temporal_noise >= t.whiteNoiseMin && m.noise_correlation !== null && m.noise_correlation < t.whiteNoiseBelow) {
+    // Either spread of the noise counts: `temporal_noise` leaves out sparse noise (its largest fifth
+    // of differences is taken for edges), `untrimmed_noise` counts every pixel it spans (capture-burst/7).
+    const noise = Math.max(m.temporal_noise, m.untrimmed_noise ?? 0);
+    if (noise >= t.whiteNoiseMin && m.noise_correlation !== null && m.noise_correlation < t.whiteNoiseBelow) {
       against.push({ code: "white_noise", value: round2(m.noise_correlation!), detail: "noise not spread over neighbouring pixels as a camera's is: added to a picture" });
     }
     evidence.push({ code: "sensor_noise", value: round2(m.temporal_noise) }, { code: "camera_motion", value: round2(m.motion_px) });

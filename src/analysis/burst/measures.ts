@@ -162,7 +162,8 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
   const r = PATCH_MARGIN + 1;
   const { dx, dy } = aligned;
   const d = new Float64Array(side * side);
-  const flat = new Uint8Array(side * side);
+  // The pixels measured: the flat ones, or every one when too few are flat.
+  const counted = new Uint8Array(side * side);
   let mean = 0;
   let n = 0;
   for (let y = r; y < side - r; y += 1) {
@@ -171,7 +172,7 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
       const gradient = Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!);
       d[i] = b[(y + dy) * side + x + dx]! - a[i]!;
       if (gradient < FLAT_GRADIENT) {
-        flat[i] = 1;
+        counted[i] = 1;
         mean += d[i]!;
         n += 1;
       }
@@ -181,7 +182,7 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
     [mean, n] = [0, 0];
     for (let y = r; y < side - r; y += 1) {
       for (let x = r; x < side - r; x += 1) {
-        flat[y * side + x] = 1;
+        counted[y * side + x] = 1;
         mean += d[y * side + x]!;
         n += 1;
       }
@@ -189,20 +190,20 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
   }
   mean /= n;
   let spread = 0;
-  for (let i = 0; i < d.length; i += 1) if (flat[i]) spread += (d[i]! - mean) ** 2;
+  for (let i = 0; i < d.length; i += 1) if (counted[i]) spread += (d[i]! - mean) ** 2;
   const lag = (step: number): number | null => {
     let cross = 0;
     let power = 0;
     for (let y = r; y < side - r; y += 1) {
       for (let x = r; x < side - r; x += 1) {
         const i = y * side + x;
-        if (!flat[i]) continue;
+        if (!counted[i]) continue;
         const v = d[i]! - mean;
-        if (x + step < side - r && flat[i + step]) {
+        if (x + step < side - r && counted[i + step]) {
           cross += v * (d[i + step]! - mean);
           power += v * v;
         }
-        if (y + step < side - r && flat[i + step * side]) {
+        if (y + step < side - r && counted[i + step * side]) {
           cross += v * (d[i + step * side]! - mean);
           power += v * v;
         }

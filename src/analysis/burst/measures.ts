@@ -141,6 +141,9 @@ export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, alig
 
 /** Pixels whose neighbours differ by more than this (summed over both axes) are edges, not flat areas. */
 const FLAT_GRADIENT = 12;
+
+/** Whether pixel `i` of a `side`-wide patch is an edge: its neighbours across and down differ by FLAT_GRADIENT or more. */
+const isEdge = (a: Uint8Array, i: number, side: number) => Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!) >= FLAT_GRADIENT;
 /** Fewer flat pixels than this in a pair and its noise structure is measured over the whole patch. */
 const MIN_FLAT_PIXELS = 200;
 
@@ -166,12 +169,15 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
   const counted = new Uint8Array(side * side);
   let mean = 0;
   let n = 0;
+  let wholeSum = 0;
+  let wholeCount = 0;
   for (let y = r; y < side - r; y += 1) {
     for (let x = r; x < side - r; x += 1) {
       const i = y * side + x;
-      const gradient = Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!);
       d[i] = b[(y + dy) * side + x + dx]! - a[i]!;
-      if (gradient < FLAT_GRADIENT) {
+      wholeSum += d[i]!;
+      wholeCount += 1;
+      if (!isEdge(a, i, side)) {
         counted[i] = 1;
         mean += d[i]!;
         n += 1;
@@ -179,14 +185,8 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
     }
   }
   if (n < MIN_FLAT_PIXELS) {
-    [mean, n] = [0, 0];
-    for (let y = r; y < side - r; y += 1) {
-      for (let x = r; x < side - r; x += 1) {
-        counted[y * side + x] = 1;
-        mean += d[y * side + x]!;
-        n += 1;
-      }
-    }
+    for (let y = r; y < side - r; y += 1) counted.fill(1, y * side + r, y * side + side - r);
+    [mean, n] = [wholeSum, wholeCount];
   }
   mean /= n;
   let spread = 0;
@@ -232,7 +232,7 @@ export function patchStillShare(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE,
   for (let y = r; y < side - r; y += 1) {
     for (let x = r; x < side - r; x += 1) {
       const i = y * side + x;
-      if (Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!) >= FLAT_GRADIENT) textured.push(i);
+      if (isEdge(a, i, side)) textured.push(i);
     }
   }
   if (textured.length < MIN_TEXTURED_PIXELS) return null;

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -97,6 +98,11 @@ export default defineConfig(async () => {
       globalSetup: ["./test/setup/global-fakes.ts"],
       testTimeout: 30_000,
       hookTimeout: 30_000,
+      // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where the suite
+      // then ran file by file with the load under 1 (about 1 000 s once the real photos are prepared).
+      // Each file starts a workerd of its own (about 2 s) and many wait on I/O, so one worker per
+      // core: 603 s on the same machine (docs/development.md, "Where the suite's time goes").
+      maxWorkers: availableParallelism(),
     },
   };
 });

@@ -8,9 +8,11 @@ function hex(bytes: Uint8Array): string {
 
 describe("c2pa-ts's streaming digest in workerd (crypto.DigestStream, no concatenated copy)", () => {
   it("hashes ranges written in turn exactly as SHA-256 of their concatenation, and replaces c2pa-ts's concatenating provider", async () => {
-    const before = C2paCrypto.provider;
     installStreamingDigest();
-    expect(C2paCrypto.provider).not.toBe(before);
+    // c2pa-ts's own provider is a class instance (its WebCryptoProvider, not exported); ours is a
+    // plain object. Checked by shape, not against the provider before: the quick tier shares one
+    // isolate between files (`npm run test:quick`), where another file may have installed it first.
+    expect(Object.getPrototypeOf(C2paCrypto.provider)).toBe(Object.prototype);
     const image = crypto.getRandomValues(new Uint8Array(60_000));
     // A data hash's ranges: before and after the manifest's exclusion.
     const digest = C2paCrypto.streamingDigest("SHA-256");

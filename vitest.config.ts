@@ -101,7 +101,7 @@ export default defineConfig(async () => {
       // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where the suite
       // then ran file by file with the load under 1 (about 1 000 s once the real photos are prepared).
       // Each file starts a workerd of its own (about 2 s) and many wait on I/O, so one worker per
-      // core: 603 s on the same machine (docs/development.md, "Where the suite's time goes").
+      // core: 603 s on the same machine (docs/development.md, "Tiers, and where the suite's time goes").
       maxWorkers: availableParallelism(),
     },
   };

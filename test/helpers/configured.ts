@@ -2,6 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
 import { BASE, type CallOptions } from "./api";
+import { withTestClientAddress } from "./client-address";
 
 /**
  * Calls the app as a deployment with other vars would run it (same local D1, R2, DOs and queues;
@@ -12,7 +13,7 @@ export async function callConfigured<T = any>(
   path: string,
   options: CallOptions = {},
 ): Promise<{ status: number; body: T; text: string; headers: Headers }> {
-  const headers = new Headers(options.headers);
+  const headers = withTestClientAddress(new Headers(options.headers));
   if (options.key) headers.set("Authorization", `Bearer ${options.key}`);
   let body: BodyInit | undefined = options.rawBody;
   if (options.body !== undefined) {

@@ -1,5 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import { withTestClientAddress } from "./client-address";
 import { createContract, type Contract } from "./openapi-contract";
 
 /*
@@ -33,7 +34,7 @@ export async function contractFetch(input: Request, env?: Env): Promise<Response
   const contract = await servedContract();
   const follow = input.redirect !== "manual";
   let method = input.method;
-  let headers = new Headers(input.headers);
+  let headers = withTestClientAddress(new Headers(input.headers));
   let body: ArrayBuffer | null = input.body ? await input.arrayBuffer() : null;
   let url = input.url;
   for (let hop = 0; ; hop += 1) {

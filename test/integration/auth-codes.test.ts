@@ -10,6 +10,7 @@ import { call, callJson, db, seedTenant } from "../helpers/api";
 import { botCall } from "../helpers/bot";
 import { awayFromWindowEdge, endWindow } from "../helpers/limits";
 import { setCookie } from "../helpers/session";
+import { testClientKey } from "../helpers/client-address";
 
 let n = 0;
 const phone = () => `+4477009${String(Date.now() % 100000).padStart(5, "0")}${(n += 1)}`.slice(0, 16);
@@ -167,7 +168,7 @@ describe("magic link (mlk_)", () => {
     await res2.text();
     const me2 = await callJson("/v1/me", { headers: { Cookie: setCookie(res2, "svc_session")!.pair } });
     expect(me2.body.user.id).toBe(me.body.user.id);
-    await endWindow(magicLinkLimitKey(address));
+    await endWindow(magicLinkLimitKey(address, testClientKey(48)));
     for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 

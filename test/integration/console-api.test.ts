@@ -11,6 +11,7 @@ import { endWindow } from "../helpers/limits";
 import { dashboard, signIn } from "../helpers/session";
 import { waitFor } from "../helpers/wait";
 import { received, receiver } from "../helpers/webhooks";
+import { testClientKey } from "../helpers/client-address";
 import { magicLinkLimitKey, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
 import { signInIdentity } from "../../src/domain/accounts/users";
 import { presentVerdict } from "../../src/model/verification/present";
@@ -433,7 +434,7 @@ describe("console sign-in", () => {
     const second = await call(await lastLinkTo(address), { method: "POST", redirect: "manual" });
     expect(second.headers.get("Location")).toBe("/v1/me");
     await second.text();
-    await endWindow(magicLinkLimitKey(address));
+    await endWindow(magicLinkLimitKey(address, testClientKey(48)));
     for (const key of signInAddressLimitKeys(address)) await endWindow(key);
   });
 

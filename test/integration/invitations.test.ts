@@ -6,6 +6,7 @@ import { acceptInvitation, invitationAddressLimitKeys, INVITATION_TTL_MS } from 
 import { ADDRESS_EMAIL_LIMITS, INVITATION_EMAIL_LIMITS, limitKey, PUBLIC_LIMITS } from "../../src/domain/public-limits";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
 import { call, callJson, db, seedTenant } from "../helpers/api";
+import { testClientKey } from "../helpers/client-address";
 import { proveDomain } from "../helpers/dns";
 import { awayFromWindowEdge, endWindow } from "../helpers/limits";
 import { dashboard, setCookie, signIn } from "../helpers/session";
@@ -47,9 +48,9 @@ async function signInByEmailLink(email: string): Promise<string> {
 }
 
 afterEach(async () => {
-  await endWindow(limitKey(PUBLIC_LIMITS.invitationClient, "unknown"));
-  await endWindow(limitKey(PUBLIC_LIMITS.magicLinkClient, "unknown"));
-  await endWindow(limitKey(PUBLIC_LIMITS.magicLinkPage, "unknown"));
+  await endWindow(limitKey(PUBLIC_LIMITS.invitationClient, testClientKey()));
+  await endWindow(limitKey(PUBLIC_LIMITS.magicLinkClient, testClientKey(48)));
+  await endWindow(limitKey(PUBLIC_LIMITS.magicLinkPage, testClientKey()));
 });
 
 describe("invitations", () => {

@@ -6,12 +6,13 @@ import { consumeMagicLink, magicLinkLimitKey, REDACTED_LINK, signInAddressLimitK
 import { db } from "../helpers/api";
 import { callConfigured } from "../helpers/configured";
 import { endWindow } from "../helpers/limits";
+import { testClientKey } from "../helpers/client-address";
 
 let n = 0;
 const address = () => `rest${Date.now().toString(36)}${(n += 1)}@example.test`;
 const used: string[] = [];
 afterEach(async () => {
-  for (const a of used.splice(0)) for (const key of [magicLinkLimitKey(a), ...signInAddressLimitKeys(a)]) await endWindow(key);
+  for (const a of used.splice(0)) for (const key of [magicLinkLimitKey(a), magicLinkLimitKey(a, testClientKey(48)), ...signInAddressLimitKeys(a)]) await endWindow(key);
 });
 
 async function inbox(path: string): Promise<Array<{ headers: Record<string, string>; body: string }>> {

@@ -1,10 +1,37 @@
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { C2PA_FILES, c2paFileRows } from "../../scripts/c2pa-files/fill";
-import { prepared } from "../../scripts/real-photos";
+import { CACHE, INPUTS } from "../../scripts/real-photos";
 import type { FakeHandler } from "./server";
 
 const SAMPLES = resolve(import.meta.dirname, "../fixtures/photos");
+const REAL_PHOTOS = resolve(import.meta.dirname, "../../scripts/real-photos.ts");
+const run = promisify(execFile);
+
+/**
+ * Makes a prepared input in a child process, one at a time (they share the unpacked package): the
+ * fakes answer every other request meanwhile. Made in this process, its minutes of ImageMagick and
+ * heif-enc on a clean checkout held every fake (webhook receivers, DNS, attestation) with them, and
+ * the files running then timed out.
+ */
+let making: Promise<unknown> = Promise.resolve();
+const made = new Map<string, Promise<Buffer>>();
+function preparedBytes(name: string): Promise<Buffer> {
+  const path = join(CACHE, name);
+  if (existsSync(path)) return readFile(path);
+  let bytes = made.get(name);
+  if (!bytes) {
+    // Niced: ImageMagick takes every core it can, and the runtimes under test should not wait on it.
+    bytes = making.then(() => run("nice", ["-n", "10", process.execPath, "--import", "tsx", REAL_PHOTOS, name], { maxBuffer: 1 << 20 })).then(() => readFile(path));
+    making = bytes.catch(() => undefined);
+    made.set(name, bytes);
+    void bytes.catch(() => undefined).finally(() => made.delete(name));
+  }
+  return bytes;
+}
 
 /**
  * Real photographs for tests inside workerd (which has no file system): `/photos/sample/<name>` is
@@ -12,7 +39,7 @@ const SAMPLES = resolve(import.meta.dirname, "../fixtures/photos");
  * Debian package's photo on first request (scripts/real-photos.ts, cached in .cache/photos),
  * `/photos/c2pa/<name>` a public C2PA file (npm run c2pa-files fills .cache/c2pa-files; 404 when absent).
  */
-export const photos: FakeHandler = (req) => {
+export const photos: FakeHandler = async (req) => {
   const [, kind, name] = req.path.split("/");
   if (!name || name.includes("..")) return { status: 404, body: "no such photo" };
   if (kind === "sample") {
@@ -24,6 +51,9 @@ export const photos: FakeHandler = (req) => {
     const path = join(C2PA_FILES, name);
     return existsSync(path) ? { status: 200, headers: { "content-type": "application/octet-stream" }, body: readFileSync(path) } : { status: 404, body: "not in .cache/c2pa-files: npm run c2pa-files" };
   }
-  if (kind === "prepared") return { status: 200, headers: { "content-type": "application/octet-stream" }, body: readFileSync(prepared(name)) };
+  if (kind === "prepared") {
+    if (!Object.hasOwn(INPUTS, name)) return { status: 404, body: "no such prepared input" };
+    return { status: 200, headers: { "content-type": "application/octet-stream" }, body: await preparedBytes(name) };
+  }
   return { status: 404, body: "no such photo" };
 };

@@ -6,11 +6,12 @@
  *
  *   npx tsx scripts/real-photos.ts [name…]   # prepares the named inputs (default: all)
  *   npx tsx scripts/real-photos.ts --samples # rewrites the tiny committed samples (test/fixtures/photos)
+ *   npx tsx scripts/real-photos.ts --unpack  # only downloads and unpacks the package (before inputs are made side by side)
  *
  * Needs: apt-get install imagemagick libheif-examples webp (the CI script installs them).
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { heifGrid } from "./lib/heif-grid";
 
@@ -116,16 +117,20 @@ export const INPUTS: Record<string, (out: string) => void> = {
   ),
 };
 
-/** The prepared input's path (made on first use). */
+/**
+ * The prepared input's path (made on first use). Made under a name of this process's own and renamed
+ * into place, so processes making the same input at once (the test fakes make inputs side by side,
+ * and an `.rgb` makes its `.webp`) never read or leave a half-written file.
+ */
 export function prepared(name: string): string {
   const out = join(CACHE, name);
   if (!existsSync(out)) {
     const make = INPUTS[name];
     if (!make) throw new Error(`unknown input ${name}`);
     mkdirSync(CACHE, { recursive: true });
-    make(`${out}.part`);
-    copyFileSync(`${out}.part`, out);
-    rmSync(`${out}.part`);
+    const part = `${out}.${process.pid}.part`;
+    make(part);
+    renameSync(part, out);
   }
   return out;
 }
@@ -167,5 +172,6 @@ function writeSamples(): void {
 if (import.meta.main || process.argv[1]?.endsWith("real-photos.ts")) {
   const args = process.argv.slice(2);
   if (args.includes("--samples")) writeSamples();
+  else if (args.includes("--unpack")) console.log(debianPhoto(SOURCES.dune));
   else for (const name of args.length > 0 ? args : Object.keys(INPUTS)) console.log(prepared(name));
 }

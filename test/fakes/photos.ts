@@ -12,21 +12,26 @@ const REAL_PHOTOS = resolve(import.meta.dirname, "../../scripts/real-photos.ts")
 const run = promisify(execFile);
 
 /**
- * Makes a prepared input in a child process, one at a time (they share the unpacked package): the
- * fakes answer every other request meanwhile. Made in this process, its minutes of ImageMagick and
- * heif-enc on a clean checkout held every fake (webhook receivers, DNS, attestation) with them, and
- * the files running then timed out.
+ * Makes a prepared input in a child process at nice 10 (ImageMagick takes every core it can, and the
+ * runtimes under test should not wait on it), the fakes answering every other request meanwhile.
+ * Made in this process, its minutes of ImageMagick and heif-enc on a clean checkout held every fake
+ * (webhook receivers, DNS, attestation) and Vitest's coordination, and the files running then timed
+ * out. Inputs are made side by side, so a small one never waits for a 50 MP one; the Debian package
+ * they are all made from is unpacked once, first.
  */
-let making: Promise<unknown> = Promise.resolve();
+const makeInChild = (args: string[]) => run("nice", ["-n", "10", process.execPath, "--import", "tsx", REAL_PHOTOS, ...args], { maxBuffer: 1 << 20 });
+let unpacked: Promise<unknown> | undefined;
 const made = new Map<string, Promise<Buffer>>();
 function preparedBytes(name: string): Promise<Buffer> {
   const path = join(CACHE, name);
   if (existsSync(path)) return readFile(path);
   let bytes = made.get(name);
   if (!bytes) {
-    // Niced: ImageMagick takes every core it can, and the runtimes under test should not wait on it.
-    bytes = making.then(() => run("nice", ["-n", "10", process.execPath, "--import", "tsx", REAL_PHOTOS, name], { maxBuffer: 1 << 20 })).then(() => readFile(path));
-    making = bytes.catch(() => undefined);
+    unpacked ??= makeInChild(["--unpack"]).catch((error: unknown) => {
+      unpacked = undefined;
+      throw error;
+    });
+    bytes = unpacked.then(() => makeInChild([name])).then(() => readFile(path));
     made.set(name, bytes);
     void bytes.catch(() => undefined).finally(() => made.delete(name));
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { callJson, seedTenant, type TestTenant } from "../helpers/api";
 import { dashboard, signIn } from "../helpers/session";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
@@ -12,6 +12,14 @@ import { preparedPhoto } from "../helpers/photos";
  */
 
 const GENUINE = ["dune", "garden", "ladybird", "storm", "twowings"];
+const COPIED = ["dune", "storm", "garden"];
+
+/** The photographs, fetched before the tests: on a clean checkout each is made on first request, after whatever other files asked for first. */
+const photos = new Map<string, Uint8Array>();
+const PREPARE_MS = 240_000;
+beforeAll(async () => {
+  for (const name of [...GENUINE.map((p) => `camera-${p}.jpg`), ...COPIED.map((p) => `camera-${p}-copy.jpg`)]) photos.set(name, await preparedPhoto(name));
+}, PREPARE_MS);
 
 /**
  * A verification with the defaults (creation names no signals), one live photo, its verdict. The
@@ -23,7 +31,9 @@ async function verdictOf(t: TestTenant, photo: string) {
   const created = await callJson("/v1/verifications", { key: t.key, body: { max_captures: 1, capture_channel: "api" } });
   expect(created.status).toBe(201);
   expect(created.body.config).toMatchObject({ signals_required: ["screen", "ai", "reverse"], signals_default: { left_out: [] } });
-  await captureInline(created.body.id, await preparedPhoto(photo));
+  const bytes = photos.get(photo);
+  if (!bytes) throw new Error(`${photo} is not among the photographs fetched before the tests`);
+  await captureInline(created.body.id, bytes);
   return (await pollVerification(t.key, created.body.id, hasVerdict, 60_000)).verdict;
 }
 

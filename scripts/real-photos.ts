@@ -2,7 +2,9 @@
  * Real photographs for the codec tests and the decode benchmark, from Debian packages (never
  * committed): mate-backgrounds ships camera photos up to 5640×3172. Larger inputs are made from them
  * with Debian's tools (ImageMagick resizes, libheif's heif-enc encodes HEVC tiles, assembled into a
- * phone-style grid HEIC by scripts/lib/heif-grid.ts, cwebp encodes WebP), cached in .cache/photos.
+ * phone-style grid HEIC by scripts/lib/heif-grid.ts, cwebp encodes WebP), cached in
+ * .cache/photos/inputs-<recipe key>/ (`recipeKey` of this file and heif-grid.ts: editing a recipe
+ * makes the inputs anew instead of serving the old ones under the same name).
  *
  *   npx tsx scripts/real-photos.ts [name…]   # prepares the named inputs (default: all)
  *   npx tsx scripts/real-photos.ts --samples # rewrites the tiny committed samples (test/fixtures/photos)
@@ -14,9 +16,12 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { heifGrid } from "./lib/heif-grid";
+import { recipeKey } from "./lib/recipe-key";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const CACHE = join(ROOT, ".cache/photos");
+/** Where the inputs are kept: a folder named after this file's recipes (`recipeKey`), the Debian package beside it. */
+const INPUTS_DIR = join(CACHE, `inputs-${recipeKey([join(ROOT, "scripts/real-photos.ts"), join(ROOT, "scripts/lib/heif-grid.ts")])}`);
 const PACKAGE = "mate-backgrounds";
 const SAMPLES = join(ROOT, "test/fixtures/photos");
 
@@ -117,17 +122,22 @@ export const INPUTS: Record<string, (out: string) => void> = {
   ),
 };
 
+/** Where a prepared input is (or will be) kept. */
+export function preparedPath(name: string): string {
+  return join(INPUTS_DIR, name);
+}
+
 /**
  * The prepared input's path (made on first use). Made under a name of this process's own and renamed
  * into place, so processes making the same input at once (the test fakes make inputs side by side,
  * and an `.rgb` makes its `.webp`) never read or leave a half-written file.
  */
 export function prepared(name: string): string {
-  const out = join(CACHE, name);
+  const out = preparedPath(name);
   if (!existsSync(out)) {
     const make = INPUTS[name];
     if (!make) throw new Error(`unknown input ${name}`);
-    mkdirSync(CACHE, { recursive: true });
+    mkdirSync(INPUTS_DIR, { recursive: true });
     const part = `${out}.${process.pid}.part`;
     make(part);
     renameSync(part, out);

@@ -1,6 +1,6 @@
 /**
  * Rebuilds the camera fixtures the browser suite feeds Chromium
- * (`--use-file-for-fake-video-capture`) into .cache/capture-fixtures/browser/ (gitignored):
+ * (`--use-file-for-fake-video-capture`) into .cache/capture-fixtures/browser-<recipe key>/ (gitignored):
  *
  *   genuine-cockatoo.y4m  10 s of a phone's video held by hand (imageio's cockatoo.mp4, Debian's
  *                     python3-imageio): longer than a test's preview, as Chromium loops the file (a
@@ -22,9 +22,14 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { noisyStill } from "./attacks";
 import { BROWSER_GENUINE, FLAT_WALL, GENUINE, SCREEN_PHOTOS } from "./sources";
-import { CACHE, debianFile, HEIGHT, npmFile, readPhotoGrey, sequenceToY4m, videoToY4m, WIDTH, writeGreyY4m } from "./video";
+import { recipeKey } from "../lib/recipe-key";
+import { CACHE, debianFile, HEIGHT, npmFile, readPhotoGrey, ROOT, sequenceToY4m, videoToY4m, WIDTH, writeGreyY4m } from "./video";
 
-export const BROWSER_FIXTURES = path.join(CACHE, "browser");
+/** Named after the recipes below and the code they call (`recipeKey`): a changed recipe builds anew. */
+export const BROWSER_FIXTURES = path.join(
+  CACHE,
+  `browser-${recipeKey(["build.ts", "video.ts", "attacks.ts", "sources.ts"].map((file) => path.join(ROOT, "scripts/capture-fixtures", file)))}`,
+);
 export const FIXTURES = {
   genuine: path.join(BROWSER_FIXTURES, `genuine-${BROWSER_GENUINE}.y4m`),
   still: path.join(BROWSER_FIXTURES, "still.y4m"),

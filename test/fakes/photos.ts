@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { C2PA_FILES, c2paFileRows } from "../../scripts/c2pa-files/fill";
-import { CACHE, INPUTS } from "../../scripts/real-photos";
+import { INPUTS, preparedPath } from "../../scripts/real-photos";
 import type { FakeHandler } from "./server";
 
 const SAMPLES = resolve(import.meta.dirname, "../fixtures/photos");
@@ -23,7 +23,7 @@ const makeInChild = (args: string[]) => run("nice", ["-n", "10", process.execPat
 let unpacked: Promise<unknown> | undefined;
 const made = new Map<string, Promise<Buffer>>();
 function preparedBytes(name: string): Promise<Buffer> {
-  const path = join(CACHE, name);
+  const path = preparedPath(name);
   if (existsSync(path)) return readFile(path);
   let bytes = made.get(name);
   if (!bytes) {
@@ -41,7 +41,7 @@ function preparedBytes(name: string): Promise<Buffer> {
 /**
  * Real photographs for tests inside workerd (which has no file system): `/photos/sample/<name>` is
  * a committed sample (test/fixtures/photos), `/photos/prepared/<name>` a large input made from a
- * Debian package's photo on first request (scripts/real-photos.ts, cached in .cache/photos),
+ * Debian package's photo on first request (scripts/real-photos.ts, cached by recipe in .cache/photos),
  * `/photos/c2pa/<name>` a public C2PA file (npm run c2pa-files fills .cache/c2pa-files; 404 when absent).
  */
 export const photos: FakeHandler = async (req) => {

@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { analysisWorker } from "./test/setup/analysis-worker";
 import { generateDevC2paSigner } from "./scripts/dev-c2pa-signer.mjs";
 
@@ -40,6 +41,22 @@ function forAnalysisWorker<T extends { TEST_MIGRATIONS: unknown; CERTIFICATE_SIG
 }: T) {
   return rest;
 }
+
+/**
+ * The files that make real-photo inputs on first use (scripts/real-photos.ts, minutes of ImageMagick
+ * on a clean checkout) run first, so the other worker runs everything else meanwhile. Vitest orders a
+ * clean checkout's files by size, which put photo-formats last: 237 s after every other file had run.
+ */
+const MAKES_FIXTURES = ["test/integration/photo-formats.test.ts", "test/unit/webp-decoder.test.ts"];
+class FixtureMakersFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const first = (spec: TestSpecification) => MAKES_FIXTURES.some((file) => spec.moduleId.endsWith(file));
+    return [...sorted.filter(first), ...sorted.filter((spec) => !first(spec))];
+  }
+}
+/** `--sequence.shuffle…` picks Vitest's random order, which a configured sequencer would override. */
+const shuffled = process.argv.some((arg) => arg.startsWith("--sequence.shuffle"));
 
 /** The name the test deployment signs Content Credentials under (its signing certificate's subject). */
 export const TEST_DEPLOYMENT_NAME = "Verification Service Test Deployment";
@@ -108,6 +125,7 @@ export default defineConfig(async () => {
       // the tenants and verifications it reads, and its requests come from an address of its own
       // (test/helpers/client-address.ts), so no file meets another's per-network limits.
       isolate: false,
+      ...(shuffled ? {} : { sequence: { sequencer: FixtureMakersFirst } }),
     },
   };
 });

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
+import { tenants } from "../../src/db/schema";
 import { mintApiKey } from "../../src/domain/tenants/api-keys";
 import { createTenant } from "../../src/domain/tenants/tenants";
 import { BASE, contractFetch } from "./contract-fetch";
@@ -18,6 +20,16 @@ export interface TestTenant {
 }
 
 let counter = 0;
+
+/**
+ * The deployment's trial tenant (`TRIAL_TENANT_ID`): one per runtime, so a file finds it made when
+ * an earlier file sharing the runtime made it.
+ */
+export async function ensureTrialTenant(): Promise<string> {
+  const id = env.TRIAL_TENANT_ID!;
+  if (!(await db().select({ id: tenants.id }).from(tenants).where(eq(tenants.id, id)).get())) await createTenant(db(), { id, displayName: "Trial" });
+  return id;
+}
 
 /** A fresh tenant with a full-scope and a publishable `pk_test_` key (storage is shared within a file). */
 export async function seedTenant(name = "Acme Insurance"): Promise<TestTenant> {

@@ -1,9 +1,8 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { linkTemplates, tenants, verifications } from "../../src/db/schema";
-import { createTenant } from "../../src/domain/tenants/tenants";
-import { call, callJson, db, seedTenant, withVision } from "../helpers/api";
+import { linkTemplates, verifications } from "../../src/db/schema";
+import { call, callJson, db, ensureTrialTenant, seedTenant, withVision } from "../helpers/api";
 import { botCall } from "../helpers/bot";
 import { dashboard, signIn } from "../helpers/session";
 
@@ -167,7 +166,7 @@ describe("creation asks only for what the deployment assesses", () => {
   });
 
   it("a trial gets the deployment's default signals", async () => {
-    if (!(await db().select().from(tenants).where(eq(tenants.id, env.TRIAL_TENANT_ID!)).get())) await createTenant(db(), { id: env.TRIAL_TENANT_ID!, displayName: "Trial" });
+    await ensureTrialTenant();
     const started = await callJson("/v1/public/trial/start", { body: {}, headers: { "CF-Connecting-IP": "203.0.113.77" } });
     expect(started.status).toBe(201);
     const row = await db().select({ config: verifications.config }).from(verifications).where(eq(verifications.id, started.body.verification_id)).get();

@@ -3,9 +3,8 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifications } from "../../src/db/schema";
 import { rateLimiterObject } from "../../src/durable-objects/rate-limiter-client";
-import { createTenant } from "../../src/domain/tenants/tenants";
 import { TRIAL_LIMIT, TRIAL_WINDOW_MS, trialLimiterKey } from "../../src/domain/trial/trial";
-import { callJson, db } from "../helpers/api";
+import { callJson, db, ensureTrialTenant } from "../helpers/api";
 import { awayFromWindowEdge, endWindow } from "../helpers/limits";
 
 const trialTenant = env.TRIAL_TENANT_ID!;
@@ -21,7 +20,7 @@ async function trialCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  await createTenant(db(), { id: trialTenant, displayName: "Trial" });
+  await ensureTrialTenant();
 });
 
 describe("trial start", () => {

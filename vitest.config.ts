@@ -121,7 +121,7 @@ export default defineConfig(async () => {
       // core: 603 s on the same machine, a workerd per file (docs/development.md, "Tiers, and where the suite's time goes").
       maxWorkers: availableParallelism(),
       // Files share their worker's workerd (and its D1, R2, objects and queues) instead of starting one
-      // each (about 2 s per file): 231-249 s against 603 s. The files are written for it: each builds
+      // each (about 2 s per file): 231-265 s against 603 s. The files are written for it: each builds
       // the tenants and verifications it reads, and its requests come from an address of its own
       // (test/helpers/client-address.ts), so no file meets another's per-network limits.
       isolate: false,

@@ -8,6 +8,7 @@
  */
 import jpeg from "jpeg-js";
 import { photoAgreement } from "../../src/analysis/burst/agreement";
+import { patchAgreement, photoCentre, type PatchAgreement } from "../../src/analysis/burst/patch-agreement";
 import { measureBurst, type BurstMeasures } from "../../src/analysis/burst/measures";
 import type { ReceivedBurst } from "../../src/analysis/burst/received";
 import { decodeImage } from "../../src/analysis/decoders";
@@ -41,21 +42,23 @@ function record(press: Press): CaptureIntegrityV2 {
 }
 
 /** `photo` replaces the press's own (another scene's photo sent beside these frames). */
-export async function decidePress(press: Press, options: { photo?: Press["photo"]; burst?: Partial<ReceivedBurst> } = {}): Promise<{ decision: Decision; agreement: number | null; measures: BurstMeasures }> {
+export async function decidePress(press: Press, options: { photo?: Press["photo"]; burst?: Partial<ReceivedBurst> } = {}): Promise<{ decision: Decision; agreement: number | null; measures: BurstMeasures; patches: PatchAgreement }> {
   const stored = record(press);
   const burst: ReceivedBurst = { record: stored, frames: press.frames, patches: press.patches, unreadable: null, nonce: { ok: true, issuedAt: 0 }, nonceReusedBy: [], attestationUnbound: null, replayOf: [], ...options.burst };
   const pixels = await decodeImage(photoJpeg(options.photo ?? press.photo), "image/jpeg", { tiles: screenTileRects });
   const agreement = photoAgreement(pixels.overview, press.frames);
   const screen = detectScreen(pixels, null);
   const measures = measureBurst(press.frames, press.patches);
+  const patches = patchAgreement(photoCentre(pixels), burst.patches);
   const decision = assessCaptureBurst({
     record: stored,
     burst,
     measures,
     agreement,
+    patches,
     screenCue: screen.screen_detected ? { code: "screen_in_photo", value: screen.confidence } : null,
   });
-  return { decision, agreement: agreement.measured ? agreement.score : null, measures };
+  return { decision, agreement: agreement.measured ? agreement.score : null, measures, patches };
 }
 
 export const isAnomaly = (d: Decision) => "anomaly" in d && (d.anomaly || d.confidence < 0.25);

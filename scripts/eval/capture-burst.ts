@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } from "../../src/analysis/signals/capture-burst";
-import type { BurstMeasures } from "../../src/analysis/burst/measures";
+import { PATCH_SIDE, type BurstMeasures } from "../../src/analysis/burst/measures";
 import type { CaptureDevice } from "../../src/schemas/capture-integrity";
 import { blinkingCorner, brightnessRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still } from "../capture-fixtures/attacks";
 import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
@@ -38,6 +38,18 @@ interface Case {
 
 const OWN_NAME: CaptureDevice = { label: "OBS Virtual Camera", kind: "videoinput", settings: { width: 1920, height: 1080, frame_rate: 30 }, controls: [] };
 const NATIVE = { width: WIDTH, height: HEIGHT };
+
+/** `count` native patches of `photo`, the first its centre as the page cuts it, each next one `step` px further right. */
+function movedCentres(photo: Press["photo"], count: number, step: number): Uint8Array[] {
+  const { width: w, height: h, data } = photo;
+  const [x0, y0] = [(w - PATCH_SIDE) >> 1, (h - PATCH_SIDE) >> 1];
+  return Array.from({ length: count }, (_, i) => {
+    const out = new Uint8Array(PATCH_SIDE * PATCH_SIDE);
+    const x = Math.min(w - PATCH_SIDE, x0 + step * i);
+    for (let y = 0; y < PATCH_SIDE; y += 1) out.set(data.subarray((y0 + y) * w + x, (y0 + y) * w + x + PATCH_SIDE), y * PATCH_SIDE);
+    return out;
+  });
+}
 
 function presses(video: GreyVideo, device: CaptureDevice, fromMs = 1000, stepMs = 250): Press[] {
   const frames = pageFrames(video);
@@ -76,6 +88,7 @@ const typed = assessCaptureBurst({
   burst: null,
   measures: null,
   agreement: null,
+  patches: null,
   screenCue: null,
 });
 cases.push({ group: "1. a made-up record, no frames (by construction: a version 1 record is a claim)", rung: "1", positive: true, decisions: [typed] });
@@ -100,7 +113,19 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   cases.push({ group: `3. the same warps with camera-shaped noise (σ 1.5, white noise box-blurred twice), ${label}`, rung: "3", positive: true, ...(await decideAll(shapedScreens.flatMap((v) => presses(v, device, 1000, 500)))) });
   // No noise at all (the outside probe of 2026-12-05 read each of these `verified` under capture-burst/5).
   const noiseless = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 0)));
-  cases.push({ group: `3. the same warps with no noise at all, ${label}`, rung: "3", positive: true, ...(await decideAll(noiseless.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const noiselessPresses = noiseless.flatMap((v) => presses(v, device, 1000, 500));
+  cases.push({ group: `3. the same warps with no noise at all, ${label}`, rung: "3", positive: true, ...(await decideAll(noiselessPresses)) });
+  // A real camera's native patches (of another scene) beside the warps: the noise rules read the
+  // patches, which until capture-burst/8 were tied to nothing.
+  const recorded = [...genuinePresses.entries()].filter(([name]) => GENUINE.find((g) => g.name === name)?.camera === "hand-held").flatMap(([, ps]) => ps);
+  const borrowed = (i: number) => recorded[(i * 5) % recorded.length]!.patches;
+  cases.push({ group: `3. the same noiseless warps sent with a real camera's native patches of another scene, ${label}`, rung: "3", positive: true, ...(await decideAll(noiselessPresses.map((p, i) => ({ ...p, patches: borrowed(i) })))) });
+  cases.push({ group: `3. the same, the photo's own centre as the first patch and a real camera's after it, ${label}`, rung: "3", positive: true, ...(await decideAll(noiselessPresses.map((p, i) => ({ ...p, patches: [p.patches[0]!, ...borrowed(i).slice(1)] })))) });
+  // Native patches cut from the photo itself, moved by whole pixels further each frame than the
+  // patch alignment used to search (±8 px): under capture-burst/7 every edge read as noise.
+  for (const step of [12, 24]) {
+    cases.push({ group: `2. the same warps, the native patches the photo's centre moved ${step} px a frame by whole pixels, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(noiselessPresses.map((p) => ({ ...p, patches: movedCentres(p.photo, p.patches.length, step) })))) });
+  }
   const shifted = photos.flatMap((p, i) => [1, 2, 3].map((seed) => shiftedStill(p, 640, 480, 30, 5, 100 * i + seed)));
   cases.push({ group: `2. the photo moved by whole pixels, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(shifted.flatMap((v) => presses(v, device, 1000, 500)))) });
   for (const share of [0.08, 0.16]) {
@@ -119,6 +144,8 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
 
 // Rung 4: real frames of another scene sent beside the photo: each genuine press with the photo of another video's press, and of its own video 2 s later.
 const agreements = { genuine: [] as number[], mismatched: [] as number[] };
+// The first native patch against the photo's centre: each genuine press's own, and another video's press's (capture-burst/8).
+const patchScores = { genuine: [] as number[], plain: 0, borrowed: [] as number[] };
 const mismatch: { other: Decision[]; later: Decision[] } = { other: [], later: [] };
 const hand = [...genuinePresses.entries()].filter(([name]) => name !== "tree");
 for (const [name, ps] of hand) {
@@ -126,7 +153,12 @@ for (const [name, ps] of hand) {
   for (let i = 0; i < ps.length; i += 1) {
     const own = await decidePress(ps[i]!);
     if (own.agreement !== null) agreements.genuine.push(own.agreement);
-    const other = others[(i * 7) % Math.max(1, others.length)]?.photo;
+    if (own.patches.measured) patchScores.genuine.push(own.patches.score);
+    else patchScores.plain += 1;
+    const donor = others[(i * 7) % Math.max(1, others.length)];
+    const lent = donor ? (await decidePress({ ...ps[i]!, patches: donor.patches })).patches : null;
+    if (lent?.measured) patchScores.borrowed.push(lent.score);
+    const other = donor?.photo;
     if (other) {
       const { decision, agreement } = await decidePress(ps[i]!, { photo: other });
       if (agreement !== null) agreements.mismatched.push(agreement);
@@ -156,6 +188,8 @@ const lines = [
   `False alarms (anomaly or not assessed) on genuine hand-held presses (${genuineHand.map((r) => r.group.split(": ").at(-1)).join(", ")}): ${rate(sum(genuineHand, "flagged") + sum(genuineHand, "unassessed"), sum(genuineHand, "n"))}, n=${sum(genuineHand, "n")}; every genuine video but tree: ${rate(sum(genuineAll, "flagged") + sum(genuineAll, "unassessed"), sum(genuineAll, "n"))}, n=${sum(genuineAll, "n")}. Presses of one video are not independent: the intervals are narrower than the videos' variety warrants.`,
   "",
   `Photo agreement (best correlation with a frame within 150 ms of the shutter; threshold ${CAPTURE_BURST_THRESHOLDS.minPhotoAgreement}): genuine presses min ${Math.min(...agreements.genuine).toFixed(3)} (n=${agreements.genuine.length}); mismatched pairs max ${Math.max(...agreements.mismatched).toFixed(3)} (n=${agreements.mismatched.length}).`,
+  "",
+  `Patch agreement (the first native patch against the photo's centre, 4 × 4 block texture; threshold ${CAPTURE_BURST_THRESHOLDS.minPatchAgreement}): genuine presses min ${Math.min(...patchScores.genuine).toFixed(3)} (n=${patchScores.genuine.length}; ${patchScores.plain} with a centre too plain to compare); another video's patches max ${Math.max(...patchScores.borrowed).toFixed(3)} (n=${patchScores.borrowed.length}).`,
   "",
   `_Generated by \`npm run eval:capture\` (scripts/eval/capture-burst.ts), run of ${new Date().toISOString().slice(0, 10)}, in ${Math.round((Date.now() - started) / 1000)} s, rules of ${CAPTURE_BURST_VERSION}._`,
 ];

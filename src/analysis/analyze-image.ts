@@ -31,6 +31,7 @@ import { assessCaptureBurst, type DepthNotAssessed } from "./signals/capture-bur
 import type { CaptureIntegrity } from "../schemas/capture-integrity";
 import { measureBurst } from "./burst/measures";
 import { photoAgreement } from "./burst/agreement";
+import { patchAgreement, photoCentre } from "./burst/patch-agreement";
 import type { ReceivedBurst } from "./burst/received";
 import type { CaptureChannel } from "../schemas/verification-create";
 import { observedFix, type ObservedFix } from "./signals/location";
@@ -303,6 +304,7 @@ function liveDepth(input: ImageInput, pixels: DecodedImage | null, screen: Scree
     burst,
     measures: readable ? measureBurst(readable.frames, readable.patches) : null,
     agreement: readable && pixels ? photoAgreement(pixels.overview, readable.frames) : null,
+    patches: readable && pixels ? patchAgreement(photoCentre(pixels), readable.patches) : null,
     screenCue: screen.screen_detected ? { code: "screen_in_photo", value: round2(screen.confidence), detail: "the photo's moiré reads as a screen" } : null,
   });
 }

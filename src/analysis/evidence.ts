@@ -76,6 +76,8 @@ export const NOT_ASSESSED_REASONS = [
   "burst_nonce_expired",
   /** No frame of the burst is at the shutter, or the photo is too plain, so the photo cannot be compared with it. */
   "burst_photo_unmatched",
+  /** No two consecutive native patches of the burst align (they moved further apart than the search reaches, or show different things), so no noise can be measured. */
+  "burst_patches_unaligned",
 ] as const;
 export type NotAssessedReason = (typeof NOT_ASSESSED_REASONS)[number];
 

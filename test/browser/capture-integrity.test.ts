@@ -104,8 +104,10 @@ describe("capture integrity in Chromium: what is fed as the camera", () => {
     // The photo is the frame at the shutter, one of the frames the page sent (the JPEG and the two
     // reductions differ by a grey level or so): far above the 0.9 the service asks of it.
     expect(valueOf(capture, "burst_photo_agreement"), why).toBeGreaterThanOrEqual(0.98);
+    // The first native patch is cut from the drawing the photo is encoded from (capture-burst/8).
+    expect(valueOf(capture, "burst_patch_agreement"), why).toBeGreaterThanOrEqual(0.98);
     expect(codes(capture)).not.toEqual(expect.arrayContaining(["frozen_stream", "white_noise", "burst_nonce_invalid"]));
-    console.log(`${fixture}: depth evidence ${codes(capture).join(", ")}; agreement ${valueOf(capture, "burst_photo_agreement")}, noise correlation ${valueOf(capture, "noise_correlation")}, strips ${capture.capture_integrity.frames.bytes} + ${capture.capture_integrity.patches.bytes} bytes`);
+    console.log(`${fixture}: depth evidence ${codes(capture).join(", ")}; agreement ${valueOf(capture, "burst_photo_agreement")}, patch ${valueOf(capture, "burst_patch_agreement")}, noise correlation ${valueOf(capture, "noise_correlation")}, strips ${capture.capture_integrity.frames.bytes} + ${capture.capture_integrity.patches.bytes} bytes`);
   });
 
   it("a burst the server refuses does not cost the end user the photo: it is sent again without, and depth reads not assessed", async () => {

@@ -23,9 +23,12 @@ import { encodeJpeg, rng } from "./synth";
  * `shifted`: the picture moved by whole native pixels; `ramp`: the still with its levels ramped,
  * 3 a frame; `blink`: the still with a 60 px corner at a new level every frame.
  * `sparse`: `shifted` with ±1 on one pixel in twelve of every frame (capture-burst/7).
+ * `jumping`: `shifted`, its native patches the photo's centre moved 12 px further each frame, past
+ * the ±8 px the patch alignment searched until capture-burst/8.
  */
 
-export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink" | "sparse";
+export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink" | "sparse" | "jumping";
+const JUMP_PX = 12;
 const FORGED: ReadonlySet<BurstScene> = new Set(["still", "shifted", "ramp", "blink", "sparse"]);
 const MOVED_BY_WHOLE_PIXELS: ReadonlySet<BurstScene> = new Set(["shifted", "sparse"]);
 
@@ -111,9 +114,10 @@ function reduce(frame: Uint8Array): Uint8Array {
   return out;
 }
 
-function centre(frame: Uint8Array): Uint8Array {
+/** The native centre patch, as the page cuts it (`right` px to the right of it for a forgery). */
+function centre(frame: Uint8Array, right = 0): Uint8Array {
   const out = new Uint8Array(PATCH * PATCH);
-  const x0 = (W - PATCH) >> 1;
+  const x0 = ((W - PATCH) >> 1) + right;
   const y0 = (H - PATCH) >> 1;
   for (let y = 0; y < PATCH; y += 1) out.set(frame.subarray((y0 + y) * W + x0, (y0 + y) * W + x0 + PATCH), y * PATCH);
   return out;
@@ -131,10 +135,11 @@ export interface SyntheticCapture {
 /** A live capture of `scene`, `seed` choosing its textures, noise and shake. */
 export async function syntheticCapture(scene: BurstScene, seed: number, device: CaptureDevice = PHONE): Promise<SyntheticCapture> {
   const times = Array.from({ length: 16 }, (_, i) => Math.round((i * FRAME_MS - 400) * 10) / 10).filter((t) => t <= 100);
-  const frames = render(scene, seed, times);
+  const frames = render(scene === "jumping" ? "shifted" : scene, seed, times);
   const shutter = times.findIndex((t) => t >= 0);
   const patchFrames = frames.slice(shutter, shutter + 6);
-  const [framesPng, patchesPng] = await Promise.all([greyStripPng(frames.map(reduce), W / SCALE, H / SCALE), greyStripPng(patchFrames.map(centre), PATCH, PATCH)]);
+  const patches = scene === "jumping" ? patchFrames.map((_, i) => centre(frames[shutter]!, JUMP_PX * i)) : patchFrames.map((f) => centre(f));
+  const [framesPng, patchesPng] = await Promise.all([greyStripPng(frames.map(reduce), W / SCALE, H / SCALE), greyStripPng(patches, PATCH, PATCH)]);
   return {
     photo: encodeJpeg(grey(frames[shutter]!), 92),
     integrity: {

@@ -43,7 +43,7 @@ describe("the live capture measured by the service", () => {
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.verdict).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     const [{ capture, depth, codes }] = await depthOf(v.id);
-    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/7" });
+    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/8" });
     expect(codes).toEqual(expect.arrayContaining(["burst_photo_agreement", "sensor_noise", "camera_motion", "parallax"]));
     const { png_base64: _f, ...frames } = integrity.frames;
     const { png_base64: _p, ...patches } = integrity.patches;
@@ -116,6 +116,28 @@ describe("the live capture measured by the service", () => {
     const cert = await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key });
     expect(cert.status).toBe(200);
     expect(JSON.stringify(cert.body)).toContain("capture_burst_flat_scene");
+  });
+
+  // capture-burst/8: under /7 the patches were tied to nothing, so a real camera's crops of anything
+  // beside frames made from the photo made the noise rules see a camera (0 of 144 caught).
+  it("a photo and its frames sent with another recording's native patches: burst_patch_mismatch", async () => {
+    const forged = await syntheticCapture("plane", 4124);
+    const recording = await syntheticCapture("scene3d", 4125);
+    const { done, v } = await liveOnce({ photo: forged.photo, integrity: { ...forged.integrity, patches: recording.integrity.patches } });
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toContain("burst_patch_mismatch");
+    expect(codes).toContain("burst_photo_agreement");
+  });
+
+  // capture-burst/8: patches moved further between frames than the ±8 px their alignment searched
+  // read every edge of the picture as a camera's noise under /7 (0 of 144 such forgeries caught).
+  it("a forged burst whose native patches are the photo's centre moved 12 px a frame, no noise: depth_anomaly (still_patches)", async () => {
+    const { done, v } = await liveOnce(await syntheticCapture("jumping", 4126));
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toContain("still_patches");
+    expect(codes).toContain("burst_patch_agreement");
   });
 
   it("a photo sent beside real frames of another scene: burst_photo_mismatch", async () => {

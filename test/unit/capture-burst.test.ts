@@ -93,7 +93,7 @@ function findings(frames: Frame[], over: { record?: CaptureIntegrityV2; burst?: 
     replayOf: [],
     ...over.burst,
   };
-  return { record, burst, measures: over.measures ?? burstOf(frames), agreement: { measured: true, score: 0.98, offsetMs: 0 }, screenCue: null, ...over.finding };
+  return { record, burst, measures: over.measures ?? burstOf(frames), agreement: { measured: true, score: 0.98, offsetMs: 0 }, patches: { measured: true, score: 0.999 }, screenCue: null, ...over.finding };
 }
 
 const depthScene = (noise = 2) => scene(12, (k, x) => ({ dx: (x < 80 ? 0.12 : 0.45) * k, dy: 0.05 * k }), noise);
@@ -153,6 +153,29 @@ describe("capture burst measures (the service's code)", () => {
     expect(shifted.temporal_noise).toBe(0);
   });
 
+  // capture-burst/8: the patches were aligned within ±8 px only; further apart, every edge read as noise.
+  it("patches 12 px apart are aligned by the wider search: a camera's are measured, a picture moved by whole pixels leaves every edge", () => {
+    const live = burstOf(scene(12, (k) => ({ dx: 3 * k + 0.3 * (k % 2), dy: 0.1 * k }), 2));
+    expect(live).toMatchObject({ patch_pairs: 4, aligned_pairs: 4 });
+    expect(live.patch_still_share).toBeLessThan(0.3);
+    expect(live.temporal_noise).toBeGreaterThan(1);
+    const shifted = burstOf(scene(12, (k) => ({ dx: 3 * k, dy: 0 }), 0));
+    expect(shifted).toMatchObject({ patch_pairs: 4, aligned_pairs: 4, patch_still_share: 1, temporal_noise: 0 });
+  });
+
+  it("patches further apart than the search reaches, or showing different things, are not read for noise", () => {
+    const far = scene(12, (k) => ({ dx: 5 * k, dy: 0 }), 2);
+    expect(burstOf(far)).toMatchObject({ patch_pairs: 4, aligned_pairs: 0 });
+    // Each patch a different recording's (gravel, leaves: texture at every scale), beside frames of one scene.
+    const gravel = (seed: number) => {
+      const r = rng(seed);
+      const coarse = Float32Array.from({ length: 17 * 17 }, () => r() * 120);
+      return Uint8Array.from({ length: PATCH_SIDE * PATCH_SIDE }, (_, i) => Math.round(60 + coarse[Math.floor(i / PATCH_SIDE / 4) * 17 + Math.floor((i % PATCH_SIDE) / 4)]! + r() * 10));
+    };
+    const unrelated = scene(12, (k) => ({ dx: 0.4 * k, dy: 0 }), 2).map((f, k) => ({ ...f, patch: gravel(40 + k) }));
+    expect(burstOf(unrelated)).toMatchObject({ patch_pairs: 4, aligned_pairs: 0 });
+  });
+
   it("a looping clip repeats frames exactly: the preview's watch counts it, a frozen run is not a loop", () => {
     const clip = scene(6, (k) => ({ dx: k, dy: 0 }), 2);
     const loop = new RepeatWatch();
@@ -181,9 +204,9 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/7)", () => {
+describe("depth from the capture burst (decision, capture-burst/8)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
-    expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
+    expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, patches: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
 
   it("a made-up version 1 record (a hand-held phone over a 3-D scene, typed by a script) is a claim: not assessed, never verified", () => {
@@ -194,20 +217,20 @@ describe("depth from the capture burst (decision, capture-burst/7)", () => {
       burst: { frames: 12, duration_ms: 400, width: 160, height: 120, identical_pairs: 0, repeated_frames: 0, temporal_noise: 1.4, changed_fraction: 0.5, motion_px: 1, parallax: { blocks: 40, baseline_px: 3, residual_px: 0.9 } },
       preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 },
     };
-    const depth = assessCaptureBurst({ record: typed, burst: null, measures: null, agreement: null, screenCue: null });
+    const depth = assessCaptureBurst({ record: typed, burst: null, measures: null, agreement: null, patches: null, screenCue: null });
     expect(depth).toMatchObject({ status: "not_assessed", reason: "no_burst_frames" });
     expect(codes(depth)).toEqual(["client_claim_only"]);
     const verdict = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth } }]);
     expect(verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", not_assessed: ["depth"] });
     // A claim that counts against the client still counts.
-    const obs = assessCaptureBurst({ record: { ...typed, device: { ...PHONE, label: "OBS Virtual Camera" } }, burst: null, measures: null, agreement: null, screenCue: null });
+    const obs = assessCaptureBurst({ record: { ...typed, device: { ...PHONE, label: "OBS Virtual Camera" } }, burst: null, measures: null, agreement: null, patches: null, screenCue: null });
     expect(obs).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05 });
     expect(codes(obs)).toEqual(["virtual_camera"]);
   });
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/7" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/8" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -231,7 +254,7 @@ describe("depth from the capture burst (decision, capture-burst/7)", () => {
     const moved = findings(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
     expect(moved.measures!.patch_still_share).toBe(1);
     const shifted = assessCaptureBurst(moved);
-    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/7" });
+    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/8" });
     expect(shifted.evidence).toContainEqual(expect.objectContaining({ code: "still_patches", value: 1 }));
     expect(codes(shifted)).not.toContain("frozen_stream");
 
@@ -267,7 +290,7 @@ describe("depth from the capture burst (decision, capture-burst/7)", () => {
     expect(live).toMatchObject({ source: "capture_burst", anomaly: false });
     expect((live as { confidence: number }).confidence).toBeGreaterThan(0.7);
     expect((live as { method?: string }).method).toBeUndefined();
-    expect(codes(live)).toEqual(["burst_photo_agreement", "sensor_noise", "camera_motion", "noise_correlation", "patch_still_share", "parallax"]);
+    expect(codes(live)).toEqual(["burst_photo_agreement", "burst_patch_agreement", "sensor_noise", "camera_motion", "noise_correlation", "patch_still_share", "parallax"]);
   });
 
   it("one moving plane alone passes as a flat scene (a document, a wall, a distant street); with a screen cue it trips", () => {
@@ -401,6 +424,27 @@ describe("depth from the capture burst (decision, capture-burst/7)", () => {
     expect(codes(plain)).toContain("burst_photo_agreement_not_measured");
   });
 
+  it("patches that never line up leave the noise unmeasured: not assessed (burst_patches_unaligned), never a pass", () => {
+    const result = assessCaptureBurst(findings(scene(12, (k) => ({ dx: 5 * k, dy: 0.1 * k }), 2)));
+    expect(result).toMatchObject({ status: "not_assessed", reason: "burst_patches_unaligned" });
+    expect(codes(result)).toContain("burst_patches_unaligned");
+    expect(codes(result)).not.toContain("sensor_noise");
+  });
+
+  it("native patches that are not the photo's centre (a real camera's crops of another scene beside forged frames) are an anomaly", () => {
+    const mismatch = assessCaptureBurst(findings(depthScene(), { finding: { patches: { measured: true, score: 0.31 } } }));
+    expect(mismatch).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(mismatch)).toContain("burst_patch_mismatch");
+    const agreed = assessCaptureBurst(findings(depthScene()));
+    expect(agreed).toMatchObject({ anomaly: false });
+    expect(codes(agreed)).toContain("burst_patch_agreement");
+    // A plain centre (a wall) ties nothing and counts against nothing: the burst is judged on the rest.
+    const plain = assessCaptureBurst(findings(depthScene(), { finding: { patches: { measured: false, why: "plain", detail: "x" } } }));
+    expect(plain).toMatchObject({ anomaly: false });
+    expect(codes(plain)).toContain("burst_patch_agreement_not_measured");
+    expect(CAPTURE_BURST_THRESHOLDS.minPatchAgreement).toBe(0.9);
+  });
+
   it.each([
     ["OBS Virtual Camera", "OBS Virtual Camera"],
     ["Dummy video device (0x0000)", "v4l2loopback"],
@@ -425,7 +469,7 @@ describe("depth from the capture burst (decision, capture-burst/7)", () => {
     const depth = assessCaptureBurst(findings(frozenScene()));
     const tripped = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth } }]);
     expect(tripped).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
-    const missing = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth: assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, screenCue: null }) } }]);
+    const missing = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth: assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, patches: null, screenCue: null }) } }]);
     expect(missing).toMatchObject({ label: "suspicious", reason_code: "not_assessed", not_assessed: ["depth"], signals: { depth: { status: "not_assessed", reason: "no_capture_integrity" } } });
     const flat = aggregateVerdict(["depth"], [{ capture_id: "cap_1", uploaded: false, signals: { depth: assessCaptureBurst(findings(planeScene())) } }]);
     expect(flat).toMatchObject({ label: "verified" });

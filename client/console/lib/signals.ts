@@ -37,6 +37,7 @@ export const NOT_ASSESSED_WORDS: Record<string, string> = {
   burst_nonce_invalid: "the frames came with a nonce this service did not issue for this verification",
   burst_nonce_expired: "the frames reached the service more than 30 minutes after their nonce was issued",
   burst_photo_unmatched: "none of the frames is at the shutter, so the photo could not be compared with them",
+  burst_patches_unaligned: "no two consecutive full-resolution crops line up (they moved too far apart, or show different things), so the sensor's noise could not be measured",
   uploaded_content: "the file was uploaded, not captured live, so live-capture checks do not apply",
 };
 
@@ -93,6 +94,9 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   burst_photo_agreement: "how closely the photo matches the frame at the shutter (1: the same picture)",
   burst_photo_mismatch: "the photo is not the picture the frames show at the shutter: frames of something else were sent beside it",
   burst_photo_agreement_not_measured: "the photo is too plain to compare with the frames",
+  burst_patch_agreement: "how closely the first full-resolution crop matches the photo's centre (1: the same picture; the page cuts both from one drawing)",
+  burst_patch_mismatch: "the full-resolution crops are not of this photo: crops of another recording were sent beside it",
+  burst_patch_agreement_not_measured: "the photo's centre is too plain (or too small) to compare with the first full-resolution crop",
   burst_nonce_reused: "another photo of this verification came with the same nonce: frames sent twice",
   burst_replayed: "the same frames came with an earlier photo of yours: a replayed recording",
   attestation_not_bound: "the browser attestation token was issued for other frames",

@@ -1660,7 +1660,7 @@ export interface components {
             /** @enum {string} */
             status: "not_assessed";
             /** @enum {string} */
-            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable" | "no_capture_integrity" | "capture_burst_incomplete" | "no_burst_frames" | "burst_unreadable" | "burst_nonce_invalid" | "burst_nonce_expired" | "burst_photo_unmatched";
+            reason: "undecodable_image" | "image_too_large" | "image_too_small" | "low_texture" | "web_search_not_configured" | "web_search_error" | "vision_not_configured" | "vision_error" | "ai_provider_error" | "no_depth_map" | "depth_map_unreadable" | "no_capture_integrity" | "capture_burst_incomplete" | "no_burst_frames" | "burst_unreadable" | "burst_nonce_invalid" | "burst_nonce_expired" | "burst_photo_unmatched" | "burst_patches_unaligned";
         };
         AiDetection: {
             /** @enum {string} */

@@ -10,6 +10,7 @@
  */
 import type { BurstMeasuresV1 } from "../../schemas/capture-integrity";
 import { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame } from "../../model/evidence/grey-frame";
+import { blockTexture, correlation, MIN_TEXTURE, spread } from "./texture";
 
 export { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame };
 
@@ -35,6 +36,9 @@ export type BurstMeasures = BurstMeasuresV1 & {
    * (capture-burst/7, "sparse noise").
    */
   untrimmed_noise: number | null;
+  /** Consecutive patch pairs, and how many of them aligned (`patchesAligned`): only those are measured for noise. */
+  patch_pairs: number;
+  aligned_pairs: number;
 };
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -102,6 +106,79 @@ export function alignPatches(a: Uint8Array, b: Uint8Array, side: number, r: numb
 
 const PATCH_MARGIN = 8;
 
+/** Patches whose best shift is at ±PATCH_MARGIN are searched again up to this far (`alignPatchesWide`). */
+export const WIDE_MARGIN = 16;
+
+/** The window margin a shift needs: PATCH_MARGIN, or more for a shift found by the wide search. */
+const marginOf = (aligned: { dx: number; dy: number }) => Math.max(PATCH_MARGIN, Math.abs(aligned.dx), Math.abs(aligned.dy));
+
+/** Sum of absolute differences of 2 × 2 means (`a` over the window [m, n − m)², `b` shifted), `b`'s mean level brought to `a`'s. */
+function binnedSad(a: Float64Array, b: Float64Array, n: number, m: number, dx: number, dy: number, offset: number): number {
+  let sad = 0;
+  for (let y = m; y < n - m; y += 1) for (let x = m; x < n - m; x += 1) sad += Math.abs(a[y * n + x]! - b[(y + dy) * n + x + dx]! + offset);
+  return sad;
+}
+
+function binned(p: Uint8Array, side: number): Float64Array {
+  const n = side >> 1;
+  const out = new Float64Array(n * n);
+  for (let y = 0; y < n; y += 1) for (let x = 0; x < n; x += 1) out[y * n + x] = (p[2 * y * side + 2 * x]! + p[2 * y * side + 2 * x + 1]! + p[(2 * y + 1) * side + 2 * x]! + p[(2 * y + 1) * side + 2 * x + 1]!) / 4;
+  return out;
+}
+
+/**
+ * `alignPatches`, and where its best shift is at the edge of its ±PATCH_MARGIN search (a camera that
+ * moved further between two frames), the same searched up to ±WIDE_MARGIN: on 2 × 2 means first,
+ * then ±2 px around it at full resolution. A pair aligned inside ±PATCH_MARGIN is measured as before.
+ */
+export function alignPatchesWide(a: Uint8Array, b: Uint8Array, side: number): { dx: number; dy: number } {
+  const near = alignPatches(a, b, side);
+  if (Math.abs(near.dx) < PATCH_MARGIN && Math.abs(near.dy) < PATCH_MARGIN) return near;
+  const n = side >> 1;
+  const r = WIDE_MARGIN >> 1;
+  const [ca, cb] = [binned(a, side), binned(b, side)];
+  const offset = meanOffset(a, b);
+  let best = Infinity;
+  let coarse = { dx: 0, dy: 0 };
+  for (let dy = -r; dy <= r; dy += 1) {
+    for (let dx = -r; dx <= r; dx += 1) {
+      const sad = binnedSad(ca, cb, n, r, dx, dy, offset);
+      if (sad < best) [best, coarse] = [sad, { dx, dy }];
+    }
+  }
+  const m = WIDE_MARGIN;
+  let fine = { dx: 2 * coarse.dx, dy: 2 * coarse.dy };
+  best = Infinity;
+  for (let dy = 2 * coarse.dy - 2; dy <= 2 * coarse.dy + 2; dy += 1) {
+    for (let dx = 2 * coarse.dx - 2; dx <= 2 * coarse.dx + 2; dx += 1) {
+      if (Math.abs(dx) > m || Math.abs(dy) > m) continue;
+      let sad = 0;
+      for (let y = m; y < side - m; y += 2) for (let x = m; x < side - m; x += 2) sad += Math.abs(a[y * side + x]! - b[(y + dy) * side + x + dx]! + offset);
+      if (sad < best) [best, fine] = [sad, { dx, dy }];
+    }
+  }
+  return fine;
+}
+
+/** Aligned patches whose texture correlates less than this show different things (`patchesAligned`). */
+export const MIN_ALIGNED_AGREEMENT = 0.5;
+
+/**
+ * Whether `b`, shifted by `aligned` (`alignPatchesWide`), shows what `a` shows: the shift is inside
+ * the wide search (at its edge the patches moved further than it reaches) and their block texture
+ * agrees (texture.ts). A pair that did not align says nothing of noise: every edge of the scene
+ * would read as noise, as it did for the photo's centre moved 12 px a frame with no noise at all
+ * (capture-burst/8: 0 of 144 such forgeries caught under /7, scripts/eval/capture-burst.ts). Plain
+ * patches have nothing to misalign.
+ */
+export function patchesAligned(a: Uint8Array, b: Uint8Array, side: number, aligned: { dx: number; dy: number }): boolean {
+  if (Math.abs(aligned.dx) >= WIDE_MARGIN || Math.abs(aligned.dy) >= WIDE_MARGIN) return false;
+  const m = marginOf(aligned);
+  const texture = blockTexture(a, side, m, m, side - 2 * m);
+  if (spread(texture) < MIN_TEXTURE) return true;
+  return correlation(texture, blockTexture(b, side, m + aligned.dx, m + aligned.dy, side - 2 * m)) >= MIN_ALIGNED_AGREEMENT;
+}
+
 /**
  * Temporal noise of two native patches: the best integer alignment (±8 px), then the mean of the
  * lowest 80 % of the absolute differences from their median (a change of exposure, or a ramp of
@@ -110,7 +187,7 @@ const PATCH_MARGIN = 8;
  * the top 20 %.
  */
 export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): number {
-  const r = PATCH_MARGIN;
+  const r = marginOf(aligned);
   const { dx: bx, dy: by } = aligned;
   const shifted = (i: number) => i + by * side + bx;
   // A clipped pixel (0 or 255 in either patch) shows no noise, only how far a change of level pushed it.
@@ -162,7 +239,7 @@ const MIN_FLAT_PIXELS = 200;
  * (σ_d = √2 σ). Null when the patches do not differ.
  */
 export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): { near: number; far: number; sigma: number } | null {
-  const r = PATCH_MARGIN + 1;
+  const r = marginOf(aligned) + 1;
   const { dx, dy } = aligned;
   const d = new Float64Array(side * side);
   // The pixels measured: the flat ones, or every one when too few are flat.
@@ -226,7 +303,7 @@ const MIN_TEXTURED_PIXELS = 100;
  * by whole pixels, or not moved, leaves every one (probe of 2026-12-05). Null with too little texture.
  */
 export function patchStillShare(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): number | null {
-  const r = PATCH_MARGIN + 1;
+  const r = marginOf(aligned) + 1;
   const at = (i: number) => i + aligned.dy * side + aligned.dx;
   const textured: number[] = [];
   for (let y = r; y < side - r; y += 1) {
@@ -324,7 +401,7 @@ export function blockMotion(a: GreyFrame, b: GreyFrame, predicted: { dx: number;
 }
 
 /** The median block motion: the whole frame's shift. */
-function globalShift(blocks: BlockMatch[]): { dx: number; dy: number } {
+export function globalShift(blocks: BlockMatch[]): { dx: number; dy: number } {
   return { dx: median(blocks.map((b) => b.dx)), dy: median(blocks.map((b) => b.dy)) };
 }
 
@@ -423,6 +500,8 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation_far: null,
     patch_still_share: null,
     untrimmed_noise: null,
+    patch_pairs: Math.max(0, patches.length - 1),
+    aligned_pairs: 0,
   };
   if (n < 2 || !first) return empty;
   let identical = 0;
@@ -432,9 +511,12 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   const far: number[] = [];
   const untrimmedNoise: number[] = [];
   const stillShares: number[] = [];
+  let alignedPairs = 0;
   for (let i = 1; i < patches.length; i += 1) {
     const [a, b] = [patches[i - 1]!, patches[i]!];
-    const aligned = alignPatches(a, b, PATCH_SIDE);
+    const aligned = alignPatchesWide(a, b, PATCH_SIDE);
+    if (!patchesAligned(a, b, PATCH_SIDE, aligned)) continue;
+    alignedPairs += 1;
     noise.push(patchNoise(a, b, PATCH_SIDE, aligned));
     const share = patchStillShare(a, b, PATCH_SIDE, aligned);
     if (share !== null) stillShares.push(share);
@@ -476,5 +558,6 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation_far: far.length > 0 ? round3(median(far)) : null,
     patch_still_share: stillShares.length > 0 ? round3(median(stillShares)) : null,
     untrimmed_noise: untrimmedNoise.length > 0 ? round3(median(untrimmedNoise)) : null,
+    aligned_pairs: alignedPairs,
   };
 }

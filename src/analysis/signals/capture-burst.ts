@@ -1,4 +1,5 @@
 import type { Agreement } from "../burst/agreement";
+import type { PatchAgreement } from "../burst/patch-agreement";
 import type { BurstMeasures } from "../burst/measures";
 import type { ReceivedBurst } from "../burst/received";
 import type { CaptureIntegrity } from "../../schemas/capture-integrity";
@@ -14,7 +15,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/7";
+export const CAPTURE_BURST_VERSION = "capture-burst/8";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -81,6 +82,15 @@ export const CAPTURE_BURST_THRESHOLDS = {
    */
   minPhotoAgreement: 0.9,
   /**
+   * The first native patch must correlate at least this well with the photo's centre (block
+   * texture, analysis/burst/patch-agreement.ts): the page cuts both from one drawing. Chosen on the
+   * Debian videos and the footage (scripts/eval/capture-burst.ts, capture-footage/evaluate.ts): every
+   * genuine press whose centre has texture measures 0.998 or more; another video's patches sent
+   * beside its photo at most 0.74 (capture-burst/8: under /7 such patches beside forged frames
+   * passed, 0 of 144).
+   */
+  minPatchAgreement: 0.9,
+  /**
    * White noise: noise between the native patches (at least `whiteNoiseMin` σ) whose pixels are
    * hardly correlated with their next neighbours (below `whiteNoiseBelow`) was added pixel by pixel
    * to a picture; a camera's pipeline spreads its noise (analysis/burst/measures.ts#noiseCorrelation).
@@ -144,6 +154,8 @@ export interface LiveCaptureFindings {
   measures: BurstMeasures | null;
   /** The photo against the frames at the shutter (null: the photo's pixels could not be read). */
   agreement: Agreement | null;
+  /** The first native patch against the photo's centre (null: the photo's pixels could not be read). */
+  patches: PatchAgreement | null;
   /** A screen cue measured on the photo or the burst: what makes one moving plane an anomaly. */
   screenCue: Evidence | null;
 }
@@ -186,8 +198,8 @@ function claims(record: CaptureIntegrity): { against: Evidence[]; noted: Evidenc
   };
 }
 
-/** The burst's own integrity: the nonce, its single use, the attestation's binding, replays, and the photo's agreement. */
-function integrity(burst: ReceivedBurst, agreement: Agreement | null): { against: Evidence[]; unknown: Array<{ reason: NotAssessedReason; evidence: Evidence }>; seen: Evidence[] } {
+/** The burst's own integrity: the nonce, its single use, the attestation's binding, replays, and the photo's agreement with the frames and the patches. */
+function integrity(burst: ReceivedBurst, agreement: Agreement | null, patches: PatchAgreement | null): { against: Evidence[]; unknown: Array<{ reason: NotAssessedReason; evidence: Evidence }>; seen: Evidence[] } {
   const against: Evidence[] = [];
   const unknown: Array<{ reason: NotAssessedReason; evidence: Evidence }> = [];
   const seen: Evidence[] = [];
@@ -209,6 +221,14 @@ function integrity(burst: ReceivedBurst, agreement: Agreement | null): { against
       unknown.push({ reason: "burst_photo_unmatched", evidence: { code: "burst_photo_agreement_not_measured", detail: agreement.detail } });
     }
   }
+  if (patches?.measured && patches.score >= CAPTURE_BURST_THRESHOLDS.minPatchAgreement) {
+    seen.push({ code: "burst_patch_agreement", value: patches.score });
+  } else if (patches?.measured) {
+    against.push({ code: "burst_patch_mismatch", value: patches.score, detail: "the first full-resolution crop is not the photo's centre: crops of another recording were sent beside it" });
+  } else if (patches) {
+    // A plain centre (a wall, the sky) ties nothing, and says nothing against the capture either.
+    seen.push({ code: "burst_patch_agreement_not_measured", detail: patches.detail });
+  }
   return { against, unknown, seen };
 }
 
@@ -227,7 +247,7 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     if (against.length > 0) return result(0.05, true, [...against, ...claimed.noted]);
     return unassessed("no_burst_frames", [{ code: "client_claim_only", detail: "the page sent its own measures, not the frames: a claim, not read for the signal" }, ...claimed.noted]);
   }
-  const checks = integrity(f.burst, f.agreement);
+  const checks = integrity(f.burst, f.agreement, f.patches);
   against.push(...checks.against);
   const evidence: Evidence[] = [...checks.seen, ...claimed.noted];
   const unknown = [...checks.unknown];
@@ -241,6 +261,11 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
   let flat = false;
   let parallaxMeasured = false;
   let depthTerm = 0;
+  // Patches that never line up carry no noise to read: every edge of the scene would pass for it.
+  const patchesMeasured = !m || m.patch_pairs === 0 || m.aligned_pairs > 0;
+  if (m && !f.burst.unreadable && !patchesMeasured) {
+    unknown.push({ reason: "burst_patches_unaligned", evidence: { code: "burst_patches_unaligned", value: m.patch_pairs, detail: "no two consecutive native patches line up: they moved further apart than the search reaches, or show different things" } });
+  }
   if (m && !f.burst.unreadable) {
     if (m.repeated_frames > 0) against.push({ code: "repeated_frames", value: m.repeated_frames, detail: "frames of the burst exactly equal to earlier ones: a looping clip" });
     const allIdentical = m.identical_pairs >= m.frames - 1;
@@ -259,7 +284,8 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     if (noise >= t.whiteNoiseMin && m.noise_correlation !== null && m.noise_correlation < t.whiteNoiseBelow) {
       against.push({ code: "white_noise", value: round2(m.noise_correlation!), detail: "noise not spread over neighbouring pixels as a camera's is: added to a picture" });
     }
-    evidence.push({ code: "sensor_noise", value: round2(m.temporal_noise) }, { code: "camera_motion", value: round2(m.motion_px) });
+    if (patchesMeasured) evidence.push({ code: "sensor_noise", value: round2(m.temporal_noise) });
+    evidence.push({ code: "camera_motion", value: round2(m.motion_px) });
     if (m.noise_correlation !== null) evidence.push({ code: "noise_correlation", value: round2(m.noise_correlation) });
     if (m.patch_still_share !== null) evidence.push({ code: "patch_still_share", value: round2(m.patch_still_share) });
     const p = m.parallax;

@@ -1,6 +1,7 @@
 import { AreaReducer } from "../decoders/frame";
 import type { Luma } from "../decoders/types";
 import type { GreyFrame } from "./measures";
+import { spread } from "./texture";
 
 /*
  * Does the photo belong to the burst? The capture page's photo is the video frame on screen at the
@@ -39,7 +40,7 @@ export function photoAgreement(photo: Luma, frames: readonly GreyFrame[]): Agree
   if (reduced.width !== width || reduced.height !== height) {
     return { measured: false, why: "aspect", detail: `photo reduces to ${reduced.width}x${reduced.height}, frames are ${width}x${height}` };
   }
-  if (std(reduced.data) < MIN_AGREEMENT_STD) return { measured: false, why: "plain", detail: "the photo is too plain to compare" };
+  if (spread(reduced.data) < MIN_AGREEMENT_STD) return { measured: false, why: "plain", detail: "the photo is too plain to compare" };
   let best = -1;
   let at = 0;
   for (const frame of near) {
@@ -47,17 +48,6 @@ export function photoAgreement(photo: Luma, frames: readonly GreyFrame[]): Agree
     if (score > best) [best, at] = [score, frame.t];
   }
   return { measured: true, score: Math.round(best * 1000) / 1000, offsetMs: at };
-}
-
-function std(data: Uint8Array): number {
-  let s = 0;
-  let q = 0;
-  for (const v of data) {
-    s += v;
-    q += v * v;
-  }
-  const m = s / data.length;
-  return Math.sqrt(Math.max(0, q / data.length - m * m));
 }
 
 /** The largest normalised cross-correlation of `a` with `b` shifted by up to SHIFT px, on the region both cover. */

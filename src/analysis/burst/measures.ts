@@ -82,26 +82,34 @@ function medianDifference(a: Uint8Array, b: Uint8Array, at: (i: number) => numbe
 }
 
 /**
+ * The integer shift within `radius` of `around` (and within ±`margin`) that best aligns `b` with
+ * `a`, two `n`-wide pictures: the sum of absolute differences over `a`'s window [margin, n − margin)²,
+ * every `step`-th pixel, `b` brought `offset` towards `a`'s level.
+ */
+function bestShift(a: ArrayLike<number>, b: ArrayLike<number>, n: number, search: { margin: number; step: number; around: { dx: number; dy: number }; radius: number; offset: number }): { dx: number; dy: number } {
+  const { margin: m, step, around, radius, offset } = search;
+  let best = Infinity;
+  let found = { dx: around.dx, dy: around.dy };
+  for (let dy = Math.max(-m, around.dy - radius); dy <= Math.min(m, around.dy + radius); dy += 1) {
+    for (let dx = Math.max(-m, around.dx - radius); dx <= Math.min(m, around.dx + radius); dx += 1) {
+      let sad = 0;
+      for (let y = m; y < n - m; y += step) {
+        const ra = y * n;
+        const rb = (y + dy) * n + dx;
+        for (let x = m; x < n - m; x += step) sad += Math.abs(a[ra + x]! - b[rb + x]! + offset);
+      }
+      if (sad < best) [best, found] = [sad, { dx, dy }];
+    }
+  }
+  return found;
+}
+
+/**
  * The integer shift (±`r` px) that best aligns patch `b` with patch `a` (sum of absolute differences
  * on every other pixel, `b`'s mean level brought to `a`'s: a change of exposure is no shift).
  */
 export function alignPatches(a: Uint8Array, b: Uint8Array, side: number, r: number = PATCH_MARGIN): { dx: number; dy: number } {
-  const offset = meanOffset(a, b);
-  let best = Infinity;
-  let bx = 0;
-  let by = 0;
-  for (let dy = -r; dy <= r; dy += 1) {
-    for (let dx = -r; dx <= r; dx += 1) {
-      let sad = 0;
-      for (let y = r; y < side - r; y += 2) {
-        const ra = y * side;
-        const rb = (y + dy) * side + dx;
-        for (let x = r; x < side - r; x += 2) sad += Math.abs(a[ra + x]! - b[rb + x]! + offset);
-      }
-      if (sad < best) [best, bx, by] = [sad, dx, dy];
-    }
-  }
-  return { dx: bx, dy: by };
+  return bestShift(a, b, side, { margin: r, step: 2, around: { dx: 0, dy: 0 }, radius: r, offset: meanOffset(a, b) });
 }
 
 const PATCH_MARGIN = 8;
@@ -111,13 +119,6 @@ export const WIDE_MARGIN = 16;
 
 /** The window margin a shift needs: PATCH_MARGIN, or more for a shift found by the wide search. */
 const marginOf = (aligned: { dx: number; dy: number }) => Math.max(PATCH_MARGIN, Math.abs(aligned.dx), Math.abs(aligned.dy));
-
-/** Sum of absolute differences of 2 × 2 means (`a` over the window [m, n − m)², `b` shifted), `b`'s mean level brought to `a`'s. */
-function binnedSad(a: Float64Array, b: Float64Array, n: number, m: number, dx: number, dy: number, offset: number): number {
-  let sad = 0;
-  for (let y = m; y < n - m; y += 1) for (let x = m; x < n - m; x += 1) sad += Math.abs(a[y * n + x]! - b[(y + dy) * n + x + dx]! + offset);
-  return sad;
-}
 
 function binned(p: Uint8Array, side: number): Float64Array {
   const n = side >> 1;
@@ -134,30 +135,10 @@ function binned(p: Uint8Array, side: number): Float64Array {
 export function alignPatchesWide(a: Uint8Array, b: Uint8Array, side: number): { dx: number; dy: number } {
   const near = alignPatches(a, b, side);
   if (Math.abs(near.dx) < PATCH_MARGIN && Math.abs(near.dy) < PATCH_MARGIN) return near;
-  const n = side >> 1;
-  const r = WIDE_MARGIN >> 1;
-  const [ca, cb] = [binned(a, side), binned(b, side)];
   const offset = meanOffset(a, b);
-  let best = Infinity;
-  let coarse = { dx: 0, dy: 0 };
-  for (let dy = -r; dy <= r; dy += 1) {
-    for (let dx = -r; dx <= r; dx += 1) {
-      const sad = binnedSad(ca, cb, n, r, dx, dy, offset);
-      if (sad < best) [best, coarse] = [sad, { dx, dy }];
-    }
-  }
-  const m = WIDE_MARGIN;
-  let fine = { dx: 2 * coarse.dx, dy: 2 * coarse.dy };
-  best = Infinity;
-  for (let dy = 2 * coarse.dy - 2; dy <= 2 * coarse.dy + 2; dy += 1) {
-    for (let dx = 2 * coarse.dx - 2; dx <= 2 * coarse.dx + 2; dx += 1) {
-      if (Math.abs(dx) > m || Math.abs(dy) > m) continue;
-      let sad = 0;
-      for (let y = m; y < side - m; y += 2) for (let x = m; x < side - m; x += 2) sad += Math.abs(a[y * side + x]! - b[(y + dy) * side + x + dx]! + offset);
-      if (sad < best) [best, fine] = [sad, { dx, dy }];
-    }
-  }
-  return fine;
+  const half = WIDE_MARGIN >> 1;
+  const coarse = bestShift(binned(a, side), binned(b, side), side >> 1, { margin: half, step: 1, around: { dx: 0, dy: 0 }, radius: half, offset });
+  return bestShift(a, b, side, { margin: WIDE_MARGIN, step: 2, around: { dx: 2 * coarse.dx, dy: 2 * coarse.dy }, radius: 2, offset });
 }
 
 /** Aligned patches whose texture correlates less than this show different things (`patchesAligned`). */

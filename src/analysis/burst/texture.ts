@@ -48,8 +48,8 @@ export function blockTexture(patch: Uint8Array, side: number, x: number, y: numb
   return out;
 }
 
-/** Standard deviation. */
-export function spread(v: Float64Array): number {
+/** Standard deviation (of block texture, or of a picture's pixels). */
+export function spread(v: ArrayLike<number> & Iterable<number>): number {
   let s = 0;
   let q = 0;
   for (const x of v) {

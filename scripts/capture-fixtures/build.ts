@@ -13,6 +13,8 @@
  *                     table of boxes and mugs walked around by hand), 6 s at 25 fps
  *   flat-wall.y4m     a wall with printed markers filmed by a phone held by hand (AR.js's sample video,
  *                     npm's ar.js 1.4.10), 10 s from 3 s: a flat genuine scene, one moving plane
+ *   display-phone.y4m a phone's screen filmed up close by a moving camera (jsartoolkit5's sample video,
+ *                     npm's jsartoolkit5 0.0.4), 8 s from 18 s: a display filmed by a camera (rung 6)
  *
  * Sources are fetched with `apt-get download` (nothing installed; CI reaches Debian) or `npm pack`, converted by
  * ffmpeg. Idempotent. `npm run capture-fixtures`; the evaluation (scripts/eval/capture-burst.ts)
@@ -21,7 +23,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { noisyStill } from "./attacks";
-import { BROWSER_GENUINE, FLAT_WALL, GENUINE, SCREEN_PHOTOS } from "./sources";
+import { BROWSER_GENUINE, DISPLAY_PHONE, FLAT_WALL, GENUINE, SCREEN_PHOTOS } from "./sources";
 import { recipeKey } from "../lib/recipe-key";
 import { CACHE, debianFile, HEIGHT, npmFile, readPhotoGrey, ROOT, sequenceToY4m, videoToY4m, WIDTH, writeGreyY4m } from "./video";
 
@@ -37,6 +39,7 @@ export const FIXTURES = {
   noisy: path.join(BROWSER_FIXTURES, "noisy.y4m"),
   near3d: path.join(BROWSER_FIXTURES, "near3d-bobot.y4m"),
   flat: path.join(BROWSER_FIXTURES, "flat-wall.y4m"),
+  display: path.join(BROWSER_FIXTURES, "display-phone.y4m"),
 };
 
 /** dlib's example frames (scripts/eval/capture-footage/manifest.tsv, `dlib-bobot-table`). */
@@ -55,6 +58,7 @@ export function buildFixtures(): typeof FIXTURES {
   if (!existsSync(FIXTURES.noisy)) writeGreyY4m(FIXTURES.noisy, noisyStill(readPhotoGrey(debianFile(SCREEN_PHOTOS[3]!), WIDTH, HEIGHT), 30, 10, 32));
   if (!existsSync(FIXTURES.near3d)) sequenceToY4m(debianFile(BOBOT.source), BOBOT.pattern, BOBOT.fps, FIXTURES.near3d);
   if (!existsSync(FIXTURES.flat)) videoToY4m(npmFile(FLAT_WALL), FIXTURES.flat, { start: 3, seconds: 10 });
+  if (!existsSync(FIXTURES.display)) videoToY4m(npmFile(DISPLAY_PHONE), FIXTURES.display, { start: 18, seconds: 8 });
   return FIXTURES;
 }
 

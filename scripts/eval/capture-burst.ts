@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } from "../../src/analysis/signals/capture-burst";
 import { PATCH_SIDE, type BurstMeasures } from "../../src/analysis/burst/measures";
 import type { CaptureDevice } from "../../src/schemas/capture-integrity";
-import { blinkingCorner, brightnessRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still } from "../capture-fixtures/attacks";
+import { blinkingCorner, brightnessRamp, gainRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still } from "../capture-fixtures/attacks";
 import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
 import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
@@ -134,6 +134,9 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   }
   const ramps = photo320.map((p) => brightnessRamp(p, 30, 3));
   cases.push({ group: `2. the photo repeated with only its brightness ramped, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(ramps.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const gains = photo320.map((p) => gainRamp(still(p, 30, 3)));
+  cases.push({ group: `2. the photo repeated with its gain ramped 1.5 % a frame (an exposure change), no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(gains.flatMap((v) => presses(v, device, 1000, 500)))) });
+  cases.push({ group: `2. the photo moved by whole pixels, its gain ramped 1.5 % a frame, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(shifted.map((v) => gainRamp(v)).flatMap((v) => presses(v, device, 1000, 500)))) });
   const blinking = photo320.map((p) => blinkingCorner(p, 30, 3));
   cases.push({ group: `2. the photo repeated with one corner blinking, no noise, ${label}`, rung: "2", positive: true, ...(await decideAll(blinking.flatMap((v) => presses(v, device, 1000, 500)))) });
   for (const loop of [0.5, 1, 2]) {

@@ -25,12 +25,17 @@ import { encodeJpeg, rng } from "./synth";
  * `sparse`: `shifted` with ±1 on one pixel in twelve of every frame (capture-burst/7).
  * `jumping`: `shifted`, its native patches the photo's centre moved 12 px further each frame, past
  * the ±8 px the patch alignment searched until capture-burst/8.
+ * `single`: `shifted`, sent with the shutter's native patch alone (no pair to read noise from;
+ * read as measured until capture-burst/9: outside probe of 2026-12-06).
+ * `gain`: the still with its gain ramped 1.5 % a frame (a change of exposure multiplies the levels);
+ * `gainShifted`: `shifted` with the same ramp (both read verified until capture-burst/9).
  */
 
-export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink" | "sparse" | "jumping";
+export type BurstScene = "scene3d" | "plane" | "still" | "shifted" | "ramp" | "blink" | "sparse" | "jumping" | "single" | "gain" | "gainShifted";
 const JUMP_PX = 12;
-const FORGED: ReadonlySet<BurstScene> = new Set(["still", "shifted", "ramp", "blink", "sparse"]);
-const MOVED_BY_WHOLE_PIXELS: ReadonlySet<BurstScene> = new Set(["shifted", "sparse"]);
+const FORGED: ReadonlySet<BurstScene> = new Set(["still", "shifted", "ramp", "blink", "sparse", "gain", "gainShifted"]);
+const MOVED_BY_WHOLE_PIXELS: ReadonlySet<BurstScene> = new Set(["shifted", "sparse", "gainShifted"]);
+const GAIN_STEP = 0.015;
 
 const W = 480;
 const H = 360;
@@ -85,6 +90,7 @@ function render(scene: BurstScene, seed: number, times: number[]): Uint8Array[] 
     const bx = whole(vx * k + 0.00001 * k * k);
     const by = whole(vy * k);
     const level = scene === "ramp" ? 3 * i - 24 : 0;
+    const gain = scene === "gain" || scene === "gainShifted" ? 1 + GAIN_STEP * i : 1;
     for (let y = 0; y < H; y += 1) {
       for (let x = 0; x < W; x += 1) {
         const inside = scene === "scene3d" && x > W * 0.3 && x < W * 0.7 && y > H * 0.25 && y < H * 0.75;
@@ -93,7 +99,7 @@ function render(scene: BurstScene, seed: number, times: number[]): Uint8Array[] 
         // A new level every frame (53 and 211 are coprime): no frame repeats, so no loop trips first.
         const blink = scene === "blink" && x < 60 && y < 60 ? 20 + ((i * 53) % 211) : null;
         const flip = scene === "sparse" && r() < 1 / 12 ? (r() < 0.5 ? -1 : 1) : 0;
-        frame[y * W + x] = blink ?? Math.max(0, Math.min(255, Math.round(v + level + (forged ? flip : noise(x, y)))));
+        frame[y * W + x] = blink ?? Math.max(0, Math.min(255, Math.round(v * gain + level + (forged ? flip : noise(x, y)))));
       }
     }
     return frame;
@@ -135,9 +141,9 @@ export interface SyntheticCapture {
 /** A live capture of `scene`, `seed` choosing its textures, noise and shake. */
 export async function syntheticCapture(scene: BurstScene, seed: number, device: CaptureDevice = PHONE): Promise<SyntheticCapture> {
   const times = Array.from({ length: 16 }, (_, i) => Math.round((i * FRAME_MS - 400) * 10) / 10).filter((t) => t <= 100);
-  const frames = render(scene === "jumping" ? "shifted" : scene, seed, times);
+  const frames = render(scene === "jumping" || scene === "single" ? "shifted" : scene, seed, times);
   const shutter = times.findIndex((t) => t >= 0);
-  const patchFrames = frames.slice(shutter, shutter + 6);
+  const patchFrames = frames.slice(shutter, shutter + (scene === "single" ? 1 : 6));
   const patches = scene === "jumping" ? patchFrames.map((_, i) => centre(frames[shutter]!, JUMP_PX * i)) : patchFrames.map((f) => centre(f));
   const [framesPng, patchesPng] = await Promise.all([greyStripPng(frames.map(reduce), W / SCALE, H / SCALE), greyStripPng(patches, PATCH, PATCH)]);
   return {
@@ -147,7 +153,7 @@ export async function syntheticCapture(scene: BurstScene, seed: number, device: 
       device,
       preview: { frames: 90, duration_ms: 3000, repeated_frames: 0 },
       frames: { width: W / SCALE, height: H / SCALE, times_ms: times, png_base64: toBase64(framesPng) },
-      patches: { side: PATCH, times_ms: times.slice(shutter, shutter + 6), png_base64: toBase64(patchesPng) },
+      patches: { side: PATCH, times_ms: times.slice(shutter, shutter + patches.length), png_base64: toBase64(patchesPng) },
     },
   };
 }

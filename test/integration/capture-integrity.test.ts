@@ -43,7 +43,7 @@ describe("the live capture measured by the service", () => {
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.verdict).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     const [{ capture, depth, codes }] = await depthOf(v.id);
-    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/8" });
+    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/9" });
     expect(codes).toEqual(expect.arrayContaining(["burst_photo_agreement", "sensor_noise", "camera_motion", "parallax"]));
     const { png_base64: _f, ...frames } = integrity.frames;
     const { png_base64: _p, ...patches } = integrity.patches;
@@ -138,6 +138,28 @@ describe("the live capture measured by the service", () => {
     const [{ codes }] = await depthOf(v.id);
     expect(codes).toContain("still_patches");
     expect(codes).toContain("burst_patch_agreement");
+  });
+
+  // capture-burst/9 (outside probe of 2026-12-06): one native patch is no pair, so no noise rule
+  // ran and the picture moved by whole pixels read verified as a flat scene.
+  it("a forged burst with a single native patch (the picture moved by whole pixels, no noise): no noise to read, depth not assessed", async () => {
+    const { done, v } = await liveOnce(await syntheticCapture("single", 4127));
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "not_assessed", not_assessed: ["depth"], signals: { depth: { status: "not_assessed", reason: "capture_burst_incomplete" } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toContain("capture_burst_incomplete");
+    expect(codes).not.toContain("sensor_noise");
+  });
+
+  // capture-burst/9 (outside probe of 2026-12-06): a gain ramp multiplies the levels, so it changes
+  // every edge and reads as noise spread like a camera's, where an added ramp of levels did not.
+  it.each([
+    ["gain", 4128, "the photo repeated, its gain ramped 1.5 % a frame"],
+    ["gainShifted", 4129, "the photo moved by whole pixels, its gain ramped 1.5 % a frame"],
+  ] as const)("a forged burst of %s (%i: %s), no noise: depth_anomaly", async (scene, seed, _what) => {
+    const { done, v } = await liveOnce(await syntheticCapture(scene, seed));
+    expect(done.verdict).toMatchObject({ label: "suspicious", reason_code: "depth_anomaly", signals: { depth: { source: "capture_burst", confidence: 0.05 } } });
+    const [{ codes }] = await depthOf(v.id);
+    expect(codes).toEqual(expect.arrayContaining([scene === "gain" ? "frozen_stream" : "still_patches"]));
   });
 
   it("a photo sent beside real frames of another scene: burst_photo_mismatch", async () => {

@@ -153,6 +153,23 @@ describe("capture burst measures (the service's code)", () => {
     expect(shifted.temporal_noise).toBe(0);
   });
 
+  // capture-burst/9 (outside probe of 2026-12-06): a gain ramp multiplies the levels, so under /8,
+  // which took out one common difference exactly, every edge changed and the patches read as live.
+  it("a change of exposure (gain and offset) is taken out before the still share: a picture moved by whole pixels under a gain ramp leaves its edges; a camera's noise does not", () => {
+    const exposed = (frames: Frame[], gain: (k: number) => number, offset = 0) =>
+      frames.map((f, k) => ({ ...f, patch: f.patch.map((v) => Math.max(0, Math.min(255, Math.round(v * gain(k) + offset * k)))) }));
+    const shifted = scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0);
+    for (const [gain, offset] of [[(k: number) => 1 + 0.015 * k, 0], [(k: number) => 1 - 0.01 * k, 1.5]] as const) {
+      expect(burstOf(exposed(shifted, gain, offset)).patch_still_share).toBeGreaterThanOrEqual(CAPTURE_BURST_THRESHOLDS.stillPatchesFrom);
+    }
+    // A camera whose exposure changes as fast still changes its edges: its noise is more than a rounding.
+    const live = scene(12, (k) => ({ dx: 0.4 * k, dy: 0.15 * k }), 1);
+    expect(burstOf(exposed(live, (k) => 1 + 0.015 * k)).patch_still_share).toBeLessThan(0.5);
+    // Noise of σ 0.7 on a still picture: a dim camera on a tripod is not still.
+    const quiet = scene(12, () => ({ dx: 0, dy: 0 }), 0.7);
+    expect(burstOf(quiet).patch_still_share).toBeLessThan(CAPTURE_BURST_THRESHOLDS.stillPatchesFrom);
+  });
+
   // capture-burst/8: the patches were aligned within ±8 px only; further apart, every edge read as noise.
   it("patches 12 px apart are aligned by the wider search: a camera's are measured, a picture moved by whole pixels leaves every edge", () => {
     const live = burstOf(scene(12, (k) => ({ dx: 3 * k + 0.3 * (k % 2), dy: 0.1 * k }), 2));
@@ -204,7 +221,7 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/8)", () => {
+describe("depth from the capture burst (decision, capture-burst/9)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
     expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, patches: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
@@ -230,7 +247,7 @@ describe("depth from the capture burst (decision, capture-burst/8)", () => {
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/8" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/9" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -254,7 +271,7 @@ describe("depth from the capture burst (decision, capture-burst/8)", () => {
     const moved = findings(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
     expect(moved.measures!.patch_still_share).toBe(1);
     const shifted = assessCaptureBurst(moved);
-    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/8" });
+    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/9" });
     expect(shifted.evidence).toContainEqual(expect.objectContaining({ code: "still_patches", value: 1 }));
     expect(codes(shifted)).not.toContain("frozen_stream");
 
@@ -429,6 +446,18 @@ describe("depth from the capture burst (decision, capture-burst/8)", () => {
     expect(result).toMatchObject({ status: "not_assessed", reason: "burst_patches_unaligned" });
     expect(codes(result)).toContain("burst_patches_unaligned");
     expect(codes(result)).not.toContain("sensor_noise");
+  });
+
+  // capture-burst/9 (outside probe of 2026-12-06): one patch is no pair, and read as measured under /8.
+  it("a single native patch leaves the noise unmeasured: not assessed (capture_burst_incomplete), never a pass, even beside a genuine scene's frames", () => {
+    for (const frames of [depthScene(), scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0)]) {
+      const single = frames.slice(-1).map((f) => f.patch);
+      const result = assessCaptureBurst(findings(frames, { burst: { patches: single }, measures: measureBurst(frames, single) }));
+      expect(result).toMatchObject({ status: "not_assessed", reason: "capture_burst_incomplete" });
+      expect(codes(result)).toContain("capture_burst_incomplete");
+      expect(codes(result)).not.toContain("sensor_noise");
+      expect(codes(result)).not.toContain("burst_patches_unaligned");
+    }
   });
 
   it("native patches that are not the photo's centre (a real camera's crops of another scene beside forged frames) are an anomaly", () => {

@@ -31,7 +31,7 @@ export const NOT_ASSESSED_WORDS: Record<string, string> = {
   no_depth_map: "no depth map came with the photo",
   depth_map_unreadable: "the depth map could not be read",
   no_capture_integrity: "the photo came without the capture page's frames (sent by a script, or chosen in the camera app), so nothing says it was taken live",
-  capture_burst_incomplete: "the camera delivered too few frames around the shutter to measure",
+  capture_burst_incomplete: "the camera delivered too few frames (or a single full-resolution crop) around the shutter to measure",
   no_burst_frames: "the photo came with numbers about its frames but not the frames themselves (an older capture page, or a script): a claim the service does not take",
   burst_unreadable: "the frames sent with the photo could not be read back as received",
   burst_nonce_invalid: "the frames came with a nonce this service did not issue for this verification",

@@ -278,25 +278,67 @@ export function noiseCorrelation(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE
 const MIN_TEXTURED_PIXELS = 100;
 
 /**
- * The share of patch `a`'s textured pixels (neighbours differing by at least FLAT_GRADIENT) that
- * are exactly unchanged in `b` once aligned and `b`'s common change of level removed. A camera that
- * moved leaves no edge where it was (sub-pixel motion and sensor noise change it); a picture moved
- * by whole pixels, or not moved, leaves every one (probe of 2026-12-05). Null with too little texture.
+ * A pixel within this many grey levels of the previous patch's pixel, once the pair's change of
+ * exposure is taken out, is unchanged: rounding both patches to whole levels leaves of a change of
+ * gain the difference of two roundings (within ±1, within ±0.95 for 99.7 % of the pixels), while a
+ * change of one whole level with no change of exposure (a camera's noise, sparse added noise) stays a
+ * change.
+ */
+const STILL_TOLERANCE = 0.95;
+
+/**
+ * The change of exposure from `a` to `b` (aligned by `at`) over `indices`: `b ≈ gain · a + offset`,
+ * fitted by least squares. An exposure change multiplies the levels and an offset adds to them; a
+ * scene that moved or a sensor's noise leave what this does not explain.
+ */
+function exposureChange(a: Uint8Array, b: Uint8Array, at: (i: number) => number, indices: readonly number[]): { gain: number; offset: number } {
+  let sa = 0;
+  let sb = 0;
+  let saa = 0;
+  let sab = 0;
+  for (const i of indices) {
+    const x = a[i]!;
+    const y = b[at(i)]!;
+    sa += x;
+    sb += y;
+    saa += x * x;
+    sab += x * y;
+  }
+  const n = indices.length;
+  const variance = n * saa - sa * sa;
+  if (n === 0 || variance <= 0) return { gain: 1, offset: n > 0 ? (sb - sa) / n : 0 };
+  const gain = (n * sab - sa * sb) / variance;
+  return { gain, offset: (sb - gain * sa) / n };
+}
+
+/**
+ * The share of patch `a`'s textured pixels (neighbours differing by at least FLAT_GRADIENT) left
+ * unchanged in `b` once aligned and the pair's change of exposure (gain and offset, fitted over the
+ * window's unclipped pixels) taken out: within STILL_TOLERANCE levels; clipped pixels say nothing.
+ * A camera that moved leaves no edge where it was (sub-pixel motion and sensor noise change it); a
+ * picture moved by whole pixels, or not moved, leaves every one (probe of 2026-12-05), whatever its
+ * levels were ramped by: added to (capture-burst/6) or multiplied by a gain (capture-burst/9: under
+ * /8 only the median difference was taken out, exactly, and a gain ramp of 1.5 % a frame changed
+ * every edge: outside probe of 2026-12-06). Null with too little texture.
  */
 export function patchStillShare(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, aligned = alignPatches(a, b, side)): number | null {
   const r = marginOf(aligned) + 1;
   const at = (i: number) => i + aligned.dy * side + aligned.dx;
   const textured: number[] = [];
+  const unclipped: number[] = [];
   for (let y = r; y < side - r; y += 1) {
     for (let x = r; x < side - r; x += 1) {
       const i = y * side + x;
+      // A clipped pixel (0 or 255 in either patch) says nothing of change: its level is lost.
+      if (a[i]! % 255 === 0 || b[at(i)]! % 255 === 0) continue;
+      unclipped.push(i);
       if (isEdge(a, i, side)) textured.push(i);
     }
   }
   if (textured.length < MIN_TEXTURED_PIXELS) return null;
-  const level = medianDifference(a, b, at, textured);
+  const { gain, offset } = exposureChange(a, b, at, unclipped);
   let still = 0;
-  for (const i of textured) if (b[at(i)]! - a[i]! === level) still += 1;
+  for (const i of textured) if (Math.abs(b[at(i)]! - gain * a[i]! - offset) <= STILL_TOLERANCE) still += 1;
   return still / textured.length;
 }
 

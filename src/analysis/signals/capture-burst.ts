@@ -15,7 +15,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/8";
+export const CAPTURE_BURST_VERSION = "capture-burst/9";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -46,13 +46,15 @@ export const CAPTURE_BURST_THRESHOLDS = {
    */
   frozenChangedBelow: 0.002,
   /**
-   * Still patches: at least this share of the native patches' textured pixels exactly unchanged
-   * between consecutive patches once aligned (median over pairs), while the frames are not frozen.
+   * Still patches: at least this share of the native patches' textured pixels unchanged between
+   * consecutive patches once aligned and their change of exposure taken out (within 0.95 grey level
+   * of a fitted gain and offset: capture-burst/9; exactly, beyond the median difference, under /8),
+   * median over pairs, while the frames are not frozen.
    * A camera that moves changes every edge by sub-pixel motion and noise; a picture moved by whole
    * pixels, or patches held still beside changing frames, change none (probe of 2026-12-05: both read
    * verified under capture-burst/5). Chosen on the footage's training split (scripts/eval/capture-
-   * footage/evaluate.ts --measures; docs/signals.md): no genuine hand-held press reaches 0.55; two
-   * presses of one compressed fixed camera (no noise left, its centre still) reach 0.95.
+   * footage/evaluate.ts --measures; docs/signals.md): no genuine hand-held press reaches 0.53 under
+   * /9 (0.55 under /8); a compressed fixed camera's (no noise left, its centre still) can.
    */
   stillPatchesFrom: 0.9,
   /** Noise (σ) at which the frames count as fully noisy (for the confidence). */
@@ -256,14 +258,18 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     unknown.push({ reason: "burst_unreadable", evidence: { code: "burst_unreadable", detail: f.burst.unreadable ?? "no frames" } });
   } else if (m.frames < t.minFrames || m.duration_ms < t.minDurationMs) {
     unknown.push({ reason: "capture_burst_incomplete", evidence: { code: "capture_burst_incomplete", detail: `${m.frames} frames over ${m.duration_ms} ms` } });
+  } else if (m.patch_pairs === 0) {
+    // One native patch is no pair: no noise rule can run (capture-burst/9; under /8 it read as
+    // measured, and a picture moved by whole pixels passed: outside probe of 2026-12-06).
+    unknown.push({ reason: "capture_burst_incomplete", evidence: { code: "capture_burst_incomplete", detail: "one native patch: no pair to measure noise between" } });
   }
 
   let flat = false;
   let parallaxMeasured = false;
   let depthTerm = 0;
   // Patches that never line up carry no noise to read: every edge of the scene would pass for it.
-  const patchesMeasured = !m || m.patch_pairs === 0 || m.aligned_pairs > 0;
-  if (m && !f.burst.unreadable && !patchesMeasured) {
+  const patchesMeasured = m !== null && m.aligned_pairs > 0;
+  if (m && !f.burst.unreadable && m.patch_pairs > 0 && !patchesMeasured) {
     unknown.push({ reason: "burst_patches_unaligned", evidence: { code: "burst_patches_unaligned", value: m.patch_pairs, detail: "no two consecutive native patches line up: they moved further apart than the search reaches, or show different things" } });
   }
   if (m && !f.burst.unreadable) {

@@ -11,6 +11,20 @@ import type { GreyVideo } from "./video";
 
 export type PageFrame = GreyFrame & { patch: Uint8Array; native: Uint8Array };
 
+/** A native frame (`w` × `h`) reduced as the page's canvas reduces it: 2 × 2 means. */
+export function halved(f: Uint8Array, w: number, h: number): Uint8Array {
+  const rw = w / 2;
+  const rh = h / 2;
+  const luma = new Uint8Array(rw * rh);
+  for (let y = 0; y < rh; y += 1) {
+    for (let x = 0; x < rw; x += 1) {
+      const p = 2 * y * w + 2 * x;
+      luma[y * rw + x] = (f[p]! + f[p + 1]! + f[p + w]! + f[p + w + 1]! + 2) >> 2;
+    }
+  }
+  return luma;
+}
+
 export function pageFrames(video: GreyVideo): PageFrame[] {
   const { width: w, height: h } = video;
   const rw = w / 2;
@@ -18,13 +32,7 @@ export function pageFrames(video: GreyVideo): PageFrame[] {
   const px = (w - PATCH_SIDE) >> 1;
   const py = (h - PATCH_SIDE) >> 1;
   return video.frames.map((f, i) => {
-    const luma = new Uint8Array(rw * rh);
-    for (let y = 0; y < rh; y += 1) {
-      for (let x = 0; x < rw; x += 1) {
-        const p = 2 * y * w + 2 * x;
-        luma[y * rw + x] = (f[p]! + f[p + 1]! + f[p + w]! + f[p + w + 1]! + 2) >> 2;
-      }
-    }
+    const luma = halved(f, w, h);
     const patch = new Uint8Array(PATCH_SIDE * PATCH_SIDE);
     for (let y = 0; y < PATCH_SIDE; y += 1) patch.set(f.subarray((py + y) * w + px, (py + y) * w + px + PATCH_SIDE), y * PATCH_SIDE);
     return { t: (1000 * i) / video.fps, width: rw, height: rh, luma, patch, native: f };

@@ -15,7 +15,7 @@ import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } f
 import { PATCH_SIDE, type BurstMeasures } from "../../src/analysis/burst/measures";
 import type { CaptureDevice } from "../../src/schemas/capture-integrity";
 import { blinkingCorner, brightnessRamp, gainRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still } from "../capture-fixtures/attacks";
-import { pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
+import { halved, pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
 import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
 import { codesOf, decidePress, isAnomaly, isUnassessed, type Decision } from "./burst-press";
@@ -149,7 +149,18 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
 const agreements = { genuine: [] as number[], mismatched: [] as number[] };
 // The first native patch against the photo's centre: each genuine press's own, and another video's press's (capture-burst/8).
 const patchScores = { genuine: [] as number[], plain: 0, borrowed: [] as number[] };
-const mismatch: { other: Decision[]; later: Decision[] } = { other: [], later: [] };
+const mismatch: { other: Decision[]; later: Decision[]; spliced: Decision[] } = { other: [], later: [], spliced: [] };
+
+/**
+ * `press` (a real recording) with `photo` spliced in as the frame at the shutter and its centre as
+ * the first native patch, the recording's after it: what the photo agreement and the first patch
+ * look at are the photo's, the rest is a real camera's.
+ */
+function splicedInto(press: Press, photo: Press["photo"], centre: Uint8Array): Press {
+  const atShutter = press.frames.reduce((best, f, i) => (f.t <= 0 && f.t > press.frames[best]!.t ? i : best), 0);
+  const frames = press.frames.map((f, i) => (i === atShutter ? { ...f, luma: halved(photo.data, photo.width, photo.height) } : f));
+  return { ...press, frames, patches: [centre, ...press.patches.slice(1)], photo };
+}
 const hand = [...genuinePresses.entries()].filter(([name]) => name !== "tree");
 for (const [name, ps] of hand) {
   const others = hand.filter(([n]) => n !== name).flatMap(([, q]) => q);
@@ -167,12 +178,14 @@ for (const [name, ps] of hand) {
       if (agreement !== null) agreements.mismatched.push(agreement);
       mismatch.other.push(decision);
     }
+    if (donor) mismatch.spliced.push((await decidePress(splicedInto(ps[i]!, donor.photo, donor.patches[0]!))).decision);
     const later = ps[i + 8]?.photo;
     if (later) mismatch.later.push((await decidePress(ps[i]!, { photo: later })).decision);
   }
 }
 cases.push({ group: "4. real frames of another scene (another video) sent beside the photo", rung: "4", positive: true, decisions: mismatch.other });
 cases.push({ group: "4'. frames of the same video 2 s earlier sent beside the photo (a static camera's scene barely changes: the same scene)", rung: "4", positive: true, decisions: mismatch.later });
+cases.push({ group: "4''. real frames of another scene with the photo spliced in at the shutter, its centre the first native patch and the recording's after it", rung: "4", positive: true, decisions: mismatch.spliced });
 
 // Rung 5: a burst already received. Frame digests match exactly (by construction): one press sent twice.
 const replayed = (await decidePress(hand[0]![1][0]!, { burst: { replayOf: ["cap_earlier"] } })).decision;

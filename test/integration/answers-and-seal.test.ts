@@ -59,6 +59,27 @@ describe("answers and the record seal", () => {
     expect(Object.keys(fetched3.answers).sort()).toEqual(["note", "vin"]);
   });
 
+  // Outside probe of 2026-12-06: a step keyed like a property every object has (`toString`) read as
+  // answered before any answer, and answering it was a 500 (the lookup found Object.prototype's).
+  it("step keys named like an object's own properties (toString, constructor, __proto__) are answered, sealed and required like any other", async () => {
+    const keyed = ["toString", "constructor", "__proto__"].map((key) => ({ key, type: "text", required: true, validation: { max_length: 20, format: "free_text" } }));
+    const v = await createVerification(t.key, { steps: [{ key: "photo", type: "image", description: "Photo", min: 0, max: 1 }, ...keyed], seal: true });
+    const view = await callJson(`/v1/verify/${v.id}`);
+    expect(view.body.ready_for_submit).toBe(false);
+    expect(view.body.steps.filter((s: { type: string }) => s.type === "text").map((s: { answered: boolean }) => s.answered)).toEqual([false, false, false]);
+    expect((await callJson(`/v1/verifications/${v.id}/submit`, { method: "POST" })).status).toBe(409);
+    for (const [i, { key }] of keyed.entries()) {
+      const answered = await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: key, value: `A-${i}` } });
+      expect(answered.status, key).toBe(200);
+      const again = await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: key, value: `B-${i}` } });
+      expect(again.status, key).toBe(200);
+    }
+    const fetched = (await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body;
+    expect(Object.fromEntries(Object.entries(fetched.answers).map(([k, a]: [string, any]) => [k, a.value]))).toEqual(JSON.parse('{"toString":"B-0","constructor":"B-1","__proto__":"B-2"}'));
+    expect(fetched.record_seal.hash).toBe(await recompute(fetched));
+    expect((await callJson(`/v1/verify/${v.id}`)).body.ready_for_submit).toBe(true);
+  });
+
   it("the timeline a text step can grow is bounded: the same value adds nothing, and a step's answer changes at most 10 times", async () => {
     const v = await createVerification(t.key, { steps });
     const answer = (value: string) => callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "note", value } });

@@ -26,11 +26,8 @@ export async function computeSealHash(input: {
 }): Promise<string | null> {
   const keys = Object.keys(input.answers);
   if (!input.sealEnabled || keys.length === 0) return null;
-  const answers: Record<string, { value: string; answered_at: string }> = {};
-  for (const key of keys) {
-    const a = input.answers[key]!;
-    answers[key] = { value: a.value, answered_at: iso(a.answeredAt) };
-  }
+  // Own entries only, defined rather than assigned: a step keyed `__proto__` is an answer like any other.
+  const answers = Object.fromEntries(Object.entries(input.answers).map(([key, a]) => [key, { value: a.value, answered_at: iso(a.answeredAt) }]));
   const document = { record: { id: input.id, created_at: iso(input.createdAt), config: input.config }, answers };
   const canonical = canonicalize(document);
   if (canonical === undefined) throw new Error("record seal document is not serialisable");

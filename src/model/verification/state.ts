@@ -36,6 +36,15 @@ export interface VerificationState {
   answers: Record<string, AnswerValue>;
 }
 
+/**
+ * The answer to step `key`, if it has one. Step keys are the tenant's words: `toString`, `constructor`
+ * or `__proto__` name a step as well as any other, so only the record's own entries count (outside
+ * probe of 2026-12-06: `answers.toString` found Object.prototype's and read the step as answered).
+ */
+export function answerTo(answers: Record<string, AnswerValue>, key: string): AnswerValue | undefined {
+  return Object.hasOwn(answers, key) ? answers[key] : undefined;
+}
+
 export const TERMINAL_STATUSES: readonly VerificationStatus[] = ["completed", "expired", "failed"];
 
 export function isTerminal(status: VerificationStatus): boolean {

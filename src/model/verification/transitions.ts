@@ -3,6 +3,7 @@ import type { MediaType } from "../../schemas/steps";
 import { evidenceSteps, findStep, IMAGE_STEP_MAX_BYTES, textSteps, type EvidenceStep, type Step } from "./config";
 import { validateAnswer } from "./answers";
 import {
+  answerTo,
   capturesInStep,
   effectiveStatus,
   type VerificationState,
@@ -88,7 +89,7 @@ export function checkUploadMint(state: Pick<VerificationState, "status" | "expir
 export function isReady(state: VerificationState): boolean {
   if (state.submittedAt !== null) return true;
   const full = evidenceSteps(state.config).every((s) => capturesInStep(state, s.key) >= s.max);
-  const answered = textSteps(state.config).every((s) => !s.required || state.answers[s.key] !== undefined);
+  const answered = textSteps(state.config).every((s) => !s.required || answerTo(state.answers, s.key) !== undefined);
   return full && answered;
 }
 
@@ -215,7 +216,7 @@ export function recordAnswer(state: VerificationState, stepKey: string, value: s
   }
   const problem = validateAnswer(step, value);
   if (problem) return invalidResult({ value: problem }, problem);
-  const previous = state.answers[stepKey];
+  const previous = answerTo(state.answers, stepKey);
   if (previous?.value === value && resumed(state) === state.status) {
     return { ok: true, transition: transition(state, state.status, []), revisions: previous.revisions, unchanged: true };
   }
@@ -240,7 +241,7 @@ export function submitBlockers(state: Pick<VerificationState, "config" | "captur
     if (capturesInStep(state, s.key) < s.min) missing.push(`${s.key} needs at least ${s.min} capture(s)`);
   }
   for (const s of textSteps(state.config)) {
-    if (s.required && state.answers[s.key] === undefined) missing.push(`${s.key} needs an answer`);
+    if (s.required && answerTo(state.answers, s.key) === undefined) missing.push(`${s.key} needs an answer`);
   }
   return missing;
 }

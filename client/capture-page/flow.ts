@@ -44,12 +44,13 @@ export interface VerificationReply {
 
 /** Work queued on this device and not yet accepted by the server. */
 export interface Pending {
-  captures: Readonly<Record<string, number>>;
+  /** Per step key (a Map: a step may be keyed `toString` or `__proto__`). */
+  captures: ReadonlyMap<string, number>;
   answers: ReadonlySet<string>;
   submit: boolean;
 }
 
-export const NOTHING_PENDING: Pending = { captures: {}, answers: new Set(), submit: false };
+export const NOTHING_PENDING: Pending = { captures: new Map(), answers: new Set(), submit: false };
 
 export function isTerminal(status: Status): boolean {
   return status === "completed" || status === "expired" || status === "failed";
@@ -109,7 +110,7 @@ export function applyReply(view: VerifyView, reply: VerificationReply): VerifyVi
 
 /** Captures of a step: accepted by the server plus queued here. */
 export function countOf(step: EvidenceStepView, pending: Pending): number {
-  return step.captured + (pending.captures[step.key] ?? 0);
+  return step.captured + (pending.captures.get(step.key) ?? 0);
 }
 
 export function answeredOrQueued(step: TextStepView, pending: Pending): boolean {

@@ -109,11 +109,11 @@ export class JobQueue {
 
   /** What is queued, per step, for the flow rules. */
   pending(): Pending {
-    const captures: Record<string, number> = {};
+    const captures = new Map<string, number>();
     const answers = new Set<string>();
     let submit = false;
     for (const job of this.jobs) {
-      if (job.kind === "capture") captures[job.step_key] = (captures[job.step_key] ?? 0) + 1;
+      if (job.kind === "capture") captures.set(job.step_key, (captures.get(job.step_key) ?? 0) + 1);
       else if (job.kind === "answer") answers.add(job.step_key);
       else submit = true;
     }

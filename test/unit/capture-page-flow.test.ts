@@ -43,16 +43,31 @@ describe("resumeIndex", () => {
 
   it("keeps a partly filled step until the end user went past it", () => {
     const v = view();
-    const onePhoto = pending({ captures: { front: 1 } });
+    const onePhoto = pending({ captures: new Map([["front", 1]]) });
     expect(resumeIndex(v, onePhoto, 0)).toBe(0);
     expect(resumeIndex(v, onePhoto, 1)).toBe(1);
   });
 
   it("skips optional steps the end user already passed, but not ones ahead", () => {
     const v = view();
-    const onePhoto = pending({ captures: { front: 1 } });
+    const onePhoto = pending({ captures: new Map([["front", 1]]) });
     expect(resumeIndex(v, onePhoto, 2)).toBe(2);
     expect(resumeIndex(v, onePhoto, 3)).toBe(3);
+  });
+
+  // Outside probe of 2026-12-06: step keys are the tenant's words, `toString` and `__proto__` too;
+  // queued photos were counted in a plain object, where those names are inherited.
+  it("counts queued photos per step whatever the step is called (toString, __proto__)", () => {
+    const v = view({
+      steps: [
+        { key: "toString", type: "image", description: "Front", min: 1, max: 1, captured: 0 },
+        { key: "__proto__", type: "image", description: "Back", min: 1, max: 1, captured: 0 },
+      ],
+    });
+    expect(firstUnmet(v, NOTHING_PENDING)).toBe(0);
+    expect(resumeIndex(v, NOTHING_PENDING, 0)).toBe(0);
+    const queued = pending({ captures: new Map([["toString", 1], ["__proto__", 1]]) });
+    expect(firstUnmet(v, queued)).toBe(-1);
   });
 
   it("goes back to a passed step whose minimum is no longer met (a refused capture)", () => {
@@ -62,7 +77,7 @@ describe("resumeIndex", () => {
 
   it("counts queued work like accepted work: full steps and queued answers are done", () => {
     const v = view();
-    expect(resumeIndex(v, pending({ captures: { front: 2 }, answers: new Set(["note"]) }), 0)).toBe(2);
+    expect(resumeIndex(v, pending({ captures: new Map([["front", 2]]), answers: new Set(["note"]) }), 0)).toBe(2);
   });
 });
 

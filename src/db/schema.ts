@@ -216,6 +216,8 @@ export const verifications = sqliteTable("verifications", {
   finalizedAt: ms("finalized_at"),
   caseAnalysis: json<unknown>("case_analysis"),
   progress: json<unknown>("progress"),
+  /** How often the end user left it unfinished; only the first few are on the timeline (model/verification/transitions.ts). */
+  abandonments: integer("abandonments").notNull().default(0),
   /** The latest operator review `{decision, note?, by, at}` (domain/verification/review.ts); each one is on the timeline. */
   review: json<unknown>("review"),
   /** Set once by redaction (model/verification/redaction.ts): the evidence is erased, the row is a tombstone. */

@@ -163,6 +163,7 @@ export function newVerificationRow(input: {
     finalizedAt: null,
     caseAnalysis: null,
     progress: null,
+    abandonments: 0,
     review: null,
     redactedAt: null,
     webhookUnguarded: input.webhookUnguarded ?? false,

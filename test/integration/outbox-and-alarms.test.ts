@@ -213,6 +213,23 @@ describe("abandonment", () => {
     const names = (await persisted(v.id)).events.map((e) => e.name);
     expect(names).toEqual(["verification.created", "verification.capture.persisted", "verification.abandoned", "verification.capture.persisted"]);
   });
+
+  // Probe of 2026-12-06: alternating `abandoned` and `step_reached` added an event each cycle, about
+  // 72 000 a day under the write limit.
+  it("leaving and coming back again and again parks it each time but puts only the first 10 on the timeline", async () => {
+    const v = await createVerification(t.key, { max_captures: 3 });
+    const report = (kind: string) =>
+      callJson(`/v1/verifications/${v.id}/progress`, { body: { schema_version: 1, kind, step: "landing", elapsed_ms: 100, step_index: 0 } });
+    for (let i = 0; i < 13; i += 1) {
+      expect((await report("abandoned")).status).toBe(204);
+      expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.status).toBe("abandoned");
+      expect((await report("step_reached")).status).toBe(204);
+    }
+    const events = await callJson(`/v1/verifications/${v.id}/events?limit=100`, { key: t.key });
+    const abandoned = events.body.events.filter((e: { event_name: string }) => e.event_name === "verification.abandoned");
+    expect(abandoned.map((e: { payload: { abandonment: number } }) => e.payload.abandonment)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect((await persisted(v.id)).row.abandonments).toBe(13);
+  });
 });
 
 describe("terminal states refuse further changes", () => {

@@ -23,6 +23,7 @@ export function toState(record: VerificationRecord): VerificationState {
     completedAt: row.completedAt,
     finalizedAt: row.finalizedAt,
     redactedAt: row.redactedAt,
+    abandonments: row.abandonments,
     captures: record.captures.map((c) => ({ id: c.id, stepKey: c.stepKey, imageKey: c.imageKey })),
     answers: Object.fromEntries(record.answers.map((a) => [a.stepKey, { value: a.value, answeredAt: a.answeredAt, revisions: a.revisions }])),
   };

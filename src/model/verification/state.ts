@@ -32,6 +32,8 @@ export interface VerificationState {
   finalizedAt: number | null;
   /** Set by redaction: the evidence is erased and nothing can be added any more. */
   redactedAt: number | null;
+  /** How many times the end user left it unfinished (`kind: abandoned`). */
+  abandonments: number;
   captures: CaptureRef[];
   answers: Record<string, AnswerValue>;
 }

@@ -28,6 +28,7 @@ export interface Transition {
     readyAt?: number;
     completedAt?: number;
     finalizedAt?: number;
+    abandonments?: number;
   };
   events: EventDraft[];
 }
@@ -280,6 +281,13 @@ export function submit(state: VerificationState, now: number): Decision<{ alread
 export type ProgressKind = "step_reached" | "camera_permission" | "abandoned";
 
 /**
+ * Leaving and coming back is a cycle an end user (or a script) can repeat for the life of the link:
+ * the status follows every time, the timeline records the first this many and the count goes on in
+ * the `abandonments` column, so one verification's events stay bounded (issue 42, item 3).
+ */
+export const ABANDONMENTS_ON_TIMELINE = 10;
+
+/**
  * A funnel snapshot, accepted in any status until the link dies (the page reports `success` after
  * the verdict too: it overwrites the snapshot); `abandoned` parks an unfinished verification (no
  * webhook fires for it). Any other report is a page on screen, so it brings an abandoned verification
@@ -291,7 +299,9 @@ export function reportProgress(state: VerificationState, kind: ProgressKind, now
   if (kind !== "abandoned") return { ok: true, transition: transition(state, resumed(state), []) };
   const abandons = state.readyAt === null && (state.status === "pending" || state.status === "partially_captured");
   if (!abandons) return { ok: true, transition: transition(state, state.status, []) };
-  return { ok: true, transition: transition(state, "abandoned", [{ name: "verification.abandoned" }]) };
+  const abandonment = state.abandonments + 1;
+  const events = abandonment <= ABANDONMENTS_ON_TIMELINE ? [{ name: "verification.abandoned", payload: { abandonment } }] : [];
+  return { ok: true, transition: transition(state, "abandoned", events, { abandonments: abandonment }) };
 }
 
 /** The alarm at `expires_at`: only a verification still waiting for evidence expires. */

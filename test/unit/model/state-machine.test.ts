@@ -30,6 +30,7 @@ function state(over: Partial<VerificationState> = {}): VerificationState {
     completedAt: null,
     finalizedAt: null,
     redactedAt: null,
+    abandonments: 0,
     captures: [],
     answers: {},
     ...over,
@@ -240,6 +241,19 @@ describe("reportProgress", () => {
     else if (status === "expired") expect(d).toMatchObject({ ok: false, error: { code: "expired" } });
     else if (status === "abandoned") expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [] } });
     else expect(d).toMatchObject({ ok: true, transition: { status: "abandoned", events: [{ name: "verification.abandoned" }] } });
+  });
+
+  it("counts every abandonment but puts only the first ABANDONMENTS_ON_TIMELINE on the timeline", () => {
+    expect(m.reportProgress(state({ abandonments: 0 }), "abandoned", NOW)).toMatchObject({
+      ok: true,
+      transition: { status: "abandoned", patch: { abandonments: 1 }, events: [{ name: "verification.abandoned", payload: { abandonment: 1 } }] },
+    });
+    const last = m.reportProgress(state({ abandonments: m.ABANDONMENTS_ON_TIMELINE - 1 }), "abandoned", NOW);
+    expect(last).toMatchObject({ ok: true, transition: { events: [{ payload: { abandonment: m.ABANDONMENTS_ON_TIMELINE } }] } });
+    expect(m.reportProgress(state({ abandonments: m.ABANDONMENTS_ON_TIMELINE }), "abandoned", NOW)).toMatchObject({
+      ok: true,
+      transition: { status: "abandoned", patch: { abandonments: m.ABANDONMENTS_ON_TIMELINE + 1 }, events: [] },
+    });
   });
 
   it("does not abandon a verification whose evidence is complete, and other kinds never change a live status", () => {

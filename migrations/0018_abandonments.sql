@@ -1,0 +1,1 @@
+ALTER TABLE `verifications` ADD `abandonments` integer DEFAULT 0 NOT NULL;

@@ -35,7 +35,7 @@ export interface RateLimitRule {
 }
 
 /** The Rate Limiting bindings (wrangler.toml `[[ratelimits]]`, one namespace each). */
-export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CERTIFICATE_READ_LIMITER" | "PUBLISHABLE_CREATE_LIMITER";
+export type RateLimiterBinding = "CAPTURE_READ_LIMITER" | "CAPTURE_WRITE_LIMITER" | "CERTIFICATE_READ_LIMITER" | "PUBLISHABLE_CREATE_LIMITER" | "BACKEND_CREATE_LIMITER";
 
 export interface LocationRateLimitRule {
   binding: RateLimiterBinding;
@@ -198,7 +198,7 @@ export function credentialsSigningTurns(): { signing: number; waiting: number } 
 export const CAPTURE_FLOW_LIMITS = {
   /** `GET /v1/verify/{token}`: the capture page reads it on load and after a refusal. */
   captureRead: { binding: "CAPTURE_READ_LIMITER", limit: 60, periodSeconds: 60, message: "Too many requests from this network; try again later." },
-  /** upload-url, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
+  /** upload-url, burst-nonce, the upload PUT, captures, answers, submit, progress from one client (one address may be a whole office's NAT), over all verifications. */
   captureWrite: { binding: "CAPTURE_WRITE_LIMITER", limit: 300, periodSeconds: 60, message: "Too many requests from this network; try again later." },
 } as const satisfies Record<string, LocationRateLimitRule>;
 
@@ -223,6 +223,18 @@ export const CREATE_LIMITS = {
     limit: 60,
     periodSeconds: 60,
     message: "This tenant's publishable key created 60 verifications in the last minute; try again shortly.",
+  },
+  /**
+   * Full keys (the tenant's own server): a ceiling far above any real integration's pace (100 a second,
+   * sustained), so a runaway loop is cut within a minute; the expiry sweep also takes each tenant's
+   * share in turn (domain/verification/sweep.ts), so even at this ceiling one tenant cannot hold back
+   * another's expiries.
+   */
+  backendCreate: {
+    binding: "BACKEND_CREATE_LIMITER",
+    limit: 6000,
+    periodSeconds: 60,
+    message: "This tenant created 6000 verifications in the last minute; try again shortly.",
   },
 } as const satisfies Record<string, LocationRateLimitRule>;
 

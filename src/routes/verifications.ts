@@ -41,7 +41,7 @@ const create = createRoute({
   description:
     "A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). " +
     "Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it). " +
-    "A publishable key (it ships inside apps) creates at most 60 verifications a minute per tenant (per Cloudflare location; 429 with `Retry-After` beyond).",
+    "A publishable key (it ships inside apps) creates at most 60 verifications a minute per tenant, a full key 6000 (per Cloudflare location; 429 with `Retry-After` beyond).",
   ...access({ apiKey: "any", session: "reviewer" }),
   request: {
     headers: IdempotencyHeaders,
@@ -68,6 +68,8 @@ app.openapi(create, async (c) => {
   if (principal.kind === "api_key" && principal.scope === "publishable") {
     assertPublishableMaySet(input);
     await enforceLimit(c.env, CREATE_LIMITS.publishableCreate, principal.tenantId);
+  } else {
+    await enforceLimit(c.env, CREATE_LIMITS.backendCreate, principal.tenantId);
   }
   const outcome = await createVerification(c.env, createDb(c.env.DB), {
     tenantId: principal.tenantId,

@@ -11,7 +11,7 @@ import { CERTIFIED_EVENT_NAMES } from "../../src/domain/certificates/events";
 import { NOTIFY_EMAIL_EVENT_NAMES, TRIAL_VERDICT_EVENT_NAMES } from "../../src/domain/notifications/subscribers";
 import { WEBHOOK_EVENT_NAMES } from "../../src/domain/webhooks/events";
 import { createVerification as createInWorker } from "../../src/domain/verification/service";
-import { ARM_AHEAD_MS, OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
+import { ARM_AHEAD_MS, ARMS_PER_PASS, ARMS_PER_TENANT, eachOpenExpiring, OVERDUE_GRACE_MS, SWEEP_PAGE, UNSENT_GRACE_MS } from "../../src/domain/verification/sweep";
 import { newId } from "../../src/lib/ids";
 import { MINUTELY_CRON } from "../../src/scheduled";
 import worker from "../../src/index";
@@ -40,9 +40,9 @@ async function runMinutely(scheduledTime: number): Promise<void> {
 }
 
 /** What the Worker's create commits, written directly: a verification nobody published or armed. */
-async function unarmedVerification(createdAt: number, expiresAt: number): Promise<string> {
+async function unarmedVerification(createdAt: number, expiresAt: number, tenantId = t.id): Promise<string> {
   const id = newId("verification", createdAt);
-  const row = newVerificationRow({ id, tenantId: t.id, config: normalizeConfig({ max_captures: 2 }, CONTRACT_DEFAULTS), sealEnabled: true, createdAt, expiresAt });
+  const row = newVerificationRow({ id, tenantId, config: normalizeConfig({ max_captures: 2 }, CONTRACT_DEFAULTS), sealEnabled: true, createdAt, expiresAt });
   await db().batch([db().insert(verifications).values(row), db().insert(events).values(eventRow(id, t.id, { name: "verification.created" }, createdAt))]);
   return id;
 }
@@ -192,6 +192,25 @@ describe("create without the Durable Object on the request path", () => {
     // The failing rows are still overdue and tried again next minute, not lost.
     const still = await env.DB.prepare("SELECT status FROM verifications WHERE id = ?").bind(broken[0]).first<{ status: string }>();
     expect(still?.status).toBe("pending");
+  });
+
+  // Probe of 2026-12-06: the expiry passes took the earliest 2 000 of the window whoever's they were, so
+  // one tenant's flood of expiries held back every other tenant's.
+  it("one tenant's flood of expiries takes its share of a pass and no more: another tenant's expiry in the same window is armed", async () => {
+    const flood = await seedTenant("Flood");
+    const quiet = await seedTenant("Quiet");
+    const at = Date.now() + 30 * 24 * 3_600_000; // a window of its own: no other test's rows
+    const config = normalizeConfig({ max_captures: 2 }, CONTRACT_DEFAULTS);
+    const rows = Array.from({ length: ARMS_PER_PASS + 100 }, (_, i) =>
+      newVerificationRow({ id: newId("verification"), tenantId: flood.id, config, sealEnabled: true, createdAt: Date.now(), expiresAt: at + i }),
+    );
+    for (let i = 0; i < rows.length; i += 100) await db().batch(rows.slice(i, i + 100).map((row) => db().insert(verifications).values(row)) as [never, ...never[]]);
+    const late = await unarmedVerification(Date.now(), at + 50_000, quiet.id);
+    const seen: string[] = [];
+    const n = await eachOpenExpiring(db(), { after: at - 1, until: at + 60_000 }, async (ids) => void seen.push(...ids));
+    expect(seen).toContain(late);
+    expect(n).toBe(ARMS_PER_TENANT + 1);
+    expect(seen.slice(0, ARMS_PER_TENANT)).toEqual(rows.slice(0, ARMS_PER_TENANT).map((r) => r.id)); // the flood's earliest first
   });
 
   it("concurrent creates with one Idempotency-Key write one verification and one created event", async () => {

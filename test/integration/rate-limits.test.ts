@@ -199,6 +199,23 @@ describe("creation with a publishable key", () => {
   });
 });
 
+describe("creation with a full key", () => {
+  // Probe of 2026-12-06: full keys had no per-tenant ceiling at all.
+  it("POST /v1/verifications: 6000 per minute per tenant with a full key; beyond, 429 and nothing created; other tenants go on", async () => {
+    await awayFromWindowEdge(CREATE_LIMITS.backendCreate.periodSeconds * 1000);
+    const tenant = await seedTenant();
+    const other = await seedTenant();
+    await spendAtLocation(CREATE_LIMITS.backendCreate, tenant.id);
+    const create = (key: string) => callJson("/v1/verifications", { key, body: { max_captures: 1 } });
+    expect((await create(tenant.key)).status).toBe(201);
+    const before = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
+    expectLimited(await create(tenant.key), CREATE_LIMITS.backendCreate);
+    const after = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
+    expect(after).toHaveLength(before.length);
+    expect((await create(other.key)).status).toBe(201);
+  });
+});
+
 describe("link starts", () => {
   it("GET /l/{org}/{slug}: 30 per 10 minutes per client; beyond, a 429 page and nothing created", async () => {
     await awayFromWindowEdge(PUBLIC_LIMITS.linkStart.windowMs);

@@ -97,7 +97,7 @@ describe("the certificate signing key (npm run build:check)", () => {
 
 describe("the Rate Limiting bindings include the certificate door and the publishable create", () => {
   it("binds GET /v1/certificates/{token} per location like the capture flow's doors", () => {
-    expect(Object.values(LOCATION_LIMITS).map((r) => r.binding)).toEqual(["CAPTURE_READ_LIMITER", "CAPTURE_WRITE_LIMITER", "CERTIFICATE_READ_LIMITER", "PUBLISHABLE_CREATE_LIMITER"]);
+    expect(Object.values(LOCATION_LIMITS).map((r) => r.binding)).toEqual(["CAPTURE_READ_LIMITER", "CAPTURE_WRITE_LIMITER", "CERTIFICATE_READ_LIMITER", "PUBLISHABLE_CREATE_LIMITER", "BACKEND_CREATE_LIMITER"]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { and, asc, gt, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { events, verifications } from "../../db/schema";
+import { events } from "../../db/schema";
 import { verificationObject } from "../../durable-objects/verification-client";
 import { eachLimited } from "../../lib/concurrency";
 import { log } from "../../lib/log";
@@ -19,7 +19,7 @@ export const UNSENT_GRACE_MS = 10 * 60_000;
  */
 export const ARM_AHEAD_MS = 2 * 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
-/** Rows per read; a run reads on until a short page or MAX_PAGES (2 000 arms a minute per kind). */
+/** Rows per read of the unsent pass; it reads on until a short page or MAX_PAGES (2 000 arms a minute). */
 export const SWEEP_PAGE = 100;
 const MAX_PAGES = 20;
 
@@ -51,9 +51,9 @@ export function armsAtCreation(expiresAt: number | undefined, now: number): bool
  * an overdue verification sets its alarm in the past, so it still expires by its own alarm, through
  * its own object. Every read walks a partial index that holds only open (or unsent) rows.
  *
- * Each run pages on past the rows it has tried (keyset, not offset): a verification whose object
- * keeps failing to arm stays overdue and would otherwise fill the first page every minute and hide
- * every row behind it.
+ * Each expiry pass takes every tenant's earliest in turn (`eachOpenExpiring`): one tenant's flood,
+ * or its objects that keep failing to arm, hold back only its own rows. The unsent pass pages on past
+ * the rows it has tried (keyset, not offset), so a failing page does not hide the rows behind it.
  */
 export async function sweepUnarmed(env: Env, db: Db, now: number): Promise<SweepResult> {
   const result: SweepResult = { ahead: 0, overdue: 0, unsent: 0, failed: 0 };
@@ -82,32 +82,32 @@ export async function sweepUnarmed(env: Env, db: Db, now: number): Promise<Sweep
   return result;
 }
 
+/** Most verifications one pass of a run arms (each pass is a minute's work; a run has three). */
+export const ARMS_PER_PASS = 2_000;
+/** Most of a pass one tenant takes, so a tenant's flood of expiries cannot hold back another's. */
+export const ARMS_PER_TENANT = 500;
+/** How far into the window a pass reads, earliest first: bounds the scan whatever lies behind it. */
+const SCAN_LIMIT = 20_000;
+
 /**
- * Pages through open verifications (not completed, expired or failed, evidence not complete) whose
- * expiry is in (after, until], earliest first, handing each page's ids to `visit`; how many it saw.
+ * Open verifications (not completed, expired or failed, evidence not complete) whose expiry is in
+ * (after, until], earliest first: at most ARMS_PER_TENANT of each tenant's, ARMS_PER_PASS in all,
+ * handed to `visit`; how many it saw. A tenant past its share (or whose objects keep failing to arm)
+ * waits for the next run; nobody else does.
  */
-async function eachOpenExpiring(db: Db, window: { after: number | null; until: number }, visit: (ids: string[]) => Promise<void>): Promise<number> {
-  let seen = 0;
-  let cursor: { expiresAt: number; id: string } | null = null;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const rows: Array<{ id: string; expiresAt: number }> = await db
-      .select({ id: verifications.id, expiresAt: verifications.expiresAt })
-      .from(verifications)
-      .where(
-        and(
-          // The condition of verifications_open_expiry_idx, verbatim, so SQLite uses it.
-          sql`status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL`,
-          lte(verifications.expiresAt, window.until),
-          window.after !== null ? gt(verifications.expiresAt, window.after) : undefined,
-          cursor ? sql`(${verifications.expiresAt}, ${verifications.id}) > (${cursor.expiresAt}, ${cursor.id})` : undefined,
-        ),
+export async function eachOpenExpiring(db: Db, window: { after: number | null; until: number }, visit: (ids: string[]) => Promise<void>): Promise<number> {
+  const rows: Array<{ id: string }> = await db.all(sql`
+    SELECT id FROM (
+      SELECT id, expires_at, ROW_NUMBER() OVER (PARTITION BY tenant_id ORDER BY expires_at, id) AS turn
+      FROM (
+        SELECT id, tenant_id, expires_at FROM verifications
+        -- The condition of verifications_open_expiry_idx, verbatim, so SQLite uses it.
+        WHERE status NOT IN ('completed', 'expired', 'failed') AND ready_at IS NULL
+          AND expires_at <= ${window.until} ${window.after !== null ? sql`AND expires_at > ${window.after}` : sql``}
+        ORDER BY expires_at, id LIMIT ${SCAN_LIMIT}
       )
-      .orderBy(asc(verifications.expiresAt), asc(verifications.id))
-      .limit(SWEEP_PAGE);
-    await visit(rows.map((r) => r.id));
-    seen += rows.length;
-    if (rows.length < SWEEP_PAGE) break;
-    cursor = rows[rows.length - 1]!;
-  }
-  return seen;
+    )
+    WHERE turn <= ${ARMS_PER_TENANT} ORDER BY expires_at, id LIMIT ${ARMS_PER_PASS}`);
+  await visit(rows.map((r) => r.id));
+  return rows.length;
 }

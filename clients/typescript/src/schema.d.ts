@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Create a verification
-         * @description A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it). A publishable key (it ships inside apps) creates at most 60 verifications a minute per tenant (per Cloudflare location; 429 with `Retry-After` beyond). A dashboard session needs the `reviewer` role or higher.
+         * @description A publishable key may not set `webhook_url`, `notify_email`, `metadata` or `context` (403 `forbidden` naming the field). Verifications with `notify_email` count against the tenant's daily cap (429 `too_many_requests` beyond it). A publishable key (it ships inside apps) creates at most 60 verifications a minute per tenant, a full key 6000 (per Cloudflare location; 429 with `Retry-After` beyond). A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["createVerification"];
         delete?: never;

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { magicLinks, uploads, verifications } from "../../src/db/schema";
 import { magicLinkLimitKey, signInAddressLimitKeys } from "../../src/domain/accounts/magic-links";
@@ -298,7 +298,8 @@ describe("magic links", () => {
     used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, `${site}::/48`));
   });
 
-  it("POST /v1/auth/magic-link: one address is mailed at most 10 times an hour and 20 a day, whoever asks; beyond, the same answer and no email", async () => {
+  // Probe of 2026-12-06: `target+1@…`, `target+2@…` were each counted as an address of their own.
+  it("POST /v1/auth/magic-link: one mailbox is mailed at most 10 times an hour and 20 a day, whoever asks and however tagged; beyond, the same answer and no email", async () => {
     const [hourly, daily] = [ADDRESS_EMAIL_LIMITS.signInHourly, ADDRESS_EMAIL_LIMITS.signInDaily];
     await awayFromWindowEdge(hourly.windowMs);
     await awayFromWindowEdge(daily.windowMs);
@@ -310,8 +311,10 @@ describe("magic links", () => {
     let clients = 0;
     const ask = async () => {
       const from = `2001:db8:${(0xa000 + (clients += 1)).toString(16)}::${clients}`;
-      used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, clientKey(from, 48)), magicLinkLimitKey(email, clientKey(from, 48)));
-      const res = await callJson("/v1/auth/magic-link", { env: deployed, headers: { "CF-Connecting-IP": from }, body: { email } });
+      // Every other request names the mailbox with a tag of its own and in capitals.
+      const to = clients % 2 === 0 ? email.replace("@", `+${clients}@`).toUpperCase() : email;
+      used.push(limitKey(PUBLIC_LIMITS.magicLinkClient, clientKey(from, 48)), magicLinkLimitKey(to, clientKey(from, 48)));
+      const res = await callJson("/v1/auth/magic-link", { env: deployed, headers: { "CF-Connecting-IP": from }, body: { email: to } });
       return { status: res.status, body: res.body, type: res.headers.get("Content-Type") };
     };
     const mailed = async () => ((await (await fetch(`${env.FAKES_URL}/inbox/${box}`)).json()) as unknown[]).length;
@@ -322,7 +325,7 @@ describe("magic links", () => {
     expect(answers[0]).toEqual({ status: 200, body: { sent: true }, type: expect.stringMatching(/^application\/json/) });
     expect(await mailed()).toBe(hourly.limit);
     // Nor is a link stored that nobody was sent.
-    expect(await db().select().from(magicLinks).where(eq(magicLinks.email, email))).toHaveLength(hourly.limit);
+    expect(await db().select().from(magicLinks).where(like(magicLinks.email, `${email.split("@")[0]}%`))).toHaveLength(hourly.limit);
 
     // The next hour, the day's cap: as if the address had been sent all but one of today's emails.
     await endWindow(limitKey(hourly, email));

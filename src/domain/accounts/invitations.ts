@@ -14,7 +14,7 @@ import { auditInsert, auditRow, type AuditClient, type AuditEntry } from "../aud
 import { ADDRESS_EMAIL_LIMITS, enforceLimit, INVITATION_EMAIL_LIMITS, limitKey } from "../public-limits";
 import { isUniqueViolation } from "../tenants/tenants";
 import { invitationEmail, invitationSubject, type InvitationNaming } from "./invitation-texts";
-import { joinedEntry, normalizeEmail, signedInEntry, type SignedIn, type UserRow } from "./users";
+import { joinedEntry, mailboxOf, normalizeEmail, signedInEntry, type SignedIn, type UserRow } from "./users";
 
 /*
  * Invitations: an admin or owner asks someone to join the tenant with a role. The email carries a
@@ -83,9 +83,9 @@ async function sendInvitation(env: Env, db: Db, row: InvitationRow, token: strin
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The counters of one address's invitation emails, over every tenant. */
+/** The counters of one mailbox's invitation emails (`mailboxOf`), over every tenant. */
 export function invitationAddressLimitKeys(email: string): string[] {
-  return [ADDRESS_EMAIL_LIMITS.invitationHourly, ADDRESS_EMAIL_LIMITS.invitationDaily].map((rule) => limitKey(rule, normalizeEmail(email)));
+  return [ADDRESS_EMAIL_LIMITS.invitationHourly, ADDRESS_EMAIL_LIMITS.invitationDaily].map((rule) => limitKey(rule, mailboxOf(email)));
 }
 
 /**
@@ -101,8 +101,8 @@ async function reserveInvitationEmail(env: Env, db: Db, tenantId: string, email:
   await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenantDaily, tenantId);
   await enforceLimit(env, INVITATION_EMAIL_LIMITS.perTenant, tenantId);
   // Last: a tenant past its own allowance cannot spend the address's for everyone else.
-  await enforceLimit(env, ADDRESS_EMAIL_LIMITS.invitationHourly, email);
-  await enforceLimit(env, ADDRESS_EMAIL_LIMITS.invitationDaily, email);
+  await enforceLimit(env, ADDRESS_EMAIL_LIMITS.invitationHourly, mailboxOf(email));
+  await enforceLimit(env, ADDRESS_EMAIL_LIMITS.invitationDaily, mailboxOf(email));
 }
 
 export interface Inviter {

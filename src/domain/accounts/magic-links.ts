@@ -8,7 +8,7 @@ import { newId } from "../../lib/ids";
 import { emailTransport } from "../../providers/email";
 import { sendOnce } from "../../providers/outbound";
 import { ADDRESS_EMAIL_LIMITS, limitKey, withinLimits } from "../public-limits";
-import { normalizeEmail } from "./users";
+import { mailboxOf, normalizeEmail } from "./users";
 
 export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
 /**
@@ -24,15 +24,15 @@ const REQUEST_WINDOW_MS = 15 * 60 * 1000;
 
 /** The counter of one address's sign-in emails asked for by one client (`clientKey`, an IPv6 one by its /48). */
 export function magicLinkLimitKey(email: string, client = "unknown"): string {
-  return `magic-link:${normalizeEmail(email)}:${client}`;
+  return `magic-link:${mailboxOf(email)}:${client}`;
 }
 
 /** The address's own caps, whoever asks (ADDRESS_EMAIL_LIMITS): the hour's first, then the day's. */
 export const SIGN_IN_ADDRESS_LIMITS = [ADDRESS_EMAIL_LIMITS.signInHourly, ADDRESS_EMAIL_LIMITS.signInDaily] as const;
 
-/** The counters of one address's sign-in emails, over every client. */
+/** The counters of one mailbox's sign-in emails (`mailboxOf`: tags and Gmail dots count as one), over every client. */
 export function signInAddressLimitKeys(email: string): string[] {
-  return SIGN_IN_ADDRESS_LIMITS.map((rule) => limitKey(rule, normalizeEmail(email)));
+  return SIGN_IN_ADDRESS_LIMITS.map((rule) => limitKey(rule, mailboxOf(email)));
 }
 
 /** The credential in the link: `mlk_` + 256 bits (base62). Only its SHA-256 is stored. */
@@ -59,7 +59,7 @@ export async function requestMagicLink(env: Env, db: Db, request: MagicLinkReque
   const email = normalizeEmail(request.email);
   const returnTo = request.returnTo ?? null;
   await enforceRateLimit(env, magicLinkLimitKey(email, request.client), REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address from this network; try again later.");
-  if (!(await withinLimits(env, SIGN_IN_ADDRESS_LIMITS, email))) return;
+  if (!(await withinLimits(env, SIGN_IN_ADDRESS_LIMITS, mailboxOf(email)))) return;
   const token = `mlk_${randomBase62(43)}`;
   const id = newId("magicLink", now);
   await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), returnTo, expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });

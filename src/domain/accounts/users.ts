@@ -36,6 +36,27 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** Providers that deliver every dotted spelling of a local part to one mailbox. */
+const DOT_BLIND_DOMAINS = new Set(["gmail.com", "googlemail.com"]);
+
+/**
+ * The mailbox an address reaches, for counting what is sent to it: its `+tag` dropped (every major
+ * provider delivers `name+anything@` to `name@`), and the dots of a Gmail local part. Only for the
+ * per-address mail caps (probe of 2026-12-06: `victim+1@…`, `victim+2@…` were counted apart); the
+ * address itself is kept and used as given.
+ */
+export function mailboxOf(email: string): string {
+  const normalized = normalizeEmail(email);
+  const at = normalized.lastIndexOf("@");
+  if (at <= 0) return normalized;
+  const domain = normalized.slice(at + 1);
+  let local = normalized.slice(0, at);
+  const plus = local.indexOf("+");
+  if (plus > 0) local = local.slice(0, plus);
+  if (DOT_BLIND_DOMAINS.has(domain)) local = local.replaceAll(".", "") || local;
+  return `${local}@${domain === "googlemail.com" ? "gmail.com" : domain}`;
+}
+
 
 /**
  * The user behind an identity and the tenant the session opens, recorded as `session.signed_in`

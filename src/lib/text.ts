@@ -15,8 +15,20 @@ export const CONTROL_IN_PROSE = /(?![\t\n\r])[\p{Cc}\u2028\u2029]/u;
  */
 export const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
-/** Any character that shows (not only format, combining, space or separator characters): a name needs one. */
-export const VISIBLE = /[^\p{Cf}\p{Mn}\p{Me}\p{Z}\s]/u;
+/**
+ * Any character that shows: not a format, combining, space or separator character, not one Unicode
+ * tells renderers to ignore (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 among them), and not
+ * the blank Braille pattern U+2800. A name needs one (probe of 2026-12-06: `\u3164`, `\u2800` and
+ * `\u115f` passed for names).
+ */
+export const VISIBLE = /[^\p{Cf}\p{Mn}\p{Me}\p{Z}\s\p{Default_Ignorable_Code_Point}\u2800]/u;
+
+/**
+ * Characters Unicode tells renderers not to show (zero-width space and joiners, the Hangul fillers,
+ * variation selectors, soft hyphen): in a key that identifies something, `ab` and `ab\u200b` would
+ * print alike and be two keys.
+ */
+export const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 
 /**
  * Half a surrogate pair on its own (JSON can carry one as `\ud800`): not a character, and stored it

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, pathId, singleLine } from "./common";
+import { DateTime, pathId, shownName } from "./common";
 
 export const MintApiKeySchema = z
   .strictObject({
@@ -7,7 +7,10 @@ export const MintApiKeySchema = z
       description: "`full`: the whole tenant API. `publishable`: may only create verifications (safe to ship in a mobile app).",
     }),
     // One line: it names the key wherever it acts (the audit log's actor).
-    name: singleLine().max(100).trim().min(1).optional().openapi({ example: "Production back-end" }),
+    name: shownName(100).optional().openapi({
+      description: "One line that shows something: control characters, line breaks and bidirectional controls are refused, and so is a name of only invisible characters.",
+      example: "Production back-end",
+    }),
   })
   .openapi("MintApiKeyRequest");
 

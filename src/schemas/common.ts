@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK } from "../lib/text";
+import { BIDI_CONTROL, CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK, VISIBLE } from "../lib/text";
 import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../lib/errors";
 
 const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
@@ -143,6 +143,23 @@ export const NO_CONTROL_MESSAGE = "Must be one line of text: control characters 
  */
 export function singleLine(schema: z.ZodString = z.string()): z.ZodString {
   return schema.refine((value) => !CONTROL_OR_LINE_BREAK.test(value), { message: NO_CONTROL_MESSAGE });
+}
+
+export const BIDI_CONTROL_MESSAGE = "Must not hold bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they reorder what a reader sees.";
+export const NOT_VISIBLE_MESSAGE = "Must show something: a name of only invisible, combining or space characters is not one.";
+
+/**
+ * A name people read to tell things apart (an organisation, an API key, a link template, a phone):
+ * one line (singleLine), trimmed, 1..`max` characters, no bidirectional controls, and something that
+ * shows. Each refusal is 400 `invalid_request` naming the field.
+ */
+export function shownName(max = 100): z.ZodString {
+  return singleLine()
+    .max(max)
+    .trim()
+    .min(1)
+    .refine((name) => !BIDI_CONTROL.test(name), { message: BIDI_CONTROL_MESSAGE })
+    .refine((name) => VISIBLE.test(name), { message: NOT_VISIBLE_MESSAGE });
 }
 
 export const NO_CONTROL_IN_PROSE_MESSAGE =

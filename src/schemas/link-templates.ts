@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, pathId, singleLine } from "./common";
+import { DateTime, pathId, shownName } from "./common";
 import { ConfigSchema } from "./verification";
 import { checkConfigRules, CreateVerificationFieldsSchema } from "./verification-create";
 
@@ -9,7 +9,7 @@ const Slug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "1..64 lowercase letters, digits and hyphens, not starting or ending with a hyphen.")
   .openapi({ example: "roof-damage" });
-const Name = singleLine().max(100).trim().min(1).openapi({ example: "Roof damage claim" });
+const Name = shownName(100).openapi({ example: "Roof damage claim" });
 const Mode = z.enum(TEMPLATE_MODES);
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, pathId, singleLine } from "./common";
+import { DateTime, pathId, shownName } from "./common";
 
 /** An E.164 phone number, as the messaging bot reports its sender. */
 export const PhoneNumber = z
@@ -10,7 +10,7 @@ export const PhoneNumber = z
 export const RegisterPhoneSchema = z
   .strictObject({
     phone: PhoneNumber,
-    label: singleLine(z.string().max(100).trim().min(1)).optional().openapi({ description: "One line: control characters and line breaks are refused.", example: "Field team lead" }),
+    label: shownName(100).optional().openapi({ description: "One line that shows something: control characters, line breaks and bidirectional controls are refused.", example: "Field team lead" }),
   })
   .openapi("RegisterPhoneRequest");
 

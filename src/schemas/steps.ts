@@ -1,8 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { BIDI_CONTROL } from "../lib/text";
-import { prose, singleLine } from "./common";
-
-const BIDI_CONTROL_MESSAGE = "Must not hold bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they reorder what a reader sees.";
+import { BIDI_CONTROL, INVISIBLE, VISIBLE } from "../lib/text";
+import { BIDI_CONTROL_MESSAGE, NOT_VISIBLE_MESSAGE, prose, singleLine } from "./common";
 
 export const MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -13,14 +11,24 @@ export const DEFAULT_MAX_SIZE_BYTES = 10 * 1024 * 1024;
 export const MAX_SIZE_BYTES_CAP = 26_214_400;
 export const TEXT_FORMATS = ["free_text", "numeric_id", "alphanumeric_id"] as const;
 
+/*
+ * A step key identifies a step wherever it is printed (the report, the console, webhooks), so two
+ * keys must never print alike (probe of 2026-12-06: `ab` and `ab\u200b`, composed and decomposed
+ * `é`, `x` and ` x` were three pairs of keys).
+ */
 const stepKey = singleLine()
   .min(1)
   .max(64)
   .refine((key) => key.trim() !== "", { message: "Must not be blank." })
+  .refine((key) => VISIBLE.test(key), { message: NOT_VISIBLE_MESSAGE })
   .refine((key) => !BIDI_CONTROL.test(key), { message: BIDI_CONTROL_MESSAGE })
+  .refine((key) => !INVISIBLE.test(key), { message: "Must not hold invisible characters (zero-width spaces and joiners, Hangul fillers, variation selectors, soft hyphens): they make two keys print alike." })
+  .refine((key) => key === key.trim(), { message: "Must not begin or end with white space." })
+  .refine((key) => key === key.normalize("NFC"), { message: "Must be in Unicode normalization form C (composed: `é` as U+00E9, not `e` + U+0301), so one key has one spelling." })
   .openapi({
     description:
-      "Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused).",
+      "Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), " +
+      "bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike.",
   });
 const description = prose(z.string().max(500)).openapi({ description: "Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused." });
 

@@ -1,19 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { AI_PROVIDER_SETTINGS } from "./ai-providers";
-import { BIDI_CONTROL, VISIBLE } from "../lib/text";
-import { singleLine } from "./common";
+import { shownName } from "./common";
 
 const RetentionDays = z.int().min(1).max(3650).nullable().openapi({
   description: "Verifications created more than this many days ago are redacted by the daily retention run; null keeps them.",
   example: 90,
 });
-const DisplayName = singleLine()
-  .max(100)
-  .trim()
-  .min(1)
-  .refine((name) => !BIDI_CONTROL.test(name), { message: "Must not hold bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they reorder the words printed around the name." })
-  .refine((name) => VISIBLE.test(name), { message: "Must show something: a name of only invisible, combining or space characters is not one." })
-  .openapi({
+const DisplayName = shownName(100).openapi({
     description:
       "The organisation's name as people see it: on the capture page (\"Requested by …\"), certificates and the console. One line: control characters and line breaks (CR, LF, U+2028, U+2029) " +
       "and bidirectional controls are refused, and so is a name of only invisible, combining or space characters.",

@@ -87,5 +87,11 @@ describe("API keys (dashboard session)", () => {
     const twoLines = await callJson("/v1/api-keys", { body: { scope: "full", name: "Back-end\nforged entry" }, headers: dashboard(sa.cookie) });
     expect(twoLines.status).toBe(400);
     expect(twoLines.body.error.fields.name).toMatch(/^Must be one line of text/);
+    // Probe of 2026-12-06: an override reordered the actor the audit log prints, and a name of a Hangul filler printed as nothing.
+    for (const [name, message] of [["Back\u202Eend", /^Must not hold bidirectional controls/], ["\u3164", /^Must show something/], ["\u2800", /^Must show something/]] as const) {
+      const res = await callJson("/v1/api-keys", { body: { scope: "full", name }, headers: dashboard(sa.cookie) });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.fields.name).toMatch(message);
+    }
   });
 });

@@ -368,7 +368,8 @@ describe("tenant display name", () => {
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.error.fields.display_name).toMatch(/^Must not hold bidirectional controls/);
     }
-    for (const name of ["\u200b\u2060", "\u0301", "\u3000\u200d"]) {
+    // Probe of 2026-12-06: Hangul fillers and the blank Braille pattern passed for something that shows.
+    for (const name of ["\u200b\u2060", "\u0301", "\u3000\u200d", "\u3164", "\u2800", "\u115f\u1160", "\uffa0"]) {
       const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: name }, headers: dashboard(cookie) });
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.error.fields.display_name).toMatch(/^Must show something|^Must not be empty/);

@@ -114,6 +114,28 @@ describe("steps", () => {
     await accepts({ steps: [image({ key: "صورة_1" })] });
   });
 
+  // Probe of 2026-12-06: `ab` and `ab\u200b`, composed and decomposed `é`, `x` and ` x` were pairs of
+  // keys that print alike, and a key of only U+3164 printed as nothing.
+  it("no two keys print alike: invisible characters, white space at either end and decomposed forms are refused", async () => {
+    const refused: Array<[string, RegExp]> = [
+      ["\u3164", /^Must show something/],
+      ["\u2800", /^Must show something/],
+      ["ab\u200B", /invisible characters/],
+      ["a\u00ADb", /invisible characters/],
+      ["a\u200Db", /invisible characters/],
+      ["\u2764\uFE0F", /invisible characters/],
+      [" x", /white space/],
+      ["x\u3000", /white space/],
+      ["e\u0301", /normalization form C/],
+    ];
+    for (const [bad, message] of refused) {
+      const res = await create({ steps: [image(), text({ key: bad })] });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.fields["steps.1.key"], JSON.stringify(bad)).toMatch(message);
+    }
+    await accepts({ steps: [image({ key: "\u00E9tat" }), text({ key: "a b" })] });
+  });
+
   it("description is text shown to the end user: lines and tabs kept, NUL and escape sequences refused", async () => {
     for (const bad of ["x\u0000y", "\u001b[31mred", "a\u2028b", "a\u0085b"]) {
       for (const [i, steps] of [[0, [image({ description: bad })]], [1, [image(), text({ description: bad })]], [1, [image(), upload({ description: bad })]]] as const) {

@@ -1515,7 +1515,7 @@ export interface components {
             condition_aspects?: string[];
         };
         Step: components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /** @enum {string} */
             type: "upload";
@@ -1529,7 +1529,7 @@ export interface components {
             max_size_bytes: number;
         };
         ImageStep: {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1542,7 +1542,7 @@ export interface components {
             max: number;
         };
         TextStep: {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2234,7 +2234,7 @@ export interface components {
             expires_in_seconds?: number;
         };
         UploadStep: {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2385,7 +2385,7 @@ export interface components {
             };
         };
         CaptureFlowImageStep: {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2399,7 +2399,7 @@ export interface components {
             captured: number;
         };
         CaptureFlowTextStep: {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2413,7 +2413,7 @@ export interface components {
             answered: boolean;
         };
         CaptureFlowUploadStep: {
-            /** @description Unique within the verification; one line, not blank (control characters, line breaks such as CR, LF, U+2028, U+2029 and bidirectional controls such as U+202E are refused). */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2852,7 +2852,10 @@ export interface components {
              * @enum {string}
              */
             scope: "full" | "publishable";
-            /** @example Production back-end */
+            /**
+             * @description One line that shows something: control characters, line breaks and bidirectional controls are refused, and so is a name of only invisible characters.
+             * @example Production back-end
+             */
             name?: string;
         };
         ApiKeyList: {
@@ -3004,7 +3007,7 @@ export interface components {
             /** @example +447700900123 */
             phone: string;
             /**
-             * @description One line: control characters and line breaks are refused.
+             * @description One line that shows something: control characters, line breaks and bidirectional controls are refused.
              * @example Field team lead
              */
             label?: string;

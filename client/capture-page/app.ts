@@ -11,12 +11,13 @@ import { closeCamera } from "./camera";
 import type { ScreenContext } from "./context";
 import { Delivery, type SyncState } from "./delivery";
 import { h } from "./dom";
-import { applyReply, asPicked, countOf, firstUnmet, isTerminal, nextToSend, resumeIndex, type VerifyView } from "./flow";
+import { applyReply, asPicked, countOf, firstUnmet, isTerminal, nextToSend, resumeIndex, throttleDelayMs, type VerifyView } from "./flow";
 import type { I18n } from "./i18n";
 import { JobQueue, type Job } from "./jobs";
 import { currentFix } from "./location";
 import { Progress } from "./progress";
 import {
+  busyScreen,
   completedScreen,
   errorScreen,
   expiredScreen,
@@ -87,17 +88,42 @@ export class App {
     root.replaceChildren(this.screen, this.sync, this.widget);
   }
 
+  /**
+   * The view the page starts from, or null with the screen that says why not. A 429 is waited out
+   * per its Retry-After, MAX_THROTTLED times, then the end user says when to ask again (probe of
+   * 2026-12-06: the first 429 showed "Something went wrong" and ignored Retry-After).
+   */
+  private async firstView(): Promise<VerifyView | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.api.view();
+      } catch (err) {
+        if (err instanceof ApiFailure && err.status === 429) {
+          const delay = throttleDelayMs(err.retryAfter, attempt);
+          if (delay !== null) {
+            busyScreen(this.screen, this.i18n);
+            await new Promise((resolve) => setTimeout(resolve, delay));
+          } else {
+            await new Promise<void>((resolve) => stalledScreen(this.screen, this.i18n, resolve));
+            attempt = 0;
+          }
+          continue;
+        }
+        this.phase = "done";
+        if (err instanceof ApiFailure && err.status === 404) notFoundScreen(this.screen, this.i18n);
+        else if (err instanceof ApiFailure && err.code === "redacted") withdrawnScreen(this.screen, this.i18n);
+        else errorScreen(this.screen, this.i18n);
+        return null;
+      }
+    }
+  }
+
   async start(): Promise<void> {
     this.queue = await JobQueue.open(this.api.id);
     this.queue.onChange(() => this.renderSync());
-    try {
-      this.view = await this.api.view();
-    } catch (err) {
-      this.phase = "done";
-      if (err instanceof ApiFailure && err.status === 404) return notFoundScreen(this.screen, this.i18n);
-      if (err instanceof ApiFailure && err.code === "redacted") return withdrawnScreen(this.screen, this.i18n);
-      return errorScreen(this.screen, this.i18n);
-    }
+    const view = await this.firstView();
+    if (!view) return;
+    this.view = view;
     if (this.endedScreen()) return;
     this.delivery = new Delivery(this.api, this.queue, {
       accepted: (job, reply) => this.accepted(job, reply),

@@ -145,6 +145,42 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     expect((await tenant.getVerification(v.id)).failure_reason).toBe("no_evidence");
   });
 
+  // Probe of 2026-12-06: a 429 on the page's first read showed "Something went wrong. Please reload"
+  // at once and ignored Retry-After.
+  it("429 on the first load: a busy screen waits out Retry-After a few times, then Try again; trying again opens the landing", async () => {
+    const v = await tenant.createVerification({ steps: ALL_OPTIONAL });
+    phone = await openPhone();
+    const { page } = phone;
+    const reads: string[] = [];
+    page.on("request", (req: Request) => {
+      if (req.method() === "GET" && new URL(req.url()).pathname.startsWith("/v1/verify/")) reads.push(req.url());
+    });
+    await page.route("**/v1/verify/*", (route) =>
+      route.fulfill({
+        status: 429,
+        contentType: "application/json",
+        headers: { "Retry-After": "1" },
+        body: JSON.stringify({ error: { code: "too_many_requests", message: "Too many requests from this network; try again later." } }),
+      }),
+    );
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "The service is busy" }).waitFor();
+    await screenshot(page, "23-busy-first-load");
+    await axeClean(page, "busy at first load");
+    expect(await page.getByText("Something went wrong").count()).toBe(0);
+
+    await page.getByRole("heading", { name: "Too many attempts" }).waitFor({ timeout: 30_000 });
+    // The first read and three waits of Retry-After (1 s each), then it stops.
+    expect(reads).toHaveLength(4);
+    await page.waitForTimeout(2_500);
+    expect(reads).toHaveLength(4);
+
+    await page.unroute("**/v1/verify/*");
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByRole("button", { name: "Start" }).waitFor();
+    expect(reads).toHaveLength(5);
+  });
+
   it("a photo past its upload's window (409 upload_expired) goes back to its step to be taken again, never “link expired”", async () => {
     const v = await tenant.createVerification({ steps: [{ key: "front", type: "image", description: "Front", min: 1, max: 1 }] });
     phone = await openPhone();

@@ -23,6 +23,9 @@ export const noEvidenceScreen = (root: HTMLElement, i18n: I18n) => outcome(root,
 /** The server would not take submit and this page sees nothing missing: the way back through the steps. */
 export const notSentScreen = (root: HTMLElement, i18n: I18n, review: () => void) =>
   outcome(root, i18n.t("not_sent_heading"), i18n.t("not_sent_body"), { label: i18n.t("review_steps"), run: review }, "muted");
+/** The first load was refused with "too many requests": the page waits out its Retry-After and asks again. */
+export const busyScreen = (root: HTMLElement, i18n: I18n) =>
+  show(root, h("div", { class: "outcome", role: "status" }, heading(i18n.t("busy_heading")), h("div", { class: "spinner", "aria-hidden": "true" }), h("p", null, i18n.t("busy_body"))));
 /** Sending stopped after repeated "too many requests": the end user says when to try again. */
 export const stalledScreen = (root: HTMLElement, i18n: I18n, retry: () => void) =>
   outcome(root, i18n.t("stalled_heading"), i18n.t("stalled_body"), { label: i18n.t("try_again"), run: retry }, "muted");

@@ -103,6 +103,8 @@ export const en = {
   stalled_heading: "Too many attempts",
   stalled_body: "The service is busy right now. What you captured is kept on this device. Wait a moment, then try again.",
   stalled_notice: "Sending is paused for a moment; it goes on when you continue.",
+  busy_heading: "The service is busy",
+  busy_body: "This page tries again by itself in a moment.",
   no_evidence_heading: "Sent",
   no_evidence_body: "What you sent has no photo or file, so there is nothing to check. You can close this page now.",
 } as const;

@@ -100,6 +100,8 @@ export const es: Strings = {
   stalled_heading: "Demasiados intentos",
   stalled_body: "El servicio está ocupado en este momento. Lo que capturaste se guarda en este dispositivo. Espera un momento y vuelve a intentarlo.",
   stalled_notice: "El envío está en pausa un momento; seguirá cuando continúes.",
+  busy_heading: "El servicio está ocupado",
+  busy_body: "Esta página vuelve a intentarlo sola en un momento.",
   no_evidence_heading: "Enviado",
   no_evidence_body: "Lo que enviaste no tiene ninguna foto ni archivo, así que no hay nada que comprobar. Ya puedes cerrar esta página.",
 };

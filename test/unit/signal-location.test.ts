@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readMetadata } from "../../src/analysis/metadata";
-import { haversineMeters, matchLocation, observedFix, parseCoordinates, type GeocodedPoint } from "../../src/analysis/signals/location";
+import { haversineMeters, matchLocation, MAX_PLACING_ACCURACY_M, observedFix, parseCoordinates, type GeocodedPoint } from "../../src/analysis/signals/location";
 import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
 
 const eiffel: GeocodedPoint = { lat: 48.8584, lng: 2.2945, uncertainty_m: 25, precision: "rooftop", provider: "test" };
@@ -22,6 +22,25 @@ describe("location_match", () => {
     const coarse = observedFix({ ...north(150), accuracy_m: 80 }, null)!;
     expect(matchLocation("Eiffel Tower", [coarse], eiffel)).toMatchObject({ status: "verified", tolerance_m: 160 });
     expect(matchLocation("Paris", [far], { ...eiffel, uncertainty_m: 4000, precision: "area" })).toMatchObject({ status: "verified", tolerance_m: 4000 });
+  });
+
+  // Probe of 2026-12-06: a device fix of ±1 000 km read `verified` (its radius held the address).
+  it("a fix coarser than ±1 km cannot place a capture at the address, but can still place it elsewhere", () => {
+    const vague = observedFix({ ...north(5), accuracy_m: 1_000_000 }, null)!;
+    expect(matchLocation("Eiffel Tower", [vague], eiffel)).toMatchObject({
+      status: "ungeocoded",
+      distance_m: null,
+      tolerance_m: null,
+      observed_point: { lat: vague.lat },
+      evidence: [{ code: "fix_too_coarse" }],
+    });
+    const justFine = observedFix({ ...north(900), accuracy_m: MAX_PLACING_ACCURACY_M }, null)!;
+    expect(matchLocation("Eiffel Tower", [justFine], eiffel)).toMatchObject({ status: "verified", tolerance_m: 2 * MAX_PLACING_ACCURACY_M });
+    const elsewhere = observedFix({ ...north(50_000), accuracy_m: 5_000 }, null)!;
+    expect(matchLocation("Eiffel Tower", [elsewhere], eiffel)).toMatchObject({ status: "no_match", distance_m: 50_000, tolerance_m: 10_000 });
+    // A fine EXIF fix beats a vague device fix.
+    const jpegFix = { source: "exif" as const, lat: north(20).lat, lng: eiffel.lng, accuracy_m: 8, is_mock: false };
+    expect(matchLocation("Eiffel Tower", [vague, jpegFix], eiffel)).toMatchObject({ status: "verified", source: "exif", distance_m: 20 });
   });
 
   it("a mock fix is rejected whatever the distance", () => {

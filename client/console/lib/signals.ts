@@ -107,6 +107,7 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   no_gps_fix: "the photo carries no location",
   mock_location_reported: "the device reported a mock (fake) location",
   address_not_geocoded: "the expected address could not be found on the map",
+  fix_too_coarse: "the location fix is too coarse (worse than ±1 km) to place the photo at the address",
   analysis_failed: "the analysis of this capture failed",
   not_assessed: "the signal could not be assessed",
 };

@@ -39,6 +39,12 @@ export interface LocationMatch {
 export const BASE_TOLERANCE_M = 100;
 /** A fix with no reported accuracy is assumed this coarse (typical urban phone GPS). */
 const DEFAULT_FIX_ACCURACY_M = 30;
+/**
+ * Coarser than this, a fix comes from cell towers or an IP address, not from the device's position:
+ * it cannot place a capture at an address (probe of 2026-12-06: a fix of ±1 000 km read `verified`).
+ * It can still place the device elsewhere, when even its wide radius leaves the address out.
+ */
+export const MAX_PLACING_ACCURACY_M = 1_000;
 
 export function observedFix(location: unknown, meta: ImageMetadata | null): ObservedFix | null {
   const device = location as { lat?: unknown; lng?: unknown; accuracy_m?: unknown; is_mock?: unknown } | null;
@@ -86,7 +92,8 @@ function describe(fix: ObservedFix): string {
 
 /**
  * The spec's four statuses. A mock fix on any live capture rejects; otherwise the most accurate fix
- * is compared with the geocoded address. No address point or no fix at all: `ungeocoded`.
+ * is compared with the geocoded address. No address point, no fix at all, or only a fix too coarse
+ * to place the capture there (MAX_PLACING_ACCURACY_M) that does not rule it out: `ungeocoded`.
  */
 export function matchLocation(expected: string, fixes: ObservedFix[], geocoded: GeocodedPoint | null): LocationMatch {
   const base: LocationMatch = {
@@ -119,6 +126,9 @@ export function matchLocation(expected: string, fixes: ObservedFix[], geocoded: 
   const distance = haversineMeters(fix, geocoded);
   const tolerance = toleranceMeters(fix, geocoded);
   const within = distance <= tolerance;
+  if (within && tooCoarse(fix)) {
+    return { ...base, ...observed, evidence: [{ code: "fix_too_coarse", detail: `±${Math.round(fix.accuracy_m!)} m: coarser than ±${MAX_PLACING_ACCURACY_M} m, it cannot place the capture at the address` }] };
+  }
   return {
     ...base,
     ...observed,
@@ -129,7 +139,11 @@ export function matchLocation(expected: string, fixes: ObservedFix[], geocoded: 
   };
 }
 
-/** Device fixes before EXIF, then the most accurate. */
+function tooCoarse(fix: ObservedFix): boolean {
+  return fix.accuracy_m !== null && fix.accuracy_m > MAX_PLACING_ACCURACY_M;
+}
+
+/** Fixes that can place a capture first, device fixes before EXIF among them, then the most accurate. */
 function rank(fix: ObservedFix): number {
-  return (fix.source === "device" ? 0 : 1e9) + (fix.accuracy_m ?? DEFAULT_FIX_ACCURACY_M);
+  return (tooCoarse(fix) ? 2e12 : 0) + (fix.source === "device" ? 0 : 1e11) + (fix.accuracy_m ?? DEFAULT_FIX_ACCURACY_M);
 }

@@ -215,7 +215,15 @@ export function stripLies(pngBase64: string): string[] {
   const base64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
   const corrupted = png.slice();
   corrupted[idat + 20] = corrupted[idat + 20]! ^ 0x01;
-  return [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)]), corrupted].map(base64);
+  // An IEND carrying data, its CRC right (probe of 2026-12-06: accepted; the PNG spec's IEND is empty).
+  const payload = new TextEncoder().encode("smuggled");
+  const fatEnd = new Uint8Array(png.length + payload.length);
+  fatEnd.set(png.subarray(0, png.length - 12));
+  new DataView(fatEnd.buffer).setUint32(png.length - 12, payload.length);
+  fatEnd.set(new TextEncoder().encode("IEND"), png.length - 8);
+  fatEnd.set(payload, png.length - 4);
+  const lies = [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)]), corrupted, withChunkCrcs(fatEnd)];
+  return lies.map(base64);
 }
 
 /** The PNG with every chunk's CRC written for its bytes as they are now (a forger's corrupted data that passes the door). */

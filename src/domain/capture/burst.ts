@@ -69,6 +69,7 @@ function chunksProblem(bytes: Uint8Array, view: DataView): string | null {
     if (type === "IDAT") imageData = true;
     if (type === "IEND") {
       if (!imageData) return "it holds no image data";
+      if (end - at !== 12) return "its IEND chunk carries data (an IEND is empty)";
       return end === bytes.length ? null : "bytes follow its IEND chunk";
     }
     at = end;

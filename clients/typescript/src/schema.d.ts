@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Audit timeline, oldest first
-         * @description Keyset-paginated: up to `limit` events (default and most 100), and `next_cursor` while more follow; pass it back as `cursor` for the next page. A timeline is bounded by design: captures by `max_captures`, answers by at most 10 different values per text step (409 `answer_limit` after), the rest by the verification's own transitions. A dashboard session needs the `viewer` role or higher.
+         * @description Keyset-paginated: up to `limit` events (default and most 100), and `next_cursor` while more follow; pass it back as `cursor` for the next page. A timeline is bounded by design: captures by `max_captures`, answers by at most 10 different values per text step (409 `answer_limit` after), abandonments by the first 10 (`verification.abandoned`, payload `abandonment`; later ones are counted, not recorded), the rest by the verification's own transitions. A dashboard session needs the `viewer` role or higher.
          */
         get: operations["listVerificationEvents"];
         put?: never;

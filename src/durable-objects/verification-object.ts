@@ -170,9 +170,10 @@ export class VerificationObject extends DurableObject<Env> {
 
   /**
    * The upload an `image_key` names, for a capture about to read its bytes: 404 without the
-   * verification, 410 for a dead link, 400/409 from `checkSlot`. A direct upload is answered from what
-   * this object keeps (the record, its slots, its captures' digests), so its capture reads nothing in
-   * D1 before the bytes; any other is read from D1. A key a capture already holds is a retry, answered
+   * verification, 410 for a dead link, 400/409 from `checkSlot`. A direct upload, and a Worker-proxied
+   * one whose PUT this instance was told of (`uploadStored`), is answered from what this object keeps
+   * (the record, its slots, its captures' digests), so its capture reads nothing in D1 before the
+   * bytes; any other is read from D1. A key a capture already holds is a retry, answered
    * whenever it comes (`retryOf`: the capture's forensic buffer, which its retry may name again).
    * Counts and writes nothing: a guessed id leaves no trace.
    */
@@ -186,13 +187,22 @@ export class VerificationObject extends DurableObject<Env> {
     const dead = machine.guardLive(record.row, use.now);
     if (dead) return dead;
     if (!belongsTo(objectKey, id)) return checkSlot(null, use)!;
-    const kept = this.#slots.kept(objectKey);
+    const kept = this.#slots.kept(objectKey) ?? this.#slots.storedCopy(objectKey, use.now);
     const found = kept ?? (await findUpload(this.#db, objectKey));
     const slot = found && withDigest(found, record);
     const held = record.captures.find((c) => c.imageKey === objectKey);
     const refused = checkSlot(slot, { ...use, persisted: held !== undefined });
     if (refused) return refused;
     return { ok: true, upload: slot!, ...(held ? { retryOf: { forensicBufferKey: held.forensicBufferKey } } : {}) };
+  }
+
+  /**
+   * The upload route stored a Worker-proxied upload's bytes and recorded them in its row (`uploaded`,
+   * with their digest): kept in memory, so the capture naming it reads no row (`uploadFor`). Writes
+   * nothing; a slot of another verification is ignored.
+   */
+  async uploadStored(id: string, slot: UploadSlot): Promise<void> {
+    if (slot.verificationId === id && belongsTo(slot.objectKey, id)) this.#slots.stored(slot);
   }
 
   /**

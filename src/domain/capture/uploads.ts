@@ -72,7 +72,16 @@ export async function mintUpload(
 export async function receiveUpload(
   bucket: R2Bucket,
   db: Db,
-  options: { token: string; secret: string; contentType: string | undefined; contentLength: string | undefined; body: ReadableStream<Uint8Array> | null; now: number },
+  options: {
+    token: string;
+    secret: string;
+    contentType: string | undefined;
+    contentLength: string | undefined;
+    body: ReadableStream<Uint8Array> | null;
+    now: number;
+    /** Told the slot as its row now reads, once the bytes are stored and recorded (the verification's object keeps it for the capture). */
+    stored?: (slot: UploadSlot) => Promise<void>;
+  },
 ): Promise<{ image_key: string; size_bytes: number; sha256: string }> {
   const claims = (await verifyToken(options.secret, TOKEN_PURPOSE, options.token)) as { id?: unknown; exp?: unknown } | null;
   if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number") throw ApiError.notFound("upload URL");
@@ -109,19 +118,32 @@ export async function receiveUpload(
   if (!sendable || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
   if (!claimed) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
   // Only the holder of the current claim may finish or release it (a stale attempt may still wake up).
+  let receipt: { image_key: string; size_bytes: number; sha256: string };
+  let slot: UploadSlot;
   try {
     const stored = await storeStreaming(bucket, row.objectKey, row.contentType, options.body, declared);
+    const sniffedType = sniffMediaType(stored.head);
     const finished = await db
       .update(uploads)
-      .set({ status: "uploaded", sizeBytes: stored.size, sha256: stored.sha256, sniffedType: sniffMediaType(stored.head), uploadedAt: options.now })
+      .set({ status: "uploaded", sizeBytes: stored.size, sha256: stored.sha256, sniffedType, uploadedAt: options.now })
       .where(mine)
       .run();
     if (finished.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL was taken over by a newer attempt.");
-    return { image_key: row.objectKey, size_bytes: stored.size, sha256: stored.sha256 };
+    receipt = { image_key: row.objectKey, size_bytes: stored.size, sha256: stored.sha256 };
+    const { id, verificationId, kind, objectKey, contentType, maxBytes, expiresAt } = row;
+    slot = { id, verificationId, kind, objectKey, contentType, maxBytes, expiresAt, status: "uploaded", sizeBytes: stored.size, sha256: stored.sha256, sniffedType };
   } catch (err) {
     await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
     throw err;
   }
+  // The row is final now (`uploaded`: no claim takes it again). Only a copy for the capture: the
+  // upload succeeded whether or not the object hears of it (the capture then reads the row).
+  try {
+    await options.stored?.(slot);
+  } catch {
+    // the capture reads the row instead
+  }
+  return receipt;
 }
 
 /** The body ended before, or ran past, the Content-Length it declared. */

@@ -16,20 +16,49 @@ const SLOT_PREFIX = "upload:";
  * here without reading D1 (`VerificationObject#uploadFor`).
  */
 export class UploadSlots {
+  /**
+   * Worker-proxied uploads whose bytes the upload route stored and recorded in D1 (`stored`), as their
+   * row then reads: in memory only, a copy of a row that no longer changes once `uploaded` (no claim
+   * takes it again, the digest is written once), so a capture reads nothing in D1 before its commit.
+   * Lost when the object is evicted: the capture then reads the row, as before.
+   */
+  readonly #stored = new Map<string, UploadSlot>();
+
   constructor(private readonly kv: SyncKvStorage) {}
 
   keep(slot: UploadSlot): void {
     this.kv.put<UploadSlot>(SLOT_PREFIX + slot.objectKey, slot);
   }
 
+  /** A Worker-proxied upload the upload route just finished (its row `uploaded`, with its digest). */
+  stored(slot: UploadSlot): void {
+    if (slot.status === "uploaded" && slot.sha256 !== null) this.#stored.set(slot.objectKey, slot);
+  }
+
   kept(objectKey: string): UploadSlot | undefined {
     return this.kv.get<UploadSlot>(SLOT_PREFIX + objectKey);
+  }
+
+  /**
+   * The copy of a stored Worker-proxied upload (`stored`), if this instance holds one. One past its
+   * capture window is not answered from memory: its row decides, as it would have without the copy.
+   */
+  storedCopy(objectKey: string, now: number): UploadSlot | undefined {
+    const stored = this.#stored.get(objectKey);
+    if (stored && now >= stored.expiresAt + CAPTURE_WINDOW_MS) {
+      this.#stored.delete(objectKey);
+      return undefined;
+    }
+    return stored;
   }
 
   /** Forgets the slots no capture may take any more (`checkSlot` refuses them as expired; `Infinity`: all of them). */
   forget(now: number): void {
     for (const [key, slot] of this.kv.list<UploadSlot>({ prefix: SLOT_PREFIX })) {
       if (now >= slot.expiresAt + CAPTURE_WINDOW_MS) this.kv.delete(key);
+    }
+    for (const [key, slot] of this.#stored) {
+      if (now >= slot.expiresAt + CAPTURE_WINDOW_MS) this.#stored.delete(key);
     }
   }
 }

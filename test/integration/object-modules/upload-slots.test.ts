@@ -57,6 +57,31 @@ describe("the slots an object keeps", () => {
       expect(slots.kept(slot.objectKey)).toBeUndefined();
     }));
 
+  it("keeps a copy of a stored Worker-proxied upload in memory only, answered until its capture window closes", () =>
+    inFreshObject(async (state) => {
+      const slots = new UploadSlots(state.storage.kv);
+      const now = moduleContext(state.storage).clock.now;
+      const minted = slotOf("vfy_stored", now);
+      // Only an upload whose row reads `uploaded` with its digest is kept.
+      slots.stored(minted);
+      expect(slots.storedCopy(minted.objectKey, now)).toBeUndefined();
+      const stored: UploadSlot = { ...minted, status: "uploaded", sizeBytes: 123, sha256: "ab".repeat(32), sniffedType: "image/jpeg" };
+      slots.stored(stored);
+      expect(slots.storedCopy(stored.objectKey, now)).toEqual(stored);
+      // Not in the object's storage: a new instance reads the row.
+      expect(slots.kept(stored.objectKey)).toBeUndefined();
+      expect(new UploadSlots(state.storage.kv).storedCopy(stored.objectKey, now)).toBeUndefined();
+
+      const lastMoment = stored.expiresAt + CAPTURE_WINDOW_MS - 1;
+      expect(slots.storedCopy(stored.objectKey, lastMoment)).toEqual(stored);
+      // Past the window the row decides (409 upload_expired while it exists, 400 once it is gone).
+      expect(slots.storedCopy(stored.objectKey, lastMoment + 1)).toBeUndefined();
+      expect(slots.storedCopy(stored.objectKey, now)).toBeUndefined();
+      slots.stored(stored);
+      slots.forget(lastMoment + 1);
+      expect(slots.storedCopy(stored.objectKey, now)).toBeUndefined();
+    }));
+
   it("forget(Infinity) drops every slot and nothing else the object stores", () =>
     inFreshObject(async (state) => {
       const slots = new UploadSlots(state.storage.kv);

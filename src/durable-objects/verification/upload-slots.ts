@@ -15,6 +15,9 @@ const SLOT_PREFIX = "upload:";
  * reaches no Worker route, so only the capture learns its digest, and the capture is answered from
  * here without reading D1 (`VerificationObject#uploadFor`).
  */
+/** Copies of stored Worker-proxied uploads an object holds: far more than the captures a verification takes (MAX_TOTAL_CAPTURES, 20). */
+export const STORED_COPIES = 128;
+
 export class UploadSlots {
   /**
    * Worker-proxied uploads whose bytes the upload route stored and recorded in D1 (`stored`), as their
@@ -30,9 +33,19 @@ export class UploadSlots {
     this.kv.put<UploadSlot>(SLOT_PREFIX + slot.objectKey, slot);
   }
 
-  /** A Worker-proxied upload the upload route just finished (its row `uploaded`, with its digest). */
+  /**
+   * A Worker-proxied upload the upload route just finished (its row `uploaded`, with its digest). At
+   * most STORED_COPIES are held, the oldest dropped first: a script minting and uploading for the
+   * life of a link cannot grow the object's memory, and a dropped copy only means a row read.
+   */
   stored(slot: UploadSlot): void {
-    if (slot.status === "uploaded" && slot.sha256 !== null) this.#stored.set(slot.objectKey, slot);
+    if (slot.status !== "uploaded" || slot.sha256 === null) return;
+    this.#stored.delete(slot.objectKey);
+    this.#stored.set(slot.objectKey, slot);
+    for (const oldest of this.#stored.keys()) {
+      if (this.#stored.size <= STORED_COPIES) break;
+      this.#stored.delete(oldest);
+    }
   }
 
   kept(objectKey: string): UploadSlot | undefined {

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { uploads } from "../../../src/db/schema";
 import { sweepDue } from "../../../src/durable-objects/verification/alarm";
-import { insertUpload, mintSlot, UploadSlots } from "../../../src/durable-objects/verification/upload-slots";
+import { insertUpload, mintSlot, STORED_COPIES, UploadSlots } from "../../../src/durable-objects/verification/upload-slots";
 import { newId } from "../../../src/lib/ids";
 import { CAPTURE_WINDOW_MS } from "../../../src/model/verification/orphan-sweep";
 import { checkSlot, UPLOAD_TTL_MS, type UploadKind, type UploadMint, type UploadSlot } from "../../../src/model/verification/upload-slots";
@@ -80,6 +80,18 @@ describe("the slots an object keeps", () => {
       slots.stored(stored);
       slots.forget(lastMoment + 1);
       expect(slots.storedCopy(stored.objectKey, now)).toBeUndefined();
+    }));
+
+  it("holds at most STORED_COPIES copies, dropping the oldest first", () =>
+    inFreshObject(async (state) => {
+      const slots = new UploadSlots(state.storage.kv);
+      const now = moduleContext(state.storage).clock.now;
+      const copies = Array.from({ length: STORED_COPIES + 2 }, (_, i): UploadSlot => ({ ...slotOf(`vfy_many${i}`, now), status: "uploaded", sizeBytes: 1, sha256: "cd".repeat(32), sniffedType: "image/jpeg" }));
+      for (const copy of copies) slots.stored(copy);
+      expect(slots.storedCopy(copies[0]!.objectKey, now)).toBeUndefined();
+      expect(slots.storedCopy(copies[1]!.objectKey, now)).toBeUndefined();
+      expect(slots.storedCopy(copies[2]!.objectKey, now)).toEqual(copies[2]);
+      expect(slots.storedCopy(copies.at(-1)!.objectKey, now)).toEqual(copies.at(-1));
     }));
 
   it("forget(Infinity) drops every slot and nothing else the object stores", () =>

@@ -111,7 +111,7 @@ const strip = (maxBytes: number) =>
     .openapi({ description: `A greyscale 8-bit PNG (base64, at most ${maxBytes} bytes decoded).` });
 
 /** What the capture endpoint checks of a strip before storing it (domain/capture/burst.ts). */
-const WHOLE_PNG = "Not interlaced, and whole: every chunk within the file, image data, and an empty IEND chunk that ends it (400 naming the field otherwise).";
+const WHOLE_PNG = "Not interlaced, and whole: IHDR, image data (IDAT, no other chunk) and an empty IEND chunk that ends it, every chunk within the file (400 naming the field otherwise).";
 
 const FramesRequestSchema = z
   .strictObject({

@@ -222,7 +222,14 @@ export function stripLies(pngBase64: string): string[] {
   new DataView(fatEnd.buffer).setUint32(png.length - 12, payload.length);
   fatEnd.set(new TextEncoder().encode("IEND"), png.length - 8);
   fatEnd.set(payload, png.length - 4);
-  const lies = [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)]), corrupted, withChunkCrcs(fatEnd)];
+  // A text chunk before IEND, its CRC right (probe of 2026-12-06: 200 000 bytes of tEXt were accepted).
+  const text = new Uint8Array(png.length + 12 + payload.length);
+  text.set(png.subarray(0, png.length - 12));
+  new DataView(text.buffer).setUint32(png.length - 12, payload.length);
+  text.set(new TextEncoder().encode("tEXt"), png.length - 8);
+  text.set(payload, png.length - 4);
+  text.set(png.subarray(png.length - 12), png.length + payload.length);
+  const lies = [huge, png.subarray(0, png.length - 12), Uint8Array.from([...png, 0]), Uint8Array.from([...png.subarray(0, idat), ...png.subarray(png.length - 12)]), corrupted, withChunkCrcs(fatEnd), withChunkCrcs(text)];
   return lies.map(base64);
 }
 

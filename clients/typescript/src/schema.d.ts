@@ -2582,7 +2582,7 @@ export interface components {
             height: number;
             /** @description Each frame's time, in milliseconds from the shutter press (the frame on screen at the press is at 0). Its length is the frame count. */
             times_ms: number[];
-            /** @description The frames, oldest first, stacked top to bottom in one greyscale 8-bit PNG of `width` × `height`·count pixels (base64, at most 229376 bytes decoded). Not interlaced, and whole: every chunk within the file, image data, and an empty IEND chunk that ends it (400 naming the field otherwise). */
+            /** @description The frames, oldest first, stacked top to bottom in one greyscale 8-bit PNG of `width` × `height`·count pixels (base64, at most 229376 bytes decoded). Not interlaced, and whole: IHDR, image data (IDAT, no other chunk) and an empty IEND chunk that ends it, every chunk within the file (400 naming the field otherwise). */
             png_base64: string;
         };
         CaptureBurstPatchesUpload: {
@@ -2593,7 +2593,7 @@ export interface components {
             side: 64;
             /** @description Each patch's frame time, from the shutter press; its length is the patch count. */
             times_ms: number[];
-            /** @description The centre of consecutive frames at the camera's native resolution, stacked top to bottom in one greyscale 8-bit PNG of `side` × `side`·count pixels (at most 40960 bytes decoded). Not interlaced, and whole: every chunk within the file, image data, and an empty IEND chunk that ends it (400 naming the field otherwise). */
+            /** @description The centre of consecutive frames at the camera's native resolution, stacked top to bottom in one greyscale 8-bit PNG of `side` × `side`·count pixels (at most 40960 bytes decoded). Not interlaced, and whole: IHDR, image data (IDAT, no other chunk) and an empty IEND chunk that ends it, every chunk within the file (400 naming the field otherwise). */
             png_base64: string;
         };
         /** @description The record of capture pages before the fifth release: the page's own measures of its burst. Accepted and served as the client's claim: `depth` reads not assessed (`no_burst_frames`), or `depth_anomaly` where the claim counts against the client (a virtual camera's name, repeated frames). */

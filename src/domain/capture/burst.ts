@@ -37,8 +37,8 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /**
  * Why `bytes` is not a PNG whose first chunk declares an 8-bit greyscale, non-interlaced `width` ×
- * `height` image, made of whole chunks, each with its CRC, with image data up to an IEND that ends
- * the file, as the page writes it (null: it is). A strip is stored as evidence: one whose chunk
+ * `height` image, made of whole chunks, each with its CRC, with image data (IDAT only, nothing else)
+ * up to an empty IEND that ends the file, as the page writes it (null: it is). A strip is stored as evidence: one whose chunk
  * claimed 4 GiB (forge probe of 2026-12-04), and one with corrupted bytes (probe of 2026-12-05), were
  * stored and measured. Whether the data inflates is the analysis's (`burst_unreadable`).
  */
@@ -66,6 +66,9 @@ function chunksProblem(bytes: Uint8Array, view: DataView): string | null {
     const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
     // The CRC covers the chunk's type and data (PNG, section 5.3).
     if (CRC32.buf(bytes.subarray(at + 4, end - 4)) >>> 0 !== view.getUint32(end - 4)) return `its chunk at byte ${at}${/^[A-Za-z]{4}$/.test(type) ? ` (${type})` : ""} fails its CRC`;
+    // Only the chunks the page writes: a strip carries frames, not text or private data (probe of 2026-12-06).
+    const allowed = at === 8 ? type === "IHDR" : type === "IDAT" || type === "IEND";
+    if (!allowed) return `it holds a ${/^[A-Za-z]{4}$/.test(type) ? type : "non-PNG"} chunk at byte ${at}: a strip is IHDR, then IDAT and IEND only`;
     if (type === "IDAT") imageData = true;
     if (type === "IEND") {
       if (!imageData) return "it holds no image data";

@@ -22,7 +22,7 @@ import { Outbox } from "./verification/outbox";
 import * as plans from "./verification/plans";
 import type { CaptureFlowResult, EvidencePurger, MutationResult, ObjectContext } from "./verification/context";
 import { armRedactionRetry, completeRedaction, pendingRedaction, redriveRedaction, type RedactionSteps } from "./verification/redaction";
-import { mintSlot, UploadSlots } from "./verification/upload-slots";
+import { deleteUnheldUpload, mintSlot, UploadSlots } from "./verification/upload-slots";
 
 /**
  * One instance per verification: the single writer of its D1 rows once the Worker has written the
@@ -203,6 +203,22 @@ export class VerificationObject extends DurableObject<Env> {
    */
   async uploadStored(id: string, slot: UploadSlot): Promise<void> {
     if (slot.verificationId === id && belongsTo(slot.objectKey, id)) this.#slots.stored(slot);
+  }
+
+  /**
+   * A capture refused an upload's bytes for what they are (not an image, or not the type its URL
+   * was minted for): no capture can ever take them, so the upload URL is given back to the cap
+   * (probe of 2026-12-06: two such refusals held the end user's uploads for 65 minutes). Its row
+   * goes, unless a capture holds the object; true when it went, and then the caller deletes the
+   * bytes. Serialized with the captures, so a capture and a release of one key never interleave.
+   */
+  async releaseUpload(id: string, objectKey: string): Promise<boolean> {
+    if (!belongsTo(objectKey, id)) return false;
+    return this.#exclusive(async () => {
+      const released = await deleteUnheldUpload(this.#db, id, objectKey);
+      if (released) this.#slots.drop(objectKey);
+      return released;
+    });
   }
 
   /**

@@ -49,6 +49,33 @@ async function setClock(id: string, at: number | null) {
 }
 
 describe("open upload URLs per verification: at most twice the captures it can still take", () => {
+  // Probe of 2026-12-06: two uploads refused as not images kept counting for 65 minutes, so the end
+  // user (the hosted page sends every photo through an upload URL) could not upload again.
+  it("an upload whose bytes a capture refuses for what they are goes back to the cap, its bytes deleted", async () => {
+    const v = await createVerification(t.key, { max_captures: 1 });
+    for (let i = 0; i < 3; i += 1) {
+      const minted = await mint(v.id);
+      expect(minted.status, `mint ${i}`).toBe(200);
+      const junk = new TextEncoder().encode(`not an image at all ${i}`);
+      const put = await call(new URL(minted.body.upload_url).pathname, { method: "PUT", rawBody: junk, headers: { "Content-Type": "image/jpeg" } });
+      expect(put.status).toBe(200);
+      await put.text();
+      const refused = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: minted.body.image_key, image_sha256: await sha256Hex(junk) } });
+      expect(refused.status).toBe(415);
+      expect(refused.body.error.code).toBe("unsupported_media_type");
+      expect(await env.EVIDENCE.head(minted.body.image_key)).toBeNull();
+      // The key names nothing any more: a retry is refused as any unknown key.
+      const again = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: minted.body.image_key, image_sha256: await sha256Hex(junk) } });
+      expect(again.status).toBe(400);
+      expect(again.body.error.fields).toHaveProperty("image_key");
+    }
+    expect((await persisted(v.id)).uploads).toHaveLength(0);
+    // A good photo after three refused files goes through.
+    const good = await upload(v.id);
+    const captured = await callJson(`/v1/verifications/${v.id}/captures`, { body: { image_key: good.image_key, image_sha256: good.sha256 } });
+    expect(captured.status).toBe(201);
+  });
+
   it("refuses the next mint with 429 and Retry-After; each kind counts on its own; captures and expiry free slots", async () => {
     const v = await createVerification(t.key, { max_captures: 2 });
     const minted = [];

@@ -91,10 +91,15 @@ export async function captureUpload(ctx: CaptureContext, verificationId: string,
   if (upload.sha256 !== body.image_sha256!.toLowerCase()) {
     throw new ApiError("checksum_mismatch", "The stored bytes do not match image_sha256 (the digest sent with the capture).");
   }
-  const mediaType = mediaTypeOf(upload.sniffedType);
-  if (mediaType !== slot.contentType) {
+  if (upload.sniffedType === null || upload.sniffedType !== slot.contentType) {
+    // No capture can ever take these bytes: their upload URL goes back to the cap, and they go.
+    if (!retryOf && (await verificationObject(ctx.env, verificationId).releaseUpload(verificationId, slot.objectKey))) {
+      await deleteEvidence(ctx.env.EVIDENCE, [slot.objectKey]);
+    }
+    const mediaType = mediaTypeOf(upload.sniffedType);
     throw new ApiError("unsupported_media_type", `The uploaded bytes are ${mediaType}, not the declared ${slot.contentType}.`);
   }
+  const mediaType = mediaTypeOf(upload.sniffedType);
   const inspected = [...(common.uploads ?? []), ...(upload.inspected ? [upload.inspected] : [])];
   // Keyed by the slot's capture id and their digests: a retry of a capture already held writes the
   // same objects again. Strips of a refused capture are not deleted here (they may be the held

@@ -65,6 +65,12 @@ export class UploadSlots {
     return stored;
   }
 
+  /** Forgets one slot, kept or copied (its upload was released: `releaseUpload`). */
+  drop(objectKey: string): void {
+    this.kv.delete(SLOT_PREFIX + objectKey);
+    this.#stored.delete(objectKey);
+  }
+
   /** Forgets the slots no capture may take any more (`checkSlot` refuses them as expired; `Infinity`: all of them). */
   forget(now: number): void {
     for (const [key, slot] of this.kv.list<UploadSlot>({ prefix: SLOT_PREFIX })) {
@@ -105,6 +111,17 @@ export async function insertUpload(db: Db, mint: UploadMint): Promise<{ ok: true
     WHERE (SELECT count(*) FROM uploads u WHERE ${openUploadsOf(slot.verificationId, slot.kind, now, direct)}) < ${cap}`);
   if (inserted.meta.changes === 1) return { ok: true };
   return capReached(db, { verificationId: slot.verificationId, kind: slot.kind, now, direct, cap });
+}
+
+/**
+ * Deletes an upload's row unless a capture holds its object (one statement): the upload URL stops
+ * counting against the cap. True when it was deleted.
+ */
+export async function deleteUnheldUpload(db: Db, verificationId: string, objectKey: string): Promise<boolean> {
+  const deleted = await db.run(sql`
+    DELETE FROM uploads WHERE verification_id = ${verificationId} AND object_key = ${objectKey}
+      AND NOT EXISTS (SELECT 1 FROM captures c WHERE c.verification_id = ${verificationId} AND (c.image_key = ${objectKey} OR c.forensic_buffer_key = ${objectKey}))`);
+  return deleted.meta.changes === 1;
 }
 
 /** The `uploads u` rows that count against the cap (see `mintUpload`). */

@@ -60,6 +60,10 @@ describe("the report's words", () => {
     expect(consoleLocationWords(noFix)?.[0]).toBe("Not compared (no location on the photos)");
     expect(consoleLocationWords(noAddress)?.[0]).toBe("Not compared (the address was not found)");
     expect(locationWords({ status: "rejected", expected_point: null })).toBe("the device reported a mock location");
+    // Probe of 2026-12-06: a fix too coarse to compare was reported as "the captures carried no location".
+    const coarse = { ...noFix, observed_point: { lat: 48.86, lng: 2.29 } };
+    expect(locationWords(coarse)).toBe("not compared (the location fix was too coarse to place the capture: worse than ±1 000 m)");
+    expect(consoleLocationWords(coarse)?.[0]).toBe("Not compared (the location fix was too coarse)");
   });
 });
 

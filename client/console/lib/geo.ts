@@ -29,17 +29,20 @@ export function isPoint(value: unknown): value is Point {
 type Tone = "good" | "warn" | "bad" | "neutral";
 
 /**
- * The location check in a reviewer's words. `ungeocoded` has two causes, told apart by
- * `expected_point`, which is set whenever the address resolved: then the photos carried no fix.
+ * The location check in a reviewer's words. `ungeocoded` has three causes, told apart by
+ * `expected_point` (set whenever the address resolved) and `observed_point` (set when a capture had
+ * a fix): the address was not found; no photo carried a fix; or the only fix was too coarse
+ * (worse than ±1 km) to place the photo at the address.
  */
-export function locationWords(location: { status: unknown; expected_point?: unknown }): [string, Tone] | undefined {
+export function locationWords(location: { status: unknown; expected_point?: unknown; observed_point?: unknown }): [string, Tone] | undefined {
   switch (location.status) {
     case "verified":
       return ["Taken at the expected place", "good"];
     case "no_match":
       return ["Taken elsewhere", "bad"];
     case "ungeocoded":
-      return isPoint(location.expected_point) ? ["Not compared (no location on the photos)", "neutral"] : ["Not compared (the address was not found)", "neutral"];
+      if (!isPoint(location.expected_point)) return ["Not compared (the address was not found)", "neutral"];
+      return isPoint(location.observed_point) ? ["Not compared (the location fix was too coarse)", "neutral"] : ["Not compared (no location on the photos)", "neutral"];
     case "rejected":
       return ["The device reported a fake location", "bad"];
     default:

@@ -112,17 +112,20 @@ function generic(v: Record<string, unknown>): string {
 }
 
 /**
- * The location check's result. `ungeocoded` has two causes, told apart by `expected_point`, which is
- * set whenever the address resolved: then the captures carried no location.
+ * The location check's result. `ungeocoded` has three causes, told apart by `expected_point` (set
+ * whenever the address resolved) and `observed_point` (set when a capture had a fix): the address
+ * was not found; no capture carried a location; or the only fix was too coarse to place a capture
+ * at the address (`fix_too_coarse`, analysis/signals/location.ts).
  */
-export function locationWords(location: { status: string; expected_point: unknown }): string {
+export function locationWords(location: { status: string; expected_point: unknown; observed_point?: unknown }): string {
   switch (location.status) {
     case "verified":
       return "taken within the tolerance of the expected address";
     case "no_match":
       return "taken farther from the expected address than the tolerance";
     case "ungeocoded":
-      return location.expected_point ? "not compared (the captures carried no location)" : "not compared (the address could not be found)";
+      if (!location.expected_point) return "not compared (the address could not be found)";
+      return location.observed_point ? "not compared (the location fix was too coarse to place the capture: worse than ±1 000 m)" : "not compared (the captures carried no location)";
     case "rejected":
       return "the device reported a mock location";
     default:

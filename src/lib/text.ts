@@ -31,6 +31,16 @@ export const VISIBLE = /[^\p{Cf}\p{Mn}\p{Me}\p{Z}\s\p{Default_Ignorable_Code_Poi
 export const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 
 /**
+ * Blanks that pass for something else: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) and the
+ * blank Braille pattern (U+2800). In a name beside visible text, `prod` and `prod\u3164` would be two
+ * names that look the same (probe of 2026-12-06).
+ */
+export const FILLER = /[\u115F\u1160\u3164\uFFA0\u2800]/u;
+
+/** White space other than the plain space (U+0020): NBSP, ideographic and em spaces print as one. */
+export const OTHER_SPACE = /(?! )\s/u;
+
+/**
  * Half a surrogate pair on its own (JSON can carry one as `\ud800`): not a character, and stored it
  * becomes U+FFFD, so a name would read back as something other than what was sent.
  */

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BIDI_CONTROL, CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK, VISIBLE } from "../lib/text";
+import { BIDI_CONTROL, CONTROL_IN_PROSE, CONTROL_OR_LINE_BREAK, FILLER, VISIBLE } from "../lib/text";
 import { codesOfStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from "../lib/errors";
 
 const Message = z.string().openapi({ description: "Human-readable English: everything about the error but its code." });
@@ -159,8 +159,11 @@ export function shownName(max = 100): z.ZodString {
     .trim()
     .min(1)
     .refine((name) => !BIDI_CONTROL.test(name), { message: BIDI_CONTROL_MESSAGE })
-    .refine((name) => VISIBLE.test(name), { message: NOT_VISIBLE_MESSAGE });
+    .refine((name) => VISIBLE.test(name), { message: NOT_VISIBLE_MESSAGE })
+    .refine((name) => !FILLER.test(name), { message: FILLER_MESSAGE });
 }
+
+export const FILLER_MESSAGE = "Must not hold Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) or the blank Braille pattern (U+2800): they print as nothing, so two names would look the same.";
 
 export const NO_CONTROL_IN_PROSE_MESSAGE =
   "Must be text: control characters other than tab and line breaks (NUL, escape sequences, U+2028, U+2029) are not allowed.";

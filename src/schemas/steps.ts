@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { BIDI_CONTROL, INVISIBLE, VISIBLE } from "../lib/text";
-import { BIDI_CONTROL_MESSAGE, NOT_VISIBLE_MESSAGE, prose, singleLine } from "./common";
+import { BIDI_CONTROL, FILLER, INVISIBLE, OTHER_SPACE, VISIBLE } from "../lib/text";
+import { BIDI_CONTROL_MESSAGE, FILLER_MESSAGE, NOT_VISIBLE_MESSAGE, prose, singleLine } from "./common";
 
 export const MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -23,12 +23,14 @@ const stepKey = singleLine()
   .refine((key) => VISIBLE.test(key), { message: NOT_VISIBLE_MESSAGE })
   .refine((key) => !BIDI_CONTROL.test(key), { message: BIDI_CONTROL_MESSAGE })
   .refine((key) => !INVISIBLE.test(key), { message: "Must not hold invisible characters (zero-width spaces and joiners, Hangul fillers, variation selectors, soft hyphens): they make two keys print alike." })
+  .refine((key) => !FILLER.test(key), { message: FILLER_MESSAGE })
   .refine((key) => key === key.trim(), { message: "Must not begin or end with white space." })
+  .refine((key) => !OTHER_SPACE.test(key), { message: "Must not hold white space other than the plain space (U+0020): a no-break, ideographic or em space prints like it." })
   .refine((key) => key === key.normalize("NFC"), { message: "Must be in Unicode normalization form C (composed: `é` as U+00E9, not `e` + U+0301), so one key has one spelling." })
   .openapi({
     description:
       "Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), " +
-      "bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike.",
+      "bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked).",
   });
 const description = prose(z.string().max(500)).openapi({ description: "Shown to the end user; up to 500 characters. Lines and tabs are kept; other control characters (NUL, escape sequences, U+2028, U+2029) are refused." });
 

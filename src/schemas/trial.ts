@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { singleLine } from "./common";
+import { shownName } from "./common";
 
 export const TrialStartSchema = z
   .strictObject({
-    source: singleLine(z.string().max(100).trim().min(1)).optional().openapi({ description: "Free-text tag recorded in the verification's metadata: one line, without control characters.", example: "landing-page" }),
+    source: shownName(100).optional().openapi({ description: "Free-text tag recorded in the verification's metadata: one line that shows something, without control characters, bidirectional controls or fillers.", example: "landing-page" }),
   })
   .openapi("TrialStartRequest");
 

@@ -374,6 +374,12 @@ describe("tenant display name", () => {
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.error.fields.display_name).toMatch(/^Must show something|^Must not be empty/);
     }
+    // Probe of 2026-12-06 (second): a filler beside visible text made "Acme" and "Acme\u3164" two names that look alike.
+    for (const name of ["Acme\u3164", "Acme\u2800", "\u115FAcme"]) {
+      const res = await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: name }, headers: dashboard(cookie) });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.fields.display_name).toMatch(/^Must not hold Hangul fillers/);
+    }
     expect((await callJson("/v1/tenant/settings", { headers: dashboard(cookie) })).body).toEqual(before);
     expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "Zürich Versicherung — 東京 😀" }, headers: dashboard(cookie) })).status).toBe(200);
     expect((await callJson("/v1/tenant/settings", { method: "PATCH", body: { display_name: "شركة التأمين 👨‍👩‍👧" }, headers: dashboard(cookie) })).status).toBe(200);

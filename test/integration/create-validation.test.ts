@@ -127,6 +127,11 @@ describe("steps", () => {
       [" x", /white space/],
       ["x\u3000", /white space/],
       ["e\u0301", /normalization form C/],
+      // Probe of 2026-12-06 (second): a trailing blank Braille pattern, and spaces that print like U+0020.
+      ["ab\u2800", /Braille/],
+      ["a\u00A0b", /plain space/],
+      ["a\u3000b", /plain space/],
+      ["a\u2003b", /plain space/],
     ];
     for (const [bad, message] of refused) {
       const res = await create({ steps: [image(), text({ key: bad })] });

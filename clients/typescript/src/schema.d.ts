@@ -1515,7 +1515,7 @@ export interface components {
             condition_aspects?: string[];
         };
         Step: components["schemas"]["ImageStep"] | components["schemas"]["TextStep"] | {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /** @enum {string} */
             type: "upload";
@@ -1529,7 +1529,7 @@ export interface components {
             max_size_bytes: number;
         };
         ImageStep: {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1542,7 +1542,7 @@ export interface components {
             max: number;
         };
         TextStep: {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2234,7 +2234,7 @@ export interface components {
             expires_in_seconds?: number;
         };
         UploadStep: {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2385,7 +2385,7 @@ export interface components {
             };
         };
         CaptureFlowImageStep: {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2399,7 +2399,7 @@ export interface components {
             captured: number;
         };
         CaptureFlowTextStep: {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2413,7 +2413,7 @@ export interface components {
             answered: boolean;
         };
         CaptureFlowUploadStep: {
-            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…) and invisible characters (U+200B, U+200D, U+3164, variation selectors…) are refused: no two keys print alike. */
+            /** @description Unique within the verification; one line that shows something, in Unicode NFC, without white space at either end. Control characters, line breaks (CR, LF, U+2028, U+2029), bidirectional controls (U+202E…), invisible characters (U+200B, U+200D, U+3164, variation selectors…), the blank Braille pattern U+2800 and spaces other than U+0020 are refused, so no two keys print alike (look-alike letters of other scripts, such as Cyrillic а for Latin a, are not checked). */
             key: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3202,7 +3202,7 @@ export interface components {
         };
         TrialStartRequest: {
             /**
-             * @description Free-text tag recorded in the verification's metadata: one line, without control characters.
+             * @description Free-text tag recorded in the verification's metadata: one line that shows something, without control characters, bidirectional controls or fillers.
              * @example landing-page
              */
             source?: string;

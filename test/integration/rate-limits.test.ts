@@ -182,36 +182,31 @@ describe("capture flow", () => {
   });
 });
 
-describe("creation with a publishable key", () => {
+describe("creation per tenant", () => {
+  const create = (key: string) => callJson("/v1/verifications", { key, body: { max_captures: 1 } });
+  const createdBy = (tenantId: string) => db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenantId)).all();
+
+  /** Spends the tenant's allowance under `rule`, then: one more create goes through, the next is 429 and writes nothing. */
+  async function exhaust(rule: LocationRateLimitRule, tenant: TestTenant, key: string): Promise<void> {
+    await awayFromWindowEdge(rule.periodSeconds * 1000);
+    await spendAtLocation(rule, tenant.id);
+    expect((await create(key)).status).toBe(201);
+    const before = await createdBy(tenant.id);
+    expectLimited(await create(key), rule);
+    expect(await createdBy(tenant.id)).toHaveLength(before.length);
+  }
+
   it("POST /v1/verifications: 60 per minute per tenant with a publishable key; beyond, 429 and nothing created; the full key and other tenants go on", async () => {
-    await awayFromWindowEdge(CREATE_LIMITS.publishableCreate.periodSeconds * 1000);
-    const tenant = await seedTenant();
-    const other = await seedTenant();
-    await spendAtLocation(CREATE_LIMITS.publishableCreate, tenant.id);
-    const create = (key: string) => callJson("/v1/verifications", { key, body: { max_captures: 1 } });
-    expect((await create(tenant.publishableKey)).status).toBe(201);
-    const before = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
-    expectLimited(await create(tenant.publishableKey), CREATE_LIMITS.publishableCreate);
-    const after = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
-    expect(after).toHaveLength(before.length);
+    const [tenant, other] = [await seedTenant(), await seedTenant()];
+    await exhaust(CREATE_LIMITS.publishableCreate, tenant, tenant.publishableKey);
     expect((await create(tenant.key)).status).toBe(201);
     expect((await create(other.publishableKey)).status).toBe(201);
   });
-});
 
-describe("creation with a full key", () => {
   // Probe of 2026-12-06: full keys had no per-tenant ceiling at all.
   it("POST /v1/verifications: 6000 per minute per tenant with a full key; beyond, 429 and nothing created; other tenants go on", async () => {
-    await awayFromWindowEdge(CREATE_LIMITS.backendCreate.periodSeconds * 1000);
-    const tenant = await seedTenant();
-    const other = await seedTenant();
-    await spendAtLocation(CREATE_LIMITS.backendCreate, tenant.id);
-    const create = (key: string) => callJson("/v1/verifications", { key, body: { max_captures: 1 } });
-    expect((await create(tenant.key)).status).toBe(201);
-    const before = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
-    expectLimited(await create(tenant.key), CREATE_LIMITS.backendCreate);
-    const after = await db().select({ id: verifications.id }).from(verifications).where(eq(verifications.tenantId, tenant.id)).all();
-    expect(after).toHaveLength(before.length);
+    const [tenant, other] = [await seedTenant(), await seedTenant()];
+    await exhaust(CREATE_LIMITS.backendCreate, tenant, tenant.key);
     expect((await create(other.key)).status).toBe(201);
   });
 });

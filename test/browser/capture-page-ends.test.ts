@@ -35,6 +35,13 @@ async function refuseFirst(page: Page, glob: string, status: number, error: { co
   });
 }
 
+/** Every request to `glob` gets the service's 429 (standard body, `Retry-After: 1`) until unrouted. */
+async function throttle(page: Page, glob: string, message: string): Promise<void> {
+  await page.route(glob, (route) =>
+    route.fulfill({ status: 429, contentType: "application/json", headers: { "Retry-After": "1" }, body: JSON.stringify({ error: { code: "too_many_requests", message } }) }),
+  );
+}
+
 /** The POSTs the page made to a capture-flow path ending in `suffix`. */
 function posts(page: Page, suffix: string): string[] {
   const seen: string[] = [];
@@ -118,14 +125,7 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     phone = await openPhone();
     const { page } = phone;
     const submits = posts(page, "/submit");
-    await page.route("**/v1/verifications/*/submit", (route) =>
-      route.fulfill({
-        status: 429,
-        contentType: "application/json",
-        headers: { "Retry-After": "1" },
-        body: JSON.stringify({ error: { code: "too_many_requests", message: "Too many writes into this verification; retry later." } }),
-      }),
-    );
+    await throttle(page, "**/v1/verifications/*/submit", "Too many writes into this verification; retry later.");
     await page.goto(pageUrl(v.id));
     await page.getByRole("button", { name: "Start" }).click();
     await skipEverything(page);
@@ -155,14 +155,7 @@ describe("the capture page never leaves the end user on “Sending…”", () =>
     page.on("request", (req: Request) => {
       if (req.method() === "GET" && new URL(req.url()).pathname.startsWith("/v1/verify/")) reads.push(req.url());
     });
-    await page.route("**/v1/verify/*", (route) =>
-      route.fulfill({
-        status: 429,
-        contentType: "application/json",
-        headers: { "Retry-After": "1" },
-        body: JSON.stringify({ error: { code: "too_many_requests", message: "Too many requests from this network; try again later." } }),
-      }),
-    );
+    await throttle(page, "**/v1/verify/*", "Too many requests from this network; try again later.");
     await page.goto(pageUrl(v.id));
     await page.getByRole("heading", { name: "The service is busy" }).waitFor();
     await screenshot(page, "23-busy-first-load");

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb, type Db } from "../db/client";
-import { findUpload } from "../db/uploads";
+import { findUpload, findUploadById } from "../db/uploads";
 import { eventRow, isVersionConflict, loadRecord, type VerificationRecord } from "../db/verifications";
 import { eventHints, queuePublisher, type EventPublisher } from "../events/publisher";
 import { errorResult, type ErrorResult } from "../lib/errors";
@@ -11,7 +11,7 @@ import { toState } from "../model/verification/record";
 import { isTerminal } from "../model/verification/state";
 import * as machine from "../model/verification/transitions";
 import type { ProgressKind, ReviewCommand } from "../model/verification/transitions";
-import { checkSlot, planUpload, withDigest, type UploadRequest, type UploadSlot } from "../model/verification/upload-slots";
+import { checkSlot, planUpload, withDigest, type StoredDigest, type UploadFit, type UploadRequest, type UploadSlot } from "../model/verification/upload-slots";
 import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../model/verification/write-window";
 import { belongsTo, purgeVerification } from "../storage/evidence";
 import { scheduleAlarm, sweepBy, sweepDue } from "./verification/alarm";
@@ -22,7 +22,7 @@ import { Outbox } from "./verification/outbox";
 import * as plans from "./verification/plans";
 import type { CaptureFlowResult, EvidencePurger, MutationResult, ObjectContext } from "./verification/context";
 import { armRedactionRetry, completeRedaction, pendingRedaction, redriveRedaction, type RedactionSteps } from "./verification/redaction";
-import { deleteUnheldUpload, mintSlot, UploadSlots } from "./verification/upload-slots";
+import { claimKept, deleteUnheldUpload, finishClaim, mintSlot, releaseClaim, UploadSlots } from "./verification/upload-slots";
 
 /**
  * One instance per verification: the single writer of its D1 rows once the Worker has written the
@@ -170,10 +170,9 @@ export class VerificationObject extends DurableObject<Env> {
 
   /**
    * The upload an `image_key` names, for a capture about to read its bytes: 404 without the
-   * verification, 410 for a dead link, 400/409 from `checkSlot`. A direct upload, and a Worker-proxied
-   * one whose PUT this instance was told of (`uploadStored`), is answered from what this object keeps
-   * (the record, its slots, its captures' digests), so its capture reads nothing in D1 before the
-   * bytes; any other is read from D1. A key a capture already holds is a retry, answered
+   * verification, 410 for a dead link, 400/409 from `checkSlot`. A slot this object minted (and its
+   * PUT's digest: `finishUpload`) is answered from what it keeps (the record, its slots, its captures'
+   * digests), so its capture reads nothing in D1 before the bytes; any other is read from D1. A key a capture already holds is a retry, answered
    * whenever it comes (`retryOf`: the capture's forensic buffer, which its retry may name again).
    * Counts and writes nothing: a guessed id leaves no trace.
    */
@@ -187,8 +186,7 @@ export class VerificationObject extends DurableObject<Env> {
     const dead = machine.guardLive(record.row, use.now);
     if (dead) return dead;
     if (!belongsTo(objectKey, id)) return checkSlot(null, use)!;
-    const kept = this.#slots.kept(objectKey) ?? this.#slots.storedCopy(objectKey, use.now);
-    const found = kept ?? (await findUpload(this.#db, objectKey));
+    const found = this.#slots.kept(objectKey) ?? (await findUpload(this.#db, objectKey));
     const slot = found && withDigest(found, record);
     const held = record.captures.find((c) => c.imageKey === objectKey);
     const refused = checkSlot(slot, { ...use, persisted: held !== undefined });
@@ -197,12 +195,35 @@ export class VerificationObject extends DurableObject<Env> {
   }
 
   /**
-   * The upload route stored a Worker-proxied upload's bytes and recorded them in its row (`uploaded`,
-   * with their digest): kept in memory, so the capture naming it reads no row (`uploadFor`). Writes
-   * nothing; a slot of another verification is ignored.
+   * A Worker-proxied PUT's claim on an upload of this verification (single use, decided here, in this
+   * object's storage: the PUT reads and writes nothing in D1 before its bytes): 404 without the
+   * verification or the upload, 410 for a dead link (nothing claimed); otherwise the slot as it stood
+   * and whether this PUT now holds it (`claimSlot`: free, and the body `fits`). A slot minted before
+   * this object kept every slot is read from its row and kept from here on.
    */
-  async uploadStored(id: string, slot: UploadSlot): Promise<void> {
-    if (slot.verificationId === id && belongsTo(slot.objectKey, id)) this.#slots.stored(slot);
+  async claimUpload(id: string, claim: { uploadId: string; fits: UploadFit | null; now: number }): Promise<{ ok: true; slot: UploadSlot; claimed: boolean } | ErrorResult> {
+    const record = this.#cached(id) ?? (await loadRecord(this.#db, id));
+    if (!record) return errorResult("not_found", "No such upload URL.");
+    this.#record ??= record;
+    const dead = machine.guardLive(record.row, claim.now);
+    if (dead) return dead;
+    const row = this.#slots.keptById(id, claim.uploadId) ? null : await findUploadById(this.#db, claim.uploadId);
+    const slot = this.#slots.keptById(id, claim.uploadId) ?? (row?.verificationId === id ? row : undefined);
+    if (!slot) return errorResult("not_found", "No such upload URL.");
+    const claimed = claimKept(this.#slots, slot, claim.fits, claim.now);
+    const { claimedAt: _claim, ...stood } = slot;
+    return { ok: true, slot: stood, claimed };
+  }
+
+  /** The PUT holding the claim made at `claimedAt` stored the bytes (`finishClaim`: the slot and its row read `uploaded`). */
+  finishUpload(id: string, done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number }): Promise<{ ok: true; slot: UploadSlot } | ErrorResult> {
+    if (!belongsTo(done.objectKey, id)) return Promise.resolve(errorResult("not_found", "No such upload URL."));
+    return finishClaim(this.env.DB, this.#slots, done);
+  }
+
+  /** The PUT holding the claim made at `claimedAt` failed: the URL may be used again. */
+  async releaseClaim(id: string, objectKey: string, claimedAt: number): Promise<void> {
+    if (belongsTo(objectKey, id)) releaseClaim(this.#slots, objectKey, claimedAt);
   }
 
   /**

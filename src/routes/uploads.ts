@@ -1,6 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
-import { createDb } from "../db/client";
 import { receiveUpload } from "../domain/capture/uploads";
 import { CAPTURE_FLOW_LIMITS, clientKey, enforceLimit } from "../domain/public-limits";
 import type { AppEnv } from "../env";
@@ -11,7 +10,7 @@ import { jsonContent, pickErrors } from "../schemas/common";
 import { UploadReceiptSchema } from "../schemas/capture-flow";
 import { MEDIA_TYPES } from "../schemas/steps";
 import { signingKey } from "../lib/signing-keys";
-import { verificationObject } from "../durable-objects/verification-client";
+import { uploadDesks } from "../durable-objects/verification-client";
 
 const Bytes = z.string().openapi({ format: "binary", description: "The image bytes" });
 
@@ -42,15 +41,13 @@ app.openapi(put, async (c) => {
   await enforceLimit(c.env, CAPTURE_FLOW_LIMITS.captureWrite, clientKey(c.req.header("CF-Connecting-IP")));
   const compressed = unsupportedEncoding(c.req.header("Content-Encoding"));
   if (compressed) throw new ApiError("unsupported_media_type", compressed);
-  const receipt = await receiveUpload(c.env.EVIDENCE, createDb(c.env.DB), {
+  const receipt = await receiveUpload(c.env.EVIDENCE, uploadDesks(c.env), {
     token: c.req.valid("param").token,
     secret: await signingKey(c.env, "upload_urls"),
     contentType: c.req.header("Content-Type"),
     contentLength: c.req.header("Content-Length"),
     body: c.req.raw.body,
     now: Date.now(),
-    // Kept by the verification's object, so the capture that names these bytes reads no row for them.
-    stored: (slot) => verificationObject(c.env, slot.verificationId).uploadStored(slot.verificationId, slot),
   });
   return c.json(receipt, 200);
 });

@@ -1,8 +1,12 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { uploads } from "../../src/db/schema";
-import { receiveUpload, STALE_CLAIM_MS } from "../../src/domain/capture/uploads";
+import { receiveUpload } from "../../src/domain/capture/uploads";
+import { uploadDesks, verificationObject } from "../../src/durable-objects/verification-client";
+import { STALE_CLAIM_MS } from "../../src/model/verification/upload-slots";
+import { UploadSlots } from "../../src/durable-objects/verification/upload-slots";
 import { ApiError } from "../../src/lib/errors";
 import { signToken } from "../../src/lib/crypto";
 import { call, callJson, createVerification, db, eventually, seedTenant, type TestTenant } from "../helpers/api";
@@ -223,24 +227,39 @@ describe("upload URLs", () => {
 
   it("an upload stuck in \"uploading\" (its attempt died) can be retried after 60 s, not before", async () => {
     const v = await createVerification(t.key, { steps });
-    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
-    const path = new URL(minted.body.upload_url).pathname;
-    const put = () => callJson(path, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
-    // The state an isolate leaves behind when it dies between claiming the upload and storing it.
-    const stuckSince = async (ageMs: number) =>
-      db().update(uploads).set({ status: "uploading", claimedAt: Date.now() - ageMs }).where(eq(uploads.id, minted.body.capture_id)).run();
+    const mintOne = async () => (await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } })).body;
+    const put = (url: string) => callJson(new URL(url).pathname, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    // The claim an attempt leaves behind when its isolate dies between claiming the upload and storing it.
+    const stuckSince = async (uploadId: string, ageMs: number) => {
+      const claim = await verificationObject(env, v.id).claimUpload(v.id, { uploadId, fits: { contentType: "image/jpeg", sizeBytes: 1_000 }, now: Date.now() - ageMs });
+      expect(claim).toMatchObject({ ok: true, claimed: true });
+    };
 
-    await stuckSince(10_000);
-    const early = await put();
+    const recent = await mintOne();
+    await stuckSince(recent.capture_id, 10_000);
+    const early = await put(recent.upload_url);
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe("invalid_state");
 
-    await stuckSince(STALE_CLAIM_MS + 1_000);
-    const retried = await put();
+    const abandoned = await mintOne();
+    await stuckSince(abandoned.capture_id, STALE_CLAIM_MS + 1_000);
+    const retried = await put(abandoned.upload_url);
     expect(retried.status).toBe(200);
-    expect(retried.body.image_key).toBe(minted.body.image_key);
-    expect(await db().select().from(uploads).where(eq(uploads.id, minted.body.capture_id)).get()).toMatchObject({ status: "uploaded", sha256: retried.body.sha256 });
-    expect((await put()).status).toBe(409); // uploaded: single use again
+    expect(retried.body.image_key).toBe(abandoned.image_key);
+    expect(await db().select().from(uploads).where(eq(uploads.id, abandoned.capture_id)).get()).toMatchObject({ status: "uploaded", sha256: retried.body.sha256 });
+    expect((await put(abandoned.upload_url)).status).toBe(409); // uploaded: single use again
+  });
+
+  it("an upload URL minted before URLs named their verification still finds it (by its row)", async () => {
+    const v = await createVerification(t.key, { steps });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    const exp = Date.now() + 60_000;
+    const legacy = await signToken(await signingKey(env, "upload_urls"), "upload", { id: minted.body.capture_id, exp });
+    const stored = await callJson(`/v1/uploads/${legacy}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(stored.status).toBe(200);
+    expect(stored.body.image_key).toBe(minted.body.image_key);
+    const unknown = await signToken(await signingKey(env, "upload_urls"), "upload", { id: `${minted.body.capture_id}x`, exp });
+    expect((await callJson(`/v1/uploads/${unknown}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } })).status).toBe(404);
   });
 
   it("refuse more bytes than the verification's largest slot", async () => {
@@ -264,7 +283,7 @@ describe("upload URLs", () => {
     const failing = new Proxy(env.EVIDENCE, {
       get: (target, prop) => (prop === "put" ? () => Promise.reject(outage) : (Reflect.get(target, prop) as unknown)),
     });
-    const refused = await receiveUpload(failing, db(), {
+    const refused = await receiveUpload(failing, uploadDesks(env), {
       token,
       secret: await signingKey(env, "upload_urls"),
       contentType: "image/png",
@@ -281,26 +300,16 @@ describe("upload URLs", () => {
     expect(await sha256Hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(await sha256Hex(bytes));
   });
 
-  it("a PUT whose link is found dead after the claim releases the claim (410, nothing stored, the row as minted)", async () => {
+  it("a PUT to a verification redacted after its URL was minted is 410 before anything is stored or claimed", async () => {
     const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
     const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
-    const token = new URL(minted.body.upload_url).pathname.split("/").pop()!;
-    // The lookup and the claim are one batch: a verification already recorded as expired (here
-    // ahead of its expires_at, so the URL's own expiry does not answer first) is seen only after it.
-    await env.DB.prepare("UPDATE verifications SET status = 'expired', version = version + 1 WHERE id = ?").bind(v.id).run();
-    const bytes = pngSignatureBytes(500);
-    const refused = await receiveUpload(env.EVIDENCE, db(), {
-      token,
-      secret: await signingKey(env, "upload_urls"),
-      contentType: "image/png",
-      contentLength: String(bytes.length),
-      body: new Response(bytes).body!,
-      now: Date.now(),
-    }).catch((err: unknown) => err);
-    expect(refused).toMatchObject({ status: 410, code: "expired" });
+    expect((await callJson(`/v1/verifications/${v.id}/redact`, { key: t.key, method: "POST" })).status).toBe(200);
+    const refused = await callJson(new URL(minted.body.upload_url).pathname, { method: "PUT", rawBody: pngSignatureBytes(500), headers: { "Content-Type": "image/png" } });
+    expect(refused.status).toBe(410);
+    expect(refused.body.error.code).toBe("redacted");
     expect(await env.EVIDENCE.head(minted.body.image_key)).toBeNull();
-    const slot = await env.DB.prepare("SELECT status, claimed_at FROM uploads WHERE object_key = ?").bind(minted.body.image_key).first();
-    expect(slot).toEqual({ status: "minted", claimed_at: null });
+    const slot = await runInDurableObject(verificationObject(env, v.id), (_instance, state) => new UploadSlots(state.storage.kv).kept(minted.body.image_key));
+    expect(slot?.status).not.toBe("uploading");
   });
 
   it("a body of another length than its Content-Length is refused (400) and the URL stays usable", async () => {
@@ -312,7 +321,7 @@ describe("upload URLs", () => {
     const bytes = pngSignatureBytes(500);
     const secret = await signingKey(env, "upload_urls");
     const receive = (declared: number) =>
-      receiveUpload(env.EVIDENCE, db(), {
+      receiveUpload(env.EVIDENCE, uploadDesks(env), {
         token,
         secret,
         contentType: "image/png",

@@ -1,21 +1,16 @@
-import { and, eq } from "drizzle-orm";
 import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
-import { uploads } from "../../db/schema";
-import { findUpload, lookUpAndClaimUpload, type UploadDigest } from "../../db/uploads";
+import { findUpload, type UploadDigest } from "../../db/uploads";
 import { digestStream, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
-import { ApiError, toApiError } from "../../lib/errors";
+import { ApiError, toApiError, type ErrorResult } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
 import { normalizeContentType } from "./media";
 import { sniffMediaType } from "../../model/evidence/media-type";
-import { checkSlot, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
-import { guardLive } from "../../model/verification/transitions";
+import { checkSlot, type StoredDigest, type UploadFit, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
 
-/** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
-export const STALE_CLAIM_MS = 60 * 1000;
 const TOKEN_PURPOSE = "upload";
 
 export interface MintedUpload {
@@ -59,19 +54,36 @@ export async function mintUpload(
   const { slot } = minted;
   const uploadUrl = creds
     ? await presignPut(creds, slot.objectKey, contentType, new Date(now), (slot.expiresAt - now) / 1000)
-    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id: slot.id, exp: slot.expiresAt })}`;
+    : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id: slot.id, v: verificationId, exp: slot.expiresAt })}`;
   return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: slot.id, expires_at: new Date(slot.expiresAt).toISOString() };
 }
 
 /**
- * The Worker upload route: verifies the signed URL, claims the upload (single use), reads at most
- * `max_bytes`, and stores the bytes with their SHA-256 and sniffed type. A failed attempt releases
- * the claim so the client can retry the same URL within its five minutes; a claim left behind by an
- * attempt that never finished (the isolate died) can be retaken after 60 s.
+ * Where single use is decided for an upload URL: its verification's object (`VerificationObject#claimUpload`
+ * and the two after it), which keeps the slot's claim. The upload route builds one per PUT.
+ */
+export interface UploadDesk {
+  claim(claim: { uploadId: string; fits: UploadFit | null; now: number }): Promise<{ ok: true; slot: UploadSlot; claimed: boolean } | ErrorResult>;
+  finish(done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number }): Promise<{ ok: true; slot: UploadSlot } | ErrorResult>;
+  release(objectKey: string, claimedAt: number): Promise<void>;
+}
+
+/** The desk of each verification, and how an upload URL that does not name its verification finds it. */
+export interface UploadDesks {
+  at(verificationId: string): UploadDesk;
+  locate(uploadId: string): Promise<string | null>;
+}
+
+/**
+ * The Worker upload route: verifies the signed URL, claims the upload at its verification's object
+ * (single use), reads at most `max_bytes`, and stores the bytes with their SHA-256 and sniffed type.
+ * A failed attempt releases the claim so the client can retry the same URL within its five minutes;
+ * a claim left behind by an attempt that never finished (the isolate died) can be retaken after 60 s.
+ * A URL minted before URLs named their verification (`v`) finds it from the upload's row.
  */
 export async function receiveUpload(
   bucket: R2Bucket,
-  db: Db,
+  desks: UploadDesks,
   options: {
     token: string;
     secret: string;
@@ -79,71 +91,46 @@ export async function receiveUpload(
     contentLength: string | undefined;
     body: ReadableStream<Uint8Array> | null;
     now: number;
-    /** Told the slot as its row now reads, once the bytes are stored and recorded (the verification's object keeps it for the capture). */
-    stored?: (slot: UploadSlot) => Promise<void>;
   },
 ): Promise<{ image_key: string; size_bytes: number; sha256: string }> {
-  const claims = (await verifyToken(options.secret, TOKEN_PURPOSE, options.token)) as { id?: unknown; exp?: unknown } | null;
-  if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number") throw ApiError.notFound("upload URL");
+  const claims = (await verifyToken(options.secret, TOKEN_PURPOSE, options.token)) as { id?: unknown; v?: unknown; exp?: unknown } | null;
+  if (!claims || typeof claims.id !== "string" || typeof claims.exp !== "number" || (claims.v !== undefined && typeof claims.v !== "string")) {
+    throw ApiError.notFound("upload URL");
+  }
   if (claims.exp <= options.now) throw new ApiError("expired", "This upload URL has expired; request a new one.");
+  const verificationId = claims.v ?? (await desks.locate(claims.id));
+  if (!verificationId || !isId("verification", verificationId)) throw ApiError.notFound("upload URL");
+  const desk = desks.at(verificationId);
   const contentType = normalizeContentType(options.contentType ?? "");
   const declared = options.contentLength === undefined ? NaN : Number(options.contentLength);
   const sendable = Number.isSafeInteger(declared) && declared > 0 && options.body !== null;
   const claimedAt = options.now;
-  // Looked up and claimed in one round trip: the claim takes only a slot the body fits (its type,
-  // its size), and is released below if the verification's link turns out dead.
-  const { found, claimed } = await lookUpAndClaimUpload(db, {
-    id: claims.id,
-    claimedAt,
-    staleBefore: claimedAt - STALE_CLAIM_MS,
-    fits: sendable ? { contentType, sizeBytes: declared } : null,
-  });
-  if (!found) throw ApiError.notFound("upload URL");
-  const row = found.upload;
-  const mine = and(eq(uploads.id, row.id), eq(uploads.status, "uploading"), eq(uploads.claimedAt, claimedAt));
-  // The verification's link dead: nothing more is stored for it, before the body is looked at.
-  const dead = guardLive(found, options.now);
-  if (dead) {
-    if (claimed) await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
-    throw toApiError(dead);
-  }
-  if (row.status === "uploaded") throw new ApiError("invalid_state", "This upload URL was already used.");
-  if (contentType !== row.contentType) {
-    throw new ApiError("unsupported_media_type", `This upload URL only accepts Content-Type ${row.contentType}.`);
+  // The claim takes only a slot the body fits (its type, its size), and only while the link lives
+  // (a dead one is 410 before the body is looked at).
+  const found = await desk.claim({ uploadId: claims.id, fits: sendable ? { contentType, sizeBytes: declared } : null, now: claimedAt });
+  if (!found.ok) throw toApiError(found);
+  const { slot, claimed } = found;
+  if (slot.status === "uploaded") throw new ApiError("invalid_state", "This upload URL was already used.");
+  if (contentType !== slot.contentType) {
+    throw new ApiError("unsupported_media_type", `This upload URL only accepts Content-Type ${slot.contentType}.`);
   }
   if (!Number.isSafeInteger(declared) || declared < 0) {
     throw ApiError.invalid({ "content-length": "A Content-Length header is required." });
   }
-  if (declared > row.maxBytes) throw new ApiError("payload_too_large", `This upload accepts at most ${row.maxBytes} bytes.`);
+  if (declared > slot.maxBytes) throw new ApiError("payload_too_large", `This upload accepts at most ${slot.maxBytes} bytes.`);
   if (!sendable || !options.body) throw ApiError.invalid({ body: "The upload is empty." });
   if (!claimed) throw new ApiError("invalid_state", "This upload URL is in use or was already used.");
   // Only the holder of the current claim may finish or release it (a stale attempt may still wake up).
-  let receipt: { image_key: string; size_bytes: number; sha256: string };
-  let slot: UploadSlot;
   try {
-    const stored = await storeStreaming(bucket, row.objectKey, row.contentType, options.body, declared);
-    const sniffedType = sniffMediaType(stored.head);
-    const finished = await db
-      .update(uploads)
-      .set({ status: "uploaded", sizeBytes: stored.size, sha256: stored.sha256, sniffedType, uploadedAt: options.now })
-      .where(mine)
-      .run();
-    if (finished.meta.changes !== 1) throw new ApiError("invalid_state", "This upload URL was taken over by a newer attempt.");
-    receipt = { image_key: row.objectKey, size_bytes: stored.size, sha256: stored.sha256 };
-    const { id, verificationId, kind, objectKey, contentType, maxBytes, expiresAt } = row;
-    slot = { id, verificationId, kind, objectKey, contentType, maxBytes, expiresAt, status: "uploaded", sizeBytes: stored.size, sha256: stored.sha256, sniffedType };
+    const stored = await storeStreaming(bucket, slot.objectKey, slot.contentType, options.body, declared);
+    const digest = { sizeBytes: stored.size, sha256: stored.sha256, sniffedType: sniffMediaType(stored.head) };
+    const finished = await desk.finish({ objectKey: slot.objectKey, claimedAt, digest, now: options.now });
+    if (!finished.ok) throw toApiError(finished);
+    return { image_key: slot.objectKey, size_bytes: stored.size, sha256: stored.sha256 };
   } catch (err) {
-    await db.update(uploads).set({ status: "minted", claimedAt: null }).where(mine).run();
+    await desk.release(slot.objectKey, claimedAt);
     throw err;
   }
-  // The row is final now (`uploaded`: no claim takes it again). Only a copy for the capture: the
-  // upload succeeded whether or not the object hears of it (the capture then reads the row).
-  try {
-    await options.stored?.(slot);
-  } catch {
-    // the capture reads the row instead
-  }
-  return receipt;
 }
 
 /** The body ended before, or ran past, the Content-Length it declared. */

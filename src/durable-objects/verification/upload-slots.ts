@@ -5,96 +5,108 @@ import { errorResult, type ErrorResult } from "../../lib/errors";
 import { alarmBy, sweepBy } from "./alarm";
 import type { ObjectContext } from "./context";
 import { CAPTURE_WINDOW_MS } from "../../model/verification/orphan-sweep";
-import { UPLOAD_TTL_MS, type UploadKind, type UploadMint, type UploadSlot } from "../../model/verification/upload-slots";
+import { claimSlot, UPLOAD_TTL_MS, type KeptSlot, type StoredDigest, type UploadFit, type UploadKind, type UploadMint, type UploadSlot } from "../../model/verification/upload-slots";
+import { recordUploadDigest } from "../../db/uploads";
+import { objectKeyFor } from "../../storage/evidence";
 
-/** DO storage key prefix of the direct uploads' slots this object minted (`mintUpload`), by object key. */
+/** DO storage key prefix of the upload slots this object minted (`mintUpload`), by object key. */
 const SLOT_PREFIX = "upload:";
 
 /**
- * The slots of direct uploads this object minted, kept in its synchronous storage: a presigned PUT
- * reaches no Worker route, so only the capture learns its digest, and the capture is answered from
- * here without reading D1 (`VerificationObject#uploadFor`).
+ * The upload slots this object minted, kept in its synchronous storage as their rows read, with the
+ * claim of a Worker-proxied PUT storing their bytes (`KeptSlot`): the object is where single use is
+ * decided (the upload route claims, finishes or releases through it: `VerificationObject#claimUpload`),
+ * and a capture is answered from here without reading D1 (`VerificationObject#uploadFor`). Slots
+ * minted before the object kept every slot are read from D1 and kept from their first claim on.
  */
-/** Copies of stored Worker-proxied uploads an object holds: far more than the captures a verification takes (MAX_TOTAL_CAPTURES, 20). */
-export const STORED_COPIES = 128;
-
 export class UploadSlots {
-  /**
-   * Worker-proxied uploads whose bytes the upload route stored and recorded in D1 (`stored`), as their
-   * row then reads: in memory only, a copy of a row that no longer changes once `uploaded` (no claim
-   * takes it again, the digest is written once), so a capture reads nothing in D1 before its commit.
-   * Lost when the object is evicted: the capture then reads the row, as before.
-   */
-  readonly #stored = new Map<string, UploadSlot>();
-
   constructor(private readonly kv: SyncKvStorage) {}
 
-  keep(slot: UploadSlot): void {
-    this.kv.put<UploadSlot>(SLOT_PREFIX + slot.objectKey, slot);
+  keep(slot: KeptSlot): void {
+    this.kv.put<KeptSlot>(SLOT_PREFIX + slot.objectKey, slot);
   }
 
-  /**
-   * A Worker-proxied upload the upload route just finished (its row `uploaded`, with its digest). At
-   * most STORED_COPIES are held, the oldest dropped first: a script minting and uploading for the
-   * life of a link cannot grow the object's memory, and a dropped copy only means a row read.
-   */
-  stored(slot: UploadSlot): void {
-    if (slot.status !== "uploaded" || slot.sha256 === null) return;
-    this.#stored.delete(slot.objectKey);
-    this.#stored.set(slot.objectKey, slot);
-    for (const oldest of this.#stored.keys()) {
-      if (this.#stored.size <= STORED_COPIES) break;
-      this.#stored.delete(oldest);
-    }
+  kept(objectKey: string): KeptSlot | undefined {
+    return this.kv.get<KeptSlot>(SLOT_PREFIX + objectKey);
   }
 
-  kept(objectKey: string): UploadSlot | undefined {
-    return this.kv.get<UploadSlot>(SLOT_PREFIX + objectKey);
+  /** The kept slot of an upload id (an upload URL names its id, not its kind). */
+  keptById(verificationId: string, uploadId: string): KeptSlot | undefined {
+    return this.kept(objectKeyFor(verificationId, uploadId, "image")) ?? this.kept(objectKeyFor(verificationId, uploadId, "forensic_buffer"));
   }
 
-  /**
-   * The copy of a stored Worker-proxied upload (`stored`), if this instance holds one. One past its
-   * capture window is not answered from memory: its row decides, as it would have without the copy.
-   */
-  storedCopy(objectKey: string, now: number): UploadSlot | undefined {
-    const stored = this.#stored.get(objectKey);
-    if (stored && now >= stored.expiresAt + CAPTURE_WINDOW_MS) {
-      this.#stored.delete(objectKey);
-      return undefined;
-    }
-    return stored;
-  }
-
-  /** Forgets one slot, kept or copied (its upload was released: `releaseUpload`). */
+  /** Forgets one slot (its upload was released: `releaseUpload`). */
   drop(objectKey: string): void {
     this.kv.delete(SLOT_PREFIX + objectKey);
-    this.#stored.delete(objectKey);
   }
 
   /** Forgets the slots no capture may take any more (`checkSlot` refuses them as expired; `Infinity`: all of them). */
   forget(now: number): void {
-    for (const [key, slot] of this.kv.list<UploadSlot>({ prefix: SLOT_PREFIX })) {
+    for (const [key, slot] of this.kv.list<KeptSlot>({ prefix: SLOT_PREFIX })) {
       if (now >= slot.expiresAt + CAPTURE_WINDOW_MS) this.kv.delete(key);
-    }
-    for (const [key, slot] of this.#stored) {
-      if (now >= slot.expiresAt + CAPTURE_WINDOW_MS) this.#stored.delete(key);
     }
   }
 }
 
 /**
- * Mints an upload: inserts its row unless the verification holds its cap of open uploads, keeps a
- * direct upload's slot for the capture, and makes sure a sweep runs by the time its bytes, if never
+ * Mints an upload: inserts its row unless the verification holds its cap of open uploads, keeps its
+ * slot (for the PUT's claim and the capture), and makes sure a sweep runs by the time its bytes, if never
  * captured, are an orphan, even while the verification stays open.
  */
 export async function mintSlot(cx: ObjectContext, slots: UploadSlots, mint: UploadMint): Promise<{ ok: true } | ErrorResult> {
   const inserted = await insertUpload(cx.db(), mint);
   if (!inserted.ok) return inserted;
-  if (mint.direct) slots.keep(mint.slot);
+  slots.keep(mint.slot);
   const orphanAt = mint.slot.expiresAt + CAPTURE_WINDOW_MS;
   await sweepBy(cx.storage, orphanAt);
   await alarmBy(cx.storage, orphanAt);
   return inserted;
+}
+
+/** A PUT's claim on a kept slot (`claimSlot`), kept if it took the slot. */
+export function claimKept(slots: UploadSlots, slot: KeptSlot, fits: UploadFit | null, now: number): boolean {
+  const claimed = claimSlot(slot, fits, now);
+  if (claimed) slots.keep(claimed);
+  return claimed !== null;
+}
+
+/**
+ * The PUT holding the claim made at `claimedAt` stored its bytes: the slot reads `uploaded` with their
+ * digest, kept first (no claim takes it while its row is written), then its row. A claim taken over
+ * meanwhile (this one was abandoned: `STALE_CLAIM_MS`), or a row gone (the verification was redacted
+ * while the bytes streamed), is 409 and nothing is written. A failed write puts the claim back for
+ * the route to release.
+ */
+export async function finishClaim(
+  d1: D1Database,
+  slots: UploadSlots,
+  done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number },
+): Promise<{ ok: true; slot: UploadSlot } | ErrorResult> {
+  const slot = slots.kept(done.objectKey);
+  if (!slot || slot.status !== "uploading" || slot.claimedAt !== done.claimedAt) return takenOver();
+  const { claimedAt: _claim, ...row } = slot;
+  const finished: UploadSlot = { ...row, ...done.digest, status: "uploaded" };
+  slots.keep(finished);
+  let written: D1Result;
+  try {
+    written = await recordUploadDigest(d1, { id: slot.id, ...done.digest, uploadedAt: done.now }).run();
+  } catch (err) {
+    slots.keep(slot);
+    throw err;
+  }
+  if (written.meta.changes === 1) return { ok: true, slot: finished };
+  slots.drop(done.objectKey);
+  return takenOver();
+}
+
+/** Gives a slot back to the URL (`minted`) if the claim made at `claimedAt` still holds it: its PUT failed. */
+export function releaseClaim(slots: UploadSlots, objectKey: string, claimedAt: number): void {
+  const slot = slots.kept(objectKey);
+  if (slot?.status === "uploading" && slot.claimedAt === claimedAt) slots.keep({ ...slot, status: "minted", claimedAt: null });
+}
+
+function takenOver(): ErrorResult {
+  return errorResult("invalid_state", "This upload URL was taken over by a newer attempt.");
 }
 
 /** The verification's upload URLs: what each object was minted for, and until when (the orphan sweep's input). */

@@ -32,6 +32,39 @@ export type UploadSlot = Pick<
   "id" | "verificationId" | "kind" | "objectKey" | "contentType" | "maxBytes" | "expiresAt" | "status" | "sizeBytes" | "sha256" | "sniffedType"
 >;
 
+/** An "uploading" claim older than this was abandoned (the Worker died mid-upload): the URL may be used again. */
+export const STALE_CLAIM_MS = 60 * 1000;
+
+/**
+ * A slot as the verification's object keeps it (durable-objects/verification/upload-slots.ts): the
+ * row's columns, and when the Worker-proxied PUT now storing its bytes claimed it (`claimSlot`).
+ */
+export type KeptSlot = UploadSlot & { claimedAt?: number | null };
+
+/** What a PUT's body would store: its media type and the size it declares. */
+export interface UploadFit {
+  contentType: string;
+  sizeBytes: number;
+}
+
+/** The digest of a PUT's bytes, as the upload route stored them. */
+export interface StoredDigest {
+  sizeBytes: number;
+  sha256: string;
+  sniffedType: string | null;
+}
+
+/**
+ * The claim of a PUT on a slot (single use): only a free slot (minted, or its claim abandoned:
+ * older than `STALE_CLAIM_MS`) that the body fits (its media type, its size); null otherwise, and
+ * for a body that cannot be stored at all (`fits` null).
+ */
+export function claimSlot(slot: KeptSlot, fits: UploadFit | null, now: number): KeptSlot | null {
+  const free = slot.status === "minted" || (slot.status === "uploading" && (slot.claimedAt ?? 0) <= now - STALE_CLAIM_MS);
+  if (!free || !fits || fits.contentType !== slot.contentType || fits.sizeBytes > slot.maxBytes) return null;
+  return { ...slot, status: "uploading", claimedAt: now };
+}
+
 /** An upload about to be minted: its row, and what its insert checks (`insertUpload`). */
 export interface UploadMint {
   slot: UploadSlot;

@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { uploads } from "../../../src/db/schema";
 import { sweepDue } from "../../../src/durable-objects/verification/alarm";
-import { insertUpload, mintSlot, STORED_COPIES, UploadSlots } from "../../../src/durable-objects/verification/upload-slots";
+import { claimKept, finishClaim, insertUpload, mintSlot, releaseClaim, UploadSlots } from "../../../src/durable-objects/verification/upload-slots";
 import { newId } from "../../../src/lib/ids";
 import { CAPTURE_WINDOW_MS } from "../../../src/model/verification/orphan-sweep";
-import { checkSlot, UPLOAD_TTL_MS, type UploadKind, type UploadMint, type UploadSlot } from "../../../src/model/verification/upload-slots";
+import { checkSlot, STALE_CLAIM_MS, UPLOAD_TTL_MS, type UploadKind, type UploadMint, type UploadSlot } from "../../../src/model/verification/upload-slots";
 import { objectKeyFor } from "../../../src/storage/evidence";
 import { db, seedTenant, type TestTenant } from "../../helpers/api";
 import { inFreshObject, moduleContext, seedCapture, seedVerification } from "../../helpers/object-context";
@@ -57,41 +58,61 @@ describe("the slots an object keeps", () => {
       expect(slots.kept(slot.objectKey)).toBeUndefined();
     }));
 
-  it("keeps a copy of a stored Worker-proxied upload in memory only, answered until its capture window closes", () =>
+  it("a PUT claims a kept slot once: another claim waits until the first is abandoned (60 s), and a body that does not fit claims nothing", () =>
     inFreshObject(async (state) => {
       const slots = new UploadSlots(state.storage.kv);
       const now = moduleContext(state.storage).clock.now;
-      const minted = slotOf("vfy_stored", now);
-      // Only an upload whose row reads `uploaded` with its digest is kept.
-      slots.stored(minted);
-      expect(slots.storedCopy(minted.objectKey, now)).toBeUndefined();
-      const stored: UploadSlot = { ...minted, status: "uploaded", sizeBytes: 123, sha256: "ab".repeat(32), sniffedType: "image/jpeg" };
-      slots.stored(stored);
-      expect(slots.storedCopy(stored.objectKey, now)).toEqual(stored);
-      // Not in the object's storage: a new instance reads the row.
-      expect(slots.kept(stored.objectKey)).toBeUndefined();
-      expect(new UploadSlots(state.storage.kv).storedCopy(stored.objectKey, now)).toBeUndefined();
+      const slot = slotOf("vfy_claims", now);
+      slots.keep(slot);
+      const fits = { contentType: "image/jpeg", sizeBytes: 1_000 };
+      expect(claimKept(slots, slot, { ...fits, contentType: "image/png" }, now)).toBe(false);
+      expect(claimKept(slots, slot, { ...fits, sizeBytes: slot.maxBytes + 1 }, now)).toBe(false);
+      expect(claimKept(slots, slot, null, now)).toBe(false);
+      expect(slots.kept(slot.objectKey)).toEqual(slot);
 
-      const lastMoment = stored.expiresAt + CAPTURE_WINDOW_MS - 1;
-      expect(slots.storedCopy(stored.objectKey, lastMoment)).toEqual(stored);
-      // Past the window the row decides (409 upload_expired while it exists, 400 once it is gone).
-      expect(slots.storedCopy(stored.objectKey, lastMoment + 1)).toBeUndefined();
-      expect(slots.storedCopy(stored.objectKey, now)).toBeUndefined();
-      slots.stored(stored);
-      slots.forget(lastMoment + 1);
-      expect(slots.storedCopy(stored.objectKey, now)).toBeUndefined();
+      expect(claimKept(slots, slots.kept(slot.objectKey)!, fits, now)).toBe(true);
+      expect(slots.kept(slot.objectKey)).toEqual({ ...slot, status: "uploading", claimedAt: now });
+      expect(claimKept(slots, slots.kept(slot.objectKey)!, fits, now + STALE_CLAIM_MS - 1)).toBe(false);
+      // Kept in the object's storage: a new instance sees the claim too.
+      expect(new UploadSlots(state.storage.kv).kept(slot.objectKey)).toMatchObject({ status: "uploading", claimedAt: now });
+      expect(claimKept(slots, slots.kept(slot.objectKey)!, fits, now + STALE_CLAIM_MS)).toBe(true);
+      expect(slots.kept(slot.objectKey)).toMatchObject({ status: "uploading", claimedAt: now + STALE_CLAIM_MS });
+
+      // Only the claim that holds the slot releases it.
+      releaseClaim(slots, slot.objectKey, now);
+      expect(slots.kept(slot.objectKey)).toMatchObject({ status: "uploading", claimedAt: now + STALE_CLAIM_MS });
+      releaseClaim(slots, slot.objectKey, now + STALE_CLAIM_MS);
+      expect(slots.kept(slot.objectKey)).toEqual({ ...slot, claimedAt: null });
     }));
 
-  it("holds at most STORED_COPIES copies, dropping the oldest first", () =>
+  it("finishing a claim records the digest in the slot and its row; a claim taken over, or a row gone, finishes nothing", () =>
     inFreshObject(async (state) => {
+      const { cx, clock } = moduleContext(state.storage);
       const slots = new UploadSlots(state.storage.kv);
-      const now = moduleContext(state.storage).clock.now;
-      const copies = Array.from({ length: STORED_COPIES + 2 }, (_, i): UploadSlot => ({ ...slotOf(`vfy_many${i}`, now), status: "uploaded", sizeBytes: 1, sha256: "cd".repeat(32), sniffedType: "image/jpeg" }));
-      for (const copy of copies) slots.stored(copy);
-      expect(slots.storedCopy(copies[0]!.objectKey, now)).toBeUndefined();
-      expect(slots.storedCopy(copies[1]!.objectKey, now)).toBeUndefined();
-      expect(slots.storedCopy(copies[2]!.objectKey, now)).toEqual(copies[2]);
-      expect(slots.storedCopy(copies.at(-1)!.objectKey, now)).toEqual(copies.at(-1));
+      const v = await seedVerification(t.id, clock.now);
+      const slot = slotOf(v.id, clock.now);
+      expect(await mintSlot(cx, slots, mint(slot, clock.now, { cap: 4 }))).toEqual({ ok: true });
+      const fits = { contentType: "image/jpeg", sizeBytes: 123 };
+      const digest = { sizeBytes: 123, sha256: "ab".repeat(32), sniffedType: "image/jpeg" };
+      expect(claimKept(slots, slots.kept(slot.objectKey)!, fits, clock.now)).toBe(true);
+      const stale = await finishClaim(env.DB, slots, { objectKey: slot.objectKey, claimedAt: clock.now - 1, digest, now: clock.now });
+      expect(stale).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+
+      const finished = await finishClaim(env.DB, slots, { objectKey: slot.objectKey, claimedAt: clock.now, digest, now: clock.now });
+      const uploaded = { ...slot, ...digest, status: "uploaded" };
+      expect(finished).toEqual({ ok: true, slot: uploaded });
+      expect(slots.kept(slot.objectKey)).toEqual(uploaded);
+      expect(await db().select().from(uploads).where(eq(uploads.id, slot.id)).get()).toMatchObject({ status: "uploaded", sha256: digest.sha256, sizeBytes: 123, uploadedAt: clock.now });
+      expect(claimKept(slots, slots.kept(slot.objectKey)!, fits, clock.now + STALE_CLAIM_MS)).toBe(false);
+
+      // The row went (the verification was redacted while the bytes streamed): 409, and the slot goes too.
+      const other = slotOf(v.id, clock.now);
+      expect(await mintSlot(cx, slots, mint(other, clock.now, { cap: 4 }))).toEqual({ ok: true });
+      expect(claimKept(slots, slots.kept(other.objectKey)!, fits, clock.now)).toBe(true);
+      await db().delete(uploads).where(eq(uploads.id, other.id)).run();
+      const gone = await finishClaim(env.DB, slots, { objectKey: other.objectKey, claimedAt: clock.now, digest, now: clock.now });
+      expect(gone).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+      expect(slots.kept(other.objectKey)).toBeUndefined();
     }));
 
   it("forget(Infinity) drops every slot and nothing else the object stores", () =>
@@ -109,7 +130,7 @@ describe("the slots an object keeps", () => {
 });
 
 describe("minting a slot", () => {
-  it("inserts the upload's row, keeps a direct upload's slot only, and books the sweep and the alarm at its orphan time, never later", () =>
+  it("inserts the upload's row, keeps its slot (direct or not), and books the sweep and the alarm at its orphan time, never later", () =>
     inFreshObject(async (state) => {
       const { cx, clock } = moduleContext(state.storage);
       const slots = new UploadSlots(state.storage.kv);
@@ -117,7 +138,7 @@ describe("minting a slot", () => {
       const viaWorker = slotOf(v.id, clock.now);
       expect(await mintSlot(cx, slots, mint(viaWorker, clock.now, { cap: 4 }))).toEqual({ ok: true });
       const orphanAt = viaWorker.expiresAt + CAPTURE_WINDOW_MS;
-      expect(slots.kept(viaWorker.objectKey)).toBeUndefined();
+      expect(slots.kept(viaWorker.objectKey)).toEqual(viaWorker);
       expect([await sweepDue(state.storage), await state.storage.getAlarm()]).toEqual([orphanAt, orphanAt]);
 
       clock.now += 60_000;

@@ -8,6 +8,7 @@ import { mintApiKey } from "../../src/domain/tenants/api-keys";
 import { DOMAIN_RECHECK_INTERVAL_MS, recheckDomains } from "../../src/domain/tenants/domains";
 import { newId } from "../../src/lib/ids";
 import { call, callJson, createVerification, db, eventually, seedTenant } from "../helpers/api";
+import { nextSignInLink } from "../helpers/sign-in-mail";
 import { inlineCapture } from "../helpers/capture";
 import { completedVerification } from "../helpers/certificates";
 import { freshDomain, publishTxt, unpublish } from "../helpers/dns";
@@ -198,8 +199,7 @@ describe("operator audit log", () => {
     // Sign-ins by other doors, and signing everyone out (last: it ends the owner's session).
     const magic = `magic-${email}`;
     await callJson("/v1/auth/magic-link", { body: { email: magic } });
-    const [magicMail] = await db().select().from(outboundMessages).where(eq(outboundMessages.recipient, magic));
-    const magicPath = /http:\/\/localhost:8787(\/v1\/auth\/magic-link\/mlk_[0-9A-Za-z]+)/.exec(magicMail!.body)![1]!;
+    const magicPath = await nextSignInLink(magic);
     const signedIn = await call(magicPath, { method: "POST", redirect: "manual", headers: FROM });
     await signedIn.text();
     const magicUser = (await callJson("/v1/me", { headers: { Cookie: setCookie(signedIn, "svc_session")!.pair } })).body;

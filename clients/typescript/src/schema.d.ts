@@ -454,7 +454,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use sign-in link (valid 15 minutes)
-         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`); an IPv6 client network is its /48. Whoever asks, one address is sent at most 10 sign-in emails an hour and 20 a day (UTC): beyond that the request answers exactly the same (200 `{sent: true}`) and no email is sent.
+         * @description Answers the same whether or not the address has an account; the link's first use creates one. At most 5 links per address per client network per 15 minutes and 20 requests per client network per hour (429 `too_many_requests` with `Retry-After`); an IPv6 client network is its /48. Whoever asks, one address is sent at most 10 sign-in emails an hour and 20 a day (UTC): beyond that the request answers exactly the same (200 `{sent: true}`) and no email is sent. The email is sent after the answer, so neither the answer nor its timing tells whether it went out.
          */
         post: operations["requestMagicLink"];
         delete?: never;

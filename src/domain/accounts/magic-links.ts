@@ -5,6 +5,7 @@ import { enforceRateLimit } from "../../durable-objects/rate-limiter-client";
 import { settings } from "../../env";
 import { randomBase62, sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
+import { log } from "../../lib/log";
 import { emailTransport } from "../../providers/email";
 import { sendOnce } from "../../providers/outbound";
 import { ADDRESS_EMAIL_LIMITS, limitKey, withinLimits } from "../public-limits";
@@ -51,19 +52,28 @@ export interface MagicLinkRequest {
 }
 
 /**
- * Stores a single-use 15-minute link for the address and sends it through the email provider.
- * Beyond the address's own caps (SIGN_IN_ADDRESS_LIMITS, whoever asks) nothing is stored or sent,
- * and the caller answers exactly as if it had been: the answer never tells what happened.
+ * Answers a sign-in link request: the per-(address, client) cap is the asker's 429; the rest (the
+ * address's own caps, whoever asks: SIGN_IN_ADDRESS_LIMITS; storing a single-use 15-minute link;
+ * sending it through the email provider) runs after the answer when `later` is given (the route's
+ * `waitUntil`), so neither the answer nor its timing tells whether the address reached its cap or
+ * the email went out. Without `later` it is awaited (a caller that reads the link next).
  */
-export async function requestMagicLink(env: Env, db: Db, request: MagicLinkRequest, now = Date.now()): Promise<void> {
+export async function requestMagicLink(env: Env, db: Db, request: MagicLinkRequest, options: { now?: number; later?: (work: Promise<void>) => void } = {}): Promise<void> {
+  const now = options.now ?? Date.now();
   const email = normalizeEmail(request.email);
-  const returnTo = request.returnTo ?? null;
   await enforceRateLimit(env, magicLinkLimitKey(email, request.client), REQUESTS_PER_WINDOW, REQUEST_WINDOW_MS, "Too many sign-in links requested for this address from this network; try again later.");
+  const sending = sendMagicLink(env, db, email, request.returnTo ?? null, now);
+  if (!options.later) return sending;
+  options.later(sending.catch((err: unknown) => log.error({ msg: "sign-in link not sent", error: String(err) })));
+}
+
+/** Stores and sends the link, unless the address's caps were reached: then nothing is stored or sent (nor kept if the send fails). */
+async function sendMagicLink(env: Env, db: Db, email: string, returnTo: string | null, now: number): Promise<void> {
   if (!(await withinLimits(env, SIGN_IN_ADDRESS_LIMITS, mailboxOf(email)))) return;
   const token = `mlk_${randomBase62(43)}`;
   const id = newId("magicLink", now);
   await db.insert(magicLinks).values({ id, email, tokenHash: await sha256Hex(token), returnTo, expiresAt: now + MAGIC_LINK_TTL_MS, usedAt: null, createdAt: now });
-  await sendOnce(
+  const sending = sendOnce(
     db,
     emailTransport(env),
     {
@@ -77,6 +87,11 @@ export async function requestMagicLink(env: Env, db: Db, request: MagicLinkReque
     },
     now,
   );
+  // A link nobody was sent is not kept.
+  await sending.catch(async (err: unknown) => {
+    await db.delete(magicLinks).where(eq(magicLinks.id, id)).run();
+    throw err;
+  });
 }
 
 /** Stands in for the link in the stored copy of a sign-in email outside local development. */

@@ -11,7 +11,7 @@ import { toState } from "../model/verification/record";
 import { isTerminal } from "../model/verification/state";
 import * as machine from "../model/verification/transitions";
 import type { ProgressKind, ReviewCommand } from "../model/verification/transitions";
-import { checkSlot, planUpload, withDigest, type StoredDigest, type UploadFit, type UploadRequest, type UploadSlot } from "../model/verification/upload-slots";
+import { checkSlot, keptSlotOf, planUpload, withDigest, type StoredDigest, type UploadFit, type UploadRequest, type UploadSlot } from "../model/verification/upload-slots";
 import { VERIFICATION_WRITE_LIMIT, WriteWindow } from "../model/verification/write-window";
 import { belongsTo, purgeVerification } from "../storage/evidence";
 import { scheduleAlarm, sweepBy, sweepDue } from "./verification/alarm";
@@ -208,7 +208,7 @@ export class VerificationObject extends DurableObject<Env> {
     const dead = machine.guardLive(record.row, claim.now);
     if (dead) return dead;
     const row = this.#slots.keptById(id, claim.uploadId) ? null : await findUploadById(this.#db, claim.uploadId);
-    const slot = this.#slots.keptById(id, claim.uploadId) ?? (row?.verificationId === id ? row : undefined);
+    const slot = this.#slots.keptById(id, claim.uploadId) ?? (row?.verificationId === id ? keptSlotOf(row) : undefined);
     if (!slot) return errorResult("not_found", "No such upload URL.");
     const claimed = claimKept(this.#slots, slot, claim.fits, claim.now);
     const { claimedAt: _claim, ...stood } = slot;

@@ -250,14 +250,19 @@ describe("upload URLs", () => {
     expect((await put(abandoned.upload_url)).status).toBe(409); // uploaded: single use again
   });
 
-  it("an upload URL minted before URLs named their verification still finds it (by its row)", async () => {
+  it("an upload URL minted before its object kept slots, and before URLs named their verification, still works once (by its row)", async () => {
     const v = await createVerification(t.key, { steps });
     const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/jpeg" } });
+    // As minted before 2026-12-06: the row only, no slot in the object, a token of {id, exp}.
+    await runInDurableObject(verificationObject(env, v.id), (_instance, state) => new UploadSlots(state.storage.kv).drop(minted.body.image_key));
     const exp = Date.now() + 60_000;
     const legacy = await signToken(await signingKey(env, "upload_urls"), "upload", { id: minted.body.capture_id, exp });
     const stored = await callJson(`/v1/uploads/${legacy}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
     expect(stored.status).toBe(200);
     expect(stored.body.image_key).toBe(minted.body.image_key);
+    expect((await callJson(`/v1/uploads/${legacy}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } })).status).toBe(409);
+    const captured = await callJson(`/v1/verifications/${v.id}/captures`, { body: { step_key: "front", image_key: minted.body.image_key, image_sha256: stored.body.sha256 } });
+    expect(captured.status).toBe(201);
     const unknown = await signToken(await signingKey(env, "upload_urls"), "upload", { id: `${minted.body.capture_id}x`, exp });
     expect((await callJson(`/v1/uploads/${unknown}`, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } })).status).toBe(404);
   });

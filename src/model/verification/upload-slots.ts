@@ -41,6 +41,12 @@ export const STALE_CLAIM_MS = 60 * 1000;
  */
 export type KeptSlot = UploadSlot & { claimedAt?: number | null };
 
+/** A row as its object keeps it (a slot minted before the object kept every slot). */
+export function keptSlotOf(row: UploadRow): KeptSlot {
+  const { id, verificationId, kind, objectKey, contentType, maxBytes, expiresAt, status, sizeBytes, sha256, sniffedType, claimedAt } = row;
+  return { id, verificationId, kind, objectKey, contentType, maxBytes, expiresAt, status, sizeBytes, sha256, sniffedType, claimedAt };
+}
+
 /** What a PUT's body would store: its media type and the size it declares. */
 export interface UploadFit {
   contentType: string;

@@ -1,6 +1,6 @@
 import { createDb } from "../db/client";
 import { findUploadById } from "../db/uploads";
-import type { UploadDesks } from "../domain/capture/uploads";
+import type { UploadDesks } from "../model/verification/upload-slots";
 import type { CaptureFlowResult, MutationResult } from "./verification/context";
 import type { CaptureFlowRecord } from "../model/verification/present";
 import type { VerificationRecord } from "../db/verifications";

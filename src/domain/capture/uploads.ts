@@ -2,14 +2,14 @@ import { verificationObject } from "../../durable-objects/verification-client";
 import type { Db } from "../../db/client";
 import { findUpload, type UploadDigest } from "../../db/uploads";
 import { digestStream, signToken, verifyToken, type StreamDigest } from "../../lib/crypto";
-import { ApiError, toApiError, type ErrorResult } from "../../lib/errors";
+import { ApiError, toApiError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { MEDIA_TYPES } from "../../schemas/steps";
 import { deleteEvidence, digestEvidence, objectKeyFor, putEvidenceStream } from "../../storage/evidence";
 import { presignPut, r2Credentials } from "../../storage/presign";
 import { normalizeContentType } from "./media";
 import { sniffMediaType } from "../../model/evidence/media-type";
-import { checkSlot, type StoredDigest, type UploadFit, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
+import { checkSlot, type UploadDesks, type UploadKind, type UploadSlot, type UploadUse } from "../../model/verification/upload-slots";
 
 const TOKEN_PURPOSE = "upload";
 
@@ -56,22 +56,6 @@ export async function mintUpload(
     ? await presignPut(creds, slot.objectKey, contentType, new Date(now), (slot.expiresAt - now) / 1000)
     : `${options.baseUrl}/v1/uploads/${await signToken(options.secret, TOKEN_PURPOSE, { id: slot.id, v: verificationId, exp: slot.expiresAt })}`;
   return { upload_url: uploadUrl, image_key: slot.objectKey, capture_id: slot.id, expires_at: new Date(slot.expiresAt).toISOString() };
-}
-
-/**
- * Where single use is decided for an upload URL: its verification's object (`VerificationObject#claimUpload`
- * and the two after it), which keeps the slot's claim. The upload route builds one per PUT.
- */
-export interface UploadDesk {
-  claim(claim: { uploadId: string; fits: UploadFit | null; now: number }): Promise<{ ok: true; slot: UploadSlot; claimed: boolean } | ErrorResult>;
-  finish(done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number }): Promise<{ ok: true; slot: UploadSlot } | ErrorResult>;
-  release(objectKey: string, claimedAt: number): Promise<void>;
-}
-
-/** The desk of each verification, and how an upload URL that does not name its verification finds it. */
-export interface UploadDesks {
-  at(verificationId: string): UploadDesk;
-  locate(uploadId: string): Promise<string | null>;
 }
 
 /**

@@ -154,3 +154,20 @@ export function withDigest(slot: UploadSlot, record: VerificationRecord): Upload
   if (!capture) return slot;
   return { ...slot, status: "uploaded", sizeBytes: capture.sizeBytes, sha256: capture.sha256, sniffedType: capture.contentType };
 }
+
+/**
+ * Where single use is decided for an upload URL: its verification's object
+ * (`VerificationObject#claimUpload` and the two after it), which keeps the slot's claim. The upload
+ * route (domain/capture/uploads.ts#receiveUpload) uses one per PUT.
+ */
+export interface UploadDesk {
+  claim(claim: { uploadId: string; fits: UploadFit | null; now: number }): Promise<{ ok: true; slot: UploadSlot; claimed: boolean } | ErrorResult>;
+  finish(done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number }): Promise<{ ok: true; slot: UploadSlot } | ErrorResult>;
+  release(objectKey: string, claimedAt: number): Promise<void>;
+}
+
+/** The desk of each verification, and how an upload URL that does not name its verification finds it. */
+export interface UploadDesks {
+  at(verificationId: string): UploadDesk;
+  locate(uploadId: string): Promise<string | null>;
+}

@@ -120,6 +120,17 @@ describe("capture burst measures (the service's code)", () => {
     expect(burst.motion_px).toBeLessThan(0.6);
   });
 
+  it("consecutive frames of a moving camera continue each other; a frame of another scene spliced in at the shutter breaks the chain", () => {
+    const frames = scene(12, (k, x) => ({ dx: (x < 80 ? 0.3 : 0.9) * k, dy: 0.2 * k }), 2);
+    expect(burstOf(frames).frame_chain).toBeGreaterThan(0.9);
+    const other = scene(12, (k) => ({ dx: 0.4 * k, dy: 0 }), 2, 9);
+    const spliced = frames.map((f, i) => (i === 8 ? { ...f, luma: other[8]!.luma } : f));
+    expect(burstOf(spliced).frame_chain).toBeLessThan(0.5);
+    // Too plain to say (a white wall): no link is measured.
+    const plain = frames.map((f) => ({ ...f, luma: new Uint8Array(f.luma.length).fill(200) }));
+    expect(burstOf(plain).frame_chain).toBeNull();
+  });
+
   it("a flat picture moving as one plane fits one homography; two layers at different depths do not", () => {
     const flat = burstOf(scene(12, (k) => ({ dx: 0.35 * k, dy: 0.1 * k }), 1));
     expect(flat.parallax!.baseline_px).toBeGreaterThan(3);
@@ -221,7 +232,7 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/9)", () => {
+describe("depth from the capture burst (decision, capture-burst/10)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
     expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, patches: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
@@ -247,7 +258,7 @@ describe("depth from the capture burst (decision, capture-burst/9)", () => {
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/9" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/10" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -271,7 +282,7 @@ describe("depth from the capture burst (decision, capture-burst/9)", () => {
     const moved = findings(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
     expect(moved.measures!.patch_still_share).toBe(1);
     const shifted = assessCaptureBurst(moved);
-    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/9" });
+    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/10" });
     expect(shifted.evidence).toContainEqual(expect.objectContaining({ code: "still_patches", value: 1 }));
     expect(codes(shifted)).not.toContain("frozen_stream");
 
@@ -307,7 +318,7 @@ describe("depth from the capture burst (decision, capture-burst/9)", () => {
     expect(live).toMatchObject({ source: "capture_burst", anomaly: false });
     expect((live as { confidence: number }).confidence).toBeGreaterThan(0.7);
     expect((live as { method?: string }).method).toBeUndefined();
-    expect(codes(live)).toEqual(["burst_photo_agreement", "burst_patch_agreement", "sensor_noise", "camera_motion", "noise_correlation", "patch_still_share", "parallax"]);
+    expect(codes(live)).toEqual(["burst_photo_agreement", "burst_patch_agreement", "frame_chain", "sensor_noise", "camera_motion", "noise_correlation", "patch_still_share", "parallax"]);
   });
 
   it("one moving plane alone passes as a flat scene (a document, a wall, a distant street); with a screen cue it trips", () => {
@@ -439,6 +450,21 @@ describe("depth from the capture burst (decision, capture-burst/9)", () => {
     const plain = assessCaptureBurst(findings(depthScene(), { finding: { agreement: { measured: false, why: "plain", detail: "x" } } }));
     expect(plain).toMatchObject({ status: "not_assessed", reason: "burst_photo_unmatched" });
     expect(codes(plain)).toContain("burst_photo_agreement_not_measured");
+  });
+
+  // Rung 4″ (found by reading the rules, outside probe of 2026-12-06; 4 of 216 caught under /9): another
+  // recording's frames with the photo spliced in at the shutter, so the photo agrees with a frame there.
+  it("a frame that does not continue its neighbours (the photo spliced into another recording) is an anomaly; a live scene's chain is shown", () => {
+    const recording = depthScene();
+    const photo = scene(12, (k) => ({ dx: 0.4 * k, dy: 0 }), 2, 9)[8]!;
+    const spliced = recording.map((f, i) => (i === 8 ? { ...f, luma: photo.luma } : f));
+    const result = assessCaptureBurst(findings(spliced));
+    expect(result).toMatchObject({ anomaly: true, confidence: 0.05 });
+    expect(codes(result)).toContain("burst_frames_discontinuous");
+    const live = assessCaptureBurst(findings(recording));
+    expect(live).toMatchObject({ anomaly: false });
+    expect(codes(live)).toContain("frame_chain");
+    expect(codes(live)).not.toContain("burst_frames_discontinuous");
   });
 
   it("patches that never line up leave the noise unmeasured: not assessed (burst_patches_unaligned), never a pass", () => {

@@ -96,6 +96,8 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   burst_photo_agreement_not_measured: "the photo is too plain to compare with the frames",
   burst_patch_agreement: "how closely the first full-resolution crop matches the photo's centre (1: the same picture; the page cuts both from one drawing)",
   burst_patch_mismatch: "the full-resolution crops are not of this photo: crops of another recording were sent beside it",
+  frame_chain: "how closely each frame continues the one before it, at its weakest (1: the same picture moved)",
+  burst_frames_discontinuous: "two consecutive frames do not continue each other: a frame (the photo?) was spliced into another recording",
   burst_patch_agreement_not_measured: "the photo's centre is too plain (or too small) to compare with the first full-resolution crop",
   burst_nonce_reused: "another photo of this verification came with the same nonce: frames sent twice",
   burst_replayed: "the same frames came with an earlier photo of yours: a replayed recording",

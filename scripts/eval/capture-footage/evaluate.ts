@@ -83,7 +83,7 @@ for (const clip of clips) {
     if (measures.noise_correlation !== null && measures.noise_correlation_far !== null) r.spread.push({ near: measures.noise_correlation, far: measures.noise_correlation_far });
   }
   results.push(r);
-  const top = [...r.codes.entries()].filter(([c]) => !["sensor_noise", "camera_motion", "burst_photo_agreement", "noise_correlation", "patch_still_share"].includes(c)).map(([c, n]) => `${c} ${n}`).join(", ");
+  const top = [...r.codes.entries()].filter(([c]) => !["sensor_noise", "camera_motion", "burst_photo_agreement", "noise_correlation", "patch_still_share", "frame_chain"].includes(c)).map(([c, n]) => `${c} ${n}`).join(", ");
   console.error(`${clip.split} ${clip.category} ${clip.camera} ${clip.name}: ${r.anomaly}+${r.unassessed} of ${r.n} not verified, flat ${r.flat}; ${top}`);
 }
 

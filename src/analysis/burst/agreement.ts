@@ -1,6 +1,7 @@
 import { AreaReducer } from "../decoders/frame";
 import type { Luma } from "../decoders/types";
 import type { GreyFrame } from "./measures";
+import { correlationAt } from "./correlation";
 import { spread } from "./texture";
 
 /*
@@ -52,35 +53,10 @@ export function photoAgreement(photo: Luma, frames: readonly GreyFrame[]): Agree
 
 /** The largest normalised cross-correlation of `a` with `b` shifted by up to SHIFT px, on the region both cover. */
 function bestCorrelation(a: Uint8Array, b: Uint8Array, width: number, height: number): number {
+  const region = { x0: SHIFT, y0: SHIFT, x1: width - SHIFT, y1: height - SHIFT };
   let best = -1;
   for (let dy = -SHIFT; dy <= SHIFT; dy += 1) {
-    for (let dx = -SHIFT; dx <= SHIFT; dx += 1) {
-      let n = 0;
-      let sa = 0;
-      let sb = 0;
-      let saa = 0;
-      let sbb = 0;
-      let sab = 0;
-      for (let y = SHIFT; y < height - SHIFT; y += 1) {
-        const ra = y * width;
-        const rb = (y + dy) * width + dx;
-        for (let x = SHIFT; x < width - SHIFT; x += 1) {
-          const va = a[ra + x]!;
-          const vb = b[rb + x]!;
-          sa += va;
-          sb += vb;
-          saa += va * va;
-          sbb += vb * vb;
-          sab += va * vb;
-          n += 1;
-        }
-      }
-      const cov = sab / n - (sa / n) * (sb / n);
-      const varA = saa / n - (sa / n) ** 2;
-      const varB = sbb / n - (sb / n) ** 2;
-      const r = varA > 0 && varB > 0 ? cov / Math.sqrt(varA * varB) : -1;
-      if (r > best) best = r;
-    }
+    for (let dx = -SHIFT; dx <= SHIFT; dx += 1) best = Math.max(best, correlationAt(a, b, width, dx, dy, region));
   }
   return best;
 }

@@ -10,6 +10,7 @@
  */
 import type { BurstMeasuresV1 } from "../../schemas/capture-integrity";
 import { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame } from "../../model/evidence/grey-frame";
+import { frameLink } from "./frame-chain";
 import { blockTexture, correlation, MIN_TEXTURE, spread } from "./texture";
 
 export { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame };
@@ -36,6 +37,11 @@ export type BurstMeasures = BurstMeasuresV1 & {
    * (capture-burst/7, "sparse noise").
    */
   untrimmed_noise: number | null;
+  /**
+   * The weakest link between consecutive frames (`frameLink`: each pair's correlation once its shift
+   * is taken out), over the pairs textured enough to say; null when none is.
+   */
+  frame_chain: number | null;
   /** Consecutive patch pairs, and how many of them aligned (`patchesAligned`): only those are measured for noise. */
   patch_pairs: number;
   aligned_pairs: number;
@@ -523,6 +529,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation_far: null,
     patch_still_share: null,
     untrimmed_noise: null,
+    frame_chain: null,
     patch_pairs: Math.max(0, patches.length - 1),
     aligned_pairs: 0,
   };
@@ -552,6 +559,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   }
   const changed: number[] = [];
   const motion: number[] = [];
+  const links: number[] = [];
   let total = { dx: 0, dy: 0 };
   for (let i = 1; i < n; i += 1) {
     const a = frames[i - 1]!;
@@ -567,6 +575,8 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     const shift = blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
     motion.push(Math.hypot(shift.dx, shift.dy));
     total = { dx: total.dx + shift.dx, dy: total.dy + shift.dy };
+    const link = frameLink(a, b, shift);
+    if (link !== null) links.push(link);
   }
   return {
     ...empty,
@@ -581,6 +591,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation_far: far.length > 0 ? round3(median(far)) : null,
     patch_still_share: stillShares.length > 0 ? round3(median(stillShares)) : null,
     untrimmed_noise: untrimmedNoise.length > 0 ? round3(median(untrimmedNoise)) : null,
+    frame_chain: links.length > 0 ? round3(Math.min(...links)) : null,
     aligned_pairs: alignedPairs,
   };
 }

@@ -15,7 +15,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/9";
+export const CAPTURE_BURST_VERSION = "capture-burst/10";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -92,6 +92,16 @@ export const CAPTURE_BURST_THRESHOLDS = {
    * passed, 0 of 144).
    */
   minPatchAgreement: 0.9,
+  /**
+   * Each frame must continue the one before it: consecutive frames correlate at least this well once
+   * the pair's shift is taken out (analysis/burst/frame-chain.ts, the weakest link of the burst),
+   * or a frame was spliced in from elsewhere: the photo put at the shutter of another recording's
+   * frames (rung 4″, capture-burst/10). Chosen between the genuine and the spliced: on the footage's
+   * training split (capture-footage/evaluate.ts --measures) no genuine press falls below 0.556 (a
+   * car-mounted camera at 10 fps moving forward; hand-held 0.714), on Debian's videos 0.574, and
+   * Debian's presses with another video's photo spliced in reach at most 0.360 (npm run eval:capture).
+   */
+  minFrameChain: 0.45,
   /**
    * White noise: noise between the native patches (at least `whiteNoiseMin` σ) whose pixels are
    * hardly correlated with their next neighbours (below `whiteNoiseBelow`) was added pixel by pixel
@@ -283,6 +293,11 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
       against.push({ code: "frozen_stream", value: m.identical_pairs, detail: allIdentical ? "the frames never changed at all" : "no sensor noise and no motion between frames" });
     } else if (m.patch_still_share !== null && m.patch_still_share >= t.stillPatchesFrom) {
       against.push({ code: "still_patches", value: round2(m.patch_still_share), detail: "the native patches' edges never changed while the frames did: a picture moved by whole pixels, or held still" });
+    }
+    if (m.frame_chain !== null && m.frame_chain < t.minFrameChain) {
+      against.push({ code: "burst_frames_discontinuous", value: round2(m.frame_chain), detail: "two consecutive frames do not continue each other: a frame was spliced in from elsewhere" });
+    } else if (m.frame_chain !== null) {
+      evidence.push({ code: "frame_chain", value: round2(m.frame_chain) });
     }
     // Either spread of the noise counts: `temporal_noise` leaves out sparse noise (its largest fifth
     // of differences is taken for edges), `untrimmed_noise` counts every pixel it spans (capture-burst/7).

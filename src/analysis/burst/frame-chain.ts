@@ -1,0 +1,34 @@
+import { correlationAt, overlap } from "./correlation";
+import { frameStd, type GreyFrame } from "../../model/evidence/grey-frame";
+
+/*
+ * Does each frame continue the one before it? A camera's consecutive frames, 33 ms apart, show the
+ * same scene moved a little: once the pair's shift is taken out they correlate closely. A frame
+ * spliced in from elsewhere (the photo put at the shutter of another recording's frames: rung 4″ of
+ * the ladder, docs/signals.md) does not continue its neighbours.
+ */
+
+/** Frames varying less than this (std, grey levels) are too plain to say whether they continue. */
+const MIN_LINK_STD = 4;
+/** Searched around the pair's shift (px): it is the median of its blocks', rounded. */
+const SEARCH = 1;
+
+/**
+ * How well `b` continues `a`: the best normalised correlation of `a` with `b` at the pair's shift
+ * (`shift`: where `a`'s content moved to in `b`) ± SEARCH px, over the pixels both cover; null when
+ * either frame is too plain to say.
+ */
+export function frameLink(a: GreyFrame, b: GreyFrame, shift: { dx: number; dy: number }): number | null {
+  if (frameStd(a.luma) < MIN_LINK_STD || frameStd(b.luma) < MIN_LINK_STD) return null;
+  const [cx, cy] = [Math.round(shift.dx), Math.round(shift.dy)];
+  let best = -1;
+  for (let dy = cy - SEARCH; dy <= cy + SEARCH; dy += 1) {
+    for (let dx = cx - SEARCH; dx <= cx + SEARCH; dx += 1) {
+      const region = overlap(a.width, a.height, dx, dy);
+      // Less than half the frame in common: the pair cannot be compared at this shift.
+      if ((region.x1 - region.x0) * (region.y1 - region.y0) * 2 < a.width * a.height) continue;
+      best = Math.max(best, correlationAt(a.luma, b.luma, a.width, dx, dy, region));
+    }
+  }
+  return best;
+}

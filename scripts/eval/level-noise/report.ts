@@ -6,13 +6,15 @@
  * threshold is the one just beyond every genuine training press, on each side the idea allows; the
  * held-out test split and Debian's genuine videos are then counted against it.
  *
- *   npx tsx scripts/eval/level-noise/report.ts FOOTAGE.jsonl DEBIAN.jsonl [--min-spread 40] [--min-pixels 500]
+ *   npx tsx scripts/eval/level-noise/report.ts FOOTAGE.jsonl DEBIAN.jsonl [--min-spread 40] [--min-pixels 500] [--markdown]
+ *
+ * `--markdown` prints the table docs/signals.md ("Signal-dependent noise tried") quotes.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { rate } from "../stats";
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { "min-spread": { type: "string", default: "40" }, "min-pixels": { type: "string", default: "500" } } });
+const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { "min-spread": { type: "string", default: "40" }, "min-pixels": { type: "string", default: "500" }, markdown: { type: "boolean", default: false } } });
 const MIN_SPREAD = Number(args["min-spread"]);
 const MIN_PIXELS = Number(args["min-pixels"]);
 /** Bins with fewer pixels than this say too little about their σ. */
@@ -65,9 +67,9 @@ function statistics(bins: Bin[]): { ratio: number; slope: number; spread: number
 type Reading = (bins: Bin[]) => number | null;
 const RULES: Array<{ name: string; read: Reading; flags: "below" }> = [
   // Added noise is as strong at every level: |log ratio| near 0. A sensor's grows (or its tone curve bends it).
-  { name: "|log(bright σ / dark σ)| too small (noise the same at every level)", read: (b) => at(b, (s) => Math.abs(Math.log(s.ratio))), flags: "below" },
+  { name: "abs(log(bright σ / dark σ)) too small (noise the same at every level)", read: (b) => at(b, (s) => Math.abs(Math.log(s.ratio))), flags: "below" },
   { name: "bright σ / dark σ too small (noise not growing with the light)", read: (b) => at(b, (s) => s.ratio), flags: "below" },
-  { name: "|slope of log σ| too small (per 100 levels)", read: (b) => at(b, (s) => Math.abs(s.slope)), flags: "below" },
+  { name: "abs(slope of log σ per 100 levels) too small", read: (b) => at(b, (s) => Math.abs(s.slope)), flags: "below" },
 ];
 function at(bins: Bin[], f: (s: NonNullable<ReturnType<typeof statistics>>) => number): number | null {
   const s = statistics(bins);
@@ -82,6 +84,16 @@ const debianGenuine = rows.filter((r) => r.part === "debian" && r.group !== "gen
 const attackGroups = [...new Set(rows.filter((r) => r.part === "attack").map((r) => r.group!))];
 const caughtNow = (r: Row) => r.anomaly || r.unassessed;
 
+/** collect.ts's variants, in words. */
+const VARIANT_WORDS: Record<string, string> = {
+  bins: "exposure taken out",
+  bins_subpixel: "exposure and sub-pixel motion taken out",
+  bins_subpixel_smooth: "the same, flat pixels chosen on 3 × 3 means",
+};
+const table = [
+  "| variant | statistic flagged when below the threshold | training presses measured (of " + train.length + ") | AUC, camera-shaped warps below training presses | camera-shaped warps (σ 1.5) caught by it alone | caught with today's rules | held out: genuine hand-held or mounted presses flagged | Debian genuine presses flagged |",
+  "|---|---|---:|---:|---:|---:|---:|---:|",
+];
 console.log(`Level spread ≥ ${MIN_SPREAD}, ≥ ${MIN_PIXELS} flat unclipped pixels in bins of ≥ ${MIN_BIN}; threshold just beyond every genuine press of the training split (${train.length} presses).`);
 for (const variant of variants) {
   for (const rule of RULES) {
@@ -98,12 +110,17 @@ for (const variant of variants) {
     const count = (rs: Row[], f: (r: Row) => boolean) => `${rate(rs.filter(f).length, rs.length)} (${rs.filter(f).length} of ${rs.length})`;
     console.log(`  test, genuine hand-held or mounted, flagged: ${count(testMoving, flagged)}; every test press: ${count(test, flagged)}; measured ${test.filter((r) => read(r) !== null).length}`);
     console.log(`  Debian genuine videos but tree, flagged: ${count(debianGenuine, flagged)}`);
+    const shapedAll = rows.filter((r) => r.part === "attack" && r.group === attackGroups[0]);
+    const k = (rs: Row[], f: (r: Row) => boolean) => `${rs.filter(f).length} of ${rs.length}: ${rate(rs.filter(f).length, rs.length)}`;
+    table.push(`| ${VARIANT_WORDS[variant] ?? variant} | ${rule.name} | ${trainValues.length} | ${auc(shaped, trainValues).toFixed(2)} | ${k(shapedAll, flagged)} | ${k(shapedAll, (r) => caughtNow(r) || flagged(r))} | ${k(testMoving, flagged)} | ${k(debianGenuine, flagged)} |`);
     for (const group of attackGroups) {
       const attacks = rows.filter((r) => r.part === "attack" && r.group === group);
       console.log(`  rung 3 ${group}: measured ${attacks.filter((r) => read(r) !== null).length} of ${attacks.length}; caught by this alone ${count(attacks, flagged)}; by today's rules ${count(attacks, caughtNow)}; by either ${count(attacks, (r) => caughtNow(r) || flagged(r))}`);
     }
   }
 }
+
+if (args.markdown) console.log(`\n${table.join("\n")}`);
 
 /** The chance that a value of `low` lies below one of `high` (ties half): 0.5 is no separation. */
 function auc(low: number[], high: number[]): number {

@@ -124,7 +124,7 @@ const PATCH_MARGIN = 8;
 export const WIDE_MARGIN = 16;
 
 /** The window margin a shift needs: PATCH_MARGIN, or more for a shift found by the wide search. */
-const marginOf = (aligned: { dx: number; dy: number }) => Math.max(PATCH_MARGIN, Math.abs(aligned.dx), Math.abs(aligned.dy));
+export const marginOf = (aligned: { dx: number; dy: number }) => Math.max(PATCH_MARGIN, Math.abs(aligned.dx), Math.abs(aligned.dy));
 
 function binned(p: Uint8Array, side: number): Float64Array {
   const n = side >> 1;
@@ -207,7 +207,7 @@ export function patchNoise(a: Uint8Array, b: Uint8Array, side = PATCH_SIDE, alig
 const FLAT_GRADIENT = 12;
 
 /** Whether pixel `i` of a `side`-wide patch is an edge: its neighbours across and down differ by FLAT_GRADIENT or more. */
-const isEdge = (a: Uint8Array, i: number, side: number) => Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!) >= FLAT_GRADIENT;
+export const isEdge = (a: Uint8Array, i: number, side: number) => Math.abs(a[i + 1]! - a[i - 1]!) + Math.abs(a[i + side]! - a[i - side]!) >= FLAT_GRADIENT;
 /** Fewer flat pixels than this in a pair and its noise structure is measured over the whole patch. */
 const MIN_FLAT_PIXELS = 200;
 
@@ -297,7 +297,7 @@ const STILL_TOLERANCE = 0.95;
  * fitted by least squares. An exposure change multiplies the levels and an offset adds to them; a
  * scene that moved or a sensor's noise leave what this does not explain.
  */
-function exposureChange(a: Uint8Array, b: Uint8Array, at: (i: number) => number, indices: readonly number[]): { gain: number; offset: number } {
+export function exposureChange(a: Uint8Array, b: Uint8Array, at: (i: number) => number, indices: readonly number[]): { gain: number; offset: number } {
   let sa = 0;
   let sb = 0;
   let saa = 0;

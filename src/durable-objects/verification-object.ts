@@ -171,10 +171,11 @@ export class VerificationObject extends DurableObject<Env> {
   /**
    * The upload an `image_key` names, for a capture about to read its bytes: 404 without the
    * verification, 410 for a dead link, 400/409 from `checkSlot`. A slot this object minted (and its
-   * PUT's digest: `finishUpload`) is answered from what it keeps (the record, its slots, its captures'
-   * digests), so its capture reads nothing in D1 before the bytes; any other is read from D1. A key a capture already holds is a retry, answered
-   * whenever it comes (`retryOf`: the capture's forensic buffer, which its retry may name again).
-   * Counts and writes nothing: a guessed id leaves no trace.
+   * PUT's digest: `finishUpload`) is answered from what it keeps (the record, its slots, its
+   * captures' digests), so its capture reads nothing in D1 before the bytes; any other is read from
+   * D1. A key a capture already holds is a retry, answered whenever it comes (`retryOf`: the
+   * capture's forensic buffer, which its retry may name again). Counts and writes nothing: a guessed
+   * id leaves no trace.
    */
   async uploadFor(id: string, objectKey: string): Promise<{ ok: true; upload: UploadSlot; retryOf?: { forensicBufferKey: string | null } } | ErrorResult> {
     const record = this.#cached(id) ?? (await loadRecord(this.#db, id));

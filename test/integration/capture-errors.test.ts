@@ -27,6 +27,12 @@ const steps = [
   { key: "plate", type: "text", required: true, validation: { max_length: 8, format: "alphanumeric_id" } },
 ];
 
+/** When the claim holding an upload's slot was made (the object's kept slot), if one holds it. */
+async function claimOf(verificationId: string, objectKey: string): Promise<number | undefined> {
+  const slot = await runInDurableObject(verificationObject(env, verificationId), (_instance, state) => new UploadSlots(state.storage.kv).kept(objectKey));
+  return slot?.status === "uploading" ? (slot.claimedAt ?? undefined) : undefined;
+}
+
 /** Runs a refused request and asserts its status/code and that nothing was persisted. */
 async function refused(verificationId: string, request: () => Promise<{ status: number; body: any }>, status: number, code: string) {
   const before = await footprint(verificationId);
@@ -297,6 +303,11 @@ describe("upload URLs", () => {
       now: Date.now(),
     }).catch((err: unknown) => err);
     expect(refused).toBe(outage);
+    // The claim's release failing too (the object unreachable) does not hide the storage's error.
+    const unreleasable = { ...uploadDesks(env), at: (id: string) => ({ ...uploadDesks(env).at(id), release: () => Promise.reject(new Error("object unreachable (injected)")) }) };
+    const both = await receiveUpload(failing, unreleasable, { token, secret: await signingKey(env, "upload_urls"), contentType: "image/png", contentLength: String(bytes.length), body: new Response(bytes).body!, now: Date.now() }).catch((err: unknown) => err);
+    expect(both).toBe(outage);
+    await verificationObject(env, v.id).releaseClaim(v.id, minted.body.image_key, (await claimOf(v.id, minted.body.image_key))!);
     const fits = await callJson(`/v1/uploads/${token}`, { method: "PUT", rawBody: bytes, headers: { "Content-Type": "image/png" } });
     expect(fits.status).toBe(200);
     expect(fits.body).toMatchObject({ size_bytes: bytes.length, sha256: await sha256Hex(bytes) });

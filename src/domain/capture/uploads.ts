@@ -112,7 +112,8 @@ export async function receiveUpload(
     if (!finished.ok) throw toApiError(finished);
     return { image_key: slot.objectKey, size_bytes: stored.size, sha256: stored.sha256 };
   } catch (err) {
-    await desk.release(slot.objectKey, claimedAt);
+    // A release that fails too leaves the claim to go stale (STALE_CLAIM_MS): the first error is the one to answer.
+    await desk.release(slot.objectKey, claimedAt).catch(() => undefined);
     throw err;
   }
 }

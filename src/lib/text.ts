@@ -47,13 +47,19 @@ export const OTHER_SPACE = /(?! )\s/u;
 export const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * `text` with each run of CONTROL_OR_LINE_BREAK made one space, bidirectional controls dropped,
- * trimmed: for names the service did not get from a form it validates. A name with nothing visible
- * left is empty.
+ * `text` with each run of CONTROL_OR_LINE_BREAK made one space, bidirectional controls and fillers
+ * (FILLER: they print as nothing) dropped, trimmed, and at most `max` UTF-16 code units long, never
+ * cut inside a surrogate pair: for names the service did not get from a form it validates (an
+ * identity provider's). A name with nothing visible left is empty.
  */
-export function oneLine(text: string): string {
-  const line = text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(new RegExp(BIDI_CONTROL.source, "gu"), "").trim();
-  return VISIBLE.test(line) ? line : "";
+export function oneLine(text: string, max = Infinity): string {
+  const line = text
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+    .replace(new RegExp(BIDI_CONTROL.source, "gu"), "")
+    .replace(new RegExp(FILLER.source, "gu"), "")
+    .trim();
+  const cut = line.length > max ? line.slice(0, /[\uD800-\uDBFF]/.test(line[max - 1] ?? "") ? max - 1 : max).trim() : line;
+  return VISIBLE.test(cut) ? cut : "";
 }
 
 export const UNPAIRED_SURROGATE_MESSAGE = "Must be valid Unicode text: half a surrogate pair on its own (\\uD800–\\uDFFF) is not a character.";

@@ -395,6 +395,12 @@ describe("tenant display name", () => {
     expect((await findTenant(db(), reversed.tenantId))?.displayName).toBe("Acme )nimda(");
     const invisible = await signInIdentity(db(), { provider: "oidc", subject: `${subject}-zw`, displayName: "\u200b\u2060", email: "zw@example.com" }, { method: "oidc", client: { ip: null, userAgent: null } });
     expect((await findTenant(db(), invisible.tenantId))?.displayName).toBe("zw");
+    // A filler beside the name prints as nothing (the probe of 2026-12-06 found "Acme\u3164" kept), and a
+    // long name is cut to 100 code units without splitting a surrogate pair (it was cut at 100 exactly).
+    const filled = await signInIdentity(db(), { provider: "oidc", subject: `${subject}-filler`, displayName: "Acme\u3164" }, { method: "oidc", client: { ip: null, userAgent: null } });
+    expect((await findTenant(db(), filled.tenantId))?.displayName).toBe("Acme");
+    const long = await signInIdentity(db(), { provider: "oidc", subject: `${subject}-long`, displayName: `${"a".repeat(99)}\u{1F600}tail` }, { method: "oidc", client: { ip: null, userAgent: null } });
+    expect((await findTenant(db(), long.tenantId))?.displayName).toBe("a".repeat(99));
   });
 });
 

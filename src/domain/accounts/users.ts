@@ -110,7 +110,7 @@ type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 async function ownTenant(db: Db, user: Pick<UserRow, "id" | "displayName" | "email">, now: number, randomSlug: boolean): Promise<{ tenant: TenantRow; membership: MembershipRow }> {
   const tenant = await planTenant(db, {
     // The name an identity provider gave is not input we validated: kept to one line like a typed one.
-    displayName: (user.displayName !== null ? oneLine(user.displayName).slice(0, 100) : "") || user.email?.split("@")[0] || "My organisation",
+    displayName: (user.displayName !== null ? oneLine(user.displayName, 100) : "") || user.email?.split("@")[0] || "My organisation",
     now,
     randomSuffix: randomSlug,
   });

@@ -149,7 +149,7 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
 const agreements = { genuine: [] as number[], mismatched: [] as number[] };
 // The first native patch against the photo's centre: each genuine press's own, and another video's press's (capture-burst/8).
 const patchScores = { genuine: [] as number[], plain: 0, borrowed: [] as number[] };
-const mismatch: { other: Decision[]; later: Decision[]; spliced: Decision[] } = { other: [], later: [], spliced: [] };
+const mismatch: { other: Decision[]; later: Decision[]; spliced: Decision[]; faded: Decision[] } = { other: [], later: [], spliced: [], faded: [] };
 // The weakest link between consecutive frames (measures.frame_chain): each genuine press's own, and with another video's photo spliced in at the shutter.
 const chains = { genuine: [] as number[], spliced: [] as number[] };
 
@@ -161,6 +161,21 @@ const chains = { genuine: [] as number[], spliced: [] as number[] };
 function splicedInto(press: Press, photo: Press["photo"], centre: Uint8Array): Press {
   const atShutter = press.frames.reduce((best, f, i) => (f.t <= 0 && f.t > press.frames[best]!.t ? i : best), 0);
   const frames = press.frames.map((f, i) => (i === atShutter ? { ...f, luma: halved(photo.data, photo.width, photo.height) } : f));
+  return { ...press, frames, patches: [centre, ...press.patches.slice(1)], photo };
+}
+/**
+ * `splicedInto`, the photo blended in rather than cut in (rung 4‴): frame i of the recording is
+ * mixed with the photo by a weight that grows by 1 / FADE_STEPS a frame to 1 at the shutter and falls
+ * as fast after it, so consecutive frames differ by a small step only.
+ */
+const FADE_STEPS = 6;
+function fadedInto(press: Press, photo: Press["photo"], centre: Uint8Array): Press {
+  const atShutter = press.frames.reduce((best, f, i) => (f.t <= 0 && f.t > press.frames[best]!.t ? i : best), 0);
+  const picture = halved(photo.data, photo.width, photo.height);
+  const frames = press.frames.map((f, i) => {
+    const weight = Math.max(0, 1 - Math.abs(i - atShutter) / FADE_STEPS);
+    return weight === 0 ? f : { ...f, luma: Uint8Array.from(f.luma, (v, p) => Math.round(weight * picture[p]! + (1 - weight) * v)) };
+  });
   return { ...press, frames, patches: [centre, ...press.patches.slice(1)], photo };
 }
 const hand = [...genuinePresses.entries()].filter(([name]) => name !== "tree");
@@ -185,6 +200,7 @@ for (const [name, ps] of hand) {
       const spliced = await decidePress(splicedInto(ps[i]!, donor.photo, donor.patches[0]!));
       mismatch.spliced.push(spliced.decision);
       if (spliced.measures.frame_chain !== null) chains.spliced.push(spliced.measures.frame_chain);
+      mismatch.faded.push((await decidePress(fadedInto(ps[i]!, donor.photo, donor.patches[0]!))).decision);
     }
     const later = ps[i + 8]?.photo;
     if (later) mismatch.later.push((await decidePress(ps[i]!, { photo: later })).decision);
@@ -193,6 +209,7 @@ for (const [name, ps] of hand) {
 cases.push({ group: "4. real frames of another scene (another video) sent beside the photo", rung: "4", positive: true, decisions: mismatch.other });
 cases.push({ group: "4'. frames of the same video 2 s earlier sent beside the photo (a static camera's scene barely changes: the same scene)", rung: "4", positive: true, decisions: mismatch.later });
 cases.push({ group: "4''. real frames of another scene with the photo spliced in at the shutter, its centre the first native patch and the recording's after it", rung: "4", positive: true, decisions: mismatch.spliced });
+cases.push({ group: `4'''. the same with the photo blended in over ${FADE_STEPS} frames either side of the shutter instead of cut in`, rung: "4", positive: true, decisions: mismatch.faded });
 
 // Rung 5: a burst already received. Frame digests match exactly (by construction): one press sent twice.
 const replayed = (await decidePress(hand[0]![1][0]!, { burst: { replayOf: ["cap_earlier"] } })).decision;

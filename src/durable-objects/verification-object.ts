@@ -216,9 +216,19 @@ export class VerificationObject extends DurableObject<Env> {
     return { ok: true, slot: stood, claimed };
   }
 
-  /** The PUT holding the claim made at `claimedAt` stored the bytes (`finishClaim`: the slot and its row read `uploaded`). */
-  finishUpload(id: string, done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number }): Promise<{ ok: true; slot: UploadSlot } | ErrorResult> {
-    if (!belongsTo(done.objectKey, id)) return Promise.resolve(errorResult("not_found", "No such upload URL."));
+  /**
+   * The PUT holding the claim made at `claimedAt` stored the bytes (`finishClaim`: the slot and its
+   * row read `uploaded`). A verification redacted while they streamed takes nothing more: 410, the
+   * slot forgotten, the bytes left to the final sweep its redaction armed.
+   */
+  async finishUpload(id: string, done: { objectKey: string; claimedAt: number; digest: StoredDigest; now: number }): Promise<{ ok: true; slot: UploadSlot } | ErrorResult> {
+    if (!belongsTo(done.objectKey, id)) return errorResult("not_found", "No such upload URL.");
+    const record = this.#cached(id) ?? (await loadRecord(this.#db, id));
+    const redacted = record ? machine.guardNotRedacted(record.row) : errorResult("not_found", "No such upload URL.");
+    if (redacted) {
+      this.#slots.drop(done.objectKey);
+      return redacted;
+    }
     return finishClaim(this.env.DB, this.#slots, done);
   }
 

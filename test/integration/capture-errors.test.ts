@@ -328,6 +328,19 @@ describe("upload URLs", () => {
     expect(slot?.status).not.toBe("uploading");
   });
 
+  it("a PUT whose verification is redacted while its bytes stream is 410 redacted, and its slot is forgotten", async () => {
+    const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
+    const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });
+    const desk = uploadDesks(env).at(v.id);
+    const at = Date.now();
+    expect(await desk.claim({ uploadId: minted.body.capture_id, fits: { contentType: "image/png", sizeBytes: 500 }, now: at })).toMatchObject({ ok: true, claimed: true });
+    expect((await callJson(`/v1/verifications/${v.id}/redact`, { key: t.key, method: "POST" })).status).toBe(200);
+    const finished = await desk.finish({ objectKey: minted.body.image_key, claimedAt: at, digest: { sizeBytes: 500, sha256: "ab".repeat(32), sniffedType: "image/png" }, now: at });
+    expect(finished).toMatchObject({ ok: false, error: { code: "redacted" } });
+    const slot = await runInDurableObject(verificationObject(env, v.id), (_instance, state) => new UploadSlots(state.storage.kv).kept(minted.body.image_key));
+    expect(slot).toBeUndefined();
+  });
+
   it("a body of another length than its Content-Length is refused (400) and the URL stays usable", async () => {
     // HTTP framing makes this impossible on the wire, so the upload is received directly with a
     // stream that ends early or runs long.

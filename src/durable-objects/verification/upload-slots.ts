@@ -73,9 +73,8 @@ export function claimKept(slots: UploadSlots, slot: KeptSlot, fits: UploadFit | 
 /**
  * The PUT holding the claim made at `claimedAt` stored its bytes: the slot reads `uploaded` with their
  * digest, kept first (no claim takes it while its row is written), then its row. A claim taken over
- * meanwhile (this one was abandoned: `STALE_CLAIM_MS`), or a row gone (the verification was redacted
- * while the bytes streamed), is 409 and nothing is written. A failed write puts the claim back for
- * the route to release.
+ * meanwhile (this one was abandoned: `STALE_CLAIM_MS`), or a row gone meanwhile, is 409 and nothing
+ * is written. A failed write puts the claim back for the route to release.
  */
 export async function finishClaim(
   d1: D1Database,

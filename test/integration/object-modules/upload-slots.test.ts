@@ -105,7 +105,7 @@ describe("the slots an object keeps", () => {
       expect(await db().select().from(uploads).where(eq(uploads.id, slot.id)).get()).toMatchObject({ status: "uploaded", sha256: digest.sha256, sizeBytes: 123, uploadedAt: clock.now });
       expect(claimKept(slots, slots.kept(slot.objectKey)!, fits, clock.now + STALE_CLAIM_MS)).toBe(false);
 
-      // The row went (the verification was redacted while the bytes streamed): 409, and the slot goes too.
+      // The row went meanwhile: 409, and the slot goes too.
       const other = slotOf(v.id, clock.now);
       expect(await mintSlot(cx, slots, mint(other, clock.now, { cap: 4 }))).toEqual({ ok: true });
       expect(claimKept(slots, slots.kept(other.objectKey)!, fits, clock.now)).toBe(true);

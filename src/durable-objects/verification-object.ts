@@ -208,8 +208,12 @@ export class VerificationObject extends DurableObject<Env> {
     this.#record ??= record;
     const dead = machine.guardLive(record.row, claim.now);
     if (dead) return dead;
-    const row = this.#slots.keptById(id, claim.uploadId) ? null : await findUploadById(this.#db, claim.uploadId);
-    const slot = this.#slots.keptById(id, claim.uploadId) ?? (row?.verificationId === id ? keptSlotOf(row) : undefined);
+    let slot = this.#slots.keptById(id, claim.uploadId);
+    if (!slot) {
+      const row = await findUploadById(this.#db, claim.uploadId);
+      // Read again after the await: a concurrent claim may have adopted the row meanwhile.
+      slot = this.#slots.keptById(id, claim.uploadId) ?? (row?.verificationId === id ? keptSlotOf(row) : undefined);
+    }
     if (!slot) return errorResult("not_found", "No such upload URL.");
     const claimed = claimKept(this.#slots, slot, claim.fits, claim.now);
     const { claimedAt: _claim, ...stood } = slot;

@@ -2,7 +2,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { uploads } from "../../src/db/schema";
+import { captures, uploads } from "../../src/db/schema";
+import { analysesOf } from "../../src/db/analyses";
 import { receiveUpload } from "../../src/domain/capture/uploads";
 import { uploadDesks, verificationObject } from "../../src/durable-objects/verification-client";
 import { STALE_CLAIM_MS } from "../../src/model/verification/upload-slots";
@@ -33,8 +34,17 @@ async function claimOf(verificationId: string, objectKey: string): Promise<numbe
   return slot?.status === "uploading" ? (slot.claimedAt ?? undefined) : undefined;
 }
 
+/** Waits until every accepted capture's analysis has written what it writes (its thumbnail), so a footprint taken now stays still. */
+async function analysed(verificationId: string) {
+  await eventually(async () => {
+    const [stored, done] = await Promise.all([db().select({ id: captures.id }).from(captures).where(eq(captures.verificationId, verificationId)), analysesOf(db(), verificationId)]);
+    return done.length === stored.length;
+  }, "the accepted captures' analyses");
+}
+
 /** Runs a refused request and asserts its status/code and that nothing was persisted. */
 async function refused(verificationId: string, request: () => Promise<{ status: number; body: any }>, status: number, code: string) {
+  await analysed(verificationId);
   const before = await footprint(verificationId);
   const res = await request();
   expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -1,6 +1,7 @@
 /*
  * A footage clip read as the capture page reads a camera (scripts/eval/capture-footage/evaluate.ts
- * and screen-cues.ts): grey frames at the clip's own rate and resolution (capped at MAX_SIDE px),
+ * and screen-cues.ts): grey frames at the clip's own rate and resolution (capped at MAX_SIDE px, 960
+ * unless FOOTAGE_MAX_SIDE says otherwise: the page asks phones for 1920 px, and native patches scale with it),
  * each reduced to 160 px on its longest side with its native 64 px centre patch.
  */
 import { execFileSync } from "node:child_process";
@@ -10,7 +11,7 @@ import { AreaReducer } from "../../../src/analysis/decoders/frame";
 import type { PageFrame } from "../../capture-fixtures/page-frames";
 import { cachePath, sequence, type Clip } from "./sources";
 
-const MAX_SIDE = 960;
+const MAX_SIDE = Number(process.env.FOOTAGE_MAX_SIDE ?? 960);
 
 export interface Video {
   width: number;

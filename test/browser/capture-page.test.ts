@@ -227,6 +227,31 @@ describe("capture page in Chromium", () => {
     expect(missing).toEqual([]);
   });
 
+  // A description is the tenant's text; "(optional)" and "1 photo" are the page's. A right-to-left
+  // override the description leaves open would otherwise run on over the page's own words.
+  it("a tenant's description is a bidi isolate: a direction control in it cannot reorder the page's own words", async () => {
+    const v = await tenant.createVerification({
+      steps: [
+        { key: "note", type: "text", description: "Your note \u202e", required: false, validation: { max_length: 200, format: "free_text" } },
+        { key: "front", type: "image", description: "The front \u202e", min: 0, max: 1 },
+      ],
+    });
+    phone = await openPhone();
+    const { page } = phone;
+    await page.goto(pageUrl(v.id));
+    await page.getByRole("heading", { name: "A photo is needed" }).waitFor();
+    const items = page.locator(".checklist li");
+    expect(await items.locator("bdi").allTextContents()).toEqual(["Your note \u202e", "The front \u202e"]);
+    // The page's words are outside the isolate, after it.
+    expect(await items.nth(1).evaluate((li) => [...li.childNodes].map((n) => (n.nodeName === "BDI" ? "<bdi>" : n.textContent)))).toEqual(["1 photo", " — ", "<bdi>", " (optional)"]);
+    await screenshot(page, "15-bidi-description");
+    await axeClean(page, "landing with a bidi control in a description");
+    await page.getByRole("button", { name: "Start" }).click();
+    const label = page.locator("label.label");
+    expect(await label.locator("bdi").textContent()).toBe("Your note \u202e");
+    await page.getByLabel("Your note").waitFor();
+  });
+
   it("a key with spaces keeps its hint tied to its field; files past a step's max are named as not added", async () => {
     const v = await tenant.createVerification({
       steps: [

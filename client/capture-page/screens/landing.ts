@@ -21,7 +21,9 @@ function item(i18n: I18n, view: VerifyView, step: StepView): HTMLElement {
     "li",
     null,
     h("strong", null, what),
-    step.description ? ` — ${step.description}` : null,
+    // The tenant's words are isolated: a bidi control in them cannot reorder the page's own ("optional").
+    step.description ? " — " : null,
+    step.description ? h("bdi", null, step.description) : null,
     optional ? ` ${i18n.t("landing_item_optional")}` : null,
   );
 }

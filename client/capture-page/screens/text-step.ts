@@ -92,7 +92,7 @@ export function textStep(ctx: ScreenContext, step: TextStepView): void {
         ctx.next();
       },
     },
-    h("label", { for: id, class: "label" }, step.description || i18n.t("text_label")),
+    h("label", { for: id, class: "label" }, step.description ? h("bdi", null, step.description) : i18n.t("text_label")),
     input,
     h("p", { id: `${id}-hint`, class: "hint" }, hints(i18n, step)),
     already ? h("p", { class: "hint" }, i18n.t("text_already_answered")) : null,

@@ -26,7 +26,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { burstAround } from "../../../client/capture-page/integrity/frames";
 import { blockMotion, globalShift, type GreyFrame } from "../../../src/analysis/burst/measures";
-import { correlationAt, overlap } from "../../../src/analysis/burst/correlation";
+import { frameLink } from "../../../src/analysis/burst/frame-chain";
 import { pageFramesOf, readClip } from "./frames";
 import { cachePath, readManifest, type Clip } from "./sources";
 
@@ -55,37 +55,33 @@ function pressesOf(clip: Clip): PressFrames[] {
 
 const SPAN = Number(process.env.SPAN ?? 0);
 
+/** Each consecutive pair's shift (the median of its blocks'), index i for the pair (i - 1, i). */
+function pairShifts(frames: GreyFrame[]): Array<{ dx: number; dy: number }> {
+  return frames.map((f, i) => {
+    if (i === 0) return { dx: 0, dy: 0 };
+    const blocks = blockMotion(frames[i - 1]!, f, { dx: 0, dy: 0 }, 4);
+    return blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
+  });
+}
+
 /** With SPAN set: the weakest link between each frame and the first one SPAN ms or more after it (up to the shutter's); else the first frame against the shutter's. */
 function spanLink(frames: GreyFrame[], to: number): number | null {
-  if (!SPAN) return link(frames, 0, to);
+  const shifts = pairShifts(frames);
+  if (!SPAN) return link(frames, shifts, 0, to);
   let worst: number | null = null;
   for (let i = 0; i < to; i += 1) {
     const j = frames.findIndex((f, k) => k > i && f.t - frames[i]!.t >= SPAN);
     if (j === -1 || j > to) break;
-    const l = link(frames, i, j);
+    const l = link(frames, shifts, i, j);
     if (l !== null) worst = Math.min(worst ?? 1, l);
   }
   return worst;
 }
 
-function link(frames: GreyFrame[], from: number, to: number): number | null {
-  let total = { dx: 0, dy: 0 };
-  for (let i = from + 1; i <= to; i += 1) {
-    const blocks = blockMotion(frames[i - 1]!, frames[i]!, { dx: 0, dy: 0 }, 4);
-    const s = blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
-    total = { dx: total.dx + s.dx, dy: total.dy + s.dy };
-  }
-  const [a, b] = [frames[from]!, frames[to]!];
-  const [cx, cy] = [Math.round(total.dx), Math.round(total.dy)];
-  let best: number | null = null;
-  for (let dy = cy - SEARCH; dy <= cy + SEARCH; dy += 1) {
-    for (let dx = cx - SEARCH; dx <= cx + SEARCH; dx += 1) {
-      const region = overlap(a.width, a.height, dx, dy);
-      if ((region.x1 - region.x0) * (region.y1 - region.y0) * 2 < a.width * a.height) continue;
-      best = Math.max(best ?? -1, correlationAt(a.luma, b.luma, a.width, dx, dy, region));
-    }
-  }
-  return best;
+/** Frame `from` against frame `to` at the sum of the pairs' shifts between them ± SEARCH px (frame-chain.ts). */
+function link(frames: GreyFrame[], shifts: ReadonlyArray<{ dx: number; dy: number }>, from: number, to: number): number | null {
+  const total = shifts.slice(from + 1, to + 1).reduce((t, s) => ({ dx: t.dx + s.dx, dy: t.dy + s.dy }), { dx: 0, dy: 0 });
+  return frameLink(frames[from]!, frames[to]!, total, SEARCH);
 }
 
 function faded(donor: PressFrames, picture: Uint8Array, steps: number): PressFrames {

@@ -1,4 +1,4 @@
-import { alignPatchesWide, exposureChange, isEdge, marginOf, patchesAligned, PATCH_SIDE } from "../../../src/analysis/burst/measures";
+import { alignPatchesWide, exposureChange, isEdge, marginOf, patchesAligned, PATCH_SIDE, solve } from "../../../src/analysis/burst/measures";
 
 /*
  * Does the native patches' temporal noise depend on the light level? A sensor's shot noise grows
@@ -94,26 +94,9 @@ function motionAndExposure(a: Uint8Array, b: Uint8Array, at: (i: number) => numb
       for (let c = 0; c < 4; c += 1) ata[r]![c]! += f[r]! * f[c]!;
     }
   }
-  const x = solve4(ata, atb);
+  const x = solve(ata, atb);
   if (!x) return exposureOnly(a, b, at, indices);
   return (i) => features(i).reduce((s, v, k) => s + v * x[k]!, 0);
-}
-
-function solve4(a: number[][], b: number[]): number[] | null {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i]!]);
-  for (let c = 0; c < n; c += 1) {
-    let p = c;
-    for (let r = c + 1; r < n; r += 1) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
-    if (Math.abs(m[p]![c]!) < 1e-9) return null;
-    [m[c], m[p]] = [m[p]!, m[c]!];
-    for (let r = 0; r < n; r += 1) {
-      if (r === c) continue;
-      const f = m[r]![c]! / m[c]![c]!;
-      for (let k = c; k <= n; k += 1) m[r]![k]! -= f * m[c]![k]!;
-    }
-  }
-  return m.map((row, i) => row[n]! / row[i]!);
 }
 
 /** 3 × 3 means of a `side`-wide patch (its border left 0: never read, the window stays inside). */

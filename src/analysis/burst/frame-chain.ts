@@ -15,15 +15,15 @@ const SEARCH = 1;
 
 /**
  * How well `b` continues `a`: the best normalised correlation of `a` with `b` at the pair's shift
- * (`shift`: where `a`'s content moved to in `b`) ± SEARCH px, over the pixels both cover; null when
+ * (`shift`: where `a`'s content moved to in `b`) ± `search` px, over the pixels both cover; null when
  * either frame is too plain to say.
  */
-export function frameLink(a: GreyFrame, b: GreyFrame, shift: { dx: number; dy: number }): number | null {
+export function frameLink(a: GreyFrame, b: GreyFrame, shift: { dx: number; dy: number }, search = SEARCH): number | null {
   if (frameStd(a.luma) < MIN_LINK_STD || frameStd(b.luma) < MIN_LINK_STD) return null;
   const [cx, cy] = [Math.round(shift.dx), Math.round(shift.dy)];
   let best = -1;
-  for (let dy = cy - SEARCH; dy <= cy + SEARCH; dy += 1) {
-    for (let dx = cx - SEARCH; dx <= cx + SEARCH; dx += 1) {
+  for (let dy = cy - search; dy <= cy + search; dy += 1) {
+    for (let dx = cx - search; dx <= cx + search; dx += 1) {
       const region = overlap(a.width, a.height, dx, dy);
       // Less than half the frame in common: the pair cannot be compared at this shift.
       if ((region.x1 - region.x0) * (region.y1 - region.y0) * 2 < a.width * a.height) continue;

@@ -435,7 +435,7 @@ export function globalShift(blocks: BlockMatch[]): { dx: number; dy: number } {
 }
 
 /** Solves A·x = b (n×n, row-major) by Gaussian elimination with partial pivoting; null if singular. */
-function solve(a: number[][], b: number[]): number[] | null {
+export function solve(a: number[][], b: number[]): number[] | null {
   const n = b.length;
   const m = a.map((row, i) => [...row, b[i]!]);
   for (let c = 0; c < n; c += 1) {

@@ -232,7 +232,7 @@ describe("the burst the page picks around the shutter", () => {
   });
 });
 
-describe("depth from the capture burst (decision, capture-burst/10)", () => {
+describe("depth from the capture burst (decision, capture-burst/11)", () => {
   it("without a record a live capture is not assessed, never assumed live", () => {
     expect(assessCaptureBurst({ record: null, burst: null, measures: null, agreement: null, patches: null, screenCue: null })).toMatchObject({ status: "not_assessed", reason: "no_capture_integrity" });
   });
@@ -258,7 +258,7 @@ describe("depth from the capture burst (decision, capture-burst/10)", () => {
 
   it("a frozen stream renamed to an ordinary camera is an anomaly by the frames the service measured", () => {
     const result = assessCaptureBurst(findings(frozenScene()));
-    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/10" });
+    expect(result).toMatchObject({ source: "capture_burst", anomaly: true, confidence: 0.05, provider: "capture-burst", method_version: "capture-burst/11" });
     expect(codes(result)).toContain("frozen_stream");
     expect(codes(result)).not.toContain("virtual_camera");
   });
@@ -282,7 +282,7 @@ describe("depth from the capture burst (decision, capture-burst/10)", () => {
     const moved = findings(scene(12, (k) => ({ dx: k / 4, dy: Math.round(k / 2) / 4 }), 0));
     expect(moved.measures!.patch_still_share).toBe(1);
     const shifted = assessCaptureBurst(moved);
-    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/10" });
+    expect(shifted).toMatchObject({ anomaly: true, confidence: 0.05, method_version: "capture-burst/11" });
     expect(shifted.evidence).toContainEqual(expect.objectContaining({ code: "still_patches", value: 1 }));
     expect(codes(shifted)).not.toContain("frozen_stream");
 
@@ -465,6 +465,24 @@ describe("depth from the capture burst (decision, capture-burst/10)", () => {
     expect(live).toMatchObject({ anomaly: false });
     expect(codes(live)).toContain("frame_chain");
     expect(codes(live)).not.toContain("burst_frames_discontinuous");
+  });
+
+  // Under /10 block motion searched ±4 px around no motion: a faster sweep matched no block, and its
+  // frames, compared in place, read as spliced (frame_chain 0.59 at 8 px a frame, 0.20 at 10).
+  it("a camera sweeping further than the block search between frames still continues itself; a frame spliced into the sweep still breaks it", () => {
+    for (const speed of [8, 10, 14]) {
+      const sweep = scene(12, (k, x) => ({ dx: (x < 80 ? 0.9 : 1) * speed * k, dy: 0.5 * k }), 2);
+      const measured = burstOf(sweep);
+      expect(measured.frame_chain).toBeGreaterThan(0.9);
+      expect(measured.motion_px).toBeGreaterThan(0.85 * speed);
+      const result = assessCaptureBurst(findings(sweep));
+      expect(codes(result)).not.toContain("burst_frames_discontinuous");
+      expect(result).not.toMatchObject({ anomaly: true });
+      const photo = scene(12, (k) => ({ dx: 0.4 * k, dy: 0 }), 2, 9)[8]!;
+      const spliced = sweep.map((f, i) => (i === 8 ? { ...f, luma: photo.luma } : f));
+      expect(burstOf(spliced).frame_chain).toBeLessThan(0.45);
+      expect(codes(assessCaptureBurst(findings(spliced)))).toContain("burst_frames_discontinuous");
+    }
   });
 
   it("patches that never line up leave the noise unmeasured: not assessed (burst_patches_unaligned), never a pass", () => {

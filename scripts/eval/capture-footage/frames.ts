@@ -6,8 +6,9 @@
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { PATCH_SIDE, REDUCED_MAX_SIDE } from "../../../client/capture-page/integrity/frames";
+import { burstAround, PATCH_SIDE, REDUCED_MAX_SIDE } from "../../../client/capture-page/integrity/frames";
 import { AreaReducer } from "../../../src/analysis/decoders/frame";
+import type { GreyFrame } from "../../../src/model/evidence/grey-frame";
 import type { PageFrame } from "../../capture-fixtures/page-frames";
 import { cachePath, sequence, type Clip } from "./sources";
 
@@ -53,3 +54,22 @@ export function pageFramesOf(video: Video): PageFrame[] {
   });
 }
 
+
+/** A shutter press's burst: its frames, times from the press, and the index of the frame on screen at it. */
+export interface PressFrames {
+  frames: GreyFrame[];
+  shutter: number;
+}
+
+/** The bursts the page would send for a shutter pressed every 500 ms from 1 s on (as evaluate.ts presses). */
+export function pressesIn(frames: readonly GreyFrame[]): PressFrames[] {
+  const out: PressFrames[] = [];
+  for (let t = 1000; t <= frames.at(-1)!.t - 150; t += 500) {
+    const burst = burstAround(frames, t);
+    if (!burst) continue;
+    const shifted = burst.map((f) => ({ t: f.t - t, width: f.width, height: f.height, luma: f.luma }));
+    const shutter = shifted.reduce((best, f, i) => (f.t <= 0 && f.t > shifted[best]!.t ? i : best), 0);
+    out.push({ frames: shifted, shutter });
+  }
+  return out;
+}

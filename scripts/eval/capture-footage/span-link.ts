@@ -24,34 +24,19 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { burstAround } from "../../../client/capture-page/integrity/frames";
 import { blockMotion, globalShift, type GreyFrame } from "../../../src/analysis/burst/measures";
 import { frameLink } from "../../../src/analysis/burst/frame-chain";
-import { pageFramesOf, readClip } from "./frames";
+import { pageFramesOf, pressesIn, readClip, type PressFrames } from "./frames";
 import { cachePath, readManifest, type Clip } from "./sources";
 
 const { values: args } = parseArgs({ options: { split: { type: "string" }, search: { type: "string", default: "2" } } });
 const SEARCH = Number(args.search);
 
-interface PressFrames {
+interface Press extends PressFrames {
   clip: Clip;
-  frames: GreyFrame[];
-  /** Index of the frame on screen at the shutter. */
-  shutter: number;
 }
 
-function pressesOf(clip: Clip): PressFrames[] {
-  const frames = pageFramesOf(readClip(clip, 8));
-  const out: PressFrames[] = [];
-  for (let t = 1000; t <= frames.at(-1)!.t - 150; t += 500) {
-    const burst = burstAround(frames, t);
-    if (!burst) continue;
-    const shifted = burst.map((f) => ({ t: f.t - t, width: f.width, height: f.height, luma: f.luma }));
-    const shutter = shifted.reduce((best, f, i) => (f.t <= 0 && f.t > shifted[best]!.t ? i : best), 0);
-    out.push({ clip, frames: shifted, shutter });
-  }
-  return out;
-}
+const pressesOf = (clip: Clip): Press[] => pressesIn(pageFramesOf(readClip(clip, 8))).map((p) => ({ ...p, clip }));
 
 const SPAN = Number(process.env.SPAN ?? 0);
 
@@ -84,7 +69,7 @@ function link(frames: GreyFrame[], shifts: ReadonlyArray<{ dx: number; dy: numbe
   return frameLink(frames[from]!, frames[to]!, total, SEARCH);
 }
 
-function faded(donor: PressFrames, picture: Uint8Array, steps: number): PressFrames {
+function faded(donor: Press, picture: Uint8Array, steps: number): Press {
   const frames = donor.frames.map((f, i) => {
     const weight = Math.max(0, 1 - Math.abs(i - donor.shutter) / steps);
     return weight === 0 ? f : { ...f, luma: Uint8Array.from(f.luma, (v, p) => Math.round(weight * picture[p]! + (1 - weight) * v)) };
@@ -113,7 +98,7 @@ for (const [label, inGroup] of groups) {
     line(
       `${label}, photo faded over ${steps} frames into another clip's`,
       own.map((p, i) => {
-        const size = (q: PressFrames) => `${q.frames[0]!.width}x${q.frames[0]!.height}`;
+        const size = (q: Press) => `${q.frames[0]!.width}x${q.frames[0]!.height}`;
         const donors = all.filter((q) => q.clip.source !== p.clip.source && size(q) === size(p));
         if (donors.length === 0) return null;
         const donor = donors[(i * 7) % donors.length]!;

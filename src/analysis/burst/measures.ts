@@ -11,6 +11,8 @@
 import type { BurstMeasuresV1 } from "../../schemas/capture-integrity";
 import { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame } from "../../model/evidence/grey-frame";
 import { frameLink } from "./frame-chain";
+import { searchCentres, swingOf } from "./swing";
+import { median } from "../../lib/median";
 import { blockTexture, correlation, MIN_TEXTURE, spread } from "./texture";
 
 export { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame };
@@ -54,14 +56,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const same = (a: GreyFrame, b: GreyFrame) => sameBytes(a.luma, b.luma);
-
-/** Median of numbers (0 for none). */
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** The mean of `b` minus the mean of `a` (two pictures of one size): a change of exposure, or a ramp of levels. */
 function meanOffset(a: Uint8Array, b: Uint8Array): number {
@@ -429,6 +423,22 @@ export function blockMotion(a: GreyFrame, b: GreyFrame, predicted: { dx: number;
   return out;
 }
 
+/**
+ * The shift between consecutive frames: block motion within ±4 px of each of `around` (no motion
+ * first), whichever matches more blocks; no motion when none matches a block.
+ */
+export function pairShift(a: GreyFrame, b: GreyFrame, around: ReadonlyArray<{ dx: number; dy: number }>): { dx: number; dy: number } {
+  let best: BlockMatch[] = [];
+  const tried = new Set<string>();
+  for (const centre of [{ dx: 0, dy: 0 }, ...around]) {
+    if (tried.has(`${centre.dx},${centre.dy}`)) continue;
+    tried.add(`${centre.dx},${centre.dy}`);
+    const blocks = blockMotion(a, b, centre, 4);
+    if (blocks.length > best.length) best = blocks;
+  }
+  return best.length > 0 ? globalShift(best) : { dx: 0, dy: 0 };
+}
+
 /** The median block motion: the whole frame's shift. */
 export function globalShift(blocks: BlockMatch[]): { dx: number; dy: number } {
   return { dx: median(blocks.map((b) => b.dx)), dy: median(blocks.map((b) => b.dy)) };
@@ -561,6 +571,8 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   const motion: number[] = [];
   const links: number[] = [];
   let total = { dx: 0, dy: 0 };
+  // Each pair's blocks are searched around the burst's typical motion (no motion unless the camera swept fast).
+  const sweep = swingOf(frames);
   for (let i = 1; i < n; i += 1) {
     const a = frames[i - 1]!;
     const b = frames[i]!;
@@ -571,8 +583,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     let moved = 0;
     for (let p = 0; p < a.luma.length; p += 1) if (Math.abs(b.luma[p]! - a.luma[p]! - level) > 2) moved += 1;
     changed.push(moved / a.luma.length);
-    const blocks = blockMotion(a, b, { dx: 0, dy: 0 }, 4);
-    const shift = blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
+    const shift = pairShift(a, b, searchCentres(sweep, i - 1));
     motion.push(Math.hypot(shift.dx, shift.dy));
     total = { dx: total.dx + shift.dx, dy: total.dy + shift.dy };
     const link = frameLink(a, b, shift);

@@ -15,7 +15,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/10";
+export const CAPTURE_BURST_VERSION = "capture-burst/11";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";

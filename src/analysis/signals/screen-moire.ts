@@ -1,3 +1,4 @@
+import { median } from "../../lib/median";
 import { selectNth } from "../../lib/select-nth";
 import FFT from "fft.js";
 import type { Evidence, ScreenResult } from "../evidence";
@@ -241,8 +242,8 @@ export function measureMoire(tiles: Tile[]): MoireMeasurement | null {
     tiles: scores,
     strength: weightedUpperHalfMin(ratios),
     weight_over: sum(agreeing.map((t) => t.weight)) / total,
-    symmetry: median(counted.map((t) => t.symmetry!)),
-    depth_variation: median(counted.map((t) => t.depth_variation!)),
+    symmetry: medianOrNull(counted.map((t) => t.symmetry!)),
+    depth_variation: medianOrNull(counted.map((t) => t.depth_variation!)),
     tiles_over: agreeing.length,
     coarse_tiles: scores.filter((t) => t.texture === "coarse").length,
     one_directional_tiles: scores.filter((t) => t.texture === "one_directional").length,
@@ -517,13 +518,8 @@ export function sceneGradient(tile: Tile): number {
   return steps / (SCENE_BLOCK * SCENE_BLOCK) / (2 * m * (m - 1));
 }
 
-/** Median (the mean of the middle two for an even count), or null for none. */
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
+/** Median, or null for none. */
+const medianOrNull = (xs: number[]): number | null => (xs.length === 0 ? null : median(xs));
 
 /**
  * JPEG's 8×8 blocks modulate the image at 8 px: every strong peak gets weaker copies shifted by

@@ -1,0 +1,106 @@
+/**
+ * A camera swept faster than block motion searches (±4 px a frame at 160 px) broke the frame chain
+ * of a genuine burst: no block matched, the pair was compared in place, and its frames read as not
+ * continuing each other, the mark of a spliced frame (`burst_frames_discontinuous`, docs/signals.md).
+ * `capture-burst/11` searches around the burst's typical motion (src/analysis/burst/swing.ts).
+ *
+ * Nobody here has footage of such a sweep: the footage's own pairs never move that far. So each
+ * clip (manifest.tsv; build.ts first) is read with every STRIDE-th frame only, its times divided by
+ * STRIDE: the same scene, the same camera and noise, moving STRIDE times as fast between frames 33 ms
+ * apart. Per shutter press (every 500 ms from 1 s, as evaluate.ts), the burst's weakest link
+ * (frame-chain.ts) with the blocks searched around no motion (before) and around the burst's
+ * typical motion (after); and the same press with the frame at the shutter replaced by another
+ * source's frame of the same size (rung 4″: the photo spliced in), which must stay below 0.45.
+ *
+ *   npx tsx scripts/eval/capture-footage/fast-sweep.ts [--split train|test] [--strides 1,2,3,4]
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { frameLink } from "../../../src/analysis/burst/frame-chain";
+import { blockMotion, globalShift, pairShift, type GreyFrame } from "../../../src/analysis/burst/measures";
+import { searchCentres, swingOf, type Shift } from "../../../src/analysis/burst/swing";
+import { CAPTURE_BURST_THRESHOLDS } from "../../../src/analysis/signals/capture-burst";
+import { rate } from "../stats";
+import { pageFramesOf, pressesIn, readClip, type PressFrames } from "./frames";
+import { cachePath, readManifest, type Clip } from "./sources";
+
+const { values: args } = parseArgs({ options: { split: { type: "string" }, strides: { type: "string", default: "1,2,3,4" } } });
+const STRIDES = args.strides.split(",").map(Number);
+const LIMIT = CAPTURE_BURST_THRESHOLDS.minFrameChain;
+
+interface Press extends PressFrames {
+  clip: Clip;
+}
+
+/** Each pair's shift as `capture-burst/10` found it (before `/11`): blocks searched ±4 px around no motion. */
+function stillShift(a: GreyFrame, b: GreyFrame): Shift {
+  const blocks = blockMotion(a, b, { dx: 0, dy: 0 }, 4);
+  return blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
+}
+
+/** The weakest link of `frames` (as measures.ts), each pair's shift found by `shiftOf`, and the fastest pair's motion. */
+function chain(frames: GreyFrame[], shiftOf: (a: GreyFrame, b: GreyFrame, pair: number) => Shift): { link: number | null; motion: number } {
+  let link: number | null = null;
+  let motion = 0;
+  for (let i = 1; i < frames.length; i += 1) {
+    const shift = shiftOf(frames[i - 1]!, frames[i]!, i - 1);
+    motion = Math.max(motion, Math.hypot(shift.dx, shift.dy));
+    const l = frameLink(frames[i - 1]!, frames[i]!, shift);
+    if (l !== null) link = Math.min(link ?? 1, l);
+  }
+  return { link, motion };
+}
+
+/**
+ * Each pair's shift as measures.ts finds it now (`capture-burst/11`). Variants measured and not kept:
+ * VARIANT=typical searches around the burst's typical motion only, VARIANT=own around the pair's own
+ * coarse shift instead of its neighbours' (docs/signals.md says what each did).
+ */
+const sweptShift = (frames: GreyFrame[]) => {
+  const sweep = swingOf(frames);
+  return (a: GreyFrame, b: GreyFrame, pair: number) => {
+    const own = sweep.pairs[pair];
+    if (process.env.VARIANT === "typical") return pairShift(a, b, [sweep.typical]);
+    if (process.env.VARIANT === "own") return pairShift(a, b, own ? [sweep.typical, own] : [sweep.typical]);
+    return pairShift(a, b, searchCentres(sweep, pair));
+  };
+};
+
+const clips = readManifest().filter((c) => (!args.split || c.split === args.split) && existsSync(cachePath(c)));
+const read = clips.map((clip) => ({ clip, frames: pageFramesOf(readClip(clip, 8)) }));
+const genuine = (c: Clip) => c.category !== "display";
+const show = (label: string, below: number, n: number) => `${label} ${below}/${n} (${rate(below, n)})`;
+
+console.log(`frame chain under a faster sweep, ${clips.length} clips${args.split ? ` (${args.split})` : ""}; below ${LIMIT} = burst_frames_discontinuous`);
+for (const stride of STRIDES) {
+  const presses: Press[] = read.flatMap(({ clip, frames }) =>
+    pressesIn(frames.filter((_, i) => i % stride === 0).map((f) => ({ t: f.t / stride, width: f.width, height: f.height, luma: f.luma }))).map((p) => ({ ...p, clip })),
+  );
+  const own = presses.filter((p) => genuine(p.clip));
+  let [before, after, measured, fast, splicedBefore, splicedAfter, spliced] = [0, 0, 0, 0, 0, 0, 0];
+  let worst = 1;
+  own.forEach((p, i) => {
+    const old = chain(p.frames, stillShift);
+    const now = chain(p.frames, sweptShift(p.frames));
+    if (old.link === null && now.link === null) return;
+    measured += 1;
+    if (now.motion > 4) fast += 1;
+    if ((old.link ?? 1) < LIMIT) before += 1;
+    if ((now.link ?? 1) < LIMIT) after += 1;
+    worst = Math.min(worst, now.link ?? 1);
+    // Rung 4″: another source's frame of the same size put at the shutter.
+    const size = (q: Press) => `${q.frames[0]!.width}x${q.frames[0]!.height}`;
+    const donors = presses.filter((q) => q.clip.source !== p.clip.source && size(q) === size(p));
+    if (donors.length === 0) return;
+    const photo = donors[(i * 7) % donors.length]!.frames;
+    const frames = p.frames.map((f, j) => (j === p.shutter ? { ...f, luma: photo[Math.min(j, photo.length - 1)]!.luma } : f));
+    spliced += 1;
+    if ((chain(frames, stillShift).link ?? 1) < LIMIT) splicedBefore += 1;
+    if ((chain(frames, sweptShift(frames)).link ?? 1) < LIMIT) splicedAfter += 1;
+  });
+  console.log(
+    `stride ${stride}: genuine presses ${own.length} (${measured} with a link; ${fast} moving over 4 px a frame at their fastest): ` +
+      `${show("below, before", before, measured)}, ${show("after", after, measured)}, weakest after ${worst.toFixed(3)}; ` +
+      `spliced caught ${show("before", splicedBefore, spliced)}, ${show("after", splicedAfter, spliced)}`,
+  );
+}

@@ -571,7 +571,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   const motion: number[] = [];
   const links: number[] = [];
   let total = { dx: 0, dy: 0 };
-  // Each pair's blocks are searched around the burst's typical motion (no motion unless the camera swept fast).
+  // Where each pair's blocks are searched beside no motion: where a sweeping camera moved (swing.ts).
   const sweep = swingOf(frames);
   for (let i = 1; i < n; i += 1) {
     const a = frames[i - 1]!;

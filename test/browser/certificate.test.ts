@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { ContractViolation } from "../helpers/openapi-contract";
 import { checkedFetch, keyedApi as api, servedContract, tenantClient, workerLogTail } from "./helpers/api";
-import { axeClean, BASE_FLAGS, checkPageResponse, CHROMIUM, jpegFromPage } from "./helpers/browser";
+import { axeClean, BASE_FLAGS, checkPageResponse, CHROMIUM, jpegFromPage, settleChecks } from "./helpers/browser";
 
 /*
  * The certificate page and the verification-certificate command (issue 27), against the real Worker:
@@ -80,7 +80,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.allSettled(checks);
+  await settleChecks(checks);
   await browser?.close();
   if (violations.length > 0) throw new ContractViolation(violations.join("\n\n"));
   if (pageErrors.length > 0) throw new Error(`the page threw:\n${pageErrors.join("\n")}`);

@@ -106,12 +106,21 @@ export async function openPhone(options: { camera?: "allow" | "deny"; locale?: s
       return [`page ${page.url()}`, `--- page text ---`, text, `--- refused requests, console, errors ---`, ...events].join("\n");
     },
     async close() {
-      await Promise.allSettled(checks);
+      await settleChecks(checks);
       await context.close();
       rmSync(profile, { recursive: true, force: true });
       if (violations.length > 0) throw new ContractViolation(violations.join("\n\n"));
     },
   };
+}
+
+/** Waits for every check, those pushed while it waits included (answers keep arriving until the page closes). */
+export async function settleChecks(checks: ReadonlyArray<Promise<void>>): Promise<void> {
+  for (let waited = 0; waited < checks.length; ) {
+    const pending = checks.slice(waited);
+    waited = checks.length;
+    await Promise.allSettled(pending);
+  }
 }
 
 /** Checks one answer a page received from the Worker against the served document (violations are collected). */
@@ -125,10 +134,14 @@ export async function checkPageResponse(contract: Contract, response: Response, 
       return; // the page navigated away before the body could be read
     }
   }
+  // headersArray keeps repeated headers apart (two Set-Cookie lines would not fit one Headers value).
+  const headers = new Headers();
   try {
-    // headersArray keeps repeated headers apart (two Set-Cookie lines would not fit one Headers value).
-    const headers = new Headers();
     for (const { name, value } of await response.headersArray()) headers.append(name, value);
+  } catch {
+    return; // the page or its context closed before the headers could be read (as for the body above)
+  }
+  try {
     contract.check({ method: response.request().method(), url: response.url(), status: response.status(), headers, body });
   } catch (err) {
     if (!(err instanceof ContractViolation)) throw err;

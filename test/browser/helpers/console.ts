@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { inject } from "vitest";
 import { ContractViolation } from "../../helpers/openapi-contract";
 import { servedContract, workerLogTail } from "./api";
-import { BASE_FLAGS, checkPageResponse, CHROMIUM, openPhone } from "./browser";
+import { BASE_FLAGS, checkPageResponse, CHROMIUM, openPhone, settleChecks } from "./browser";
 
 /** Screenshots of every console screen at both viewports (docs/console.md, "Operator console"). */
 export const CONSOLE_SHOTS = path.resolve(import.meta.dirname, "../../../test-results/console");
@@ -50,7 +50,7 @@ export async function openConsole(): Promise<ConsoleBrowser> {
     page,
     accessibility: [],
     async close() {
-      await Promise.allSettled(checks);
+      await settleChecks(checks);
       await browser.close();
       if (violations.length > 0) throw new ContractViolation(violations.join("\n\n"));
       if (errors.length > 0) throw new Error(`the console threw:\n${errors.join("\n")}`);

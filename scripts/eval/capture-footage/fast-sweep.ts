@@ -2,14 +2,15 @@
  * A camera swept faster than block motion searches (±4 px a frame at 160 px) broke the frame chain
  * of a genuine burst: no block matched, the pair was compared in place, and its frames read as not
  * continuing each other, the mark of a spliced frame (`burst_frames_discontinuous`, docs/signals.md).
- * `capture-burst/11` searches around the burst's typical motion (src/analysis/burst/swing.ts).
+ * `capture-burst/11` also searches around the burst's typical motion and each pair's neighbours'
+ * (src/analysis/burst/swing.ts).
  *
  * Nobody here has footage of such a sweep: the footage's own pairs never move that far. So each
  * clip (manifest.tsv; build.ts first) is read with every STRIDE-th frame only, its times divided by
  * STRIDE: the same scene, the same camera and noise, moving STRIDE times as fast between frames 33 ms
  * apart. Per shutter press (every 500 ms from 1 s, as evaluate.ts), the burst's weakest link
- * (frame-chain.ts) with the blocks searched around no motion (before) and around the burst's
- * typical motion (after); and the same press with the frame at the shutter replaced by another
+ * (frame-chain.ts) with the blocks searched around no motion (before) and as measures.ts searches
+ * them now (after); and the same press with the frame at the shutter replaced by another
  * source's frame of the same size (rung 4″: the photo spliced in), which must stay below 0.45.
  *
  *   npx tsx scripts/eval/capture-footage/fast-sweep.ts [--split train|test] [--strides 1,2,3,4]

@@ -23,11 +23,12 @@ function closest(issue: Issue): Issue[] {
 }
 
 /**
- * Zod's default size messages ("Too small: expected string to have >=1 characters") in plain words,
- * for the person who reads them beside a form field as much as for a developer; a schema's own
- * message is kept as written.
+ * Zod's default size messages ("Too small: expected string to have >=1 characters") and its
+ * "expected int, received number" in plain words, for the person who reads them beside a form field
+ * as much as for a developer; a schema's own message is kept as written.
  */
 function plainMessage(issue: Issue): string {
+  if (issue.code === "invalid_type" && issue.expected === "int") return "Must be a whole number.";
   if (issue.code !== "too_small" && issue.code !== "too_big") return issue.message;
   if (!/^Too (small|big):/.test(issue.message)) return issue.message;
   const small = issue.code === "too_small";
@@ -51,7 +52,13 @@ function plainMessage(issue: Issue): string {
   }
 }
 
-/** Zod issues as `{dotted.path: message}`; the first message per path wins. */
+/**
+ * zod's `int()` checks the safe-integer range before the schema's own bounds, so `1e16` against
+ * `.max(20)` fails both; the schema's bound is the one to name.
+ */
+const SAFE_RANGE = (issue: Issue) => (issue.code === "too_big" || issue.code === "too_small") && issue.origin === "int" && Math.abs(Number(issue.code === "too_big" ? issue.maximum : issue.minimum)) === Number.MAX_SAFE_INTEGER;
+
+/** Zod issues as `{dotted.path: message}`; the first message per path wins (a safe-integer range's last). */
 export function zodFields(error: ZodError): FieldErrors {
   // No prototype: a body's `__proto__` key is named like any other unknown field, not swallowed by the setter.
   const fields: FieldErrors = Object.create(null) as FieldErrors;
@@ -59,7 +66,8 @@ export function zodFields(error: ZodError): FieldErrors {
     const key = path.map(String).join(".") || "body";
     if (!(key in fields)) fields[key] = message;
   };
-  for (const issue of error.issues.flatMap(closest)) {
+  const issues = error.issues.flatMap(closest);
+  for (const issue of [...issues.filter((i) => !SAFE_RANGE(i)), ...issues.filter(SAFE_RANGE)]) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) put([...issue.path, key], "Unknown field.");
     } else if (issue.code === "invalid_key" && issue.issues.length > 0) {

@@ -39,6 +39,16 @@ describe("validation messages", () => {
     expect(fieldsOf(schema, { name: "a", code: "abcdef", note: "", tags: ["a"], more: [], max: 1, ratio: 1, limit: 1 })).toEqual({ code: "Use at most 5 characters." });
   });
 
+  it("names a whole number's own bounds beyond the safe-integer range, and asks for a whole number where a fraction came", () => {
+    // Probe of 2026-12-07: `max_captures: 1e16` was told "Must be at most 9007199254740991." (zod's
+    // safe-integer check comes first), and `1.5` got zod's "expected int, received number".
+    const schema = z.object({ count: z.int().min(1).max(20), seconds: z.int().min(1) });
+    expect(fieldsOf(schema, { count: 1e16, seconds: -1e16 })).toEqual({ count: "Must be at most 20.", seconds: "Must be at least 1." });
+    expect(fieldsOf(schema, { count: 1.5, seconds: 1 })).toEqual({ count: "Must be a whole number." });
+    // With no bound of its own, the safe-integer range is the bound to name.
+    expect(fieldsOf(z.object({ n: z.int() }), { n: 1e16 })).toEqual({ n: "Must be at most 9007199254740991." });
+  });
+
   it("words a broken record against the version it carries, never against another version of the union", () => {
     // Probe of 2026-12-05: a version 2 record missing its parts was told "expected 1" and asked for version 1's `burst`.
     const fields = fieldsOf(CaptureIntegrityRequestSchema, { schema_version: 2 });

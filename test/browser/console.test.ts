@@ -230,10 +230,13 @@ describe("operator console in Chromium", () => {
     expect(minted.status).toBe(200);
     await minted.text();
     await shoot(ui, "10-developers");
-    await page.getByRole("button", { name: "Done" }).click();
+    // Revoked while its plaintext is still shown: the dead key is no longer offered for copying
+    // (browser probe of 2026-12-07: the banner and its "Copy key" stayed).
     await page.getByRole("button", { name: "Revoke Claims back-end" }).click();
     await page.getByRole("dialog", { name: "Revoke Claims back-end?" }).getByRole("button", { name: "Revoke the key" }).click();
     await page.getByRole("row").filter({ hasText: "Claims back-end" }).getByText(/revoked/).waitFor();
+    expect(await page.getByRole("textbox", { name: "New API key" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Copy key" }).count()).toBe(0);
     const revoked = await fetch(`${base}/v1/verifications?limit=1`, { headers: { Authorization: `Bearer ${plaintext}` } });
     expect(revoked.status).toBe(401);
     await revoked.text();

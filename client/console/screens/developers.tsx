@@ -51,6 +51,8 @@ function ApiKeys() {
   const revoke = useAction(async (key: ApiKey) => {
     await ok(api.DELETE("/v1/api-keys/{id}", { params: { path: { id: key.id } } }));
     setRevoking(undefined);
+    // A revoked key is refused (401): its plaintext is no longer offered for copying.
+    setMinted((shown) => (shown?.id === key.id ? undefined : shown));
     announce(`Key ${key.name ?? key.prefix} revoked`);
     await keys.reload();
   });

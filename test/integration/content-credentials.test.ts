@@ -13,7 +13,7 @@ import { tamperSignature } from "../helpers/tamper";
 import { callWithEnv } from "../helpers/app";
 import { sentIntegrity, syntheticCapture, type SyntheticCapture } from "../helpers/bursts";
 import { captureByKey, captureInline, hasVerdict, pollVerification } from "../helpers/capture";
-import { sha256Hex } from "../helpers/images";
+import { sha256Hex, uniqueJpeg } from "../helpers/images";
 import { samplePhoto } from "../helpers/photos";
 import { DigitalSourceType, makeTestSigner, signAsset, signJpeg } from "../helpers/c2pa";
 import { withoutC2pa } from "../../client/certificate-page/photos";
@@ -215,6 +215,36 @@ describe("Content Credentials (credentials_url)", () => {
     const bad = await fetchUrl(altered);
     expect(bad.res.status).toBe(401);
     expect(JSON.parse(new TextDecoder().decode(bad.bytes))).toMatchObject({ error: { code: "unauthorized" } });
+  });
+
+  it("a copy of a verification that still takes captures carries only its id's time part (the id is the capture link's credential); once it takes none, a new copy names it whole", async () => {
+    // Security probe of 2026-12-07: the copy of an open case's photo carried the whole id, and with it
+    // anyone given the file overwrote the answer, added a capture and completed the case.
+    const v = await createVerification(t.key, { max_captures: 2 });
+    await captureInline(v.id, live.photo, { capture_integrity: await sentIntegrity(v.id, live) });
+    let capture: any;
+    for (const deadline = Date.now() + 25_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+      [capture] = (await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items;
+      if (capture?.credentials_url) break;
+    }
+    expect(capture.credentials_url).toBeDefined();
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.status).toBe("partially_captured");
+    const open = await fetchUrl(capture.credentials_url);
+    expect(open.res.status).toBe(200);
+    const withheld = (await reference(open.bytes, "image/jpeg")).assertions["com.verification-service.capture"] as any;
+    expect(withheld).toMatchObject({ verification_id: `${v.id.slice(0, 14)}…`, verification_id_withheld: true, capture_id: capture.id });
+    const text = new TextDecoder("latin1").decode(open.bytes);
+    expect(text.includes(v.id)).toBe(false);
+    expect(text.includes(v.id.slice(14))).toBe(false);
+
+    await captureInline(v.id, uniqueJpeg());
+    await pollVerification(t.key, v.id, hasVerdict);
+    const closed = await fetchUrl(((await callJson(`/v1/verifications/${v.id}/captures`, { key: t.key })).body.items as any[]).find((c) => c.id === capture.id).credentials_url);
+    expect(closed.res.status).toBe(200);
+    expect(closed.bytes).not.toEqual(open.bytes);
+    const whole = (await reference(closed.bytes, "image/jpeg")).assertions["com.verification-service.capture"] as any;
+    expect(whole.verification_id).toBe(v.id);
+    expect(whole.verification_id_withheld).toBeUndefined();
   });
 
   async function uploaded(bytes: Uint8Array, mediaType: string) {

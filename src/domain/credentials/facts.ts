@@ -1,5 +1,6 @@
 import type { CaptureView } from "../evidence/present";
 import type { SignalView } from "../../model/evidence/analysis-view";
+import { idTimePart } from "../../model/verification/capture-credential";
 
 /**
  * What the signed manifest states about a capture (the `com.verification-service.capture`
@@ -12,7 +13,12 @@ export interface CaptureFacts {
   schema_version: 1;
   service: { name: string; url: string };
   tenant_id: string;
+  /**
+   * Whole once the verification takes no more captures; before that its id is the capture link's
+   * credential, and the copy travels: only its time part then, with `verification_id_withheld`.
+   */
   verification_id: string;
+  verification_id_withheld?: true;
   capture_id: string;
   step_key: string;
   /** `live`: taken by the capture page's camera; `upload`: a file chosen on the capture page. */
@@ -42,7 +48,7 @@ function signalFact(signal: SignalView): SignalFact {
 }
 
 /** The facts of a capture whose analysis completed (null otherwise: nothing is signed before the signals are). */
-export function captureFacts(view: CaptureView, context: { tenantId: string; serviceName: string; serviceUrl: string }): CaptureFacts | null {
+export function captureFacts(view: CaptureView, context: { tenantId: string; serviceName: string; serviceUrl: string; takesCaptures: boolean }): CaptureFacts | null {
   if (view.analysis.status !== "completed") return null;
   // The nonce was a one-time credential of the capture page: no use to anyone downstream.
   const { nonce: _nonce, ...integrity } = (view.capture_integrity ?? {}) as Record<string, unknown>;
@@ -50,7 +56,7 @@ export function captureFacts(view: CaptureView, context: { tenantId: string; ser
     schema_version: 1,
     service: { name: context.serviceName, url: context.serviceUrl },
     tenant_id: context.tenantId,
-    verification_id: view.verification_id,
+    ...(context.takesCaptures ? { verification_id: `${idTimePart(view.verification_id)}…`, verification_id_withheld: true as const } : { verification_id: view.verification_id }),
     capture_id: view.id,
     step_key: view.step_key,
     source: view.source,

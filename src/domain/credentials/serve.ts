@@ -12,6 +12,7 @@ import { credentialsKeyFor, openEvidence } from "../../storage/evidence";
 import type { EvidenceRef } from "../../storage/evidence-urls";
 import { capturesForReport } from "../evidence/captures";
 import { captureFacts, type CaptureFacts } from "./facts";
+import { takesCaptures } from "../../model/verification/capture-credential";
 import { deploymentName, isSignable, signerKid, type SignableMediaType } from "./offer";
 import { UnextendableStoreError } from "./arrived-store";
 import { embedCredentials } from "./manifest";
@@ -43,7 +44,8 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
   if (!config || !owner || !record || !capture || record.row.redactedAt !== null || capture.sha256 !== ref.sha256) throw ApiError.notFound("evidence object");
   const [reported] = await capturesForReport(db, { ...record, captures: [capture] });
   const { baseUrl } = settings(env);
-  const facts = captureFacts(reported!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl });
+  const open = takesCaptures({ status: record.row.status, expiresAt: record.row.expiresAt, redacted: false }, Date.now());
+  const facts = captureFacts(reported!.view, { tenantId: owner.tenantId, serviceName: deploymentName(env), serviceUrl: baseUrl, takesCaptures: open });
   const mediaType = capture.contentType;
   if (!facts || !reported!.credentialsOffered || !isSignable(mediaType)) throw ApiError.notFound("evidence object");
 

@@ -3,6 +3,7 @@ import type { EventRow } from "../../db/verifications";
 import type { VerificationSchema } from "../../schemas/verification";
 import type { CertifiedSignal } from "../certificates/signals";
 import type { CaptureView } from "../evidence/present";
+import { idTimePart, takesCaptures } from "../../model/verification/capture-credential";
 
 /*
  * What an evidence report shows, gathered before any drawing: the wire shapes the API serves (so the
@@ -58,14 +59,12 @@ export function reportEvents(rows: readonly EventRow[]): ReportEvent[] {
 }
 
 /**
- * The verification's id as the report prints it. While the verification can still take captures
- * (pending, partially captured or abandoned, not expired, not redacted) its id is the capture link's credential
- * (`/v1/verify/{id}`: whoever holds it may add captures), and a report is handed around: then only
- * its time part is printed, the random rest withheld, and the report says why.
+ * The verification's id as the report prints it. While the verification takes captures its id is the
+ * capture link's credential (`takesCaptures`), and a report is handed around: then only its time part
+ * is printed, the random rest withheld, and the report says why.
  */
 export function printedId(v: Pick<VerificationView, "id" | "status" | "expires_at" | "redacted_at">, at: string): { id: string; fileId: string; withheld: boolean } {
-  // `abandoned` takes captures too: a capture or an answer brings it back.
-  const open = (v.status === "pending" || v.status === "partially_captured" || v.status === "abandoned") && Date.parse(v.expires_at) > Date.parse(at) && !v.redacted_at;
-  const timePart = v.id.slice(0, "vfy_".length + 10);
+  const open = takesCaptures({ status: v.status, expiresAt: Date.parse(v.expires_at), redacted: Boolean(v.redacted_at) }, Date.parse(at));
+  const timePart = idTimePart(v.id);
   return open ? { id: `${timePart}…`, fileId: timePart, withheld: true } : { id: v.id, fileId: v.id, withheld: false };
 }

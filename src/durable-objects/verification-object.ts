@@ -198,7 +198,8 @@ export class VerificationObject extends DurableObject<Env> {
   /**
    * A Worker-proxied PUT's claim on an upload of this verification (single use, decided here, in this
    * object's storage: the PUT reads and writes nothing in D1 before its bytes): 404 without the
-   * verification or the upload, 410 for a dead link (nothing claimed); otherwise the slot as it stood
+   * verification or the upload, 410 for a dead link, 409 once a verdict, a failure or a submit closed
+   * it (nothing claimed: `checkUploadPut`); otherwise the slot as it stood
    * and whether this PUT now holds it (`claimSlot`: free, and the body `fits`). A slot minted before
    * this object kept every slot is read from its row and kept from here on.
    */
@@ -206,8 +207,8 @@ export class VerificationObject extends DurableObject<Env> {
     const record = this.#cached(id) ?? (await loadRecord(this.#db, id));
     if (!record) return errorResult("not_found", "No such upload URL.");
     this.#record ??= record;
-    const dead = machine.guardLive(record.row, claim.now);
-    if (dead) return dead;
+    const closed = machine.checkUploadPut(record.row, claim.now);
+    if (closed) return closed;
     let slot = this.#slots.keptById(id, claim.uploadId);
     if (!slot) {
       const row = await findUploadById(this.#db, claim.uploadId);

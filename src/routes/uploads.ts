@@ -26,7 +26,7 @@ const put = createRoute({
   tags: ["Capture flow"],
   summary: "Upload the bytes for an upload URL (single use, bound Content-Type, size-limited)",
   description:
-    "The raw bytes, uncompressed (a `Content-Encoding` other than identity is 415), with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409. " +
+    "The raw bytes, uncompressed (a `Content-Encoding` other than identity is 415), with the Content-Type the URL was minted for (else 415) and a Content-Length within the step's limit (else 413). A second PUT to a used URL is 409, and so is a PUT once a verdict, a failure or a submit closed the verification (`invalid_state`: no capture could take the bytes; nothing is stored). " +
     "Once the URL or its verification expired (or the verification was redacted) it is 410 before anything is read or stored. Counted with the capture flow's writes: 300 per minute per client network (429).",
   security: [],
   request: {

@@ -338,6 +338,38 @@ describe("upload URLs", () => {
     expect(slot?.status).not.toBe("uploading");
   });
 
+  it("a PUT to a verification a verdict, a failure or a submit closed after its URL was minted is 409 invalid_state, and nothing is stored", async () => {
+    // Security probe of 2026-12-07: such a PUT stored its bytes and answered 200 with a receipt no capture could take.
+    const mintJpeg = async (id: string) => (await callJson(`/v1/verifications/${id}/captures/upload-url`, { body: { content_type: "image/jpeg" } })).body;
+    const putRefused = async (id: string, minted: { upload_url: string; image_key: string }, status: string) => {
+      const res = await callJson(new URL(minted.upload_url).pathname, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ code: "invalid_state", message: expect.stringContaining(status) });
+      expect(await env.EVIDENCE.head(minted.image_key)).toBeNull();
+    };
+
+    const completed = await createVerification(t.key, { max_captures: 1 });
+    const early = await mintJpeg(completed.id);
+    expect((await inlineCapture(completed.id)).status).toBe(201);
+    await eventually(async () => (await footprint(completed.id)).status === "completed", "the verdict");
+    await putRefused(completed.id, early, "completed");
+
+    const failed = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 0, max: 1 }] });
+    const beforeSubmit = await mintJpeg(failed.id);
+    expect((await callJson(`/v1/verifications/${failed.id}/submit`, { method: "POST" })).status).toBe(200);
+    await eventually(async () => (await footprint(failed.id)).status === "failed", "no evidence: failed");
+    await putRefused(failed.id, beforeSubmit, "failed");
+
+    const submitted = await createVerification(t.key, { steps: [{ key: "photos", type: "image", description: "Photos", min: 1, max: 2 }] });
+    const minted = await mintJpeg(submitted.id);
+    expect((await inlineCapture(submitted.id)).status).toBe(201);
+    expect((await callJson(`/v1/verifications/${submitted.id}/submit`, { method: "POST" })).status).toBe(200);
+    const res = await callJson(new URL(minted.upload_url).pathname, { method: "PUT", rawBody: uniqueJpeg(), headers: { "Content-Type": "image/jpeg" } });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("invalid_state");
+    expect(await env.EVIDENCE.head(minted.image_key)).toBeNull();
+  });
+
   it("a PUT whose verification is redacted while its bytes stream is 410 redacted, and its slot is forgotten", async () => {
     const v = await createVerification(t.key, { steps: [{ key: "docs", type: "upload", min: 1, max: 1 }] });
     const minted = await callJson(`/v1/verifications/${v.id}/captures/upload-url`, { body: { content_type: "image/png" } });

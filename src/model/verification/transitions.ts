@@ -83,6 +83,19 @@ export function checkUploadMint(state: Pick<VerificationState, "status" | "expir
   const dead = guardLive(state, now);
   if (dead) return dead;
   if (state.capturesCount >= state.config.max_captures) return errorResult("step_full", "Every capture slot of this verification is used.");
+  return guardTakesCaptures(state);
+}
+
+/**
+ * Whether an upload URL's PUT may store its bytes: the link is live and no verdict, failure or submit
+ * closed the verification since the URL was minted (no capture could take them: security probe of
+ * 2026-12-07, such a PUT stored its bytes and answered 200).
+ */
+export function checkUploadPut(state: Pick<VerificationState, "status" | "expiresAt" | "redactedAt" | "submittedAt">, now: number): ErrorResult | null {
+  return guardLive(state, now) ?? guardTakesCaptures(state);
+}
+
+function guardTakesCaptures(state: Pick<VerificationState, "status" | "submittedAt">): ErrorResult | null {
   return guardUnfinished(state) ?? (state.submittedAt !== null ? errorResult("invalid_state", "The end user already submitted this verification.") : null);
 }
 

@@ -190,9 +190,20 @@ describe("operator console in Chromium", () => {
     const publicPage = await popup;
     await publicPage.getByText("Signature valid.").waitFor();
     await publicPage.close();
+    // The links' table sits in the page's narrow column: it stacks into a labelled card rather than
+    // squeeze its columns (browser probe of 2026-12-07: "you" broke one letter a line under "By", and
+    // at 1280-1440 px the Revoke button was scrolled past the edge, only "Re" in view).
+    const layout = await certificate.locator(".table-wrap").evaluate((wrap) => {
+      const range = document.createRange();
+      range.selectNodeContents(wrap.querySelector('td[data-label="By"]')!);
+      return { scrolls: wrap.scrollWidth > wrap.clientWidth, byLines: new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size };
+    });
+    expect(layout).toEqual({ scrolls: false, byLines: 1 });
     await certificate.getByRole("button", { name: /^Revoke the link created/ }).click();
     await page.getByRole("dialog", { name: "Revoke this certificate link?" }).getByRole("button", { name: "Revoke the link" }).click();
     await certificate.getByText(/^revoked /).waitFor();
+    // The revoked link is no longer offered for copying or opening (the same probe: its box stayed).
+    expect(await certificate.getByLabel("New certificate link").count()).toBe(0);
     // Its Revoke button is gone; focus is back at the links' heading.
     await page.waitForFunction(() => document.activeElement?.textContent === "Share it");
     const revokedLink = await checkedFetch(new Request(shared, { headers: { Accept: "application/json" } }));

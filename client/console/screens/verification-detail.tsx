@@ -242,31 +242,34 @@ function VerdictPanel(props: { verification: Verification }) {
             : "every required check was not applicable (uploaded content) or none was required."}
         </Notice>
       ) : null}
-      <table class="signals responsive">
-        <caption class="visually-hidden">Signals</caption>
-        <thead>
-          <tr>
-            <th scope="col">Check</th>
-            <th scope="col">Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.entries(verdict.signals).map(([key, value]) => {
-            const result = signalResult(key, value as Record<string, unknown>);
-            return (
-              <tr key={key}>
-                <th scope="row" data-label="Check">
-                  {SIGNAL_CHECKS[key]?.name ?? key}
-                  <span class="meta">checks {SIGNAL_CHECKS[key]?.checks ?? "—"}</span>
-                </th>
-                <td data-label="Result">
-                  <Badge tone={result.tone}>{result.text}</Badge>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      {/* In a table-wrap: it stacks into labelled cards wherever its column is narrow (styles.css). */}
+      <div class="table-wrap">
+        <table class="signals responsive">
+          <caption class="visually-hidden">Signals</caption>
+          <thead>
+            <tr>
+              <th scope="col">Check</th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {Object.entries(verdict.signals).map(([key, value]) => {
+              const result = signalResult(key, value as Record<string, unknown>);
+              return (
+                <tr key={key}>
+                  <th scope="row" data-label="Check">
+                    {SIGNAL_CHECKS[key]?.name ?? key}
+                    <span class="meta">checks {SIGNAL_CHECKS[key]?.checks ?? "—"}</span>
+                  </th>
+                  <td data-label="Result">
+                    <Badge tone={result.tone}>{result.text}</Badge>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }

@@ -137,13 +137,13 @@ function CertificateLinks(props: { verification: Verification }) {
   const v = props.verification;
   const path = { params: { path: { id: v.id } } };
   const links = useLoad(() => ok(api.GET("/v1/verifications/{id}/certificate-links", path)), [v.id]);
-  const [created, setCreated] = useState<string | undefined>(undefined);
+  const [created, setCreated] = useState<{ id: string; url: string } | undefined>(undefined);
   const [revoking, setRevoking] = useState<CertificateLink | undefined>(undefined);
   const createdInput = useRef<HTMLInputElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const create = useAction(async () => {
     const link = await ok(api.POST("/v1/verifications/{id}/certificate-link", path));
-    setCreated(link.url);
+    setCreated({ id: link.id, url: link.url });
     announce("Certificate link created");
     // The one time the link is shown: focus on it (selected, ready to copy).
     focusSoon(createdInput);
@@ -152,6 +152,8 @@ function CertificateLinks(props: { verification: Verification }) {
   const revoke = useAction(async (id: string) => {
     await ok(api.DELETE("/v1/certificate-links/{id}", { params: { path: { id } } }));
     setRevoking(undefined);
+    // A revoked link answers "not found": the one just created is no longer offered.
+    setCreated((shown) => (shown?.id === id ? undefined : shown));
     announce("Certificate link revoked");
     await links.reload();
     // Its Revoke button is gone: back to the top of the links.
@@ -177,14 +179,14 @@ function CertificateLinks(props: { verification: Verification }) {
       {created ? (
         <Notice tone="success">
           <Field label="New certificate link" hint="Shown only now: it is stored as a hash. Anyone who has it sees the certificate until you revoke the link.">
-            {(c) => <input {...c} ref={createdInput} class="mono" readOnly value={created} onFocus={(e) => e.currentTarget.select()} />}
+            {(c) => <input {...c} ref={createdInput} class="mono" readOnly value={created.url} onFocus={(e) => e.currentTarget.select()} />}
           </Field>
           <div class="actions">
-            <CopyButton text={created} label="Copy link" />
-            <a class="button secondary small" href={created} target="_blank" rel="noopener noreferrer">
+            <CopyButton text={created.url} label="Copy link" />
+            <a class="button secondary small" href={created.url} target="_blank" rel="noopener noreferrer">
               Open it
             </a>
-            <a class="button secondary small" href={reportWithLink(v.id, created)} download={`evidence-report-${v.id}.pdf`}>
+            <a class="button secondary small" href={reportWithLink(v.id, created.url)} download={`evidence-report-${v.id}.pdf`}>
               Download the report with this link
             </a>
           </div>

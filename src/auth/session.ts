@@ -48,7 +48,7 @@ export interface SessionClaims {
  */
 export async function verifySession(env: Env, token: string): Promise<SessionClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, sessionKey(env), { algorithms: ["HS256"], issuer: ISSUER, audience: AUDIENCE });
+    const { payload } = await jwtVerify(token, sessionKey(env), { algorithms: ["HS256"], issuer: ISSUER, audience: AUDIENCE, requiredClaims: ["exp"] });
     const userId = payload.sub;
     const tenantId = payload.tid;
     if (typeof userId !== "string" || !isId("user", userId) || typeof tenantId !== "string" || !isId("tenant", tenantId)) return null;

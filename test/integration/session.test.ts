@@ -57,6 +57,10 @@ describe("dashboard session (svc_session, HS256 JWT)", () => {
     const foreign = await new SignJWT({ tid: t.id }).setProtectedHeader({ alg: "HS256" }).setSubject(userId).setIssuer("elsewhere").setAudience("dashboard").setExpirationTime(now + 600).sign(secret);
     expect((await me(`svc_session=${foreign}`)).status).toBe(401);
 
+    // Our issuer and key but no expiry (security probe of 2026-12-07: accepted): a session always ends.
+    const endless = await new SignJWT({ tid: t.id }).setProtectedHeader({ alg: "HS256" }).setSubject(userId).setIssuer("verification-service").setAudience("dashboard").setIssuedAt(now).sign(secret);
+    expect((await me(`svc_session=${endless}`)).status).toBe(401);
+
     // Every refusal is the same 401 body.
     const refused = await me("svc_session=garbage");
     expect(refused.body.error.code).toBe("unauthorized");

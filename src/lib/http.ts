@@ -63,6 +63,20 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** What a body that is not JSON is told, whichever operation it was sent to (hono's validator's words). */
 const MALFORMED_JSON = "Malformed JSON in request body";
 
+const NOT_UTF8 = "The body is not valid UTF-8 (JSON is UTF-8, RFC 8259 §8.1).";
+
+/**
+ * The body as text, and whether its bytes were UTF-8: read leniently, bytes that are not would be
+ * stored as U+FFFD (security probe of 2026-12-07), so a JSON body with any is refused.
+ */
+function decodeBody(bytes: Uint8Array): { text: string; utf8: boolean } {
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), utf8: true };
+  } catch {
+    return { text: new TextDecoder().decode(bytes), utf8: false };
+  }
+}
+
 /** `application/json`, with or without parameters (charset). */
 export function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim());
@@ -88,19 +102,20 @@ function unsupportedCharset(contentType: string | undefined): string | null {
  * JSON routes take only `Content-Type: application/json` bodies (415 `unsupported_media_type`
  * otherwise): a cross-site form or `text/plain` beacon can then never reach them without a CORS
  * preflight, which is what keeps login CSRF (`/v1/auth/otp/verify`) and friends out. A body must
- * parse (400 otherwise) on every operation, also one that takes none and ignores what it is sent: a
+ * be UTF-8 and parse (400 otherwise) on every operation, also one that takes none and ignores what it is sent: a
  * garbled request never redacts or submits anything. An empty body is treated as absent whatever it
  * is labelled. Routes that stream raw bytes are mounted outside this.
  */
 export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
   if (!BODY_METHODS.has(c.req.method)) return next();
-  const text = await c.req.text();
+  const { text, utf8 } = decodeBody(new Uint8Array(await c.req.arrayBuffer()));
   if (text.trim() !== "") {
     if (!isJsonContentType(c.req.header("Content-Type"))) {
       throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
     }
     const unreadable = unsupportedEncoding(c.req.header("Content-Encoding")) ?? unsupportedCharset(c.req.header("Content-Type"));
     if (unreadable) throw new ApiError("unsupported_media_type", unreadable);
+    if (!utf8) throw ApiError.invalid({ body: NOT_UTF8 });
     let body: unknown;
     try {
       body = JSON.parse(text);

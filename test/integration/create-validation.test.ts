@@ -362,6 +362,21 @@ describe("the other config fields", () => {
     expect(res.body.config.metadata).toEqual({ a: "😀", b: "😀", c: String.raw`\ud800 is text` });
   });
 
+  it("a body that is not valid UTF-8 is refused, never stored with U+FFFD in place of its bytes", async () => {
+    // Security probe of 2026-12-07: raw bytes FF FE inside a JSON string were accepted and stored as U+FFFD.
+    const prefix = new TextEncoder().encode('{"max_captures":1,"metadata":{"claim":"C-1 ');
+    const suffix = new TextEncoder().encode('"}}');
+    const rawBody = new Uint8Array([...prefix, 0xff, 0xfe, ...suffix]);
+    const res = await callJson("/v1/verifications", { key: t.key, rawBody, headers: { "Content-Type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_request", fields: { body: expect.stringMatching(/UTF-8/) } });
+    // An overlong encoding of "/" (C0 AF) and a lone continuation byte are not UTF-8 either.
+    for (const bad of [[0xc0, 0xaf], [0x80]]) {
+      const again = await callJson("/v1/verifications", { key: t.key, rawBody: new Uint8Array([...prefix, ...bad, ...suffix]), headers: { "Content-Type": "application/json" } });
+      expect(again.status).toBe(400);
+    }
+  });
+
   it("expected_location and expected_object are echoed", async () => {
     const v = await accepts({ max_captures: 1, expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });
     expect(v.config).toMatchObject({ expected_location: "1 Main St, Springfield", expected_object: "red bicycle" });

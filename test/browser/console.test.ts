@@ -306,6 +306,9 @@ describe("operator console in Chromium", () => {
     await danger.getByLabel("Type the verification id to confirm").fill(id);
     await erase.click();
     await page.getByText(/The evidence was erased on/).waitFor();
+    // The button is gone with its form: focus lands on what replaced it, not back at the page's start
+    // (browser probe of 2026-12-07: it fell to the body).
+    await page.waitForFunction(() => document.activeElement?.closest("#redact-title, .danger-zone") != null);
     expect(await page.getByRole("region", { name: "Photos and files" }).getByRole("img").count()).toBe(0);
     await page.getByRole("region", { name: "Timeline" }).getByText("Evidence erased").waitFor();
     // Its capture link is dead: not offered to be sent to anyone.

@@ -172,6 +172,29 @@ describe("the team in Chromium", () => {
     await colleague.page.locator(".topbar .brand").getByText(address.split("@")[0]!).waitFor();
     await nav(colleague.page).getByRole("link", { name: "Audit log" }).waitFor();
 
+    // In their own organisation: settings changed and a domain claimed read in the settings screen's
+    // words on the audit log (browser probe of 2026-12-07: "changed: ai detection provider null", and
+    // a domain labelled "tenant").
+    const mine = colleague.page;
+    await nav(mine).getByRole("link", { name: "Settings" }).click();
+    const keep = mine.getByLabel("Keep evidence for (days)");
+    for (const days of ["30", ""]) {
+      await keep.fill(days);
+      const saved = mine.waitForResponse((r) => r.url().endsWith("/v1/tenant/settings") && r.request().method() === "PATCH");
+      await mine.getByRole("button", { name: "Save", exact: true }).click();
+      expect((await saved).status()).toBe(200);
+    }
+    await mine.getByLabel("Domain to prove").fill("acme-insurance.example");
+    await mine.getByRole("button", { name: "Get the TXT record" }).click();
+    await mine.getByRole("group", { name: "TXT record for acme-insurance.example" }).waitFor();
+    await nav(mine).getByRole("link", { name: "Audit log" }).click();
+    const ownLog = mine.getByRole("table", { name: "Audit log entries, newest first" });
+    await ownLog.getByRole("row").filter({ hasText: "Changed the settings" }).filter({ hasText: "keep evidence: 30 days" }).waitFor();
+    await ownLog.getByRole("row").filter({ hasText: "Changed the settings" }).filter({ hasText: "keep evidence: everything" }).waitFor();
+    const claimed = ownLog.getByRole("row").filter({ hasText: "Started proving a domain" });
+    await claimed.getByText("domain", { exact: true }).waitFor();
+    expect(await ownLog.getByText(/null/).count()).toBe(0);
+
     // The same with the keyboard alone: the role dialog opens, arrows pick, Tab reaches Save.
     await nav(page).getByRole("link", { name: "Team" }).click();
     await page.getByRole("heading", { level: 1, name: "Team" }).waitFor();

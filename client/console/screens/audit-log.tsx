@@ -70,6 +70,14 @@ function detailsText(entry: Entry): string {
       return SIGN_IN_METHODS[String(d.method)] ?? "";
     case "domain.dropped":
       return d.reason === "record_missing" ? "the TXT record is gone" : "the DNS record could not be looked up for 3 days";
+    case "domain.claimed":
+    case "domain.verified":
+    case "domain.removed":
+      return ""; // the domain is the entry's target
+    case "settings.updated":
+      return Object.entries((d.changed ?? {}) as Record<string, unknown>)
+        .map(([name, value]) => settingInWords(name, value))
+        .join("; ");
     default:
       return Object.entries(d)
         .map(([k, v]) => `${words(k)}: ${typeof v === "object" && v !== null ? Object.entries(v).map(([a, b]) => `${words(a)} ${String(b)}`).join(", ") : String(v)}`)
@@ -77,13 +85,31 @@ function detailsText(entry: Entry): string {
   }
 }
 
+/** A setting as the settings screen names it, with the value it was given (null: the screen's empty or default choice). */
+function settingInWords(name: string, value: unknown): string {
+  switch (name) {
+    case "display_name":
+      return `display name: ${String(value)}`;
+    case "retention_days":
+      return value === null ? "keep evidence: everything" : `keep evidence: ${String(value)} days`;
+    case "ai_detection_provider":
+      return `detection provider: ${value === null ? "this service's default" : String(value)}`;
+    case "share_reuse_index":
+      return `shared reuse index: ${value ? "on" : "off"}`;
+    default:
+      return `${words(name)}: ${String(value)}`;
+  }
+}
+
 function Target(props: { entry: Entry }) {
-  const { target } = props.entry;
+  const { target, action } = props.entry;
   const text = target.label ?? target.id;
   if (target.type === "verification") return <a href={`/console/verifications/${target.id}`}>{target.id}</a>;
+  // A domain's entries target its tenant, labelled with the domain: named as what is shown.
+  const kind = action.startsWith("domain.") ? "domain" : target.type.replaceAll("_", " ");
   return (
     <>
-      <span class="meta">{target.type.replaceAll("_", " ")}</span> <bdi class={target.label ? "break" : "mono"}>{text}</bdi>
+      <span class="meta">{kind}</span> <bdi class={target.label ? "break" : "mono"}>{text}</bdi>
     </>
   );
 }

@@ -252,11 +252,13 @@ export function VerificationsScreen() {
         loading="Loading verifications…"
         empty={rows.length === 0 && (filtered ? "No verification matches these filters." : "No verifications yet. Create one, or start one from a link template.")}
       />
-      {rows.length > 0 ? (
+      {/* Filters it cannot apply list nothing from the first render on (the rows of the list before
+          are cleared only once the load runs: for a frame they showed under the notice). */}
+      {rows.length > 0 && problems.length === 0 ? (
         <ListTable caption="Verifications, newest first" rows={rows} rowKey={(v) => v.id} busy={first.loading} columns={COLUMNS} />
       ) : null}
       <ErrorNotice error={more.error} what="More could not be loaded" />
-      {cursor ? (
+      {cursor && problems.length === 0 ? (
         <div class="more">
           <button type="button" class="button secondary" disabled={more.busy} onClick={() => void more.run()}>
             {more.busy ? "Loading…" : "Load more"}

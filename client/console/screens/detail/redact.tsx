@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, ok, type Verification } from "../../api";
-import { announce, ErrorNotice, Field, Notice, Progress } from "../../components/ui";
+import { announce, ErrorNotice, Field, focusSoon, Notice, Progress } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
 import { useAction } from "../../lib/hooks";
 
@@ -8,12 +8,19 @@ import { useAction } from "../../lib/hooks";
 export function RedactPanel(props: { verification: Verification; onChange: (v: Verification) => void }) {
   const v = props.verification;
   const [typed, setTyped] = useState("");
+  const erased = useRef<HTMLDivElement>(null);
   const redact = useAction(async () => {
     props.onChange(await ok(api.POST("/v1/verifications/{id}/redact", { params: { path: { id: v.id } } })));
     announce("The evidence was erased");
+    // The form and its button are gone: focus goes to what replaced them, not to the page's start.
+    focusSoon(erased);
   });
   if (v.redacted_at) {
-    return <Notice>Redacted on {formatDateTime(v.redacted_at)}: photos, files, answers, metadata, context and locations are erased. Ids, statuses, times, digests and the verdict remain.</Notice>;
+    return (
+      <div ref={erased} tabIndex={-1}>
+        <Notice>Redacted on {formatDateTime(v.redacted_at)}: photos, files, answers, metadata, context and locations are erased. Ids, statuses, times, digests and the verdict remain.</Notice>
+      </div>
+    );
   }
   return (
     <form

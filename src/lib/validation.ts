@@ -28,6 +28,8 @@ function closest(issue: Issue): Issue[] {
  * as much as for a developer; a schema's own message is kept as written.
  */
 function plainMessage(issue: Issue): string {
+  // zod 4 issues carry no input: a missing field is told only by the words of its message.
+  if (issue.code === "invalid_type" && / received undefined$/.test(issue.message)) return "Required.";
   if (issue.code === "invalid_type" && issue.expected === "int") return "Must be a whole number.";
   if (issue.code !== "too_small" && issue.code !== "too_big") return issue.message;
   if (!/^Too (small|big):/.test(issue.message)) return issue.message;

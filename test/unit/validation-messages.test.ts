@@ -45,6 +45,8 @@ describe("validation messages", () => {
     const schema = z.object({ count: z.int().min(1).max(20), seconds: z.int().min(1) });
     expect(fieldsOf(schema, { count: 1e16, seconds: -1e16 })).toEqual({ count: "Must be at most 20.", seconds: "Must be at least 1." });
     expect(fieldsOf(schema, { count: 1.5, seconds: 1 })).toEqual({ count: "Must be a whole number." });
+    // A field left out is "Required.", not zod's "expected string, received undefined".
+    expect(fieldsOf(z.object({ name: z.string(), count: z.int() }), {})).toEqual({ name: "Required.", count: "Required." });
     // With no bound of its own, the safe-integer range is the bound to name.
     expect(fieldsOf(z.object({ n: z.int() }), { n: 1e16 })).toEqual({ n: "Must be at most 9007199254740991." });
   });

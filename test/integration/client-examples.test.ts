@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createClient, type VerificationClient, type WebhookEvent } from "../../clients/typescript/src/index";
+import { createClient, type ReceivedWebhook, type VerificationClient } from "../../clients/typescript/src/index";
 import { createRoofClaim } from "../../clients/typescript/examples/create-verification";
 import { completedClaimsSince } from "../../clients/typescript/examples/list-verifications";
 import { waitForVerdict } from "../../clients/typescript/examples/wait-for-verdict";
@@ -69,22 +69,34 @@ describe("TypeScript client examples", () => {
       const hits = await received(hooks.id);
       return hits.find((h) => JSON.parse(h.body).type === "verification.completed" && JSON.parse(h.body).data.object.id === first.id);
     }, { what: "the verification.completed webhook" });
-    const handled: WebhookEvent[] = [];
-    const deliver = (body: string, key = secret) =>
-      handleWebhook(new Request(hooks.url, { method: "POST", headers: completed.headers, body }), key, async (event) => {
+    const handled: ReceivedWebhook[] = [];
+    const deliver = (body: string, key = secret, headers = completed.headers) =>
+      handleWebhook(new Request(hooks.url, { method: "POST", headers, body }), key, async (event) => {
         handled.push(event);
       });
 
     const ok = await deliver(completed.body);
     expect(ok.status).toBe(204);
     expect(handled).toHaveLength(1);
-    expect(handled[0]!.id).toBe(completed.headers["webhook-id"]);
-    expect(handled[0]!.data.object.verdict?.label).toBe(outcome.label);
-    expect(handled[0]!.data.object.config.metadata).toEqual({ claim_id: "CLM-1" });
+    const event = handled[0]!;
+    expect(event.id).toBe(completed.headers["webhook-id"]);
+    if (event.type === "webhook.test") throw new Error("expected the verification's event");
+    expect(event.data.object.verdict?.label).toBe(outcome.label);
+    expect(event.data.object.config.metadata).toEqual({ claim_id: "CLM-1" });
 
     expect((await deliver(completed.body.replace('"CLM-1"', '"CLM-9"'))).status).toBe(400);
     expect((await deliver(completed.body, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")).status).toBe(400);
     expect(handled).toHaveLength(1);
+
+    // The console's test send verifies too, typed as what it is (docs probe of 2026-12-07: the client
+    // typed every event as a verification's, and `event.type === "webhook.test"` did not compile).
+    const sent = await callJson("/v1/webhook-test", { headers: await sessionHeaders(t.id), body: { url: hooks.url } });
+    expect(sent.status).toBe(200);
+    const test = await waitFor(async () => (await received(hooks.id)).find((h) => JSON.parse(h.body).type === "webhook.test"), { what: "the webhook.test delivery" });
+    expect((await deliver(test.body, secret, test.headers)).status).toBe(204);
+    const testEvent = handled[1]!;
+    if (testEvent.type !== "webhook.test") throw new Error(`expected webhook.test, got ${testEvent.type}`);
+    expect(testEvent.data.object).toEqual({ tenant_id: t.id, message: expect.any(String) });
   });
 
   it("error answers become ApiError with the standard code and fields", async () => {

@@ -1,7 +1,7 @@
 import createFetchClient from "openapi-fetch";
 import type { components, operations, paths } from "./schema.js";
 
-export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
+export { verifyWebhook, WebhookVerificationError, type ReceivedWebhook } from "./webhooks.js";
 export {
   captureWithDigest,
   CertificateError,
@@ -25,6 +25,7 @@ export type CreateVerificationRequest = Schemas["CreateVerificationRequest"];
 export type VerificationList = Schemas["VerificationList"];
 export type ListVerificationsQuery = NonNullable<operations["listVerifications"]["parameters"]["query"]>;
 export type WebhookEvent = Schemas["WebhookEvent"];
+export type WebhookTestEvent = Schemas["WebhookTestEvent"];
 export type Certificate = Schemas["Certificate"];
 export type CertificateLink = Schemas["CertificateLink"];
 export type ErrorBody = Schemas["Error"];

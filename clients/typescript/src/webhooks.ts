@@ -4,6 +4,12 @@ import type { components } from "./schema.js";
 export { WebhookVerificationError };
 
 /**
+ * What a webhook delivers: a verification's event, or the console's test send (`webhook.test`, whose
+ * `data.object` is `{tenant_id, message}`). Narrow on `type`.
+ */
+export type ReceivedWebhook = components["schemas"]["WebhookEvent"] | components["schemas"]["WebhookTestEvent"];
+
+/**
  * Verifies a webhook request (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
  * `webhook-signature`) with the tenant's secret (`whsec_…`) and returns its event. Throws
  * `WebhookVerificationError` when the signature does not match or the timestamp is over 5 minutes
@@ -13,8 +19,8 @@ export function verifyWebhook(
   secret: string,
   payload: string,
   headers: Headers | Record<string, string>,
-): components["schemas"]["WebhookEvent"] {
+): ReceivedWebhook {
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
   const lowerCased = Object.fromEntries(entries.map(([name, value]) => [name.toLowerCase(), value]));
-  return new Webhook(secret).verify(payload, lowerCased) as components["schemas"]["WebhookEvent"];
+  return new Webhook(secret).verify(payload, lowerCased) as ReceivedWebhook;
 }

@@ -35,7 +35,11 @@ export const CaptureRequestSchema = z
   .strictObject({
     image_base64: z.string().optional().openapi({ description: "Inline shape: the image bytes, at most 6 MB decoded." }),
     image_key: z.string().min(1).max(512).optional().openapi({ description: "Key-reference shape: the `image_key` from upload-url." }),
-    image_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "Must be 64 hex characters.").optional(),
+    image_sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, "Must be 64 hex characters.")
+      .optional()
+      .openapi({ description: "Key-reference shape: required with `image_key` (the SHA-256 of the bytes uploaded to it); refused with `image_base64`." }),
     step_key: z.string().min(1).max(64).optional(),
     surface: z.string().min(1).max(64).optional(),
     client_captured_at: Timestamp.optional(),
@@ -61,7 +65,14 @@ export const CaptureRequestSchema = z
       ctx.addIssue({ code: "custom", path: ["image_sha256"], message: "Only used with image_key." });
     }
   })
-  .openapi("CaptureRequest");
+  .openapi("CaptureRequest", {
+    description: "Exactly one shape: inline (`image_base64`, no `image_sha256`) or key reference (`image_key` with `image_sha256`).",
+    // Each shape leaves the other's fields out (`not: {}`: present, the body fails that shape).
+    oneOf: [
+      { required: ["image_base64"], properties: { image_base64: { type: "string" }, image_key: { not: {} }, image_sha256: { not: {} } } },
+      { required: ["image_key", "image_sha256"], properties: { image_key: { type: "string" }, image_sha256: { type: "string" }, image_base64: { not: {} } } },
+    ],
+  });
 export type CaptureRequest = z.infer<typeof CaptureRequestSchema>;
 
 export const AnswerRequestSchema = z

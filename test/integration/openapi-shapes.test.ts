@@ -1,5 +1,6 @@
+import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { callJson } from "../helpers/api";
+import { callJson, createVerification, seedTenant } from "../helpers/api";
 
 /*
  * The served document types every part of a Verification the spec describes, with the spec's
@@ -59,5 +60,25 @@ describe("the OpenAPI document types the Verification to the spec", () => {
     expect(s.Verification.properties.capture_url).toMatchObject({ type: "string", format: "uri" });
     expect(s.CaptureFlowView.properties.status.enum).toEqual(["pending", "partially_captured", "completed", "expired", "failed", "abandoned"]);
     expect(s.CaptureFlowView.properties.status.enum).toEqual(s.Verification.properties.status.enum);
+  });
+
+  it("CaptureRequest admits exactly the two shapes the server takes, and none it refuses", async () => {
+    // Docs probe of 2026-12-07: the schema had every field optional, so {image_key} alone or
+    // {image_base64, image_sha256} validated against it and the server then refused them (400).
+    const doc = (await callJson("/v1/openapi.json")).body;
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema(doc, "doc");
+    const admits = ajv.getSchema("doc#/components/schemas/CaptureRequest")!;
+    const digest = "a".repeat(64);
+    expect(admits({ image_base64: "AAAA" })).toBe(true);
+    expect(admits({ image_key: "k", image_sha256: digest })).toBe(true);
+    const refused = [{}, { image_key: "k" }, { image_base64: "AAAA", image_sha256: digest }, { image_base64: "AAAA", image_key: "k" }, { image_base64: "AAAA", image_key: "k", image_sha256: digest }];
+    const t = await seedTenant();
+    const v = await createVerification(t.key, { max_captures: 1 });
+    for (const body of refused) {
+      expect(admits(body), JSON.stringify(body)).toBe(false);
+      const res = await callJson(`/v1/verifications/${v.id}/captures`, { body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
   });
 });

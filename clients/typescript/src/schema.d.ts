@@ -2517,11 +2517,13 @@ export interface components {
             /** @enum {string} */
             mode?: "verification" | "audit";
         };
+        /** @description Exactly one shape: inline (`image_base64`, no `image_sha256`) or key reference (`image_key` with `image_sha256`). */
         CaptureRequest: {
             /** @description Inline shape: the image bytes, at most 6 MB decoded. */
             image_base64?: string;
             /** @description Key-reference shape: the `image_key` from upload-url. */
             image_key?: string;
+            /** @description Key-reference shape: required with `image_key` (the SHA-256 of the bytes uploaded to it); refused with `image_base64`. */
             image_sha256?: string;
             step_key?: string;
             surface?: string;
@@ -2530,7 +2532,15 @@ export interface components {
             location?: components["schemas"]["DeviceLocation"];
             forensic_buffer_key?: string;
             capture_integrity?: components["schemas"]["CaptureIntegrityRequest"];
-        };
+        } & ({
+            image_base64: string;
+            image_key?: unknown;
+            image_sha256?: unknown;
+        } | {
+            image_key: string;
+            image_sha256: string;
+            image_base64?: unknown;
+        });
         DeviceLocation: {
             lat: number;
             lng: number;

@@ -164,6 +164,31 @@ describe("what the report says stays true", () => {
     }
   });
 
+  // Probe of 2026-12-07: "No verdict yet: the evidence has not been analysed." on expired and failed
+  // verifications (no verdict will come) and beside analysed captures; "Link expires" on every report,
+  // also once the capture link was closed; the closing note sent readers of a redacted report to text
+  // the API no longer holds.
+  it("says why there is no verdict, when the capture link closes or closed, and where the text as written is", async () => {
+    const said = async (verification: Record<string, unknown>, over: Partial<ReportContent> = {}) => (await reportText({ ...content({ verification }), ...over } as ReportContent)).join(" ");
+    const open = await said({ status: "partially_captured", completed_at: undefined });
+    expect(open).toContain("No verdict yet: the evidence is not complete, or its analysis is still running.");
+    expect(open).toMatch(/Capture link open until 2026-11-28/);
+    const expired = await said({ status: "expired", completed_at: undefined });
+    expect(expired).toContain("No verdict: the capture link expired before the evidence was complete.");
+    expect(expired).toMatch(/Capture link closed \(expired 2026-11-28/);
+    const failed = await said({ status: "failed", completed_at: undefined, failure_reason: "no_evidence" });
+    expect(failed).toContain("No verdict: the verification failed (no_evidence).");
+    expect(failed).toMatch(/Capture link closed/);
+    expect(await said({ status: "completed" })).toMatch(/Capture link closed/);
+    for (const text of [open, expired, failed]) expect(text).not.toContain("has not been analysed");
+
+    const name = { tenant: { id: "tnt_1", displayName: "شركة", verifiedDomain: null } };
+    expect(await said({ status: "completed" }, name)).toContain("The text as written (answers, notes, narrative, metadata) is in the console and in GET /v1/verifications/{id}.");
+    const erased = await said({ status: "completed", redacted_at: "2026-11-27T08:40:00.000Z" }, { ...name, redacted: true });
+    expect(erased).not.toContain("is in the console and in GET /v1/verifications/{id}");
+    expect(erased).toContain("The names as written are in the console");
+  });
+
   // Console probe of 2026-12-04: an Arabic narrative printed as "??????? ?????? ??", and nothing said text was lost.
   it("says how many characters it printed as ?, on every page and in a closing note, and nothing when it printed all", async () => {
     const config = (metadata: Record<string, string>) => ({ max_captures: 1, steps: [], signals_required: ["screen"], metadata });

@@ -18,7 +18,8 @@ export function StatusBadge(props: { status: Verification["status"] }) {
 
 export function VerdictBadge(props: { verification: Verification; withReason?: boolean }) {
   const { verdict, status } = props.verification;
-  if (!verdict) return <span class="muted">{status === "completed" ? "Analysing…" : "No verdict yet"}</span>;
+  // Expired and failed verifications get none: not "yet".
+  if (!verdict) return <span class="muted">{status === "completed" ? "Analysing…" : status === "expired" || status === "failed" ? "No verdict" : "No verdict yet"}</span>;
   // Nothing evaluated is never a verdict: the stored label is not shown as a result (the certificate is refused too).
   if (verdict.assessment === "none") {
     return (

@@ -2,6 +2,7 @@ import fontkit from "@pdf-lib/fontkit";
 import { PDFDocument, type PDFImage } from "pdf-lib";
 import { SIGNAL_KEYS } from "../../analysis/verdict";
 import { printedId, type ReportCapture, type ReportContent } from "./content";
+import { takesCaptures } from "../../model/verification/capture-credential";
 import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "./fonts/dejavu-sans";
 import { drawLocationMap, MAP_LEGEND } from "./location-map";
 import { CONTENT_WIDTH, MUTED, PageFlow } from "./page-flow";
@@ -66,7 +67,7 @@ async function layoutReport(content: ReportContent): Promise<{ doc: PDFDocument;
   seal(flow, content);
   timeline(flow, content);
   const unprintable = flow.unprintable;
-  if (unprintable > 0) unprintableNote(flow, unprintable);
+  if (unprintable > 0) unprintableNote(flow, unprintable, content.redacted);
 
   const marks = unprintable > 0 ? `“?” marks ${unprintable} character${unprintable === 1 ? "" : "s"} this report's font cannot print (see “Text this report could not print”)` : undefined;
   flow.footers(`Evidence report ${shown} · generated ${when(content.generatedAt)}`, marks);
@@ -77,11 +78,14 @@ async function layoutReport(content: ReportContent): Promise<{ doc: PDFDocument;
  * Text in a script the embedded fonts lack printed as "?": the report says so on every page and here,
  * so that nobody files it as what was written. The service holds the text as written.
  */
-function unprintableNote(flow: PageFlow, count: number): void {
+function unprintableNote(flow: PageFlow, count: number, redacted: boolean): void {
   flow.heading("Text this report could not print");
   flow.paragraph(
     `${count} character${count === 1 ? " was" : "s were"} printed as “?”: this report's font covers Latin, Greek and Cyrillic only. ` +
-      "The text as written (answers, notes, narrative, metadata) is in the console and in GET /v1/verifications/{id}.",
+      // A redacted verification's answers, notes and metadata are gone: only names are left to print.
+      (redacted
+        ? "The names as written are in the console (the organisation's in Settings, step keys on the verification's page)."
+        : "The text as written (answers, notes, narrative, metadata) is in the console and in GET /v1/verifications/{id}."),
   );
 }
 
@@ -114,18 +118,31 @@ function header(flow: PageFlow, content: ReportContent): void {
   flow.field("Created", when(v.created_at));
   if (v.submitted_at) flow.field("Submitted", when(v.submitted_at));
   if (v.completed_at) flow.field("Completed", when(v.completed_at));
-  flow.field("Link expires", when(v.expires_at));
+  // The capture link's end: while it takes captures, when; after, that it is closed (a "Link expires"
+  // date on a closed case read as if the certificate link expired, or the capture link were open).
+  if (takesCaptures({ status: v.status, expiresAt: Date.parse(v.expires_at), redacted: Boolean(v.redacted_at) }, Date.parse(content.generatedAt))) {
+    flow.field("Capture link", `open until ${when(v.expires_at)}`);
+  } else {
+    flow.field("Capture link", v.status === "expired" || Date.parse(v.expires_at) <= Date.parse(content.generatedAt) ? `closed (expired ${when(v.expires_at)})` : "closed (it takes no more captures)");
+  }
   if (v.template) flow.field("Template", `${v.template.id} (version ${v.template.version})`);
   if (v.failure_reason) flow.field("Failure", v.failure_reason);
   const metadata = v.config.metadata;
   if (metadata && Object.keys(metadata).length > 0) flow.field("Metadata", Object.entries(metadata).map(([k, x]) => `${k}: ${x}`).join("; "));
 }
 
+/** Why a verification has no verdict: one will come (the evidence or its analysis is not done), or none will. */
+function noVerdict(v: ReportContent["verification"]): string {
+  if (v.status === "expired") return "No verdict: the capture link expired before the evidence was complete.";
+  if (v.status === "failed") return `No verdict: the verification failed${v.failure_reason ? ` (${v.failure_reason})` : ""}.`;
+  return "No verdict yet: the evidence is not complete, or its analysis is still running.";
+}
+
 function verdict(flow: PageFlow, content: ReportContent): void {
   const verdict = content.verification.verdict;
   flow.heading("Verdict");
   if (!verdict) {
-    flow.paragraph("No verdict yet: the evidence has not been analysed.");
+    flow.paragraph(noVerdict(content.verification));
     return;
   }
   if (verdict.assessment === "none") {

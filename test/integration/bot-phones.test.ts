@@ -140,6 +140,25 @@ describe("bot one-time codes only for registered phones", () => {
     expect(foreign.body.error.message).toMatch(/not registered/);
   });
 
+  it("removing a member who signs in by phone removes the tenant's registration of it, and the audit log says so beside the removal", async () => {
+    const t = await seedTenant();
+    const { cookie } = await signIn(t.id);
+    const number = phone();
+    const registered = await callJson("/v1/phones", { headers: dashboard(cookie), body: { phone: number, label: "Field lead" } });
+    const issued = await botCall("/v1/bot/otp", { tenant_id: t.id, phone: number });
+    const joined = await callJson("/v1/auth/otp/verify", { body: { otp_id: issued.body.otp_id, code: issued.body.code } });
+    expect(joined.status).toBe(200);
+
+    expect((await callJson(`/v1/members/${joined.body.user.id}`, { method: "DELETE", headers: dashboard(cookie) })).status).toBe(200);
+    expect(await phonesOf(t.id)).toEqual([]);
+    const entries = await db().select().from(auditLog).where(eq(auditLog.tenantId, t.id));
+    const removal = entries.find((e) => e.action === "member.removed")!;
+    const phoneRemoval = entries.filter((e) => e.action === "phone.removed");
+    expect(phoneRemoval).toHaveLength(1);
+    expect(phoneRemoval[0]).toMatchObject({ targetType: "phone", targetId: registered.body.id, targetLabel: number, actorId: removal.actorId, details: { with_member: joined.body.user.id } });
+    expect(phoneRemoval[0]!.id > removal.id).toBe(true);
+  });
+
   it("removing the phone stops new codes, and a code issued before no longer signs in", async () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);

@@ -66,6 +66,8 @@ function detailsText(entry: Entry): string {
       return d.role ? `as ${words(d.role)}` : "";
     case "member.joined":
       return `as ${words(d.role)}${d.via ? ` (${SIGN_IN_METHODS[String(d.via)] ?? words(d.via)})` : ""}`;
+    case "phone.removed":
+      return d.with_member ? "with the member who signed in with it" : "";
     case "session.signed_in":
       return SIGN_IN_METHODS[String(d.method)] ?? "";
     case "domain.dropped":

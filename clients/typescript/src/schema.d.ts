@@ -663,7 +663,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member from the tenant (their sessions for it stop working at once)
-         * @description Admins remove members other than owners; owners remove anyone. The last owner cannot be removed (409 `invalid_state`). The person keeps their account and other memberships; the tenant's registration of their phone goes. Recorded as `member.removed` with the role they had. A member removed already is 404. Only the role checked is removed: a member whose role changed meanwhile is checked again (403 when it is now one the caller may not remove). A dashboard session needs the `admin` role or higher.
+         * @description Admins remove members other than owners; owners remove anyone. The last owner cannot be removed (409 `invalid_state`). The person keeps their account and other memberships; the tenant's registration of their phone goes. Recorded as `member.removed` with the role they had (and `phone.removed`, with `with_member`, when their phone's registration went). A member removed already is 404. Only the role checked is removed: a member whose role changed meanwhile is checked again (403 when it is now one the caller may not remove). A dashboard session needs the `admin` role or higher.
          */
         delete: operations["removeMember"];
         options?: never;

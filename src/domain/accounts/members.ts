@@ -5,6 +5,7 @@ import { memberships, users } from "../../db/schema";
 import { issueCursor, readCursor } from "../../lib/page-cursor";
 import { ApiError } from "../../lib/errors";
 import { auditInsert, auditInsertWhile, type AuditEntry } from "../audit/log";
+import { findPhone, type PhoneRow } from "./phones";
 
 /*
  * A tenant's members and their roles. A tenant always keeps an owner: the migration's triggers
@@ -122,8 +123,8 @@ export async function changeRole(db: Db, change: MemberChange & { role: Role }):
 
 /**
  * Removes a member (`member.removed`, with the role they had): their sessions for this tenant stop
- * working at once, and the tenant's registration of their phone goes too (a code would otherwise
- * sign them back in). Admins may remove members other than owners; the last owner cannot be removed.
+ * working at once, and the tenant's registration of their phone goes too (`phone.removed`: a code
+ * would otherwise sign them back in). Admins may remove members other than owners; the last owner cannot be removed.
  * Their account and their other memberships stay. The DELETE removes only the role that was checked:
  * a member promoted meanwhile (to owner, say, whom an admin may not remove) is checked again.
  */
@@ -134,20 +135,14 @@ export async function removeMember(db: Db, change: MemberChange): Promise<Member
     if (!member) throw ApiError.notFound("member");
     assertMayManage(change.actorRole, member.role);
     const entry = change.audit(member);
+    const phone = member.phone ? await findPhone(db, change.tenantId, member.phone) : undefined;
     const d1 = db.$client;
     let removed: D1Result;
     try {
       [, removed] = (await d1.batch([
         auditInsertWhile(db, { ...entry, details: { ...entry.details, role: member.role } }, now, whileMember(change.tenantId, change.userId, member.role)),
         d1.prepare("DELETE FROM memberships WHERE tenant_id = ? AND user_id = ? AND role = ?").bind(change.tenantId, change.userId, member.role),
-        // The phone goes with the membership, and only if the membership went.
-        ...(member.phone
-          ? [
-              d1
-                .prepare("DELETE FROM tenant_phones WHERE tenant_id = ? AND phone = ? AND NOT EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ? AND user_id = ?)")
-                .bind(change.tenantId, member.phone, change.tenantId, change.userId),
-            ]
-          : []),
+        ...(phone ? phoneGoesWith(db, entry, phone, change.userId, now) : []),
       ])) as [D1Result, D1Result];
     } catch (err) {
       if (isLastOwner(err)) throw new ApiError("invalid_state", LAST_OWNER);
@@ -156,6 +151,20 @@ export async function removeMember(db: Db, change: MemberChange): Promise<Member
     if (removed.meta.changes === 1) return member;
   }
   throw new ApiError("invalid_state", KEPT_CHANGING);
+}
+
+/**
+ * The tenant's registration of a removed member's phone goes with the membership, and only if the
+ * membership went; recorded as `phone.removed` beside `member.removed`, as an operator's removal is.
+ */
+function phoneGoesWith(db: Db, removal: AuditEntry, phone: PhoneRow, userId: string, now: number): D1PreparedStatement[] {
+  const d1 = db.$client;
+  const memberGone = "EXISTS (SELECT 1 FROM tenant_phones WHERE id = ? AND tenant_id = ?) AND NOT EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ? AND user_id = ?)";
+  const entry: AuditEntry = { ...removal, action: "phone.removed", target: { type: "phone", id: phone.id, label: phone.phone }, details: { with_member: userId } };
+  return [
+    auditInsertWhile(db, entry, now, { sql: memberGone, params: [phone.id, phone.tenantId, phone.tenantId, userId] }),
+    d1.prepare("DELETE FROM tenant_phones WHERE id = ? AND tenant_id = ? AND NOT EXISTS (SELECT 1 FROM memberships WHERE tenant_id = ? AND user_id = ?)").bind(phone.id, phone.tenantId, phone.tenantId, userId),
+  ];
 }
 
 /**

@@ -68,11 +68,10 @@ export async function removePhone(db: Db, tenantId: string, id: string, audit?: 
   return removed?.meta.changes === 1 ? row : undefined;
 }
 
+export async function findPhone(db: Db, tenantId: string, phone: string): Promise<PhoneRow | undefined> {
+  return db.select().from(tenantPhones).where(and(eq(tenantPhones.tenantId, tenantId), eq(tenantPhones.phone, phone))).get();
+}
+
 export async function isPhoneRegistered(db: Db, tenantId: string, phone: string): Promise<boolean> {
-  const row = await db
-    .select({ id: tenantPhones.id })
-    .from(tenantPhones)
-    .where(and(eq(tenantPhones.tenantId, tenantId), eq(tenantPhones.phone, phone)))
-    .get();
-  return row !== undefined;
+  return (await findPhone(db, tenantId, phone)) !== undefined;
 }

@@ -1,4 +1,9 @@
-import type { Verdict, Verification, VerificationStatus } from "../api";
+import type { components } from "../../../clients/typescript/src/schema";
+
+// The schema's types, not ../api's: that module opens the API client (window) when imported.
+type Verification = components["schemas"]["Verification"];
+type Verdict = components["schemas"]["Verdict"];
+type VerificationStatus = Verification["status"];
 import { REASON_WORDS } from "./signals";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });

@@ -1,6 +1,7 @@
 import { api, isOpen, ok, OPEN_STATUSES, type Verification, type WebhookDelivery } from "../api";
 import { ReviewBadge, StatusBadge, VerdictBadge } from "../components/badges";
 import { Badge, CopyButton, ErrorNotice, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
+import { captureLinkFact } from "../lib/capture-link";
 import { formatDateTime, SIGNAL_NAMES } from "../lib/format";
 import { useLoad, usePolling, useRefreshOnReturn, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
@@ -143,8 +144,8 @@ export function VerificationDetailScreen(props: { id: string }) {
             </dd>
           </div>
           <div>
-            <dt>{v.completed_at ? "Completed" : "Link expires"}</dt>
-            <dd>{formatDateTime(v.completed_at ?? v.expires_at)}</dd>
+            <dt>{captureLinkFact(v).term}</dt>
+            <dd>{captureLinkFact(v).value}</dd>
           </div>
           {v.failure_reason ? (
             <div>

@@ -146,6 +146,11 @@ export function singleLine(schema: z.ZodString = z.string()): z.ZodString {
 }
 
 export const BIDI_CONTROL_MESSAGE = "Must not hold bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they reorder what a reader sees.";
+/** A string refusing bidirectional controls (400 `invalid_request` naming the field): for names, not prose (right-to-left text needs them). */
+export function noBidi(schema: z.ZodString): z.ZodString {
+  return schema.refine((value) => !BIDI_CONTROL.test(value), { message: BIDI_CONTROL_MESSAGE });
+}
+
 export const NOT_VISIBLE_MESSAGE = "Must show something: a name of only invisible, combining or space characters is not one.";
 
 /**

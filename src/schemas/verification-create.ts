@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { prose, singleLine, tenantMap } from "./common";
+import { noBidi, prose, singleLine, tenantMap } from "./common";
 import { MEDIA_TYPES, StepInputSchema } from "./steps";
 
 export const SIGNALS = ["screen", "ai", "reverse", "context", "depth"] as const;
@@ -80,11 +80,11 @@ export const ContextSchema = z
 
 const MetadataSchema = tenantMap(
   z
-    .record(singleLine(z.string().min(1).max(40)), prose(z.string().max(500)))
+    .record(noBidi(singleLine(z.string().min(1).max(40))), prose(z.string().max(500)))
     .refine((m) => Object.keys(m).length <= 50, { message: "At most 50 metadata keys." })
     .openapi({
       description:
-        "Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused).",
+        "Up to 50 string keys (1..40 chars, one line, no bidirectional controls) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused).",
       maxProperties: 50,
       ...keyBounds(1, 40),
     }),

@@ -339,6 +339,12 @@ describe("the other config fields", () => {
     expect(key.body.error.fields["metadata.a\nb"]).toMatch(/^This key: Must be one line/);
     const v = await accepts({ max_captures: 1, metadata: { address: "1 Main St\r\nSpringfield" } });
     expect(v.config.metadata).toEqual({ address: "1 Main St\r\nSpringfield" });
+    // A key is a name printed in the console and the report: a bidirectional control reorders what
+    // the reader sees (probe of 2026-12-07). A value may hold one (right-to-left text needs them).
+    const bidi = await create({ max_captures: 1, metadata: { "claim\u202eeton": "x" } });
+    expect(bidi.status).toBe(400);
+    expect(bidi.body.error.fields["metadata.claim\u202eeton"]).toMatch(/^This key: Must not hold bidirectional controls/);
+    await accepts({ max_captures: 1, metadata: { address: "\u2067שדרות רוטשילד 1\u2069, Tel Aviv" } });
   });
 
   it("a map key a JavaScript object cannot hold as data (__proto__) is refused by name, never dropped in silence", async () => {

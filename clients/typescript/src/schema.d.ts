@@ -2216,7 +2216,7 @@ export interface components {
             webhook_url?: string;
             /** Format: email */
             notify_email?: string;
-            /** @description Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
+            /** @description Up to 50 string keys (1..40 chars, one line, no bidirectional controls) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
             metadata?: {
                 [key: string]: string;
             };
@@ -3041,7 +3041,7 @@ export interface components {
             webhook_url?: string;
             /** Format: email */
             notify_email?: string;
-            /** @description Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
+            /** @description Up to 50 string keys (1..40 chars, one line, no bidirectional controls) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
             metadata?: {
                 [key: string]: string;
             };
@@ -3152,7 +3152,7 @@ export interface components {
             webhook_url?: string;
             /** Format: email */
             notify_email?: string;
-            /** @description Up to 50 string keys (1..40 chars, one line) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
+            /** @description Up to 50 string keys (1..40 chars, one line, no bidirectional controls) with string values (up to 500 chars; lines and tabs kept, other control characters such as NUL and escape sequences refused). */
             metadata?: {
                 [key: string]: string;
             };

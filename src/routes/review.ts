@@ -4,6 +4,7 @@ import { auditEntry } from "../auth/audit-context";
 import { sessionPrincipal } from "../auth/principal";
 import { createDb } from "../db/client";
 import { presentVerification } from "../model/verification/present";
+import { REVIEWS_PER_VERIFICATION } from "../model/verification/transitions";
 import { reviewVerification } from "../domain/verification/review";
 import type { AppEnv } from "../env";
 import { settings } from "../env";
@@ -23,11 +24,12 @@ const review = createRoute({
   summary: "Record an operator's decision beside the verdict",
   description:
     "Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. " +
-    "Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing " +
+    `Reviews may follow each other, up to ${REVIEWS_PER_VERIFICATION} per verification (then 409 \`invalid_state\`: the latest stands); each is on the timeline as \`verification.reviewed\` and sent as that webhook. ` +
+    "The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing " +
     "(create a new verification to ask for more evidence). A redacted verification is 410 `redacted`.",
   ...access({ session: "reviewer" }),
   request: { params: IdParam, body: jsonBody(ReviewRequestSchema, { decision: "approved", note: "Photos match the claim; roof damage consistent with the reported hail." }) },
-  responses: { 200: jsonContent(VerificationSchema, "The verification with its review"), ...pickErrors(400, 401, 403, 404, 410, 413, 500) },
+  responses: { 200: jsonContent(VerificationSchema, "The verification with its review"), ...pickErrors(400, 401, 403, 404, 409, 410, 413, 500) },
 });
 
 app.openapi(review, async (c) => {

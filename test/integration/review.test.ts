@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { REVIEWS_PER_VERIFICATION } from "../../src/model/verification/transitions";
 import { callJson, createVerification, seedTenant, type TestTenant } from "../helpers/api";
 import { hasVerdict, inlineCapture, pollVerification } from "../helpers/capture";
 import { assessableJpeg } from "../helpers/certificates";
@@ -74,6 +75,27 @@ describe("review decisions", () => {
     // Another note is another review.
     expect((await callJson(path, { body: { ...body, note: "Glare shows a screen; the customer agreed." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
     expect(await reviewed()).toHaveLength(2);
+  });
+
+  // Issue 42's outside check of 2026-12-07: 40 reviews with different notes made 41 events.
+  it(`takes at most ${REVIEWS_PER_VERIFICATION} reviews: the next is 409 and appends nothing, the latest stands, and its retry is still answered`, async () => {
+    const v = await completed();
+    const reviewer = await signIn(t.id);
+    const path = `/v1/verifications/${v.id}/review`;
+    for (let i = 1; i <= REVIEWS_PER_VERIFICATION; i += 1) {
+      const res = await callJson(path, { body: { decision: i % 2 ? "approved" : "rejected", note: `Review ${i}.` }, headers: dashboard(reviewer.cookie) });
+      expect(res.status, `review ${i}`).toBe(200);
+    }
+    const last = `Review ${REVIEWS_PER_VERIFICATION}.`;
+    const over = await callJson(path, { body: { decision: "approved", note: "One more." }, headers: dashboard(reviewer.cookie) });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toEqual({ code: "invalid_state", message: `This verification was reviewed ${REVIEWS_PER_VERIFICATION} times already: its latest review stands.` });
+    const retry = await callJson(path, { body: { decision: "rejected", note: last }, headers: dashboard(reviewer.cookie) });
+    expect(retry.status).toBe(200);
+    expect(retry.body.review).toMatchObject({ decision: "rejected", note: last });
+    expect(Object.keys(retry.body.review).sort()).toEqual(["at", "by", "decision", "note"]);
+    const events = (await callJson(`/v1/verifications/${v.id}/events?limit=100`, { key: t.key })).body.events.filter((e: any) => e.event_name === "verification.reviewed");
+    expect(events).toHaveLength(REVIEWS_PER_VERIFICATION);
   });
 
   it("a review recorded before the verification completed is not certified beside the evidence sent after it", async () => {

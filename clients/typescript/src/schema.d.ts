@@ -1094,7 +1094,7 @@ export interface paths {
         put?: never;
         /**
          * Record an operator's decision beside the verdict
-         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other; each is on the timeline as `verification.reviewed` and sent as that webhook. The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`. A dashboard session needs the `reviewer` role or higher.
+         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other, up to 20 per verification (then 409 `invalid_state`: the latest stands); each is on the timeline as `verification.reviewed` and sent as that webhook. The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`. A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["reviewVerification"];
         delete?: never;
@@ -9160,6 +9160,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: `step_full`, `invalid_state`, `already_finalized`, `answer_limit`, `idempotency_conflict`, `upload_expired`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */

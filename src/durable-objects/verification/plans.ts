@@ -112,9 +112,10 @@ export function caseAnalysisPlan(caseAnalysis: unknown, read: readonly string[])
 
 export function reviewPlan(cmd: ReviewCommand): Decide {
   return (state, record, now) => {
-    const decision = machine.review(state, cmd, now);
+    // A retry of the latest review is answered as recorded, also once the reviews reached their bound.
+    if (state.redactedAt === null && machine.repeatsLatestReview(record.row.review, cmd, now)) return { transition: noChange(state), noop: true };
+    const decision = machine.review(state, cmd, now, machine.reviewCount(record.row.review));
     if (!decision.ok) return decision;
-    if (machine.repeatsLatestReview(record.row.review, cmd, now)) return { transition: noChange(state), noop: true };
     return { transition: decision.transition, columns: { review: decision.review } };
   };
 }

@@ -377,15 +377,41 @@ export interface ReviewCommand {
 }
 
 /**
- * An operator's decision, recorded beside the machine verdict (which never changes). Any status
- * takes one and several may follow each other; `needs_more` reopens nothing (a new verification is
- * how more evidence is asked for), it is only recorded.
+ * How many reviews one verification takes. Each is an event on its timeline, so this bounds what the
+ * tenant's staff can append to it, as ANSWER_REVISIONS_PER_STEP bounds the end user's answers.
  */
-export function review(state: VerificationState, cmd: ReviewCommand, now: number): Decision<{ review: { decision: ReviewDecision; note?: string; by: string; at: number } }> {
+export const REVIEWS_PER_VERIFICATION = 20;
+
+/** The stored review as the machine reads it: `count` is how many were recorded, this one included. */
+export interface StoredReview {
+  decision: ReviewDecision;
+  note?: string;
+  by: string;
+  at: number;
+  count: number;
+}
+
+/** How many reviews `latest` (the stored review) says were recorded; one for a review stored before the count was kept. */
+export function reviewCount(latest: unknown): number {
+  if (!latest || typeof latest !== "object") return 0;
+  const { count } = latest as { count?: unknown };
+  return typeof count === "number" ? count : 1;
+}
+
+/**
+ * An operator's decision, recorded beside the machine verdict (which never changes). Any status
+ * takes one and several may follow each other, up to REVIEWS_PER_VERIFICATION (409 `invalid_state`
+ * after: the latest stands); `needs_more` reopens nothing (a new verification is how more evidence
+ * is asked for), it is only recorded.
+ */
+export function review(state: VerificationState, cmd: ReviewCommand, now: number, reviewsSoFar: number): Decision<{ review: StoredReview }> {
   const redacted = guardNotRedacted(state);
   if (redacted) return redacted;
+  if (reviewsSoFar >= REVIEWS_PER_VERIFICATION) {
+    return errorResult("invalid_state", `This verification was reviewed ${REVIEWS_PER_VERIFICATION} times already: its latest review stands.`);
+  }
   const payload = { decision: cmd.decision, note: cmd.note, by: cmd.by };
-  return { ok: true, review: { ...payload, at: now }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
+  return { ok: true, review: { ...payload, at: now, count: reviewsSoFar + 1 }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
 }
 
 /** How long the same review by the same reviewer counts as the one already recorded (a retry, a double click). */

@@ -319,12 +319,19 @@ describe("review and redaction", () => {
   const redacted = (over: Partial<VerificationState> = {}) => state({ status: "partially_captured", redactedAt: NOW - 1, captures: [{ id: "a", stepKey: "front", imageKey: "1" }], ...over });
 
   it.each(ALL)("a review from %s keeps the status and records decision, note and reviewer", (status) => {
-    const d = m.review(state({ status }), { decision: "rejected", note: "glare", by: "usr_1" }, NOW);
+    const d = m.review(state({ status }), { decision: "rejected", note: "glare", by: "usr_1" }, NOW, 3);
     expect(d).toMatchObject({
       ok: true,
-      review: { decision: "rejected", note: "glare", by: "usr_1", at: NOW },
+      review: { decision: "rejected", note: "glare", by: "usr_1", at: NOW, count: 4 },
       transition: { status, patch: {}, events: [{ name: "verification.reviewed", payload: { decision: "rejected", note: "glare", by: "usr_1" } }] },
     });
+  });
+
+  it(`takes ${m.REVIEWS_PER_VERIFICATION} reviews, counting one for a stored review from before the count was kept`, () => {
+    const cmd = { decision: "approved", note: "x", by: "usr_1" } as const;
+    expect(m.review(state({ status: "completed" }), cmd, NOW, m.REVIEWS_PER_VERIFICATION - 1)).toMatchObject({ ok: true, review: { count: m.REVIEWS_PER_VERIFICATION } });
+    expect(m.review(state({ status: "completed" }), cmd, NOW, m.REVIEWS_PER_VERIFICATION)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    expect([m.reviewCount(null), m.reviewCount({ decision: "approved", by: "usr_1", at: 1 }), m.reviewCount({ decision: "approved", by: "usr_1", at: 1, count: 7 })]).toEqual([0, 1, 7]);
   });
 
   it("redacts once, keeping the status; a second request is a no-op", () => {
@@ -342,7 +349,7 @@ describe("review and redaction", () => {
     expect(m.recordAnswer(redacted(), "plate", "AB12", NOW)).toMatchObject(gone);
     expect(m.submit(redacted(), NOW)).toMatchObject(gone);
     expect(m.reportProgress(redacted(), "abandoned", NOW)).toMatchObject(gone);
-    expect(m.review(redacted(), { decision: "approved", note: "x", by: "usr_1" }, NOW)).toMatchObject(gone);
+    expect(m.review(redacted(), { decision: "approved", note: "x", by: "usr_1" }, NOW, 0)).toMatchObject(gone);
     expect(m.finalize(redacted(), "story", NOW)).toMatchObject(gone);
     expect(m.complete(redacted({ readyAt: NOW - 1 }), NOW, {})).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     expect(m.fail(redacted(), "x")).toMatchObject({ ok: false, error: { code: "invalid_state" } });

@@ -22,7 +22,7 @@ const finalize = createRoute({
   summary: "Close a case with its narrative and run the case analysis",
   description:
     "Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. " +
-    "The status is unchanged, and a verification still taking evidence goes on taking it: each capture analysed after finalize runs the case analysis again over every capture. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later.",
+    "The status is unchanged, and a verification still taking evidence goes on taking it: each capture analysed after finalize runs the case analysis again over every capture. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later, sent as the `verification.case.analyzed` webhook (as is every later run that replaces it).",
   ...access({ apiKey: "full", session: "reviewer" }),
   request: {
     params: IdParam,

@@ -56,6 +56,7 @@ export const WebhookEventSchema = z
       "verification.expired",
       "verification.failed",
       "verification.case.completed",
+      "verification.case.analyzed",
       "verification.reviewed",
       "verification.redacted",
     ]),

@@ -7,11 +7,13 @@ import type { CaseAnalysis } from "../../src/analysis/case-analysis";
 import { callJson, createVerification, db, seedTenant } from "../helpers/api";
 import { captureInline, hasVerdict, pollVerification } from "../helpers/capture";
 import { encodeJpeg, exifTiff, naturalScene } from "../helpers/synth";
+import { waitFor } from "../helpers/wait";
+import { received, receiver } from "../helpers/webhooks";
 
 const narrative = "My car was scratched in the supermarket car park on Friday afternoon.";
 
-async function completedVerification(key: string, seed: number) {
-  const v = await createVerification(key, { max_captures: 2 });
+async function completedVerification(key: string, seed: number, webhookUrl?: string) {
+  const v = await createVerification(key, { max_captures: 2, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) });
   await captureInline(v.id, encodeJpeg(naturalScene(128, 96, seed), 90, exifTiff({ make: "Google", model: "Pixel 8", dateTimeOriginal: "2026:05:01 10:00:00" })));
   await captureInline(v.id, encodeJpeg(naturalScene(128, 96, seed + 1), 90, exifTiff({ make: "Google", model: "Pixel 8", dateTimeOriginal: "2026:05:01 10:02:00" })));
   return pollVerification(key, v.id, hasVerdict);
@@ -90,6 +92,21 @@ describe("POST /v1/verifications/{id}/finalize", () => {
     expect(record.row.narrative).toBe(narrative);
     const later = await pollVerification(t.key, v.id, (x) => x.case_analysis !== undefined);
     expect(later.case_analysis.review_priority).toBe("low");
+  });
+
+  // Webhook probe of 2026-12-07: a tenant relying on webhooks got `case.completed` without the
+  // analysis, and nothing when it landed.
+  it("the case analysis, when it lands after finalize answered, is sent as verification.case.analyzed with it", async () => {
+    const t = await seedTenant();
+    const r = receiver();
+    const v = await completedVerification(t.key, 31, r.url);
+    const { analysed } = await finalizeCase(env, db(), { tenantId: t.id, id: v.id, narrative, budgetMs: 0 });
+    expect(analysed).toBe(false);
+    const hook = await waitFor(async () => (await received(r.id)).map((h) => JSON.parse(h.body)).find((b) => b.type === "verification.case.analyzed"), {
+      what: "a verification.case.analyzed webhook",
+    });
+    expect(hook.data.object.case_analysis).toMatchObject({ review_priority: "low", overall_risk_score: expect.any(Number) });
+    expect(hook.data.object.narrative).toBe(narrative);
   });
 
   // Probe of 2026-12-04: finalize leaves the status alone, so a verification finalized after its

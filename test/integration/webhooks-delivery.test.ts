@@ -178,6 +178,7 @@ describe("webhook delivery", () => {
       "verification.expired",
       "verification.failed",
       "verification.case.completed",
+      "verification.case.analyzed",
       "verification.reviewed",
       "verification.redacted",
     ]);

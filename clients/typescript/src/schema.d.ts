@@ -1014,7 +1014,7 @@ export interface paths {
         put?: never;
         /**
          * Close a case with its narrative and run the case analysis
-         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged, and a verification still taking evidence goes on taking it: each capture analysed after finalize runs the case analysis again over every capture. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later. A dashboard session needs the `reviewer` role or higher.
+         * @description Once per verification (then 409 `already_finalized`); needs at least one capture and a status other than expired or failed (else 409 `invalid_state`); a redacted verification is 410 `redacted`. The status is unchanged, and a verification still taking evidence goes on taking it: each capture analysed after finalize runs the case analysis again over every capture. `case_analysis` is inline when the analysis finished within its time budget; otherwise it is queued and appears on the verification later, sent as the `verification.case.analyzed` webhook (as is every later run that replaces it). A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["finalizeVerification"];
         delete?: never;
@@ -1380,7 +1380,7 @@ export interface components {
             /** @example evt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z */
             id: string;
             /** @enum {string} */
-            type: "verification.created" | "verification.capture.persisted" | "verification.completed" | "verification.expired" | "verification.failed" | "verification.case.completed" | "verification.reviewed" | "verification.redacted";
+            type: "verification.created" | "verification.capture.persisted" | "verification.completed" | "verification.expired" | "verification.failed" | "verification.case.completed" | "verification.case.analyzed" | "verification.reviewed" | "verification.redacted";
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z

@@ -3,8 +3,10 @@ import { iso } from "../../lib/time";
 import { presentVerification } from "../../model/verification/present";
 
 /**
- * Domain event → contract webhook type. Only these eight are public; everything else (abandoned,
- * answer.recorded, submitted, ready, case.analyzed) stays internal and sends nothing.
+ * Domain event → contract webhook type. Only these nine are public; everything else (abandoned,
+ * answer.recorded, submitted, ready) stays internal and sends nothing. `case.analyzed` is sent
+ * because finalize may answer before the case analysis lands: without it a tenant relying on
+ * webhooks would never learn the analysis arrived.
  */
 const WEBHOOK_TYPES = {
   "verification.created": "verification.created",
@@ -13,6 +15,7 @@ const WEBHOOK_TYPES = {
   "verification.expired": "verification.expired",
   "verification.failed": "verification.failed",
   "verification.case.completed": "verification.case.completed",
+  "verification.case.analyzed": "verification.case.analyzed",
   "verification.reviewed": "verification.reviewed",
   "verification.redacted": "verification.redacted",
 } as const;

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -42,6 +43,17 @@ async function shoot(name: string): Promise<void> {
     await axeClean(page, `${name} @${label}`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** How many lines each element matching `selector` takes, as "<its text>: <n> line(s)". */
+function linesOf(on: Page, selector: string): Promise<string[]> {
+  return on.locator(selector).evaluateAll((elements) =>
+    elements.map((element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      return `${element.textContent}: ${new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size} line(s)`;
+    }),
+  );
 }
 
 /** Drops files onto the page's drop zone as a person dragging them from their desktop would. */
@@ -119,6 +131,9 @@ describe("the certificate page", () => {
     await page.locator("#photos").setInputFiles({ name: "edited-copy.jpg", mimeType: "image/jpeg", buffer: changed });
     await page.getByText("edited-copy.jpg: not in this certificate.").waitFor();
     await shoot("02-photos-checked");
+    // A word that fits its line is never broken (the wrapping that keeps long words on a phone's screen must not cut short ones).
+    expect(await linesOf(page, "table.captures tbody span.mono")).toEqual(["capture_1: 1 line(s)"]);
+    expect(await linesOf(page, "table.captures thead th")).toEqual(["Photo", "Kind", "Received", "SHA-256", "Checked"].map((h) => `${h}: 1 line(s)`));
     // Nothing was sent anywhere: no request but reads (the page, its assets, the key set).
     expect(uploads).toEqual([]);
   });
@@ -154,6 +169,92 @@ describe("the certificate page", () => {
     expect(res?.status()).toBe(404);
     await page.getByRole("heading", { level: 1, name: "Certificate not found" }).waitFor();
     await shoot("04-revoked");
+  });
+});
+
+describe("the certificate page on a narrow phone", () => {
+  it("never scrolls sideways at 320 and 390 px (nor on a tablet or a desktop) when a declared name or a step key is one long word (probe of 2026-12-07)", async () => {
+    // The longest a tenant may type: an 80-character name without a space, a 64-character step key without one.
+    const longName = "Aktiengesellschaftsversicherungsverwaltungsbetriebsgesellschaftsmbhundcokghamburg".slice(0, 80);
+    const longKey = "rooftop_solar_panel_inverter_serial_number_plate_close_up_view_1".slice(0, 64);
+    expect([longName.length, longKey.length]).toEqual([80, 64]);
+    const digest = createHash("sha256").update(photo).digest("hex");
+    // A certificate signed with a key of our own, served as the Worker serves one (its page, its headers, a key set
+    // holding that key): what the page shows depends only on what the certificate says.
+    const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const jwk: JWK = { ...(await exportJWK(pair.publicKey)), alg: "EdDSA", use: "sig" };
+    jwk.kid = await calculateJwkThumbprint(jwk);
+    const iat = Math.floor(Date.now() / 1000);
+    const payload = {
+      iss: base(),
+      iat,
+      exp: iat + 7 * 24 * 3600,
+      sequence: 1,
+      schema_version: 2,
+      verification: {
+        id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+        tenant: { id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", display_name: longName },
+        status: "completed",
+        created_at: new Date((iat - 60) * 1000).toISOString(),
+        completed_at: new Date(iat * 1000).toISOString(),
+        verdict: { label: "verified", assessment: "complete", signals: { screen: { status: "assessed", method: "pixels" } } },
+        captures: [
+          { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", step_key: longKey, kind: "live", received_at: new Date(iat * 1000).toISOString(), sha256: digest },
+          { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X1A", step_key: "capture_2", kind: "upload", received_at: new Date(iat * 1000).toISOString(), sha256: "b".repeat(64) },
+        ],
+      },
+    };
+    const signed = await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: jwk.kid, typ: "verification-certificate+jwt" }).sign(pair.privateKey);
+    const jwksUrl = `${base()}/.well-known/jwks.json`;
+    const body = { certificate: signed, jwks_url: jwksUrl, kid: jwk.kid, sequence: 1, issued_at: new Date(iat * 1000).toISOString(), expires_at: new Date(payload.exp * 1000).toISOString(), payload };
+    const link = await api(`/v1/verifications/${verificationId}/certificate-link`, { method: "POST" });
+    expect(link.status).toBe(201);
+    const pageUrl: string = link.body.url;
+
+    const narrowContext = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
+    const narrow = await narrowContext.newPage();
+    const errors: string[] = [];
+    narrow.on("pageerror", (err) => errors.push(String(err)));
+    // The Worker's own page and headers, carrying this certificate in place of the one it serves.
+    await narrow.route(pageUrl, async (route) => {
+      const res = await route.fetch();
+      const html = await res.text();
+      const swapped = html.replace(/(<script type="application\/json" id="certificate-data">)[^<]*(<\/script>)/, (_all, open: string, close: string) => `${open}${JSON.stringify(body).replace(/</g, "\\u003c")}${close}`);
+      expect(swapped).not.toBe(html);
+      await route.fulfill({ response: res, body: swapped });
+    });
+    await narrow.route(jwksUrl, (route) => route.fulfill({ status: 200, contentType: "application/jwk-set+json", body: JSON.stringify({ keys: [jwk] }) }));
+    try {
+      await narrow.goto(pageUrl);
+      await narrow.getByText("Signature valid.").waitFor();
+      await narrow.getByRole("heading", { level: 1, name: new RegExp(`requested by “${longName}”`) }).waitFor();
+      // Checked photos print the step key too.
+      await narrow.locator("#photos").setInputFiles({ name: `${longKey}.jpg`, mimeType: "image/jpeg", buffer: photo });
+      await narrow.getByText(`${longKey}.jpg: matches.`).waitFor();
+      mkdirSync(SHOTS, { recursive: true });
+      for (const width of [320, 390, 768, 1280]) {
+        await narrow.setViewportSize({ width, height: 844 });
+        await narrow.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const measured = await narrow.evaluate(() => {
+          // Whatever sticks out to the right of the viewport, named, for the failure message.
+          const wide = [...document.querySelectorAll("main *")]
+            .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .map((el) => `${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? `.${el.className.split(" ").join(".")}` : ""}`);
+          return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, wide: [...new Set(wide)].slice(0, 8) };
+        });
+        expect(measured.scrollWidth, `@${width}px: ${measured.wide.join(", ")}`).toBeLessThanOrEqual(measured.innerWidth);
+        expect(measured.wide, `@${width}px`).toEqual([]);
+        // Only what does not fit breaks: a short step key stays whole beside the long one, and on a desktop so do
+        // the table's column headings.
+        expect((await linesOf(narrow, "table.captures tbody span.mono"))[1], `@${width}px`).toBe("capture_2: 1 line(s)");
+        if (width === 1280) expect(await linesOf(narrow, "table.captures thead th")).toEqual(["Photo", "Kind", "Received", "SHA-256", "Checked"].map((h) => `${h}: 1 line(s)`));
+        await narrow.screenshot({ path: path.join(SHOTS, `05-long-words-${width}x844.png`), fullPage: true });
+        await axeClean(narrow, `long words @${width}px`);
+      }
+    } finally {
+      await narrowContext.close();
+    }
+    expect(errors).toEqual([]);
   });
 });
 

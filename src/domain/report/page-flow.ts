@@ -12,6 +12,10 @@ const [PAGE_WIDTH, PAGE_HEIGHT] = PageSizes.A4;
 export const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
 const LABEL_WIDTH = 138;
 const FOOTER = 28;
+/** The lowest point content reaches: under it, the footer. */
+export const CONTENT_FLOOR = MARGIN + FOOTER;
+/** Space under a block. */
+const BLOCK_SPACE = 6;
 
 export const INK = rgb(0.1, 0.1, 0.12);
 export const MUTED = rgb(0.38, 0.38, 0.42);
@@ -20,6 +24,15 @@ export const RULE = rgb(0.8, 0.8, 0.84);
 export interface Fonts {
   regular: PDFFont;
   bold: PDFFont;
+}
+
+/** Where a line of text or a block landed: its page (0 for the first) and its top and bottom, in points from the page's foot. */
+export interface Placed {
+  page: number;
+  top: number;
+  bottom: number;
+  /** The line as printed, or a block's name in brackets ("[QR code]"). */
+  what: string;
 }
 
 interface TextStyle {
@@ -31,9 +44,13 @@ interface TextStyle {
 
 export class PageFlow {
   page!: PDFPage;
+  /** Which page `page` is (0 for the first). */
+  pageIndex = -1;
   y = 0;
   /** Every line of text drawn, in order (a field's label and its value each a line of their own): what the report says, as a reader sees it. */
   readonly printed: string[] = [];
+  /** Every line of text and every block, with the page it is on: what a reader finds together. */
+  readonly placed: Placed[] = [];
   /** Characters `clean` printed as "?" because the fonts lack them (Arabic, Hebrew, CJK, emoji): the report says how many. */
   unprintable = 0;
   private readonly supported: Set<number>;
@@ -50,12 +67,18 @@ export class PageFlow {
 
   newPage(): void {
     this.page = this.doc.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+    this.pageIndex += 1;
     this.y = PAGE_HEIGHT - MARGIN;
   }
 
   /** Room for `height` points on this page, or a new page. */
   ensure(height: number): void {
-    if (this.y - height < MARGIN + FOOTER) this.newPage();
+    if (this.y - height < CONTENT_FLOOR) this.newPage();
+  }
+
+  /** The points `block(height, …)` takes down the page (the block and the space under it). */
+  blockHeight(height: number): number {
+    return height + BLOCK_SPACE;
   }
 
   gap(points: number): void {
@@ -128,6 +151,7 @@ export class PageFlow {
       this.y -= size * 1.15;
       this.page.drawText(line, { x: MARGIN + indent, y: this.y, size, font, color: style.color ?? INK });
       this.printed.push(line);
+      this.place(line, this.y + size, this.y);
       this.y -= size * 0.25;
     }
   }
@@ -155,26 +179,38 @@ export class PageFlow {
       if (lines[i]) this.page.drawText(lines[i]!, { x: MARGIN + LABEL_WIDTH, y: this.y, size, font: this.fonts.regular, color: INK });
       if (labelLines[i]) this.printed.push(labelLines[i]!);
       if (lines[i]) this.printed.push(lines[i]!);
+      if (labelLines[i]) this.place(labelLines[i]!, this.y + size, this.y);
+      if (lines[i]) this.place(lines[i]!, this.y + size, this.y);
       this.y -= size * 0.3;
     }
   }
 
-  /** A block `height` points tall, drawn by `draw(x, bottomY)` at the left margin (plus `indent`). */
-  block(height: number, draw: (x: number, bottom: number) => void, indent = 0): void {
-    this.ensure(height + 6);
+  /** A block `height` points tall, drawn by `draw(x, bottomY)` at the left margin (plus `indent`); `name` says what it is in `placed`. */
+  block(height: number, draw: (x: number, bottom: number) => void, indent = 0, name = "block"): void {
+    this.ensure(this.blockHeight(height));
     this.y -= height;
     draw(MARGIN + indent, this.y);
-    this.y -= 6;
+    this.place(`[${name}]`, this.y + height, this.y);
+    this.y -= BLOCK_SPACE;
   }
 
   image(image: PDFImage, maxWidth: number, maxHeight: number): void {
     const scale = Math.min(maxWidth / image.width, maxHeight / image.height, 1.5);
     const width = image.width * scale;
     const height = image.height * scale;
-    this.block(height, (x, bottom) => {
-      this.page.drawImage(image, { x, y: bottom, width, height });
-      this.page.drawRectangle({ x, y: bottom, width, height, borderColor: RULE, borderWidth: 0.5 });
-    });
+    this.block(
+      height,
+      (x, bottom) => {
+        this.page.drawImage(image, { x, y: bottom, width, height });
+        this.page.drawRectangle({ x, y: bottom, width, height, borderColor: RULE, borderWidth: 0.5 });
+      },
+      0,
+      "image",
+    );
+  }
+
+  private place(what: string, top: number, bottom: number): void {
+    this.placed.push({ page: this.pageIndex, top, bottom, what });
   }
 
   /** "Label · page n of N" at the foot of every page, once the document is complete. */
@@ -185,10 +221,12 @@ export class PageFlow {
       const text = this.clean(`${label} · page ${i + 1} of ${pages.length}`);
       page.drawText(text, { x: MARGIN, y: MARGIN - 14, size: 7.5, font: this.fonts.regular, color: MUTED });
       this.printed.push(text);
+      this.placed.push({ page: i, top: MARGIN - 14 + 7.5, bottom: MARGIN - 14, what: text });
       if (note === undefined) return;
       const under = this.clean(note);
       page.drawText(under, { x: MARGIN, y: MARGIN - 24, size: 7.5, font: this.fonts.regular, color: MUTED });
       this.printed.push(under);
+      this.placed.push({ page: i, top: MARGIN - 24 + 7.5, bottom: MARGIN - 24, what: under });
     });
   }
 }

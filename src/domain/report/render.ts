@@ -5,7 +5,7 @@ import { printedId, type ReportCapture, type ReportContent } from "./content";
 import { takesCaptures } from "../../model/verification/capture-credential";
 import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "./fonts/dejavu-sans";
 import { drawLocationMap, MAP_LEGEND } from "./location-map";
-import { CONTENT_WIDTH, MUTED, PageFlow } from "./page-flow";
+import { CONTENT_WIDTH, MUTED, PageFlow, type Placed } from "./page-flow";
 import { drawQrCode } from "./qr";
 import { assessmentWords, locationWords, methodWords, outcomeWords, reasonWords, signalName, statusWords } from "./words";
 
@@ -39,6 +39,11 @@ export async function renderReport(content: ReportContent): Promise<Uint8Array> 
 /** Every line of text the report prints, in order (its pages as a reader sees them). */
 export async function reportText(content: ReportContent): Promise<string[]> {
   return (await layoutReport(content)).flow.printed;
+}
+
+/** Every line and block the report draws, in order, with the page it lands on. */
+export async function reportLayout(content: ReportContent): Promise<Placed[]> {
+  return (await layoutReport(content)).flow.placed;
 }
 
 async function layoutReport(content: ReportContent): Promise<{ doc: PDFDocument; flow: PageFlow }> {
@@ -255,7 +260,7 @@ function checks(flow: PageFlow, content: ReportContent): void {
             flow.page.drawText(part, { x: x + 252, y: bottom + 158 - i * 30 - j * 10, size: 8, font: flow.fonts.regular, color: MUTED });
           }
         });
-      });
+      }, 0, "location map");
     }
   }
   if (object) {
@@ -311,7 +316,7 @@ function certificate(flow: PageFlow, content: ReportContent): void {
   const url = content.certificateLinkUrl;
   flow.heading("Certificate");
   flow.paragraph("The signed certificate of this verification, for anyone this report is shared with: open the link or scan the code. It works until the link is revoked.", { size: 9 });
-  flow.block(110, (x, bottom) => drawQrCode(flow.page, url, x, bottom, 110));
+  flow.block(110, (x, bottom) => drawQrCode(flow.page, url, x, bottom, 110), 0, "QR code");
   flow.paragraph(url, { size: 8 });
 }
 

@@ -3,8 +3,8 @@ import { PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "../../src/domain/report/fonts/dejavu-sans";
 import { offsetMetres, scaleBarMetres } from "../../src/domain/report/location-map";
-import { CONTENT_WIDTH, PageFlow } from "../../src/domain/report/page-flow";
-import { renderReport, reportText } from "../../src/domain/report/render";
+import { CONTENT_FLOOR, CONTENT_WIDTH, PageFlow } from "../../src/domain/report/page-flow";
+import { renderReport, reportLayout, reportText } from "../../src/domain/report/render";
 import { locationWords, methodWords, outcomeWords, statusWords } from "../../src/domain/report/words";
 import { locationWords as consoleLocationWords } from "../../client/console/lib/geo";
 import type { ReportContent } from "../../src/domain/report/content";
@@ -218,6 +218,34 @@ describe("what the report says stays true", () => {
     expect(none.join(" ")).toContain("no check could be made");
     const checked = await reportText(content({ verification: { verdict: { ...verdict("complete"), score: 0.9, signals: { screen_detection: { status: "assessed", detected: false } } } } }));
     expect(checked[checked.indexOf("Verdict") + 1]).toBe("VERIFIED");
+  });
+
+  // Probe of 2026-12-07: the certificate's QR code at the foot of one page, its URL at the top of the next.
+  it("keeps the certificate's QR code and its URL on one page, wherever the section falls", async () => {
+    const url = "https://verify.example.com/v1/certificates/ctk_Yx3r9QeLk2Vw8pZs4Nd7Hb1Mf6Tc0Ja5";
+    // Sections between the answers and the certificate: none, a review, or a review, a narrative and an object
+    // check. Their heights are 0, 2 and 6 pt short of a multiple of a field's (13.3 pt), so with 0 to 53
+    // one-line answers the certificate section starts at every height of a page, at most 7.3 pt apart: less
+    // than a line of its URL (11.2 pt), the room that was missing.
+    const review = { review: { decision: "approved", by: "usr_1", at: "2026-11-27T08:45:00.000Z" } };
+    const variants = [{}, review, { ...review, narrative: "Front bumper dented.", object_match: { expected_object: "a bicycle", status: "matched" } }];
+    let betweenCodeAndLink = 0;
+    for (let answered = 0; answered <= 53; answered++) {
+      for (const [variant, extra] of variants.entries()) {
+        const answers = Object.fromEntries(Array.from({ length: answered }, (_, i) => [`step_${i}`, { value: `answer ${i}`, answered_at: "2026-11-27T08:10:00.000Z" }]));
+        const layout = await reportLayout({ ...content({ verification: { answers, ...extra } }), certificateLinkUrl: url } as ReportContent);
+        const at = `${answered} answers, sections ${variant}`;
+        const qr = layout.find((p) => p.what === "[QR code]");
+        const link = layout.find((p) => p.what === url);
+        expect(qr && link, at).toBeTruthy();
+        expect(link!.page, `${at}: the QR code on page ${qr!.page + 1}, its URL on page ${link!.page + 1}`).toBe(qr!.page);
+        // The case the probe met: the line above the code ends a page with room under it for the code (and the
+        // spacing before it), not for the code and its URL.
+        const above = layout[layout.indexOf(qr!) - 1]!;
+        if (above.page < qr!.page && above.bottom - CONTENT_FLOOR >= qr!.top - qr!.bottom + 9) betweenCodeAndLink++;
+      }
+    }
+    expect(betweenCodeAndLink).toBeGreaterThan(0);
   });
 
   it("names a reviewer by address only while gathered as a member; otherwise a former member", async () => {

@@ -76,6 +76,16 @@ export class PageFlow {
     if (this.y - height < CONTENT_FLOOR) this.newPage();
   }
 
+  /** The points `paragraph(text, style)` takes down the page: with `ensure`, what keeps a paragraph with the block before it. */
+  paragraphHeight(text: string, style: TextStyle = {}): number {
+    const size = style.size ?? 10;
+    // Measuring prints nothing: the characters `clean` cannot print are counted when the paragraph is drawn.
+    const unprintable = this.unprintable;
+    const lines = this.wrap(text, CONTENT_WIDTH - (style.indent ?? 0), style.bold ? this.fonts.bold : this.fonts.regular, size).length;
+    this.unprintable = unprintable;
+    return lines * size * 1.4;
+  }
+
   /** The points `block(height, …)` takes down the page (the block and the space under it). */
   blockHeight(height: number): number {
     return height + BLOCK_SPACE;

@@ -311,12 +311,18 @@ function caseAnalysis(flow: PageFlow, content: ReportContent): void {
   flow.field("Model", analysis.model);
 }
 
+/** The certificate link's QR code, in points square. */
+const QR_SIZE = 110;
+
 function certificate(flow: PageFlow, content: ReportContent): void {
   if (!content.certificateLinkUrl) return;
   const url = content.certificateLinkUrl;
   flow.heading("Certificate");
   flow.paragraph("The signed certificate of this verification, for anyone this report is shared with: open the link or scan the code. It works until the link is revoked.", { size: 9 });
-  flow.block(110, (x, bottom) => drawQrCode(flow.page, url, x, bottom, 110), 0, "QR code");
+  // The code and its URL on one page, moved to the next together when both do not fit: a reader who finds
+  // one finds the other (probe of 2026-12-07: the code ended a page, its URL began the next).
+  flow.ensure(flow.blockHeight(QR_SIZE) + flow.paragraphHeight(url, { size: 8 }));
+  flow.block(QR_SIZE, (x, bottom) => drawQrCode(flow.page, url, x, bottom, QR_SIZE), 0, "QR code");
   flow.paragraph(url, { size: 8 });
 }
 

@@ -20,7 +20,7 @@ export interface RedactionTarget {
 
 /**
  * Everything besides the verification row that holds the verification's personal data, cleared in
- * the same D1 batch as the tombstone: answers, capture locations and device labels, analysis details (EXIF, GPS,
+ * the same D1 batch as the tombstone: answers, capture locations, surfaces and device labels, analysis details (EXIF, GPS,
  * vision reasoning), the reuse index's hashes, narratives and review notes on the timeline, the
  * bodies kept for webhook retries and idempotent replays, and sent notifications.
  */
@@ -30,8 +30,9 @@ export function redactionStatements(db: Db, target: RedactionTarget): BatchItem<
   if (has.answers) statements.push(db.delete(answers).where(eq(answers.verificationId, id)));
   if (target.captureIds.length > 0) {
     statements.push(
-      // The capture-integrity record keeps its measures; the device label can name a person's device.
-      db.update(captures).set({ location: null, captureIntegrity: sql`json_remove(${captures.captureIntegrity}, '$.device.label')` }).where(eq(captures.verificationId, id)),
+      // The capture-integrity record keeps its measures; the device label can name a person's device,
+      // and `surface` is the client's free text.
+      db.update(captures).set({ location: null, surface: null, captureIntegrity: sql`json_remove(${captures.captureIntegrity}, '$.device.label')` }).where(eq(captures.verificationId, id)),
       ...rewriteAnalyses(db, target.analyses),
     );
   }

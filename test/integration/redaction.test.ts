@@ -63,7 +63,7 @@ async function fullyLoaded(idempotencyKey: string) {
   };
   const v = await createVerification(t.key, body, { "Idempotency-Key": idempotencyKey }, { env: withVision() });
   const depth = await uploadDepthMap(v.id, encodeDepthPng(48, 36, (x, y) => 500 + 30 * Math.sin(x / 4 + y / 6)));
-  await captureInline(v.id, encodeJpeg(naturalScene(320, 240, 41), 90), { step_key: "front", location: { lat: 40.4168, lng: -3.7038, accuracy_m: 8 }, forensic_buffer_key: depth });
+  await captureInline(v.id, encodeJpeg(naturalScene(320, 240, 41), 90), { step_key: "front", surface: "John Doe's kitchen table", location: { lat: 40.4168, lng: -3.7038, accuracy_m: 8 }, forensic_buffer_key: depth });
   await upload(v.id); // an orphan: uploaded, never captured (minted while a slot is still free)
   await captureByKey(v.id, encodePngRgb(naturalScene(120, 90, 42)), "image/png", { step_key: "docs" });
   expect((await callJson(`/v1/verifications/${v.id}/answers`, { body: { step_key: "policy", value: "AB1234" } })).status).toBe(200);
@@ -114,6 +114,9 @@ describe("redaction", () => {
     const after = await persisted(v.id);
     expect(after.answers).toEqual([]);
     expect(after.captures.map((c) => [c.id, c.sha256, c.location])).toEqual(before.captures.map((c) => [c.id, c.sha256, null]));
+    // The client's free text about the surface goes too (webhook probe of 2026-12-07: it was kept).
+    expect(before.captures.map((c) => c.surface)).toContain("John Doe's kitchen table");
+    expect(after.captures.map((c) => c.surface)).toEqual(before.captures.map(() => null));
     expect(await db().select().from(imageHashes).where(inArray(imageHashes.captureId, captureIds))).toEqual([]);
     const analyses = await db().select().from(captureAnalyses).where(eq(captureAnalyses.verificationId, v.id));
     expect(analyses.map((a) => [(a.result as any).redacted, a.thumbnail])).toEqual([[true, null], [true, null]]);

@@ -219,7 +219,7 @@ export const VerificationSchema = z
     completed_at: DateTime.optional(),
     failure_reason: z.string().optional().openapi({
       description:
-        "Why the verification failed (status `failed`): a code, then for some a `: ` and a detail. `no_evidence`: submitted with no capture (every evidence step optional), so nothing was evaluated; `unreadable_evidence`: no live capture is an image any decoder can read; `analysis_failed`: the evidence could not be analysed (after retries).",
+        "Why the verification failed (status `failed`): a code, then for some a `: ` and a detail. `no_evidence`: submitted with no capture (every evidence step optional), so nothing was evaluated; `unreadable_evidence`: no live capture is an image any decoder can read; `analysis_failed`: the evidence could not be analysed (after retries); `redacted`: the evidence was complete but erased (redaction) before its analysis landed, so no verdict can come.",
       example: "no_evidence",
     }),
     verdict: VerdictSchema.optional(),

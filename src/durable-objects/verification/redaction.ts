@@ -75,7 +75,8 @@ function redactPlan(by: string, db: Db, baseUrl: string, onAlready: (already: bo
     if (!decision.ok) return decision;
     onAlready(decision.alreadyRedacted);
     if (decision.alreadyRedacted) return { transition: decision.transition, noop: true };
-    return { transition: decision.transition, columns: redactedColumns(record.row, now), statements: await redactionPlan(db, record, now, baseUrl) };
+    const columns = { ...redactedColumns(record.row, now), ...(decision.failureReason !== undefined ? { failureReason: decision.failureReason } : {}) };
+    return { transition: decision.transition, columns, statements: await redactionPlan(db, record, now, baseUrl) };
   };
 }
 

@@ -6,6 +6,7 @@ import {
   answerTo,
   capturesInStep,
   effectiveStatus,
+  isTerminal,
   type VerificationState,
   type VerificationStatus,
 } from "./state";
@@ -428,11 +429,21 @@ export function repeatsLatestReview(latest: unknown, cmd: ReviewCommand, now: nu
   return decision === cmd.decision && note === cmd.note && by === cmd.by && typeof at === "number" && now - at < REVIEW_REPEAT_MS;
 }
 
+/** Why a verification whose complete evidence was erased before its analysis landed failed. */
+export const REDACTED_BEFORE_VERDICT = "redacted";
+
 /**
  * Redaction: once, irreversibly. The status is kept (a redacted verification still says how it
- * ended); the caller clears the evidence in the same write. A second request is a no-op.
+ * ended), except that evidence complete but not yet judged can never be judged now: that one ends
+ * `failed` (`redacted`); incomplete evidence still expires as its link does. The caller clears the
+ * evidence in the same write. A second request is a no-op.
  */
-export function redact(state: VerificationState, by: string): Decision<{ alreadyRedacted: boolean }> {
+export function redact(state: VerificationState, by: string): Decision<{ alreadyRedacted: boolean; failureReason?: string }> {
   if (state.redactedAt !== null) return { ok: true, alreadyRedacted: true, transition: transition(state, state.status, []) };
-  return { ok: true, alreadyRedacted: false, transition: transition(state, state.status, [{ name: "verification.redacted", payload: { by } }]) };
+  const redacted = { name: "verification.redacted", payload: { by } };
+  if (state.readyAt !== null && !isTerminal(state.status)) {
+    const failed = { name: "verification.failed", payload: { reason: REDACTED_BEFORE_VERDICT } };
+    return { ok: true, alreadyRedacted: false, failureReason: REDACTED_BEFORE_VERDICT, transition: transition(state, "failed", [redacted, failed]) };
+  }
+  return { ok: true, alreadyRedacted: false, transition: transition(state, state.status, [redacted]) };
 }

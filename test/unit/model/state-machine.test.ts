@@ -334,6 +334,22 @@ describe("review and redaction", () => {
     expect([m.reviewCount(null), m.reviewCount({ decision: "approved", by: "usr_1", at: 1 }), m.reviewCount({ decision: "approved", by: "usr_1", at: 1, count: 7 })]).toEqual([0, 1, 7]);
   });
 
+  // Webhook probe of 2026-12-07: redacted before its analysis landed, a verification whose evidence
+  // was complete stayed partially_captured for good (no verdict can come from erased evidence, and
+  // the straggler sweep leaves redacted ones alone).
+  it("redacting evidence that is complete but not yet judged ends the verification failed (redacted)", () => {
+    const ready = state({ status: "partially_captured", readyAt: NOW - 1, captures: [{ id: "a", stepKey: "front", imageKey: "1" }] });
+    expect(m.redact(ready, "key_1")).toMatchObject({
+      ok: true,
+      alreadyRedacted: false,
+      failureReason: "redacted",
+      transition: { status: "failed", events: [{ name: "verification.redacted", payload: { by: "key_1" } }, { name: "verification.failed", payload: { reason: "redacted" } }] },
+    });
+    // Evidence not complete: the link still expires as any other (below); an ended one keeps its status.
+    expect(m.redact(state({ status: "partially_captured" }), "key_1")).toMatchObject({ transition: { status: "partially_captured" } });
+    expect(m.redact(state({ status: "completed", readyAt: NOW - 1 }), "key_1")).not.toHaveProperty("failureReason");
+  });
+
   it("redacts once, keeping the status; a second request is a no-op", () => {
     expect(m.redact(state({ status: "completed" }), "key_1")).toMatchObject({
       ok: true,

@@ -3218,7 +3218,7 @@ export interface components {
             source?: string;
         };
         FinalizeRequest: {
-            /** @description The claimant's written description, cross-checked against the captures. Lines and tabs are kept; other control characters, half a surrogate pair and a narrative of only white space are refused (400). */
+            /** @description The claimant's written description, cross-checked against the captures. Lines and tabs are kept; other control characters, half a surrogate pair and a narrative that shows nothing (only white space, invisible or combining characters) are refused (400). */
             narrative: string;
         };
         CaptureList: {

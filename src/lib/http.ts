@@ -41,6 +41,8 @@ export function notFoundOrWrongMethod(app: Hono<AppEnv>) {
       .filter((r) => r.method !== "ALL")
       .map((r) => ({ method: r.method, pattern: pathPattern(r.path) }));
     const allowed = [...new Set(table.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
+    // Every GET route answers HEAD too (hono serves it from the GET handler).
+    if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
     if (allowed.length > 0) {
       c.header("Allow", allowed.join(", "));
       return handleError(new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(" or ")}.`), c);
@@ -141,3 +143,15 @@ export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   c.header("X-Request-Id", id);
   await next();
 });
+
+/**
+ * Whether an `If-None-Match` header matches `etag` (a quoted strong tag): `*` matches any current
+ * representation, and the comparison is weak (RFC 9110 §13.1.2), so `W/"…"` matches too.
+ */
+export function noneMatchHits(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(",").some((tag) => {
+    const t = tag.trim();
+    return t === "*" || t.replace(/^W\//, "") === etag;
+  });
+}

@@ -24,7 +24,7 @@ const get = createRoute({
   summary: "Download a capture's image, thumbnail, depth map or Content Credentials copy through a signed URL (5 minutes)",
   description:
     "Only reachable through `image_url`, `thumbnail_url`, `depth_map_url` or `credentials_url` of a Capture. `ETag` is the SHA-256 of the bytes " +
-    "(`If-None-Match` answers 304), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received image with a C2PA manifest this deployment signs, " +
+    "(`If-None-Match` naming it, weakly or not, or `*`, answers 304; `Range` and `If-Match` are not read: the whole body, 200), `Cache-Control: private`, `Content-Disposition: inline` (`attachment` for `credentials_url`: the received image with a C2PA manifest this deployment signs, " +
     "docs/evidence.md \"Content Credentials\"). An expired URL is 410 `expired` (read the capture again for a fresh one); an altered or malformed one is 401 `unauthorized`; " +
     "an object that is gone (the verification was redacted) is 404. A `credentials_url` whose copy is not signed yet waits its turn: one signing at a time per instance, " +
     `at most ${CREDENTIALS_SIGNINGS.queuedPerIsolate} waiting, beyond that 429 \`too_many_requests\` with \`Retry-After: 1\` (a copy already signed is served at once).`,

@@ -150,6 +150,11 @@ describe("captures and their analysis", () => {
     const again = await fetchUrl(front.image_url, { "If-None-Match": `"${front.sha256}"` });
     expect(again.res.status).toBe(304);
     expect(again.bytes.length).toBe(0);
+    // `*` matches any current representation, a weak tag the same bytes (RFC 9110 §13.1.2; probe of 2026-12-07: `*` was 200).
+    for (const header of ["*", `W/"${front.sha256}"`, `"other", "${front.sha256}"`]) {
+      expect((await fetchUrl(front.image_url, { "If-None-Match": header })).res.status, header).toBe(304);
+    }
+    expect((await fetchUrl(front.image_url, { "If-None-Match": `"${"0".repeat(64)}"` })).res.status).toBe(200);
   });
 
   it("an expired URL is 410 expired, an altered one 401 unauthorized, with the standard error body (never 403)", async () => {

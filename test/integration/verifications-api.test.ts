@@ -331,6 +331,8 @@ describe("routing and documentation", () => {
     expect((await wrong.json() as any).error.code).toBe("method_not_allowed");
     const wrongOnItem = await callJson("/v1/verifications/vfy_01M82BB9AB26PZRT0D1PRV3Y8W/public", { method: "POST" });
     expect(wrongOnItem.status).toBe(405);
+    // A GET route answers HEAD too, so Allow says so (probe of 2026-12-07: "Allow: GET").
+    expect(wrongOnItem.headers.get("Allow")!.split(", ").sort()).toEqual(["GET", "HEAD"]);
     // A trailing slash is another path, which no operation has: 404, never a 405 whose Allow lists the method asked.
     for (const method of ["GET", "POST"]) {
       const slashed = await call("/v1/verifications/", { method, key: t.key });

@@ -6,6 +6,7 @@ import { settings } from "../../env";
 import { c2paSignerConfig, type C2paSignerConfig } from "../../lib/c2pa-signer-config";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { noneMatchHits } from "../../lib/http";
 import { withCredentialsSigningTurn } from "../public-limits";
 import { FILE_EXTENSIONS } from "../../schemas/steps";
 import { credentialsKeyFor, openEvidence } from "../../storage/evidence";
@@ -60,7 +61,7 @@ export async function serveCredentials(env: Env, db: Db, ref: EvidenceRef, reque
     "Content-Length": String(size),
     "Content-Disposition": `attachment; filename="${capture.id}.c2pa.${FILE_EXTENSIONS[mediaType]}"`,
   });
-  const notModified = (sha256: string) => request.ifNoneMatch !== undefined && request.ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${sha256}"`);
+  const notModified = (sha256: string) => noneMatchHits(request.ifNoneMatch, `"${sha256}"`);
 
   // The stored copy's SHA-256 (recorded by R2 at the put) is its ETag: a 304 reads no body.
   const storedCopy = async (): Promise<ServedCredentials | null> => {

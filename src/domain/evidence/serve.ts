@@ -1,6 +1,7 @@
 import { captureObjects } from "../../db/captures";
 import type { Db } from "../../db/client";
 import { ApiError } from "../../lib/errors";
+import { noneMatchHits } from "../../lib/http";
 import { openEvidence, thumbnailKeyFor } from "../../storage/evidence";
 import { openEvidenceToken, type EvidenceRef } from "../../storage/evidence-urls";
 import { clientKey, enforceLimit, PUBLIC_LIMITS } from "../public-limits";
@@ -67,7 +68,7 @@ export async function serveSignedEvidence(
   const object = await locate(db, ref);
   if (!object) throw ApiError.notFound("evidence object");
   const { ifNoneMatch } = request;
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+  if (noneMatchHits(ifNoneMatch, etag)) {
     return { status: 304, headers, body: null };
   }
   const stored = await openEvidence(env.EVIDENCE, object.key);

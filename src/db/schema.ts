@@ -10,6 +10,12 @@ import { AI_PROVIDER_SETTINGS } from "../schemas/ai-providers";
  */
 
 const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
+
+/** A webhook secret rotated out, and until when it still signs. */
+export interface RetiringSecret {
+  secret: string;
+  expires_at: number;
+}
 const ms = (name: string) => integer(name);
 
 export const tenants = sqliteTable("tenants", {
@@ -18,9 +24,11 @@ export const tenants = sqliteTable("tenants", {
   displayName: text("display_name").notNull(),
   /** Standard Webhooks signing secret (`whsec_…`); kept in clear because we must sign with it. */
   webhookSecret: text("webhook_secret").notNull(),
-  /** The secret being rotated out: it keeps signing until `webhook_secret_previous_expires_at`. */
-  webhookSecretPrevious: text("webhook_secret_previous"),
-  webhookSecretPreviousExpiresAt: ms("webhook_secret_previous_expires_at"),
+  /**
+   * Secrets rotated out, newest first, each signing until its own `expires_at` (ms): a rotation
+   * never ends the window an earlier one promised (domain/webhooks/secrets.ts).
+   */
+  webhookSecretsRetiring: json<RetiringSecret[]>("webhook_secrets_retiring"),
   /** Verifications older than this many days are redacted by the daily retention run; null keeps them. */
   retentionDays: integer("retention_days"),
   /**

@@ -6,7 +6,7 @@ import { loadTenantRecord } from "../db/verifications";
 import { attemptsOf, deliveriesOf } from "../db/webhooks";
 import { retryDelivery } from "../domain/webhooks/deliveries";
 import { presentDelivery } from "../domain/webhooks/present";
-import { revealWebhookSecret, rotateWebhookSecret, type SecretView } from "../domain/webhooks/secrets";
+import { MAX_RETIRING_SECRETS, revealWebhookSecret, rotateWebhookSecret, type SecretView } from "../domain/webhooks/secrets";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
@@ -93,8 +93,12 @@ const rotate = createRoute({
   operationId: "rotateWebhookSecret",
   tags: ["Webhooks"],
   summary: "Rotate the webhook signing secret; the previous one keeps signing for 24 h",
+  description:
+    "The current secret is rotated out and signs every delivery for 24 h more (a `v1,` signature of its own), beside any rotated out earlier " +
+    `whose 24 h are not over: a rotation never ends the window an earlier one answered. At most ${MAX_RETIRING_SECRETS} secrets rotated out sign at once; ` +
+    "a rotation beyond is 429 `too_many_requests`, its `Retry-After` when the oldest stops.",
   ...access({ session: "admin" }),
-  responses: { 200: jsonContent(WebhookSecretSchema, "The new secret"), ...pickErrors(401, 403, 500) },
+  responses: { 200: jsonContent(WebhookSecretSchema, "The new secret"), ...pickErrors(401, 403, 429, 500) },
 });
 
 app.openapi(rotate, async (c) => {

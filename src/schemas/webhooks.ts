@@ -40,7 +40,7 @@ export const WebhookSecretSchema = z
   .object({
     secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
     previous_secret_expires_at: DateTime.optional().openapi({
-      description: "Until then the previous secret also signs every delivery (a second `v1,` signature).",
+      description: "Until then the secrets rotated out also sign every delivery (a `v1,` signature each; each stops 24 h after its own rotation, the last at this time).",
     }),
   })
   .openapi("WebhookSecret");

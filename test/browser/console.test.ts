@@ -228,7 +228,7 @@ describe("operator console in Chromium", () => {
     await rotateDialog.getByText("For 24 hours the current one signs too").waitFor();
     await shoot(ui, "09-rotate-secret");
     await rotateDialog.getByRole("button", { name: "Rotate" }).click();
-    await page.getByText(/The previous secret also signs every delivery until/).waitFor();
+    await page.getByText(/The secret you rotated out also signs every delivery until/).waitFor();
     const secretAfter = await page.getByLabel("Webhook secret", { exact: true }).inputValue();
     expect(secretAfter).toMatch(/^whsec_/);
     expect(secretAfter).not.toBe(secretBefore);

@@ -52,7 +52,8 @@ describe("webhook secret rotation", () => {
     expect(verifies(`whsec_${btoa("a third secret nobody holds!!!!!")}`, during)).toBe(false);
 
     // The window closes.
-    await db().update(tenants).set({ webhookSecretPreviousExpiresAt: Date.now() - 1 }).where(eq(tenants.id, t.id));
+    const retiring = (await findTenant(db(), t.id))!.webhookSecretsRetiring!;
+    await db().update(tenants).set({ webhookSecretsRetiring: retiring.map((s) => ({ ...s, expires_at: Date.now() - 1 })) }).where(eq(tenants.id, t.id));
     const after = await oneWebhook(t.key);
     expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
     expect(verifies(newSecret, after)).toBe(true);
@@ -60,16 +61,30 @@ describe("webhook secret rotation", () => {
     expect((await callJson("/v1/webhook-secret", { headers: session })).body).toEqual({ secret: newSecret });
   });
 
-  it("rotating again inside the window retires the oldest secret", async () => {
+  // Webhook probe of 2026-12-07: a second rotation (a retried call, say) retired the first's secret at
+  // once, 23 h before the time the first rotation had answered.
+  it("rotating again inside the window keeps every earlier secret signing until its own window ends; a fourth is 429 until the oldest ends", async () => {
     const t = await seedTenant();
     const session = await sessionHeaders(t.id);
     const first = (await callJson("/v1/webhook-secret", { headers: session })).body.secret;
-    const second = (await callJson("/v1/webhook-secret/rotate", { method: "POST", headers: session })).body.secret;
-    const third = (await callJson("/v1/webhook-secret/rotate", { method: "POST", headers: session })).body.secret;
+    const rotate = () => callJson("/v1/webhook-secret/rotate", { method: "POST", headers: session });
+    const one = await rotate();
+    const promised = Date.parse(one.body.previous_secret_expires_at);
+    const two = await rotate();
+    expect(Date.parse(two.body.previous_secret_expires_at)).toBeGreaterThanOrEqual(promised);
     const hit = await oneWebhook(t.key);
-    expect(verifies(third, hit)).toBe(true);
-    expect(verifies(second, hit)).toBe(true);
-    expect(verifies(first, hit)).toBe(false);
+    expect(hit.headers["webhook-signature"]!.split(" ")).toHaveLength(3);
+    for (const secret of [first, one.body.secret, two.body.secret]) expect(verifies(secret, hit)).toBe(true);
+    const windows = (await findTenant(db(), t.id))!.webhookSecretsRetiring!;
+    expect(windows.find((s) => s.secret === first)!.expires_at).toBe(promised);
+
+    expect((await rotate()).status).toBe(200);
+    const fourth = await rotate();
+    expect(fourth.status).toBe(429);
+    expect(Number(fourth.headers.get("Retry-After"))).toBeGreaterThan(23.9 * 3600);
+    expect(fourth.body.error.code).toBe("too_many_requests");
+    // Refused, it changed nothing: the secret the third rotation issued is still the current one.
+    expect((await callJson("/v1/webhook-secret", { headers: session })).body.secret).toBe((await findTenant(db(), t.id))!.webhookSecret);
   });
 
   it("is dashboard-only: API keys are refused", async () => {
@@ -77,6 +92,6 @@ describe("webhook secret rotation", () => {
     expect((await callJson("/v1/webhook-secret/rotate", { method: "POST", key: t.key })).status).toBe(403);
     expect((await callJson("/v1/webhook-secret", { key: t.key })).status).toBe(403);
     const unchanged = (await findTenant(db(), t.id))!;
-    expect(unchanged.webhookSecretPrevious).toBeNull();
+    expect(unchanged.webhookSecretsRetiring).toBeNull();
   });
 });

@@ -207,7 +207,7 @@ function WebhookSecret() {
           )}
         </div>
         {secret?.previous_secret_expires_at ? (
-          <Notice tone="info">The previous secret also signs every delivery until {formatDateTime(secret.previous_secret_expires_at)}: switch your receiver before then.</Notice>
+          <Notice tone="info">The secret you rotated out also signs every delivery until {formatDateTime(secret.previous_secret_expires_at)} (each one rotated out signs for 24 hours): switch your receiver before then.</Notice>
         ) : null}
         <div>
           <button type="button" class="button secondary" onClick={() => setConfirming(true)}>

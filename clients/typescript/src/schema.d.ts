@@ -337,7 +337,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the webhook signing secret; the previous one keeps signing for 24 h
-         * @description A dashboard session needs the `admin` role or higher.
+         * @description The current secret is rotated out and signs every delivery for 24 h more (a `v1,` signature of its own), beside any rotated out earlier whose 24 h are not over: a rotation never ends the window an earlier one answered. At most 3 secrets rotated out sign at once; a rotation beyond is 429 `too_many_requests`, its `Retry-After` when the oldest stops. A dashboard session needs the `admin` role or higher.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -2717,7 +2717,7 @@ export interface components {
             secret: string;
             /**
              * Format: date-time
-             * @description Until then the previous secret also signs every delivery (a second `v1,` signature).
+             * @description Until then the secrets rotated out also sign every delivery (a `v1,` signature each; each stops 24 h after its own rotation, the last at this time).
              * @example 2026-11-22T10:00:00.000Z
              */
             previous_secret_expires_at?: string;
@@ -5316,6 +5316,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    /** @description Seconds until a new request may succeed */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Unexpected error; nothing internal is in the body. Codes: `internal_error`. */

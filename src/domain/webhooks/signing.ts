@@ -1,24 +1,26 @@
 import { Webhook } from "standardwebhooks";
+import type { RetiringSecret } from "../../db/schema";
 
 /*
  * Standard Webhooks signing through the reference library (`standardwebhooks`, pure JS, runs in
  * workerd): `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per active secret, space-separated.
- * During a rotation window both the new and the previous secret sign, so a receiver holding
- * either one verifies.
+ * During a rotation's window the secrets rotated out sign too, so a receiver holding any of them
+ * verifies.
  */
 
 export interface TenantSecrets {
   webhookSecret: string;
-  webhookSecretPrevious: string | null;
-  webhookSecretPreviousExpiresAt: number | null;
+  webhookSecretsRetiring: RetiringSecret[] | null;
 }
 
-/** The secrets that sign at `now`: the current one, plus the previous one inside its window. */
+/** The secrets rotated out that still sign at `now`, newest first. */
+export function stillSigning(retiring: RetiringSecret[] | null, now: number): RetiringSecret[] {
+  return (retiring ?? []).filter((s) => s.expires_at > now);
+}
+
+/** The secrets that sign at `now`: the current one, plus those rotated out inside their windows. */
 export function activeSecrets(secrets: TenantSecrets, now: number): string[] {
-  const out = [secrets.webhookSecret];
-  const previous = secrets.webhookSecretPrevious;
-  if (previous && (secrets.webhookSecretPreviousExpiresAt ?? 0) > now) out.push(previous);
-  return out;
+  return [secrets.webhookSecret, ...stillSigning(secrets.webhookSecretsRetiring, now).map((s) => s.secret)];
 }
 
 export type SignedHeaders = {

@@ -19,18 +19,26 @@ export function notifyEmailDailyLimit(env: Env): number {
   return Number(raw);
 }
 
-export function notifyEmailLimiterKey(tenantId: string): string {
-  return `notify-email:${tenantId}`;
+/**
+ * Whose creations share an allowance: the tenant's own callers (API keys, sessions, the bot) or
+ * its public template links, which anyone may open. Separate, so that visitors opening a link
+ * cannot spend the allowance the tenant's back end relies on (webhook probe of 2026-12-07).
+ */
+export type NotifyEmailPool = "tenant" | "links";
+
+export function notifyEmailLimiterKey(tenantId: string, pool: NotifyEmailPool = "tenant"): string {
+  return pool === "tenant" ? `notify-email:${tenantId}` : `notify-email:${tenantId}:links`;
 }
 
-/** Takes one of the tenant's notify_email allowance for today; 429 `too_many_requests` when spent. */
-export async function reserveNotifyEmail(env: Env, tenantId: string): Promise<void> {
+/** Takes one of the pool's notify_email allowance for today; 429 `too_many_requests` when spent. */
+export async function reserveNotifyEmail(env: Env, tenantId: string, pool: NotifyEmailPool = "tenant"): Promise<void> {
   const limit = notifyEmailDailyLimit(env);
+  const who = pool === "tenant" ? "This tenant" : "This tenant's template links";
   await enforceRateLimit(
     env,
-    notifyEmailLimiterKey(tenantId),
+    notifyEmailLimiterKey(tenantId, pool),
     limit,
     DAY_MS,
-    `This tenant may create ${limit} verifications with notify_email per day (UTC) and has reached that cap; leave notify_email out or try again after midnight UTC.`,
+    `${who} may create ${limit} verifications with notify_email per day (UTC) and reached that cap; leave notify_email out or try again after midnight UTC.`,
   );
 }

@@ -94,7 +94,7 @@ export async function createVerification(env: Env, db: Db, options: CreateOption
   // What the verification requires must be assessable on its channel (a replay above answers as first answered).
   const defaults = assertAssessable(env, input, input.capture_channel ?? DEFAULT_CHANNEL);
   if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(env, input.webhook_url, { local: options.localRequest === true });
-  if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId);
+  if (input.notify_email !== undefined) await reserveNotifyEmail(env, options.tenantId, options.templateId !== undefined ? "links" : "tenant");
   const row = newVerificationRow({
     id: newId("verification", now),
     tenantId: options.tenantId,

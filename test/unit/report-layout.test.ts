@@ -5,6 +5,7 @@ import { DEJAVU_SANS, DEJAVU_SANS_BOLD } from "../../src/domain/report/fonts/dej
 import { offsetMetres, scaleBarMetres } from "../../src/domain/report/location-map";
 import { CONTENT_FLOOR, CONTENT_WIDTH, PageFlow } from "../../src/domain/report/page-flow";
 import { renderReport, reportLayout, reportText } from "../../src/domain/report/render";
+import { encodeJpeg, naturalScene } from "../helpers/synth";
 import { locationWords, methodWords, outcomeWords, statusWords } from "../../src/domain/report/words";
 import { locationWords as consoleLocationWords } from "../../client/console/lib/geo";
 import type { ReportContent } from "../../src/domain/report/content";
@@ -239,13 +240,45 @@ describe("what the report says stays true", () => {
         const link = layout.find((p) => p.what === url);
         expect(qr && link, at).toBeTruthy();
         expect(link!.page, `${at}: the QR code on page ${qr!.page + 1}, its URL on page ${link!.page + 1}`).toBe(qr!.page);
-        // The case the probe met: the line above the code ends a page with room under it for the code (and the
-        // spacing before it), not for the code and its URL.
-        const above = layout[layout.indexOf(qr!) - 1]!;
-        if (above.page < qr!.page && above.bottom - CONTENT_FLOOR >= qr!.top - qr!.bottom + 9) betweenCodeAndLink++;
+        // The case the probe met: the section begins where its lines fit but not its code and URL. The whole
+        // section then moves, so what is counted is a section the page break came before, its last line
+        // above with room under it for the code (and the spacing before it).
+        const heading = layout.find((p) => p.what === "Certificate")!;
+        const above = layout[layout.indexOf(heading) - 1]!;
+        if (above.page < heading.page && above.bottom - CONTENT_FLOOR >= qr!.top - qr!.bottom + 9) betweenCodeAndLink++;
       }
     }
     expect(betweenCodeAndLink).toBeGreaterThan(0);
+  });
+
+  // Probe of 2026-12-07: a capture's title was kept with 120 pt after it, its photo up to 206 pt tall,
+  // and the certificate's heading stayed behind once its code and URL moved together.
+  it("keeps each capture's title with its photo, and the certificate's heading with its code, wherever they fall", async () => {
+    const jpeg = encodeJpeg(naturalScene(320, 240, 7), 80);
+    const capture = (n: number) => ({
+      view: { id: `cap_${n}`, step_key: `photo_${n}`, source: "live", created_at: "2026-11-27T08:10:00.000Z", media_type: "image/jpeg", size_bytes: 1000, sha256: "ab".repeat(32), analysis: { status: "completed", signals: {} } },
+      image: { jpeg },
+      credentials: false,
+    });
+    const url = "https://verify.example.com/v1/certificates/ctk_Yx3r9QeLk2Vw8pZs4Nd7Hb1Mf6Tc0Ja5";
+    let titlesOpeningAPage = 0;
+    for (let answered = 0; answered <= 53; answered += 2) {
+      const answers = Object.fromEntries(Array.from({ length: answered }, (_, i) => [`step_${i}`, { value: `answer ${i}`, answered_at: "2026-11-27T08:10:00.000Z" }]));
+      const base = content({ verification: { answers } });
+      const layout = await reportLayout({ ...base, captures: [capture(1), capture(2), capture(3)], certificateLinkUrl: url } as unknown as ReportContent);
+      for (const n of [1, 2, 3]) {
+        const title = layout.find((p) => p.what.startsWith(`${n}. Step "photo_${n}"`))!;
+        const photo = layout[layout.indexOf(title) + 1]!;
+        expect(photo.what, `${answered} answers, capture ${n}`).toBe("[image]");
+        expect(photo.page, `${answered} answers: capture ${n}'s title on page ${title.page + 1}, its photo on ${photo.page + 1}`).toBe(title.page);
+        if (layout[layout.indexOf(title) - 1]!.page < title.page) titlesOpeningAPage++;
+      }
+      const heading = layout.find((p) => p.what === "Certificate")!;
+      const qr = layout.find((p) => p.what === "[QR code]")!;
+      expect(qr.page, `${answered} answers: the certificate's heading on page ${heading.page + 1}, its code on ${qr.page + 1}`).toBe(heading.page);
+    }
+    // The case the probe met was laid out: titles that a page break came before.
+    expect(titlesOpeningAPage).toBeGreaterThan(0);
   });
 
   it("names a reviewer by address only while gathered as a member; otherwise a former member", async () => {

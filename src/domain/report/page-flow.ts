@@ -204,10 +204,19 @@ export class PageFlow {
     this.y -= BLOCK_SPACE;
   }
 
-  image(image: PDFImage, maxWidth: number, maxHeight: number): void {
+  /** The size `image(image, maxWidth, maxHeight)` draws it at. */
+  imageSize(image: PDFImage, maxWidth: number, maxHeight: number): { width: number; height: number } {
     const scale = Math.min(maxWidth / image.width, maxHeight / image.height, 1.5);
-    const width = image.width * scale;
-    const height = image.height * scale;
+    return { width: image.width * scale, height: image.height * scale };
+  }
+
+  /** The points a section title takes down the page (`heading`), without the lines it keeps after it. */
+  headingHeight(text: string, size = 13): number {
+    return size * 0.9 + this.paragraphHeight(text, { size, bold: true }) + 8;
+  }
+
+  image(image: PDFImage, maxWidth: number, maxHeight: number): void {
+    const { width, height } = this.imageSize(image, maxWidth, maxHeight);
     this.block(
       height,
       (x, bottom) => {

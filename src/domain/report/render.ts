@@ -178,24 +178,31 @@ async function captures(flow: PageFlow, content: ReportContent): Promise<void> {
   if (content.captures.length === 0) flow.paragraph("No capture was received.");
   for (const [i, capture] of content.captures.entries()) {
     const description = steps.get(capture.view.step_key);
-    flow.ensure(120);
+    const title = `${i + 1}. Step "${capture.view.step_key}"${description ? `: ${description}` : ""}`;
+    const image = await captureImage(flow, capture);
+    // The title with its photo on one page (probe of 2026-12-07: a title checked for 120 pt ended a page, its photo up to 206 pt tall began the next).
+    const below = typeof image === "object" ? flow.blockHeight(flow.imageSize(image, ...PHOTO_BOX).height) : 0;
+    flow.ensure(Math.max(120, 4 + flow.paragraphHeight(title, TITLE) + below));
     flow.gap(4);
-    flow.paragraph(`${i + 1}. Step "${capture.view.step_key}"${description ? `: ${description}` : ""}`, { size: 10.5, bold: true });
-    await captureImage(flow, capture);
+    flow.paragraph(title, TITLE);
+    if (typeof image === "object") flow.image(image, ...PHOTO_BOX);
+    else if (image === "unreadable") flow.paragraph("(The stored thumbnail could not be read.)", { size: 9, color: MUTED });
     captureFields(flow, capture, content.issuer);
   }
 }
 
-async function captureImage(flow: PageFlow, capture: ReportCapture): Promise<void> {
-  if (!capture.image) return;
-  let image: PDFImage;
+const TITLE = { size: 10.5, bold: true };
+/** A capture's photo is drawn within this box (width, height in points). */
+const PHOTO_BOX: [number, number] = [260, 200];
+
+/** The capture's stored thumbnail, embedded; "unreadable" when it does not decode, undefined when there is none. */
+async function captureImage(flow: PageFlow, capture: ReportCapture): Promise<PDFImage | "unreadable" | undefined> {
+  if (!capture.image) return undefined;
   try {
-    image = await flow.doc.embedJpg(capture.image.jpeg);
+    return await flow.doc.embedJpg(capture.image.jpeg);
   } catch {
-    flow.paragraph("(The stored thumbnail could not be read.)", { size: 9, color: MUTED });
-    return;
+    return "unreadable";
   }
-  flow.image(image, 260, 200);
 }
 
 function captureFields(flow: PageFlow, capture: ReportCapture, issuer: string): void {
@@ -317,11 +324,15 @@ const QR_SIZE = 110;
 function certificate(flow: PageFlow, content: ReportContent): void {
   if (!content.certificateLinkUrl) return;
   const url = content.certificateLinkUrl;
+  const intro = "The signed certificate of this verification, for anyone this report is shared with: open the link or scan the code. It works until the link is revoked.";
+  // The section on one page, moved to the next whole when it does not fit: a reader who finds the code
+  // finds its URL and what it is (probe of 2026-12-07: the code ended a page, its URL began the next,
+  // and once that was fixed the heading and its sentence stayed behind).
+  const codeAndLink = flow.blockHeight(QR_SIZE) + flow.paragraphHeight(url, { size: 8 });
+  flow.ensure(flow.headingHeight("Certificate") + flow.paragraphHeight(intro, { size: 9 }) + codeAndLink);
   flow.heading("Certificate");
-  flow.paragraph("The signed certificate of this verification, for anyone this report is shared with: open the link or scan the code. It works until the link is revoked.", { size: 9 });
-  // The code and its URL on one page, moved to the next together when both do not fit: a reader who finds
-  // one finds the other (probe of 2026-12-07: the code ended a page, its URL began the next).
-  flow.ensure(flow.blockHeight(QR_SIZE) + flow.paragraphHeight(url, { size: 8 }));
+  flow.paragraph(intro, { size: 9 });
+  flow.ensure(codeAndLink);
   flow.block(QR_SIZE, (x, bottom) => drawQrCode(flow.page, url, x, bottom, QR_SIZE), 0, "QR code");
   flow.paragraph(url, { size: 8 });
 }

@@ -47,7 +47,7 @@ export const errorResponses = {
   403: errorResponse(403, "Authenticated but not allowed"),
   404: errorResponse(404, "Unknown resource, or one owned by another tenant"),
   409: errorResponse(409, "Conflict with the current state"),
-  410: errorResponse(410, "The verification (or upload URL) expired, or the verification was redacted"),
+  410: errorResponse(410, "Gone: the link this route serves expired (the route's description says which), or the verification was redacted"),
   413: errorResponse(413, "Payload too large"),
   415: errorResponse(415, "Unsupported media type"),
   429: {

@@ -3621,7 +3621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4216,7 +4216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4315,7 +4315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4423,7 +4423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4618,7 +4618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4736,7 +4736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4844,7 +4844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4963,7 +4963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8805,7 +8805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9065,7 +9065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9182,7 +9182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description The verification (or upload URL) expired, or the verification was redacted. Codes: `expired`, `redacted`. */
+            /** @description Gone: the link this route serves expired (the route's description says which), or the verification was redacted. Codes: `expired`, `redacted`. */
             410: {
                 headers: {
                     [name: string]: unknown;

@@ -8,7 +8,7 @@
 import createClient, { type Middleware } from "openapi-fetch";
 import type { components, operations, paths } from "../../clients/typescript/src/schema";
 import { OPEN_STATUSES } from "./lib/capture-link";
-import { signInUrl } from "./router";
+import { leaveForSignIn, signInUrl } from "./router";
 
 export type Schemas = components["schemas"];
 export type Verification = Schemas["Verification"];
@@ -50,7 +50,7 @@ const sessionEnded = (status: number, url: string): boolean => status === 401 &&
 const signedOut: Middleware = {
   onResponse({ request, response }) {
     if (sessionEnded(response.status, request.url) && request.method === "GET") {
-      window.location.assign(signInUrl(`${location.pathname}${location.search}`));
+      leaveForSignIn(signInUrl(`${location.pathname}${location.search}`));
     }
     return undefined;
   },

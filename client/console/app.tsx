@@ -5,7 +5,7 @@ import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
 import { useAction, useRefreshOnReturn } from "./lib/hooks";
 import { announceSessionChanged, onSessionChanged } from "./lib/session-channel";
 import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
-import { HOME, match, useLocation, type Location } from "./router";
+import { HOME, leaveForSignIn, match, useLocation, type Location } from "./router";
 import { CertificateScreen } from "./screens/certificate";
 import { DevelopersScreen } from "./screens/developers";
 import { NewVerificationScreen } from "./screens/new-verification";
@@ -82,7 +82,7 @@ function SignedIn(props: { location: Location }) {
 
   const signOut = async () => {
     await api.POST("/v1/auth/logout");
-    window.location.assign("/console/sign-in");
+    leaveForSignIn();
   };
 
   if (failed) return <Notice tone="error">The console could not load your account: {failed}</Notice>;

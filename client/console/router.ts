@@ -9,6 +9,18 @@ export const HOME = "/console";
 const SIGN_IN = "/console/sign-in";
 const CHANGE = "console:navigate";
 
+let leaving = false;
+
+/**
+ * Leaves for the sign-in page, once: a second navigation (a read's 401 racing a sign-out's own)
+ * would abort the first.
+ */
+export function leaveForSignIn(url = SIGN_IN): void {
+  if (leaving) return;
+  leaving = true;
+  window.location.assign(url);
+}
+
 export function signInUrl(returnTo: string, error?: string): string {
   const params = new URLSearchParams();
   if (error) params.set("error", error);

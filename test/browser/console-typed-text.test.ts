@@ -129,19 +129,22 @@ describe("typed text in the console", () => {
 
     // Another tab of the same browser signs every member out.
     const other = await ui.context.newPage();
-    await other.goto(`${inject("baseUrl")}/console/settings`);
-    await other.getByRole("button", { name: "Sign everyone out" }).click();
-    await other.getByRole("dialog", { name: "Sign every member out, everywhere?" }).getByRole("button", { name: "Sign everyone out" }).click();
-    await other.waitForURL(/\/console\/sign-in/);
+    try {
+      await other.goto(`${inject("baseUrl")}/console/settings`);
+      await other.getByRole("button", { name: "Sign everyone out" }).click();
+      await other.getByRole("dialog", { name: "Sign every member out, everywhere?" }).getByRole("button", { name: "Sign everyone out" }).click();
+      await other.waitForURL(/\/console\/sign-in/);
 
-    // It used to leave for the sign-in page at once and come back with the note empty.
-    await review(page, "Approve", note);
-    await page.getByText(/^The review was not recorded.*You were signed out/).waitFor();
-    expect(new URL(page.url()).pathname).toBe(`/console/verifications/${v.id}`);
-    expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe(note);
-
-    await signInAsDev(other);
-    await other.close();
+      // It used to leave for the sign-in page at once and come back with the note empty.
+      await review(page, "Approve", note);
+      await page.getByText(/^The review was not recorded.*You were signed out/).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/console/verifications/${v.id}`);
+      expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe(note);
+    } finally {
+      // Signed in again whatever happened above: the tests after this one share the browser's session.
+      await signInAsDev(other);
+      await other.close();
+    }
     await page.getByRole("region", { name: "Review", exact: true }).getByRole("button", { name: "Record the review" }).click();
     await page.getByRole("region", { name: "Timeline" }).getByText(`approved: “${note}” (by you)`).waitFor();
     // Recorded: the draft is gone.

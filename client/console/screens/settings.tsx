@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, ok, type Phone, type Schemas } from "../api";
+import { leaveForSignIn } from "../router";
 import { useSession } from "../session";
 import { announce, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, Notice, PageHeader, Progress, Section } from "../components/ui";
 import { formatDateTime } from "../lib/format";
@@ -419,7 +420,7 @@ function SignOutEverywhere() {
   const [confirming, setConfirming] = useState(false);
   const run = useAction(async () => {
     await ok(api.POST("/v1/auth/logout-everywhere"));
-    window.location.assign("/console/sign-in");
+    leaveForSignIn();
   });
   return (
     <Section title="Sign out everywhere" id="sign-out-everywhere">

@@ -7,7 +7,6 @@
  */
 import createClient, { type Middleware } from "openapi-fetch";
 import type { components, operations, paths } from "../../clients/typescript/src/schema";
-import { OPEN_STATUSES } from "./lib/capture-link";
 import { leaveForSignIn, signInUrl } from "./router";
 
 export type Schemas = components["schemas"];
@@ -81,6 +80,7 @@ export async function ok<T>(pending: Promise<Answer<T>>): Promise<T> {
   throw new ApiError(answer.response.status, typeof error === "string" ? error : "error", `The service answered ${answer.response.status}.`);
 }
 
-export { OPEN_STATUSES };
+/** The statuses a verification can still leave on its own (what live refresh watches). */
+export const OPEN_STATUSES: readonly VerificationStatus[] = ["pending", "partially_captured", "abandoned"];
 /** Erased evidence never changes again, whatever its status reads (retention erases open verifications too). */
 export const isOpen = (v: Verification): boolean => !v.redacted_at && (OPEN_STATUSES.includes(v.status) || (v.status === "completed" && !v.verdict));

@@ -181,32 +181,13 @@ describe("the certificate page on a narrow phone", () => {
     const digest = createHash("sha256").update(photo).digest("hex");
     // A certificate signed with a key of our own, served as the Worker serves one (its page, its headers, a key set
     // holding that key): what the page shows depends only on what the certificate says.
-    const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
-    const jwk: JWK = { ...(await exportJWK(pair.publicKey)), alg: "EdDSA", use: "sig" };
-    jwk.kid = await calculateJwkThumbprint(jwk);
-    const iat = Math.floor(Date.now() / 1000);
-    const payload = {
-      iss: base(),
-      iat,
-      exp: iat + 7 * 24 * 3600,
-      sequence: 1,
-      schema_version: 2,
-      verification: {
-        id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
-        tenant: { id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", display_name: longName },
-        status: "completed",
-        created_at: new Date((iat - 60) * 1000).toISOString(),
-        completed_at: new Date(iat * 1000).toISOString(),
-        verdict: { label: "verified", assessment: "complete", signals: { screen: { status: "assessed", method: "pixels" } } },
-        captures: [
-          { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", step_key: longKey, kind: "live", received_at: new Date(iat * 1000).toISOString(), sha256: digest },
-          { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X1A", step_key: "capture_2", kind: "upload", received_at: new Date(iat * 1000).toISOString(), sha256: "b".repeat(64) },
-        ],
-      },
-    };
-    const signed = await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: jwk.kid, typ: "verification-certificate+jwt" }).sign(pair.privateKey);
+    const received = new Date().toISOString();
+    const { signed, jwk, payload } = await selfSignedCertificate(longName, [
+      { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", step_key: longKey, kind: "live", received_at: received, sha256: digest },
+      { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X1A", step_key: "capture_2", kind: "upload", received_at: received, sha256: "b".repeat(64) },
+    ]);
     const jwksUrl = `${base()}/.well-known/jwks.json`;
-    const body = { certificate: signed, jwks_url: jwksUrl, kid: jwk.kid, sequence: 1, issued_at: new Date(iat * 1000).toISOString(), expires_at: new Date(payload.exp * 1000).toISOString(), payload };
+    const body = { certificate: signed, jwks_url: jwksUrl, kid: jwk.kid, sequence: 1, issued_at: new Date(payload.iat * 1000).toISOString(), expires_at: new Date(payload.exp * 1000).toISOString(), payload };
     const link = await api(`/v1/verifications/${verificationId}/certificate-link`, { method: "POST" });
     expect(link.status).toBe(201);
     const pageUrl: string = link.body.url;
@@ -340,28 +321,9 @@ describe("the verification-certificate command", () => {
     const refused = await api("/v1/verifications", { method: "POST", body: JSON.stringify({ steps: [{ key: hostile, type: "image", description: "The roof", min: 1, max: 1 }] }) });
     expect(refused.status).toBe(400);
     expect(Object.keys(refused.body.error.fields)).toContain("steps.0.key");
-    const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
-    const jwk: JWK = { ...(await exportJWK(pair.publicKey)), alg: "EdDSA", use: "sig" };
-    jwk.kid = await calculateJwkThumbprint(jwk);
-    const iat = Math.floor(Date.now() / 1000);
-    const signed = await new SignJWT({
-      iss: base(),
-      iat,
-      exp: iat + 7 * 24 * 3600,
-      sequence: 1,
-      schema_version: 2,
-      verification: {
-        id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
-        tenant: { id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", display_name: "Acme" },
-        status: "completed",
-        created_at: new Date((iat - 60) * 1000).toISOString(),
-        completed_at: new Date(iat * 1000).toISOString(),
-        verdict: { label: "verified", assessment: "complete", signals: { screen: { status: "assessed", method: "pixels" } } },
-        captures: [{ id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", step_key: hostile, kind: "live", received_at: new Date(iat * 1000).toISOString(), sha256: "a".repeat(64) }],
-      },
-    })
-      .setProtectedHeader({ alg: "EdDSA", kid: jwk.kid, typ: "verification-certificate+jwt" })
-      .sign(pair.privateKey);
+    const { signed, jwk } = await selfSignedCertificate("Acme", [
+      { id: "cap_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", step_key: hostile, kind: "live", received_at: new Date().toISOString(), sha256: "a".repeat(64) },
+    ]);
     const certificate = path.join(dir, "hostile.json");
     writeFileSync(certificate, JSON.stringify({ certificate: signed }));
     const keys = path.join(dir, "hostile-keys.json");
@@ -380,3 +342,32 @@ describe("the verification-certificate command", () => {
     expect(JSON.parse(asJson.stdout).payload.verification.captures[0].step_key).toBe(hostile);
   }, 180_000);
 });
+
+/**
+ * A certificate of a completed verification signed with a key of our own (not the Worker's): what a
+ * page or the command shows then depends only on what the certificate says.
+ */
+async function selfSignedCertificate(displayName: string, captures: Array<Record<string, unknown>>) {
+  const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const jwk: JWK = { ...(await exportJWK(pair.publicKey)), alg: "EdDSA", use: "sig" };
+  jwk.kid = await calculateJwkThumbprint(jwk);
+  const iat = Math.floor(Date.now() / 1000);
+  const payload = {
+    iss: base(),
+    iat,
+    exp: iat + 7 * 24 * 3600,
+    sequence: 1,
+    schema_version: 2,
+    verification: {
+      id: "vfy_01JD2Y4N9M6Q8R0S2T4V6W8X0Z",
+      tenant: { id: "tnt_01JD2Y4N9M6Q8R0S2T4V6W8X0Z", display_name: displayName },
+      status: "completed",
+      created_at: new Date((iat - 60) * 1000).toISOString(),
+      completed_at: new Date(iat * 1000).toISOString(),
+      verdict: { label: "verified", assessment: "complete", signals: { screen: { status: "assessed", method: "pixels" } } },
+      captures,
+    },
+  };
+  const signed = await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: jwk.kid, typ: "verification-certificate+jwt" }).sign(pair.privateKey);
+  return { signed, jwk, payload };
+}

@@ -33,6 +33,8 @@ export interface Placed {
   bottom: number;
   /** The line as printed, or a block's name in brackets ("[QR code]"). */
   what: string;
+  /** A drawn block, not a line of text. */
+  block?: true;
 }
 
 interface TextStyle {
@@ -47,8 +49,6 @@ export class PageFlow {
   /** Which page `page` is (0 for the first). */
   pageIndex = -1;
   y = 0;
-  /** Every line of text drawn, in order (a field's label and its value each a line of their own): what the report says, as a reader sees it. */
-  readonly printed: string[] = [];
   /** Every line of text and every block, with the page it is on: what a reader finds together. */
   readonly placed: Placed[] = [];
   /** Characters `clean` printed as "?" because the fonts lack them (Arabic, Hebrew, CJK, emoji): the report says how many. */
@@ -160,7 +160,6 @@ export class PageFlow {
       this.ensure(size * 1.4);
       this.y -= size * 1.15;
       this.page.drawText(line, { x: MARGIN + indent, y: this.y, size, font, color: style.color ?? INK });
-      this.printed.push(line);
       this.place(line, this.y + size, this.y);
       this.y -= size * 0.25;
     }
@@ -187,8 +186,6 @@ export class PageFlow {
       this.y -= size * 1.15;
       if (labelLines[i]) this.page.drawText(labelLines[i]!, { x: MARGIN, y: this.y, size, font: this.fonts.bold, color: MUTED });
       if (lines[i]) this.page.drawText(lines[i]!, { x: MARGIN + LABEL_WIDTH, y: this.y, size, font: this.fonts.regular, color: INK });
-      if (labelLines[i]) this.printed.push(labelLines[i]!);
-      if (lines[i]) this.printed.push(lines[i]!);
       if (labelLines[i]) this.place(labelLines[i]!, this.y + size, this.y);
       if (lines[i]) this.place(lines[i]!, this.y + size, this.y);
       this.y -= size * 0.3;
@@ -200,7 +197,7 @@ export class PageFlow {
     this.ensure(this.blockHeight(height));
     this.y -= height;
     draw(MARGIN + indent, this.y);
-    this.place(`[${name}]`, this.y + height, this.y);
+    this.placed.push({ page: this.pageIndex, top: this.y + height, bottom: this.y, what: `[${name}]`, block: true });
     this.y -= BLOCK_SPACE;
   }
 
@@ -228,24 +225,26 @@ export class PageFlow {
     );
   }
 
-  private place(what: string, top: number, bottom: number): void {
-    this.placed.push({ page: this.pageIndex, top, bottom, what });
+  /** Every line of text drawn, in order (a field's label and its value each a line of their own): what the report says, as a reader sees it. */
+  get printed(): string[] {
+    return this.placed.filter((p) => !p.block).map((p) => p.what);
   }
 
-  /** "Label · page n of N" at the foot of every page, once the document is complete. */
+  private place(what: string, top: number, bottom: number, page = this.pageIndex): void {
+    this.placed.push({ page, top, bottom, what });
+  }
+
   /** `label` and the page number at the foot of every page, and `note`, when given, on a line under it. */
   footers(label: string, note?: string): void {
     const pages = this.doc.getPages();
     pages.forEach((page, i) => {
       const text = this.clean(`${label} · page ${i + 1} of ${pages.length}`);
       page.drawText(text, { x: MARGIN, y: MARGIN - 14, size: 7.5, font: this.fonts.regular, color: MUTED });
-      this.printed.push(text);
-      this.placed.push({ page: i, top: MARGIN - 14 + 7.5, bottom: MARGIN - 14, what: text });
+      this.place(text, MARGIN - 14 + 7.5, MARGIN - 14, i);
       if (note === undefined) return;
       const under = this.clean(note);
       page.drawText(under, { x: MARGIN, y: MARGIN - 24, size: 7.5, font: this.fonts.regular, color: MUTED });
-      this.printed.push(under);
-      this.placed.push({ page: i, top: MARGIN - 24 + 7.5, bottom: MARGIN - 24, what: under });
+      this.place(under, MARGIN - 24 + 7.5, MARGIN - 24, i);
     });
   }
 }

@@ -110,7 +110,8 @@ function unsupportedCharset(contentType: string | undefined): string | null {
  */
 export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
   if (!BODY_METHODS.has(c.req.method)) return next();
-  const { text, utf8 } = decodeBody(new Uint8Array(await c.req.arrayBuffer()));
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  const { text, utf8 } = decodeBody(bytes);
   if (text.trim() !== "") {
     if (!isJsonContentType(c.req.header("Content-Type"))) {
       throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
@@ -129,6 +130,13 @@ export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
     // The validators and handlers read this parse rather than parsing the text again (an inline
     // capture's body is megabytes).
     c.req.json = <T>() => Promise.resolve(body as T);
+    // The router's own media-type gate (@hono/zod-openapi) refuses forms RFC 9110 allows, such as
+    // whitespace before the `;`: once accepted here, the body is labelled as it reads.
+    if (c.req.header("Content-Type") !== "application/json") {
+      const headers = new Headers(c.req.raw.headers);
+      headers.set("content-type", "application/json");
+      c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers, body: bytes });
+    }
     return next();
   }
   const headers = new Headers(c.req.raw.headers);

@@ -540,7 +540,7 @@ describe("capture page in Chromium", () => {
   });
 
   // Probe of 2026-12-04: closing a duplicate tab marked the verification abandoned while the end user worked in the other.
-  it("closing one of two tabs on the link is not leaving; closing the last one is", async () => {
+  it("closing one of two tabs on the link is not leaving; leaving the last one is", async () => {
     const v = await tenant.createVerification({ steps: PHOTO_THEN_QUESTIONS });
     phone = await openPhone();
     const { page } = phone;
@@ -562,8 +562,10 @@ describe("capture page in Chromium", () => {
     expect(await beaconed).toBe(false);
     expect((await tenant.getVerification(v.id)).status).toBe("pending");
 
-    // The last tab going is leaving.
-    await page.close({ runBeforeUnload: true });
+    // The last tab going is leaving. It goes by navigating away: a closed tab's beacon is the browser's
+    // best effort, and Chromium dropped it in 4 of 48 closes on a loaded machine although sendBeacon
+    // had answered true (2026-12-07; the CI flake of 2026-12-07 06:47). docs/api.md says so.
+    await page.goto("about:blank");
     await eventually("abandoned", () => tenant.getVerification(v.id), (body) => body.status === "abandoned");
   });
 

@@ -25,7 +25,11 @@ const INPUTS_DIR = join(CACHE, `inputs-${recipeKey([join(ROOT, "scripts/real-pho
 const PACKAGE = "mate-backgrounds";
 const SAMPLES = join(ROOT, "test/fixtures/photos");
 
-const run = (cmd: string, args: string[], cwd = CACHE) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
+// ImageMagick with room for a 50 MP picture in memory (scripts/lib/imagemagick/policy.xml): under
+// Debian's policy each 50 MP input took about 2 minutes, mostly the kernel paging its pixel cache.
+const MAGICK_CONFIGURE_PATH = join(ROOT, "scripts/lib/imagemagick");
+const run = (cmd: string, args: string[], cwd = CACHE) =>
+  execFileSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, MAGICK_CONFIGURE_PATH } });
 
 /** A photograph from the Debian package (downloaded and unpacked on first use). */
 export function debianPhoto(relative: string): string {

@@ -91,7 +91,18 @@ export const VerdictSchema = z
           NotAssessed,
         ])
         .optional(),
-      depth: z.union([z.object({ source: z.string(), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
+      depth: z
+        .union([
+          z.object({
+            source: z.string(),
+            confidence: Confidence.openapi({
+              description: "How strongly the evidence shows a real scene before a live camera (not the confidence in an anomaly): below 0.25 the signal tripped.",
+            }),
+          }),
+          NotApplicable,
+          NotAssessed,
+        ])
+        .optional(),
       context_match: z.union([z.object({ status: z.enum(["match", "mismatch", "inconclusive"]), confidence: Confidence }), NotApplicable, NotAssessed]).optional(),
     }),
     reason_code: z

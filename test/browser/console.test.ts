@@ -133,7 +133,7 @@ describe("operator console in Chromium", () => {
     await viewer.getByText(/The camera, as the capture page reported it: “fake_device_0”/).waitFor();
     await viewer.getByText(/\d+ frames of 160 × 120 over \d+ ms around the shutter, and \d+ patches of 64 × 64 .* The service measured them/).waitFor();
     await viewer.getByText(/through the capture link, for a photo step/).waitFor();
-    await viewer.getByText("Frames no live camera over a real scene gives (confidence 5 %)").waitFor();
+    await viewer.getByText("Frames no live camera over a real scene gives (confidence the scene is real: 5 %)").waitFor();
     await page.keyboard.press("ArrowRight");
     await page.getByRole("dialog", { name: "Photo 2 of 2: step rear" }).waitFor();
     await page.keyboard.press("+");

@@ -47,7 +47,18 @@ describe("the report's words", () => {
   it("words each signal's outcome, and never reads an unassessed one as a result", () => {
     expect(outcomeWords("screen_detection", { screen_detected: true, confidence: 0.87 })).toBe("screen detected, confidence 87 %");
     expect(outcomeWords("ai_detection", { label: "likely_ai", confidence: 0.9, method: "pixels" })).toBe("likely ai, confidence 90 %");
-    expect(outcomeWords("reverse_search", { found_online: false, match_count: 2 })).toBe("not found online, 2 earlier matches");
+    // Probe of 2026-12-07: "not found online" was printed where the web was never searched.
+    expect(outcomeWords("reverse_search", { found_online: false, match_count: 0, sources: ["service_history"] })).toBe("no earlier match in this tenant's captures (the web was not searched)");
+    expect(outcomeWords("reverse_search", { found_online: false, match_count: 2, sources: ["service_history", "shared_history"] })).toBe(
+      "seen before: 2 earlier matches in this tenant's or the shared index's captures (the web was not searched)",
+    );
+    expect(outcomeWords("reverse_search", { found_online: false, match_count: 0, sources: ["service_history", "web"] })).toBe("not found online or in earlier captures");
+    expect(outcomeWords("reverse_search", { found_online: true, match_count: 1, sources: ["service_history", "web"] })).toBe("found online, 1 earlier match");
+    expect(outcomeWords("reverse_search", { found_online: false, match_count: 0 })).toBe("no earlier match (what was searched is not recorded)");
+    // The depth confidence is in a real scene: an anomaly's 5 % must not read as "5 % sure it is fake" (probe of 2026-12-07).
+    expect(outcomeWords("depth", { source: "capture_burst", confidence: 0.05 })).toBe("anomaly (capture burst), confidence the scene is real 5 %");
+    expect(outcomeWords("depth", { source: "capture_burst", confidence: 0.8 })).toBe("no anomaly (capture burst), confidence the scene is real 80 %");
+    expect(outcomeWords("depth", { anomaly: true, source: "capture_burst", confidence: 0.05 })).toBe("anomaly (capture burst), confidence the scene is real 5 %");
     expect(outcomeWords("depth", { status: "not_assessed", reason: "no_capture_integrity" })).toBe("not assessed (no capture integrity)");
     expect(outcomeWords("context_match", { status: "not_applicable", reason: "uploaded_content" })).toBe("not applicable to uploaded images");
     expect(outcomeWords("depth", undefined)).toBe("not recorded");

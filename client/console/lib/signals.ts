@@ -136,7 +136,10 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
       if (sources.includes("web")) return { text: "Not seen online or in earlier captures", tone: "good" };
       return { text: `Not seen in ${sources.includes("shared_history") ? "your or the shared index's" : "your"} earlier captures (the web was not searched)`, tone: "good" };
     }
-    case "depth":
+    case "depth": {
+      // Depth's confidence is in a real scene before the camera: an anomaly's is low, and a bare
+      // "confidence 5 %" read as "5 % sure it is fake" (probe of 2026-12-07).
+      const confidence = typeof value.confidence === "number" ? ` (confidence the scene is real: ${Math.round(value.confidence * 100)} %)` : "";
       if (value.source === "capture_burst") {
         // A capture's result says `anomaly`; the verdict's {source, confidence} trips below 0.25.
         const anomaly = typeof value.anomaly === "boolean" ? value.anomaly : typeof value.confidence === "number" && value.confidence < 0.25;
@@ -151,6 +154,7 @@ export function signalResult(key: string, value: Record<string, unknown>): { tex
         return { text: `Frames as a live camera gives them${confidence}`, tone: "good" };
       }
       return { text: `Depth from ${String(value.source)}${value.anomaly ? ": flat, implausible" : ""}${confidence}`, tone: value.anomaly ? "bad" : "neutral" };
+    }
     case "context_match":
       return value.status === "mismatch"
         ? { text: `Does not match the context${confidence}`, tone: "bad" }

@@ -1624,6 +1624,7 @@ export interface components {
                 } | components["schemas"]["NotAssessed"];
                 depth?: {
                     source: string;
+                    /** @description How strongly the evidence shows a real scene before a live camera (not the confidence in an anomaly): below 0.25 the signal tripped. */
                     confidence: number;
                 } | {
                     /** @enum {string} */

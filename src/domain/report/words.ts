@@ -1,3 +1,4 @@
+import { DEPTH_ANOMALY_BELOW } from "../../analysis/verdict";
 import type { CertifiedSignal } from "../certificates/signals";
 
 /*
@@ -91,17 +92,34 @@ export function outcomeWords(key: string, value: unknown): string {
     case "ai_detection":
       return typeof v.label === "string" ? `${v.label.replaceAll("_", " ")}${confidence}` : generic(v);
     case "reverse_search":
-      if (typeof v.match_count === "number") return `${v.found_online ? "found online" : "not found online"}, ${v.match_count} earlier match${v.match_count === 1 ? "" : "es"}`;
-      if (typeof v.found_online === "boolean") return v.found_online ? "found online" : "not found online";
-      return generic(v);
-    case "depth":
-      if (typeof v.anomaly === "boolean") return `${v.anomaly ? "anomaly" : "no anomaly"}${typeof v.source === "string" ? ` (${v.source.replaceAll("_", " ")})` : ""}${confidence}`;
-      return typeof v.source === "string" ? `assessed from ${v.source.replaceAll("_", " ")}${confidence}` : generic(v);
+      return typeof v.match_count === "number" || typeof v.found_online === "boolean" ? reuseWords(v) : generic(v);
+    case "depth": {
+      // A capture's row says `anomaly`; the verdict's {source, confidence} is one below the trip.
+      const anomaly = typeof v.anomaly === "boolean" ? v.anomaly : typeof v.confidence === "number" ? v.confidence < DEPTH_ANOMALY_BELOW : undefined;
+      if (anomaly === undefined) return generic(v);
+      // The confidence is in a real scene before the camera, so an anomaly's is low: say so, or 5 % reads as "5 % sure it is fake".
+      const real = typeof v.confidence === "number" ? `, confidence the scene is real ${percent(v.confidence)}` : "";
+      return `${anomaly ? "anomaly" : "no anomaly"}${typeof v.source === "string" ? ` (${v.source.replaceAll("_", " ")})` : ""}${real}`;
+    }
     case "context_match":
       return typeof v.status === "string" ? `${v.status}${confidence}` : generic(v);
     default:
       return generic(v);
   }
+}
+
+/**
+ * What the reuse check found, and where it looked: `sources` names what was searched, and without
+ * `web` among them nothing was looked for online (console: client/console/lib/signals.ts).
+ */
+function reuseWords(v: Record<string, unknown>): string {
+  const matches = typeof v.match_count === "number" ? v.match_count : 0;
+  const sources = Array.isArray(v.sources) ? (v.sources as unknown[]) : null;
+  const searched = sources === null ? "" : sources.includes("shared_history") ? " in this tenant's or the shared index's captures" : " in this tenant's captures";
+  const web = sources === null ? " (what was searched is not recorded)" : sources.includes("web") ? "" : " (the web was not searched)";
+  if (v.found_online === true) return `found online${matches > 0 ? `, ${matches} earlier match${matches === 1 ? "" : "es"}` : ""}`;
+  if (matches > 0) return `seen before: ${matches} earlier match${matches === 1 ? "" : "es"}${searched}${web}`;
+  return sources?.includes("web") ? "not found online or in earlier captures" : `no earlier match${searched}${web}`;
 }
 
 function generic(v: Record<string, unknown>): string {

@@ -25,7 +25,9 @@ const review = createRoute({
   description:
     "Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. " +
     `Reviews may follow each other, up to ${REVIEWS_PER_VERIFICATION} per verification (then 409 \`invalid_state\`: the latest stands); each is on the timeline as \`verification.reviewed\` and sent as that webhook. ` +
-    "The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing " +
+    "The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. " +
+    "`approved` needs a verdict (409 `invalid_state` before the evidence is judged); `rejected` and `needs_more` may be recorded at any time. " +
+    "`replaces` names the latest review the decision was made beside (its `at`, or null for none): when another was recorded since, 409 `invalid_state` and nothing is recorded. `needs_more` reopens nothing " +
     "(create a new verification to ask for more evidence). A redacted verification is 410 `redacted`.",
   ...access({ session: "reviewer" }),
   request: { params: IdParam, body: jsonBody(ReviewRequestSchema, { decision: "approved", note: "Photos match the claim; roof damage consistent with the reported hail." }) },
@@ -42,6 +44,7 @@ app.openapi(review, async (c) => {
     decision: body.decision,
     note: body.note,
     by: principal.userId,
+    ...(body.replaces !== undefined ? { replaces: body.replaces === null ? null : Date.parse(body.replaces) } : {}),
     // The decision, not the note: a note may quote the evidence, and redaction removes it.
     audit: auditEntry(c, "verification.reviewed", { type: "verification", id }, { decision: body.decision }),
   });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateTime, prose } from "./common";
+import { DateTime, DateTimeInput, prose } from "./common";
 
 export const REVIEW_DECISIONS = ["approved", "rejected", "needs_more"] as const;
 
@@ -11,6 +11,12 @@ export const ReviewRequestSchema = z
       .openapi({
         description:
           "Why: kept on the audit timeline with the reviewer, and printed in the report. Lines and tabs are kept; other control characters and a note of only white space are refused (400).",
+      }),
+    replaces: DateTimeInput.nullable()
+      .optional()
+      .openapi({
+        description:
+          "The `review.at` this decision was made beside (null: the verification showed no review). When the latest review is another one, the request is 409 `invalid_state` and nothing is recorded: a colleague's decision is never replaced unseen. Left out, the review is recorded whatever came before.",
       }),
   })
   .openapi("ReviewRequest");

@@ -54,6 +54,8 @@ describe("typed text in the console", () => {
     // It widened the page to about 7 800 px at desktop widths.
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
 
+    // Nothing judged yet: there is nothing to approve (console probe of 2026-12-07: it read "Review: Approved").
+    expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Approve").isDisabled()).toBe(true);
     // U+202E reverses everything after it up to the end of its paragraph: "(by you)" read ")uoy yb(" inside the quotes.
     const note = "Looks fine \u202E)lareneg-ycilop yb( ";
     await review(page, "Reject", note);
@@ -150,6 +152,32 @@ describe("typed text in the console", () => {
     // Recorded: the draft is gone.
     await page.reload();
     expect(await page.getByRole("region", { name: "Review", exact: true }).getByLabel("Note").inputValue()).toBe("");
+  });
+
+  it("a decision made on a page that missed a colleague's review is refused, and the page then shows that review", async () => {
+    // Console probe of 2026-12-07: the stale page's approval silently replaced the newer rejection.
+    const v = await finishedCase();
+    const { page } = ui;
+    await page.goto(detailUrl(v.id));
+    await page.getByRole("region", { name: "Review", exact: true }).waitFor();
+    const other = await ui.context.newPage();
+    try {
+      await other.goto(detailUrl(v.id));
+      await review(other, "Reject", "The odometer photo shows a screen.");
+      await other.getByRole("region", { name: "Timeline" }).getByText(/^rejected: “The odometer photo/).waitFor();
+    } finally {
+      await other.close();
+    }
+    // The first page never heard of it (no focus came back to it) and approves.
+    await review(page, "Approve", "Looks right to me.");
+    await page.getByText(/^The review was not recorded.*Another review was recorded/).waitFor();
+    await page.getByRole("region", { name: "Review", exact: true }).getByText("The odometer photo shows a screen.").waitFor();
+    await shoot(ui, "31-review-conflict");
+    await page.setViewportSize(DESKTOP);
+    expect((await tenant.getVerification(v.id)).review).toMatchObject({ decision: "rejected" });
+    // Decided again beside the review now on screen, it is recorded.
+    await page.getByRole("region", { name: "Review", exact: true }).getByRole("button", { name: "Record the review" }).click();
+    await page.getByRole("region", { name: "Timeline" }).getByText(/^approved: “Looks right to me/).waitFor();
   });
 
   it("a tab the operator comes back to shows the review another tab recorded meanwhile", async () => {

@@ -115,7 +115,7 @@ describe("verification list filters", () => {
     const t = await seedTenant();
     const { cookie } = await signIn(t.id);
     const v = await createVerification(t.key, { max_captures: 1 });
-    const review = (note: string) => callJson(`/v1/verifications/${v.id}/review`, { body: { decision: "approved", note }, headers: dashboard(cookie) });
+    const review = (note: string) => callJson(`/v1/verifications/${v.id}/review`, { body: { decision: "rejected", note }, headers: dashboard(cookie) });
     for (const note of ["ok\u0000", "\u001b[2Jok", "a\u2028b"]) {
       const res = await review(note);
       expect(res.status, JSON.stringify(note)).toBe(400);
@@ -186,7 +186,7 @@ describe("verification list filters", () => {
     const { cookie } = await signIn(t.id);
     const reviewed = await createVerification(t.key, { max_captures: 1 });
     const open = await createVerification(t.key, { max_captures: 1 });
-    const review = await callJson(`/v1/verifications/${reviewed.id}/review`, { body: { decision: "approved", note: "Checked by phone." }, headers: dashboard(cookie) });
+    const review = await callJson(`/v1/verifications/${reviewed.id}/review`, { body: { decision: "needs_more", note: "Asked by phone." }, headers: dashboard(cookie) });
     expect(review.status).toBe(200);
     expect(await listIds(t, "has_review=true")).toEqual([reviewed.id]);
     expect(await listIds(t, "has_review=false")).toEqual([open.id]);

@@ -77,6 +77,35 @@ describe("review decisions", () => {
     expect(await reviewed()).toHaveLength(2);
   });
 
+  // Console probe of 2026-12-07: a verification nobody had captured for read "Review: Approved", and a
+  // review from a page that had not seen a colleague's newer one replaced it unseen.
+  it("approves only what was judged, and refuses a decision made beside a review that is no longer the latest", async () => {
+    const reviewer = await signIn(t.id);
+    const waiting = await createVerification(t.key, { max_captures: 1 });
+    const early = await callJson(`/v1/verifications/${waiting.id}/review`, { body: { decision: "approved", note: "Looks fine." }, headers: dashboard(reviewer.cookie) });
+    expect(early.status).toBe(409);
+    expect(early.body.error).toEqual({ code: "invalid_state", message: expect.stringContaining("There is no verdict to approve yet") });
+    const needsMore = await callJson(`/v1/verifications/${waiting.id}/review`, { body: { decision: "needs_more", note: "Nothing sent yet.", replaces: null }, headers: dashboard(reviewer.cookie) });
+    expect(needsMore.status).toBe(200);
+
+    const v = await completed();
+    const path = `/v1/verifications/${v.id}/review`;
+    const colleague = await signIn(t.id);
+    const first = await callJson(path, { body: { decision: "rejected", note: "Glare.", replaces: null }, headers: dashboard(colleague.cookie) });
+    expect(first.status).toBe(200);
+    // A page that read the verification before that review still shows none.
+    const stale = await callJson(path, { body: { decision: "approved", note: "Fine by me.", replaces: null }, headers: dashboard(reviewer.cookie) });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toEqual({ code: "invalid_state", message: expect.stringContaining("Another review was recorded") });
+    expect((await callJson(`/v1/verifications/${v.id}`, { key: t.key })).body.review).toMatchObject({ decision: "rejected", by: colleague.userId });
+    // Decided beside the latest (its `at`, in any RFC 3339 case), it is recorded.
+    const beside = await callJson(path, { body: { decision: "approved", note: "Fine by me.", replaces: first.body.review.at.toLowerCase() }, headers: dashboard(reviewer.cookie) });
+    expect(beside.status).toBe(200);
+    expect(beside.body.review).toMatchObject({ decision: "approved", by: reviewer.userId });
+    const reviewed = (await callJson(`/v1/verifications/${v.id}/events`, { key: t.key })).body.events.filter((e: any) => e.event_name === "verification.reviewed");
+    expect(reviewed.map((e: any) => e.payload.decision)).toEqual(["rejected", "approved"]);
+  });
+
   // Issue 42's outside check of 2026-12-07: 40 reviews with different notes made 41 events.
   it(`takes at most ${REVIEWS_PER_VERIFICATION} reviews: the next is 409 and appends nothing, the latest stands, and its retry is still answered`, async () => {
     const v = await completed();
@@ -102,10 +131,11 @@ describe("review decisions", () => {
     const v = await createVerification(t.key, { max_captures: 1, signals_required: ["screen"] });
     const reviewer = await signIn(t.id);
     const path = `/v1/verifications/${v.id}/review`;
-    expect((await callJson(path, { body: { decision: "approved", note: "Checked by phone." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
+    // (Approving needs a verdict: before one, a review is a rejection or needs_more.)
+    expect((await callJson(path, { body: { decision: "needs_more", note: "Asked for the photo by phone." }, headers: dashboard(reviewer.cookie) })).status).toBe(200);
     expect((await inlineCapture(v.id, {}, assessableJpeg())).status).toBe(201);
     const done = await pollVerification(t.key, v.id, hasVerdict);
-    expect(done.review.decision).toBe("approved");
+    expect(done.review.decision).toBe("needs_more");
     const certificate = async () => (await callJson(`/v1/verifications/${v.id}/certificate`, { key: t.key })).body;
     const first = await certificate();
     expect(first.payload.verification.completed_at).toBeDefined();

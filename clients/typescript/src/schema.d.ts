@@ -1094,7 +1094,7 @@ export interface paths {
         put?: never;
         /**
          * Record an operator's decision beside the verdict
-         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other, up to 20 per verification (then 409 `invalid_state`: the latest stands); each is on the timeline as `verification.reviewed` and sent as that webhook. The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`. A dashboard session needs the `reviewer` role or higher.
+         * @description Dashboard session only (same-origin rules for cookie posts). The machine `verdict` never changes: `review` sits beside it with the reviewer. Reviews may follow each other, up to 20 per verification (then 409 `invalid_state`: the latest stands); each is on the timeline as `verification.reviewed` and sent as that webhook. The same review (reviewer, decision and note) sent again within 60 s is a retry: answered as recorded, with nothing recorded twice. `approved` needs a verdict (409 `invalid_state` before the evidence is judged); `rejected` and `needs_more` may be recorded at any time. `replaces` names the latest review the decision was made beside (its `at`, or null for none): when another was recorded since, 409 `invalid_state` and nothing is recorded. `needs_more` reopens nothing (create a new verification to ask for more evidence). A redacted verification is 410 `redacted`. A dashboard session needs the `reviewer` role or higher.
          */
         post: operations["reviewVerification"];
         delete?: never;
@@ -3401,6 +3401,11 @@ export interface components {
             decision: "approved" | "rejected" | "needs_more";
             /** @description Why: kept on the audit timeline with the reviewer, and printed in the report. Lines and tabs are kept; other control characters and a note of only white space are refused (400). */
             note: string;
+            /**
+             * Format: date-time
+             * @description The `review.at` this decision was made beside (null: the verification showed no review). When the latest review is another one, the request is 409 `invalid_state` and nothing is recorded: a colleague's decision is never replaced unseen. Left out, the review is recorded whatever came before.
+             */
+            replaces?: string | null;
         };
         Jwks: {
             /** @description The current key and every earlier key that signed a certificate (not withdrawn). */

@@ -13,6 +13,6 @@ import type { AuditEntry } from "../audit/log";
 export async function reviewVerification(env: Env, db: Db, input: { tenantId: string; id: string; audit?: AuditEntry } & ReviewCommand): Promise<VerificationRecord> {
   const existing = isId("verification", input.id) ? await loadTenantRecord(db, input.tenantId, input.id) : null;
   if (!existing) throw ApiError.notFound("verification");
-  const { decision, note, by } = input;
-  return unwrap(await verificationObject(env, input.id).review(input.id, { decision, note, by }, input.audit)).record;
+  const { decision, note, by, replaces } = input;
+  return unwrap(await verificationObject(env, input.id).review(input.id, { decision, note, by, ...(replaces !== undefined ? { replaces } : {}) }, input.audit)).record;
 }

@@ -114,7 +114,8 @@ export function reviewPlan(cmd: ReviewCommand): Decide {
   return (state, record, now) => {
     // A retry of the latest review is answered as recorded, also once the reviews reached their bound.
     if (state.redactedAt === null && machine.repeatsLatestReview(record.row.review, cmd, now)) return { transition: noChange(state), noop: true };
-    const decision = machine.review(state, cmd, now, machine.reviewCount(record.row.review));
+    const latest = record.row.review;
+    const decision = machine.review(state, cmd, now, { count: machine.reviewCount(latest), latestAt: machine.reviewedAt(latest), judged: record.row.verdict != null });
     if (!decision.ok) return decision;
     return { transition: decision.transition, columns: { review: decision.review } };
   };

@@ -375,6 +375,11 @@ export interface ReviewCommand {
   note: string;
   /** The reviewing dashboard user (`usr_…`). */
   by: string;
+  /**
+   * When the latest review the reviewer decided beside was recorded (ms; null: they saw none), or
+   * undefined when the caller does not say: another review recorded since is then a conflict.
+   */
+  replaces?: number | null;
 }
 
 /**
@@ -399,18 +404,45 @@ export function reviewCount(latest: unknown): number {
   return typeof count === "number" ? count : 1;
 }
 
+/** When `latest` (the stored review) was recorded, in ms; null when there is none. */
+export function reviewedAt(latest: unknown): number | null {
+  if (!latest || typeof latest !== "object") return null;
+  const { at } = latest as { at?: unknown };
+  return typeof at === "number" ? at : null;
+}
+
+/** What a review is decided beside: the reviews recorded so far and whether the evidence was judged. */
+export interface ReviewContext {
+  /** how many reviews were recorded (`reviewCount`) */
+  count: number;
+  /** when the latest was recorded (`reviewedAt`) */
+  latestAt: number | null;
+  /** whether the verification has a verdict */
+  judged: boolean;
+}
+
 /**
- * An operator's decision, recorded beside the machine verdict (which never changes). Any status
- * takes one and several may follow each other, up to REVIEWS_PER_VERIFICATION (409 `invalid_state`
- * after: the latest stands); `needs_more` reopens nothing (a new verification is how more evidence
- * is asked for), it is only recorded.
+ * An operator's decision, recorded beside the machine verdict (which never changes). Several may
+ * follow each other, up to REVIEWS_PER_VERIFICATION (409 `invalid_state` after: the latest stands);
+ * `needs_more` reopens nothing (a new verification is how more evidence is asked for), it is only
+ * recorded. `approved` needs a verdict: approving evidence nobody judged yet (a link not yet
+ * opened) would tell the tenant's systems the claim holds (console probe of 2026-12-07). A review
+ * decided beside an older latest review than the stored one (`replaces`) is refused: it would
+ * silently replace a colleague's decision its reviewer never saw.
  */
-export function review(state: VerificationState, cmd: ReviewCommand, now: number, reviewsSoFar: number): Decision<{ review: StoredReview }> {
+export function review(state: VerificationState, cmd: ReviewCommand, now: number, context: ReviewContext): Decision<{ review: StoredReview }> {
   const redacted = guardNotRedacted(state);
   if (redacted) return redacted;
-  if (reviewsSoFar >= REVIEWS_PER_VERIFICATION) {
+  if (context.count >= REVIEWS_PER_VERIFICATION) {
     return errorResult("invalid_state", `This verification was reviewed ${REVIEWS_PER_VERIFICATION} times already: its latest review stands.`);
   }
+  if (cmd.replaces !== undefined && cmd.replaces !== context.latestAt) {
+    return errorResult("invalid_state", "Another review was recorded after the one this decision was made beside: read the latest review, then decide again.");
+  }
+  if (cmd.decision === "approved" && !context.judged) {
+    return errorResult("invalid_state", "There is no verdict to approve yet: approve once the evidence is judged (a rejection or needs_more may be recorded at any time).");
+  }
+  const reviewsSoFar = context.count;
   const payload = { decision: cmd.decision, note: cmd.note, by: cmd.by };
   return { ok: true, review: { ...payload, at: now, count: reviewsSoFar + 1 }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
 }

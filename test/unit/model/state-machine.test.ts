@@ -319,7 +319,7 @@ describe("review and redaction", () => {
   const redacted = (over: Partial<VerificationState> = {}) => state({ status: "partially_captured", redactedAt: NOW - 1, captures: [{ id: "a", stepKey: "front", imageKey: "1" }], ...over });
 
   it.each(ALL)("a review from %s keeps the status and records decision, note and reviewer", (status) => {
-    const d = m.review(state({ status }), { decision: "rejected", note: "glare", by: "usr_1" }, NOW, 3);
+    const d = m.review(state({ status }), { decision: "rejected", note: "glare", by: "usr_1" }, NOW, { count: 3, latestAt: NOW - 5, judged: false });
     expect(d).toMatchObject({
       ok: true,
       review: { decision: "rejected", note: "glare", by: "usr_1", at: NOW, count: 4 },
@@ -329,9 +329,28 @@ describe("review and redaction", () => {
 
   it(`takes ${m.REVIEWS_PER_VERIFICATION} reviews, counting one for a stored review from before the count was kept`, () => {
     const cmd = { decision: "approved", note: "x", by: "usr_1" } as const;
-    expect(m.review(state({ status: "completed" }), cmd, NOW, m.REVIEWS_PER_VERIFICATION - 1)).toMatchObject({ ok: true, review: { count: m.REVIEWS_PER_VERIFICATION } });
-    expect(m.review(state({ status: "completed" }), cmd, NOW, m.REVIEWS_PER_VERIFICATION)).toMatchObject({ ok: false, error: { code: "invalid_state" } });
+    const after = (count: number) => ({ count, latestAt: NOW - 5, judged: true });
+    expect(m.review(state({ status: "completed" }), cmd, NOW, after(m.REVIEWS_PER_VERIFICATION - 1))).toMatchObject({ ok: true, review: { count: m.REVIEWS_PER_VERIFICATION } });
+    expect(m.review(state({ status: "completed" }), cmd, NOW, after(m.REVIEWS_PER_VERIFICATION))).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     expect([m.reviewCount(null), m.reviewCount({ decision: "approved", by: "usr_1", at: 1 }), m.reviewCount({ decision: "approved", by: "usr_1", at: 1, count: 7 })]).toEqual([0, 1, 7]);
+  });
+
+  // Console probe of 2026-12-07: a verification nobody had captured for read "Review: Approved", and
+  // a review from a page that had not seen a colleague's newer one replaced it unseen.
+  it("approves only a judged verification, and refuses a decision made beside a review that is no longer the latest", () => {
+    const none = { count: 0, latestAt: null, judged: false };
+    const approve = { decision: "approved", note: "x", by: "usr_1" } as const;
+    expect(m.review(state({ status: "pending" }), approve, NOW, none)).toMatchObject({ ok: false, error: { code: "invalid_state", message: expect.stringContaining("no verdict to approve") } });
+    expect(m.review(state({ status: "pending" }), { ...approve, decision: "rejected" }, NOW, none)).toMatchObject({ ok: true });
+    expect(m.review(state({ status: "pending" }), { ...approve, decision: "needs_more" }, NOW, none)).toMatchObject({ ok: true });
+    const judged = { count: 1, latestAt: NOW - 60_000, judged: true };
+    expect(m.review(state({ status: "completed" }), approve, NOW, judged)).toMatchObject({ ok: true, review: { count: 2 } });
+    expect(m.review(state({ status: "completed" }), { ...approve, replaces: NOW - 60_000 }, NOW, judged)).toMatchObject({ ok: true });
+    const stale = { ok: false, error: { code: "invalid_state", message: expect.stringContaining("Another review was recorded") } };
+    expect(m.review(state({ status: "completed" }), { ...approve, replaces: null }, NOW, judged)).toMatchObject(stale);
+    expect(m.review(state({ status: "completed" }), { ...approve, replaces: NOW - 90_000 }, NOW, judged)).toMatchObject(stale);
+    expect(m.review(state({ status: "completed" }), { ...approve, replaces: null }, NOW, { ...none, judged: true })).toMatchObject({ ok: true });
+    expect([m.reviewedAt(null), m.reviewedAt({ decision: "approved", by: "usr_1", at: 7 })]).toEqual([null, 7]);
   });
 
   // Webhook probe of 2026-12-07: redacted before its analysis landed, a verification whose evidence
@@ -365,7 +384,7 @@ describe("review and redaction", () => {
     expect(m.recordAnswer(redacted(), "plate", "AB12", NOW)).toMatchObject(gone);
     expect(m.submit(redacted(), NOW)).toMatchObject(gone);
     expect(m.reportProgress(redacted(), "abandoned", NOW)).toMatchObject(gone);
-    expect(m.review(redacted(), { decision: "approved", note: "x", by: "usr_1" }, NOW, 0)).toMatchObject(gone);
+    expect(m.review(redacted(), { decision: "approved", note: "x", by: "usr_1" }, NOW, { count: 0, latestAt: null, judged: true })).toMatchObject(gone);
     expect(m.finalize(redacted(), "story", NOW)).toMatchObject(gone);
     expect(m.complete(redacted({ readyAt: NOW - 1 }), NOW, {})).toMatchObject({ ok: false, error: { code: "invalid_state" } });
     expect(m.fail(redacted(), "x")).toMatchObject({ ok: false, error: { code: "invalid_state" } });

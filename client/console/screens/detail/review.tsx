@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import { api, ok, type Verification } from "../../api";
+import { api, ApiError, ok, type Verification } from "../../api";
 import { ReviewBadge } from "../../components/badges";
 import { announce, ErrorNotice, Field, focusSoon, Notice, Progress } from "../../components/ui";
 import { formatDateTime } from "../../lib/format";
@@ -21,7 +21,16 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
   const [note, setNote, clearNote] = useDraft(`review-note:${v.id}`);
   const latest = useRef<HTMLDivElement>(null);
   const submit = useAction(async () => {
-    const next = await ok(api.POST("/v1/verifications/{id}/review", { params: { path: { id: v.id } }, body: { decision: decision!, note: note.trim() } }));
+    // Decided beside the review on screen: if a colleague recorded another since, the service refuses
+    // (409) and the latest one is shown for the operator to read before deciding again.
+    const body = { decision: decision!, note: note.trim(), replaces: v.review?.at ?? null };
+    const next = await ok(api.POST("/v1/verifications/{id}/review", { params: { path: { id: v.id } }, body })).catch(async (error: unknown) => {
+      if (error instanceof ApiError && error.status === 409) {
+        const latest = await api.GET("/v1/verifications/{id}", { params: { path: { id: v.id } } });
+        if (latest.data) props.onChange(latest.data);
+      }
+      throw error;
+    });
     props.onChange(next);
     setDecision(undefined);
     clearNote();
@@ -52,14 +61,18 @@ export function ReviewPanel(props: { verification: Verification; onChange: (v: V
         >
           <fieldset class="decisions">
             <legend>Decision</legend>
-            {DECISIONS.map(([value, label, hint]) => (
-              <span class="check" key={value}>
-                <input type="radio" id={`decision-${value}`} name="decision" value={value} checked={decision === value} onChange={() => setDecision(value)} />
-                <label for={`decision-${value}`}>
-                  {label} <span class="meta">{hint}</span>
-                </label>
-              </span>
-            ))}
+            {DECISIONS.map(([value, label, hint]) => {
+              // Nothing to approve before the evidence is judged (the service refuses it too).
+              const unjudged = value === "approved" && !v.verdict;
+              return (
+                <span class="check" key={value}>
+                  <input type="radio" id={`decision-${value}`} name="decision" value={value} checked={decision === value} disabled={unjudged} onChange={() => setDecision(value)} />
+                  <label for={`decision-${value}`}>
+                    {label} <span class="meta">{unjudged ? "Once there is a verdict: nothing was judged yet." : hint}</span>
+                  </label>
+                </span>
+              );
+            })}
             {submit.error?.fields.decision ? <p class="field-error">{submit.error.fields.decision}</p> : null}
           </fieldset>
           <Field label="Note (required)" hint="Why (kept on the timeline with your name; up to 2000 characters)." error={submit.error?.fields.note}>

@@ -6,7 +6,9 @@ type Verdict = components["schemas"]["Verdict"];
 type VerificationStatus = Verification["status"];
 import { REASON_WORDS } from "./signals";
 
-const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short" });
+// With the zone ("7 Dec 2026, 04:21 GMT-5"): the certificate and the report print UTC, and an operator
+// passing a time on must not be an hour or a day off (console probe of 2026-12-07).
+const dateTime = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
 const timeOnly = new Intl.DateTimeFormat("en-GB", { timeStyle: "medium" });
 
 export const formatDateTime = (iso: string | undefined): string => (iso ? dateTime.format(new Date(iso)) : "—");

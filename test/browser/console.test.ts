@@ -52,6 +52,12 @@ describe("operator console in Chromium", () => {
     await page.getByRole("button", { name: "Add step" }).click();
     await page.getByLabel("Key", { exact: true }).nth(1).fill("rear");
     await page.getByLabel("Instructions").nth(1).fill("The rear of the car");
+    // This deployment has no vision provider: the context check is offered as unavailable, with why
+    // (console probe of 2026-12-07: it was a live checkbox the service then refused).
+    const contextCheck = page.getByRole("checkbox", { name: "Context match" });
+    await expect.poll(() => contextCheck.isDisabled()).toBe(true);
+    expect(await contextCheck.getAttribute("aria-describedby")).toBeTruthy();
+    await page.getByText("Not available here. No vision provider is configured.").waitFor();
     await shoot(ui, "03-new-verification");
     // The service's validation lands next to the field.
     await page.getByLabel("Key", { exact: true }).first().fill("");

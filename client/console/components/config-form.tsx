@@ -7,7 +7,7 @@
 import { useState } from "preact/hooks";
 import { ApiError, type CreateVerificationRequest, type StepInput } from "../api";
 import { duration, SIGNAL_NAMES } from "../lib/format";
-import { useDefaultSignals } from "../lib/default-signals";
+import { useDefaultSignals, useUnavailableSignals } from "../lib/default-signals";
 import { Field } from "./ui";
 
 type Signal = keyof typeof SIGNAL_NAMES;
@@ -212,6 +212,7 @@ export function ConfigFields(props: {
   const { draft, errors } = props;
   const set = (patch: Partial<ConfigDraft>) => props.onChange({ ...draft, ...patch });
   const defaults = useDefaultSignals();
+  const unavailable = useUnavailableSignals();
   // Left to the defaults, the ticks are this deployment's; a change fixes the ticked ones.
   const ticked = draft.signalsFollowDefaults && defaults ? defaults : draft.signals;
   const toggle = (signal: Signal, on: boolean) => set({ signals: on ? [...ticked, signal] : ticked.filter((s) => s !== signal), signalsFollowDefaults: false });
@@ -354,17 +355,30 @@ export function ConfigFields(props: {
             </p>
           ))}
         <div class="inline-checks">
-          {(Object.keys(SIGNAL_NAMES) as Signal[]).map((signal) => (
-            <span key={signal} class="check">
-              <input
-                id={`${props.idPrefix}-sig-${signal}`}
-                type="checkbox"
-                checked={ticked.includes(signal)}
-                onChange={(e) => toggle(signal, e.currentTarget.checked)}
-              />
-              <label for={`${props.idPrefix}-sig-${signal}`}>{SIGNAL_NAMES[signal]}</label>
-            </span>
-          ))}
+          {(Object.keys(SIGNAL_NAMES) as Signal[]).map((signal) => {
+            // A check this deployment cannot assess is offered as such (the service would refuse it),
+            // unless a stored config already requires it: then it stays ticked, for the service to name.
+            const why = ticked.includes(signal) ? undefined : unavailable[signal];
+            return (
+              <span key={signal} class="check">
+                <input
+                  id={`${props.idPrefix}-sig-${signal}`}
+                  type="checkbox"
+                  checked={ticked.includes(signal)}
+                  disabled={why !== undefined}
+                  aria-describedby={why !== undefined ? `${props.idPrefix}-sig-${signal}-why` : undefined}
+                  onChange={(e) => toggle(signal, e.currentTarget.checked)}
+                />
+                <label for={`${props.idPrefix}-sig-${signal}`}>{SIGNAL_NAMES[signal]}</label>
+                {why !== undefined ? (
+                  <span id={`${props.idPrefix}-sig-${signal}-why`} class="meta">
+                    {" "}
+                    Not available here. {why}
+                  </span>
+                ) : null}
+              </span>
+            );
+          })}
         </div>
         <div class="grid">
           <Field label="Context kind" hint="What the photos should show, e.g. vehicle_damage. Cross-checked by the context signal: tick it above." error={errors["context.kind"] ?? errors.context}>

@@ -43,6 +43,23 @@ async function review(page: Page, decision: "Approve" | "Reject", note: string):
   await panel.getByRole("button", { name: "Record the review" }).click();
 }
 
+/** A finished case open on the console's page, and `decision` recorded on it in another tab (closed since) that page has not heard of. */
+async function reviewedInAnotherTab(decision: "Approve" | "Reject", note: string, onTimeline: RegExp) {
+  const v = await finishedCase();
+  const { page } = ui;
+  await page.goto(detailUrl(v.id));
+  await page.getByRole("region", { name: "Review", exact: true }).waitFor();
+  const other = await ui.context.newPage();
+  try {
+    await other.goto(detailUrl(v.id));
+    await review(other, decision, note);
+    await other.getByRole("region", { name: "Timeline" }).getByText(onTimeline).waitFor();
+  } finally {
+    await other.close();
+  }
+  return { v, page };
+}
+
 describe("typed text in the console", () => {
   it("a 500-character metadata value wraps in the heading, and a note's bidi override cannot move the reviewer's name", async () => {
     const v = await tenant.createVerification({ max_captures: 1, metadata: { claim: "C-77", long: "x".repeat(500) } });
@@ -156,18 +173,7 @@ describe("typed text in the console", () => {
 
   it("a decision made on a page that missed a colleague's review is refused, and the page then shows that review", async () => {
     // Console probe of 2026-12-07: the stale page's approval silently replaced the newer rejection.
-    const v = await finishedCase();
-    const { page } = ui;
-    await page.goto(detailUrl(v.id));
-    await page.getByRole("region", { name: "Review", exact: true }).waitFor();
-    const other = await ui.context.newPage();
-    try {
-      await other.goto(detailUrl(v.id));
-      await review(other, "Reject", "The odometer photo shows a screen.");
-      await other.getByRole("region", { name: "Timeline" }).getByText(/^rejected: “The odometer photo/).waitFor();
-    } finally {
-      await other.close();
-    }
+    const { v, page } = await reviewedInAnotherTab("Reject", "The odometer photo shows a screen.", /^rejected: “The odometer photo/);
     // The first page never heard of it (no focus came back to it) and approves.
     await review(page, "Approve", "Looks right to me.");
     await page.getByText(/^The review was not recorded.*Another review was recorded/).waitFor();
@@ -182,24 +188,13 @@ describe("typed text in the console", () => {
 
   it("a tab the operator comes back to shows the review another tab recorded meanwhile", async () => {
     // A finished case is not polled: the first tab kept showing no review (console probe of 2026-12-04, F7).
-    const v = await finishedCase();
-    const { page } = ui;
-    await page.goto(detailUrl(v.id));
-    await page.getByRole("region", { name: "Review", exact: true }).waitFor();
-    const other = await ui.context.newPage();
-    try {
-      await other.goto(detailUrl(v.id));
-      await review(other, "Approve", "Checked on the phone with the claimant.");
-      await other.getByRole("region", { name: "Timeline" }).getByText(/^approved: “Checked on the phone/).waitFor();
-      // Headless Chromium neither hides a background tab nor moves the window's focus between tabs
-      // (bringToFront fires neither event), so the focus a real switch back gives is sent here.
-      await page.bringToFront();
-      await page.evaluate(() => window.dispatchEvent(new FocusEvent("focus")));
-      await page.getByRole("region", { name: "Review", exact: true }).getByText("Checked on the phone with the claimant.").waitFor({ timeout: 10_000 });
-      await page.getByRole("region", { name: "Timeline" }).getByText(/^approved: “Checked on the phone/).waitFor();
-    } finally {
-      await other.close();
-    }
+    const { page } = await reviewedInAnotherTab("Approve", "Checked on the phone with the claimant.", /^approved: “Checked on the phone/);
+    // Headless Chromium neither hides a background tab nor moves the window's focus between tabs
+    // (bringToFront fires neither event), so the focus a real switch back gives is sent here.
+    await page.bringToFront();
+    await page.evaluate(() => window.dispatchEvent(new FocusEvent("focus")));
+    await page.getByRole("region", { name: "Review", exact: true }).getByText("Checked on the phone with the claimant.").waitFor({ timeout: 10_000 });
+    await page.getByRole("region", { name: "Timeline" }).getByText(/^approved: “Checked on the phone/).waitFor();
   });
 
   it("finalizing a case another tab finalized meanwhile shows that case, not a failure", async () => {

@@ -376,8 +376,8 @@ export interface ReviewCommand {
   /** The reviewing dashboard user (`usr_…`). */
   by: string;
   /**
-   * When the latest review the reviewer decided beside was recorded (ms; null: they saw none), or
-   * undefined when the caller does not say: another review recorded since is then a conflict.
+   * When the latest review the reviewer decided beside was recorded (ms; null: they saw none): a
+   * review recorded since makes this one a conflict. Undefined when the caller does not say (no check).
    */
   replaces?: number | null;
 }

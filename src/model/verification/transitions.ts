@@ -442,9 +442,8 @@ export function review(state: VerificationState, cmd: ReviewCommand, now: number
   if (cmd.decision === "approved" && !context.judged) {
     return errorResult("invalid_state", "There is no verdict to approve yet: approve once the evidence is judged (a rejection or needs_more may be recorded at any time).");
   }
-  const reviewsSoFar = context.count;
   const payload = { decision: cmd.decision, note: cmd.note, by: cmd.by };
-  return { ok: true, review: { ...payload, at: now, count: reviewsSoFar + 1 }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
+  return { ok: true, review: { ...payload, at: now, count: context.count + 1 }, transition: transition(state, state.status, [{ name: "verification.reviewed", payload }]) };
 }
 
 /** How long the same review by the same reviewer counts as the one already recorded (a retry, a double click). */

@@ -144,7 +144,9 @@ export interface ReverseResult extends Provenance {
   match_count: number;
   /** What was searched, in REVERSE_SOURCES order. */
   sources: ReverseSource[];
-  /** Other verifications' captures this image nearly duplicates (the service's history). */
+  /** How many other verifications' captures this image nearly duplicates (the service's history); absent on results stored before it was counted apart (then `matches` is all of them). */
+  history_count?: number;
+  /** The closest of them (at most `LISTED_MATCHES`). */
   matches?: Array<{ capture_id: string; verification_id: string; distance: number }>;
 }
 export interface DepthResult extends Provenance {

@@ -208,10 +208,12 @@ function combineReverse(values: ReverseResult[]): Combined {
       closest = Math.min(closest, m.distance);
     }
   }
-  // Internal matches are listed (distinct captures across this verification's images); web hits are
-  // only counted by their provider.
-  const webCount = values.reduce((sum, v) => sum + Math.max(0, v.match_count - (v.matches?.length ?? 0)), 0);
-  const matchCount = matched.size + webCount;
+  // Internal matches: distinct captures across this verification's images, as far as each lists them
+  // (the closest few); a capture that counted more than it lists makes that count the floor. Web hits
+  // are only counted by their provider.
+  const historyCount = (v: ReverseResult) => v.history_count ?? v.matches?.length ?? 0;
+  const webCount = values.reduce((sum, v) => sum + Math.max(0, v.match_count - historyCount(v)), 0);
+  const matchCount = Math.max(matched.size, ...values.map(historyCount)) + webCount;
   // What every live capture was searched in (results stored before `sources` existed count as the history).
   const sources = REVERSE_SOURCES.filter((s) => values.every((v) => (v.sources ?? ["service_history"]).includes(s)));
   const wire = { found_online: found, match_count: matchCount, sources };

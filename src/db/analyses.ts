@@ -67,7 +67,20 @@ export interface HistorySearch {
   matches: HashMatch[];
   /** The tenant opted in to the shared reuse index: the other opted-in tenants' captures were searched too. */
   shared: boolean;
+  /**
+   * More index rows shared a band with the query than one lookup reads: the rows it read (`LOOKUP_ROWS`).
+   * Only those were checked, so `matches` is a lower bound and a match beyond them is missed.
+   */
+  capped?: number;
 }
+
+/**
+ * Index rows one lookup reads at most (a few MB in the analysis Worker). A picture reused thousands of
+ * times (a fraud ring's favourite, a tenant's test image) would otherwise make every later lookup read
+ * all of its copies' rows, growing without end with the history. Uniform hashes would reach it by
+ * chance alone at about 100 000 captures in one history (docs/signals.md, "Index").
+ */
+export const LOOKUP_ROWS = 10_000;
 
 /** Rows per insert statement: D1 binds at most 100 parameters per statement (12 columns a row). */
 const INSERT_CHUNK = 8;
@@ -76,8 +89,8 @@ const INSERT_CHUNK = 8;
  * Indexes a capture's fingerprint (one row per region), then finds other verifications' images that
  * are the same picture (perceptual-hash.ts `sameImage`): the query's whole frame against every stored
  * region, and the query's windows against stored whole frames. Multi-index hashing keeps the lookup
- * on the band indexes; every candidate is then checked on both full hashes, with no cap on the
- * number of candidates, so recall inside the radius is exact. Insert-then-query, in one batch (one
+ * on the band indexes; every candidate is then checked on both full hashes, so recall inside the
+ * radius is exact up to `lookupRows` candidates (beyond them `capped`). Insert-then-query, in one batch (one
  * transaction, one round trip): two concurrent copies always find each other. Low-texture images
  * are neither indexed nor matched.
  *
@@ -89,6 +102,7 @@ const INSERT_CHUNK = 8;
 export async function indexAndFindNearDuplicates(
   db: Db,
   entry: { captureId: string; verificationId: string; tenantId: string; fingerprint: Fingerprint; now: number },
+  lookupRows = LOOKUP_ROWS,
 ): Promise<HistorySearch> {
   const { fingerprint: fp } = entry;
   if (!fp.matchable) return { matches: [], shared: false };
@@ -120,11 +134,14 @@ export async function indexAndFindNearDuplicates(
           ? sql`((${imageHashes.region} IN (${allRegions}) AND ${anyBand([fp.hash])}) OR (${imageHashes.region} = 'full' AND ${anyBand(fp.windows.map((w) => w.hash))}))`
           : sql`(${imageHashes.region} IN (${allRegions}) AND ${anyBand([fp.hash])})`,
       ),
-    );
+    )
+    .limit(lookupRows + 1);
   const sharing = db.select({ shared: tenants.shareReuseIndex }).from(tenants).where(eq(tenants.id, entry.tenantId));
   // One D1 round trip: the inserts and the lookup run in the batch's transaction, in this order.
   const results = await db.batch([...inserts, lookup, sharing] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const candidates = results.at(-2) as Awaited<typeof lookup>;
+  const read = results.at(-2) as Awaited<typeof lookup>;
+  const capped = read.length > lookupRows;
+  const candidates = capped ? read.slice(0, lookupRows) : read;
   const shared = (results.at(-1) as Awaited<typeof sharing>)[0]?.shared === true;
   const best = new Map<string, HashMatch>();
   for (const c of candidates) {
@@ -139,5 +156,5 @@ export async function indexAndFindNearDuplicates(
       if (!previous || distance < previous.distance) best.set(c.captureId, { capture_id: c.captureId, verification_id: c.verificationId, tenant_id: c.tenantId, distance });
     }
   }
-  return { matches: [...best.values()].sort((a, b) => a.distance - b.distance || a.capture_id.localeCompare(b.capture_id)), shared };
+  return { matches: [...best.values()].sort((a, b) => a.distance - b.distance || a.capture_id.localeCompare(b.capture_id)), shared, ...(capped ? { capped: lookupRows } : {}) };
 }

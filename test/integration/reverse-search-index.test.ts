@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage } from "../../src/analysis/decoders";
 import { bands, imageFingerprint, type Fingerprint } from "../../src/analysis/signals/perceptual-hash";
-import { reverseSearchResult } from "../../src/analysis/signals/reverse-search";
-import { indexAndFindNearDuplicates } from "../../src/db/analyses";
+import { LISTED_MATCHES, reverseSearchResult } from "../../src/analysis/signals/reverse-search";
+import { indexAndFindNearDuplicates, LOOKUP_ROWS } from "../../src/db/analyses";
 import { eq } from "drizzle-orm";
 import { imageHashes, tenants } from "../../src/db/schema";
 import { createTenant } from "../../src/domain/tenants/tenants";
@@ -94,6 +94,31 @@ describe("reverse_search: perceptual-hash index in D1 (real photographs)", () =>
     await insertRows(Array.from({ length: 230 }, (_, i) => ({ captureId: `cap_REUSE${i}`, verificationId: `vfy_REUSE${i}`, hash, aux: query.aux })));
     const { matches } = await indexAndFindNearDuplicates(db(), { captureId: "cap_REUSEQ", verificationId: "vfy_REUSEQ", tenantId: "tnt_a", fingerprint: query, now: Date.now() });
     expect(matches.filter((m) => m.capture_id.startsWith("cap_REUSE")).length).toBe(230);
+  });
+
+  it("a picture reused past what one lookup reads: the lookup stops at its cap and says so, the result lists the closest and counts them all", async () => {
+    const query = await fingerprintOf(astronautJpeg);
+    // Copies 1 to 3 bits away, more of them than a lookup capped at 300 rows reads.
+    const cap = 300;
+    const rows = Array.from({ length: cap + 50 }, (_, i) => ({ captureId: `cap_MANY${i}`, verificationId: `vfy_MANY${i}`, hash: flip(query.hash, [2, 30, 50].slice(0, 1 + (i % 3))), aux: query.aux }));
+    await insertRows(rows);
+    const history = await indexAndFindNearDuplicates(db(), { captureId: "cap_MANYQ", verificationId: "vfy_MANYQ", tenantId: "tnt_a", fingerprint: query, now: Date.now() }, cap);
+    expect(history.capped).toBe(cap);
+    // At most the rows one lookup reads (a few of them are this file's other index rows, not copies).
+    const copies = history.matches.filter((m) => m.capture_id.startsWith("cap_MANY")).length;
+    expect(history.matches.length).toBeLessThanOrEqual(cap);
+    expect(copies).toBeGreaterThan(cap * 0.8);
+    const result = reverseSearchResult("tnt_a", query, history, null);
+    expect(result).toMatchObject({ match_count: history.matches.length, history_count: history.matches.length });
+    expect(result.matches).toHaveLength(LISTED_MATCHES);
+    const distances = result.matches!.map((m) => m.distance);
+    expect(distances).toEqual([...distances].sort((a, b) => a - b));
+    expect(distances[0]).toBeLessThanOrEqual(1);
+    expect(result.evidence.find((e) => e.code === "near_duplicate_lookup_capped")).toMatchObject({ value: cap });
+    // Under the cap nothing says it was reached.
+    const few = await indexAndFindNearDuplicates(db(), { captureId: "cap_MANYR", verificationId: "vfy_MANYR", tenantId: "tnt_a", fingerprint: query, now: Date.now() }, LOOKUP_ROWS);
+    expect(few.capped).toBeUndefined();
+    expect(few.matches.filter((m) => m.capture_id.startsWith("cap_MANY")).length).toBe(cap + 50 + 1);
   });
 
   it("known miss: a mirrored copy is a different picture to the hash", async () => {

@@ -97,6 +97,16 @@ describe("verdict aggregation", () => {
     expect(v.signals.reverse_search).toEqual({ found_online: false, match_count: 1, sources: ["service_history"] });
   });
 
+  it("reverse matches: a capture that counted more copies than it lists makes its count the floor; web hits add on top", () => {
+    const listed = Array.from({ length: 25 }, (_, i) => ({ capture_id: `cap_${i}`, verification_id: `vfy_${i}`, distance: 1 }));
+    const many = { ...reverse(0), match_count: 2000 + 2, history_count: 2000, matches: listed };
+    const v = aggregateVerdict(["reverse"], [capture({ reverse_search: many }, false, "cap_a"), capture({ reverse_search: reverse(0) }, false, "cap_b")]);
+    expect(v.signals.reverse_search).toEqual({ found_online: false, match_count: 2002, sources: ["service_history"] });
+    // Results stored before `history_count`: their list is every match.
+    const v2 = aggregateVerdict(["reverse"], [capture({ reverse_search: { ...reverse(0), match_count: 3 } }, false, "cap_a")]);
+    expect(v2.signals.reverse_search).toMatchObject({ match_count: 3 });
+  });
+
   it("uploaded content is not applicable and never fails anything", () => {
     const uploaded = capture(
       { screen_detection: NOT_APPLICABLE, ai_detection: NOT_APPLICABLE, reverse_search: NOT_APPLICABLE, depth: NOT_APPLICABLE, context_match: NOT_APPLICABLE },

@@ -2,7 +2,10 @@ import type { HistorySearch } from "../../db/analyses";
 import type { Evidence, ReverseResult, ReverseSource } from "../evidence";
 import { MIN_TEXTURE, type Fingerprint } from "./perceptual-hash";
 
-export const REVERSE_SEARCH_VERSION = "reverse-search/3";
+export const REVERSE_SEARCH_VERSION = "reverse-search/4";
+
+/** Matches a capture's result lists (the closest first); `history_count` counts them all. */
+export const LISTED_MATCHES = 25;
 
 /** A web reverse-image search (TinEye, Google Vision web detection): fills `found_online`. */
 export interface WebImageSearch {
@@ -37,6 +40,13 @@ export function reverseSearchResult(
   } else {
     sources.push("service_history", ...(history.shared ? (["shared_history"] as const) : []));
     evidence.push({ code: matches.length > 0 ? "internal_near_duplicate" : "internal_index_clean", value: matches.length, detail: `phash64 ${fingerprint.hash}` });
+    if (history.capped !== undefined) {
+      evidence.push({
+        code: "near_duplicate_lookup_capped",
+        value: history.capped,
+        detail: `more of the history shares this picture's index bands than one lookup reads (${history.capped} rows): only those were compared, so there may be more copies than counted`,
+      });
+    }
   }
   for (const m of matches.slice(0, 5)) {
     evidence.push({ code: "near_duplicate", value: m.distance, detail: m.tenant_id === tenantId ? `${m.verification_id}/${m.capture_id}` : "another tenant's verification (shared reuse index)" });
@@ -55,7 +65,8 @@ export function reverseSearchResult(
     found_online: found,
     match_count: matches.length + webCount,
     sources,
-    matches: matches.map((m) => ({ capture_id: m.capture_id, verification_id: m.verification_id, distance: m.distance })),
+    history_count: matches.length,
+    matches: matches.slice(0, LISTED_MATCHES).map((m) => ({ capture_id: m.capture_id, verification_id: m.verification_id, distance: m.distance })),
     provider: web ? `internal-phash+${web.provider}` : "internal-phash",
     method_version: REVERSE_SEARCH_VERSION,
     evidence,

@@ -4,7 +4,9 @@
 // processes to count, comma-separated (npm start: process A serving :8787, then the analysis
 // process; the floor: its two workerd processes). SMALL=1 sends a 64×64 JPEG instead of the
 // 1.49 MB noise one, to see each call's fixed cost. Analysis CPU: read the analysis process's
-// /proc counter again once its queue drained.
+// /proc counter again once its queue drained, or STOP_ANALYSIS=1: the analysis process stopped
+// (SIGSTOP) during the PUTs and captures, then let go and counted until it is idle ("drain": what
+// each capture's analysis costs both processes). DISTINCT=1: every capture a picture of its own.
 //
 //   BASE_URL=http://localhost:8787 API_KEY=… PIDS=<a>,<b> node bench/phase-cpu.mjs
 //   TARGET=floor PIDS=<p>,<q> node bench/phase-cpu.mjs
@@ -29,6 +31,15 @@ const noise = randomBytes(w * h);
 for (let i = 0; i < w * h; i++) { const v = noise[i]; pixels[i * 4] = v; pixels[i * 4 + 1] = (v * 3) & 255; pixels[i * 4 + 2] = (v * 7) & 255; pixels[i * 4 + 3] = 255; }
 const img = Buffer.from(jpeg.encode({ data: pixels, width: w, height: h }, 80).data);
 const digest = createHash("sha256").update(img).digest("hex");
+// DISTINCT=1: every capture a picture of its own (noise of its own), as end users' photos are; else one picture for all.
+function pictureFor() {
+  if (!process.env.DISTINCT) return { img, digest };
+  const own = Buffer.from(pixels);
+  const rnd = randomBytes(w * h);
+  for (let i = 0; i < w * h; i++) { const v = rnd[i]; own[i * 4] = v; own[i * 4 + 1] = (v * 3) & 255; own[i * 4 + 2] = (v * 7) & 255; }
+  const bytes = Buffer.from(jpeg.encode({ data: own, width: w, height: h }, 80).data);
+  return { img: bytes, digest: createHash("sha256").update(bytes).digest("hex") };
+}
 console.log(`${TARGET}: ${N} of each, ${C} clients, image ${img.length} bytes`);
 
 async function pool(items, fn) {
@@ -58,10 +69,21 @@ if (TARGET === "floor") {
   for (let v = 0; v < N / 20; v++) {
     const res = await fetch(`${BASE}/v1/verifications`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` }, body: JSON.stringify({ max_captures: 20 }) });
     const { id } = await res.json();
-    for (let k = 0; k < 20; k++) items.push({ id, ip: `10.7.${v}.${k + 1}` });
+    for (let k = 0; k < 20; k++) items.push({ id, ip: `10.7.${v}.${k + 1}`, ...pictureFor() });
   }
   const write = (it, path, body) => fetch(`${BASE}/v1/verifications/${it.id}/${path}`, { method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": it.ip }, body: JSON.stringify(body) });
   await phase("upload-url", items, async (it) => { it.upload = await (await write(it, "captures/upload-url", { content_type: "image/jpeg" })).json(); });
-  await phase("PUT", items, async (it) => ok(await fetch(it.upload.upload_url, { method: "PUT", headers: { "content-type": "image/jpeg" }, body: img }), 200));
-  await phase("capture", items, async (it) => ok(await write(it, "captures", { image_key: it.upload.image_key, image_sha256: digest }), 201));
+  // STOP_ANALYSIS=1: the analysis process (PIDS' second) stopped while the requests run, then its drain counted on its own.
+  if (process.env.STOP_ANALYSIS) process.kill(PIDS[1], "SIGSTOP");
+  await phase("PUT", items, async (it) => ok(await fetch(it.upload.upload_url, { method: "PUT", headers: { "content-type": "image/jpeg" }, body: it.img }), 200));
+  await phase("capture", items, async (it) => ok(await write(it, "captures", { image_key: it.upload.image_key, image_sha256: it.digest }), 201));
+  if (process.env.STOP_ANALYSIS) {
+    const before = cpuMs();
+    const t0 = performance.now();
+    process.kill(PIDS[1], "SIGCONT");
+    let last = -1, flat = 0;
+    while (flat < 3) { await new Promise((r) => setTimeout(r, 1000)); const now = cpuMs()[1]; flat = now === last ? flat + 1 : 0; last = now; }
+    const after = cpuMs();
+    console.log(`${"drain".padEnd(10)} wall/op ${((performance.now() - t0 - 3000) / N).toFixed(1)} ms  cpu/op ${after.map((x, i) => ((x - before[i]) / N).toFixed(1)).join(" / ")} ms`);
+  }
 }

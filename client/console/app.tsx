@@ -5,7 +5,7 @@ import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
 import { useAction, useRefreshOnReturn } from "./lib/hooks";
 import { announceSessionChanged, onSessionChanged } from "./lib/session-channel";
 import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
-import { HOME, leaveForSignIn, match, useLocation, type Location } from "./router";
+import { HOME, leaveForSignIn, match, SIGNED_OUT, useLocation, type Location } from "./router";
 import { CertificateScreen } from "./screens/certificate";
 import { DevelopersScreen } from "./screens/developers";
 import { NewVerificationScreen } from "./screens/new-verification";
@@ -82,7 +82,7 @@ function SignedIn(props: { location: Location }) {
 
   const signOut = async () => {
     await api.POST("/v1/auth/logout");
-    leaveForSignIn();
+    leaveForSignIn(SIGNED_OUT);
   };
 
   if (failed) return <Notice tone="error">The console could not load your account: {failed}</Notice>;
@@ -113,7 +113,7 @@ function SignedIn(props: { location: Location }) {
           <div class="account">
             {me.memberships.length > 1 ? <TenantSwitcher me={me} /> : null}
             <span class="who">{me.user.email ?? me.user.phone ?? me.user.id}</span>
-            <button type="button" class="button secondary small" onClick={signOut}>
+            <button type="button" class="button secondary small" onClick={signOut} title="Ends your sessions on every device">
               Sign out
             </button>
           </div>

@@ -21,6 +21,9 @@ export function leaveForSignIn(url = SIGN_IN): void {
   window.location.assign(url);
 }
 
+/** The sign-in page after the top bar's Sign out, which ends the user's sessions on every device: the page says so. */
+export const SIGNED_OUT = `${SIGN_IN}?signed_out=everywhere`;
+
 export function signInUrl(returnTo: string, error?: string): string {
   const params = new URLSearchParams();
   if (error) params.set("error", error);

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { freePort } from "../../scripts/local-worker.mjs";
-import { openConsole, type ConsoleBrowser } from "./helpers/console";
+import { openConsole, shoot, type ConsoleBrowser } from "./helpers/console";
 import { linkInOutbox } from "./helpers/outbox";
 
 /*
@@ -139,7 +139,11 @@ describe("sign-in in Chromium", () => {
       const loggedOut = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout` && r.request().method() === "POST");
       await page.getByRole("button", { name: "Sign out" }).click();
       expect((await loggedOut).status()).toBe(200);
-      await page.waitForURL(/\/console\/sign-in$/);
+      await page.waitForURL(/\/console\/sign-in\?signed_out=everywhere$/);
+      // It ends every session of the user, not only this browser's: the page says so.
+      await page.getByText("You are signed out here and on every other device where you were signed in.").waitFor();
+      await shoot(ui, "signed-out", page);
+      expect(ui.accessibility).toEqual([]);
       await page.goto(`${base}/console/settings`);
       await page.waitForURL(/\/console\/sign-in\?return_to=%2Fconsole%2Fsettings$/);
     } finally {

@@ -34,6 +34,9 @@ export function SignInScreen(props: { query: URLSearchParams }) {
         </p>
         <h1>Sign in</h1>
         {error ? <Notice tone="error">{ERRORS[error] ?? ERRORS.failed}</Notice> : null}
+        {props.query.get("signed_out") === "everywhere" && !error ? (
+          <Notice tone="success">You are signed out here and on every other device where you were signed in.</Notice>
+        ) : null}
         {providers.loading && !providers.data ? <Progress label="Loading sign-in options…" /> : null}
         <ErrorNotice error={providers.error} what="Sign-in options could not be loaded" />
         {list

@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import type { Context, Hono, HonoRequest } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
@@ -132,18 +132,23 @@ export const jsonBodies = createMiddleware<AppEnv>(async (c, next) => {
     c.req.json = <T>() => Promise.resolve(body as T);
     // The router's own media-type gate (@hono/zod-openapi) refuses forms RFC 9110 allows, such as
     // whitespace before the `;`: once accepted here, the body is labelled as it reads.
-    if (c.req.header("Content-Type") !== "application/json") {
-      const headers = new Headers(c.req.raw.headers);
-      headers.set("content-type", "application/json");
-      c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers, body: bytes });
-    }
+    if (c.req.header("Content-Type") !== "application/json") relabel(c.req, "application/json");
     return next();
   }
-  const headers = new Headers(c.req.raw.headers);
-  headers.delete("content-type");
-  c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers });
+  relabel(c.req, null);
   return next();
 });
+
+/**
+ * The request with its Content-Type replaced (null: removed). Only the headers: the body was read
+ * and parsed above, and everything after reads that parse (`c.req.json`), so no byte is copied.
+ */
+function relabel(req: HonoRequest, contentType: string | null): void {
+  const headers = new Headers(req.raw.headers);
+  if (contentType === null) headers.delete("content-type");
+  else headers.set("content-type", contentType);
+  req.raw = new Request(req.raw.url, { method: req.method, headers });
+}
 
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   const id = c.req.header("CF-Ray") ?? crypto.randomUUID();

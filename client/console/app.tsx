@@ -47,7 +47,7 @@ function NotForRole(props: { role: Role; title: string; what: string }) {
 function screenFor(location: Location, role: Role) {
   const { path } = location;
   if (path === HOME || path === "/console/verifications") return <VerificationsScreen />;
-  if (path === "/console/verifications/new") return atLeast(role, "reviewer") ? <NewVerificationScreen /> : <NotForRole role="reviewer" title="New verification" what="Creating verifications" />;
+  if (path === "/console/verifications/new") return atLeast(role, "reviewer") ? <NewVerificationScreen createdId={location.query.get("created")} /> : <NotForRole role="reviewer" title="New verification" what="Creating verifications" />;
   const certificate = match("/console/verifications/:id/certificate", path);
   if (certificate) return <CertificateScreen id={certificate.id!} />;
   const detail = match("/console/verifications/:id", path);

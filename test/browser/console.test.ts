@@ -83,6 +83,17 @@ describe("operator console in Chromium", () => {
     const id = /\/c\/(vfy_[0-9A-Z]{26})$/.exec(captureUrl)![1]!;
     await page.getByRole("img", { name: /QR code of the capture link/ }).waitFor();
     await shoot(ui, "04-verification-created");
+    // The link is in the URL: a reload shows it again (read from the service), and Back leads to an
+    // empty form, not to the one just sent (console probe of 2026-12-07: both lost the link).
+    expect(new URL(page.url()).search).toBe(`?created=${id}`);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Verification created" }).waitFor();
+    expect(await page.getByRole("textbox", { name: "Capture link" }).inputValue()).toBe(captureUrl);
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: "New verification" }).waitFor();
+    expect(await page.getByLabel("Metadata value 1").inputValue()).toBe("");
+    await page.goForward();
+    expect(await page.getByRole("textbox", { name: "Capture link" }).inputValue()).toBe(captureUrl);
     const created = await tenant.getVerification(id);
     expect(created.config.metadata).toEqual({ claim_id: claim });
     // The checks were left as the form showed them: the deployment's defaults, and the config says so.
@@ -110,6 +121,12 @@ describe("operator console in Chromium", () => {
     expect(verdict.label, JSON.stringify(verdict)).toBe("suspicious");
     await row(page, id).getByText("Suspicious").waitFor({ timeout: 60_000 });
     await shoot(ui, "05-verifications-live");
+    // Its "created" page, opened again once it took its evidence, no longer offers the link.
+    await page.goto(`${base}/console/verifications/new?created=${id}`);
+    await page.getByText("This verification no longer takes evidence: its capture link is not worth sending.").waitFor();
+    expect(await page.getByRole("textbox", { name: "Capture link" }).count()).toBe(0);
+    await page.goBack();
+    await row(page, id).getByText("Suspicious").waitFor();
 
     // The detail: the photos, the verdict in words, timeline, deliveries, the seal.
     await row(page, id).getByRole("link", { name: id }).click();

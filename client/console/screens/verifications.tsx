@@ -178,7 +178,7 @@ export function VerificationsScreen() {
         <div class="field grow">
           <label for="f-q">Search</label>
           <div class="inline">
-            <input id="f-q" type="search" placeholder="Verification or capture id, or a metadata value such as a claim number" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+            <input id="f-q" type="search" placeholder="An id, or a metadata value" title="A verification or capture id, or a metadata value such as a claim number" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
             <button type="submit" class="button secondary">
               Search
             </button>

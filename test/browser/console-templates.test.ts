@@ -54,6 +54,11 @@ describe("console: editing a link template", () => {
     await capturePage.waitForURL(/\/c\/vfy_[0-9A-Z]{26}$/);
     const id = new URL(capturePage.url()).pathname.split("/").pop()!;
     await capturePage.close();
+    // Back on the console's tab, the template's count includes it without a reload (console probe of
+    // 2026-12-07: it stayed at its old count). Headless Chromium sends no focus on a tab switch.
+    await page.bringToFront();
+    await page.evaluate(() => window.dispatchEvent(new FocusEvent("focus")));
+    await row.getByText("1 total, 1 today").waitFor({ timeout: 10_000 });
     const verification = await keyedApi(`/v1/verifications/${id}`);
     expect(verification.body.config.signals_default).toBeDefined();
     expect(verification.body.config.signals_required).toEqual(published.body.signals_required);

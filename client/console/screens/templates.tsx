@@ -5,7 +5,7 @@ import { ListTable } from "../components/list-table";
 import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, PageHeader, Section } from "../components/ui";
 import { changedFields } from "../lib/changes";
 import { formatDateTime } from "../lib/format";
-import { useAction, useLoad, useTitle } from "../lib/hooks";
+import { useAction, useLoad, useRefreshOnReturn, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
 
 type Editing = { kind: "new" } | { kind: "edit"; template: LinkTemplate };
@@ -14,6 +14,8 @@ export function TemplatesScreen() {
   useTitle("Link templates");
   const can = useCan();
   const list = useLoad(() => ok(api.GET("/v1/link-templates")), []);
+  // Visits to a link start verifications elsewhere (a "Start one" tab included): the counts are read again on coming back.
+  useRefreshOnReturn(list.reload);
   const [editing, setEditing] = useState<Editing | undefined>(undefined);
   const [revoking, setRevoking] = useState<LinkTemplate | undefined>(undefined);
   const revoke = useAction(async (t: LinkTemplate) => {

@@ -52,7 +52,7 @@ function screenFor(location: Location, role: Role) {
   if (certificate) return <CertificateScreen id={certificate.id!} />;
   const detail = match("/console/verifications/:id", path);
   if (detail) return <VerificationDetailScreen key={detail.id} id={detail.id!} />;
-  if (path === "/console/templates") return <TemplatesScreen />;
+  if (path === "/console/templates") return <TemplatesScreen query={location.query} />;
   if (path === "/console/team") return <TeamScreen />;
   if (path === "/console/audit-log") return atLeast(role, "admin") ? <AuditLogScreen /> : <NotForRole role="admin" title="Audit log" what="The audit log" />;
   if (path === "/console/developers") return <DevelopersScreen />;

@@ -37,11 +37,21 @@ describe("console: editing a link template", () => {
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();
     await page.getByRole("button", { name: "Edit Follows the defaults" }).click();
     await page.getByText("This deployment's default checks: the template follows them as they change").waitFor();
+    // The form is in the URL: a reload keeps it, Back leaves it for the list (console probe of
+    // 2026-12-07: a reload lost it, Back left the console's page altogether).
+    expect(new URL(page.url()).search).toBe(`?edit=${slug}`);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Edit “Follows the defaults”" }).waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: "Link templates" }).waitFor();
+    await page.goForward();
+    await page.getByText("This deployment's default checks: the template follows them as they change").waitFor();
     await page.getByLabel("Name", { exact: true }).fill("Renamed, still the defaults");
     await shoot(ui, "template-defaults-renamed");
     await page.getByRole("button", { name: "Publish version 2" }).click();
     const row = page.getByRole("row").filter({ hasText: "Renamed, still the defaults" });
     await row.getByText("v2").waitFor();
+    expect(new URL(page.url()).search).toBe("");
 
     expect(sent).toEqual([{ name: "Renamed, still the defaults" }]);
     const template = await keyedApi(`/v1/link-templates/${slug}`);

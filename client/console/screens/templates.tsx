@@ -2,21 +2,27 @@ import { useMemo, useRef, useState } from "preact/hooks";
 import { api, ok, type LinkTemplate } from "../api";
 import { checkDraft, ConfigFields, draftFrom, emptyDraft, toRequest, type ConfigDraft } from "../components/config-form";
 import { ListTable } from "../components/list-table";
-import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, PageHeader, Section } from "../components/ui";
+import { announce, Badge, ConfirmDialog, CopyButton, ErrorNotice, Field, LoadState, Notice, PageHeader, Section } from "../components/ui";
 import { changedFields } from "../lib/changes";
 import { formatDateTime } from "../lib/format";
 import { useAction, useLoad, useRefreshOnReturn, useTitle } from "../lib/hooks";
 import { useCan } from "../lib/roles";
+import { navigate } from "../router";
 
 type Editing = { kind: "new" } | { kind: "edit"; template: LinkTemplate };
 
-export function TemplatesScreen() {
+const TEMPLATES = "/console/templates";
+
+/**
+ * The list, and the form that publishes or edits one: `?publish` or `?edit=<slug>` (in the URL, so a
+ * reload keeps the form and Back leaves it for the list).
+ */
+export function TemplatesScreen(props: { query: URLSearchParams }) {
   useTitle("Link templates");
   const can = useCan();
   const list = useLoad(() => ok(api.GET("/v1/link-templates")), []);
   // Visits to a link start verifications elsewhere (a "Start one" tab included): the counts are read again on coming back.
   useRefreshOnReturn(list.reload);
-  const [editing, setEditing] = useState<Editing | undefined>(undefined);
   const [revoking, setRevoking] = useState<LinkTemplate | undefined>(undefined);
   const revoke = useAction(async (t: LinkTemplate) => {
     await ok(api.POST("/v1/link-templates/{slug}/revoke", { params: { path: { slug: t.slug } } }));
@@ -25,12 +31,25 @@ export function TemplatesScreen() {
     await list.reload();
   });
 
+  const editing = can("admin") ? editingOf(props.query, list.data?.items) : undefined;
+  if (editing === "loading") return <LoadState of={list} failed="Templates could not be loaded" loading="Loading the template…" />;
+  if (editing === "unknown") {
+    return (
+      <>
+        <PageHeader title="Link templates" />
+        <Notice tone="error">No template of this tenant has that link name.</Notice>
+        <a href={TEMPLATES}>Back to the templates</a>
+      </>
+    );
+  }
   if (editing) {
     return (
       <TemplateForm
+        key={editing.kind === "edit" ? editing.template.slug : "new"}
         editing={editing}
         onDone={async (saved) => {
-          setEditing(undefined);
+          // The form's entry gives way to the list: Back from the list does not reopen a form just published.
+          navigate(TEMPLATES, { replace: true });
           if (saved) {
             announce(`${saved.name} published as version ${saved.version}`);
             await list.reload();
@@ -48,7 +67,7 @@ export function TemplatesScreen() {
         subtitle="Reusable public links: each visit starts a new verification from the template's current version."
         actions={
           can("admin") ? (
-            <button type="button" class="button primary" onClick={() => setEditing({ kind: "new" })}>
+            <button type="button" class="button primary" onClick={() => navigate(`${TEMPLATES}?publish`)}>
               Publish a template
             </button>
           ) : null
@@ -119,7 +138,7 @@ export function TemplatesScreen() {
               cell: (t) =>
                 t.status === "active" ? (
                   <span class="inline">
-                    <button type="button" class="button secondary small" onClick={() => setEditing({ kind: "edit", template: t })}>
+                    <button type="button" class="button secondary small" onClick={() => navigate(`${TEMPLATES}?edit=${encodeURIComponent(t.slug)}`)}>
                       Edit <span class="visually-hidden">{t.name}</span>
                     </button>
                     <button type="button" class="button danger-link small" onClick={() => setRevoking(t)}>
@@ -146,6 +165,16 @@ export function TemplatesScreen() {
       />
     </>
   );
+}
+
+/** The form the URL asks for, once the list it edits from is loaded. */
+function editingOf(query: URLSearchParams, items: LinkTemplate[] | undefined): Editing | "loading" | "unknown" | undefined {
+  if (query.has("publish")) return { kind: "new" };
+  const slug = query.get("edit");
+  if (slug === null) return undefined;
+  if (!items) return "loading";
+  const template = items.find((t) => t.slug === slug);
+  return template ? { kind: "edit", template } : "unknown";
 }
 
 function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) => void }) {

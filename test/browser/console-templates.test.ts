@@ -85,7 +85,9 @@ describe("console: editing a link template", () => {
     page.on("request", (request) => {
       if (request.method() === "PATCH" && new URL(request.url()).pathname === `/v1/link-templates/${slug}`) sent.push(request.postDataJSON());
     });
-    // Signed in by the test above.
+    // Signed in by the test above. A form for a template the tenant does not have says so.
+    await page.goto(`${inject("baseUrl")}/console/templates?edit=no-such-${slug}`);
+    await page.getByText("No template of this tenant has that link name.").waitFor();
     await page.goto(`${inject("baseUrl")}/console`);
     await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Link templates" }).click();

@@ -50,7 +50,7 @@ describe("console: editing a link template", () => {
     await shoot(ui, "template-defaults-renamed");
     await page.getByRole("button", { name: "Publish version 2" }).click();
     const row = page.getByRole("row").filter({ hasText: "Renamed, still the defaults" });
-    await row.getByText("v2").waitFor();
+    await row.getByText("v2", { exact: true }).waitFor();
     expect(new URL(page.url()).search).toBe("");
 
     expect(sent).toEqual([{ name: "Renamed, still the defaults" }]);
@@ -75,6 +75,31 @@ describe("console: editing a link template", () => {
     expect(ui.accessibility).toEqual([]);
   });
 
+  it("an edit saved after a colleague published a newer version sends this operator's change only", async () => {
+    const { page } = ui;
+    const slug = `raced-${Date.now().toString(36)}`;
+    expect((await keyedApi("/v1/link-templates", { method: "POST", body: JSON.stringify({ slug, name: "Raced", max_captures: 1 }) })).status).toBe(201);
+    const sent: unknown[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "PATCH" && new URL(request.url()).pathname === `/v1/link-templates/${slug}`) sent.push(request.postDataJSON());
+    });
+    // Signed in by the first test.
+    await page.goto(`${inject("baseUrl")}/console/templates?edit=${slug}`);
+    await page.getByRole("heading", { level: 1, name: "Edit “Raced”" }).waitFor();
+    // Meanwhile a colleague shortens the link's life; the operator comes back to the tab, which reads
+    // the list again, and renames.
+    expect((await keyedApi(`/v1/link-templates/${slug}`, { method: "PATCH", body: JSON.stringify({ expires_in_seconds: 3600 }) })).status).toBe(200);
+    const reread = page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/link-templates" && r.request().method() === "GET");
+    await page.evaluate(() => window.dispatchEvent(new FocusEvent("focus")));
+    await reread;
+    await page.getByLabel("Name", { exact: true }).fill("Raced, renamed");
+    await page.getByRole("button", { name: "Publish version 2" }).click();
+    await page.getByRole("row").filter({ hasText: "Raced, renamed" }).getByText("v3", { exact: true }).waitFor();
+    expect(sent).toEqual([{ name: "Raced, renamed" }]);
+    expect((await keyedApi(`/v1/link-templates/${slug}`)).body).toMatchObject({ version: 3, name: "Raced, renamed", expires_in_seconds: 3600 });
+    expect(ui.accessibility).toEqual([]);
+  });
+
   it("a template whose checks were fixed can be set back to the deployment's defaults", async () => {
     const { page } = ui;
     const slug = `pinned-${Date.now().toString(36)}`;
@@ -96,7 +121,7 @@ describe("console: editing a link template", () => {
     await page.getByText("This deployment's default checks: the template follows them as they change").waitFor();
     await shoot(ui, "template-back-to-defaults");
     await page.getByRole("button", { name: "Publish version 2" }).click();
-    await page.getByRole("row").filter({ hasText: "Screen only" }).getByText("v2").waitFor();
+    await page.getByRole("row").filter({ hasText: "Screen only" }).getByText("v2", { exact: true }).waitFor();
     expect(sent).toEqual([{ signals_required: null }]);
     const template = await keyedApi(`/v1/link-templates/${slug}`);
     expect(template.body.signals_default).toBeDefined();

@@ -307,7 +307,7 @@ describe("operator console in Chromium", () => {
     await shoot(ui, "12-template-unchanged");
     await page.getByLabel("Instructions").fill("The damaged part of the roof, from the ground");
     await page.getByRole("button", { name: "Publish version 2" }).click();
-    await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("v2").waitFor();
+    await page.getByRole("row").filter({ hasText: "Roof damage" }).getByText("v2", { exact: true }).waitFor();
     await shoot(ui, "12-templates");
 
     // Settings: the organisation's name, a phone for the bot.

@@ -178,7 +178,11 @@ function editingOf(query: URLSearchParams, items: LinkTemplate[] | undefined): E
 }
 
 function TemplateForm(props: { editing: Editing; onDone: (saved?: LinkTemplate) => void }) {
-  const existing = props.editing.kind === "edit" ? props.editing.template : undefined;
+  // The template as the form opened it, whatever the list reloads meanwhile (coming back to the tab
+  // reads it again): a save sends what the operator changed from this, never a colleague's newer
+  // version taken back.
+  const [editing] = useState(props.editing);
+  const existing = editing.kind === "edit" ? editing.template : undefined;
   const [slug, setSlug] = useState(existing?.slug ?? "");
   const [name, setName] = useState(existing?.name ?? "");
   const [mode, setMode] = useState<LinkTemplate["mode"]>(existing?.mode ?? "verification");

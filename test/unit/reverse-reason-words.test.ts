@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reasonLabel } from "../../client/console/lib/signals";
+import { explainCode, reasonLabel } from "../../client/console/lib/signals";
 import type { VerificationRecord } from "../../src/db/verifications";
 import { trialVerdictMessage, verificationEmail } from "../../src/domain/notifications/texts";
 
@@ -64,5 +64,13 @@ describe("a verdict that evaluated nothing in words", () => {
     expect(message).not.toContain("VERIFIED");
     const checked = trialVerdictMessage({ row: row({ ...none, score: 0.9, assessment: "complete", signals: { screen_detection: { status: "assessed" } } }), captures: [], answers: [] });
     expect(checked).toContain("VERIFIED (confidence 90%)");
+  });
+});
+
+describe("a capped history lookup in words", () => {
+  it("tells the reviewer the count is a floor, not the service's row jargon", () => {
+    const words = explainCode("near_duplicate_lookup_capped", "more of the history shares this picture's index bands than one lookup reads (10000 rows)");
+    expect(words).toContain("there may be more than counted");
+    expect(words).not.toContain("index bands");
   });
 });

@@ -71,6 +71,7 @@ export const EVIDENCE_WORDS: Record<string, string> = {
   ai_provider_opted_out: "your organisation chose no detection provider (Settings): the photo was sent to none, its provenance metadata decided",
   ai_detectors_disagree: `the detection provider scored the image below its threshold against the finding of ${AI_METHODS.pixels.plain}: that finding stands, as suspicious only`,
   near_duplicate: "a near-identical image exists in another verification",
+  near_duplicate_lookup_capped: "this picture has so many near-identical copies in your history that the search compared only the first ones it read: there may be more than counted",
   hash_unavailable: "the image could not be fingerprinted for the duplicate search",
   depth_planar_corroborates: "the depth map is flat, like a screen or a print",
   depth_median_mm: "the median distance in the depth map (mm)",

@@ -26,20 +26,17 @@ const PIDS = (process.env.PIDS ?? "").split(",").filter(Boolean).map(Number);
 const cpuMs = () => PIDS.map((p) => { const f = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" "); return (Number(f[11]) + Number(f[12])) * 10; });
 
 const [w, h] = process.env.SMALL ? [64, 64] : [1200, 900];
-const pixels = Buffer.alloc(w * h * 4);
-const noise = randomBytes(w * h);
-for (let i = 0; i < w * h; i++) { const v = noise[i]; pixels[i * 4] = v; pixels[i * 4 + 1] = (v * 3) & 255; pixels[i * 4 + 2] = (v * 7) & 255; pixels[i * 4 + 3] = 255; }
-const img = Buffer.from(jpeg.encode({ data: pixels, width: w, height: h }, 80).data);
-const digest = createHash("sha256").update(img).digest("hex");
-// DISTINCT=1: every capture a picture of its own (noise of its own), as end users' photos are; else one picture for all.
-function pictureFor() {
-  if (!process.env.DISTINCT) return { img, digest };
-  const own = Buffer.from(pixels);
-  const rnd = randomBytes(w * h);
-  for (let i = 0; i < w * h; i++) { const v = rnd[i]; own[i * 4] = v; own[i * 4 + 1] = (v * 3) & 255; own[i * 4 + 2] = (v * 7) & 255; }
-  const bytes = Buffer.from(jpeg.encode({ data: own, width: w, height: h }, 80).data);
-  return { img: bytes, digest: createHash("sha256").update(bytes).digest("hex") };
+/** A JPEG of fresh noise (its own picture each call) and its SHA-256. */
+function noisePicture() {
+  const pixels = Buffer.alloc(w * h * 4);
+  const noise = randomBytes(w * h);
+  for (let i = 0; i < w * h; i++) { const v = noise[i]; pixels[i * 4] = v; pixels[i * 4 + 1] = (v * 3) & 255; pixels[i * 4 + 2] = (v * 7) & 255; pixels[i * 4 + 3] = 255; }
+  const img = Buffer.from(jpeg.encode({ data: pixels, width: w, height: h }, 80).data);
+  return { img, digest: createHash("sha256").update(img).digest("hex") };
 }
+const { img, digest } = noisePicture();
+// DISTINCT=1: every capture a picture of its own, as end users' photos are; else one picture for all.
+const pictureFor = () => (process.env.DISTINCT ? noisePicture() : { img, digest });
 console.log(`${TARGET}: ${N} of each, ${C} clients, image ${img.length} bytes`);
 
 async function pool(items, fn) {

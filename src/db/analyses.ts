@@ -75,7 +75,7 @@ export interface HistorySearch {
 }
 
 /**
- * Index rows one lookup reads at most (a few MB in the analysis Worker). A picture reused thousands of
+ * Index rows one lookup reads at most. A picture reused thousands of
  * times (a fraud ring's favourite, a tenant's test image) would otherwise make every later lookup read
  * all of its copies' rows, growing without end with the history. Uniform hashes would reach it by
  * chance alone at about 100 000 captures in one history (docs/signals.md, "Index").

@@ -149,8 +149,8 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
 const agreements = { genuine: [] as number[], mismatched: [] as number[] };
 // The first native patch against the photo's centre: each genuine press's own, and another video's press's (capture-burst/8).
 const patchScores = { genuine: [] as number[], plain: 0, borrowed: [] as number[] };
-const mismatch: { other: Decision[]; later: Decision[]; spliced: Decision[]; faded: Decision[] } = { other: [], later: [], spliced: [], faded: [] };
-// The weakest link between consecutive frames (measures.frame_chain): each genuine press's own, and with another video's photo spliced in at the shutter.
+const mismatch: { other: Decision[]; later: Decision[]; spliced: Decision[]; blanked: Decision[]; faded: Decision[] } = { other: [], later: [], spliced: [], blanked: [], faded: [] };
+// The weaker link beside the photo's frames (photoChain): each genuine press's own, and with another video's photo spliced in at the shutter.
 const chains = { genuine: [] as number[], spliced: [] as number[] };
 
 /**
@@ -162,6 +162,16 @@ function splicedInto(press: Press, photo: Press["photo"], centre: Uint8Array): P
   const atShutter = press.frames.reduce((best, f, i) => (f.t <= 0 && f.t > press.frames[best]!.t ? i : best), 0);
   const frames = press.frames.map((f, i) => (i === atShutter ? { ...f, luma: halved(photo.data, photo.width, photo.height) } : f));
   return { ...press, frames, patches: [centre, ...press.patches.slice(1)], photo };
+}
+/**
+ * `splicedInto` with the frames on either side of the photo's made blank (two greys: the same one
+ * twice is a repeated frame), so that no link beside the photo can be measured (capture-burst/12).
+ */
+function blankedBeside(press: Press, photo: Press["photo"], centre: Uint8Array): Press {
+  const spliced = splicedInto(press, photo, centre);
+  const atShutter = press.frames.reduce((best, f, i) => (f.t <= 0 && f.t > press.frames[best]!.t ? i : best), 0);
+  const frames = spliced.frames.map((f, i) => (Math.abs(i - atShutter) === 1 ? { ...f, luma: new Uint8Array(f.luma.length).fill(120 + i) } : f));
+  return { ...spliced, frames };
 }
 /**
  * `splicedInto`, the photo blended in rather than cut in (rung 4‴): frame i of the recording is
@@ -184,7 +194,7 @@ for (const [name, ps] of hand) {
   for (let i = 0; i < ps.length; i += 1) {
     const own = await decidePress(ps[i]!);
     if (own.agreement !== null) agreements.genuine.push(own.agreement);
-    if (own.measures.frame_chain !== null) chains.genuine.push(own.measures.frame_chain);
+    if (own.chain !== null) chains.genuine.push(own.chain);
     if (own.patches.measured) patchScores.genuine.push(own.patches.score);
     else patchScores.plain += 1;
     const donor = others[(i * 7) % Math.max(1, others.length)];
@@ -199,7 +209,8 @@ for (const [name, ps] of hand) {
     if (donor) {
       const spliced = await decidePress(splicedInto(ps[i]!, donor.photo, donor.patches[0]!));
       mismatch.spliced.push(spliced.decision);
-      if (spliced.measures.frame_chain !== null) chains.spliced.push(spliced.measures.frame_chain);
+      mismatch.blanked.push((await decidePress(blankedBeside(ps[i]!, donor.photo, donor.patches[0]!))).decision);
+      if (spliced.chain !== null) chains.spliced.push(spliced.chain);
       mismatch.faded.push((await decidePress(fadedInto(ps[i]!, donor.photo, donor.patches[0]!))).decision);
     }
     const later = ps[i + 8]?.photo;
@@ -209,6 +220,7 @@ for (const [name, ps] of hand) {
 cases.push({ group: "4. real frames of another scene (another video) sent beside the photo", rung: "4", positive: true, decisions: mismatch.other });
 cases.push({ group: "4'. frames of the same video 2 s earlier sent beside the photo (a static camera's scene barely changes: the same scene)", rung: "4", positive: true, decisions: mismatch.later });
 cases.push({ group: "4''. real frames of another scene with the photo spliced in at the shutter, its centre the first native patch and the recording's after it", rung: "4", positive: true, decisions: mismatch.spliced });
+cases.push({ group: "4''. the same with a blank frame on either side of the photo (no link beside it can be measured)", rung: "4", positive: true, decisions: mismatch.blanked });
 cases.push({ group: `4'''. the same with the photo blended in over ${FADE_STEPS} frames either side of the shutter instead of cut in`, rung: "4", positive: true, decisions: mismatch.faded });
 
 // Rung 5: a burst already received. Frame digests match exactly (by construction): one press sent twice.
@@ -231,7 +243,7 @@ const lines = [
   "",
   `Patch agreement (the first native patch against the photo's centre, 4 × 4 block texture; threshold ${CAPTURE_BURST_THRESHOLDS.minPatchAgreement}): genuine presses min ${Math.min(...patchScores.genuine).toFixed(3)} (n=${patchScores.genuine.length}; ${patchScores.plain} with a centre too plain to compare); another video's patches max ${Math.max(...patchScores.borrowed).toFixed(3)} (n=${patchScores.borrowed.length}).`,
   "",
-  `Frame chain (the weakest link between consecutive frames once each pair's shift is taken out): genuine hand-held presses min ${Math.min(...chains.genuine).toFixed(3)} (n=${chains.genuine.length}); another video's photo spliced in at the shutter max ${Math.max(...chains.spliced).toFixed(3)} (n=${chains.spliced.length}).`,
+  `Frame chain (the weaker of the photo's frame's links to the frames before and after it, once each pair's shift is taken out): genuine hand-held presses min ${Math.min(...chains.genuine).toFixed(3)} (n=${chains.genuine.length}); another video's photo spliced in at the shutter max ${Math.max(...chains.spliced).toFixed(3)} (n=${chains.spliced.length}).`,
   "",
   `_Generated by \`npm run eval:capture\` (scripts/eval/capture-burst.ts), run of ${new Date().toISOString().slice(0, 10)}, in ${Math.round((Date.now() - started) / 1000)} s, rules of ${CAPTURE_BURST_VERSION}._`,
 ];

@@ -43,7 +43,7 @@ describe("the live capture measured by the service", () => {
     const done = await pollVerification(t.key, v.id, hasVerdict);
     expect(done.verdict).toMatchObject({ label: "verified", assessment: "complete", signals: { depth: { source: "capture_burst" } } });
     const [{ capture, depth, codes }] = await depthOf(v.id);
-    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/11" });
+    expect(depth).toMatchObject({ status: "assessed", value: { source: "capture_burst", anomaly: false }, method_version: "capture-burst/12" });
     expect(codes).toEqual(expect.arrayContaining(["burst_photo_agreement", "sensor_noise", "camera_motion", "parallax"]));
     const { png_base64: _f, ...frames } = integrity.frames;
     const { png_base64: _p, ...patches } = integrity.patches;

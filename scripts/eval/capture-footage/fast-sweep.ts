@@ -3,21 +3,24 @@
  * of a genuine burst: no block matched, the pair was compared in place, and its frames read as not
  * continuing each other, the mark of a spliced frame (`burst_frames_discontinuous`, docs/signals.md).
  * `capture-burst/11` also searches around the burst's typical motion and each pair's neighbours'
- * (src/analysis/burst/swing.ts).
+ * (src/analysis/burst/swing.ts); `capture-burst/12` reads only the links beside the photo's frame
+ * (frame-chain.ts#photoFrameChain), where every link of the burst was read before.
  *
  * Nobody here has footage of such a sweep: the footage's own pairs never move that far. So each
  * clip (manifest.tsv; build.ts first) is read with every STRIDE-th frame only, its times divided by
  * STRIDE: the same scene, the same camera and noise, moving STRIDE times as fast between frames 33 ms
- * apart. Per shutter press (every 500 ms from 1 s, as evaluate.ts), the burst's weakest link
- * (frame-chain.ts) with the blocks searched around no motion (before) and as measures.ts searches
- * them now (after); and the same press with the frame at the shutter replaced by another
- * source's frame of the same size (rung 4″: the photo spliced in), which must stay below 0.45.
+ * apart (or as a camera giving a third or a quarter of the frames, 10 fps in low light, would see the
+ * same hand). Per shutter press (every 500 ms from 1 s, as evaluate.ts), the burst's weakest link with
+ * the blocks searched around no motion (`/10`), every link as measures.ts searches them now (`/11`),
+ * and the weaker link beside the frame at the shutter, the photo's (`/12`); and the same press with
+ * the frame at the shutter replaced by another source's frame of the same size (rung 4″: the photo
+ * spliced in), which must stay below 0.45.
  *
  *   npx tsx scripts/eval/capture-footage/fast-sweep.ts [--split train|test] [--strides 1,2,3,4]
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { frameLink } from "../../../src/analysis/burst/frame-chain";
+import { frameLink, photoFrameChain } from "../../../src/analysis/burst/frame-chain";
 import { blockMotion, globalShift, pairShift, type GreyFrame } from "../../../src/analysis/burst/measures";
 import { searchCentres, swingOf, type Shift } from "../../../src/analysis/burst/swing";
 import { CAPTURE_BURST_THRESHOLDS } from "../../../src/analysis/signals/capture-burst";
@@ -39,18 +42,18 @@ function stillShift(a: GreyFrame, b: GreyFrame): Shift {
   return blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
 }
 
-/** The weakest link of `frames` (as measures.ts), each pair's shift found by `shiftOf`, and the fastest pair's motion. */
-function chain(frames: GreyFrame[], shiftOf: (a: GreyFrame, b: GreyFrame, pair: number) => Shift): { link: number | null; motion: number } {
-  let link: number | null = null;
+/** Each link of `frames` (as measures.ts), each pair's shift found by `shiftOf`, and the fastest pair's motion. */
+function chain(frames: GreyFrame[], shiftOf: (a: GreyFrame, b: GreyFrame, pair: number) => Shift): { links: Array<number | null>; motion: number } {
+  const links: Array<number | null> = [];
   let motion = 0;
   for (let i = 1; i < frames.length; i += 1) {
     const shift = shiftOf(frames[i - 1]!, frames[i]!, i - 1);
     motion = Math.max(motion, Math.hypot(shift.dx, shift.dy));
-    const l = frameLink(frames[i - 1]!, frames[i]!, shift);
-    if (l !== null) link = Math.min(link ?? 1, l);
+    links.push(frameLink(frames[i - 1]!, frames[i]!, shift));
   }
-  return { link, motion };
+  return { links, motion };
 }
+const weakest = (links: Array<number | null>) => links.reduce<number | null>((w, l) => (l === null ? w : Math.min(w ?? 1, l)), null);
 
 /**
  * Each pair's shift as measures.ts finds it now (`capture-burst/11`). Variants measured and not kept:
@@ -78,30 +81,38 @@ for (const stride of STRIDES) {
     pressesIn(frames.filter((_, i) => i % stride === 0).map((f) => ({ t: f.t / stride, width: f.width, height: f.height, luma: f.luma }))).map((p) => ({ ...p, clip })),
   );
   const own = presses.filter((p) => genuine(p.clip));
-  let [before, after, measured, fast, splicedBefore, splicedAfter, spliced] = [0, 0, 0, 0, 0, 0, 0];
+  // Below the threshold: the burst's weakest link under /10 and /11, the photo's under /12; genuine presses and spliced ones.
+  const below = { still: 0, every: 0, photo: 0 };
+  const caught = { still: 0, every: 0, photo: 0 };
+  let [measured, fast, spliced] = [0, 0, 0];
   let worst = 1;
+  const count = (into: typeof below, frames: GreyFrame[], shutter: number) => {
+    const [old, now] = [chain(frames, stillShift), chain(frames, sweptShift(frames))];
+    if (weakest(old.links) === null && weakest(now.links) === null) return null; // no frame textured enough to link
+    if ((weakest(old.links) ?? 1) < LIMIT) into.still += 1;
+    if ((weakest(now.links) ?? 1) < LIMIT) into.every += 1;
+    const photo = photoFrameChain(now.links, shutter);
+    if ((photo ?? 1) < LIMIT) into.photo += 1;
+    return { now, photo };
+  };
   own.forEach((p, i) => {
-    const old = chain(p.frames, stillShift);
-    const now = chain(p.frames, sweptShift(p.frames));
-    if (old.link === null && now.link === null) return;
+    const counted = count(below, p.frames, p.shutter);
+    if (!counted) return;
+    const { now, photo } = counted;
     measured += 1;
     if (now.motion > 4) fast += 1;
-    if ((old.link ?? 1) < LIMIT) before += 1;
-    if ((now.link ?? 1) < LIMIT) after += 1;
-    worst = Math.min(worst, now.link ?? 1);
+    worst = Math.min(worst, photo ?? 1);
     // Rung 4″: another source's frame of the same size put at the shutter.
     const size = (q: Press) => `${q.frames[0]!.width}x${q.frames[0]!.height}`;
     const donors = presses.filter((q) => q.clip.source !== p.clip.source && size(q) === size(p));
     if (donors.length === 0) return;
-    const photo = donors[(i * 7) % donors.length]!.frames;
-    const frames = p.frames.map((f, j) => (j === p.shutter ? { ...f, luma: photo[Math.min(j, photo.length - 1)]!.luma } : f));
+    const donor = donors[(i * 7) % donors.length]!.frames;
     spliced += 1;
-    if ((chain(frames, stillShift).link ?? 1) < LIMIT) splicedBefore += 1;
-    if ((chain(frames, sweptShift(frames)).link ?? 1) < LIMIT) splicedAfter += 1;
+    count(caught, p.frames.map((f, j) => (j === p.shutter ? { ...f, luma: donor[Math.min(j, donor.length - 1)]!.luma } : f)), p.shutter);
   });
+  const rule = (r: typeof below, n: number) => `${show("/10", r.still, n)}, ${show("/11", r.every, n)}, ${show("/12", r.photo, n)}`;
   console.log(
     `stride ${stride}: genuine presses ${own.length} (${measured} with a link; ${fast} moving over 4 px a frame at their fastest): ` +
-      `${show("below, before", before, measured)}, ${show("after", after, measured)}, weakest after ${worst.toFixed(3)}; ` +
-      `spliced caught ${show("before", splicedBefore, spliced)}, ${show("after", splicedAfter, spliced)}`,
+      `below ${rule(below, measured)}, the photo's weakest under /12 ${worst.toFixed(3)}; spliced caught ${rule(caught, spliced)}`,
   );
 }

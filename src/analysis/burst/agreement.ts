@@ -22,7 +22,13 @@ export const MIN_AGREEMENT_STD = 4;
 const MAX_ASPECT_DIFFERENCE = 0.03;
 
 export type Agreement =
-  | { measured: true; score: number; offsetMs: number }
+  | {
+      measured: true;
+      score: number;
+      offsetMs: number;
+      /** The index in the burst of the frame the photo agrees with best: the photo's frame, whose links to its neighbours are read (frame-chain.ts). */
+      frame: number;
+    }
   | { measured: false; why: "aspect" | "plain" | "no_frame"; detail: string };
 
 /** The photo (its overview) against the burst's frames (`t`: ms from the press). */
@@ -44,11 +50,12 @@ export function photoAgreement(photo: Luma, frames: readonly GreyFrame[]): Agree
   if (spread(reduced.data) < MIN_AGREEMENT_STD) return { measured: false, why: "plain", detail: "the photo is too plain to compare" };
   let best = -1;
   let at = 0;
-  for (const frame of near) {
+  frames.forEach((frame, i) => {
+    if (Math.abs(frame.t) > SHUTTER_WINDOW_MS) return;
     const score = bestCorrelation(reduced.data, frame.luma, width, height);
-    if (score > best) [best, at] = [score, frame.t];
-  }
-  return { measured: true, score: Math.round(best * 1000) / 1000, offsetMs: at };
+    if (score > best) [best, at] = [score, i];
+  });
+  return { measured: true, score: Math.round(best * 1000) / 1000, offsetMs: frames[at]!.t, frame: at };
 }
 
 /** The largest normalised cross-correlation of `a` with `b` shifted by up to SHIFT px, on the region both cover. */

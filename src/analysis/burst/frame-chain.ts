@@ -32,3 +32,16 @@ export function frameLink(a: GreyFrame, b: GreyFrame, shift: { dx: number; dy: n
   }
   return best;
 }
+
+/**
+ * Does the photo continue the recording it came with? The weaker of the links entering and leaving
+ * the photo's frame `at` (`links[i]`: frame i to i + 1). A link the frame beside it is too plain to
+ * measure counts as 0: the photo's own frame agreed with it, so has texture, and a camera's frame
+ * does not turn blank beside it (a blank frame put on either side of a spliced photo hid it until
+ * capture-burst/12). Links away from the photo are not read: a jerk of a slow camera's hand breaks
+ * one of them, and a frame spliced in elsewhere puts nothing into the photo (docs/signals.md).
+ */
+export function photoFrameChain(links: readonly (number | null)[], at: number): number | null {
+  const beside = [at > 0 ? links[at - 1] : undefined, links[at]].filter((l) => l !== undefined);
+  return beside.length > 0 ? Math.min(...beside.map((l) => l ?? 0)) : null;
+}

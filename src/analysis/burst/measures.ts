@@ -40,10 +40,11 @@ export type BurstMeasures = BurstMeasuresV1 & {
    */
   untrimmed_noise: number | null;
   /**
-   * The weakest link between consecutive frames (`frameLink`: each pair's correlation once its shift
-   * is taken out), over the pairs textured enough to say; null when none is.
+   * How well each frame continues the one before it (`frameLink`: the pair's correlation once its
+   * shift is taken out), one per consecutive pair; null where a frame is too plain to say. The
+   * decision reads the links beside the photo's frames (`photoFrameChain`).
    */
-  frame_chain: number | null;
+  frame_links: Array<number | null>;
   /** Consecutive patch pairs, and how many of them aligned (`patchesAligned`): only those are measured for noise. */
   patch_pairs: number;
   aligned_pairs: number;
@@ -539,7 +540,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation_far: null,
     patch_still_share: null,
     untrimmed_noise: null,
-    frame_chain: null,
+    frame_links: [],
     patch_pairs: Math.max(0, patches.length - 1),
     aligned_pairs: 0,
   };
@@ -569,7 +570,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
   }
   const changed: number[] = [];
   const motion: number[] = [];
-  const links: number[] = [];
+  const links: Array<number | null> = [];
   let total = { dx: 0, dy: 0 };
   // Where each pair's blocks are searched beside no motion: where a sweeping camera moved (swing.ts).
   const sweep = swingOf(frames);
@@ -587,7 +588,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     motion.push(Math.hypot(shift.dx, shift.dy));
     total = { dx: total.dx + shift.dx, dy: total.dy + shift.dy };
     const link = frameLink(a, b, shift);
-    if (link !== null) links.push(link);
+    links.push(link === null ? null : round3(link));
   }
   return {
     ...empty,
@@ -602,7 +603,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     noise_correlation_far: far.length > 0 ? round3(median(far)) : null,
     patch_still_share: stillShares.length > 0 ? round3(median(stillShares)) : null,
     untrimmed_noise: untrimmedNoise.length > 0 ? round3(median(untrimmedNoise)) : null,
-    frame_chain: links.length > 0 ? round3(Math.min(...links)) : null,
+    frame_links: links,
     aligned_pairs: alignedPairs,
   };
 }

@@ -1,4 +1,5 @@
 import type { Agreement } from "../burst/agreement";
+import { photoFrameChain } from "../burst/frame-chain";
 import type { PatchAgreement } from "../burst/patch-agreement";
 import type { BurstMeasures } from "../burst/measures";
 import type { ReceivedBurst } from "../burst/received";
@@ -15,7 +16,7 @@ import { clamp01, round2, type DepthResult, type Evidence, type NotAssessedReaso
  * capture burst").
  */
 
-export const CAPTURE_BURST_VERSION = "capture-burst/11";
+export const CAPTURE_BURST_VERSION = "capture-burst/12";
 export const CAPTURE_BURST_PROVIDER = "capture-burst";
 /** The certificate's method for a burst that passed as one moving plane (a flat subject, or a scene far away). */
 export const FLAT_SCENE_METHOD = "capture_burst_flat_scene";
@@ -93,13 +94,14 @@ export const CAPTURE_BURST_THRESHOLDS = {
    */
   minPatchAgreement: 0.9,
   /**
-   * Each frame must continue the one before it: consecutive frames correlate at least this well once
-   * the pair's shift is taken out (analysis/burst/frame-chain.ts, the weakest link of the burst),
-   * or a frame was spliced in from elsewhere: the photo put at the shutter of another recording's
-   * frames (rung 4″, capture-burst/10). Chosen between the genuine and the spliced: on the footage's
-   * training split (capture-footage/evaluate.ts --measures) no genuine press falls below 0.556 (a
-   * car-mounted camera at 10 fps moving forward; hand-held 0.714), on Debian's videos 0.574, and
-   * Debian's presses with another video's photo spliced in reach at most 0.360 (npm run eval:capture).
+   * The photo's frame must continue the frames beside it: it correlates at least this well with the
+   * frame before and the frame after once each pair's shift is taken out (analysis/burst/frame-chain.ts,
+   * `photoChain`), or the photo was spliced into another recording's frames (rung 4″,
+   * capture-burst/10; every link of the burst was read until /12, and a slow camera's jerk between
+   * any two frames read as a splice). Chosen between the genuine and the spliced: on the footage's
+   * training split (capture-footage/evaluate.ts --measures) no genuine press's photo falls below
+   * 0.699 (a fixed camera; hand-held 0.895), on Debian's videos 0.626, and Debian's presses with
+   * another video's photo spliced in reach at most 0.360 (npm run eval:capture; docs/signals.md).
    */
   minFrameChain: 0.45,
   /**
@@ -245,6 +247,15 @@ function integrity(burst: ReceivedBurst, agreement: Agreement | null, patches: P
 }
 
 /**
+ * How well the photo's frame continues the recording beside it (frame-chain.ts#photoFrameChain).
+ * Null when the photo agrees with no frame (`burst_photo_mismatch` says so).
+ */
+export function photoChain(m: BurstMeasures, agreement: Agreement | null): number | null {
+  if (!agreement?.measured || agreement.score < CAPTURE_BURST_THRESHOLDS.minPhotoAgreement) return null;
+  return photoFrameChain(m.frame_links, agreement.frame);
+}
+
+/**
  * The depth signal of a hosted-page live capture. `confidence` is the confidence that the frames
  * came from a camera over a real scene. Anything that counts against the capture is an anomaly
  * (`suspicious` at most, in the verdict); anything that leaves it unknown is not assessed; neither
@@ -294,10 +305,11 @@ export function assessCaptureBurst(f: LiveCaptureFindings): DepthResult | DepthN
     } else if (m.patch_still_share !== null && m.patch_still_share >= t.stillPatchesFrom) {
       against.push({ code: "still_patches", value: round2(m.patch_still_share), detail: "the native patches' edges never changed while the frames did: a picture moved by whole pixels, or held still" });
     }
-    if (m.frame_chain !== null && m.frame_chain < t.minFrameChain) {
-      against.push({ code: "burst_frames_discontinuous", value: round2(m.frame_chain), detail: "two consecutive frames do not continue each other: a frame was spliced in from elsewhere" });
-    } else if (m.frame_chain !== null) {
-      evidence.push({ code: "frame_chain", value: round2(m.frame_chain) });
+    const chain = photoChain(m, f.agreement);
+    if (chain !== null && chain < t.minFrameChain) {
+      against.push({ code: "burst_frames_discontinuous", value: round2(chain), detail: "the photo's frame does not continue the frames beside it: the photo was spliced into another recording" });
+    } else if (chain !== null) {
+      evidence.push({ code: "frame_chain", value: round2(chain) });
     }
     // Either spread of the noise counts: `temporal_noise` leaves out sparse noise (its largest fifth
     // of differences is taken for edges), `untrimmed_noise` counts every pixel it spans (capture-burst/7).

@@ -42,6 +42,19 @@ function stillShift(a: GreyFrame, b: GreyFrame): Shift {
   return blocks.length > 0 ? globalShift(blocks) : { dx: 0, dy: 0 };
 }
 
+/** A frame at half its size (2 × 2 means): VARIANT=half links the frames there, to forgive blur and sub-pixel misfit. */
+function halved(f: GreyFrame): GreyFrame {
+  const [w, h] = [f.width >> 1, f.height >> 1];
+  const luma = new Uint8Array(w * h);
+  for (let y = 0; y < h; y += 1) {
+    for (let x = 0; x < w; x += 1) {
+      const i = 2 * y * f.width + 2 * x;
+      luma[y * w + x] = (f.luma[i]! + f.luma[i + 1]! + f.luma[i + f.width]! + f.luma[i + f.width + 1]! + 2) >> 2;
+    }
+  }
+  return { t: f.t, width: w, height: h, luma };
+}
+
 /** Each link of `frames` (as measures.ts), each pair's shift found by `shiftOf`, and the fastest pair's motion. */
 function chain(frames: GreyFrame[], shiftOf: (a: GreyFrame, b: GreyFrame, pair: number) => Shift): { links: Array<number | null>; motion: number } {
   const links: Array<number | null> = [];
@@ -49,7 +62,8 @@ function chain(frames: GreyFrame[], shiftOf: (a: GreyFrame, b: GreyFrame, pair: 
   for (let i = 1; i < frames.length; i += 1) {
     const shift = shiftOf(frames[i - 1]!, frames[i]!, i - 1);
     motion = Math.max(motion, Math.hypot(shift.dx, shift.dy));
-    links.push(frameLink(frames[i - 1]!, frames[i]!, shift));
+    const half = process.env.VARIANT === "half";
+    links.push(half ? frameLink(halved(frames[i - 1]!), halved(frames[i]!), { dx: shift.dx / 2, dy: shift.dy / 2 }) : frameLink(frames[i - 1]!, frames[i]!, shift));
   }
   return { links, motion };
 }
@@ -58,7 +72,8 @@ const weakest = (links: Array<number | null>) => links.reduce<number | null>((w,
 /**
  * Each pair's shift as measures.ts finds it now (`capture-burst/11`). Variants measured and not kept:
  * VARIANT=typical searches around the burst's typical motion only, VARIANT=own around the pair's own
- * coarse shift instead of its neighbours' (docs/signals.md says what each did).
+ * coarse shift instead of its neighbours', VARIANT=half links the frames at half size (docs/signals.md
+ * says what each did).
  */
 const sweptShift = (frames: GreyFrame[]) => {
   const sweep = swingOf(frames);

@@ -72,8 +72,8 @@ const weakest = (links: Array<number | null>) => links.reduce<number | null>((w,
 /**
  * Each pair's shift as measures.ts finds it now (`capture-burst/11`). Variants measured and not kept:
  * VARIANT=typical searches around the burst's typical motion only, VARIANT=own around the pair's own
- * coarse shift instead of its neighbours', VARIANT=half links the frames at half size (docs/signals.md
- * says what each did).
+ * coarse shift instead of its neighbours', VARIANT=half links the frames at half size, VARIANT=both
+ * reads a splice only where both links beside the photo break (docs/signals.md says what each did).
  */
 const sweptShift = (frames: GreyFrame[]) => {
   const sweep = swingOf(frames);
@@ -106,7 +106,9 @@ for (const stride of STRIDES) {
     if (weakest(old.links) === null && weakest(now.links) === null) return null; // no frame textured enough to link
     if ((weakest(old.links) ?? 1) < LIMIT) into.still += 1;
     if ((weakest(now.links) ?? 1) < LIMIT) into.every += 1;
-    const photo = photoFrameChain(now.links, shutter);
+    // VARIANT=both: a splice only when both links beside the photo break (a jerk breaks one; a spliced photo two).
+    const beside = [now.links[shutter - 1], now.links[shutter]].filter((l) => l !== undefined).map((l) => l ?? 0);
+    const photo = process.env.VARIANT === "both" && beside.length === 2 ? Math.max(...beside) : photoFrameChain(now.links, shutter);
     if ((photo ?? 1) < LIMIT) into.photo += 1;
     return { now, photo };
   };

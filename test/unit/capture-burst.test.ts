@@ -499,6 +499,23 @@ describe("depth from the capture burst (decision, capture-burst/12)", () => {
     expect(codes(result)).toContain("burst_frames_discontinuous");
   });
 
+  // A plain wall: the photo's own frame too plain to link (std under 4) while the photo, a shade
+  // more contrasted, still agrees with it. Its links are unmeasured for the photo's sake, not a
+  // neighbour's: nothing is said, as before /12.
+  it("a photo whose own frame is too plain to link is not read as spliced", () => {
+    const faint = depthScene().map((f) => {
+      const mean = f.luma.reduce((a, v) => a + v, 0) / f.luma.length;
+      const std = Math.sqrt(f.luma.reduce((a, v) => a + (v - mean) ** 2, 0) / f.luma.length);
+      return { ...f, luma: f.luma.map((v) => Math.round(128 + ((v - mean) * 3.5) / std)) };
+    });
+    const photo = faint[SHUTTER]!.luma.map((v) => Math.round(128 + (v - 128) * 1.3));
+    const measures = burstOf(faint);
+    expect(measures.plain_frames).toContain(SHUTTER);
+    const result = assessCaptureBurst(findings(faint, { finding: { agreement: agreementOf(faint, photo) } }));
+    expect(codes(result)).toContain("burst_photo_agreement");
+    expect(codes(result)).not.toContain("burst_frames_discontinuous");
+  });
+
   // capture-burst/12: at 10 fps a jerk of the hand between two frames breaks their link (footage made
   // three and four times as fast: 7 of 130 and 7 of 80 genuine presses read as spliced under /11).
   // Only the links beside the photo's frames are read: a break elsewhere splices nothing into the photo.

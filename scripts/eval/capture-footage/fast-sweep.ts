@@ -20,7 +20,8 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { frameLink, photoFrameChain } from "../../../src/analysis/burst/frame-chain";
+import { frameLink, MIN_LINK_STD, photoFrameChain } from "../../../src/analysis/burst/frame-chain";
+import { frameStd } from "../../../src/model/evidence/grey-frame";
 import { blockMotion, globalShift, pairShift, type GreyFrame } from "../../../src/analysis/burst/measures";
 import { searchCentres, swingOf, type Shift } from "../../../src/analysis/burst/swing";
 import { CAPTURE_BURST_THRESHOLDS } from "../../../src/analysis/signals/capture-burst";
@@ -108,7 +109,7 @@ for (const stride of STRIDES) {
     if ((weakest(now.links) ?? 1) < LIMIT) into.every += 1;
     // VARIANT=both: a splice only when both links beside the photo break (a jerk breaks one; a spliced photo two).
     const beside = [now.links[shutter - 1], now.links[shutter]].filter((l) => l !== undefined).map((l) => l ?? 0);
-    const photo = process.env.VARIANT === "both" && beside.length === 2 ? Math.max(...beside) : photoFrameChain(now.links, shutter);
+    const photo = process.env.VARIANT === "both" && beside.length === 2 ? Math.max(...beside) : photoFrameChain(now.links, frames.flatMap((f, i) => (frameStd(f.luma) < MIN_LINK_STD ? [i] : [])), shutter);
     if ((photo ?? 1) < LIMIT) into.photo += 1;
     return { now, photo };
   };

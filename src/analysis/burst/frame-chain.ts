@@ -9,7 +9,7 @@ import { frameStd, type GreyFrame } from "../../model/evidence/grey-frame";
  */
 
 /** Frames varying less than this (std, grey levels) are too plain to say whether they continue. */
-const MIN_LINK_STD = 4;
+export const MIN_LINK_STD = 4;
 /** Searched around the pair's shift (px): it is the median of its blocks', rounded. */
 const SEARCH = 1;
 
@@ -35,13 +35,15 @@ export function frameLink(a: GreyFrame, b: GreyFrame, shift: { dx: number; dy: n
 
 /**
  * Does the photo continue the recording it came with? The weaker of the links entering and leaving
- * the photo's frame `at` (`links[i]`: frame i to i + 1). A link the frame beside it is too plain to
- * measure counts as 0: the photo's own frame agreed with it, so has texture, and a camera's frame
- * does not turn blank beside it (a blank frame put on either side of a spliced photo hid it until
- * capture-burst/12). Links away from the photo are not read: a jerk of a slow camera's hand breaks
- * one of them, and a frame spliced in elsewhere puts nothing into the photo (docs/signals.md).
+ * the photo's frame `at` (`links[i]`: frame i to i + 1); null when the photo's frame is itself too
+ * plain to link (`plain`: the frames under MIN_LINK_STD). A link a textured photo's neighbour is too
+ * plain to measure counts as 0: a camera's frame does not turn blank beside it, and a blank frame put
+ * on either side of a spliced photo hid it until capture-burst/12. Links away from the photo are not
+ * read: a jerk of a slow camera's hand breaks one of them, and a frame spliced in elsewhere puts
+ * nothing into the photo (docs/signals.md).
  */
-export function photoFrameChain(links: readonly (number | null)[], at: number): number | null {
+export function photoFrameChain(links: readonly (number | null)[], plain: readonly number[], at: number): number | null {
+  if (plain.includes(at)) return null;
   const beside = [at > 0 ? links[at - 1] : undefined, links[at]].filter((l) => l !== undefined);
   return beside.length > 0 ? Math.min(...beside.map((l) => l ?? 0)) : null;
 }

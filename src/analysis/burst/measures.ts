@@ -10,7 +10,7 @@
  */
 import type { BurstMeasuresV1 } from "../../schemas/capture-integrity";
 import { FLAT_FRAME_STD, frameStd, PATCH_SIDE, type GreyFrame } from "../../model/evidence/grey-frame";
-import { frameLink } from "./frame-chain";
+import { frameLink, MIN_LINK_STD } from "./frame-chain";
 import { searchCentres, swingOf } from "./swing";
 import { median } from "../../lib/median";
 import { blockTexture, correlation, MIN_TEXTURE, spread } from "./texture";
@@ -45,6 +45,8 @@ export type BurstMeasures = BurstMeasuresV1 & {
    * decision reads the links beside the photo's frames (`photoFrameChain`).
    */
   frame_links: Array<number | null>;
+  /** The frames too plain to link (their indices; `MIN_LINK_STD`). */
+  plain_frames: number[];
   /** Consecutive patch pairs, and how many of them aligned (`patchesAligned`): only those are measured for noise. */
   patch_pairs: number;
   aligned_pairs: number;
@@ -541,6 +543,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     patch_still_share: null,
     untrimmed_noise: null,
     frame_links: [],
+    plain_frames: [],
     patch_pairs: Math.max(0, patches.length - 1),
     aligned_pairs: 0,
   };
@@ -604,6 +607,7 @@ export function measureBurst(frames: GreyFrame[], patches: Uint8Array[]): BurstM
     patch_still_share: stillShares.length > 0 ? round3(median(stillShares)) : null,
     untrimmed_noise: untrimmedNoise.length > 0 ? round3(median(untrimmedNoise)) : null,
     frame_links: links,
+    plain_frames: frames.flatMap((f, i) => (frameStd(f.luma) < MIN_LINK_STD ? [i] : [])),
     aligned_pairs: alignedPairs,
   };
 }

@@ -252,7 +252,7 @@ function integrity(burst: ReceivedBurst, agreement: Agreement | null, patches: P
  */
 export function photoChain(m: BurstMeasures, agreement: Agreement | null): number | null {
   if (!agreement?.measured || agreement.score < CAPTURE_BURST_THRESHOLDS.minPhotoAgreement) return null;
-  return photoFrameChain(m.frame_links, agreement.frame);
+  return photoFrameChain(m.frame_links, m.plain_frames, agreement.frame);
 }
 
 /**

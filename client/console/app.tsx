@@ -5,7 +5,7 @@ import { ErrorNotice, Notice, PageHeader, Progress } from "./components/ui";
 import { useAction, useRefreshOnReturn } from "./lib/hooks";
 import { announceSessionChanged, onSessionChanged } from "./lib/session-channel";
 import { atLeast, ROLE_NAMES, type Role } from "./lib/roles";
-import { HOME, leaveForSignIn, match, SIGNED_OUT, useLocation, type Location } from "./router";
+import { HOME, leaveAfterSignOut, match, useLocation, type Location } from "./router";
 import { CertificateScreen } from "./screens/certificate";
 import { DevelopersScreen } from "./screens/developers";
 import { NewVerificationScreen } from "./screens/new-verification";
@@ -80,10 +80,7 @@ function SignedIn(props: { location: Location }) {
   useEffect(() => setMenuOpen(false), [props.location.path]);
   useSameSession(me);
 
-  const signOut = async () => {
-    await api.POST("/v1/auth/logout");
-    leaveForSignIn(SIGNED_OUT);
-  };
+  const signOut = () => leaveAfterSignOut(api.POST("/v1/auth/logout"));
 
   if (failed) return <Notice tone="error">The console could not load your account: {failed}</Notice>;
   if (!me) return <Progress label="Loading the console…" />;

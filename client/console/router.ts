@@ -22,7 +22,24 @@ export function leaveForSignIn(url = SIGN_IN): void {
 }
 
 /** The sign-in page after the top bar's Sign out, which ends the user's sessions on every device: the page says so. */
-export const SIGNED_OUT = `${SIGN_IN}?signed_out=everywhere`;
+const SIGNED_OUT = `${SIGN_IN}?signed_out=everywhere`;
+
+/**
+ * Signs out, then leaves for the sign-in page that says so. The session ends at the service before
+ * its answer gets here, and a read refused in between (a screen refreshing on focus) took the
+ * operator to the bare sign-in page first, without the notice (a CI run of 2026-12-07): no other
+ * way out is taken while `logout` is on its way. A sign-out that never reached the service stays.
+ */
+export async function leaveAfterSignOut(logout: Promise<unknown>): Promise<void> {
+  leaving = true;
+  try {
+    await logout;
+  } catch (err) {
+    leaving = false;
+    throw err;
+  }
+  window.location.assign(SIGNED_OUT);
+}
 
 export function signInUrl(returnTo: string, error?: string): string {
   const params = new URLSearchParams();

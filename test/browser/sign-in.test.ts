@@ -128,6 +128,40 @@ describe("sign-in in Chromium", () => {
     }
   });
 
+  // A CI run of 2026-12-07: the session ended at the service before the sign-out's answer reached
+  // the page, a read refused in between took the operator to the bare sign-in page, without the notice.
+  it("a read refused while the sign-out's answer is on its way leads nowhere else: the sign-in page says they are signed out", async () => {
+    const base = inject("baseUrl");
+    const context = await ui.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/console/sign-in`);
+      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
+      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+      let ended!: () => void;
+      const sessionEnded = new Promise<void>((resolve) => (ended = resolve));
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      await page.route(`${base}/v1/auth/logout`, async (route) => {
+        const response = await route.fetch();
+        ended();
+        await answered;
+        await route.fulfill({ response });
+      });
+      const refused = page.waitForResponse((r) => r.url() === `${base}/v1/me` && r.status() === 401);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await sessionEnded;
+      // The operator comes back to the tab: the console reads who is signed in, and the service refuses.
+      await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+      await refused;
+      answer();
+      await page.waitForURL(/\/console\/sign-in\?signed_out=everywhere$/);
+      await page.getByText("You are signed out here and on every other device where you were signed in.").waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   it("signs out from the console: the browser's session no longer opens it", async () => {
     const base = inject("baseUrl");
     const context = await ui.browser.newContext();

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { freePort } from "../../scripts/local-worker.mjs";
-import { openConsole, shoot, type ConsoleBrowser } from "./helpers/console";
+import { openConsole, shoot, signInAsDev, type ConsoleBrowser } from "./helpers/console";
 import { linkInOutbox } from "./helpers/outbox";
 
 /*
@@ -135,9 +135,7 @@ describe("sign-in in Chromium", () => {
     const context = await ui.browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(`${base}/console/sign-in`);
-      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
-      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+      await signInAsDev(page);
       let ended!: () => void;
       const sessionEnded = new Promise<void>((resolve) => (ended = resolve));
       let answer!: () => void;
@@ -167,9 +165,7 @@ describe("sign-in in Chromium", () => {
     const context = await ui.browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(`${base}/console/sign-in`);
-      await page.getByRole("link", { name: "Developer sign-in (local only)" }).click();
-      await page.getByRole("heading", { level: 1, name: "Verifications" }).waitFor();
+      await signInAsDev(page);
       const loggedOut = page.waitForResponse((r) => r.url() === `${base}/v1/auth/logout` && r.request().method() === "POST");
       await page.getByRole("button", { name: "Sign out" }).click();
       expect((await loggedOut).status()).toBe(200);

@@ -16,7 +16,7 @@ import { rng } from "../../test/helpers/synth";
 import { HEIGHT, WIDTH, type GreyVideo } from "./video";
 
 /** A standard normal variate (Box–Muller). */
-function gaussian(random: () => number): number {
+export function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 }
 
@@ -40,7 +40,7 @@ export function noisyStill(frame: Uint8Array, fps: number, seconds: number, seed
  * Fresh noise of standard deviation `sigma`: white, or box-blurred twice (3 × 3; each pixel's noise
  * then correlates about 0.84 with its neighbours', as a camera's demosaicked and denoised noise does).
  */
-function noiseField(width: number, height: number, random: () => number, sigma: number, shape: NoiseShape): Float32Array {
+export function noiseField(width: number, height: number, random: () => number, sigma: number, shape: NoiseShape): Float32Array {
   const field = Float32Array.from({ length: width * height }, () => gaussian(random));
   if (shape === "white") return field.map((v) => v * sigma);
   let out: Float32Array = field;
@@ -74,15 +74,15 @@ function mul(a: number[], b: number[]): number[] {
   return out;
 }
 
+/** A hand-held camera's pose at time t (s): its rotation (3 × 3, row-major) and its position. */
+export type HandPose = (t: number) => { r: number[]; o: number[] };
+
 /**
- * A photo (`photo`, pw × ph, larger than the view so the moving view stays inside it) on a plane at
- * distance 1 facing the camera, filmed by a hand-held camera: small rotations (yaw, pitch, roll up to
- * ~1.5°) and translations (up to ~4 % of the distance) as sums of slow sinusoids, focal length
- * WIDTH px (about 53° across). Each output pixel is read through the plane's homography, bilinearly,
- * and gets fresh Gaussian noise (white, or camera-shaped: `noiseField`).
+ * A hand's shake: small rotations (yaw, pitch, roll up to ~1.5°) and translations (up to ~4 % of the
+ * distance to the plane) as sums of slow sinusoids, drawn from `random` (six waves of three parts).
+ * The camera sits at (tx, ty, -1 + tz) looking down +z at the plane z = 0.
  */
-export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number, sigma = 1.5, shape: NoiseShape = "white"): GreyVideo {
-  const random = rng(seed);
+export function handShake(random: () => number): HandPose {
   const wave = (amplitude: number) => {
     const parts = [0, 1, 2].map(() => ({ a: amplitude * (0.3 + random()), f: 0.5 + 3 * random(), p: 2 * Math.PI * random() }));
     return (t: number) => parts.reduce((s, q) => s + q.a * Math.sin(2 * Math.PI * q.f * t + q.p), 0) / 2;
@@ -90,39 +90,56 @@ export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: num
   const deg = Math.PI / 180;
   const [yaw, pitch, roll] = [wave(1.2 * deg), wave(1.2 * deg), wave(0.8 * deg)];
   const [tx, ty, tz] = [wave(0.03), wave(0.03), wave(0.04)];
+  return (t) => {
+    const [a, b, c] = [yaw(t), pitch(t), roll(t)];
+    const rx = [1, 0, 0, 0, Math.cos(b), -Math.sin(b), 0, Math.sin(b), Math.cos(b)];
+    const ry = [Math.cos(a), 0, Math.sin(a), 0, 1, 0, -Math.sin(a), 0, Math.cos(a)];
+    const rz = [Math.cos(c), -Math.sin(c), 0, Math.sin(c), Math.cos(c), 0, 0, 0, 1];
+    return { r: mul(rz, mul(ry, rx)), o: [tx(t), ty(t), -1 + tz(t)] };
+  };
+}
+
+/**
+ * The photo (pw × ph, centred on the plane, `scale` photo px per plane unit) as the camera at `pose`
+ * sees it along the ray through (x, y) (image coordinates over the focal length), read bilinearly.
+ */
+export function planeSample(photo: Uint8Array, pw: number, ph: number, scale: number, pose: { r: number[]; o: number[] }, x: number, y: number): number {
+  const { r, o } = pose;
+  // A ray through (x, y) is d = Rᵀ·(x, y, 1); it meets the plane at o + s·d with s = -oz / dz.
+  const dx = r[0]! * x + r[3]! * y + r[6]!;
+  const dy = r[1]! * x + r[4]! * y + r[7]!;
+  const dz = r[2]! * x + r[5]! * y + r[8]!;
+  const s = -o[2]! / dz;
+  const px = (o[0]! + s * dx) * scale + pw / 2;
+  const py = (o[1]! + s * dy) * scale + ph / 2;
+  const x0 = Math.max(0, Math.min(pw - 2, Math.floor(px)));
+  const y0 = Math.max(0, Math.min(ph - 2, Math.floor(py)));
+  const fx = Math.max(0, Math.min(1, px - x0));
+  const fy = Math.max(0, Math.min(1, py - y0));
+  const p = y0 * pw + x0;
+  return (photo[p]! * (1 - fx) + photo[p + 1]! * fx) * (1 - fy) + (photo[p + pw]! * (1 - fx) + photo[p + pw + 1]! * fx) * fy;
+}
+
+/**
+ * A photo (`photo`, pw × ph, larger than the view so the moving view stays inside it) on a plane at
+ * distance 1 facing the camera, filmed by a hand-held camera (`handShake`), focal length WIDTH px
+ * (about 53° across). Each output pixel is read through the plane's homography, bilinearly, and gets
+ * fresh Gaussian noise (white, or camera-shaped: `noiseField`).
+ */
+export function movingScreen(photo: Uint8Array, pw: number, ph: number, fps: number, seconds: number, seed: number, sigma = 1.5, shape: NoiseShape = "white"): GreyVideo {
+  const random = rng(seed);
+  const pose = handShake(random);
   const f = WIDTH;
   // The view of the plane at rest covers the photo's centre: photo px per plane unit.
   const scale = (pw / WIDTH) * f * 0.8;
   const frames: Uint8Array[] = [];
   for (let i = 0; i < Math.round(fps * seconds); i += 1) {
-    const t = i / fps;
-    const [a, b, c] = [yaw(t), pitch(t), roll(t)];
-    const rx = [1, 0, 0, 0, Math.cos(b), -Math.sin(b), 0, Math.sin(b), Math.cos(b)];
-    const ry = [Math.cos(a), 0, Math.sin(a), 0, 1, 0, -Math.sin(a), 0, Math.cos(a)];
-    const rz = [Math.cos(c), -Math.sin(c), 0, Math.sin(c), Math.cos(c), 0, 0, 0, 1];
-    const r = mul(rz, mul(ry, rx));
-    // Camera at (tx, ty, -1 + tz) looking down +z at the plane z = 0: a ray through pixel (u, v) is
-    // d = Rᵀ·((u - cx)/f, (v - cy)/f, 1); it meets the plane at o + s·d with s = -oz / dz.
-    const o = [tx(t), ty(t), -1 + tz(t)];
+    const at = pose(i / fps);
     const noise = noiseField(WIDTH, HEIGHT, random, sigma, shape);
     const out = new Uint8Array(WIDTH * HEIGHT);
     for (let v = 0; v < HEIGHT; v += 1) {
       for (let u = 0; u < WIDTH; u += 1) {
-        const x = (u - WIDTH / 2) / f;
-        const y = (v - HEIGHT / 2) / f;
-        const dx = r[0]! * x + r[3]! * y + r[6]!;
-        const dy = r[1]! * x + r[4]! * y + r[7]!;
-        const dz = r[2]! * x + r[5]! * y + r[8]!;
-        const s = -o[2]! / dz;
-        const px = (o[0]! + s * dx) * scale + pw / 2;
-        const py = (o[1]! + s * dy) * scale + ph / 2;
-        const x0 = Math.max(0, Math.min(pw - 2, Math.floor(px)));
-        const y0 = Math.max(0, Math.min(ph - 2, Math.floor(py)));
-        const fx = Math.max(0, Math.min(1, px - x0));
-        const fy = Math.max(0, Math.min(1, py - y0));
-        const p = y0 * pw + x0;
-        const value =
-          (photo[p]! * (1 - fx) + photo[p + 1]! * fx) * (1 - fy) + (photo[p + pw]! * (1 - fx) + photo[p + pw + 1]! * fx) * fy + noise[v * WIDTH + u]!;
+        const value = planeSample(photo, pw, ph, scale, at, (u - WIDTH / 2) / f, (v - HEIGHT / 2) / f) + noise[v * WIDTH + u]!;
         out[v * WIDTH + u] = Math.max(0, Math.min(255, Math.round(value)));
       }
     }

@@ -39,7 +39,7 @@ import { parseArgs } from "node:util";
 import { NOISE_PATCHES, PATCH_SIDE } from "../../../client/capture-page/integrity/frames";
 import { alignPatchesWide, patchesAligned } from "../../../src/analysis/burst/measures";
 import { rng } from "../../../test/helpers/synth";
-import { movingScreen, type NoiseShape } from "../../capture-fixtures/attacks";
+import { handShake, movingScreen, noiseField, planeSample, type NoiseShape } from "../../capture-fixtures/attacks";
 import { GENUINE, SCREEN_PHOTOS } from "../../capture-fixtures/sources";
 import { debianFile, readGrey, readPhotoGrey } from "../../capture-fixtures/video";
 import { rate } from "../stats";
@@ -287,30 +287,14 @@ if (args.from) {
 
 // ---------------------------------------------------------------- the warp at any native size
 
-function gaussian(random: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
-function mul(a: number[], b: number[]): number[] {
-  const out = new Array<number>(9).fill(0);
-  for (let r = 0; r < 3; r += 1) for (let c = 0; c < 3; c += 1) for (let k = 0; k < 3; k += 1) out[r * 3 + c]! += a[r * 3 + k]! * b[k * 3 + c]!;
-  return out;
-}
-
 /**
- * attacks.ts `movingScreen` at native W × H (focal length W px, photo 2W × 2H), the same waves from
- * the same seed, but only the native centre patch of the 6 frames from the one on screen at `t`.
- * The noise (white, or box-blurred twice over a 68 px square, then cropped) comes from its own
- * generator: the same distribution, not the same draws.
+ * attacks.ts `movingScreen` at native W × H (focal length W px, photo 2W × 2H), the same hand
+ * (`handShake`) from the same seed, but only the native centre patch of the 6 frames from the one on
+ * screen at `t`. The noise (white, or box-blurred twice over a 68 px square, then cropped) comes from
+ * its own generator: the same distribution, not the same draws.
  */
 function warpPatches(photo: Uint8Array, W: number, H: number, fps: number, t: number, seed: number, sigma: number, shape: NoiseShape): Uint8Array[] {
-  const random = rng(seed);
-  const wave = (amplitude: number) => {
-    const parts = [0, 1, 2].map(() => ({ a: amplitude * (0.3 + random()), f: 0.5 + 3 * random(), p: 2 * Math.PI * random() }));
-    return (tt: number) => parts.reduce((s, q) => s + q.a * Math.sin(2 * Math.PI * q.f * tt + q.p), 0) / 2;
-  };
-  const deg = Math.PI / 180;
-  const [yaw, pitch, roll] = [wave(1.2 * deg), wave(1.2 * deg), wave(0.8 * deg)];
-  const [tx, ty, tz] = [wave(0.03), wave(0.03), wave(0.04)];
+  const pose = handShake(rng(seed));
   const [pw, ph] = [2 * W, 2 * H];
   const f = W;
   const scale = (pw / W) * f * 0.8;
@@ -321,59 +305,23 @@ function warpPatches(photo: Uint8Array, W: number, H: number, fps: number, t: nu
   return Array.from({ length: NOISE_PATCHES }, (_, k) => {
     const acc = new Float64Array(S * S);
     for (let sub = 0; sub < SUB; sub += 1) {
-      const tt = (j0 + k) / fps + (SUB > 1 ? (sub / (SUB - 1) - 0.5) * EXPOSURE : 0);
-      warpInto(acc, tt, 1 / SUB);
+      const at = pose((j0 + k) / fps + (SUB > 1 ? (sub / (SUB - 1) - 0.5) * EXPOSURE : 0));
+      for (let y = 0; y < S; y += 1) {
+        for (let x = 0; x < S; x += 1) acc[y * S + x]! += planeSample(photo, pw, ph, scale, at, (u0 + x - W / 2) / f, (v0 + y - H / 2) / f) / SUB;
+      }
     }
     const noise = patchNoise(noiseRandom, sigma, shape);
     return Uint8Array.from(acc, (v, i) => Math.max(0, Math.min(255, Math.round(v + noise[i]!))));
   });
-  function warpInto(acc: Float64Array, tt: number, weight: number): void {
-    const [a, b, c] = [yaw(tt), pitch(tt), roll(tt)];
-    const rx = [1, 0, 0, 0, Math.cos(b), -Math.sin(b), 0, Math.sin(b), Math.cos(b)];
-    const ry = [Math.cos(a), 0, Math.sin(a), 0, 1, 0, -Math.sin(a), 0, Math.cos(a)];
-    const rz = [Math.cos(c), -Math.sin(c), 0, Math.sin(c), Math.cos(c), 0, 0, 0, 1];
-    const r = mul(rz, mul(ry, rx));
-    const o = [tx(tt), ty(tt), -1 + tz(tt)];
-    for (let y = 0; y < S; y += 1) {
-      for (let x = 0; x < S; x += 1) {
-        const [u, v] = [u0 + x, v0 + y];
-        const X = (u - W / 2) / f;
-        const Y = (v - H / 2) / f;
-        const dx = r[0]! * X + r[3]! * Y + r[6]!;
-        const dy = r[1]! * X + r[4]! * Y + r[7]!;
-        const dz = r[2]! * X + r[5]! * Y + r[8]!;
-        const s = -o[2]! / dz;
-        const px = (o[0]! + s * dx) * scale + pw / 2;
-        const py = (o[1]! + s * dy) * scale + ph / 2;
-        const x0 = Math.max(0, Math.min(pw - 2, Math.floor(px)));
-        const y0 = Math.max(0, Math.min(ph - 2, Math.floor(py)));
-        const fx = Math.max(0, Math.min(1, px - x0));
-        const fy = Math.max(0, Math.min(1, py - y0));
-        const p = y0 * pw + x0;
-        acc[y * S + x]! += weight * ((photo[p]! * (1 - fx) + photo[p + 1]! * fx) * (1 - fy) + (photo[p + pw]! * (1 - fx) + photo[p + pw + 1]! * fx) * fy);
-      }
-    }
-  }
 }
 
+/** A patch's noise: `noiseField` over a 4 px wider square, cropped, so that the blur's clamped edges stay outside. */
 function patchNoise(random: () => number, sigma: number, shape: NoiseShape): Float32Array {
   if (sigma === 0) return new Float32Array(S * S);
-  if (shape === "white") return Float32Array.from({ length: S * S }, () => sigma * gaussian(random));
   const N = S + 4;
-  let field = Float32Array.from({ length: N * N }, () => gaussian(random));
-  for (let pass = 0; pass < 2; pass += 1) {
-    const out = new Float32Array(N * N);
-    for (let y = 0; y < N; y += 1) {
-      for (let x = 0; x < N; x += 1) {
-        let sum = 0;
-        for (let dy = -1; dy <= 1; dy += 1) for (let dx = -1; dx <= 1; dx += 1) sum += field[Math.max(0, Math.min(N - 1, y + dy)) * N + Math.max(0, Math.min(N - 1, x + dx))]!;
-        out[y * N + x] = sum / 9;
-      }
-    }
-    field = out;
-  }
+  const field = noiseField(N, N, random, sigma, shape);
   const crop = new Float32Array(S * S);
-  for (let y = 0; y < S; y += 1) for (let x = 0; x < S; x += 1) crop[y * S + x] = (field[(y + 2) * N + x + 2]! * sigma * 81) / 19;
+  for (let y = 0; y < S; y += 1) for (let x = 0; x < S; x += 1) crop[y * S + x] = field[(y + 2) * N + x + 2]!;
   return crop;
 }
 

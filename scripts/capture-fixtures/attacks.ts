@@ -16,7 +16,7 @@ import { rng } from "../../test/helpers/synth";
 import { HEIGHT, WIDTH, type GreyVideo } from "./video";
 
 /** A standard normal variate (Box–Muller). */
-export function gaussian(random: () => number): number {
+function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 }
 

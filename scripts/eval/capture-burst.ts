@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { assessCaptureBurst, CAPTURE_BURST_THRESHOLDS, CAPTURE_BURST_VERSION } from "../../src/analysis/signals/capture-burst";
 import { PATCH_SIDE, type BurstMeasures } from "../../src/analysis/burst/measures";
 import type { CaptureDevice } from "../../src/schemas/capture-integrity";
-import { blinkingCorner, brightnessRamp, gainRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still } from "../capture-fixtures/attacks";
+import { blinkingCorner, brightnessRamp, gainRamp, looping, movingScreen, noisyStill, shiftedStill, sparseNoise, still, type NoiseShape } from "../capture-fixtures/attacks";
 import { halved, pageFrames, PHONE_CAMERA, pressAt, type Press } from "../capture-fixtures/page-frames";
 import { GENUINE, SCREEN_PHOTOS, type VideoSource } from "../capture-fixtures/sources";
 import { debianFile, HEIGHT, readGrey, readPhotoGrey, ROOT, WIDTH, type GreyVideo } from "../capture-fixtures/video";
@@ -114,8 +114,10 @@ for (const [label, device] of [["its own name (OBS Virtual Camera)", OWN_NAME], 
   // The warps shake about three times faster than the footage's hands (scripts/eval/capture-footage/
   // rs-skew.ts: 1.77 px a frame at 160 px against 0.25-0.52): the same paths rendered 1/90 s apart and
   // played at 30 fps, a gentler hand, so that the figure does not rest on the simulated hand's speed.
-  const gentleScreens = photos.flatMap((p, i) => [1, 2, 3].map((seed) => ({ ...movingScreen(p, 640, 480, 90, 5 / 3, 100 * i + seed, 1.5, "camera-shaped"), fps: 30 })));
-  cases.push({ group: `3. the same warps with camera-shaped noise, the hand three times gentler (the footage's speed), ${label}`, rung: "3", positive: true, ...(await decideAll(gentleScreens.flatMap((v) => presses(v, device, 1000, 500)))) });
+  const gentle = (sigma: number, shape: NoiseShape) => photos.flatMap((p, i) => [1, 2, 3].map((seed) => ({ ...movingScreen(p, 640, 480, 90, 5 / 3, 100 * i + seed, sigma, shape), fps: 30 })));
+  for (const [what, sigma, shape] of [["camera-shaped noise", 1.5, "camera-shaped"], ["fresh noise (σ 1.5)", 1.5, "white"], ["no noise at all", 0, "white"]] as const) {
+    cases.push({ group: `3. the same warps with ${what}, the hand three times gentler (the footage's speed), ${label}`, rung: "3", positive: true, ...(await decideAll(gentle(sigma, shape).flatMap((v) => presses(v, device, 1000, 500)))) });
+  }
   // No noise at all (the outside probe of 2026-12-05 read each of these `verified` under capture-burst/5).
   const noiseless = photos.flatMap((p, i) => [1, 2, 3].map((seed) => movingScreen(p, 640, 480, 30, 5, 100 * i + seed, 0)));
   const noiselessPresses = noiseless.flatMap((v) => presses(v, device, 1000, 500));

@@ -37,7 +37,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { NOISE_PATCHES, PATCH_SIDE } from "../../../client/capture-page/integrity/frames";
-import { alignPatchesWide, patchesAligned } from "../../../src/analysis/burst/measures";
+import { alignPatchesWide, patchesAligned, vertex } from "../../../src/analysis/burst/measures";
 import { rng } from "../../../test/helpers/synth";
 import { handShake, movingScreen, noiseField, planeSample, type NoiseShape } from "../../capture-fixtures/attacks";
 import { GENUINE, SCREEN_PHOTOS } from "../../capture-fixtures/sources";
@@ -76,10 +76,6 @@ function sad(a: Uint8Array, b: Uint8Array, dx: number, dy: number, m: number, of
   for (let y = m; y < S - m; y += 1) for (let x = m; x < S - m; x += 1) s += Math.abs(a[y * S + x]! - b[(y + dy) * S + x + dx]! + offset);
   return s;
 }
-const vertex = (l: number, c: number, r: number) => {
-  const d = l - 2 * c + r;
-  return d > 0 ? Math.max(-0.5, Math.min(0.5, (l - r) / (2 * d))) : 0;
-};
 const meanOf = (p: Uint8Array) => p.reduce((a, v) => a + v, 0) / p.length;
 
 /** The sub-pixel shift of b against a around an integer one (parabola through the SAD). */

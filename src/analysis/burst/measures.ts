@@ -357,7 +357,7 @@ const BLOCK = 12;
 const MIN_BLOCK_STD = 4;
 
 /** Sub-pixel offset of a minimum from three samples (a parabola through them). */
-function vertex(left: number, centre: number, right: number): number {
+export function vertex(left: number, centre: number, right: number): number {
   if (!Number.isFinite(left) || !Number.isFinite(right)) return 0;
   const d = left - 2 * centre + right;
   return d > 0 ? Math.max(-0.5, Math.min(0.5, (left - right) / (2 * d))) : 0;

@@ -54,6 +54,10 @@ interface Result {
   anomaly: number;
   unassessed: number;
   flat: number;
+  /** Presses whose photo the `screen` signal reads as a screen (its moiré), whatever `depth` decided. */
+  screen: number;
+  /** Presses the verdict does not read `verified`: `depth` flagged or not assessed, or the photo read as a screen. */
+  verdict: number;
   codes: Map<string, number>;
   spread: Spread[];
   /** The first native patch against the photo's centre, where compared (capture-burst/8). */
@@ -72,12 +76,14 @@ for (const clip of clips) {
   }
   const video = readClip(clip, SECONDS);
   const frames = pageFramesOf(video).filter((_, i) => i % EVERY === 0);
-  const r: Result = { clip, n: 0, anomaly: 0, unassessed: 0, flat: 0, codes: new Map(), spread: [], patchScores: [] };
+  const r: Result = { clip, n: 0, anomaly: 0, unassessed: 0, flat: 0, screen: 0, verdict: 0, codes: new Map(), spread: [], patchScores: [] };
   for (let t = 1000; t <= frames.at(-1)!.t - 150; t += 500) {
     const press = pressAt(frames, t, video);
     if (!press) continue;
-    const { decision, measures, patches, chain } = await decidePress(press);
+    const { decision, measures, patches, chain, screenDetected } = await decidePress(press);
     r.n += 1;
+    if (screenDetected) r.screen += 1;
+    if (screenDetected || isAnomaly(decision) || isUnassessed(decision)) r.verdict += 1;
     if (patches.measured) r.patchScores.push(patches.score);
     measured.push(JSON.stringify({ clip: clip.name, split: clip.split, category: clip.category, camera: clip.camera, ...measures, frame_chain: chain, patch_agreement: patches }));
     if (isAnomaly(decision)) r.anomaly += 1;
@@ -89,7 +95,7 @@ for (const clip of clips) {
   }
   results.push(r);
   const top = [...r.codes.entries()].filter(([c]) => !["sensor_noise", "camera_motion", "burst_photo_agreement", "noise_correlation", "patch_still_share", "frame_chain"].includes(c)).map(([c, n]) => `${c} ${n}`).join(", ");
-  console.error(`${clip.split} ${clip.category} ${clip.camera} ${clip.name}: ${r.anomaly}+${r.unassessed} of ${r.n} not verified, flat ${r.flat}; ${top}`);
+  console.error(`${clip.split} ${clip.category} ${clip.camera} ${clip.name}: ${r.anomaly}+${r.unassessed} of ${r.n} not verified, flat ${r.flat}, photo read as a screen ${r.screen}; ${top}`);
 }
 
 const genuine = (c: Clip) => c.category !== "display" && c.camera !== "static";
@@ -98,12 +104,14 @@ const row = (label: string, rs: Result[], positive: boolean) => {
   const k = rs.reduce((a, r) => a + r.anomaly + r.unassessed, 0);
   const anomaly = rs.reduce((a, r) => a + r.anomaly, 0);
   const flat = rs.reduce((a, r) => a + r.flat, 0);
+  const screen = rs.reduce((a, r) => a + r.screen, 0);
+  const verdict = rs.reduce((a, r) => a + r.verdict, 0);
   const clipsFlagged = rs.filter((r) => r.anomaly + r.unassessed > r.n / 2).length;
-  return `| ${label} | ${positive ? "yes" : "no"} | ${rs.length} | ${n} | ${anomaly} | ${rate(k, n)} | ${rate(clipsFlagged, rs.length)} | ${flat} |`;
+  return `| ${label} | ${positive ? "yes" : "no"} | ${rs.length} | ${n} | ${anomaly} | ${rate(k, n)} | ${rate(clipsFlagged, rs.length)} | ${flat} | ${screen} | ${rate(verdict, n)} |`;
 };
 const lines = [
-  "| footage | should be flagged | clips | presses | `depth_anomaly` | not verified, by press (95% CI) | clips mostly not verified (95% CI) | read one moving plane |",
-  "|---|---|---:|---:|---:|---:|---:|---:|",
+  "| footage | should be flagged | clips | presses | `depth_anomaly` | `depth` not verified, by press (95% CI) | clips mostly not verified (95% CI) | read one moving plane | photo read as a screen (`screen_detected`) | verdict not `verified` (`depth` or `screen`), by press (95% CI) |",
+  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
 ];
 for (const split of ["train", "test"] as const) {
   const of = (f: (c: Clip) => boolean) => results.filter((r) => r.clip.split === split && f(r.clip));
@@ -119,9 +127,10 @@ for (const split of ["train", "test"] as const) {
 const heldOut = results.filter((r) => r.clip.split === "test" && genuine(r.clip));
 const fa = heldOut.reduce((a, r) => a + r.anomaly + r.unassessed, 0);
 const faN = heldOut.reduce((a, r) => a + r.n, 0);
+const faVerdict = heldOut.reduce((a, r) => a + r.verdict, 0);
 lines.push(
   "",
-  `Held out (test split, by source): genuine hand-held or mounted footage not verified in ${rate(fa, faN)} of ${faN} presses, ${heldOut.filter((r) => r.anomaly + r.unassessed > 0).length} of ${heldOut.length} clips with any. Presses of one clip are not independent: the per-clip rate is the one to read.`,
+  `Held out (test split, by source): genuine hand-held or mounted footage not verified in ${rate(fa, faN)} of ${faN} presses, ${heldOut.filter((r) => r.anomaly + r.unassessed > 0).length} of ${heldOut.length} clips with any. With the photo's own \`screen\` signal beside \`depth\` (the verdict): not verified in ${rate(faVerdict, faN)}. Presses of one clip are not independent: the per-clip rate is the one to read.`,
   "",
   ...(["train", "test"] as const).map((split) => {
     const scores = results.filter((r) => r.clip.split === split).flatMap((r) => r.patchScores);

@@ -42,7 +42,7 @@ function record(press: Press): CaptureIntegrityV2 {
 }
 
 /** `photo` replaces the press's own (another scene's photo sent beside these frames). */
-export async function decidePress(press: Press, options: { photo?: Press["photo"]; burst?: Partial<ReceivedBurst> } = {}): Promise<{ decision: Decision; agreement: number | null; measures: BurstMeasures; patches: PatchAgreement; chain: number | null; screenDetected: boolean }> {
+export async function decidePress(press: Press, options: { photo?: Press["photo"]; burst?: Partial<ReceivedBurst> } = {}): Promise<{ decision: Decision; agreement: number | null; measures: BurstMeasures; patches: PatchAgreement; chain: number | null; screenDetected: boolean; screenStrength: number }> {
   const stored = record(press);
   const burst: ReceivedBurst = { record: stored, frames: press.frames, patches: press.patches, unreadable: null, nonce: { ok: true, issuedAt: 0 }, nonceReusedBy: [], attestationUnbound: null, replayOf: [], ...options.burst };
   const pixels = await decodeImage(photoJpeg(options.photo ?? press.photo), "image/jpeg", { tiles: screenTileRects });
@@ -58,7 +58,13 @@ export async function decidePress(press: Press, options: { photo?: Press["photo"
     patches,
     screenCue: screen.screen_detected ? { code: "screen_in_photo", value: screen.confidence } : null,
   });
-  return { decision, agreement: agreement.measured ? agreement.score : null, measures, patches, chain: photoChain(measures, agreement), screenDetected: screen.screen_detected };
+  return { decision, agreement: agreement.measured ? agreement.score : null, measures, patches, chain: photoChain(measures, agreement), screenDetected: screen.screen_detected, screenStrength: gridStrength(screen) };
+}
+
+/** The photo's lattice strength (the grid ratio `moire_grid_peaks` or `no_grid_peaks` reports; 0 when none was measured). */
+function gridStrength(screen: { evidence: Array<{ code: string; value?: unknown }> }): number {
+  const e = screen.evidence.find((x) => x.code === "moire_grid_peaks" || x.code === "no_grid_peaks");
+  return typeof e?.value === "number" ? e.value : 0;
 }
 
 export const isAnomaly = (d: Decision) => "anomaly" in d && (d.anomaly || d.confidence < 0.25);

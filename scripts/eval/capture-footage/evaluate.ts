@@ -18,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { burstAround, fingerprint, FLAT_FRAME_STD, frameStd, NOISE_PATCHES, RepeatWatch } from "../../../client/capture-page/integrity/frames";
 import { CAPTURE_BURST_VERSION } from "../../../src/analysis/signals/capture-burst";
+import { GRID_RATIO_THRESHOLD, WEAK_GRID_WITH_FLAT_DEPTH } from "../../../src/analysis/signals/screen-moire";
 import { PHONE_CAMERA, type PageFrame, type Press } from "../../capture-fixtures/page-frames";
 import { codesOf, decidePress, isAnomaly, isUnassessed } from "../burst-press";
 import { sweepLines, type Spread } from "../noise-rules";
@@ -56,6 +57,8 @@ interface Result {
   flat: number;
   /** Presses whose photo the `screen` signal reads as a screen (its moiré), whatever `depth` decided. */
   screen: number;
+  /** Per press: the photo's lattice strength (grid ratio) and whether `depth` read one moving plane. */
+  lattice: Array<{ strength: number; flat: boolean }>;
   /** Presses the verdict does not read `verified`: `depth` flagged or not assessed, or the photo read as a screen. */
   verdict: number;
   codes: Map<string, number>;
@@ -76,11 +79,11 @@ for (const clip of clips) {
   }
   const video = readClip(clip, SECONDS);
   const frames = pageFramesOf(video).filter((_, i) => i % EVERY === 0);
-  const r: Result = { clip, n: 0, anomaly: 0, unassessed: 0, flat: 0, screen: 0, verdict: 0, codes: new Map(), spread: [], patchScores: [] };
+  const r: Result = { clip, n: 0, anomaly: 0, unassessed: 0, flat: 0, screen: 0, verdict: 0, lattice: [], codes: new Map(), spread: [], patchScores: [] };
   for (let t = 1000; t <= frames.at(-1)!.t - 150; t += 500) {
     const press = pressAt(frames, t, video);
     if (!press) continue;
-    const { decision, measures, patches, chain, screenDetected } = await decidePress(press);
+    const { decision, measures, patches, chain, screenDetected, screenStrength } = await decidePress(press);
     r.n += 1;
     if (screenDetected) r.screen += 1;
     if (screenDetected || isAnomaly(decision) || isUnassessed(decision)) r.verdict += 1;
@@ -90,6 +93,7 @@ for (const clip of clips) {
     if (isUnassessed(decision)) r.unassessed += 1;
     const codes = codesOf(decision);
     if (codes.includes("planar_motion")) r.flat += 1;
+    r.lattice.push({ strength: screenStrength, flat: codes.includes("planar_motion") });
     for (const c of codes) r.codes.set(c, (r.codes.get(c) ?? 0) + 1);
     if (measures.noise_correlation !== null && measures.noise_correlation_far !== null) r.spread.push({ near: measures.noise_correlation, far: measures.noise_correlation_far });
   }
@@ -144,6 +148,26 @@ console.log(lines.join("\n"));
 for (const split of ["train", "test"]) {
   const of = (f: (c: Clip) => boolean) => results.filter((r) => r.clip.split === split && f(r.clip)).flatMap((r) => r.spread);
   console.log(`${split}:\n${sweepLines([{ name: "genuine", spreads: of(genuine) }, { name: "display", spreads: of((c) => c.category === "display") }, { name: "fixed", spreads: of((c) => c.category === "static") }]).join("\n")}`);
+}
+
+// The photo's moiré as a display cue (printed, not written into the docs' table): its lattice strength
+// by group, and what a weak lattice beside one moving plane would flag, the fusion the screen signal
+// makes with a flat depth map (WEAK_GRID_WITH_FLAT_DEPTH × GRID_RATIO_THRESHOLD).
+{
+  const groups: Array<[string, (c: Clip) => boolean]> = [
+    ["genuine hand-held or mounted", genuine],
+    ["fixed cameras", (c) => c.category === "static"],
+    ["displays, moving camera", (c) => c.category === "display" && c.camera !== "static"],
+    ["displays, fixed camera", (c) => c.category === "display" && c.camera === "static"],
+  ];
+  const weak = WEAK_GRID_WITH_FLAT_DEPTH * GRID_RATIO_THRESHOLD;
+  console.log(`\nThe photo's lattice strength (grid ratio; detected at ${GRID_RATIO_THRESHOLD}), both splits, and presses with one moving plane and a lattice of at least ${weak.toFixed(1)}:`);
+  for (const [name, f] of groups) {
+    const presses = results.filter((r) => f(r.clip)).flatMap((r) => r.lattice);
+    const s = presses.map((p) => p.strength).sort((a, b) => a - b);
+    const at = (q: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]!.toFixed(1) : "-");
+    console.log(`- ${name}: ${presses.length} presses, median ${at(0.5)}, 90th percentile ${at(0.9)}, max ${at(1)}; one moving plane ${presses.filter((p) => p.flat).length}, of them with a weak lattice ${presses.filter((p) => p.flat && p.strength >= weak).length}`);
+  }
 }
 
 if (args.measures) writeFileSync(args.measures, `${measured.join("\n")}\n`);

@@ -45,7 +45,7 @@ const COMB_TOLERANCE = 0.8;
 /** Tiles agree on a lattice when their periods differ by at most this fraction (perspective). */
 const PERIOD_AGREEMENT = 0.2;
 /** A grid this fraction of the threshold counts when a flat depth map corroborates it. */
-const WEAK_GRID_WITH_FLAT_DEPTH = 0.75;
+export const WEAK_GRID_WITH_FLAT_DEPTH = 0.75;
 /**
  * A lattice whose two directions are this close in strength (weaker / stronger) is square-symmetric:
  * a mesh, a weave, a chessboard, decking, a woven fabric. A display's sub-pixels make its lattice

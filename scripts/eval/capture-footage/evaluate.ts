@@ -161,7 +161,7 @@ for (const split of ["train", "test"]) {
     ["displays, fixed camera", (c) => c.category === "display" && c.camera === "static"],
   ];
   const weak = WEAK_GRID_WITH_FLAT_DEPTH * GRID_RATIO_THRESHOLD;
-  console.log(`\nThe photo's lattice strength (grid ratio; detected at ${GRID_RATIO_THRESHOLD}), both splits, and presses with one moving plane and a lattice of at least ${weak.toFixed(1)}:`);
+  console.log(`\nThe photo's lattice strength (grid ratio; detected at ${GRID_RATIO_THRESHOLD}), both splits, and presses with one moving plane and a lattice of at least ${weak.toFixed(1)} (square symmetry not checked):`);
   for (const [name, f] of groups) {
     const presses = results.filter((r) => f(r.clip)).flatMap((r) => r.lattice);
     const s = presses.map((p) => p.strength).sort((a, b) => a - b);
